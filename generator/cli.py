@@ -1,0 +1,191 @@
+"""The ``ssegen`` command line (click).
+
+Exit codes: 0 success (warnings allowed), 1 the job found a problem (errors in
+specs, stale output, non-conforming stream), 2 usage errors (click's own).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+
+import click
+
+from . import ir
+from .conform import ConformError, conform as run_conform
+from .diagnostics import Diagnostic, to_json
+from .load import load_provider
+from .pipeline import ProviderReport, build, check as run_check, generate as run_generate
+
+SPECS_OPTION = click.option(
+    "--specs",
+    type=click.Path(path_type=Path, file_okay=False),
+    default=Path("specs"),
+    show_default=True,
+    help="Folder of provider folders; every file in specs/<provider>/ is a source.",
+)
+OUT_OPTION = click.option(
+    "--out",
+    type=click.Path(path_type=Path, file_okay=False),
+    default=Path("generated"),
+    show_default=True,
+    help="Output folder; it becomes a Python package holding one subpackage per provider.",
+)
+FORMAT_OPTION = click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+    help="Diagnostics as `file:line: pointer: message` lines, or as a JSON array.",
+)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="ssegen", message="ssegen %(version)s")
+def main() -> None:
+    """Generate typed SSE decoders for LLM streaming APIs from their specs.
+
+    ssegen reads AsyncAPI documents (and scraped spec pages) from specs/<provider>/,
+    builds one intermediate model per provider, and writes a Python package per
+    provider: msgspec chunk classes, a WHATWG-compliant SSE decoder (sync and
+    async), a stream accumulator and conformance tests.  The generated packages
+    depend only on msgspec and the standard library.
+    """
+
+
+def _print_diagnostics(diagnostics: list[Diagnostic], fmt: str) -> None:
+    if fmt == "json":
+        click.echo(to_json(diagnostics))
+    else:
+        for diag in diagnostics:
+            click.echo(diag.format(), err=True)
+
+
+def _all_diagnostics(reports: list[ProviderReport]) -> list[Diagnostic]:
+    return [d for r in reports for d in r.diagnostics.sorted()]
+
+
+@main.command()
+@SPECS_OPTION
+@OUT_OPTION
+@FORMAT_OPTION
+@click.option("--strict", is_flag=True, help="Treat warnings (spec warts, reconciliations) as errors.")
+@click.option("--quiet", "-q", is_flag=True, help="Print errors only, no summary or warnings.")
+@click.argument("providers", nargs=-1)
+def generate(specs: Path, out: Path, fmt: str, strict: bool, quiet: bool, providers: tuple[str, ...]) -> None:
+    """Generate packages for PROVIDERS (default: every folder under --specs).
+
+    Writes only files whose content changed.  A provider whose specs have
+    errors is skipped (its previous output is kept); the others are generated.
+    Exits 1 if any provider failed.
+    """
+    started = time.perf_counter()
+    reports = build(specs, list(providers) or None, out.name, strict=strict)
+    status = run_generate(out, reports)
+    diagnostics = _all_diagnostics(reports)
+    if fmt == "json":
+        _print_diagnostics(diagnostics, fmt)
+    elif not quiet:
+        _print_diagnostics(diagnostics, fmt)
+    else:
+        _print_diagnostics([d for d in diagnostics if d.severity.value == "error"], fmt)
+    written = set(status.stale)
+    if not quiet and fmt == "text":
+        for r in reports:
+            n_written = sum(1 for f in r.files if f in written)
+            if r.failed:
+                click.echo(f"{r.name}: FAILED ({sum(1 for d in r.diagnostics if d.severity.value == 'error')} errors)")
+            else:
+                click.echo(
+                    f"{r.name}: {r.channels} channels, {r.messages} messages, {r.classes} classes, "
+                    f"{len(r.diagnostics)} diagnostics, {n_written} of {len(r.files)} files written, {r.seconds:.2f}s"
+                )
+        for rel in status.foreign:
+            click.echo(f"left alone (not written by ssegen): {out / rel}")
+        click.echo(f"done in {time.perf_counter() - started:.2f}s -> {out}/")
+    if any(r.failed for r in reports):
+        sys.exit(1)
+
+
+@main.command()
+@SPECS_OPTION
+@OUT_OPTION
+@click.argument("providers", nargs=-1)
+def check(specs: Path, out: Path, providers: tuple[str, ...]) -> None:
+    """Exit 0 if --out is exactly what the specs produce now, else 1 listing stale files.
+
+    Writes nothing; use it in CI and pre-commit after `ssegen generate`.
+    """
+    reports = build(specs, list(providers) or None, out.name)
+    status = run_check(out, reports)
+    failed = [r for r in reports if r.failed]
+    for r in failed:
+        _print_diagnostics([d for d in r.diagnostics.sorted() if d.severity.value == "error"], "text")
+    for rel in status.stale:
+        click.echo(f"stale: {out / rel}")
+    for rel in status.foreign:
+        click.echo(f"not generated by ssegen (left alone): {out / rel}")
+    if status.stale or failed:
+        click.echo(f"{len(status.stale)} stale file(s); run `ssegen generate` to update {out}/", err=True)
+        sys.exit(1)
+    click.echo(f"{out}/ is up to date ({len(status.unchanged)} files)")
+
+
+@main.command("ir")
+@SPECS_OPTION
+@FORMAT_OPTION
+@click.argument("provider")
+def ir_command(specs: Path, fmt: str, provider: str) -> None:
+    """Print the intermediate model of PROVIDER as JSON (sorted keys).
+
+    Diagnostics go to stderr (`--format json` puts them on stdout instead,
+    as {"ir": ..., "diagnostics": [...]}).  Exits 1 when the specs have errors.
+    """
+    result = load_provider(specs, provider)
+    diagnostics = result.diagnostics.sorted()
+    if fmt == "json":
+        payload = {"ir": ir.to_jsonable(result.provider) if result.provider else None, "diagnostics": [d.to_dict() for d in diagnostics]}
+        click.echo(json.dumps(payload, indent=2, sort_keys=True, ensure_ascii=False))
+    else:
+        _print_diagnostics(diagnostics, "text")
+        if result.provider is not None:
+            click.echo(ir.dumps(result.provider), nl=False)
+    if result.diagnostics.has_errors:
+        sys.exit(1)
+
+
+@main.command()
+@OUT_OPTION
+@click.option("--full-text", is_flag=True, help="Cumulative mode: each chunk carries the whole text so far (MindIE fullTextEnabled).")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object (printed whether or not the stream conforms).")
+@click.argument("provider")
+@click.argument("channel")
+@click.argument("capture", type=click.Path(path_type=Path, dir_okay=False, exists=True))
+def conform(out: Path, full_text: bool, as_json: bool, provider: str, channel: str, capture: Path) -> None:
+    """Replay CAPTURE (a raw text/event-stream body) through PROVIDER's CHANNEL decoder.
+
+    Every event is validated strictly against the spec; each violation is
+    printed with its event number and JSON pointer.  Exit 0 when every event
+    conforms, 1 otherwise.
+    """
+    try:
+        report = run_conform(out, provider, channel, capture, full_text=full_text)
+    except ConformError as exc:
+        raise click.ClickException(str(exc)) from None
+    if as_json:
+        click.echo(json.dumps(report.to_dict(), indent=2, ensure_ascii=False))
+    else:
+        for violation in report.violations:
+            click.echo(violation.format())
+        final = report.final
+        for choice in final["choices"]:
+            click.echo(f"choice {choice['index']} ({choice['finish_reason']}): {choice['content']!r}")
+        click.echo(
+            f"{report.events} events, {len(report.violations)} violations, "
+            f"complete={final['complete']}, usage={json.dumps(final['usage'])}"
+        )
+    if report.violations:
+        sys.exit(1)

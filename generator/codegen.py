@@ -1,0 +1,495 @@
+"""IR -> code model: the Python facts templates lay out, computed once here.
+
+Templates hold layout; this module holds the logic: which classes exist, each
+field's identifier and type expression, the order a channel tries its messages
+in, and which members feed the accumulator.  Everything is derived from the IR
+alone, deterministically (no dict/set iteration order leaks into output).
+
+Decoding is lenient by construction (providers add fields and enum values
+without notice):
+
+* unknown members are ignored (msgspec's default);
+* an enum becomes ``Literal[...] | str``: typed known values, any string accepted;
+* an optional member is ``T | None = None`` even when the spec forbids ``null``
+  (DeepSeek's docs example sends ``"role": null``);
+* only a required member without a default, and ``maxItems: 0``, constrain
+  decoding, because those are what tell one message from another.
+
+The strict view of the spec (every enum, every ``null``) is the normalized JSON
+Schema (:mod:`generator.schema_export`), used by ``ssegen conform``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from .diagnostics import Diagnostics, Severity
+from .ir import Channel, Message, Property, Provider, Schema
+from .naming import ClassName, PythonIdentifier
+
+
+@dataclass(frozen=True)
+class FieldSpec:
+    """One generated Struct field.
+
+    Attributes:
+        name: Python identifier.
+        wire: the member name on the wire (an alias when it differs from ``name``).
+        annotation: the type expression.
+        required: no default (decoding fails without it).
+        doc: description for the class docstring's Attributes section.
+    """
+
+    name: str
+    wire: str
+    annotation: str
+    required: bool
+    doc: str
+
+
+@dataclass(frozen=True)
+class ClassSpec:
+    """A generated ``msgspec.Struct``.
+
+    Attributes:
+        name: class name.
+        doc: docstring body (the schema's description or title).
+        fields: required fields first, then optional ones, each in source order.
+        source: ``file:line`` of the schema, for the docstring.
+    """
+
+    name: str
+    doc: str
+    fields: tuple[FieldSpec, ...]
+    source: str
+    literal: str | None = None
+
+
+@dataclass(frozen=True)
+class AliasSpec:
+    """A ``Literal`` type alias for an enum (``FinishReason = Literal["stop", ...]``)."""
+
+    name: str
+    values: tuple[Any, ...]
+    doc: str
+
+
+@dataclass(frozen=True)
+class Access:
+    """How to read one member: attribute name and whether it may be None."""
+
+    attr: str
+    optional: bool
+
+
+@dataclass(frozen=True)
+class ToolCallsPlan:
+    """Where a delta's tool-call fragments are and how to read them.
+
+    ``typed`` is False when the spec gives the items no properties (DeepSeek):
+    they are then plain dicts and the runtime reads keys.
+    """
+
+    access: Access
+    typed: bool
+    index: Access | None = None
+    id: Access | None = None
+    type: Access | None = None
+    function: Access | None = None
+    name: Access | None = None
+    arguments: Access | None = None
+
+
+@dataclass(frozen=True)
+class ChoicesPlan:
+    """Where a chunk's choices are and what each carries."""
+
+    access: Access
+    index: Access | None
+    delta: Access | None
+    text_fields: tuple[tuple[str, Access], ...]  # (result field, access on delta/choice)
+    text_on_choice: tuple[tuple[str, Access], ...]
+    tool_calls: ToolCallsPlan | None
+    finish_reason: Access | None
+
+
+@dataclass(frozen=True)
+class ApplyPlan:
+    """How one data message feeds the accumulator (None parts are absent)."""
+
+    function: str
+    cls: str
+    id: Access | None
+    model: Access | None
+    choices: ChoicesPlan | None
+    usage: Access | None
+    full_text: Access | None
+
+
+@dataclass(frozen=True)
+class MessageSpec:
+    """One message as the decoder sees it.
+
+    Attributes:
+        name: message name (and, for JSON messages, the payload class).
+        kind: IR message kind.
+        cls: the class instances of it are decoded to.
+        literal: for terminators, the literal SSE data (``[DONE]``).
+        event: the SSE event type carrying it.
+        decoder: module-level name of its ``msgspec.json.Decoder``.
+    """
+
+    name: str
+    kind: str
+    cls: str
+    literal: str | None
+    event: str
+    decoder: str
+    doc: str
+
+
+@dataclass(frozen=True)
+class ChannelSpec:
+    """A channel's generated decoding and accumulation."""
+
+    address: str
+    ident: str
+    doc: str
+    messages: tuple[MessageSpec, ...]  # decode order: literals first, most specific JSON first
+    events: tuple[str, ...]  # SSE event types with messages, sorted
+    plans: tuple[ApplyPlan, ...]
+
+
+@dataclass
+class CodeModel:
+    """Everything the templates of one provider package need."""
+
+    provider: Provider
+    classes: list[ClassSpec] = field(default_factory=list)
+    aliases: list[AliasSpec] = field(default_factory=list)
+    terminators: list[ClassSpec] = field(default_factory=list)
+    channels: list[ChannelSpec] = field(default_factory=list)
+
+
+class CodeModelBuilder:
+    """Builds the :class:`CodeModel` of a provider; reports naming conflicts.
+
+    Args:
+        provider: the IR.
+        diagnostics: receives ``name-conflict`` and ``identifier-collision`` warnings.
+    """
+
+    def __init__(self, provider: Provider, diagnostics: Diagnostics) -> None:
+        self.provider = provider
+        self.diagnostics = diagnostics
+        self.model = CodeModel(provider)
+        self._classes: dict[str, tuple[Schema, ClassSpec | None]] = {}
+        self._aliases: dict[str, AliasSpec] = {}
+        self._terminators: dict[str, ClassSpec] = {}
+
+    def build(self) -> CodeModel:
+        """Walk channels and messages in IR order and collect classes and plans."""
+        for channel in self.provider.channels:
+            self.model.channels.append(self._channel(channel))
+        self.model.classes = [spec for _, spec in self._classes.values() if spec is not None]
+        self.model.aliases = list(self._aliases.values())
+        self.model.terminators = list(self._terminators.values())
+        return self.model
+
+    # -- classes ----------------------------------------------------------------
+
+    def annotation(self, schema: Schema, *, optional: bool = False) -> str:
+        """The lenient type expression for ``schema`` (see module docstring)."""
+        expr = self._base_annotation(schema)
+        if (schema.nullable or optional) and expr != "Any":
+            expr += " | None"
+        return expr
+
+    def _base_annotation(self, schema: Schema) -> str:
+        if schema.type == "object":
+            if not schema.properties:
+                return "dict[str, Any]"
+            return self._class(schema)
+        if schema.type == "array":
+            item = self.annotation(schema.items) if schema.items is not None else "Any"
+            if schema.max_items == 0:
+                return f"Annotated[list[{item}], msgspec.Meta(max_length=0)]"
+            return f"list[{item}]"
+        if schema.type in ("string", "integer", "number", "boolean"):
+            py = {"string": "str", "integer": "int", "number": "float", "boolean": "bool"}[schema.type]
+            if schema.enum and all(isinstance(v, (str, int)) and not isinstance(v, bool) for v in schema.enum):
+                alias = self._alias(schema)
+                return f"{alias} | {py}"
+            return py
+        if schema.type == "null":
+            return "None"
+        if schema.type == "union":
+            parts: list[str] = []
+            for variant in schema.variants:
+                if variant.type in ("object", "array", "union", "any"):
+                    return "Any"  # msgspec cannot tell untagged objects apart; stay lenient
+                part = self._base_annotation(variant)
+                if part not in parts:
+                    parts.append(part)
+            return " | ".join(parts)
+        return "Any"
+
+    def _alias(self, schema: Schema) -> str:
+        name = schema.name or "Value"
+        existing = self._aliases.get(name)
+        if existing is not None and existing.values != schema.enum:
+            name = self._unique(name, schema)
+            existing = self._aliases.get(name)
+        if existing is None:
+            self._aliases[name] = AliasSpec(name, schema.enum, schema.description)
+        return name
+
+    def _class(self, schema: Schema) -> str:
+        name = schema.name or "Object"
+        key = replace(schema, nullable=False)
+        known = self._classes.get(name)
+        if known is not None:
+            if known[0] == key:
+                return name
+            name = self._unique(name, schema)
+            known = self._classes.get(name)
+            if known is not None:
+                return name
+        self._classes[name] = (key, None)  # reserve first: recursive members see the name
+        fields = self._fields(schema)
+        doc = schema.description or schema.title
+        source = f"{schema.provenance.file}:{schema.provenance.line}"
+        self._classes[name] = (key, ClassSpec(name, doc, fields, source))
+        return name
+
+    def _unique(self, name: str, schema: Schema) -> str:
+        """A new name for a different schema that derived an existing name.
+
+        The disambiguator comes from the schema's place (file stem, pointer
+        tokens), never a counter, so it is stable under key order.
+        """
+        tokens = [t for t in schema.provenance.pointer.split("/") if t and t not in ("properties", "items", "components", "schemas")]
+        candidate = name
+        for token in reversed(tokens):
+            candidate = str(ClassName(token)) + candidate if not candidate.startswith(str(ClassName(token))) else candidate
+            if candidate not in self._classes and candidate not in self._aliases:
+                break
+        while candidate in self._classes or candidate in self._aliases:
+            candidate += "Alt"
+        prov = schema.provenance
+        self.diagnostics.add(
+            "name-conflict",
+            Severity.WARNING,
+            f"two different schemas are named {name!r}; this one is emitted as {candidate!r}",
+            file=prov.file,
+            line=prov.line,
+            pointer=prov.pointer,
+        )
+        return candidate
+
+    def _fields(self, schema: Schema) -> tuple[FieldSpec, ...]:
+        used: set[str] = set()
+        specs: list[FieldSpec] = []
+        for prop in schema.properties:
+            ident = str(PythonIdentifier(prop.name))
+            if ident in used:
+                original = ident
+                while ident in used:
+                    ident += "_"
+                prov = prop.provenance
+                self.diagnostics.add(
+                    "identifier-collision",
+                    Severity.WARNING,
+                    f"member {prop.name!r} maps to identifier {original!r} like an earlier member; emitted as {ident!r}",
+                    file=prov.file,
+                    line=prov.line,
+                    pointer=prov.pointer,
+                )
+            used.add(ident)
+            specs.append(
+                FieldSpec(
+                    name=ident,
+                    wire=prop.name,
+                    annotation=self.annotation(prop.schema, optional=not prop.required),
+                    required=prop.required,
+                    doc=prop.description,
+                )
+            )
+        return tuple(sorted(specs, key=lambda f: not f.required))
+
+    # -- channels -----------------------------------------------------------------
+
+    def _channel(self, channel: Channel) -> ChannelSpec:
+        ident = str(PythonIdentifier(channel.address, prefix="channel"))
+        messages: list[MessageSpec] = []
+        plans: list[ApplyPlan] = []
+        for message in channel.messages:
+            if message.kind == "terminator" and isinstance(message.payload.enum[0], str):
+                cls = self._terminator(message)
+                literal: str | None = str(message.payload.enum[0])
+            else:
+                cls = self._base_annotation(message.payload) if message.payload.type == "object" else ""
+                literal = None
+                if not cls or not cls[0].isupper():
+                    self._warn_message(message, "message-not-object", "payload is not an object schema; its events decode as UnknownEvent")
+                    continue
+            spec = MessageSpec(
+                name=message.name,
+                kind=message.kind,
+                cls=cls,
+                literal=literal,
+                event=message.event,
+                decoder=f"_decode_{PythonIdentifier(message.name)}",
+                doc=message.summary or message.title,
+            )
+            if spec not in messages:
+                messages.append(spec)
+            if message.kind == "data" and literal is None:
+                plan = self._plan(message, cls, f"_apply_{ident}_{PythonIdentifier(message.name)}")
+                if plan not in plans:
+                    plans.append(plan)
+        ordered = sorted(messages, key=lambda m: (m.literal is None, -_specificity(channel, m.name)))
+        return ChannelSpec(
+            address=channel.address,
+            ident=ident,
+            doc=channel.summary or channel.description,
+            messages=tuple(ordered),
+            events=tuple(sorted({m.event for m in ordered})),
+            plans=tuple(plans),
+        )
+
+    def _terminator(self, message: Message) -> str:
+        name = message.name
+        if name in self._classes or name in self._aliases:
+            name = name + "Event"
+        if name not in self._terminators:
+            doc = message.description or message.summary or message.payload.description
+            literal = FieldSpec("data", "data", "str", False, f"the literal SSE data, {message.payload.enum[0]!r}")
+            source = f"{message.provenance.file}:{message.provenance.line}"
+            self._terminators[name] = ClassSpec(name, doc, (literal,), source, str(message.payload.enum[0]))
+        return name
+
+    def _warn_message(self, message: Message, code: str, text: str) -> None:
+        prov = message.provenance
+        self.diagnostics.add(code, Severity.WARNING, text, file=prov.file, line=prov.line, pointer=prov.pointer)
+
+    def _plan(self, message: Message, cls: str, function: str) -> ApplyPlan:
+        payload = message.payload
+        return ApplyPlan(
+            function=function,
+            cls=cls,
+            id=_scalar_access(payload, "id", "string"),
+            model=_scalar_access(payload, "model", "string"),
+            choices=_choices_plan(payload),
+            usage=_object_access(payload, "usage"),
+            full_text=_scalar_access(payload, "full_text", "string"),
+        )
+
+
+def build_code_model(provider: Provider, diagnostics: Diagnostics) -> CodeModel:
+    """The :class:`CodeModel` for ``provider`` (see :class:`CodeModelBuilder`)."""
+    return CodeModelBuilder(provider, diagnostics).build()
+
+
+def _specificity(channel: Channel, name: str) -> int:
+    """How constrained a message is: required members, plus weight for empty arrays.
+
+    More specific messages are tried first, so Mistral's usage-only chunk
+    (``choices`` with ``maxItems: 0``, ``usage`` required) is recognized before
+    the general chunk that would also accept it.
+    """
+    message = channel.message(name)
+    if message is None:
+        return 0
+    payload = message.payload
+    score = sum(1 for p in payload.properties if p.required)
+    score += sum(10 for p in payload.properties if p.schema.type == "array" and p.schema.max_items == 0)
+    return score
+
+
+def _access(prop: Property) -> Access:
+    optional = not prop.required or prop.schema.nullable
+    return Access(str(PythonIdentifier(prop.name)), optional)
+
+
+def _scalar_access(schema: Schema, name: str, type_: str) -> Access | None:
+    prop = schema.property(name)
+    if prop is None or prop.schema.type != type_ or prop.schema.enum:
+        return None
+    return _access(prop)
+
+
+def _object_access(schema: Schema, name: str) -> Access | None:
+    prop = schema.property(name)
+    if prop is None or prop.schema.type != "object":
+        return None
+    return _access(prop)
+
+
+_TEXT_FIELDS = ("content", "reasoning_content", "refusal")
+
+
+def _choices_plan(payload: Schema) -> ChoicesPlan | None:
+    prop = payload.property("choices")
+    if prop is None or prop.schema.type != "array" or prop.schema.items is None:
+        return None
+    choice = prop.schema.items
+    if choice.type != "object" or not choice.properties:
+        return None
+    index = _scalar_access(choice, "index", "integer")
+    delta_prop = choice.property("delta")
+    delta = None
+    text_fields: list[tuple[str, Access]] = []
+    tool_calls = None
+    if delta_prop is not None and delta_prop.schema.type == "object" and delta_prop.schema.properties:
+        delta = _access(delta_prop)
+        for name in _TEXT_FIELDS:
+            access = _scalar_access(delta_prop.schema, name, "string")
+            if access is not None:
+                text_fields.append((name, access))
+        tool_calls = _tool_calls_plan(delta_prop.schema)
+    # Completion-style chunks (FIM, OpenAI legacy) carry `text` on the choice itself.
+    on_choice: list[tuple[str, Access]] = []
+    text = _scalar_access(choice, "text", "string")
+    if text is not None:
+        on_choice.append(("content", text))
+    finish = choice.property("finish_reason")
+    finish_access = _access(finish) if finish is not None and finish.schema.type == "string" else None
+    return ChoicesPlan(
+        access=_access(prop),
+        index=index,
+        delta=delta,
+        text_fields=tuple(text_fields),
+        text_on_choice=tuple(on_choice),
+        tool_calls=tool_calls,
+        finish_reason=finish_access,
+    )
+
+
+def _tool_calls_plan(delta: Schema) -> ToolCallsPlan | None:
+    prop = delta.property("tool_calls")
+    if prop is None or prop.schema.type != "array":
+        return None
+    item = prop.schema.items
+    if item is None or item.type != "object" or not item.properties:
+        return ToolCallsPlan(_access(prop), typed=False)
+    function = item.property("function")
+    fn_schema = function.schema if function is not None and function.schema.type == "object" else None
+    return ToolCallsPlan(
+        access=_access(prop),
+        typed=True,
+        index=_scalar_access(item, "index", "integer"),
+        id=_scalar_access(item, "id", "string"),
+        type=_any_string_access(item, "type"),
+        function=_access(function) if fn_schema is not None and fn_schema.properties and function is not None else None,
+        name=_scalar_access(fn_schema, "name", "string") if fn_schema is not None else None,
+        arguments=_scalar_access(fn_schema, "arguments", "string") if fn_schema is not None else None,
+    )
+
+
+def _any_string_access(schema: Schema, name: str) -> Access | None:
+    prop = schema.property(name)
+    if prop is None or prop.schema.type != "string":
+        return None
+    return _access(prop)

@@ -1,0 +1,184 @@
+"""``ssegen conform``: replay a captured stream through a generated decoder, strictly.
+
+The generated decoder is lenient (it must survive providers' surprises); this
+module is the strict check: every decoded event is validated against the
+normalized JSON Schema of its message (``schemas.json`` in the generated
+package) with the ``jsonschema`` library, and every violation is reported with
+its event number and the JSON pointer of the offending value.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
+from typing import Any, BinaryIO
+
+import jsonschema
+
+#: Bytes read from the capture file per read (the decoder streams; memory stays flat).
+READ_SIZE = 64 * 1024
+
+
+class ConformError(Exception):
+    """The generated package, channel or capture file cannot be used (message says which)."""
+
+
+@dataclass
+class Violation:
+    """One way an event differs from the spec.
+
+    Attributes:
+        event: 1-based event number in the stream (0 for the stream as a whole).
+        message: the message the event decoded as (None for unknown events).
+        pointer: JSON pointer of the offending value inside the event's data.
+        error: what is wrong.
+    """
+
+    event: int
+    message: str | None
+    pointer: str
+    error: str
+
+    def format(self) -> str:
+        """``event N (Message) /pointer: error``."""
+        what = f"event {self.event}" if self.event else "stream"
+        name = f" ({self.message})" if self.message else ""
+        return f"{what}{name} {self.pointer or '/'}: {self.error}"
+
+
+@dataclass
+class ConformReport:
+    """The outcome of replaying one stream.
+
+    Attributes:
+        provider, channel: what was replayed.
+        events: number of events decoded.
+        violations: every violation, in stream order.
+        final: the assembled result as plain data (``StreamResult.to_dict()``).
+    """
+
+    provider: str
+    channel: str
+    events: int = 0
+    violations: list[Violation] = field(default_factory=list)
+    final: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        """``{"provider", "channel", "events", "violations": [...], "final": {...}}``."""
+        return {
+            "provider": self.provider,
+            "channel": self.channel,
+            "events": self.events,
+            "violations": [v.__dict__ for v in self.violations],
+            "final": self.final,
+        }
+
+
+def import_package(out: Path, provider: str) -> ModuleType:
+    """Import the generated package ``<out>/<provider>`` (``out`` must be a package folder).
+
+    Raises:
+        ConformError: when it cannot be imported (not generated yet, say).
+    """
+    out = out.resolve()
+    parent = str(out.parent)
+    if parent not in sys.path:
+        sys.path.insert(0, parent)
+    name = f"{out.name}.{provider}"
+    try:
+        return importlib.import_module(name)
+    except ImportError as exc:
+        raise ConformError(f"cannot import generated package {name!r} from {out}: {exc} (run `ssegen generate` first)") from None
+
+
+def _chunks(stream: BinaryIO) -> Iterator[bytes]:
+    while chunk := stream.read(READ_SIZE):
+        yield chunk
+
+
+def conform(out: Path, provider: str, channel: str, capture: Path, *, full_text: bool = False) -> ConformReport:
+    """Decode ``capture`` with the generated decoder of ``provider``/``channel`` and validate.
+
+    Args:
+        out: the generated output folder (e.g. ``generated``).
+        provider: provider package name.
+        channel: channel address, e.g. ``/chat/completions``.
+        capture: a file holding the raw ``text/event-stream`` body.
+        full_text: accumulate in cumulative mode (MindIE ``fullTextEnabled``).
+
+    Raises:
+        ConformError: unknown provider or channel, unreadable capture.
+    """
+    package = import_package(out, provider)
+    channels = package.CHANNELS
+    if channel not in channels:
+        raise ConformError(f"provider {provider!r} has no channel {channel!r}; channels: {', '.join(sorted(channels))}")
+    chan = channels[channel]
+    schemas = json.loads((Path(package.__file__).parent / "schemas.json").read_text(encoding="utf-8"))
+    validators = {
+        name: jsonschema.Draft202012Validator({"$defs": schemas["$defs"], **schema})
+        for name, schema in schemas["channels"][channel].items()
+    }
+    names_by_class: dict[type, list[str]] = {}
+    for name, cls in chan.messages.items():
+        names_by_class.setdefault(cls, []).append(name)
+
+    report = ConformReport(provider, channel)
+    events: list[Any] = []
+    state = package.sse.StreamState()
+    try:
+        with capture.open("rb") as stream:
+            try:
+                for sse in package.sse.iter_events(_chunks(stream), state=state):
+                    event = chan.classify(sse)
+                    events.append(event)
+                    report.events += 1
+                    report.violations.extend(_check(report.events, sse.data, event, names_by_class, validators))
+            except package.SSEError as exc:
+                report.violations.append(Violation(0, None, "", f"stream error: {exc}"))
+    except OSError as exc:
+        raise ConformError(f"cannot read {capture}: {exc}") from None
+    acc = package.Accumulator(full_text)
+    for event in events:
+        chan.apply(acc, event)
+    if state.incomplete:
+        report.violations.append(Violation(0, None, "", "the stream ended inside an event; that event was discarded"))
+        acc.truncated(state)
+    report.final = acc.result().to_dict()
+    return report
+
+
+def _check(
+    number: int, data: str, event: Any, names_by_class: dict[type, list[str]], validators: dict[str, Any]
+) -> list[Violation]:
+    """Violations of one event: its raw ``data`` against each message its class stands for."""
+    names = names_by_class.get(type(event))
+    if not names:
+        reason = getattr(event, "reason", "")
+        return [Violation(number, None, "", f"matches no message of the channel: {reason}")]
+    best: list[Violation] | None = None
+    for name in names:
+        validator = validators[name]
+        if validator.schema.get("type") == "string":
+            instance: Any = data
+        else:
+            try:
+                instance = json.loads(data)
+            except ValueError as exc:
+                return [Violation(number, name, "", f"data is not JSON: {exc}")]
+        errors = sorted(validator.iter_errors(instance), key=lambda e: (list(map(str, e.absolute_path)), e.message))
+        found = [Violation(number, name, _pointer(e.absolute_path), e.message) for e in errors]
+        if not found:
+            return []
+        if best is None or len(found) < len(best):
+            best = found
+    return best or []
+
+
+def _pointer(path: Any) -> str:
+    return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in path)

@@ -1,0 +1,107 @@
+"""Diagnostics as data: what a loader or emitter noticed, and where.
+
+Shaped after @asyncapi/parser-js diagnostics (``code``, ``severity``, ``message``,
+``path``, ``range``): a diagnostic names a stable ``code``, a severity, the source
+``file`` (relative to the specs folder, POSIX separators), a 1-based ``line``
+(0 when unknown) and a JSON ``pointer`` into the source document ("" for the root).
+
+A warning still produces output; an error stops the piece of work it concerns
+(one document, one provider) while the rest goes on.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from enum import Enum
+from typing import Iterable, Iterator
+
+
+class Severity(str, Enum):
+    """How bad a diagnostic is; ``error`` stops the piece of work it concerns."""
+
+    ERROR = "error"
+    WARNING = "warning"
+    INFO = "info"
+
+
+@dataclass(frozen=True, order=True)
+class Diagnostic:
+    """One finding about a source, with its place.
+
+    Attributes:
+        file: source path relative to the specs folder ("" when not tied to a file).
+        line: 1-based line in ``file``; 0 when unknown.
+        pointer: RFC 6901 JSON pointer into the source document ("" = root).
+        code: stable kebab-case identifier, e.g. ``nullable-keyword``.
+        severity: :class:`Severity`.
+        message: one human sentence.
+    """
+
+    file: str
+    line: int
+    pointer: str
+    code: str
+    severity: Severity
+    message: str
+
+    def format(self) -> str:
+        """Render as ``file:line: pointer: severity[code]: message`` (editor-clickable)."""
+        where = f"{self.file}:{self.line}" if self.file else "<ssegen>"
+        pointer = self.pointer or "/"
+        return f"{where}: {pointer}: {self.severity.value}[{self.code}]: {self.message}"
+
+    def to_dict(self) -> dict[str, object]:
+        """JSON-ready mapping with keys code, severity, message, file, line, pointer."""
+        data = asdict(self)
+        data["severity"] = self.severity.value
+        return {k: data[k] for k in ("code", "severity", "message", "file", "line", "pointer")}
+
+
+@dataclass
+class Diagnostics:
+    """An ordered, de-duplicated collector of :class:`Diagnostic` records."""
+
+    items: list[Diagnostic] = field(default_factory=list)
+
+    def add(
+        self,
+        code: str,
+        severity: Severity,
+        message: str,
+        *,
+        file: str = "",
+        line: int = 0,
+        pointer: str = "",
+    ) -> Diagnostic:
+        """Record a diagnostic (an identical one is kept once) and return it."""
+        diag = Diagnostic(file, line, pointer, code, severity, message)
+        if diag not in self.items:
+            self.items.append(diag)
+        return diag
+
+    def extend(self, other: Iterable[Diagnostic]) -> None:
+        """Append every diagnostic of ``other`` not already recorded."""
+        for diag in other:
+            if diag not in self.items:
+                self.items.append(diag)
+
+    def __iter__(self) -> Iterator[Diagnostic]:
+        return iter(self.items)
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    @property
+    def has_errors(self) -> bool:
+        """True when any diagnostic has severity ``error``."""
+        return any(d.severity is Severity.ERROR for d in self.items)
+
+    def sorted(self) -> list[Diagnostic]:
+        """Diagnostics in a stable order (file, line, pointer, code): deterministic output."""
+        return sorted(self.items)
+
+
+def to_json(diagnostics: Iterable[Diagnostic]) -> str:
+    """Serialize diagnostics as a JSON array (stable key order, 2-space indent)."""
+    return json.dumps([d.to_dict() for d in diagnostics], indent=2, ensure_ascii=False)

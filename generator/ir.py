@@ -1,0 +1,239 @@
+"""The intermediate model (IR): what a provider streams, independent of source format.
+
+Every loader (``generator.sources``) produces these frozen dataclasses and every
+emitter consumes them; nothing else crosses that boundary.  The tree is
+Provider -> Channel -> Message -> payload Schema, and every node carries a
+:class:`Provenance` (source file, line, JSON pointer) so that any fact in the
+generated code can be traced back to the document that stated it.
+
+Normalization rules that hold for every IR (whatever the source said):
+
+* nullability is one flag, :attr:`Schema.nullable`; ``null`` never appears in
+  ``Schema.enum``, in a ``type`` list or as a ``oneOf`` branch;
+* ``Schema.name`` is a PascalCase name taken from the spec (component or
+  message name, title) or built from the JSON path, never a counter;
+* descriptions given at a use site (a ``$ref`` with a sibling ``description``,
+  a ``oneOf`` wrapper) live on the :class:`Property`, so one named schema is
+  one class wherever it is used.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+#: JSON Schema types an IR schema can have; ``any`` is unconstrained JSON and
+#: ``union`` has its alternatives in :attr:`Schema.variants`.
+SchemaType = Literal[
+    "object", "array", "string", "integer", "number", "boolean", "null", "any", "union"
+]
+
+#: What a message means to a stream consumer.
+#: ``data``: a payload to decode (chunks); ``terminator``: the end-of-stream
+#: sentinel (``data: [DONE]``); ``error``: a mid-stream error frame;
+#: ``vendor``: a provider extension event (``x_*``).
+MessageKind = Literal["data", "terminator", "error", "vendor"]
+
+Scalar = str | int | float | bool
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """Where a fact comes from.
+
+    Attributes:
+        file: source path relative to the specs folder, POSIX separators.
+        line: 1-based line in ``file`` (0 when the format has no lines).
+        pointer: RFC 6901 JSON pointer into the source document ("" = root).
+    """
+
+    file: str
+    line: int = 0
+    pointer: str = ""
+
+
+@dataclass(frozen=True)
+class Schema:
+    """A normalized JSON Schema node (a message payload or part of one).
+
+    Attributes:
+        type: one of :data:`SchemaType`.
+        provenance: where this schema is defined (the ``$ref`` target, not the use site).
+        name: PascalCase type name for objects and enums ("" for plain scalars).
+        title: the schema's ``title``.
+        description: the schema's own ``description``.
+        nullable: ``null`` is admitted (a use-site flag; see module docstring).
+        enum: admitted non-null values, in source order; empty means unconstrained.
+        format: JSON Schema ``format`` (e.g. ``int64``), informational.
+        properties: object members in source order.
+        additional_properties: False when the schema forbids unlisted members.
+        items: element schema of an array.
+        min_items: ``minItems`` of an array, if given.
+        max_items: ``maxItems`` of an array, if given (``0`` marks an always-empty
+            array, e.g. Mistral's usage-only chunk).
+        variants: alternatives of a ``union`` (never a ``null`` branch).
+    """
+
+    type: SchemaType
+    provenance: Provenance
+    name: str = ""
+    title: str = ""
+    description: str = ""
+    nullable: bool = False
+    enum: tuple[Scalar, ...] = ()
+    format: str = ""
+    properties: tuple[Property, ...] = ()
+    additional_properties: bool = True
+    items: Schema | None = None
+    min_items: int | None = None
+    max_items: int | None = None
+    variants: tuple[Schema, ...] = ()
+
+    def property(self, name: str) -> Property | None:
+        """The member named ``name`` (wire name), or None."""
+        for prop in self.properties:
+            if prop.name == name:
+                return prop
+        return None
+
+
+@dataclass(frozen=True)
+class Property:
+    """One member of an object schema.
+
+    Attributes:
+        name: the member name on the wire (any string; emitters make identifiers).
+        schema: the member's schema.
+        required: listed in the parent's ``required``.
+        description: the description at this use site, falling back to the schema's.
+        provenance: where the member is declared.
+    """
+
+    name: str
+    schema: Schema
+    required: bool
+    description: str
+    provenance: Provenance
+
+
+@dataclass(frozen=True)
+class Example:
+    """A documented example payload of a message.
+
+    Attributes:
+        name: the example's name in the source ("" if unnamed).
+        summary: one line from the source.
+        data: the SSE ``data`` text as sent on the wire: compact JSON, or the
+            literal text for non-JSON payloads such as ``[DONE]``.
+        provenance: where the example is written.
+    """
+
+    name: str
+    summary: str
+    data: str
+    provenance: Provenance
+
+
+@dataclass(frozen=True)
+class Message:
+    """One kind of event a channel carries (AsyncAPI ``message``).
+
+    Attributes:
+        name: PascalCase message name (from ``name`` or the component key).
+        kind: one of :data:`MessageKind`.
+        payload: the payload schema.
+        provenance: where the message is defined.
+        title, summary, description: texts from the source.
+        content_type: the message ``contentType`` (``application/json``, ``text/plain``).
+        event: the SSE event type that carries it (``message`` unless the source
+            says otherwise, e.g. ``error`` for ``event: error`` frames).
+        examples: documented examples, in source order.
+    """
+
+    name: str
+    kind: MessageKind
+    payload: Schema
+    provenance: Provenance
+    title: str = ""
+    summary: str = ""
+    description: str = ""
+    content_type: str = "application/json"
+    event: str = "message"
+    examples: tuple[Example, ...] = ()
+
+
+@dataclass(frozen=True)
+class Channel:
+    """A stream endpoint (AsyncAPI ``channel``), e.g. ``/chat/completions``.
+
+    Attributes:
+        address: the channel address (an HTTP path for SSE providers).
+        messages: what the server may send on it, in source order.
+        provenance: where the channel is defined.
+        operation_id: the receiving operation's ``operationId``.
+        summary, description: texts from the source.
+    """
+
+    address: str
+    messages: tuple[Message, ...]
+    provenance: Provenance
+    operation_id: str = ""
+    summary: str = ""
+    description: str = ""
+
+    def message(self, name: str) -> Message | None:
+        """The message named ``name``, or None."""
+        for msg in self.messages:
+            if msg.name == name:
+                return msg
+        return None
+
+
+@dataclass(frozen=True)
+class Server:
+    """A server the channels are reachable on (AsyncAPI ``server``)."""
+
+    name: str
+    url: str
+    protocol: str
+    provenance: Provenance
+    description: str = ""
+
+
+@dataclass(frozen=True)
+class Provider:
+    """Everything ssegen knows about one provider (one folder under ``specs/``).
+
+    Attributes:
+        name: the folder name, used as the generated package name.
+        channels: stream endpoints, sorted by address.
+        sources: the source files merged into this IR, relative to the specs folder.
+        title, version, description: from the source's ``info``.
+        servers: declared servers.
+    """
+
+    name: str
+    channels: tuple[Channel, ...]
+    sources: tuple[str, ...]
+    title: str = ""
+    version: str = ""
+    description: str = ""
+    servers: tuple[Server, ...] = field(default=())
+
+    def channel(self, address: str) -> Channel | None:
+        """The channel at ``address``, or None."""
+        for chan in self.channels:
+            if chan.address == address:
+                return chan
+        return None
+
+
+def to_jsonable(node: Any) -> Any:
+    """Plain JSON data for any IR node (dataclasses become dicts, tuples lists)."""
+    return asdict(node)
+
+
+def dumps(node: Any) -> str:
+    """The IR node as JSON text: sorted keys, 2-space indent, trailing newline."""
+    return json.dumps(to_jsonable(node), indent=2, sort_keys=True, ensure_ascii=False) + "\n"

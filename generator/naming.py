@@ -1,0 +1,88 @@
+"""Names: turn spec strings into Python class names and identifiers, once.
+
+Following openapi-python-client, identifiers are types: a :class:`ClassName` or
+:class:`PythonIdentifier` is sanitized, cased and de-keyworded at construction,
+so a template cannot emit a raw spec string as a name.
+"""
+
+from __future__ import annotations
+
+import keyword
+import re
+import unicodedata
+
+_WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
+
+
+def words(text: str) -> list[str]:
+    """Split ``text`` into words at case changes, digits and non-alphanumerics.
+
+    >>> words("chat.completion_chunk-deltaID2")
+    ['chat', 'completion', 'chunk', 'delta', 'ID', '2']
+    """
+    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+    return _WORD.findall(ascii_text)
+
+
+def pascal(text: str) -> str:
+    """PascalCase of ``text`` (``finish_reason`` -> ``FinishReason``); "" if no word."""
+    return "".join(w[:1].upper() + w[1:] for w in words(text))
+
+
+def snake(text: str) -> str:
+    """snake_case of ``text`` (``bundleId`` -> ``bundle_id``); "" if no word."""
+    return "_".join(w.lower() for w in words(text))
+
+
+def singular(word: str) -> str:
+    """A naive English singular for naming array items (``choices`` -> ``choice``).
+
+    Only the plural forms seen in API field names are handled: ``-ies``,
+    ``-sses``/``-xes``/``-ches``/``-shes`` and a plain trailing ``s``.
+    """
+    lower = word.lower()
+    if lower.endswith("ies") and len(word) > 3:
+        return word[:-3] + ("Y" if word[-3].isupper() else "y")
+    if lower.endswith(("sses", "xes", "ches", "shes")):
+        return word[:-2]
+    if lower.endswith("s") and not lower.endswith("ss") and len(word) > 1:
+        return word[:-1]
+    return word
+
+
+class ClassName(str):
+    """A valid, non-keyword PascalCase Python class name built from any spec string.
+
+    A name starting with a digit gets the prefix given (``1st`` -> ``Schema1st``);
+    an empty result becomes the prefix itself.
+    """
+
+    def __new__(cls, text: str, prefix: str = "Schema") -> ClassName:
+        name = pascal(text)
+        if not name or name[0].isdigit():
+            name = prefix + name
+        if keyword.iskeyword(name):
+            name += "_"
+        return str.__new__(cls, name)
+
+
+class PythonIdentifier(str):
+    """A valid, non-keyword snake_case Python identifier built from any spec string.
+
+    Keywords and soft keywords get a trailing underscore (``class`` -> ``class_``);
+    a leading digit gets the prefix (``1st`` -> ``field_1st``).
+    """
+
+    def __new__(cls, text: str, prefix: str = "field") -> PythonIdentifier:
+        name = snake(text)
+        if not name:
+            name = prefix
+        elif name[0].isdigit():
+            name = f"{prefix}_{name}"
+        if keyword.iskeyword(name) or keyword.issoftkeyword(name) or name in _RESERVED:
+            name += "_"
+        return str.__new__(cls, name)
+
+
+# Names a msgspec.Struct field must not take (they shadow Struct API or builtins we use).
+_RESERVED = frozenset({"self", "cls"})

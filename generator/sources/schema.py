@@ -1,0 +1,357 @@
+"""JSON Schema objects found in a source document -> normalized IR :class:`Schema`.
+
+This is where every nullability style of the seeds becomes one flag
+(``Schema.nullable``), each with its own diagnostic so a reader of the output
+knows what was rewritten:
+
+=====================  ==========================================  ======================
+source style           example (seed)                              diagnostic code
+=====================  ==========================================  ======================
+OpenAPI ``nullable``   ``nullable: true`` (DeepSeek delta)          ``nullable-keyword``
+type list              ``type: [string, 'null']`` (Mistral)         ``type-list-null``
+``oneOf`` null branch  ``oneOf: [{type: 'null'}, ...]`` (DeepSeek)  ``oneof-null-branch``
+``null`` in ``enum``   ``enum: [stop, ..., null]`` (Mistral)        ``enum-null``
+=====================  ==========================================  ======================
+
+A ``$ref`` with sibling keywords keeps its sibling ``description`` on the use site
+(``ref-siblings``); an always-empty array (``maxItems: 0``, Mistral's usage-only
+chunk) is kept as a constraint and reported (``empty-array``).
+
+Names: a referenced component keeps its key (``ChatCompletionUsage``); an inline
+object or enum is named from the JSON path of its use (``ToolCallDeltaFunction``,
+``ChatStreamChoiceFinishReason``); a ``title`` wins over the path.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any
+
+from ..diagnostics import Diagnostics, Severity
+from ..ir import Property, Provenance, Schema, SchemaType
+from ..naming import ClassName, pascal, singular
+from .document import Document, join_pointer
+from .refs import RefError, RefResolver
+
+_SCALAR_TYPES = {"string", "integer", "number", "boolean", "null", "object", "array"}
+
+
+@dataclass(frozen=True)
+class Location:
+    """Where a schema object sits: its document, JSON pointer and base URI."""
+
+    document: Document
+    pointer: str
+    uri: str
+
+    def child(self, *tokens: str | int) -> Location:
+        """The location of a member of this schema object."""
+        return Location(self.document, join_pointer(self.pointer, *tokens), self.uri)
+
+    @property
+    def provenance(self) -> Provenance:
+        """File, line and pointer of this location."""
+        return Provenance(self.document.file, self.document.line(self.pointer), self.pointer)
+
+
+class SchemaConverter:
+    """Converts JSON Schema values to IR schemas, memoizing ``$ref`` targets.
+
+    Args:
+        resolver: follows ``$ref`` strings (local and relative-file only).
+        diagnostics: receives one diagnostic per rewrite or problem, with place.
+    """
+
+    def __init__(self, resolver: RefResolver, diagnostics: Diagnostics) -> None:
+        self.resolver = resolver
+        self.diagnostics = diagnostics
+        self._memo: dict[tuple[str, str], Schema] = {}
+        self._active: list[tuple[str, str]] = []
+
+    def convert(self, node: Any, loc: Location, hint: str) -> tuple[Schema, str]:
+        """Convert the schema ``node`` found at ``loc``.
+
+        Args:
+            node: the JSON Schema value (a mapping, or a boolean schema).
+            loc: its location, for provenance and for resolving ``$ref``.
+            hint: PascalCase name to use if the schema needs one and has none.
+
+        Returns:
+            ``(schema, description)``: the IR schema and the description that
+            applies at this use site (a ``$ref`` sibling or ``oneOf`` wrapper
+            description, else the schema's own).
+        """
+        if node is True or node == {}:
+            return Schema("any", loc.provenance), ""
+        if not isinstance(node, dict):
+            self._warn(loc, "schema-not-object", f"a schema must be an object, got {_kind(node)}; treated as any JSON")
+            return Schema("any", loc.provenance), ""
+        if "$ref" in node:
+            return self._convert_ref(node, loc, hint)
+        return self._convert_inline(node, loc, hint)
+
+    # -- $ref ---------------------------------------------------------------
+
+    def _convert_ref(self, node: dict[str, Any], loc: Location, hint: str) -> tuple[Schema, str]:
+        ref = node["$ref"]
+        siblings = sorted(k for k in node if k != "$ref")
+        if siblings:
+            kept = [k for k in siblings if k in ("description", "nullable", "title")]
+            ignored = [k for k in siblings if k not in kept]
+            message = f"$ref has sibling keywords {', '.join(siblings)}: kept {', '.join(kept) or 'none'}"
+            if ignored:
+                message += f", ignored {', '.join(ignored)}"
+            self._warn(loc, "ref-siblings", message)
+        if not isinstance(ref, str):
+            self._error(loc.child("$ref"), "ref-invalid", f"$ref must be a string, got {_kind(ref)}")
+            return Schema("any", loc.provenance), str(node.get("description", ""))
+        try:
+            target = self.resolver.lookup(ref, loc.uri)
+        except RefError as exc:
+            self._error(loc.child("$ref"), exc.code, str(exc))
+            return Schema("any", loc.provenance), str(node.get("description", ""))
+        key = (target.uri, target.pointer)
+        if key in self._active:
+            self._error(loc.child("$ref"), "ref-circular", f"$ref {ref!r} is circular; the recursive member is typed as any JSON")
+            return Schema("any", loc.provenance), str(node.get("description", ""))
+        schema = self._memo.get(key)
+        if schema is None:
+            tloc = Location(target.document, target.pointer, target.uri)
+            name = _name_from_pointer(target.pointer) or hint
+            self._active.append(key)
+            try:
+                schema, _ = self.convert(target.contents, tloc, name)
+            finally:
+                self._active.pop()
+            self._memo[key] = schema
+        if node.get("nullable") is True:
+            self._warn(loc.child("nullable"), "nullable-keyword", "OpenAPI `nullable: true` normalized to a nullable type")
+            schema = replace(schema, nullable=True)
+        description = node.get("description")
+        return schema, description if isinstance(description, str) else schema.description
+
+    # -- inline schemas -------------------------------------------------------
+
+    def _convert_inline(self, node: dict[str, Any], loc: Location, hint: str) -> tuple[Schema, str]:
+        description = _text(node.get("description"))
+        title = _text(node.get("title"))
+        name = str(ClassName(title)) if title else hint
+        nullable = False
+
+        if node.get("nullable") is True:
+            self._warn(loc.child("nullable"), "nullable-keyword", "OpenAPI `nullable: true` normalized to a nullable type")
+            nullable = True
+
+        for key in ("oneOf", "anyOf"):
+            if key in node:
+                return self._convert_alternatives(node, key, loc, name, nullable, description)
+
+        types = node.get("type")
+        type_list: list[str]
+        if isinstance(types, list):
+            type_list = [t for t in types if isinstance(t, str)]
+            if "null" in type_list and len(type_list) > 1:
+                self._warn(loc.child("type"), "type-list-null", f"type list {types!r} normalized to a nullable {'/'.join(t for t in type_list if t != 'null')}")
+                nullable = True
+                type_list = [t for t in type_list if t != "null"]
+        elif isinstance(types, str):
+            type_list = [types]
+        else:
+            type_list = []
+        unknown = [t for t in type_list if t not in _SCALAR_TYPES]
+        if unknown:
+            self._warn(loc.child("type"), "type-unknown", f"unknown type {', '.join(unknown)}; treated as any JSON")
+            type_list = [t for t in type_list if t in _SCALAR_TYPES]
+
+        enum: tuple[Any, ...] = ()
+        if "enum" in node:
+            values = node["enum"]
+            if not isinstance(values, list):
+                self._warn(loc.child("enum"), "enum-invalid", "enum must be a list; ignored")
+            else:
+                if any(v is None for v in values):
+                    self._warn(loc.child("enum"), "enum-null", "`null` in enum normalized to a nullable type")
+                    nullable = True
+                bad = [v for v in values if isinstance(v, (dict, list))]
+                if bad:
+                    self._warn(loc.child("enum"), "enum-invalid", "object and array enum values are not supported; ignored")
+                enum = tuple(v for v in values if v is not None and not isinstance(v, (dict, list)))
+        if "const" in node and not enum:
+            const = node["const"]
+            if const is None:
+                nullable = True
+            elif not isinstance(const, (dict, list)):
+                enum = (const,)
+
+        if not type_list:
+            if isinstance(node.get("properties"), dict) or "additionalProperties" in node:
+                type_list = ["object"]
+            elif "items" in node:
+                type_list = ["array"]
+            elif enum:
+                type_list = sorted({_json_type(v) for v in enum})
+            elif node.get("type") == "null" or nullable:
+                type_list = []
+        if type_list == ["null"]:
+            return Schema("null", loc.provenance, nullable=True, description=description, title=title), description
+        if len(type_list) > 1:
+            variants = tuple(
+                self._convert_inline({**node, "type": t, "title": ""} if "title" in node else {**node, "type": t}, loc, name + pascal(t))[0]
+                for t in type_list
+            )
+            return (
+                Schema("union", loc.provenance, name=name, title=title, description=description, nullable=nullable, variants=variants),
+                description,
+            )
+        stype: SchemaType = type_list[0] if type_list else "any"  # type: ignore[assignment]
+        if stype == "object":
+            return self._convert_object(node, loc, name, title, description, nullable), description
+        if stype == "array":
+            return self._convert_array(node, loc, name, title, description, nullable), description
+        return (
+            Schema(
+                stype,
+                loc.provenance,
+                name=name if enum else "",
+                title=title,
+                description=description,
+                nullable=nullable,
+                enum=enum,
+                format=_text(node.get("format")),
+            ),
+            description,
+        )
+
+    def _convert_alternatives(
+        self, node: dict[str, Any], key: str, loc: Location, name: str, nullable: bool, description: str
+    ) -> tuple[Schema, str]:
+        branches = node[key]
+        if not isinstance(branches, list) or not branches:
+            self._warn(loc.child(key), "schema-invalid", f"{key} must be a non-empty list; treated as any JSON")
+            return Schema("any", loc.provenance, nullable=nullable, description=description), description
+        kept: list[tuple[int, Any]] = []
+        for i, branch in enumerate(branches):
+            if _is_null_schema(branch):
+                nullable = True
+                self._warn(loc.child(key, i), "oneof-null-branch", f"`{key}` branch `null` normalized to a nullable type")
+            else:
+                kept.append((i, branch))
+        if len(kept) == 1:
+            i, branch = kept[0]
+            inner, inner_desc = self.convert(branch, loc.child(key, i), name)
+            schema = replace(inner, nullable=inner.nullable or nullable)
+            return schema, description or inner_desc
+        variants = []
+        for i, branch in kept:
+            variant, _ = self.convert(branch, loc.child(key, i), name + _variant_suffix(branch))
+            variants.append(variant)
+        if not variants:
+            return Schema("null", loc.provenance, nullable=True, description=description), description
+        return (
+            Schema("union", loc.provenance, name=name, description=description, nullable=nullable, variants=tuple(variants)),
+            description,
+        )
+
+    def _convert_object(
+        self, node: dict[str, Any], loc: Location, name: str, title: str, description: str, nullable: bool
+    ) -> Schema:
+        raw_props = node.get("properties", {})
+        if not isinstance(raw_props, dict):
+            self._warn(loc.child("properties"), "schema-invalid", "properties must be a mapping; ignored")
+            raw_props = {}
+        required_raw = node.get("required", [])
+        required = set(required_raw) if isinstance(required_raw, list) else set()
+        props = []
+        for prop_name, prop_node in raw_props.items():
+            ploc = loc.child("properties", prop_name)
+            schema, prop_desc = self.convert(prop_node, ploc, name + pascal(prop_name) if pascal(prop_name) else name + "Member")
+            props.append(Property(prop_name, schema, prop_name in required, prop_desc, ploc.provenance))
+        missing = sorted(required - set(raw_props))
+        if missing and raw_props:
+            self._warn(loc.child("required"), "required-unknown", f"required lists undeclared members: {', '.join(missing)}")
+        additional = node.get("additionalProperties", True) is not False
+        return Schema(
+            "object",
+            loc.provenance,
+            name=name,
+            title=title,
+            description=description,
+            nullable=nullable,
+            properties=tuple(props),
+            additional_properties=additional,
+        )
+
+    def _convert_array(
+        self, node: dict[str, Any], loc: Location, name: str, title: str, description: str, nullable: bool
+    ) -> Schema:
+        items = None
+        if "items" in node:
+            items, _ = self.convert(node["items"], loc.child("items"), singular(name))
+        max_items = node.get("maxItems")
+        min_items = node.get("minItems")
+        if max_items == 0:
+            self._warn(loc.child("maxItems"), "empty-array", "array with `maxItems: 0` is always empty; kept as a discriminating constraint")
+        return Schema(
+            "array",
+            loc.provenance,
+            title=title,
+            description=description,
+            nullable=nullable,
+            items=items,
+            max_items=max_items if isinstance(max_items, int) else None,
+            min_items=min_items if isinstance(min_items, int) else None,
+        )
+
+    # -- diagnostics ------------------------------------------------------------
+
+    def _warn(self, loc: Location, code: str, message: str) -> None:
+        prov = loc.provenance
+        self.diagnostics.add(code, Severity.WARNING, message, file=prov.file, line=prov.line, pointer=prov.pointer)
+
+    def _error(self, loc: Location, code: str, message: str) -> None:
+        prov = loc.provenance
+        self.diagnostics.add(code, Severity.ERROR, message, file=prov.file, line=prov.line, pointer=prov.pointer)
+
+
+def _is_null_schema(node: Any) -> bool:
+    if not isinstance(node, dict):
+        return False
+    if node.get("type") == "null":
+        return True
+    enum = node.get("enum")
+    return isinstance(enum, list) and enum == [None]
+
+
+def _variant_suffix(branch: Any) -> str:
+    if isinstance(branch, dict):
+        if isinstance(branch.get("title"), str) and pascal(branch["title"]):
+            return pascal(branch["title"])
+        if isinstance(branch.get("$ref"), str):
+            return pascal(branch["$ref"].rsplit("/", 1)[-1])
+        if isinstance(branch.get("type"), str):
+            return pascal(branch["type"])
+    return "Value"
+
+
+def _name_from_pointer(pointer: str) -> str:
+    """Class name from a ``$ref`` target pointer: its last token (the component key)."""
+    token = pointer.rsplit("/", 1)[-1].replace("~1", "/").replace("~0", "~") if pointer else ""
+    return str(ClassName(token)) if pascal(token) else ""
+
+
+def _json_type(value: Any) -> str:
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    return "string"
+
+
+def _kind(value: Any) -> str:
+    return {dict: "a mapping", list: "a list", str: "a string", bool: "a boolean"}.get(type(value), type(value).__name__)
+
+
+def _text(value: Any) -> str:
+    return value.strip() if isinstance(value, str) else ""

@@ -1,0 +1,849 @@
+"""Tests of the SSE decoder template (templates/sse.py.jinja).
+
+Behaviour checked against the WHATWG HTML Living Standard, section 9.2.6
+"Interpreting an event stream", and against a straightforward reference
+implementation of that algorithm (``_reference`` below).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import sys
+import types
+from collections.abc import AsyncIterator, Iterable
+from pathlib import Path
+from typing import Any
+
+import jinja2
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+ROOT = Path(__file__).resolve().parents[1]
+TEMPLATE = ROOT / "templates" / "sse.py.jinja"
+
+
+def _load() -> Any:
+    src = jinja2.Template(
+        TEMPLATE.read_text(encoding="utf-8"), keep_trailing_newline=True
+    ).render(header="# test render")
+    mod = types.ModuleType("sse_under_test")
+    exec(compile(src, "sse.py", "exec"), mod.__dict__)
+    return mod
+
+
+sse = _load()
+E = sse.ServerSentEvent
+
+# A real stream, from DeepSeek's API docs.
+DEEPSEEK = (
+    'data: {"id": "1f63", "choices": [{"index": 0, "delta": {"content": "Hello",'
+    ' "role": "assistant"}, "finish_reason": null}]}\n'
+    "\n"
+    'data: {"id": "1f63", "choices": [{"index": 0, "delta": {"content":'
+    ' "¡Hola! 你好 👋", "role": null}, "finish_reason": "stop"}]}\n'
+    "\n"
+    ": keep-alive\n"
+    "\n"
+    "event: error\n"
+    'data: {"error":{"message":"timed out","type":"timeout_error"}}\n'
+    "\n"
+    "data: [DONE]\n"
+    "\n"
+)
+DEEPSEEK_EVENTS = [
+    E(
+        "message",
+        '{"id": "1f63", "choices": [{"index": 0, "delta": {"content": "Hello",'
+        ' "role": "assistant"}, "finish_reason": null}]}',
+    ),
+    E(
+        "message",
+        '{"id": "1f63", "choices": [{"index": 0, "delta": {"content":'
+        ' "¡Hola! 你好 👋", "role": null}, "finish_reason": "stop"}]}',
+    ),
+    E("error", '{"error":{"message":"timed out","type":"timeout_error"}}'),
+    E("message", "[DONE]"),
+]
+
+
+def _variants(text: str) -> list[bytes]:
+    """The stream with LF, CRLF and CR line ends."""
+    return [
+        text.encode(),
+        text.replace("\n", "\r\n").encode(),
+        text.replace("\n", "\r").encode(),
+    ]
+
+
+def decode(chunks: Iterable[bytes], **kwargs: Any) -> tuple[list[Any], Any]:
+    """Feed ``chunks``, close, return (events, decoder)."""
+    decoder = sse.SSEDecoder(**kwargs)
+    events: list[Any] = []
+    for chunk in chunks:
+        events += decoder.feed(chunk)
+    assert decoder.close() == []
+    return events, decoder
+
+
+def events_of(data: bytes, **kwargs: Any) -> list[Any]:
+    return decode([data], **kwargs)[0]
+
+
+def _reference(data: bytes) -> list[Any]:
+    """Literal transcription of WHATWG HTML 9.2.6 over a whole valid stream."""
+    text = data.decode("utf-8")
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    lines = re.split(r"\r\n|\r|\n", text)[:-1]  # last one is unterminated
+    events = []
+    data_buf = event_type = last_id = ""
+    retry = None
+    for line in lines:
+        if line == "":
+            if data_buf == "":
+                event_type = ""
+                retry = None
+                continue
+            if data_buf.endswith("\n"):
+                data_buf = data_buf[:-1]
+            events.append(E(event_type or "message", data_buf, last_id, retry))
+            data_buf = event_type = ""
+            retry = None
+            continue
+        if line.startswith(":"):
+            continue
+        if ":" in line:
+            name, value = line.split(":", 1)
+            if value.startswith(" "):
+                value = value[1:]
+        else:
+            name, value = line, ""
+        if name == "event":
+            event_type = value
+        elif name == "data":
+            data_buf += value + "\n"
+        elif name == "id":
+            if "\0" not in value:
+                last_id = value
+        elif name == "retry":
+            if value and all(c in "0123456789" for c in value):
+                retry = int(value)
+    return events
+
+
+# --------------------------------------------------------------------------
+# Template hygiene
+
+
+def test_template_has_no_jinja_syntax_besides_header() -> None:
+    first, rest = TEMPLATE.read_text(encoding="utf-8").split("\n", 1)
+    assert first == "{{ header }}"
+    for marker in ("{{", "{%", "{#", "}}", "%}", "#}"):
+        assert marker not in rest, marker
+
+
+def test_module_imports_only_stdlib() -> None:
+    src = TEMPLATE.read_text(encoding="utf-8")
+    modules = set(re.findall(r"^(?:from|import) ([\w.]+)", src, re.M))
+    assert modules <= {"__future__", "collections.abc", "typing"}
+
+
+# --------------------------------------------------------------------------
+# Line ends
+
+
+def test_crlf_lf_and_cr_line_ends_give_same_events() -> None:
+    text = "event: a\ndata: 1\ndata: 2\nid: 7\n\ndata: x\n\n"
+    expected = [E("a", "1\n2", "7"), E("message", "x", "7")]
+    for data in _variants(text):
+        assert events_of(data) == expected
+    mixed = b"event: a\rdata: 1\r\ndata: 2\nid: 7\r\n\rdata: x\n\r\n"
+    assert events_of(mixed) == expected
+
+
+def test_cr_at_end_of_chunk_then_lf_is_one_line_end() -> None:
+    decoder = sse.SSEDecoder()
+    assert decoder.feed(b"data: a\r") == []
+    assert decoder.feed(b"\n") == []
+    assert decoder.feed(b"data: b\r\n\r") == [E("message", "a\nb")]
+    assert decoder.feed(b"\n") == []
+    assert decoder.feed(b"\ndata: c\n\n") == [E("message", "c")]
+    decoder.close()
+    assert decoder.incomplete is False
+
+
+def test_cr_at_end_of_chunk_dispatches_without_waiting() -> None:
+    decoder = sse.SSEDecoder()
+    assert decoder.feed(b"data: a\n\r") == [E("message", "a")]
+    assert decoder.feed(b"\r") == []
+    assert decoder.feed(b"\rdata: b\r\r") == [E("message", "b")]
+
+
+def test_lf_after_cr_only_skipped_once() -> None:
+    # CR | LF LF: the first LF completes the CRLF, the second is a blank line.
+    decoder = sse.SSEDecoder()
+    assert decoder.feed(b"data: a\r") == []
+    assert decoder.feed(b"\n\n") == [E("message", "a")]
+
+
+def test_other_ascii_controls_are_not_line_ends() -> None:
+    data = b"data: a\x0bb\x0cc\x1cd\x1de\x1ef\n\n"
+    assert events_of(data) == [E("message", "a\x0bb\x0cc\x1cd\x1de\x1ef")]
+    assert events_of("data: a\u2028b\x85c\n\n".encode()) == [
+        E("message", "a\u2028b\x85c")
+    ]
+
+
+# --------------------------------------------------------------------------
+# Fields
+
+
+def test_data_with_and_without_space() -> None:
+    assert events_of(b"data:test\n\ndata: test\n\n") == [
+        E("message", "test"),
+        E("message", "test"),
+    ]
+
+
+def test_only_one_leading_space_removed() -> None:
+    assert events_of(b"data:  two\n\nevent:  e\ndata:x\n\n") == [
+        E("message", " two"),
+        E(" e", "x"),
+    ]
+    assert events_of(b"data:\tx \n\n") == [E("message", "\tx ")]
+
+
+def test_multiline_data_joined_with_lf() -> None:
+    assert events_of(b"data: YHOO\ndata: +2\ndata: 10\n\n") == [
+        E("message", "YHOO\n+2\n10")
+    ]
+    # Only the one final LF is removed: an empty last data line keeps one.
+    assert events_of(b"data: a\ndata:\n\n") == [E("message", "a\n")]
+
+
+def test_event_id_retry_fields() -> None:
+    data = b"event: update\nid: 42\nretry: 1500\ndata: {}\n\n"
+    events, decoder = decode([data])
+    assert events == [E("update", "{}", "42", 1500)]
+    assert decoder.last_event_id == "42"
+    assert decoder.reconnection_time == 1500
+
+
+def test_field_order_within_block_does_not_matter() -> None:
+    assert events_of(b"data: {}\nretry: 5\nid: 9\nevent: u\n\n") == [
+        E("u", "{}", "9", 5)
+    ]
+
+
+def test_retry_applies_to_its_event_only() -> None:
+    assert events_of(b"retry: 10\ndata: a\n\ndata: b\n\n") == [
+        E("message", "a", "", 10),
+        E("message", "b", "", None),
+    ]
+
+
+def test_id_persists_across_events() -> None:
+    assert events_of(b"id: 1\ndata: a\n\ndata: b\n\nid: 2\ndata: c\n\n") == [
+        E("message", "a", "1"),
+        E("message", "b", "1"),
+        E("message", "c", "2"),
+    ]
+
+
+def test_id_without_value_resets_last_event_id() -> None:
+    assert events_of(b"id: 1\ndata: a\n\nid\ndata: b\n\nid:\ndata: c\n\n") == [
+        E("message", "a", "1"),
+        E("message", "b", ""),
+        E("message", "c", ""),
+    ]
+
+
+def test_id_with_null_ignored() -> None:
+    assert events_of(b"id: 1\ndata: a\n\nid: 2\x003\ndata: b\n\n") == [
+        E("message", "a", "1"),
+        E("message", "b", "1"),
+    ]
+
+
+def test_id_only_block_sets_id_of_later_events() -> None:
+    events, decoder = decode([b"id: 5\n\n"])
+    assert events == []
+    assert decoder.last_event_id == "5"
+    assert events_of(b"id: 5\n\ndata: a\n\n") == [E("message", "a", "5")]
+
+
+def test_retry_non_digits_ignored() -> None:
+    for value in (
+        b"",
+        b"abc",
+        b"1.5",
+        b"-1",
+        b"+1",
+        b" 10",
+        b"10 ",
+        b"1e3",
+        "١٢".encode(),
+        "²".encode(),
+    ):
+        events, decoder = decode([b"retry: " + value + b"\ndata: x\n\n"])
+        assert events == [E("message", "x", "", None)], value
+        assert decoder.reconnection_time is None
+    assert events_of(b"retry:0010\ndata: x\n\n") == [E("message", "x", "", 10)]
+
+
+def test_retry_only_block_sets_reconnection_time_but_dispatches_nothing() -> None:
+    events, decoder = decode([b"retry: 3000\n\ndata: x\n\n"])
+    assert events == [E("message", "x", "", None)]
+    assert decoder.reconnection_time == 3000
+
+
+def test_comment_lines_ignored() -> None:
+    data = b": keep-alive\n:heartbeat\ndata: a\n: inside\ndata: b\n:\n\n: tail\n\n"
+    events, decoder = decode([data])
+    assert events == [E("message", "a\nb")]
+    assert decoder.incomplete is False
+
+
+def test_field_without_colon() -> None:
+    assert events_of(b"data\n\n") == [E("message", "")]
+    assert events_of(b"event\ndata: x\n\n") == [E("message", "x")]
+    assert events_of(b"data: x\nretry\n\n") == [E("message", "x")]
+
+
+def test_unknown_field_ignored() -> None:
+    assert events_of(b"foo: bar\ndata: x\nDATA: y\nevent : z\nid : 1\n\n") == [
+        E("message", "x")
+    ]
+
+
+def test_field_names_case_sensitive() -> None:
+    assert events_of(b"Event: e\nData: d\nID: 1\nRetry: 5\ndata: x\n\n") == [
+        E("message", "x")
+    ]
+
+
+def test_empty_event_type_gives_message() -> None:
+    assert events_of(b"event:\ndata: x\n\nevent: e\nevent:\ndata: y\n\n") == [
+        E("message", "x"),
+        E("message", "y"),
+    ]
+
+
+def test_event_type_reset_after_dispatch() -> None:
+    assert events_of(b"event: e\ndata: x\n\ndata: y\n\n") == [
+        E("e", "x"),
+        E("message", "y"),
+    ]
+
+
+def test_value_may_contain_colons() -> None:
+    assert events_of(b"data: a: b:c\nevent: x:y\n\n") == [E("x:y", "a: b:c")]
+
+
+def test_empty_data_buffer_dispatches_nothing() -> None:
+    # The blank line resets the event type buffer even when nothing is sent.
+    assert events_of(b"\n\n\nevent: e\n\nid: 1\n\ndata: x\n\n") == [
+        E("message", "x", "1")
+    ]
+
+
+# --------------------------------------------------------------------------
+# The standard's own examples (WHATWG HTML 9.2.6)
+
+
+def test_spec_example_stock_ticker() -> None:
+    assert events_of(b"data: YHOO\ndata: +2\ndata: 10\n\n") == [
+        E("message", "YHOO\n+2\n10")
+    ]
+
+
+def test_spec_example_three_events_with_ids() -> None:
+    data = (
+        b": test stream\n\ndata: first event\nid: 1\n\n"
+        b"data:second event\nid\n\ndata:  third event\n\n"
+    )
+    assert events_of(data) == [
+        E("message", "first event", "1"),
+        E("message", "second event", ""),
+        E("message", " third event", ""),
+    ]
+
+
+def test_spec_example_empty_data_fields() -> None:
+    # "data" + blank -> data buffer "\n" -> event "". "data","data" + blank ->
+    # "\n\n" -> event "\n". The last block has no blank line: discarded.
+    events, decoder = decode([b"data\n\ndata\ndata\n\ndata:"])
+    assert events == [E("message", ""), E("message", "\n")]
+    assert decoder.incomplete is True
+
+
+def test_spec_example_identical_events() -> None:
+    assert events_of(b"data:test\n\ndata: test\n\n") == [
+        E("message", "test"),
+        E("message", "test"),
+    ]
+
+
+def test_spec_example_event_types() -> None:
+    data = (
+        b"event: add\ndata: 73857293\n\nevent: remove\ndata: 2153\n\n"
+        b"event: add\ndata: 113411\n\n"
+    )
+    assert events_of(data) == [
+        E("add", "73857293"),
+        E("remove", "2153"),
+        E("add", "113411"),
+    ]
+
+
+def test_spec_example_comment_then_multiline() -> None:
+    data = (
+        b": this is a test stream\n\ndata: some text\n\n"
+        b"data: another message\ndata: with two lines\n\n"
+    )
+    assert events_of(data) == [
+        E("message", "some text"),
+        E("message", "another message\nwith two lines"),
+    ]
+
+
+# --------------------------------------------------------------------------
+# BOM and UTF-8
+
+
+def test_leading_bom_skipped_even_split() -> None:
+    data = b"\xef\xbb\xbfdata: x\n\n"
+    for i in range(len(data) + 1):
+        assert decode([data[:i], data[i:]])[0] == [E("message", "x")], i
+    assert decode([b"\xef", b"\xbb", b"\xbf", b"data: x\n\n"])[0] == [E("message", "x")]
+    assert decode([b"\xef", b"", b"\xbb\xbfdata: x\n\n"])[0] == [E("message", "x")]
+
+
+def test_only_first_bom_skipped() -> None:
+    # A second BOM is part of the field name "\ufeffdata": unknown, ignored.
+    assert events_of(b"\xef\xbb\xbf\xef\xbb\xbfdata: x\n\n") == []
+    assert events_of(b"data: a\n\n\xef\xbb\xbfdata: b\n\n") == [E("message", "a")]
+    assert events_of(b"data: \xef\xbb\xbfa\n\n") == [E("message", "\ufeffa")]
+
+
+def test_bom_only_stream_is_complete() -> None:
+    events, decoder = decode([b"\xef\xbb", b"\xbf"])
+    assert events == []
+    assert decoder.incomplete is False
+    events, decoder = decode([b"\xef\xbb"])
+    assert events == []
+    assert decoder.incomplete is True
+
+
+def test_utf8_split_across_reads() -> None:
+    data = "data: ¡Hola! 你好 👋\n\n".encode()
+    expected = [E("message", "¡Hola! 你好 👋")]
+    for i in range(len(data) + 1):
+        for j in range(i, len(data) + 1):
+            assert decode([data[:i], data[i:j], data[j:]])[0] == expected
+
+
+def test_invalid_utf8_reports_offset_and_keeps_earlier_events() -> None:
+    decoder = sse.SSEDecoder()
+    assert decoder.feed(b"data: a\n\n") == [E("message", "a")]
+    with pytest.raises(sse.InvalidUTF8Error) as info:
+        decoder.feed(b"data: b\n\ndata: x\xffy\n\ndata: c\n\n")
+    err = info.value
+    assert err.offset == 9 + 9 + 7
+    assert "25" in str(err)
+    assert err.events == [E("message", "b")]
+    assert isinstance(err, sse.SSEError)
+
+
+def test_invalid_utf8_offset_counts_bom_and_earlier_chunks() -> None:
+    chunks = [b"\xef\xbb", b"\xbfdata: ok\n", b"\ndata: \xe4\xbd", b"\xff\n\n"]
+    with pytest.raises(sse.InvalidUTF8Error) as info:
+        decode(chunks)
+    assert info.value.offset == 3 + 9 + 7
+    # Also when the bad line is the first line of a chunk's complete lines.
+    with pytest.raises(sse.InvalidUTF8Error) as info:
+        decode([b"data: ok\n\nevent: \xc3", b"\x28\n"])
+    assert info.value.offset == 10 + 7
+    # Overlong encodings and UTF-8-encoded surrogates are invalid too.
+    for bad in (b"\xc0\xaf", b"\xed\xa0\x80", b"\xf4\x90\x80\x80"):
+        with pytest.raises(sse.InvalidUTF8Error) as info:
+            decode([b"data: ok\r\n\r\n: " + bad + b"\r\n"])
+        assert info.value.offset == 12 + 2
+
+
+def test_invalid_utf8_in_discarded_tail_not_reported() -> None:
+    events, decoder = decode([b"data: a\n\ndata: \xff"])
+    assert events == [E("message", "a")]
+    assert decoder.incomplete is True
+
+
+def test_invalid_utf8_in_iter_events_yields_earlier_events_first() -> None:
+    state = sse.StreamState()
+    got = []
+    with pytest.raises(sse.InvalidUTF8Error) as info:
+        for event in sse.iter_events(
+            [b"data: a\n\n", b"data: b\n\n: \x80\n"], state=state
+        ):
+            got.append(event)
+    assert got == [E("message", "a"), E("message", "b")]
+    assert info.value.events == []  # already yielded
+    assert info.value.offset == 18 + 2
+    assert state.incomplete is True
+    assert state.bytes_consumed == 9 + 13
+
+
+def test_decoder_unusable_after_error() -> None:
+    decoder = sse.SSEDecoder()
+    with pytest.raises(sse.InvalidUTF8Error):
+        decoder.feed(b"\xff\n")
+    with pytest.raises(sse.SSEError):
+        decoder.feed(b"data: a\n\n")
+    with pytest.raises(sse.SSEError):
+        decoder.close()
+
+
+# --------------------------------------------------------------------------
+# Size limit
+
+
+def test_event_too_large() -> None:
+    # A complete line that is too long.
+    decoder = sse.SSEDecoder(max_event_bytes=50)
+    with pytest.raises(sse.EventTooLargeError) as info:
+        decoder.feed(b"data: a\n\ndata: " + b"x" * 100 + b"\n\n")
+    assert info.value.limit == 50
+    assert info.value.offset == 9
+    assert info.value.events == [E("message", "a")]
+    assert "50" in str(info.value)
+    # Data accumulated over several lines: 11 bytes + a 16-byte line > 20.
+    with pytest.raises(sse.EventTooLargeError) as info:
+        decode([b"data: 0123456789\ndata: 0123456789\n\n"], max_event_bytes=20)
+    assert info.value.offset == 17
+    # Exactly at the limit is fine.
+    assert events_of(b"data: 0123456789\n\n", max_event_bytes=16) == [
+        E("message", "0123456789")
+    ]
+
+
+def test_event_too_large_unterminated_line_bounded() -> None:
+    decoder = sse.SSEDecoder(max_event_bytes=10_000)
+    assert decoder.feed(b"data: a\n\n") == [E("message", "a")]
+    fed = 0
+    with pytest.raises(sse.EventTooLargeError) as info:
+        for _ in range(1000):
+            decoder.feed(b"x" * 100)
+            fed += 1
+    assert fed == 100  # raised by the chunk that took the line past 10 000
+    assert info.value.offset == 9
+    # Pending tail after complete lines, in the same feed call.
+    decoder = sse.SSEDecoder(max_event_bytes=10)
+    with pytest.raises(sse.EventTooLargeError) as info:
+        decoder.feed(b"data: 1\n\ndata: 2345678")
+    assert info.value.events == [E("message", "1")]
+    assert info.value.offset == 9
+
+
+def test_event_size_resets_after_dispatch() -> None:
+    data = b"data: 0123456789\n\n" * 50
+    assert len(events_of(data, max_event_bytes=16)) == 50
+
+
+def test_invalid_max_event_bytes() -> None:
+    with pytest.raises(ValueError):
+        sse.SSEDecoder(max_event_bytes=0)
+
+
+# --------------------------------------------------------------------------
+# End of stream
+
+
+def test_unterminated_last_event_discarded_and_incomplete() -> None:
+    for data in _variants("data: a\n\ndata: b\n"):
+        events, decoder = decode([data])
+        assert events == [E("message", "a")]
+        assert decoder.incomplete is True
+    events, decoder = decode([b"data: a\n\ndata: b"])
+    assert events == [E("message", "a")]
+    assert decoder.incomplete is True
+
+
+def test_complete_stream_not_incomplete() -> None:
+    for data in _variants(DEEPSEEK) + [b"", b"\n", b": ping\n", b"data: a\n\n\n\n"]:
+        assert decode([data])[1].incomplete is False, data
+
+
+def test_trailing_field_lines_make_stream_incomplete() -> None:
+    for tail in (b"id: 5\n", b"event: e\n", b"retry: 1\n", b"foo\n", b": c"):
+        assert decode([b"data: a\n\n" + tail])[1].incomplete is True, tail
+
+
+def test_feed_after_close_raises_and_close_is_idempotent() -> None:
+    decoder = sse.SSEDecoder()
+    decoder.close()
+    assert decoder.close() == []
+    with pytest.raises(sse.SSEError):
+        decoder.feed(b"data: a\n\n")
+
+
+def test_bytes_consumed() -> None:
+    decoder = sse.SSEDecoder()
+    decoder.feed(b"\xef\xbb\xbfdata")
+    decoder.feed(b"")
+    decoder.feed(b": x\r")
+    decoder.feed(b"\n\r\n")
+    assert decoder.bytes_consumed == 3 + 4 + 4 + 3
+
+
+def test_feed_accepts_bytearray_and_memoryview_not_str() -> None:
+    decoder = sse.SSEDecoder()
+    assert decoder.feed(bytearray(b"data: a\n")) == []
+    assert decoder.feed(memoryview(b"\ndata: b\n\n")) == [
+        E("message", "a"),
+        E("message", "b"),
+    ]
+    with pytest.raises(TypeError):
+        decoder.feed("data: c\n\n")
+
+
+# --------------------------------------------------------------------------
+# Splitting
+
+
+def test_every_byte_split_gives_same_events() -> None:
+    for data in _variants(DEEPSEEK):
+        assert events_of(data) == DEEPSEEK_EVENTS
+        for i in range(len(data) + 1):
+            events, decoder = decode([data[:i], data[i:]])
+            assert events == DEEPSEEK_EVENTS, (data, i)
+            assert decoder.incomplete is False
+        events, decoder = decode([data[i : i + 1] for i in range(len(data))])
+        assert events == DEEPSEEK_EVENTS
+        assert decoder.incomplete is False
+        assert decoder.bytes_consumed == len(data)
+
+
+def test_events_returned_as_soon_as_blank_line_arrives() -> None:
+    data = DEEPSEEK.encode()
+    decoder = sse.SSEDecoder()
+    seen = []
+    for i in range(len(data)):
+        for event in decoder.feed(data[i : i + 1]):
+            seen.append((i, event))
+    ends = [m.end() - 1 for m in re.finditer(rb"\n\n", data)]
+    assert [i for i, _ in seen] == [ends[0], ends[1], ends[3], ends[4]]
+
+
+# --------------------------------------------------------------------------
+# iter_events / aiter_events
+
+
+def test_iter_events_state() -> None:
+    state = sse.StreamState()
+    data = DEEPSEEK.encode() + b"id: 9\nretry: 7\n\ndata: partial"
+    chunks = [data[i : i + 7] for i in range(0, len(data), 7)]
+    assert list(sse.iter_events(chunks, state=state)) == DEEPSEEK_EVENTS
+    assert state.incomplete is True
+    assert state.bytes_consumed == len(data)
+    assert state.last_event_id == "9"
+    assert state.reconnection_time == 7
+    state = sse.StreamState()
+    assert list(sse.iter_events(iter([DEEPSEEK.encode()]), state=state)) == (
+        DEEPSEEK_EVENTS
+    )
+    assert state.incomplete is False
+    assert "incomplete=False" in repr(state)
+
+
+def test_iter_events_is_lazy() -> None:
+    fed = []
+
+    def chunks() -> Iterable[bytes]:
+        for chunk in (b"data: a\n\n", b"data: b\n\n"):
+            fed.append(chunk)
+            yield chunk
+
+    it = sse.iter_events(chunks())
+    assert next(it) == E("message", "a")
+    assert len(fed) == 1
+
+
+def test_iter_events_accepts_bytearray_and_memoryview() -> None:
+    chunks = [bytearray(b"data: a\n"), memoryview(b"\n"), b"data: b\n\n"]
+    assert list(sse.iter_events(chunks)) == [E("message", "a"), E("message", "b")]
+
+
+def test_iter_events_max_event_bytes() -> None:
+    with pytest.raises(sse.EventTooLargeError):
+        list(sse.iter_events([b"data: " + b"x" * 20 + b"\n\n"], max_event_bytes=10))
+
+
+async def _agen(chunks: Iterable[bytes]) -> AsyncIterator[bytes]:
+    for chunk in chunks:
+        await asyncio.sleep(0)
+        yield chunk
+
+
+async def _acollect(it: AsyncIterator[Any]) -> list[Any]:
+    return [event async for event in it]
+
+
+def test_aiter_events() -> None:
+    for data in _variants(DEEPSEEK):
+        chunks = [data[i : i + 5] for i in range(0, len(data), 5)]
+        state = sse.StreamState()
+        events = asyncio.run(_acollect(sse.aiter_events(_agen(chunks), state=state)))
+        assert events == DEEPSEEK_EVENTS
+        assert state.incomplete is False
+        assert state.bytes_consumed == len(data)
+
+
+def test_aiter_events_incomplete_and_errors() -> None:
+    state = sse.StreamState()
+    events = asyncio.run(
+        _acollect(sse.aiter_events(_agen([b"data: a\n\ndata: b"]), state=state))
+    )
+    assert events == [E("message", "a")]
+    assert state.incomplete is True
+
+    got: list[Any] = []
+
+    async def run() -> None:
+        async for event in sse.aiter_events(_agen([b"data: a\n\n\xff\n"])):
+            got.append(event)
+
+    with pytest.raises(sse.InvalidUTF8Error) as info:
+        asyncio.run(run())
+    assert got == [E("message", "a")]
+    assert info.value.offset == 9
+
+    with pytest.raises(sse.EventTooLargeError):
+        asyncio.run(
+            _acollect(
+                sse.aiter_events(_agen([b"data: 1234567890\n"]), max_event_bytes=8)
+            )
+        )
+
+
+def test_httpx_response_iter_bytes_and_aiter_bytes() -> None:
+    httpx = pytest.importorskip("httpx")
+    data = DEEPSEEK.encode()
+    pieces = [data[i : i + 13] for i in range(0, len(data), 13)]
+
+    def handler(request: Any) -> Any:
+        return httpx.Response(
+            200, headers={"content-type": "text/event-stream"}, content=iter(pieces)
+        )
+
+    with httpx.Client(transport=httpx.MockTransport(handler)) as client:
+        with client.stream("POST", "https://example.invalid/chat") as response:
+            assert list(sse.iter_events(response.iter_bytes())) == DEEPSEEK_EVENTS
+
+    async def ahandler(request: Any) -> Any:
+        return httpx.Response(200, content=_agen(pieces))
+
+    async def arun() -> list[Any]:
+        transport = httpx.MockTransport(ahandler)
+        async with httpx.AsyncClient(transport=transport) as client:
+            async with client.stream("POST", "https://example.invalid/c") as response:
+                return await _acollect(sse.aiter_events(response.aiter_bytes()))
+
+    assert asyncio.run(arun()) == DEEPSEEK_EVENTS
+
+
+# --------------------------------------------------------------------------
+# Properties
+
+_LINES = st.sampled_from(
+    [
+        "",
+        "",
+        "data: x",
+        "data:y",
+        "data:  two",
+        "data",
+        "data:",
+        "data: 你好 👋",
+        "event: e",
+        "event:",
+        "event",
+        "id: 1",
+        "id",
+        "id: a\0b",
+        "retry: 10",
+        "retry: x",
+        "retry",
+        ": comment",
+        ":",
+        "foo: bar",
+        "Data: no",
+        "\ufeffdata: bom",
+    ]
+)
+_ENDS = st.sampled_from(["\n", "\r", "\r\n"])
+
+
+@st.composite
+def _streams(draw: Any) -> bytes:
+    lines = draw(st.lists(st.tuples(_LINES, _ENDS), max_size=30))
+    text = "".join(line + end for line, end in lines)
+    if draw(st.booleans()):
+        text = "\ufeff" + text
+    if draw(st.booleans()):
+        text += draw(_LINES)  # unterminated tail
+    return text.encode()
+
+
+def _split(data: bytes, cuts: list[int]) -> list[bytes]:
+    points = sorted({c % (len(data) + 1) for c in cuts})
+    bounds = [0, *points, len(data)]
+    return [data[a:b] for a, b in zip(bounds, bounds[1:])]
+
+
+@settings(max_examples=400, deadline=None)
+@given(_streams(), st.lists(st.integers(min_value=0, max_value=10_000), max_size=12))
+def test_random_splits_match_reference(data: bytes, cuts: list[int]) -> None:
+    expected = _reference(data)
+    assert events_of(data) == expected
+    assert decode(_split(data, cuts))[0] == expected
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.sampled_from(_variants(DEEPSEEK)), st.lists(st.integers(0, 10_000)))
+def test_random_splits_of_example_stream_give_same_events(
+    data: bytes, cuts: list[int]
+) -> None:
+    assert decode(_split(data, cuts))[0] == DEEPSEEK_EVENTS
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.binary(max_size=200),
+    st.lists(st.integers(0, 1000), max_size=8),
+    st.integers(min_value=1, max_value=64),
+)
+def test_arbitrary_bytes_raise_nothing_but_sse_errors(
+    data: bytes, cuts: list[int], limit: int
+) -> None:
+    try:
+        decode(_split(data, cuts), max_event_bytes=limit)
+    except sse.SSEError:
+        pass
+    try:
+        events, _ = decode(_split(data, cuts))
+    except sse.InvalidUTF8Error as exc:
+        # Same first invalid byte as decoding the whole stream at once.
+        with pytest.raises(UnicodeDecodeError) as info:
+            data.decode("utf-8")
+        assert exc.offset == info.value.start
+    else:
+        complete = re.match(rb"(?s).*[\r\n]", data)
+        if complete is not None:
+            body = complete.group()
+            body.decode("utf-8")  # everything before the tail was valid
+            assert events == _reference(body)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(pytest.main([__file__, "-q"]))
