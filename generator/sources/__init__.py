@@ -16,7 +16,8 @@ from dataclasses import dataclass
 #: The marker line after which a scraped AsyncAPI page holds its raw YAML.
 RAW_MARKER = "Raw ↑"
 
-_ASYNCAPI_KEY = re.compile(r"^\s*[\"']?asyncapi[\"']?\s*:", re.MULTILINE)
+# A top-level `asyncapi:` key (YAML, column 0) or an `"asyncapi":` member (JSON), anywhere.
+_ASYNCAPI_KEY = re.compile(r"^[\"']?asyncapi[\"']?\s*:|\"asyncapi\"\s*:", re.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -43,6 +44,6 @@ def detect(text: str) -> Detected | None:
             if _ASYNCAPI_KEY.search(rest):
                 return Detected("asyncapi-page", rest, i + 1)
     head = text.lstrip("\ufeff")
-    if _ASYNCAPI_KEY.search(head[:4096]):
+    if _ASYNCAPI_KEY.search(head):
         return Detected("asyncapi", head, 0)
     return None

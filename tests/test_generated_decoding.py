@@ -1,0 +1,177 @@
+"""The generated packages decode and assemble real streams (seeds 000, 001, 002)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator
+
+from conftest import sse_body
+from generated.deepseek import CHANNELS as DEEPSEEK
+from generated.deepseek import UnknownEvent, models as ds_models
+from generated.mistral import CHANNELS as MISTRAL
+from generated.mistral import models as ms_models
+
+HELLO = "Hello! How can I assist you today?"
+
+
+def _chunk(delta: dict[str, object], finish: str | None = None, **extra: object) -> str:
+    return json.dumps(
+        {"id": "c1", "object": "chat.completion.chunk", "created": 1, "model": "m",
+         "choices": [{"index": 0, "delta": delta, "finish_reason": finish}], **extra}
+    )
+
+
+def test_deepseek_docs_stream_assembles_to_its_text(deepseek_docs_stream: bytes) -> None:
+    chat = DEEPSEEK["/chat/completions"]
+    events = list(chat.decode([deepseek_docs_stream]))
+    assert [type(e).__name__ for e in events] == ["ChatCompletionChunk"] * 11 + ["StreamDone"]
+    result = chat.accumulate(events)
+    assert result.choices[0].content == HELLO
+    assert result.choices[0].finish_reason == "stop"
+    assert result.usage == {"completion_tokens": 9, "prompt_tokens": 17, "total_tokens": 26}
+    assert result.complete and result.errors == []
+
+
+def test_every_byte_split_of_the_docs_stream_gives_the_same_events(deepseek_docs_stream: bytes) -> None:
+    chat = DEEPSEEK["/chat/completions"]
+    whole = list(chat.decode([deepseek_docs_stream]))
+    for cut in range(len(deepseek_docs_stream) + 1):
+        parts = [deepseek_docs_stream[:cut], deepseek_docs_stream[cut:]]
+        assert list(chat.decode(parts)) == whole
+    one_byte = [deepseek_docs_stream[i : i + 1] for i in range(len(deepseek_docs_stream))]
+    assert list(chat.decode(one_byte)) == whole
+
+
+def test_crlf_and_cr_line_ends_give_the_same_result(deepseek_docs_stream: bytes) -> None:
+    chat = DEEPSEEK["/chat/completions"]
+    expected = chat.accumulate(chat.decode([deepseek_docs_stream])).to_dict()
+    for end in (b"\r\n", b"\r"):
+        body = deepseek_docs_stream.replace(b"\n", end)
+        assert chat.accumulate(chat.decode([body[i : i + 3] for i in range(0, len(body), 3)])).to_dict() == expected
+
+
+def test_async_decode_matches_sync(deepseek_docs_stream: bytes) -> None:
+    chat = DEEPSEEK["/chat/completions"]
+
+    async def reads() -> AsyncIterator[bytes]:
+        for i in range(0, len(deepseek_docs_stream), 11):
+            yield deepseek_docs_stream[i : i + 11]
+
+    async def run() -> object:
+        return (await chat.aaccumulate(chat.adecode(reads()))).to_dict()
+
+    assert asyncio.run(run()) == chat.accumulate(chat.decode([deepseek_docs_stream])).to_dict()
+
+
+def test_reasoning_content_is_assembled_apart_from_content() -> None:
+    chat = DEEPSEEK["/chat/completions"]
+    body = sse_body([
+        _chunk({"role": "assistant", "reasoning_content": "Let me "}),
+        _chunk({"reasoning_content": "think."}),
+        _chunk({"content": "42"}),
+        _chunk({}, "stop"),
+        "[DONE]",
+    ])
+    choice = chat.accumulate(chat.decode([body])).choices[0]
+    assert (choice.reasoning_content, choice.content, choice.finish_reason) == ("Let me think.", "42", "stop")
+
+
+def test_parallel_tool_calls_are_merged_by_index() -> None:
+    body = sse_body([
+        _chunk({"role": "assistant", "tool_calls": [
+            {"index": 0, "id": "call_a", "type": "function", "function": {"name": "get_weather", "arguments": ""}},
+            {"index": 1, "id": "call_b", "type": "function", "function": {"name": "get_time", "arguments": "{\"tz\":"}},
+        ]}),
+        _chunk({"tool_calls": [{"index": 0, "function": {"arguments": "{\"city\":"}}]}),
+        _chunk({"tool_calls": [{"index": 1, "function": {"arguments": "\"UTC\"}"}}]}),
+        _chunk({"tool_calls": [{"index": 0, "function": {"arguments": "\"Paris\"}"}}]}),
+        _chunk({}, "tool_calls"),
+        "[DONE]",
+    ])
+    for chat in (MISTRAL["/chat/completions"], DEEPSEEK["/chat/completions"]):  # typed and untyped items
+        calls = chat.accumulate(chat.decode([body])).to_dict()["choices"][0]["tool_calls"]
+        assert calls == [
+            {"index": 0, "id": "call_a", "type": "function", "function": {"name": "get_weather", "arguments": "{\"city\":\"Paris\"}"}},
+            {"index": 1, "id": "call_b", "type": "function", "function": {"name": "get_time", "arguments": "{\"tz\":\"UTC\"}"}},
+        ]
+
+
+def test_mistral_usage_only_chunk_is_its_own_message() -> None:
+    chat = MISTRAL["/chat/completions"]
+    usage = {"prompt_tokens": 14, "completion_tokens": 22, "total_tokens": 36}
+    body = sse_body([
+        _chunk({"content": " Paris"}),
+        _chunk({}, "stop"),
+        json.dumps({"id": "c1", "object": "chat.completion.chunk", "created": 1, "model": "m", "choices": [], "usage": usage}),
+        "[DONE]",
+    ])
+    events = list(chat.decode([body]))
+    assert [type(e) for e in events] == [ms_models.ChatCompletionChunk, ms_models.ChatCompletionChunk, ms_models.ChatCompletionUsageChunk, ms_models.StreamDone]
+    result = chat.accumulate(events)
+    assert result.usage == usage and result.choices[0].content == " Paris" and result.complete
+
+
+def test_unknown_fields_and_finish_reasons_are_accepted() -> None:
+    chat = MISTRAL["/chat/completions"]
+    event = chat.parse(_chunk({"content": "x", "brand_new": 1}, "model_invented_this", extra_top={"a": 1}))
+    assert isinstance(event, ms_models.ChatCompletionChunk)
+    assert event.choices[0].finish_reason == "model_invented_this"
+
+
+def test_payload_matching_no_message_is_kept_as_unknown_event() -> None:
+    chat = DEEPSEEK["/chat/completions"]
+    body = sse_body(["not json at all", json.dumps({"object": "something.else"}), "[DONE]"])
+    events = list(chat.decode([body]))
+    assert [type(e) for e in events] == [UnknownEvent, UnknownEvent, ds_models.StreamDone]
+    assert events[0].data == "not json at all" and "malformed" in events[0].reason  # type: ignore[union-attr]
+    result = chat.accumulate(events)
+    assert [e["data"] for e in result.errors] == ["not json at all", '{"object": "something.else"}']
+
+
+def test_event_with_another_sse_event_type_is_unknown_not_dropped() -> None:
+    chat = DEEPSEEK["/chat/completions"]
+    event = chat.parse('{"error": {"message": "boom"}}', event="error")
+    assert isinstance(event, UnknownEvent) and event.event == "error"
+
+
+def test_unterminated_last_event_is_discarded_and_reported(deepseek_docs_stream: bytes) -> None:
+    chat = DEEPSEEK["/chat/completions"]
+    truncated = deepseek_docs_stream[: deepseek_docs_stream.rindex(b"data: [DONE]")] + b"data: {\"choi"
+    stream = chat.decode([truncated])
+    result = chat.accumulate(stream)
+    assert stream.incomplete and not result.complete
+    assert [e["kind"] for e in result.errors] == ["truncated"]
+    assert result.choices[0].content == HELLO
+
+
+def test_fim_channel_assembles_text_deltas() -> None:
+    fim = DEEPSEEK["/beta/completions"]
+    chunk = {"id": "f", "object": "text_completion", "created": 1, "model": "deepseek-chat"}
+    body = sse_body([
+        json.dumps({**chunk, "choices": [{"index": 0, "text": "    return", "finish_reason": None}]}),
+        json.dumps({**chunk, "choices": [{"index": 0, "text": " a + b", "finish_reason": "stop"}]}),
+        "[DONE]",
+    ])
+    result = fim.accumulate(fim.decode([body]))
+    assert result.choices[0].content == "    return a + b" and result.choices[0].finish_reason == "stop"
+
+
+def test_generated_package_imports_only_msgspec_and_stdlib() -> None:
+    import ast
+    import sys
+
+    from conftest import GENERATED
+
+    allowed = set(sys.stdlib_module_names) | {"msgspec"}
+    for path in GENERATED.rglob("*.py"):
+        if path.name.startswith("test_"):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                roots = {a.name.split(".")[0] for a in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                roots = {node.module.split(".")[0]}
+            else:
+                continue
+            assert roots <= allowed, f"{path}: imports {roots - allowed}"

@@ -1,0 +1,52 @@
+"""generated/ is the golden record: regenerating must reproduce it byte for byte."""
+
+from __future__ import annotations
+
+import filecmp
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from conftest import GENERATED, ROOT, SPECS
+
+
+def _generate(out: Path, hashseed: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONHASHSEED": hashseed}
+    return subprocess.run(
+        [sys.executable, "-m", "generator", "generate", "--specs", str(SPECS), "--out", str(out), "-q"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+def _tree(root: Path) -> dict[str, bytes]:
+    return {
+        p.relative_to(root).as_posix(): p.read_bytes()
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and "__pycache__" not in p.parts
+    }
+
+
+def test_regenerating_reproduces_committed_output(tmp_path: Path) -> None:
+    out = tmp_path / "generated"
+    result = _generate(out, "0")
+    assert result.returncode == 0, result.stdout + result.stderr
+    fresh, golden = _tree(out), _tree(GENERATED)
+    assert sorted(fresh) == sorted(golden)
+    different = [name for name in fresh if fresh[name] != golden[name]]
+    assert different == [], "regenerate with `ssegen generate` and commit: " + ", ".join(different)
+    assert not filecmp.dircmp(out, GENERATED, ignore=["__pycache__"]).diff_files
+
+
+def test_output_is_identical_across_hash_seeds(tmp_path: Path) -> None:
+    trees = []
+    for seed in ("1", "2", "12345"):
+        out = tmp_path / f"seed{seed}" / "generated"
+        result = _generate(out, seed)
+        assert result.returncode == 0, result.stderr
+        trees.append(_tree(out))
+    assert trees[0] == trees[1] == trees[2]
