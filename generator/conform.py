@@ -119,7 +119,7 @@ def conform(out: Path, provider: str, channel: str, capture: Path, *, full_text:
     if channel not in channels:
         raise ConformError(f"provider {provider!r} has no channel {channel!r}; channels: {', '.join(sorted(channels))}")
     chan = channels[channel]
-    schemas = json.loads((Path(package.__file__).parent / "schemas.json").read_text(encoding="utf-8"))
+    schemas = json.loads((Path(str(package.__file__)).parent / "schemas.json").read_text(encoding="utf-8"))
     validators = {
         name: jsonschema.Draft202012Validator({"$defs": schemas["$defs"], **schema})
         for name, schema in schemas["channels"][channel].items()

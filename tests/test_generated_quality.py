@@ -5,7 +5,7 @@ from __future__ import annotations
 import black
 from mypy import api as mypy_api
 
-from conftest import GENERATED
+from conftest import GENERATED, ROOT
 
 
 def test_generated_code_is_black_formatted() -> None:
@@ -17,4 +17,9 @@ def test_generated_code_is_black_formatted() -> None:
 
 def test_generated_code_passes_mypy_strict() -> None:
     stdout, stderr, status = mypy_api.run(["--strict", "--no-incremental", str(GENERATED)])
+    assert status == 0, stdout + stderr
+
+
+def test_generator_package_passes_mypy() -> None:
+    stdout, stderr, status = mypy_api.run(["--no-incremental", str(ROOT / "generator")])
     assert status == 0, stdout + stderr

@@ -85,7 +85,8 @@ def load_asyncapi(
 
     result = AsyncAPIResult()
     _check_info(data.get("info"), root.child("info"), diagnostics)
-    info = data.get("info") if isinstance(data.get("info"), dict) else {}
+    raw_info = data.get("info")
+    info: dict[str, Any] = raw_info if isinstance(raw_info, dict) else {}
     result.title = _text(info.get("title"))
     result.version = _text(info.get("version"))
     result.description = _text(info.get("description"))
@@ -135,7 +136,8 @@ def _channels_v3(data: dict[str, Any], root: Location, reader: _MessageReader, d
     if not isinstance(channels, dict):
         _diag(diagnostics, root.child("channels"), "channels-missing", Severity.ERROR, "document has no `channels` mapping")
         return []
-    operations = data.get("operations") if isinstance(data.get("operations"), dict) else {}
+    raw_operations = data.get("operations")
+    operations: dict[str, Any] = raw_operations if isinstance(raw_operations, dict) else {}
     # channel key -> (operation id, operation, its location), for receive operations
     receivers: dict[str, tuple[str, dict[str, Any], Location]] = {}
     for op_id, op in operations.items():

@@ -64,7 +64,8 @@ class RefResolver:
         self.root = root.resolve()
         self.diagnostics = diagnostics
         self.documents: dict[str, Document] = {}
-        self.registry: referencing.Registry[Any] = referencing.Registry(retrieve=self._retrieve)
+        # `retrieve` is an attrs field of Registry, invisible to mypy's attrs plugin here.
+        self.registry: referencing.Registry[Any] = referencing.Registry(retrieve=self._retrieve)  # type: ignore[call-arg]
 
     def uri_for(self, path: Path) -> str:
         """The ``file://`` URI of ``path`` (the base URI of refs inside it)."""

@@ -195,10 +195,9 @@ class SchemaConverter:
         if type_list == ["null"]:
             return Schema("null", loc.provenance, nullable=True, description=description, title=title), description
         if len(type_list) > 1:
-            variants = tuple(
-                self._convert_inline({**node, "type": t, "title": ""} if "title" in node else {**node, "type": t}, loc, name + pascal(t))[0]
-                for t in type_list
-            )
+            # One variant per type; the title names the union, not each variant.
+            untitled = {k: v for k, v in node.items() if k != "title"}
+            variants = tuple(self._convert_inline({**untitled, "type": t}, loc, name + pascal(t))[0] for t in type_list)
             return (
                 Schema("union", loc.provenance, name=name, title=title, description=description, nullable=nullable, variants=variants),
                 description,

@@ -1,0 +1,457 @@
+"""What the scraped-page loaders share: example streams, page results, section slugs.
+
+The two page loaders (:mod:`.markdown_page`, seed 003 Xerotier; :mod:`.html_page`,
+seed 004 Siliconstorm/MindIE) read documentation pages, not specs.  Besides IR
+messages they harvest the pages' example streams, which are the only place
+some facts are stated (the choice ``index`` of Xerotier, the ``null``
+``finish_reason`` of Siliconstorm).  This module holds:
+
+* :class:`ExampleStream`: one example stream, normalized to real wire form
+  (``data: ...\\n\\n`` per event, ``event: error\\ndata: ...\\n\\n``,
+  ``: heartbeat\\n\\n``), with its place on the page;
+* :class:`ErrorCode` and :class:`PageResult`: what a page loader returns;
+* :class:`Slugs`: section slugs for the markdown pointer scheme (see below);
+* :func:`schema_from_json` and :func:`refine_with_instances`: schemas from
+  example JSON, and table-derived schemas checked against example instances;
+* :func:`drop_repeated_streams`: duplicate and truncated copies of a stream.
+
+Pointer scheme for pages (JSON pointers into a document that is not JSON):
+
+================================================  ===============================
+pointer                                           names
+================================================  ===============================
+``/sections/<slug>``                              a section (its title line)
+``/sections/<slug>/lines/<n>``                    prose line ``n`` after the title
+``/sections/<slug>/tables/<k>/rows/<n>``          body row ``n`` of table ``k``
+``/sections/<slug>/examples/<k>``                 example stream ``k``
+``/sections/<slug>/examples/<k>/events/<n>``      event ``n`` of that stream
+``/lines/<n>``                                    line ``n`` before any section
+================================================  ===============================
+
+All indexes are 0-based; ``<slug>`` is the GitHub anchor of the section title
+(lowercase, punctuation dropped, spaces to ``-``; a repeated slug gets ``-1``,
+``-2``, ... in page order), so a pointer survives edits to other sections.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import unicodedata
+from dataclasses import dataclass, field, replace
+from typing import Any, Collection, Sequence
+
+from ..diagnostics import Diagnostics, Severity
+from ..ir import Channel, Property, Provenance, Schema, SchemaType
+from ..naming import pascal, singular
+from .document import join_pointer
+
+
+@dataclass(frozen=True)
+class WireEvent:
+    """One event of an :class:`ExampleStream`, as an SSE client sees it.
+
+    Attributes:
+        event: the SSE event type (``message`` unless an ``event:`` field says otherwise).
+        data: the event's data ("" for a comment frame).
+        comment: the comment text for a ``: comment`` frame, else "".
+    """
+
+    event: str
+    data: str
+    comment: str = ""
+
+
+@dataclass(frozen=True)
+class ExampleStream:
+    """An example stream from a documentation page, in normalized wire form.
+
+    Attributes:
+        name: the slug of the section it appears in (``refusal-streaming``,
+            ``streaming-inference-1``); a second stream in one section gets ``-1``.
+        wire: the stream as a server would send it (UTF-8, ``\\n`` line ends,
+            one blank line after every event).
+        provenance: the first wire line of the stream on the page.
+    """
+
+    name: str
+    wire: bytes
+    provenance: Provenance
+
+    def events(self) -> list[WireEvent]:
+        """The events of :attr:`wire` (comment frames included), in order."""
+        return parse_wire(self.wire)
+
+
+@dataclass(frozen=True)
+class ErrorCode:
+    """A documented error code and what it means.
+
+    Attributes:
+        code: the code as documented (``701`` for Siliconstorm, ``"timeout"`` for Xerotier).
+        meaning: the documented explanation.
+        provenance: the table row that documents it.
+    """
+
+    code: int | str
+    meaning: str
+    provenance: Provenance
+
+
+@dataclass
+class PageResult:
+    """What one documentation page contributes.
+
+    Attributes:
+        channel: the ``/chat/completions`` channel (None when the page describes no stream).
+        example_streams: harvested example streams, in page order, without repeats.
+        error_codes: documented error codes, in page order.
+        title: the page title ("" if none).
+    """
+
+    channel: Channel | None
+    example_streams: list[ExampleStream] = field(default_factory=list)
+    error_codes: list[ErrorCode] = field(default_factory=list)
+    title: str = ""
+
+
+# -- wire form ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class WireFrame:
+    """One frame as written on a page: SSE fields (or a comment) and its line.
+
+    ``fields`` are ``(name, value)`` pairs in order; a comment frame has the one
+    pair ``("", text)``.
+    """
+
+    fields: tuple[tuple[str, str], ...]
+    line: int
+
+
+def frames_to_wire(frames: Sequence[WireFrame]) -> bytes:
+    """The normalized wire bytes of ``frames``: one blank line after each."""
+    out: list[str] = []
+    for frame in frames:
+        for name, value in frame.fields:
+            out.append(f":{' ' + value if value else ''}\n" if name == "" else f"{name}: {value}\n")
+        out.append("\n")
+    return "".join(out).encode("utf-8")
+
+
+def parse_wire(wire: bytes) -> list[WireEvent]:
+    """Events of a normalized wire body (a small SSE reader for examples and tests).
+
+    Lines are split on ``\\n``; a blank line ends an event; ``data`` lines of one
+    event are joined with ``\\n``; a comment-only frame becomes a comment event.
+    """
+    events: list[WireEvent] = []
+    data: list[str] = []
+    event = ""
+    comment: list[str] = []
+    for line in wire.decode("utf-8", errors="replace").split("\n"):
+        if line == "":
+            if data or event:
+                events.append(WireEvent(event or "message", "\n".join(data)))
+            elif comment:
+                events.append(WireEvent("", "", "\n".join(comment)))
+            data, event, comment = [], "", []
+            continue
+        name, _, value = line.partition(":")
+        value = value[1:] if value.startswith(" ") else value
+        if name == "":
+            comment.append(value)
+        elif name == "data":
+            data.append(value)
+        elif name == "event":
+            event = value
+    if data or event:
+        events.append(WireEvent(event or "message", "\n".join(data)))
+    return events
+
+
+def drop_repeated_streams(streams: Sequence[ExampleStream], diagnostics: Diagnostics, file: str) -> list[ExampleStream]:
+    """``streams`` without the ones that repeat an earlier stream.
+
+    A stream whose events equal an earlier stream's (Siliconstorm's page holds
+    two translations of one doc, so every example appears twice) is dropped with
+    ``example-stream-duplicate`` (info); one whose events are a strict prefix of
+    an earlier stream's (a truncated copy) is dropped with
+    ``example-stream-truncated`` (warning): it shows nothing the full copy
+    does not.  Order is kept.
+    """
+    kept: list[tuple[ExampleStream, list[WireEvent]]] = []
+    for stream in streams:
+        events = stream.events()
+        code = ""
+        for earlier, earlier_events in kept:
+            if events == earlier_events:
+                code, other = "example-stream-duplicate", earlier
+                break
+            if len(events) < len(earlier_events) and earlier_events[: len(events)] == events:
+                code, other = "example-stream-truncated", earlier
+                break
+        if not code:
+            kept.append((stream, events))
+            continue
+        prov = stream.provenance
+        if code == "example-stream-duplicate":
+            diagnostics.add(
+                code,
+                Severity.INFO,
+                f"example stream {stream.name!r} repeats {other.name!r} (line {other.provenance.line}) event for event; dropped",
+                file=file,
+                line=prov.line,
+                pointer=prov.pointer,
+            )
+        else:
+            diagnostics.add(
+                code,
+                Severity.WARNING,
+                f"example stream {stream.name!r} is a truncated copy of {other.name!r} (line {other.provenance.line}): "
+                f"its {len(events)} events are the first of {len(earlier_events)}; dropped",
+                file=file,
+                line=prov.line,
+                pointer=prov.pointer,
+            )
+    return [s for s, _ in kept]
+
+
+# -- section slugs -----------------------------------------------------------------------
+
+
+def slug(title: str) -> str:
+    """GitHub-style anchor of a heading (``Research Events (x_research.*)`` -> ``research-events-x_research``)."""
+    text = unicodedata.normalize("NFKC", title).strip().lower()
+    text = re.sub(r"[^\w\- ]", "", text)
+    return re.sub(r" ", "-", text) or "section"
+
+
+class Slugs:
+    """Hands out unique section slugs in page order (``wire-format``, ``wire-format-1``)."""
+
+    def __init__(self) -> None:
+        self._seen: dict[str, int] = {}
+
+    def unique(self, title: str) -> str:
+        """The slug for the next section titled ``title``."""
+        base = slug(title)
+        count = self._seen.get(base)
+        if count is None:
+            self._seen[base] = 0
+            return base
+        count += 1
+        while f"{base}-{count}" in self._seen:
+            count += 1
+        self._seen[base] = count
+        self._seen[f"{base}-{count}"] = 0
+        return f"{base}-{count}"
+
+
+def pointer(*tokens: str | int) -> str:
+    """A pointer built from ``tokens`` (each escaped per RFC 6901)."""
+    return join_pointer("", *tokens)
+
+
+# -- schemas from JSON examples --------------------------------------------------------
+
+
+def json_type(value: Any) -> SchemaType:
+    """The JSON Schema type of a JSON value (``null`` for None)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, dict):
+        return "object"
+    return "any"
+
+
+def schema_from_json(
+    value: Any,
+    name: str,
+    provenance: Provenance,
+    *,
+    required: bool = False,
+    member_provenance: dict[str, Provenance] | None = None,
+) -> Schema:
+    """A schema for one example JSON value (objects named ``name`` + member path).
+
+    Members are optional unless ``required`` (one example does not show which
+    members are always sent); a ``null`` value gives a nullable ``any`` (its type
+    is not shown); an array takes its item schema from its first element.
+    ``member_provenance`` gives the line of top-level members when known.
+    """
+    kind = json_type(value)
+    if kind == "null":
+        return Schema("any", provenance, nullable=True)
+    if kind == "object":
+        props = []
+        for key, member in value.items():
+            prov = (member_provenance or {}).get(key, provenance)
+            child = schema_from_json(member, name + (pascal(key) or "Member"), prov, required=required)
+            props.append(Property(key, child, required, "", prov))
+        return Schema("object", provenance, name=name, properties=tuple(props))
+    if kind == "array":
+        items = schema_from_json(value[0], singular(name), provenance, required=required) if value else None
+        return Schema("array", provenance, items=items)
+    return Schema(kind, provenance)
+
+
+# -- checking schemas against example instances ------------------------------------------
+
+_COMPATIBLE: dict[str, tuple[str, ...]] = {
+    "string": ("string",),
+    "integer": ("integer",),
+    "number": ("number", "integer"),
+    "boolean": ("boolean",),
+    "object": ("object",),
+    "array": ("array",),
+}
+
+
+def refine_with_instances(
+    schema: Schema,
+    instances: Sequence[tuple[Any, Provenance]],
+    diagnostics: Diagnostics,
+    *,
+    add_members: Collection[str] = (),
+) -> Schema:
+    """``schema`` corrected by what example instances of it show.
+
+    A schema built from a table states types but rarely presence; the page's
+    example streams show it.  For every object member (recursively, through
+    array items):
+
+    * required, but absent from an instance -> not required (``required-relaxed``, info);
+    * not nullable, but ``null`` in an instance -> nullable (``nullable-from-example``, warning);
+    * an instance value of another JSON type -> reported only (``example-type-mismatch``, warning);
+    * an instance member the schema does not list -> reported (``example-member-undocumented``, info),
+      or, for an object named in ``add_members`` (one the page describes only
+      in prose) and present in every instance, added as a required member
+      typed from the instances (``member-from-example``, info).
+
+    Objects without documented members (``usage: object``) are left alone.
+    Deterministic: members are visited in schema order, instances in page order.
+    """
+    return _refine(schema, list(instances), diagnostics, frozenset(add_members), set())
+
+
+def _refine(
+    schema: Schema,
+    instances: list[tuple[Any, Provenance]],
+    diagnostics: Diagnostics,
+    add_members: frozenset[str],
+    reported: set[tuple[str, str, str]],
+) -> Schema:
+    present = [(v, p) for v, p in instances if v is not None]
+    if not present:
+        return schema
+    if schema.type == "array":
+        if schema.items is None:
+            return schema
+        elements = [(e, p) for v, p in present if isinstance(v, list) for e in v]
+        return replace(schema, items=_refine(schema.items, elements, diagnostics, add_members, reported))
+    if schema.type != "object" or not schema.properties:
+        return schema
+    objects = [(v, p) for v, p in present if isinstance(v, dict)]
+    if not objects:
+        return schema
+    props: list[Property] = []
+    for prop in schema.properties:
+        absent = [p for v, p in objects if prop.name not in v]
+        values = [(v[prop.name], p) for v, p in objects if prop.name in v]
+        nulls = [p for v, p in values if v is None]
+        new_schema = prop.schema
+        required = prop.required
+        where = prop.provenance
+        if required and absent:
+            required = False
+            diagnostics.add(
+                "required-relaxed",
+                Severity.INFO,
+                f"member {prop.name!r} of {schema.name or 'object'} is absent from the example at line {absent[0].line}; not required",
+                file=where.file,
+                line=where.line,
+                pointer=where.pointer,
+            )
+        if nulls and not new_schema.nullable and new_schema.type != "any":
+            new_schema = replace(new_schema, nullable=True)
+            diagnostics.add(
+                "nullable-from-example",
+                Severity.WARNING,
+                f"member {prop.name!r} is documented as {prop.schema.type} but is null in the example at line {nulls[0].line}; made nullable",
+                file=where.file,
+                line=where.line,
+                pointer=where.pointer,
+            )
+        allowed = _COMPATIBLE.get(new_schema.type)
+        if allowed is not None:
+            for value, p in values:
+                kind = json_type(value)
+                if kind != "null" and kind not in allowed:
+                    key = ("mismatch", where.pointer, prop.name)
+                    if key not in reported:
+                        reported.add(key)
+                        diagnostics.add(
+                            "example-type-mismatch",
+                            Severity.WARNING,
+                            f"member {prop.name!r} is documented as {new_schema.type} but the example at line {p.line} has {kind}",
+                            file=where.file,
+                            line=where.line,
+                            pointer=where.pointer,
+                        )
+                    break
+        new_schema = _refine(new_schema, values, diagnostics, add_members, reported)
+        props.append(replace(prop, schema=new_schema, required=required))
+    known = {p.name for p in schema.properties}
+    extra: list[str] = []
+    for value, _ in objects:
+        for key in value:
+            if key not in known and key not in extra:
+                extra.append(key)
+    for key in extra:
+        holders = [(v, p) for v, p in objects if key in v]
+        first = holders[0][1]
+        if schema.name in add_members and len(holders) == len(objects):
+            sample = next((v[key] for v, _ in holders if v[key] is not None), None)
+            member = schema_from_json(sample, schema.name + (pascal(key) or "Member"), first)
+            if any(v[key] is None for v, _ in holders):
+                member = replace(member, nullable=True)
+            props.append(Property(key, member, True, "", first))
+            diagnostics.add(
+                "member-from-example",
+                Severity.INFO,
+                f"member {key!r} of {schema.name or 'object'} is not documented but is in every example ({len(holders)}); added as a required {member.type}",
+                file=first.file,
+                line=first.line,
+                pointer=first.pointer,
+            )
+            continue
+        rkey = ("extra", schema.provenance.pointer + "/" + schema.name, key)
+        if rkey in reported:
+            continue
+        reported.add(rkey)
+        diagnostics.add(
+            "example-member-undocumented",
+            Severity.INFO,
+            f"the example at line {first.line} has member {key!r}, which {schema.name or 'the object'} does not document",
+            file=first.file,
+            line=first.line,
+            pointer=first.pointer,
+        )
+    return replace(schema, properties=tuple(props))
+
+
+def compact_json(value: Any) -> str:
+    """``value`` as compact JSON text (the wire form of an example payload)."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
