@@ -183,6 +183,15 @@ def conform(out: Path, full_text: bool, as_json: bool, provider: str, channel: s
         final = report.final
         for choice in final["choices"]:
             click.echo(f"choice {choice['index']} ({choice['finish_reason']}): {choice['content']!r}")
+            for field in ("reasoning_content", "refusal"):
+                if choice[field] is not None:
+                    click.echo(f"  {field}: {choice[field]!r}")
+            for call in choice["tool_calls"]:
+                click.echo(f"  tool call {call['index']} {call['id']}: {call['function']['name']}({call['function']['arguments']})")
+        for error in final["errors"]:
+            click.echo(f"error ({error['kind']}): {json.dumps(error.get('data', error.get('message')), ensure_ascii=False)}")
+        if final["vendor_events"]:
+            click.echo(f"{len(final['vendor_events'])} vendor events: " + ", ".join(str(v.get("type")) for v in final["vendor_events"]))
         click.echo(
             f"{report.events} events, {len(report.violations)} violations, "
             f"complete={final['complete']}, usage={json.dumps(final['usage'])}"

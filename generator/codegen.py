@@ -12,8 +12,9 @@ without notice):
 * an enum becomes ``Literal[...] | str``: typed known values, any string accepted;
 * an optional member is ``T | None = None`` even when the spec forbids ``null``
   (DeepSeek's docs example sends ``"role": null``);
-* only a required member without a default, and ``maxItems: 0``, constrain
-  decoding, because those are what tell one message from another.
+* only a required, non-nullable member, and ``maxItems: 0``, constrain
+  decoding, because those are what tell one message from another (a member
+  "always present, may be null" does not).
 
 The strict view of the spec (every enum, every ``null``) is the normalized JSON
 Schema (:mod:`generator.schema_export`), used by ``ssegen conform``.
@@ -147,6 +148,7 @@ class MessageSpec:
     event: str
     decoder: str
     doc: str
+    tag: str | None = None
 
 
 @dataclass(frozen=True)
@@ -159,6 +161,8 @@ class ChannelSpec:
     messages: tuple[MessageSpec, ...]  # decode order: literals first, most specific JSON first
     events: tuple[str, ...]  # SSE event types with messages, sorted
     plans: tuple[ApplyPlan, ...]
+    tag_field: str = ""  # member whose value selects a vendor message ("type"), "" if none
+    tag_prefix: str = ""  # common prefix of vendor tags ("x_"): unlisted ones decode as VendorEvent
 
 
 @dataclass
@@ -307,12 +311,15 @@ class CodeModelBuilder:
                     pointer=prov.pointer,
                 )
             used.add(ident)
+            # A required member that may be null ("always present, may be null") tells no
+            # message from another, so lenient decoding does not insist on it; conform does.
+            required = prop.required and not prop.schema.nullable
             specs.append(
                 FieldSpec(
                     name=ident,
                     wire=prop.name,
-                    annotation=self.annotation(prop.schema, optional=not prop.required),
-                    required=prop.required,
+                    annotation=self.annotation(prop.schema, optional=not required),
+                    required=required,
                     doc=prop.description,
                 )
             )
@@ -342,6 +349,7 @@ class CodeModelBuilder:
                 event=message.event,
                 decoder=f"_decode_{PythonIdentifier(message.name)}",
                 doc=message.summary or message.title,
+                tag=_tag(message)[1] if message.kind == "vendor" else None,
             )
             if spec not in messages:
                 messages.append(spec)
@@ -349,7 +357,11 @@ class CodeModelBuilder:
                 plan = self._plan(message, cls, f"_apply_{ident}_{PythonIdentifier(message.name)}")
                 if plan not in plans:
                     plans.append(plan)
-        ordered = sorted(messages, key=lambda m: (m.literal is None, -_specificity(channel, m.name)))
+        ordered = sorted(messages, key=lambda m: (m.literal is None, m.tag is None, -_specificity(channel, m.name)))
+        tag_fields = sorted({_tag(m)[0] for m in channel.messages if m.kind == "vendor" and _tag(m)[0]})
+        if len(tag_fields) > 1:
+            self._warn_message(channel.messages[0], "vendor-tag-fields", f"vendor messages are told apart by several members ({', '.join(tag_fields)}); only {tag_fields[0]!r} is used")
+        tags = [m.tag for m in ordered if m.tag is not None]
         return ChannelSpec(
             address=channel.address,
             ident=ident,
@@ -357,6 +369,8 @@ class CodeModelBuilder:
             messages=tuple(ordered),
             events=tuple(sorted({m.event for m in ordered})),
             plans=tuple(plans),
+            tag_field=tag_fields[0] if tag_fields else "",
+            tag_prefix=_common_prefix(tags),
         )
 
     def _terminator(self, message: Message) -> str:
@@ -390,6 +404,34 @@ class CodeModelBuilder:
 def build_code_model(provider: Provider, diagnostics: Diagnostics) -> CodeModel:
     """The :class:`CodeModel` for ``provider`` (see :class:`CodeModelBuilder`)."""
     return CodeModelBuilder(provider, diagnostics).build()
+
+
+def _tag(message: Message) -> tuple[str, str | None]:
+    """The member and value that identify a vendor message: a required member with
+    one allowed string value (``type: x_research.searching``), preferring ``type``.
+    """
+    candidates = [
+        p
+        for p in message.payload.properties
+        if p.required and p.schema.type == "string" and len(p.schema.enum) == 1 and isinstance(p.schema.enum[0], str)
+    ]
+    candidates.sort(key=lambda p: p.name != "type")
+    if not candidates:
+        return "", None
+    return candidates[0].name, str(candidates[0].schema.enum[0])
+
+
+def _common_prefix(tags: list[str]) -> str:
+    """The common prefix of vendor tags, cut after its last ``_`` or ``.`` ("x_")."""
+    if len(tags) < 2:
+        return ""
+    first, last = min(tags), max(tags)
+    size = 0
+    while size < min(len(first), len(last)) and first[size] == last[size]:
+        size += 1
+    prefix = first[:size]
+    cut = max(prefix.rfind("_"), prefix.rfind("."))
+    return prefix[: cut + 1] if cut >= 0 else ""
 
 
 def _specificity(channel: Channel, name: str) -> int:

@@ -133,6 +133,16 @@ def render_provider(provider: Provider, package: str, diagnostics: Diagnostics) 
         "terminators": model.terminators,
         "channels": model.channels,
         "examples": _examples(provider, model),
+        "streams": [
+            {
+                "name": s.name,
+                "channel": s.channel,
+                "file": f"examples/{s.name}.sse",
+                "full_text": s.full_text,
+                "source": f"{s.provenance.file}:{s.provenance.line}",
+            }
+            for s in provider.example_streams
+        ],
     }
     rendered = Rendered(provider.name, model=model)
     for template, name in (
@@ -145,6 +155,8 @@ def render_provider(provider: Provider, package: str, diagnostics: Diagnostics) 
     ):
         source = env.get_template(template).render(context)
         rendered.files[f"{provider.name}/{name}"] = format_python(source, f"{provider.name}/{name}")
+    for stream in provider.example_streams:
+        rendered.files[f"{provider.name}/examples/{stream.name}.sse"] = stream.wire()
     schemas = export_provider(provider)
     rendered.files[f"{provider.name}/schemas.json"] = json.dumps(schemas, indent=2, ensure_ascii=False) + "\n"
     rendered.files[f"{provider.name}/py.typed"] = ""
@@ -185,6 +197,7 @@ def _examples(provider: Provider, model: CodeModel) -> list[dict[str, str]]:
                 rows.append(
                     {
                         "channel": channel.address,
+                        "event": message.event,
                         "message": message.name,
                         "cls": classes[message.name],
                         "data": example.data,

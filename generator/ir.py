@@ -202,6 +202,69 @@ class Server:
 
 
 @dataclass(frozen=True)
+class StreamEvent:
+    """One event (or comment) of a harvested example stream.
+
+    Attributes:
+        data: the event's data (lines joined with LF); "" for a comment.
+        event: the SSE event type (``message`` unless the page shows ``event:``).
+        comment: the text of a comment line (``: heartbeat``) instead of an event.
+        line: 1-based line of the event in the page.
+    """
+
+    data: str
+    event: str = "message"
+    comment: str | None = None
+    line: int = 0
+
+    def wire(self) -> str:
+        """This event in ``text/event-stream`` form, ending with its blank line."""
+        if self.comment is not None:
+            return f": {self.comment}\n\n"
+        head = "" if self.event == "message" else f"event: {self.event}\n"
+        return head + "".join(f"data: {part}\n" for part in self.data.split("\n")) + "\n"
+
+
+@dataclass(frozen=True)
+class ExampleStream:
+    """A whole example stream harvested from a documentation page.
+
+    Attributes:
+        name: a slug naming it (from the page's heading), unique per provider.
+        channel: the channel address it was sent on.
+        events: its events and comments, in order (annotation lines removed).
+        provenance: where the stream is written in the page.
+        full_text: it was produced in cumulative mode (MindIE ``fullTextEnabled``),
+            so it must be accumulated with ``full_text=True``.
+    """
+
+    name: str
+    channel: str
+    events: tuple[StreamEvent, ...]
+    provenance: Provenance
+    full_text: bool = False
+
+    def wire(self) -> str:
+        """The stream as a ``text/event-stream`` body (UTF-8 text, LF line ends)."""
+        return "".join(event.wire() for event in self.events)
+
+
+@dataclass(frozen=True)
+class ErrorCode:
+    """A provider error code documented outside the stream schema (e.g. MindIE 701).
+
+    Attributes:
+        code: the code as documented (an integer, or a string code).
+        meaning: its documented meaning.
+        provenance: where the table row is.
+    """
+
+    code: int | str
+    meaning: str
+    provenance: Provenance
+
+
+@dataclass(frozen=True)
 class Provider:
     """Everything ssegen knows about one provider (one folder under ``specs/``).
 
@@ -211,6 +274,8 @@ class Provider:
         sources: the source files merged into this IR, relative to the specs folder.
         title, version, description: from the source's ``info``.
         servers: declared servers.
+        error_codes: documented error codes (code, meaning), in source order.
+        example_streams: harvested example streams, in source order.
     """
 
     name: str
@@ -220,6 +285,8 @@ class Provider:
     version: str = ""
     description: str = ""
     servers: tuple[Server, ...] = field(default=())
+    error_codes: tuple[ErrorCode, ...] = ()
+    example_streams: tuple[ExampleStream, ...] = ()
 
     def channel(self, address: str) -> Channel | None:
         """The channel at ``address``, or None."""

@@ -1,10 +1,18 @@
 """Load a provider folder (``specs/<provider>/``) into one IR :class:`Provider`.
 
 A provider is a folder; every file in it is a source.  Each source is detected
-by content (:func:`generator.sources.detect`), read by its loader into IR parts,
-and the parts are merged: channels by address, messages by name.  A source that
-cannot be read gives an error diagnostic naming it, and the other sources of the
-provider are still used.
+by content (:func:`generator.sources.detect`) and read by the loader of its
+format into IR parts; then the merge steps run, in this order:
+
+1. channels from every source are combined by address, messages by name (the
+   first source, in path order, wins a conflict, with a diagnostic);
+2. facts of a flattened docs page (seed 001) are matched to the schema fields
+   they describe and reconciled (:func:`generator.merge_docs.merge_docs`);
+3. schemas are widened where the provider's own examples contradict them
+   (:func:`generator.reconcile.reconcile_examples`).
+
+A source that cannot be read gives an error diagnostic naming it, and the other
+sources of the provider are still used.
 """
 
 from __future__ import annotations
@@ -13,14 +21,20 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from .diagnostics import Diagnostics, Severity
-from .ir import Channel, Provider, Server
+from .ir import Channel, ErrorCode, ExampleStream, Provider, Server
+from .merge_docs import merge_docs
+from .reconcile import reconcile_examples
 from .sources import detect
 from .sources.asyncapi import load_asyncapi
+from .sources.docs_text import DocsResult, load_docs_text
 from .sources.document import DocumentError, parse_document
+from .sources.examples import PageResult
+from .sources.html_page import load_html_page
+from .sources.markdown_page import load_markdown_page
 from .sources.refs import RefResolver
 
 #: File names in a provider folder that are never sources.
-IGNORED_NAMES = frozenset({".DS_Store", "README.md", "provider.yaml"})
+IGNORED_NAMES = frozenset({".DS_Store", "README.md"})
 
 
 @dataclass
@@ -58,6 +72,24 @@ def source_files(folder: Path) -> list[Path]:
     return sorted(files, key=lambda p: p.relative_to(folder).as_posix())
 
 
+@dataclass
+class _Parts:
+    """IR parts gathered from a provider's sources before merging."""
+
+    title: str = ""
+    version: str = ""
+    description: str = ""
+    channels: dict[str, Channel] = field(default_factory=dict)
+    servers: list[Server] = field(default_factory=list)
+    error_codes: list[ErrorCode] = field(default_factory=list)
+    streams: list[ExampleStream] = field(default_factory=list)
+    docs: list[DocsResult] = field(default_factory=list)
+    used: list[str] = field(default_factory=list)
+
+    def add_channel(self, channel: Channel, diagnostics: Diagnostics) -> None:
+        self.channels[channel.address] = _merge_channel(self.channels.get(channel.address), channel, diagnostics)
+
+
 def load_provider(specs: Path, name: str) -> LoadResult:
     """Read ``specs/<name>/`` into a :class:`Provider`.
 
@@ -71,10 +103,7 @@ def load_provider(specs: Path, name: str) -> LoadResult:
     diagnostics = Diagnostics()
     folder = specs / name
     resolver = RefResolver(specs, diagnostics)
-    title = version = description = ""
-    channels: dict[str, Channel] = {}
-    servers: list[Server] = []
-    used: list[str] = []
+    parts = _Parts()
     for path in source_files(folder):
         rel = path.relative_to(specs).as_posix()
         try:
@@ -87,36 +116,81 @@ def load_provider(specs: Path, name: str) -> LoadResult:
             if path.parent == folder:
                 diagnostics.add("source-unknown-format", Severity.WARNING, "not a recognized source format; skipped", file=rel)
             continue
-        try:
-            document = parse_document(detected.text, rel, diagnostics, line_offset=detected.line_offset)
-        except DocumentError as exc:
-            diagnostics.add(exc.code, Severity.ERROR, str(exc), file=rel, line=exc.line)
-            continue
-        uri = resolver.add(document, path)
-        result = load_asyncapi(document, uri, resolver, diagnostics)
-        if result is None:
-            continue
-        used.append(rel)
-        title = title or result.title
-        version = version or result.version
-        description = description or result.description
-        servers.extend(result.servers)
-        for channel in result.channels:
-            channels[channel.address] = _merge_channel(channels.get(channel.address), channel, diagnostics)
-    if not used:
-        if not any(d.severity is Severity.ERROR for d in diagnostics):
-            diagnostics.add("provider-empty", Severity.ERROR, f"provider folder {name!r} has no readable source", file=f"{name}/")
+        if detected.format in ("asyncapi", "asyncapi-page"):
+            _load_asyncapi_source(path, rel, detected.text, detected.line_offset, resolver, parts, diagnostics)
+        elif detected.format in ("html-tables", "markdown-tables"):
+            loader = load_html_page if detected.format == "html-tables" else load_markdown_page
+            _add_page(loader(text, rel, diagnostics), rel, parts, diagnostics)
+        else:
+            parts.docs.append(load_docs_text(text, rel, diagnostics))
+            parts.used.append(rel)
+    if not parts.channels:
+        if not diagnostics.has_errors:
+            diagnostics.add("provider-empty", Severity.ERROR, f"provider folder {name!r} has no source that describes a stream", file=f"{name}/")
         return LoadResult(None, diagnostics)
     provider = Provider(
         name=name,
-        channels=tuple(channels[a] for a in sorted(channels)),
-        sources=tuple(used),
-        title=title,
-        version=version,
-        description=description,
-        servers=tuple(servers),
+        channels=tuple(parts.channels[a] for a in sorted(parts.channels)),
+        sources=tuple(parts.used),
+        title=parts.title,
+        version=parts.version,
+        description=parts.description,
+        servers=tuple(parts.servers),
+        error_codes=tuple(parts.error_codes),
+        example_streams=tuple(_unique_streams(parts.streams)),
     )
+    for docs in parts.docs:
+        provider = merge_docs(provider, docs, diagnostics)
+        streams = [s.to_ir(docs.address or "/chat/completions") for s in docs.example_streams]
+        provider = replace(provider, example_streams=tuple(_unique_streams(list(provider.example_streams) + streams)))
+    provider = reconcile_examples(provider, diagnostics)
     return LoadResult(provider, diagnostics)
+
+
+def _load_asyncapi_source(
+    path: Path, rel: str, text: str, line_offset: int, resolver: RefResolver, parts: _Parts, diagnostics: Diagnostics
+) -> None:
+    try:
+        document = parse_document(text, rel, diagnostics, line_offset=line_offset)
+    except DocumentError as exc:
+        diagnostics.add(exc.code, Severity.ERROR, str(exc), file=rel, line=exc.line)
+        return
+    uri = resolver.add(document, path)
+    result = load_asyncapi(document, uri, resolver, diagnostics)
+    if result is None:
+        return
+    parts.used.append(rel)
+    parts.title = parts.title or result.title
+    parts.version = parts.version or result.version
+    parts.description = parts.description or result.description
+    parts.servers.extend(result.servers)
+    for channel in result.channels:
+        parts.add_channel(channel, diagnostics)
+
+
+def _add_page(page: PageResult, rel: str, parts: _Parts, diagnostics: Diagnostics) -> None:
+    if page.channel is None:
+        diagnostics.add("page-no-stream", Severity.WARNING, "the page describes no stream; only its examples and error codes are used", file=rel)
+    else:
+        parts.add_channel(page.channel, diagnostics)
+    parts.used.append(rel)
+    parts.title = parts.title or page.title
+    parts.error_codes.extend(page.error_codes)
+    address = page.channel.address if page.channel is not None else "/chat/completions"
+    parts.streams.extend(stream.to_ir(address) for stream in page.example_streams)
+
+
+def _unique_streams(streams: list[ExampleStream]) -> list[ExampleStream]:
+    """Streams with unique names: a repeated name gets its source file's stem as a prefix."""
+    seen: set[str] = set()
+    result = []
+    for stream in streams:
+        name = stream.name
+        if name in seen:
+            name = f"{Path(stream.provenance.file).stem}-{name}"
+        seen.add(name)
+        result.append(replace(stream, name=name))
+    return result
 
 
 def _merge_channel(old: Channel | None, new: Channel, diagnostics: Diagnostics) -> Channel:

@@ -16,7 +16,7 @@ import msgspec
 
 from . import models
 from .sse import ServerSentEvent
-from .stream import Accumulator, Channel, UnknownEvent
+from .stream import Accumulator, Channel, UnknownEvent, VendorEvent, tag_reader
 
 _decode_fim_completion_chunk_beta_completions = msgspec.json.Decoder(models.FimCompletionChunk)
 _decode_chat_completion_chunk_chat_completions = msgspec.json.Decoder(models.ChatCompletionChunk)

@@ -16,16 +16,17 @@ from typing import Any
 import jsonschema
 import pytest
 
-from . import CHANNELS, UnknownEvent
+from . import CHANNELS, UnknownEvent, VendorEvent
 
 SCHEMAS: dict[str, Any] = json.loads(
     (Path(__file__).parent / "schemas.json").read_text(encoding="utf-8")
 )
 
-# (channel address, message name, expected class, SSE data, source file:line)
-EXAMPLES: list[tuple[str, str, str, str, str]] = [
+# (channel address, SSE event type, message name, expected class, SSE data, source file:line)
+EXAMPLES: list[tuple[str, str, str, str, str, str]] = [
     (
         "/beta/completions",
+        "message",
         "FimCompletionChunk",
         "FimCompletionChunk",
         '{"id":"cmpl-fim-abc","object":"text_completion","created":1748563300,"model":"deepseek-chat","choices":[{"index":0,"text":"    return a + b","finish_reason":null,"logprobs":null}]}',
@@ -33,6 +34,7 @@ EXAMPLES: list[tuple[str, str, str, str, str]] = [
     ),
     (
         "/beta/completions",
+        "message",
         "FimCompletionChunk",
         "FimCompletionChunk",
         '{"id":"cmpl-fim-abc","object":"text_completion","created":1748563300,"model":"deepseek-chat","choices":[{"index":0,"text":"","finish_reason":"stop","logprobs":null}],"usage":{"prompt_tokens":8,"completion_tokens":16,"total_tokens":24,"prompt_cache_hit_tokens":0,"prompt_cache_miss_tokens":8}}',
@@ -40,6 +42,7 @@ EXAMPLES: list[tuple[str, str, str, str, str]] = [
     ),
     (
         "/beta/completions",
+        "message",
         "StreamDone",
         "StreamDone",
         "[DONE]",
@@ -47,6 +50,7 @@ EXAMPLES: list[tuple[str, str, str, str, str]] = [
     ),
     (
         "/chat/completions",
+        "message",
         "ChatCompletionChunk",
         "ChatCompletionChunk",
         '{"id":"chatcmpl-abc123","object":"chat.completion.chunk","created":1748563200,"model":"deepseek-chat","system_fingerprint":"fp_44709d6fcb","choices":[{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}]}',
@@ -54,6 +58,7 @@ EXAMPLES: list[tuple[str, str, str, str, str]] = [
     ),
     (
         "/chat/completions",
+        "message",
         "ChatCompletionChunk",
         "ChatCompletionChunk",
         '{"id":"chatcmpl-abc123","object":"chat.completion.chunk","created":1748563200,"model":"deepseek-chat","system_fingerprint":"fp_44709d6fcb","choices":[{"index":0,"delta":{"content":"Hello"},"finish_reason":null}]}',
@@ -61,6 +66,7 @@ EXAMPLES: list[tuple[str, str, str, str, str]] = [
     ),
     (
         "/chat/completions",
+        "message",
         "ChatCompletionChunk",
         "ChatCompletionChunk",
         '{"id":"chatcmpl-xyz789","object":"chat.completion.chunk","created":1748563205,"model":"deepseek-reasoner","system_fingerprint":"fp_44709d6fcb","choices":[{"index":0,"delta":{"reasoning_content":"Let me think step by step."},"finish_reason":null}]}',
@@ -68,6 +74,7 @@ EXAMPLES: list[tuple[str, str, str, str, str]] = [
     ),
     (
         "/chat/completions",
+        "message",
         "ChatCompletionChunk",
         "ChatCompletionChunk",
         '{"id":"chatcmpl-xyz789","object":"chat.completion.chunk","created":1748563205,"model":"deepseek-reasoner","system_fingerprint":"fp_44709d6fcb","choices":[{"index":0,"delta":{"content":"The answer is 42."},"finish_reason":null}]}',
@@ -75,6 +82,7 @@ EXAMPLES: list[tuple[str, str, str, str, str]] = [
     ),
     (
         "/chat/completions",
+        "message",
         "ChatCompletionChunk",
         "ChatCompletionChunk",
         '{"id":"chatcmpl-abc123","object":"chat.completion.chunk","created":1748563200,"model":"deepseek-chat","system_fingerprint":"fp_44709d6fcb","choices":[{"index":0,"delta":{},"finish_reason":"stop"}],"usage":{"prompt_tokens":12,"completion_tokens":24,"total_tokens":36,"prompt_cache_hit_tokens":0,"prompt_cache_miss_tokens":12}}',
@@ -82,6 +90,7 @@ EXAMPLES: list[tuple[str, str, str, str, str]] = [
     ),
     (
         "/chat/completions",
+        "message",
         "StreamDone",
         "StreamDone",
         "[DONE]",
@@ -90,26 +99,57 @@ EXAMPLES: list[tuple[str, str, str, str, str]] = [
 ]
 
 
+# Example streams harvested from documentation pages:
+# (name, channel address, fixture file, cumulative mode, source file:line)
+STREAMS: list[tuple[str, str, str, bool, str]] = [
+    (
+        "stream-example",
+        "/chat/completions",
+        "examples/stream-example.sse",
+        False,
+        "deepseek/api-docs.txt:385",
+    ),
+]
+
+
 def _schema(channel: str, message: str) -> dict[str, Any]:
     return {"$defs": SCHEMAS["$defs"], **SCHEMAS["channels"][channel][message]}
 
 
+def _violations(channel: str, event: object, data: str) -> list[str]:
+    """Strict violations of one decoded event's raw data (any message its class stands for)."""
+    names = [name for name, cls in CHANNELS[channel].messages.items() if type(event) is cls]
+    found: list[str] = []
+    for name in names:
+        schema = _schema(channel, name)
+        instance: Any = data if schema.get("type") == "string" else json.loads(data)
+        errors = list(jsonschema.Draft202012Validator(schema).iter_errors(instance))
+        if not errors:
+            return []
+        found = [f"{name} {e.json_path}: {e.message}" for e in errors]
+    return found
+
+
 @pytest.mark.parametrize(
-    ("channel", "message", "cls", "data", "source"), EXAMPLES, ids=[e[4] for e in EXAMPLES]
+    ("channel", "event_type", "message", "cls", "data", "source"),
+    EXAMPLES,
+    ids=[e[5] for e in EXAMPLES],
 )
 def test_example_decodes_to_its_message(
-    channel: str, message: str, cls: str, data: str, source: str
+    channel: str, event_type: str, message: str, cls: str, data: str, source: str
 ) -> None:
-    event = CHANNELS[channel].parse(data)
+    event = CHANNELS[channel].parse(data, event=event_type)
     assert not isinstance(event, UnknownEvent), f"{source}: {event.reason}"
     assert type(event).__name__ == cls, source
 
 
 @pytest.mark.parametrize(
-    ("channel", "message", "cls", "data", "source"), EXAMPLES, ids=[e[4] for e in EXAMPLES]
+    ("channel", "event_type", "message", "cls", "data", "source"),
+    EXAMPLES,
+    ids=[e[5] for e in EXAMPLES],
 )
 def test_example_validates_against_the_spec(
-    channel: str, message: str, cls: str, data: str, source: str
+    channel: str, event_type: str, message: str, cls: str, data: str, source: str
 ) -> None:
     schema = _schema(channel, message)
     instance: Any = data if schema.get("type") == "string" else json.loads(data)
@@ -120,9 +160,36 @@ def test_example_validates_against_the_spec(
 @pytest.mark.parametrize("channel", sorted({e[0] for e in EXAMPLES}))
 def test_channel_examples_stream_assembles(channel: str) -> None:
     examples = [e for e in EXAMPLES if e[0] == channel]
-    body = "".join(f"data: {e[3]}\r\n\r\n" for e in examples).encode("utf-8")
+    frames = [
+        ("" if e[1] == "message" else f"event: {e[1]}\r\n") + f"data: {e[4]}\r\n\r\n"
+        for e in examples
+    ]
+    body = "".join(frames).encode("utf-8")
     reads = [body[i : i + 7] for i in range(0, len(body), 7)]
     events = list(CHANNELS[channel].decode(reads))
-    assert [type(e).__name__ for e in events] == [e[2] for e in examples]
+    assert [type(e).__name__ for e in events] == [e[3] for e in examples]
     result = CHANNELS[channel].accumulate(events)
-    assert result.errors == []
+    assert [e for e in result.errors if e["kind"] != "error_event"] == []
+
+
+@pytest.mark.skipif(not STREAMS, reason="no example streams harvested for this provider")
+@pytest.mark.parametrize(
+    ("name", "channel", "file", "full_text", "source"), STREAMS, ids=[s[0] for s in STREAMS]
+)
+def test_harvested_stream_replays_and_conforms(
+    name: str, channel: str, file: str, full_text: bool, source: str
+) -> None:
+    from .sse import iter_events
+
+    wire = (Path(__file__).parent / file).read_bytes()
+    reads = [wire[i : i + 5] for i in range(0, len(wire), 5)]
+    chan = CHANNELS[channel]
+    events = []
+    for sse in iter_events(reads):
+        event = chan.classify(sse)
+        assert not isinstance(event, UnknownEvent), f"{source}: {event.reason}"
+        if not isinstance(event, VendorEvent):
+            assert _violations(channel, event, sse.data) == [], source
+        events.append(event)
+    result = chan.accumulate(events, full_text=full_text)
+    assert result.complete == (b"data: [DONE]" in wire), source

@@ -31,6 +31,7 @@ from .stream import (
     StreamResult,
     ToolCallResult,
     UnknownEvent,
+    VendorEvent,
 )
 
 PROVIDER = "mistral"
@@ -42,12 +43,16 @@ SPEC_TITLE = "Mistral AI Streaming Completions API"
 SPEC_VERSION = "1.0"
 """The version of the provider's spec."""
 
+ERROR_CODES: dict[int | str, str] = {}
+"""Documented error codes and their meaning (none documented)."""
+
 __all__ = [
     "Accumulator",
     "AsyncEventStream",
     "CHANNELS",
     "Channel",
     "ChoiceResult",
+    "ERROR_CODES",
     "EventStream",
     "EventTooLargeError",
     "InvalidUTF8Error",
@@ -59,6 +64,7 @@ __all__ = [
     "StreamResult",
     "ToolCallResult",
     "UnknownEvent",
+    "VendorEvent",
     "models",
     "sse",
 ]

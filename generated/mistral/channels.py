@@ -16,7 +16,7 @@ import msgspec
 
 from . import models
 from .sse import ServerSentEvent
-from .stream import Accumulator, Channel, UnknownEvent
+from .stream import Accumulator, Channel, UnknownEvent, VendorEvent, tag_reader
 
 _decode_agent_completion_chunk_agents_completions = msgspec.json.Decoder(
     models.AgentCompletionChunk

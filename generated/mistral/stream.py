@@ -36,6 +36,40 @@ class UnknownEvent(msgspec.Struct, kw_only=True):
     reason: str = ""
 
 
+class VendorEvent(msgspec.Struct, kw_only=True):
+    """A provider extension event the spec does not list (or whose listed schema it
+    does not fit), recognized by its tag: e.g. ``{"type": "x_new.thing", ...}``.
+
+    Attributes:
+        type: the tag value.
+        payload: the whole JSON object as received.
+        reason: why no listed vendor message matched ("" for an unlisted tag).
+    """
+
+    type: str
+    payload: dict[str, Any]
+    reason: str = ""
+
+
+def tag_reader(member: str) -> Callable[[str], str | None]:
+    """A function reading the string value of top-level ``member`` from JSON text.
+
+    Returns None for non-JSON, non-objects and non-string values; other
+    members are skipped by msgspec without building them.
+    """
+    probe = msgspec.defstruct("TagProbe", [("value", Any, None)], rename={"value": member})
+    decoder = msgspec.json.Decoder(probe)
+
+    def read(data: str) -> str | None:
+        try:
+            value = getattr(decoder.decode(data), "value", None)
+        except (msgspec.ValidationError, msgspec.DecodeError):
+            return None
+        return value if isinstance(value, str) else None
+
+    return read
+
+
 class ToolCallResult(msgspec.Struct, kw_only=True):
     """A tool call assembled from its fragments (merged by ``index``).
 
@@ -241,18 +275,7 @@ class Accumulator:
         self.usage = msgspec.to_builtins(usage)
 
     def unknown(self, event: UnknownEvent) -> None:
-        """Record an event no message matched; ``x_*`` typed JSON is a vendor event."""
-        try:
-            data = msgspec.json.decode(event.data)
-        except msgspec.DecodeError:
-            data = None
-        if (
-            isinstance(data, dict)
-            and isinstance(data.get("type"), str)
-            and data["type"].startswith("x_")
-        ):
-            self.vendor_events.append(data)
-            return
+        """Record an event no message matched, with its raw data."""
         self.errors.append(
             {
                 "kind": "unknown_event",
@@ -261,6 +284,17 @@ class Accumulator:
                 "reason": event.reason,
             }
         )
+
+    def error(self, event: Any) -> None:
+        """Record a mid-stream error message (e.g. an ``event: error`` frame); text so far is kept."""
+        self.errors.append({"kind": "error_event", "data": msgspec.to_builtins(event)})
+
+    def vendor(self, event: Any) -> None:
+        """Record a provider extension event as plain data, in stream order."""
+        if isinstance(event, VendorEvent):
+            self.vendor_events.append(event.payload)
+        else:
+            self.vendor_events.append(msgspec.to_builtins(event))
 
     def truncated(self, state: StreamState) -> None:
         """Record that the stream ended inside an event (its bytes were discarded)."""

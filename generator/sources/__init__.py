@@ -5,7 +5,13 @@
 * ``asyncapi``: a YAML/JSON document with a top-level ``asyncapi`` key;
 * ``asyncapi-page``: a scraped AsyncAPI page (seeds 000 and 002) whose raw YAML
   follows a line reading ``Raw ↑``;
+* ``html-tables``: a documentation page whose field tables are HTML (seed 004);
+* ``markdown-tables``: a streaming documentation page with markdown tables (seed 003);
+* ``docs-text``: an API reference page flattened to text (seed 001);
 * ``None``: something this version cannot read (reported, not fatal).
+
+AsyncAPI is tried first (an AsyncAPI document may contain tables in its
+descriptions), then HTML tables, markdown tables and flattened docs text.
 """
 
 from __future__ import annotations
@@ -25,7 +31,7 @@ class Detected:
     """A source's format and the part of its text that holds the document.
 
     Attributes:
-        format: ``asyncapi`` or ``asyncapi-page``.
+        format: one of the formats listed in the module docstring.
         text: the embedded document text.
         line_offset: lines of the file before ``text`` (for provenance).
     """
@@ -46,4 +52,15 @@ def detect(text: str) -> Detected | None:
     head = text.lstrip("\ufeff")
     if _ASYNCAPI_KEY.search(head):
         return Detected("asyncapi", head, 0)
+    from .docs_text import looks_like_docs_text
+    from .html_page import looks_like_html_table_page
+    from .markdown_page import looks_like_markdown_streaming_page
+
+    for name, looks_like in (
+        ("html-tables", looks_like_html_table_page),
+        ("markdown-tables", looks_like_markdown_streaming_page),
+        ("docs-text", looks_like_docs_text),
+    ):
+        if looks_like(text):
+            return Detected(name, text, 0)
     return None

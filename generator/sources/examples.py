@@ -11,6 +11,8 @@ some facts are stated (the choice ``index`` of Xerotier, the ``null``
   ``: heartbeat\\n\\n``), with its place on the page;
 * :class:`ErrorCode` and :class:`PageResult`: what a page loader returns;
 * :class:`Slugs`: section slugs for the markdown pointer scheme (see below);
+* what both loaders read from table cells the same way: :data:`TYPE_WORDS`,
+  :data:`ALWAYS_VALUE` (one-value enums), :func:`is_conditional` (presence);
 * :func:`schema_from_json` and :func:`refine_with_instances`: schemas from
   example JSON, and table-derived schemas checked against example instances;
 * :func:`drop_repeated_streams`: duplicate and truncated copies of a stream.
@@ -42,7 +44,8 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Collection, Sequence
 
 from ..diagnostics import Diagnostics, Severity
-from ..ir import Channel, Property, Provenance, Schema, SchemaType
+from ..ir import Channel, ErrorCode, Property, Provenance, Schema, SchemaType, StreamEvent
+from ..ir import ExampleStream as IRExampleStream
 from ..naming import pascal, singular
 from .document import join_pointer
 
@@ -72,30 +75,39 @@ class ExampleStream:
         wire: the stream as a server would send it (UTF-8, ``\\n`` line ends,
             one blank line after every event).
         provenance: the first wire line of the stream on the page.
+        event_lines: the 1-based page line of each event of :meth:`events` (same order).
+        full_text: the page says the stream was produced with MindIE's
+            ``fullTextEnabled`` (each delta repeats the text so far), so it must
+            be accumulated in full-text mode.
     """
 
     name: str
     wire: bytes
     provenance: Provenance
+    event_lines: tuple[int, ...] = ()
+    full_text: bool = False
 
     def events(self) -> list[WireEvent]:
         """The events of :attr:`wire` (comment frames included), in order."""
         return parse_wire(self.wire)
 
+    def to_ir(self, channel: str) -> IRExampleStream:
+        """This stream as an IR :class:`~generator.ir.ExampleStream` sent on ``channel``."""
+        events = tuple(
+            StreamEvent(
+                data=e.data,
+                event=e.event or "message",
+                comment=e.comment if not e.event else None,  # comment frames have no event type
+                line=self.event_provenance(i).line,
+            )
+            for i, e in enumerate(self.events())
+        )
+        return IRExampleStream(self.name, channel, events, self.provenance, self.full_text)
 
-@dataclass(frozen=True)
-class ErrorCode:
-    """A documented error code and what it means.
-
-    Attributes:
-        code: the code as documented (``701`` for Siliconstorm, ``"timeout"`` for Xerotier).
-        meaning: the documented explanation.
-        provenance: the table row that documents it.
-    """
-
-    code: int | str
-    meaning: str
-    provenance: Provenance
+    def event_provenance(self, index: int) -> Provenance:
+        """Where event ``index`` is written (pointer ``.../events/<index>``)."""
+        line = self.event_lines[index] if 0 <= index < len(self.event_lines) else self.provenance.line
+        return Provenance(self.provenance.file, line, f"{self.provenance.pointer}/events/{index}")
 
 
 @dataclass
@@ -254,6 +266,50 @@ def pointer(*tokens: str | int) -> str:
     return join_pointer("", *tokens)
 
 
+# -- reading table cells -------------------------------------------------------------
+
+#: A description that states the only value: ``Always "chat.completion.chunk".``
+#: (Xerotier), ``Currently returns "chat.completion.chunk".`` (Siliconstorm).
+ALWAYS_VALUE = re.compile(r'\b(?:always(?: returns)?|currently(?: always)? returns)\s+"([^"]+)"', re.IGNORECASE)
+
+#: A description that makes a member conditional (not required): "Present only in
+#: the final chunk", "only returned when ...", "(optional ...)" at the start.
+CONDITIONAL_PRESENCE = re.compile(
+    r"^\W*optional\b|\b(present only|only present|present when|only (?:returned|available|sent)|"
+    r"(?:returned|available|sent) only|when known)\b",
+    re.IGNORECASE,
+)
+
+#: Type words of documentation tables -> JSON Schema types (``null`` marks nullability).
+TYPE_WORDS: dict[str, SchemaType] = {
+    "string": "string",
+    "str": "string",
+    "integer": "integer",
+    "int": "integer",
+    "int32": "integer",
+    "int64": "integer",
+    "uint64": "integer",
+    "number": "number",
+    "float": "number",
+    "double": "number",
+    "boolean": "boolean",
+    "bool": "boolean",
+    "object": "object",
+    "dict": "object",
+    "array": "array",
+    "list": "array",
+    "any": "any",
+    "null": "null",
+}
+
+
+def is_conditional(description: str) -> bool:
+    """True when ``description`` says the member is not always sent (see :data:`CONDITIONAL_PRESENCE`)."""
+    if re.search(r"\balways present\b", description, re.IGNORECASE):
+        return False
+    return bool(CONDITIONAL_PRESENCE.search(description))
+
+
 # -- schemas from JSON examples --------------------------------------------------------
 
 
@@ -399,9 +455,9 @@ def _refine(
             for value, p in values:
                 kind = json_type(value)
                 if kind != "null" and kind not in allowed:
-                    key = ("mismatch", where.pointer, prop.name)
-                    if key not in reported:
-                        reported.add(key)
+                    mismatch = ("mismatch", where.pointer, prop.name)
+                    if mismatch not in reported:
+                        reported.add(mismatch)
                         diagnostics.add(
                             "example-type-mismatch",
                             Severity.WARNING,

@@ -1,0 +1,243 @@
+"""Reconcile a provider's schemas with its own examples (a merge step).
+
+When a documented example contradicts the schema, the example is what the
+provider really sends (seed 001: DeepSeek's docs stream ends with
+``"delta": {"role": null}``, which the AsyncAPI schema does not allow).  The
+schema is widened to admit it, and an ``example-widened`` warning names both
+places: the example's file:line (the diagnostic's place) and the schema's JSON
+pointer and file:line (in the message).  ``ssegen generate --strict`` turns
+these warnings into errors.
+
+Widening is by named object and member (``ChatCompletionDelta.role``), applied
+to every use of that object, so one class stays one class.  Fixes: ``null`` ->
+nullable; an unknown enum value -> added; a missing required member -> optional;
+an unlisted member where ``additionalProperties: false`` -> allowed; a value of
+another JSON type -> the member becomes a union of both types.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, replace
+from typing import Any
+
+import jsonschema
+
+from .diagnostics import Diagnostics, Severity
+from .ir import Channel, Message, Property, Provenance, Provider, Schema
+from .schema_export import export_provider
+
+_JSON_TYPES = {bool: "boolean", int: "integer", float: "number", str: "string", list: "array", dict: "object"}
+
+
+@dataclass(frozen=True)
+class _Fix:
+    """A widening of member ``member`` of the object named ``owner`` ("" = root payload of ``message``)."""
+
+    owner: str
+    message: str
+    member: str
+    kind: str  # nullable | enum | optional | open | type
+    value: Any = None
+
+
+def reconcile_examples(provider: Provider, diagnostics: Diagnostics) -> Provider:
+    """Widen ``provider``'s schemas until every example event validates.
+
+    Examples are the messages' own ``examples`` and the harvested example
+    streams.  Events that match no message of their channel are left for the
+    generated decoder (they decode as unknown or vendor events) and reported
+    as ``example-unmatched`` (info).
+
+    Returns:
+        A new :class:`Provider` (the same object when nothing needed widening).
+    """
+    for _ in range(5):  # a widening can expose a deeper violation; a few rounds settle it
+        fixes = _collect(provider, diagnostics)
+        if not fixes:
+            return provider
+        provider = _apply(provider, fixes)
+    return provider
+
+
+def _samples(provider: Provider) -> list[tuple[Channel, str, str, Provenance]]:
+    """(channel, SSE event type, data, where) for every example event."""
+    samples = []
+    for channel in provider.channels:
+        for message in channel.messages:
+            for example in message.examples:
+                samples.append((channel, message.event, example.data, example.provenance))
+        for stream in provider.example_streams:
+            if stream.channel != channel.address:
+                continue
+            for event in stream.events:
+                if event.comment is None:
+                    prov = Provenance(stream.provenance.file, event.line or stream.provenance.line, "")
+                    samples.append((channel, event.event, event.data, prov))
+    return samples
+
+
+def _collect(provider: Provider, diagnostics: Diagnostics) -> list[_Fix]:
+    schemas = export_provider(provider)
+    fixes: list[_Fix] = []
+    for channel, event_type, data, where in _samples(provider):
+        candidates = [m for m in channel.messages if m.event == event_type]
+        if any(m.kind == "terminator" and data in m.payload.enum for m in candidates):
+            continue
+        try:
+            instance = json.loads(data)
+        except ValueError:
+            diagnostics.add("example-unmatched", Severity.INFO, f"example data on {channel.address} is not JSON and matches no literal message", file=where.file, line=where.line)
+            continue
+        best: tuple[Message, list[Any]] | None = None
+        for message in candidates:
+            if message.kind == "terminator" or not _tag_matches(message, instance):
+                continue
+            schema = {"$defs": schemas["$defs"], **schemas["channels"][channel.address][message.name]}
+            errors = sorted(jsonschema.Draft202012Validator(schema).iter_errors(instance), key=lambda e: [str(p) for p in e.absolute_path])
+            if best is None or len(errors) < len(best[1]):
+                best = (message, errors)
+        if best is None:
+            diagnostics.add("example-unmatched", Severity.INFO, f"example event {event_type!r} on {channel.address} matches no message", file=where.file, line=where.line)
+            continue
+        message, errors = best
+        reported: set[_Fix] = set()
+        for error in errors:
+            fix = _fix_for(message, error)
+            if fix is None or fix in reported:
+                continue  # jsonschema reports `null` twice (type and enum): one fix, one diagnostic
+            reported.add(fix)
+            schema_node, member = _locate(message.payload, list(error.absolute_path), fix)
+            place = _schema_place(schema_node, member)
+            diagnostics.add(
+                "example-widened",
+                Severity.WARNING,
+                f"example sends {json.dumps(error.instance, ensure_ascii=False)[:60]} at {_pointer(error.absolute_path)} of {message.name}, "
+                f"which the schema at {place} does not allow ({error.message}); widened: {fix.kind}",
+                file=where.file,
+                line=where.line,
+                pointer=_pointer(error.absolute_path),
+            )
+            if fix not in fixes:
+                fixes.append(fix)
+    return fixes
+
+
+def _tag_matches(message: Message, instance: Any) -> bool:
+    """A vendor message only claims instances carrying its tag value."""
+    if message.kind != "vendor" or not isinstance(instance, dict):
+        return True
+    for prop in message.payload.properties:
+        if prop.required and len(prop.schema.enum) == 1:
+            return instance.get(prop.name) == prop.schema.enum[0]
+    return True
+
+
+def _fix_for(message: Message, error: Any) -> _Fix | None:
+    path = list(error.absolute_path)
+    validator = error.validator
+    if validator == "required":
+        missing = error.message.split("'")[1] if "'" in error.message else ""
+        owner, _ = _owner(message.payload, path)
+        return _Fix(owner, message.name, missing, "optional")
+    if validator == "additionalProperties":
+        owner, _ = _owner(message.payload, path)
+        return _Fix(owner, message.name, "", "open")
+    if not path or not isinstance(path[-1], str):
+        return None
+    owner, _ = _owner(message.payload, path[:-1])
+    member = path[-1]
+    if error.instance is None and validator in ("type", "enum"):
+        return _Fix(owner, message.name, member, "nullable")
+    if validator == "enum":
+        if isinstance(error.instance, (dict, list)):
+            return None  # enums of objects are not modelled; the value stays a violation
+        return _Fix(owner, message.name, member, "enum", error.instance)
+    if validator == "type":
+        return _Fix(owner, message.name, member, "type", _JSON_TYPES.get(type(error.instance), "any"))
+    return None
+
+
+def _owner(payload: Schema, path: list[Any]) -> tuple[str, Schema]:
+    """Name of the object schema an instance path lands in ("" for an unnamed root)."""
+    node = payload
+    for token in path:
+        if isinstance(token, int) and node.type == "array" and node.items is not None:
+            node = node.items
+        elif isinstance(token, str):
+            prop = node.property(token)
+            if prop is None:
+                break
+            node = prop.schema
+    return node.name, node
+
+
+def _locate(payload: Schema, path: list[Any], fix: _Fix) -> tuple[Schema, Property | None]:
+    _, owner = _owner(payload, path[:-1] if fix.kind in ("nullable", "enum", "type") else path)
+    return owner, owner.property(fix.member) if fix.member else None
+
+
+def _schema_place(owner: Schema, member: Property | None) -> str:
+    prov = member.provenance if member is not None else owner.provenance
+    return f"{prov.file}:{prov.line} {prov.pointer or '/'}"
+
+
+def _pointer(path: Any) -> str:
+    return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in path)
+
+
+def _apply(provider: Provider, fixes: list[_Fix]) -> Provider:
+    def widen_object(schema: Schema, message: str) -> Schema:
+        mine = [f for f in fixes if (f.owner and f.owner == schema.name) or (not f.owner and f.message == message)]
+        if not mine:
+            return schema
+        props = []
+        for prop in schema.properties:
+            for fix in mine:
+                if fix.member == prop.name:
+                    prop = _widen_property(prop, fix)
+            props.append(prop)
+        open_ = any(f.kind == "open" for f in mine)
+        return replace(schema, properties=tuple(props), additional_properties=schema.additional_properties or open_)
+
+    def walk(schema: Schema, message: str, root: bool) -> Schema:
+        if schema.type == "object":
+            if schema.name or root:
+                schema = widen_object(schema, message if root and not schema.name else "")
+            props = tuple(replace(p, schema=walk(p.schema, message, False)) for p in schema.properties)
+            return replace(schema, properties=props)
+        if schema.type == "array" and schema.items is not None:
+            return replace(schema, items=walk(schema.items, message, False))
+        if schema.type == "union":
+            return replace(schema, variants=tuple(walk(v, message, False) for v in schema.variants))
+        return schema
+
+    channels = tuple(
+        replace(c, messages=tuple(replace(m, payload=walk(m.payload, m.name, True)) for m in c.messages))
+        for c in provider.channels
+    )
+    return replace(provider, channels=channels)
+
+
+def _widen_property(prop: Property, fix: _Fix) -> Property:
+    schema = prop.schema
+    if fix.kind == "nullable":
+        return replace(prop, schema=replace(schema, nullable=True))
+    if fix.kind == "enum" and fix.value not in schema.enum and not isinstance(fix.value, (dict, list)):
+        return replace(prop, schema=replace(schema, enum=schema.enum + (fix.value,)))
+    if fix.kind == "optional":
+        return replace(prop, required=False)
+    if fix.kind == "type" and schema.type != fix.value:
+        if schema.type == "union":
+            variants = schema.variants + (Schema(fix.value, schema.provenance),)
+            return replace(prop, schema=replace(schema, variants=variants))
+        union = Schema(
+            "union",
+            schema.provenance,
+            name=schema.name,
+            description=schema.description,
+            nullable=schema.nullable,
+            variants=(replace(schema, nullable=False, description=""), Schema(fix.value, schema.provenance)),
+        )
+        return replace(prop, schema=union)
+    return prop
