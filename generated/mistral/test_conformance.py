@@ -162,26 +162,3 @@ def test_channel_examples_stream_assembles(channel: str) -> None:
     assert [type(e).__name__ for e in events] == [e[3] for e in examples]
     result = CHANNELS[channel].accumulate(events)
     assert [e for e in result.errors if e["kind"] != "error_event"] == []
-
-
-@pytest.mark.skipif(not STREAMS, reason="no example streams harvested for this provider")
-@pytest.mark.parametrize(
-    ("name", "channel", "file", "full_text", "source"), STREAMS, ids=[s[0] for s in STREAMS]
-)
-def test_harvested_stream_replays_and_conforms(
-    name: str, channel: str, file: str, full_text: bool, source: str
-) -> None:
-    from .sse import iter_events
-
-    wire = (Path(__file__).parent / file).read_bytes()
-    reads = [wire[i : i + 5] for i in range(0, len(wire), 5)]
-    chan = CHANNELS[channel]
-    events = []
-    for sse in iter_events(reads):
-        event = chan.classify(sse)
-        assert not isinstance(event, UnknownEvent), f"{source}: {event.reason}"
-        if not isinstance(event, VendorEvent):
-            assert _violations(channel, event, sse.data) == [], source
-        events.append(event)
-    result = chan.accumulate(events, full_text=full_text)
-    assert result.complete == (b"data: [DONE]" in wire), source

@@ -115,7 +115,6 @@ def test_channel_examples_stream_assembles(channel: str) -> None:
     assert [e for e in result.errors if e["kind"] != "error_event"] == []
 
 
-@pytest.mark.skipif(not STREAMS, reason="no example streams harvested for this provider")
 @pytest.mark.parametrize(
     ("name", "channel", "file", "full_text", "source"), STREAMS, ids=[s[0] for s in STREAMS]
 )
