@@ -1,7 +1,12 @@
 """The ``ssegen`` command line (click).
 
-Exit codes: 0 success (warnings allowed), 1 the job found a problem (errors in
-specs, stale output, non-conforming stream), 2 usage errors (click's own).
+Settings come from ``[tool.ssegen]`` in the nearest ``pyproject.toml`` (see
+:mod:`generator.config`); flags override them.  Exit codes: 0 success (warnings
+allowed), 1 the job found a problem (errors in specs, stale output, a
+non-conforming stream), 2 usage errors (click's own).
+
+Heavy modules (parsers, jinja2, black) are imported inside the commands, so a
+no-op ``ssegen check`` answers from the manifest in a fraction of a second.
 """
 
 from __future__ import annotations
@@ -10,28 +15,32 @@ import json
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from . import ir
-from .conform import ConformError, conform as run_conform
-from .diagnostics import Diagnostic, to_json
-from .load import load_provider
-from .pipeline import ProviderReport, build, check as run_check, generate as run_generate
+from .config import Config, ConfigError, load_config, override
+
+if TYPE_CHECKING:
+    from .diagnostics import Diagnostic
+    from .pipeline import ProviderReport
 
 SPECS_OPTION = click.option(
     "--specs",
     type=click.Path(path_type=Path, file_okay=False),
-    default=Path("specs"),
-    show_default=True,
-    help="Folder of provider folders; every file in specs/<provider>/ is a source.",
+    default=None,
+    help="Folder of provider folders; every file in specs/<provider>/ is a source.  [default: specs, or tool.ssegen.specs]",
 )
 OUT_OPTION = click.option(
     "--out",
     type=click.Path(path_type=Path, file_okay=False),
-    default=Path("generated"),
-    show_default=True,
-    help="Output folder; it becomes a Python package holding one subpackage per provider.",
+    default=None,
+    help="Output folder; it becomes a Python package holding one subpackage per provider.  [default: generated, or tool.ssegen.out]",
+)
+PACKAGE_OPTION = click.option(
+    "--package",
+    default=None,
+    help="Import name of the output folder, for generated docstrings (default: derived from --out, e.g. src/myapp/llm -> myapp.llm).",
 )
 FORMAT_OPTION = click.option(
     "--format",
@@ -43,20 +52,40 @@ FORMAT_OPTION = click.option(
 )
 
 
+def _config(**flags: Any) -> Config:
+    try:
+        return override(load_config(Path.cwd()), **flags)
+    except ConfigError as exc:
+        raise click.ClickException(str(exc)) from None
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="ssegen", message="ssegen %(version)s")
 def main() -> None:
     """Generate typed SSE decoders for LLM streaming APIs from their specs.
 
-    ssegen reads AsyncAPI documents (and scraped spec pages) from specs/<provider>/,
-    builds one intermediate model per provider, and writes a Python package per
-    provider: msgspec chunk classes, a WHATWG-compliant SSE decoder (sync and
-    async), a stream accumulator and conformance tests.  The generated packages
-    depend only on msgspec and the standard library.
+    ssegen reads AsyncAPI documents and documentation pages from
+    specs/<provider>/, builds one intermediate model per provider, and writes a
+    Python package per provider into the output folder: msgspec chunk classes,
+    a WHATWG-compliant SSE decoder (sync and async), a stream accumulator and
+    conformance tests.  The generated packages depend only on msgspec and the
+    standard library.
+
+    Settings are read from [tool.ssegen] in the nearest pyproject.toml
+    (specs, out, package, providers, model, strict); flags override them.
+
+    \b
+    Typical use:
+      ssegen generate          write/refresh the packages
+      ssegen check             in CI or pre-commit: fail if they are stale
+      ssegen watch             regenerate while you edit a spec
+      ssegen conform P C FILE  replay a captured stream, strictly
     """
 
 
 def _print_diagnostics(diagnostics: list[Diagnostic], fmt: str) -> None:
+    from .diagnostics import to_json
+
     if fmt == "json":
         click.echo(to_json(diagnostics))
     else:
@@ -68,83 +97,176 @@ def _all_diagnostics(reports: list[ProviderReport]) -> list[Diagnostic]:
     return [d for r in reports for d in r.diagnostics.sorted()]
 
 
-@main.command()
-@SPECS_OPTION
-@OUT_OPTION
-@FORMAT_OPTION
-@click.option("--strict", is_flag=True, help="Treat warnings (spec warts, reconciliations) as errors.")
-@click.option("--quiet", "-q", is_flag=True, help="Print errors only, no summary or warnings.")
-@click.argument("providers", nargs=-1)
-def generate(specs: Path, out: Path, fmt: str, strict: bool, quiet: bool, providers: tuple[str, ...]) -> None:
-    """Generate packages for PROVIDERS (default: every folder under --specs).
+def _run_generate(config: Config, fmt: str, quiet: bool, force: bool) -> bool:
+    """One generate run; True when every provider succeeded."""
+    from .pipeline import build, generate as run_generate
 
-    Writes only files whose content changed.  A provider whose specs have
-    errors is skipped (its previous output is kept); the others are generated.
-    Exits 1 if any provider failed.
-    """
     started = time.perf_counter()
-    reports = build(specs, list(providers) or None, out.name, strict=strict)
-    status = run_generate(out, reports)
+    reports = build(config.specs, list(config.providers) or None, config.import_name, strict=config.strict)
+    todo, written = run_generate(config.specs, config.out, reports, all_providers=not config.providers, force=force)
     diagnostics = _all_diagnostics(reports)
-    if fmt == "json":
-        _print_diagnostics(diagnostics, fmt)
-    elif not quiet:
-        _print_diagnostics(diagnostics, fmt)
-    else:
-        _print_diagnostics([d for d in diagnostics if d.severity.value == "error"], fmt)
-    written = set(status.stale)
-    if not quiet and fmt == "text":
+    if quiet:
+        diagnostics = [d for d in diagnostics if d.severity.value == "error"]
+    _print_diagnostics(diagnostics, fmt)
+    if fmt == "text" and not quiet:
+        done = set(written)
         for r in reports:
-            n_written = sum(1 for f in r.files if f in written)
             if r.failed:
-                click.echo(f"{r.name}: FAILED ({sum(1 for d in r.diagnostics if d.severity.value == 'error')} errors)")
+                errors = sum(1 for d in r.diagnostics if d.severity.value == "error")
+                click.echo(f"{r.name}: FAILED ({errors} errors); previous output kept")
             else:
                 click.echo(
                     f"{r.name}: {r.channels} channels, {r.messages} messages, {r.classes} classes, "
-                    f"{len(r.diagnostics)} diagnostics, {n_written} of {len(r.files)} files written, {r.seconds:.2f}s"
+                    f"{len(r.diagnostics)} diagnostics, {sum(1 for f in r.files if f in done)} of {len(r.files)} files written, {r.seconds:.2f}s"
                 )
-        for rel in status.foreign:
-            click.echo(f"left alone (not written by ssegen): {out / rel}")
-        click.echo(f"done in {time.perf_counter() - started:.2f}s -> {out}/")
-    if any(r.failed for r in reports):
+        for rel in todo.remove:
+            click.echo(f"removed (no longer generated): {config.out / rel}")
+        click.echo(f"done in {time.perf_counter() - started:.2f}s -> {config.out}/")
+    for rel in sorted(set(todo.foreign) - set(todo.blocked)):
+        click.echo(f"left alone (not written by ssegen): {config.out / rel}", err=True)
+    if not force:
+        for rel in todo.blocked:
+            why = "edited by hand" if rel in todo.edited else "not written by ssegen"
+            click.echo(f"NOT overwritten ({why}; use --force): {config.out / rel}", err=True)
+        for rel in sorted(set(todo.edited) - set(todo.blocked)):
+            click.echo(f"kept (edited by hand, no longer generated): {config.out / rel}", err=True)
+    return not any(r.failed for r in reports) and (force or not todo.blocked)
+
+
+@main.command()
+@SPECS_OPTION
+@OUT_OPTION
+@PACKAGE_OPTION
+@FORMAT_OPTION
+@click.option("--strict", is_flag=True, default=None, help="Treat warnings (spec warts, reconciliations) as errors.")
+@click.option("--force", is_flag=True, help="Overwrite generated files edited by hand, and foreign files in the way.")
+@click.option("--quiet", "-q", is_flag=True, help="Print errors only, no summary or warnings.")
+@click.argument("providers", nargs=-1)
+def generate(
+    specs: Path | None,
+    out: Path | None,
+    package: str | None,
+    fmt: str,
+    strict: bool | None,
+    force: bool,
+    quiet: bool,
+    providers: tuple[str, ...],
+) -> None:
+    """Generate packages for PROVIDERS (default: every folder under --specs).
+
+    Writes only files whose content changed, deletes files it wrote before and
+    no longer produces, and never touches files it did not write.  A generated
+    file edited by hand is reported and kept unless --force.  A provider whose
+    specs have errors is skipped (its previous output is kept); the others are
+    generated.  Exits 1 if any provider failed or a file was not overwritten.
+    """
+    config = _config(specs=specs, out=out, package=package, strict=strict, providers=providers or None)
+    if not _run_generate(config, fmt, quiet, force):
         sys.exit(1)
 
 
 @main.command()
 @SPECS_OPTION
 @OUT_OPTION
+@PACKAGE_OPTION
 @click.argument("providers", nargs=-1)
-def check(specs: Path, out: Path, providers: tuple[str, ...]) -> None:
-    """Exit 0 if --out is exactly what the specs produce now, else 1 listing stale files.
+def check(specs: Path | None, out: Path | None, package: str | None, providers: tuple[str, ...]) -> None:
+    """Exit 0 if --out is exactly what the specs produce now, else 1 naming each stale file.
 
-    Writes nothing; use it in CI and pre-commit after `ssegen generate`.
+    Answers from the manifest's hashes when no input, template or ssegen
+    version changed (fast); otherwise regenerates in memory and compares.
+    Writes nothing: use it in CI and pre-commit after `ssegen generate`.
     """
-    reports = build(specs, list(providers) or None, out.name)
-    status = run_check(out, reports)
+    from .discover import provider_names
+    from .output import quick_check
+
+    config = _config(specs=specs, out=out, package=package, providers=providers or None)
+    names = list(config.providers) or provider_names(config.specs)
+    quick = quick_check(config.specs, config.out, names)
+    if quick is not None and quick.up_to_date:
+        click.echo(f"{config.out}/ is up to date ({len(names)} providers)")
+        return
+    if quick is not None:
+        for rel in quick.edited:
+            click.echo(f"edited by hand: {config.out / rel}")
+        for rel in quick.missing:
+            click.echo(f"missing: {config.out / rel}")
+        click.echo("generated files were changed by hand; `ssegen generate --force` restores them", err=True)
+        sys.exit(1)
+    from .pipeline import build, check as run_check
+
+    reports = build(config.specs, names, config.import_name, strict=config.strict)
+    todo = run_check(config.specs, config.out, reports, all_providers=not config.providers)
     failed = [r for r in reports if r.failed]
     for r in failed:
         _print_diagnostics([d for d in r.diagnostics.sorted() if d.severity.value == "error"], "text")
-    for rel in status.stale:
-        click.echo(f"stale: {out / rel}")
-    for rel in status.foreign:
-        click.echo(f"not generated by ssegen (left alone): {out / rel}")
-    if status.stale or failed:
-        click.echo(f"{len(status.stale)} stale file(s); run `ssegen generate` to update {out}/", err=True)
+    for rel in todo.stale:
+        why = "edited by hand" if rel in todo.edited else "not written by ssegen, in the way" if rel in todo.foreign else "stale"
+        click.echo(f"{why}: {config.out / rel}")
+    for rel in sorted(set(todo.foreign) - set(todo.blocked)):
+        click.echo(f"not generated by ssegen (left alone): {config.out / rel}")
+    if todo.stale or failed:
+        click.echo(f"{len(todo.stale)} file(s) differ; run `ssegen generate` to update {config.out}/", err=True)
         sys.exit(1)
-    click.echo(f"{out}/ is up to date ({len(status.unchanged)} files)")
+    click.echo(f"{config.out}/ is up to date ({len(todo.unchanged)} files)")
+
+
+@main.command()
+@SPECS_OPTION
+@OUT_OPTION
+@PACKAGE_OPTION
+@click.option("--debounce", default=300, show_default=True, help="Milliseconds to wait for more changes before regenerating.")
+@click.argument("providers", nargs=-1)
+def watch(specs: Path | None, out: Path | None, package: str | None, debounce: int, providers: tuple[str, ...]) -> None:
+    """Regenerate whenever a spec (or, in a source checkout, a template) changes.
+
+    Generates once at start, then watches --specs with watchfiles, ignoring the
+    output folder, so it never loops on its own output.  A spec broken
+    mid-edit prints its diagnostics and the watch goes on.  Stop with Ctrl-C.
+    """
+    import watchfiles
+
+    from .output import templates_dir
+
+    config = _config(specs=specs, out=out, package=package, providers=providers or None)
+    out_root = config.out.resolve()
+    roots = [config.specs.resolve()]
+    templates = templates_dir()
+    if templates.parent.joinpath("pyproject.toml").is_file():  # a source checkout: templates are editable
+        roots.append(templates)
+
+    def relevant(change: watchfiles.Change, path: str) -> bool:
+        resolved = Path(path).resolve()
+        if resolved.is_relative_to(out_root) or "__pycache__" in resolved.parts:
+            return False
+        return not resolved.name.startswith(".") and not resolved.name.endswith(("~", ".swp", ".tmp"))
+
+    click.echo(f"watching {', '.join(str(r) for r in roots)} -> {config.out}/ (Ctrl-C to stop)")
+    _run_generate(config, "text", quiet=False, force=False)
+    try:
+        for changes in watchfiles.watch(*roots, watch_filter=relevant, debounce=debounce, step=50, raise_interrupt=False):
+            names = sorted({Path(p).name for _, p in changes})
+            click.echo(f"changed: {', '.join(names)}")
+            _run_generate(config, "text", quiet=False, force=False)
+    except KeyboardInterrupt:
+        pass
 
 
 @main.command("ir")
 @SPECS_OPTION
 @FORMAT_OPTION
 @click.argument("provider")
-def ir_command(specs: Path, fmt: str, provider: str) -> None:
+def ir_command(specs: Path | None, fmt: str, provider: str) -> None:
     """Print the intermediate model of PROVIDER as JSON (sorted keys).
 
     Diagnostics go to stderr (`--format json` puts them on stdout instead,
     as {"ir": ..., "diagnostics": [...]}).  Exits 1 when the specs have errors.
     """
-    result = load_provider(specs, provider)
+    from . import ir
+    from .load import load_provider
+
+    config = _config(specs=specs)
+    result = load_provider(config.specs, provider)
     diagnostics = result.diagnostics.sorted()
     if fmt == "json":
         payload = {"ir": ir.to_jsonable(result.provider) if result.provider else None, "diagnostics": [d.to_dict() for d in diagnostics]}
@@ -164,15 +286,18 @@ def ir_command(specs: Path, fmt: str, provider: str) -> None:
 @click.argument("provider")
 @click.argument("channel")
 @click.argument("capture", type=click.Path(path_type=Path, dir_okay=False, exists=True))
-def conform(out: Path, full_text: bool, as_json: bool, provider: str, channel: str, capture: Path) -> None:
+def conform(out: Path | None, full_text: bool, as_json: bool, provider: str, channel: str, capture: Path) -> None:
     """Replay CAPTURE (a raw text/event-stream body) through PROVIDER's CHANNEL decoder.
 
     Every event is validated strictly against the spec; each violation is
     printed with its event number and JSON pointer.  Exit 0 when every event
     conforms, 1 otherwise.
     """
+    from .conform import ConformError, conform as run_conform
+
+    config = _config(out=out)
     try:
-        report = run_conform(out, provider, channel, capture, full_text=full_text)
+        report = run_conform(config.out, provider, channel, capture, full_text=full_text)
     except ConformError as exc:
         raise click.ClickException(str(exc)) from None
     if as_json:
@@ -183,9 +308,9 @@ def conform(out: Path, full_text: bool, as_json: bool, provider: str, channel: s
         final = report.final
         for choice in final["choices"]:
             click.echo(f"choice {choice['index']} ({choice['finish_reason']}): {choice['content']!r}")
-            for field in ("reasoning_content", "refusal"):
-                if choice[field] is not None:
-                    click.echo(f"  {field}: {choice[field]!r}")
+            for name in ("reasoning_content", "refusal"):
+                if choice[name] is not None:
+                    click.echo(f"  {name}: {choice[name]!r}")
             for call in choice["tool_calls"]:
                 click.echo(f"  tool call {call['index']} {call['id']}: {call['function']['name']}({call['function']['arguments']})")
         for error in final["errors"]:

@@ -27,7 +27,7 @@ from typing import Any
 
 from .diagnostics import Diagnostics, Severity
 from .ir import Channel, Message, Property, Provider, Schema
-from .naming import ClassName, PythonIdentifier
+from .naming import ClassName, PythonIdentifier, is_package_name, snake
 
 
 @dataclass(frozen=True)
@@ -193,7 +193,21 @@ class CodeModelBuilder:
         self._terminators: dict[str, ClassSpec] = {}
 
     def build(self) -> CodeModel:
-        """Walk channels and messages in IR order and collect classes and plans."""
+        """Walk channels and messages in IR order and collect classes and plans.
+
+        A provider whose name cannot be a Python package name (``my-provider``,
+        ``1provider``, ``class``) is refused with a ``provider-name-invalid``
+        error: its package could not be imported, and renaming it silently
+        would make ``generated/<name>`` differ from ``specs/<name>``.
+        """
+        if not is_package_name(self.provider.name):
+            self.diagnostics.add(
+                "provider-name-invalid",
+                Severity.ERROR,
+                f"provider folder name {self.provider.name!r} is not a valid Python package name "
+                "(use ASCII letters, digits and underscores, not starting with a digit, not a keyword); rename the folder",
+                file=f"{self.provider.name}/",
+            )
         for channel in self.provider.channels:
             self.model.channels.append(self._channel(channel))
         self.model.classes = [spec for _, spec in self._classes.values() if spec is not None]
@@ -222,7 +236,7 @@ class CodeModelBuilder:
             return f"list[{item}]"
         if schema.type in ("string", "integer", "number", "boolean"):
             py = {"string": "str", "integer": "int", "number": "float", "boolean": "bool"}[schema.type]
-            if schema.enum and all(isinstance(v, (str, int)) and not isinstance(v, bool) for v in schema.enum):
+            if schema.enum and _literal_values(schema):
                 alias = self._alias(schema)
                 return f"{alias} | {py}"
             return py
@@ -239,10 +253,14 @@ class CodeModelBuilder:
             return " | ".join(parts)
         return "Any"
 
+    def _taken(self, name: str) -> bool:
+        """True when ``name`` is already a class, alias or terminator of the module."""
+        return name in self._classes or name in self._aliases or name in self._terminators
+
     def _alias(self, schema: Schema) -> str:
         name = schema.name or "Value"
         existing = self._aliases.get(name)
-        if existing is not None and existing.values != schema.enum:
+        if (existing is not None and existing.values != schema.enum) or (existing is None and self._taken(name)):
             name = self._unique(name, schema)
             existing = self._aliases.get(name)
         if existing is None:
@@ -253,13 +271,13 @@ class CodeModelBuilder:
         name = schema.name or "Object"
         key = replace(schema, nullable=False)
         known = self._classes.get(name)
-        if known is not None:
-            if known[0] == key:
-                return name
+        if known is not None and known[0] == key:
+            return name
+        if self._taken(name):
+            for other, (other_key, _) in self._classes.items():
+                if other_key == key and other != name:
+                    return other  # this schema already got a disambiguated name
             name = self._unique(name, schema)
-            known = self._classes.get(name)
-            if known is not None:
-                return name
         self._classes[name] = (key, None)  # reserve first: recursive members see the name
         fields = self._fields(schema)
         doc = schema.description or schema.title
@@ -277,9 +295,9 @@ class CodeModelBuilder:
         candidate = name
         for token in reversed(tokens):
             candidate = str(ClassName(token)) + candidate if not candidate.startswith(str(ClassName(token))) else candidate
-            if candidate not in self._classes and candidate not in self._aliases:
+            if not self._taken(candidate):
                 break
-        while candidate in self._classes or candidate in self._aliases:
+        while self._taken(candidate):
             candidate += "Alt"
         prov = schema.provenance
         self.diagnostics.add(
@@ -293,14 +311,13 @@ class CodeModelBuilder:
         return candidate
 
     def _fields(self, schema: Schema) -> tuple[FieldSpec, ...]:
-        used: set[str] = set()
+        idents = field_identifiers(schema)
         specs: list[FieldSpec] = []
         for prop in schema.properties:
-            ident = str(PythonIdentifier(prop.name))
-            if ident in used:
-                original = ident
-                while ident in used:
-                    ident += "_"
+            ident = idents[prop.name]
+            original = str(PythonIdentifier(prop.name))
+            self._check_identifier(prop, original)
+            if ident != original:
                 prov = prop.provenance
                 self.diagnostics.add(
                     "identifier-collision",
@@ -310,7 +327,6 @@ class CodeModelBuilder:
                     line=prov.line,
                     pointer=prov.pointer,
                 )
-            used.add(ident)
             # A required member that may be null ("always present, may be null") tells no
             # message from another, so lenient decoding does not insist on it; conform does.
             required = prop.required and not prop.schema.nullable
@@ -324,6 +340,28 @@ class CodeModelBuilder:
                 )
             )
         return tuple(sorted(specs, key=lambda f: not f.required))
+
+    def _check_identifier(self, prop: Property, ident: str) -> None:
+        """Say when a member's identifier is not just its name re-cased (the alias keeps the wire name)."""
+        prov = prop.provenance
+        if not snake(prop.name):
+            self.diagnostics.add(
+                "identifier-lossy",
+                Severity.WARNING,
+                f"member {prop.name!r} has no ASCII letter or digit to name a field after; emitted as {ident!r}",
+                file=prov.file,
+                line=prov.line,
+                pointer=prov.pointer,
+            )
+        elif ident != snake(prop.name):
+            self.diagnostics.add(
+                "identifier-renamed",
+                Severity.INFO,
+                f"member {prop.name!r} is a keyword, a reserved name or starts with a digit; emitted as {ident!r}",
+                file=prov.file,
+                line=prov.line,
+                pointer=prov.pointer,
+            )
 
     # -- channels -----------------------------------------------------------------
 
@@ -375,8 +413,10 @@ class CodeModelBuilder:
 
     def _terminator(self, message: Message) -> str:
         name = message.name
-        if name in self._classes or name in self._aliases:
-            name = name + "Event"
+        known = self._terminators.get(name)
+        if known is None or known.literal != str(message.payload.enum[0]):
+            while (name in self._classes or name in self._aliases) or (name in self._terminators and self._terminators[name].literal != str(message.payload.enum[0])):
+                name = name + "Event"
         if name not in self._terminators:
             doc = message.description or message.summary or message.payload.description
             literal = FieldSpec("data", "data", "str", False, f"the literal SSE data, {message.payload.enum[0]!r}")
@@ -404,6 +444,18 @@ class CodeModelBuilder:
 def build_code_model(provider: Provider, diagnostics: Diagnostics) -> CodeModel:
     """The :class:`CodeModel` for ``provider`` (see :class:`CodeModelBuilder`)."""
     return CodeModelBuilder(provider, diagnostics).build()
+
+
+def _literal_values(schema: Schema) -> bool:
+    """True when ``schema.enum`` can be a ``Literal`` msgspec decodes: strings of a
+    string schema, or 64-bit integers of an integer schema (msgspec refuses
+    larger integer literals; other enums stay their plain type).
+    """
+    if schema.type == "string":
+        return all(isinstance(v, str) for v in schema.enum)
+    if schema.type == "integer":
+        return all(isinstance(v, int) and not isinstance(v, bool) and -(2**63) <= v < 2**63 for v in schema.enum)
+    return False
 
 
 def _tag(message: Message) -> tuple[str, str | None]:
@@ -450,23 +502,41 @@ def _specificity(channel: Channel, name: str) -> int:
     return score
 
 
-def _access(prop: Property) -> Access:
+def field_identifiers(schema: Schema) -> dict[str, str]:
+    """Wire name -> Python identifier of each member of ``schema``, unique per class.
+
+    Members whose names map to one identifier (``x-y`` and ``x_y``) are told
+    apart by trailing underscores in source order; the accumulator plans read
+    members through this same mapping, so they name the right field.
+    """
+    used: set[str] = set()
+    result: dict[str, str] = {}
+    for prop in schema.properties:
+        ident = str(PythonIdentifier(prop.name))
+        while ident in used:
+            ident += "_"
+        used.add(ident)
+        result[prop.name] = ident
+    return result
+
+
+def _access(prop: Property, owner: Schema) -> Access:
     optional = not prop.required or prop.schema.nullable
-    return Access(str(PythonIdentifier(prop.name)), optional)
+    return Access(field_identifiers(owner)[prop.name], optional)
 
 
 def _scalar_access(schema: Schema, name: str, type_: str) -> Access | None:
     prop = schema.property(name)
     if prop is None or prop.schema.type != type_ or prop.schema.enum:
         return None
-    return _access(prop)
+    return _access(prop, schema)
 
 
 def _object_access(schema: Schema, name: str) -> Access | None:
     prop = schema.property(name)
     if prop is None or prop.schema.type != "object":
         return None
-    return _access(prop)
+    return _access(prop, schema)
 
 
 _TEXT_FIELDS = ("content", "reasoning_content", "refusal")
@@ -485,7 +555,7 @@ def _choices_plan(payload: Schema) -> ChoicesPlan | None:
     text_fields: list[tuple[str, Access]] = []
     tool_calls = None
     if delta_prop is not None and delta_prop.schema.type == "object" and delta_prop.schema.properties:
-        delta = _access(delta_prop)
+        delta = _access(delta_prop, choice)
         for name in _TEXT_FIELDS:
             access = _scalar_access(delta_prop.schema, name, "string")
             if access is not None:
@@ -497,9 +567,9 @@ def _choices_plan(payload: Schema) -> ChoicesPlan | None:
     if text is not None:
         on_choice.append(("content", text))
     finish = choice.property("finish_reason")
-    finish_access = _access(finish) if finish is not None and finish.schema.type == "string" else None
+    finish_access = _access(finish, choice) if finish is not None and finish.schema.type == "string" else None
     return ChoicesPlan(
-        access=_access(prop),
+        access=_access(prop, payload),
         index=index,
         delta=delta,
         text_fields=tuple(text_fields),
@@ -515,16 +585,16 @@ def _tool_calls_plan(delta: Schema) -> ToolCallsPlan | None:
         return None
     item = prop.schema.items
     if item is None or item.type != "object" or not item.properties:
-        return ToolCallsPlan(_access(prop), typed=False)
+        return ToolCallsPlan(_access(prop, delta), typed=False)
     function = item.property("function")
     fn_schema = function.schema if function is not None and function.schema.type == "object" else None
     return ToolCallsPlan(
-        access=_access(prop),
+        access=_access(prop, delta),
         typed=True,
         index=_scalar_access(item, "index", "integer"),
         id=_scalar_access(item, "id", "string"),
         type=_any_string_access(item, "type"),
-        function=_access(function) if fn_schema is not None and fn_schema.properties and function is not None else None,
+        function=_access(function, item) if fn_schema is not None and fn_schema.properties and function is not None else None,
         name=_scalar_access(fn_schema, "name", "string") if fn_schema is not None else None,
         arguments=_scalar_access(fn_schema, "arguments", "string") if fn_schema is not None else None,
     )
@@ -534,4 +604,4 @@ def _any_string_access(schema: Schema, name: str) -> Access | None:
     prop = schema.property(name)
     if prop is None or prop.schema.type != "string":
         return None
-    return _access(prop)
+    return _access(prop, schema)

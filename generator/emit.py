@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from importlib import metadata
-from pathlib import Path, PurePosixPath
 from typing import Any, Iterable
 
 import black
@@ -23,28 +21,19 @@ import jinja2
 from .codegen import CodeModel, FieldSpec, build_code_model
 from .diagnostics import Diagnostics
 from .ir import Provider
+from .output import templates_dir, version
 from .schema_export import export_provider
 
 
-def templates_dir() -> Path:
-    """The templates folder: ``templates/`` of a source checkout, else the installed copy."""
-    here = Path(__file__).resolve().parent
-    for candidate in (here.parent / "templates", here / "templates"):
-        if (candidate / "models.py.jinja").is_file():
-            return candidate
-    raise FileNotFoundError("ssegen templates not found (expected templates/ beside generator/)")
-
-
-def version() -> str:
-    """The installed ssegen version ("0+unknown" when not installed)."""
-    try:
-        return metadata.version("ssegen")
-    except metadata.PackageNotFoundError:
-        return "0+unknown"
-
-
 def pyrepr(value: Any) -> str:
-    """A Python literal for a JSON scalar (str, int, float, bool, None): always safe code."""
+    """A Python literal for a JSON scalar (str, int, float, bool, None): always safe code.
+
+    ``repr`` of a str is a quoted literal with every quote, backslash and
+    control character escaped; a NaN or infinity (not a literal in Python)
+    becomes ``float('nan')``/``float('inf')``.
+    """
+    if isinstance(value, float) and (value != value or abs(value) == float("inf")):
+        return f"float({str(value)!r})"
     if value is None or isinstance(value, (bool, int, float, str)):
         return repr(value)
     raise TypeError(f"pyrepr: unsupported value {value!r}")
@@ -74,7 +63,10 @@ def docstring(text: str, attributes: Iterable[FieldSpec] = (), source: str = "")
         lines = ["(No description in the spec.)"]
     body = "\n".join(lines)
     body = body.replace("\\", "\\\\").replace('"""', '\\"\\"\\"')
-    body = "".join(ch if ch.isprintable() or ch in "\n" else f"\\x{ord(ch):02x}" if ord(ch) < 256 else f"\\u{ord(ch):04x}" for ch in body)
+    body = "".join(
+        ch if ch.isprintable() or ch == "\n" else f"\\x{ord(ch):02x}" if ord(ch) < 0x100 else f"\\u{ord(ch):04x}" if ord(ch) < 0x10000 else f"\\U{ord(ch):08x}"
+        for ch in body
+    )
     if body.endswith('"'):
         body += " "
     return '"""' + body + ('\n"""' if "\n" in body else '"""')
@@ -205,52 +197,3 @@ def _examples(provider: Provider, model: CodeModel) -> list[dict[str, str]]:
                     }
                 )
     return rows
-
-
-@dataclass
-class FileStatus:
-    """How the files on disk compare with what the specs produce now.
-
-    Attributes:
-        stale: output-relative paths that differ from, or are missing on, disk.
-        unchanged: paths identical on disk.
-        foreign: files inside a provider's output folder that ssegen did not write.
-    """
-
-    stale: list[str] = field(default_factory=list)
-    unchanged: list[str] = field(default_factory=list)
-    foreign: list[str] = field(default_factory=list)
-
-
-def compare(out: Path, files: dict[str, str], providers: Iterable[str]) -> FileStatus:
-    """Compare ``files`` (output-relative path -> content) with ``out`` on disk."""
-    status = FileStatus()
-    for rel in sorted(files):
-        path = out / PurePosixPath(rel)
-        try:
-            same = path.read_bytes() == files[rel].encode("utf-8")
-        except OSError:
-            same = False
-        (status.unchanged if same else status.stale).append(rel)
-    for name in sorted(providers):
-        folder = out / name
-        if folder.is_dir():
-            for path in sorted(folder.rglob("*")):
-                rel = path.relative_to(out).as_posix()
-                if path.is_file() and rel not in files and "__pycache__" not in path.parts:
-                    status.foreign.append(rel)
-    return status
-
-
-def write(out: Path, files: dict[str, str], paths: Iterable[str]) -> list[str]:
-    """Write ``paths`` of ``files`` under ``out`` (confined to it); return what was written."""
-    root = out.resolve()
-    written = []
-    for rel in sorted(paths):
-        path = (out / PurePosixPath(rel)).resolve()
-        if not path.is_relative_to(root):
-            raise ValueError(f"refusing to write {rel!r} outside {out}")
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(files[rel].encode("utf-8"))
-        written.append(rel)
-    return written

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from .diagnostics import Diagnostics, Severity
+from .discover import source_files
 from .ir import Channel, ErrorCode, ExampleStream, Provider, Server
 from .merge_docs import merge_docs
 from .reconcile import reconcile_examples
@@ -33,10 +34,6 @@ from .sources.html_page import load_html_page
 from .sources.markdown_page import load_markdown_page
 from .sources.refs import RefResolver
 
-#: File names in a provider folder that are never sources.
-IGNORED_NAMES = frozenset({".DS_Store", "README.md"})
-
-
 @dataclass
 class LoadResult:
     """A provider's IR and what was noticed while building it.
@@ -44,32 +41,13 @@ class LoadResult:
     Attributes:
         provider: the merged IR (None when no source could be read).
         diagnostics: every diagnostic, in discovery order.
+        inputs: every file read, relative to the specs folder, sorted: the
+            provider folder's files and files outside it reached by ``$ref``.
     """
 
     provider: Provider | None
     diagnostics: Diagnostics = field(default_factory=Diagnostics)
-
-
-def provider_names(specs: Path) -> list[str]:
-    """Provider folder names under ``specs``, sorted (hidden folders skipped)."""
-    if not specs.is_dir():
-        return []
-    return sorted(p.name for p in specs.iterdir() if p.is_dir() and not p.name.startswith((".", "_")))
-
-
-def source_files(folder: Path) -> list[Path]:
-    """The source files of a provider folder, sorted by relative path.
-
-    Files under subfolders count too (a spec split across files keeps its parts
-    in ``schemas/``); a part that is not itself a document is used only
-    through ``$ref``.
-    """
-    files = [
-        p
-        for p in folder.rglob("*")
-        if p.is_file() and p.name not in IGNORED_NAMES and not any(part.startswith(".") for part in p.relative_to(folder).parts)
-    ]
-    return sorted(files, key=lambda p: p.relative_to(folder).as_posix())
+    inputs: tuple[str, ...] = ()
 
 
 @dataclass
@@ -127,7 +105,7 @@ def load_provider(specs: Path, name: str) -> LoadResult:
     if not parts.channels:
         if not diagnostics.has_errors:
             diagnostics.add("provider-empty", Severity.ERROR, f"provider folder {name!r} has no source that describes a stream", file=f"{name}/")
-        return LoadResult(None, diagnostics)
+        return LoadResult(None, diagnostics, _inputs(specs, folder, resolver))
     provider = Provider(
         name=name,
         channels=tuple(parts.channels[a] for a in sorted(parts.channels)),
@@ -144,7 +122,13 @@ def load_provider(specs: Path, name: str) -> LoadResult:
         streams = [s.to_ir(docs.address or "/chat/completions") for s in docs.example_streams]
         provider = replace(provider, example_streams=tuple(_unique_streams(list(provider.example_streams) + streams)))
     provider = reconcile_examples(provider, diagnostics)
-    return LoadResult(provider, diagnostics)
+    return LoadResult(provider, diagnostics, _inputs(specs, folder, resolver))
+
+
+def _inputs(specs: Path, folder: Path, resolver: RefResolver) -> tuple[str, ...]:
+    files = {p.relative_to(specs).as_posix() for p in source_files(folder)}
+    files.update(doc.file for doc in resolver.documents.values())
+    return tuple(sorted(files))
 
 
 def _load_asyncapi_source(

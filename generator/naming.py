@@ -54,14 +54,17 @@ class ClassName(str):
     """A valid, non-keyword PascalCase Python class name built from any spec string.
 
     A name starting with a digit gets the prefix given (``1st`` -> ``Schema1st``);
-    an empty result becomes the prefix itself.
+    an empty result becomes the prefix itself.  A keyword (``None``, ``True``)
+    or a name the generated ``models`` module imports (``Any``, ``Literal``,
+    ``Annotated``; see :data:`RESERVED_CLASS_NAMES`) gets a trailing underscore,
+    so a spec's ``Any`` schema cannot shadow ``typing.Any``.
     """
 
     def __new__(cls, text: str, prefix: str = "Schema") -> ClassName:
         name = pascal(text)
         if not name or name[0].isdigit():
             name = prefix + name
-        if keyword.iskeyword(name):
+        if keyword.iskeyword(name) or name in RESERVED_CLASS_NAMES:
             name += "_"
         return str.__new__(cls, name)
 
@@ -69,8 +72,9 @@ class ClassName(str):
 class PythonIdentifier(str):
     """A valid, non-keyword snake_case Python identifier built from any spec string.
 
-    Keywords and soft keywords get a trailing underscore (``class`` -> ``class_``);
-    a leading digit gets the prefix (``1st`` -> ``field_1st``).
+    Keywords, soft keywords and the names in :data:`RESERVED_IDENTIFIERS` get a
+    trailing underscore (``class`` -> ``class_``, ``str`` -> ``str_``); a leading
+    digit gets the prefix (``1st`` -> ``field_1st``).
     """
 
     def __new__(cls, text: str, prefix: str = "field") -> PythonIdentifier:
@@ -79,10 +83,20 @@ class PythonIdentifier(str):
             name = prefix
         elif name[0].isdigit():
             name = f"{prefix}_{name}"
-        if keyword.iskeyword(name) or keyword.issoftkeyword(name) or name in _RESERVED:
+        if keyword.iskeyword(name) or keyword.issoftkeyword(name) or name in RESERVED_IDENTIFIERS:
             name += "_"
         return str.__new__(cls, name)
 
 
-# Names a msgspec.Struct field must not take (they shadow Struct API or builtins we use).
-_RESERVED = frozenset({"self", "cls"})
+def is_package_name(name: str) -> bool:
+    """True when ``name`` can be a Python package name (an identifier, not a keyword)."""
+    return name.isidentifier() and name.isascii() and not keyword.iskeyword(name)
+
+
+#: Names a generated ``msgspec.Struct`` field must not take: a class-body name
+#: shadows, for the annotations and defaults after it, the module-level names
+#: those use (``msgspec.field``, ``str | None``), and ``self``/``cls`` read badly.
+RESERVED_IDENTIFIERS = frozenset({"self", "cls", "msgspec", "str", "int", "float", "bool", "list", "dict"})
+
+#: Names a generated class must not take: what the ``models`` module imports.
+RESERVED_CLASS_NAMES = frozenset({"Annotated", "Any", "Literal"})

@@ -2,9 +2,10 @@
 
 One direction of data flow: :func:`generator.load.load_provider` reads a
 provider folder into IR, :func:`generator.emit.render_provider` turns IR into
-file contents, and only then are files compared with or written to disk.
-A provider whose sources have errors is skipped (its old output is kept, and
-the error names the file, line and pointer); the other providers go on.
+file contents, and only then does :mod:`generator.output` compare them with the
+output folder and its manifest, and write.  A provider whose sources have errors
+is skipped (its previous output and manifest entry are kept, and the error names
+the file, line and pointer); the other providers go on.
 """
 
 from __future__ import annotations
@@ -14,8 +15,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .diagnostics import Diagnostics, Severity
-from .emit import FileStatus, compare, render_provider, render_root, write
-from .load import load_provider, provider_names
+from .discover import provider_names
+from .emit import render_provider, render_root
+from .load import load_provider
+from .output import MANIFEST, Manifest, Plan, apply, build_manifest, plan
 
 
 @dataclass
@@ -26,6 +29,7 @@ class ProviderReport:
         name: the provider.
         diagnostics: every diagnostic of its sources and code model.
         files: output-relative path -> content (empty when it failed).
+        inputs: the files it was built from, relative to the specs folder.
         channels, messages, classes: counts for the summary.
         seconds: wall time to load and render.
     """
@@ -33,6 +37,7 @@ class ProviderReport:
     name: str
     diagnostics: Diagnostics
     files: dict[str, str] = field(default_factory=dict)
+    inputs: tuple[str, ...] = ()
     channels: int = 0
     messages: int = 0
     classes: int = 0
@@ -68,6 +73,7 @@ def build(specs: Path, providers: list[str] | None, package: str, strict: bool =
             continue
         loaded = load_provider(specs, name)
         report.diagnostics = loaded.diagnostics
+        report.inputs = loaded.inputs
         if loaded.provider is not None and not loaded.diagnostics.has_errors:
             rendered = render_provider(loaded.provider, package, report.diagnostics)
             if strict and any(d.severity is Severity.WARNING for d in report.diagnostics):
@@ -83,22 +89,53 @@ def build(specs: Path, providers: list[str] | None, package: str, strict: bool =
     return reports
 
 
-def all_files(reports: list[ProviderReport]) -> dict[str, str]:
-    """The output files of every successful provider, plus the output root's own."""
+def produce(specs: Path, out: Path, reports: list[ProviderReport], all_providers: bool) -> tuple[dict[str, str], Manifest | None]:
+    """Every file the specs produce now (root files, providers, manifest) and the old manifest.
+
+    With ``all_providers`` (no explicit provider list), providers that are gone
+    from the specs folder are dropped from the manifest, so their files count
+    as leftovers.
+    """
+    old = Manifest.read(out)
     files = dict(render_root())
     for report in reports:
         files.update(report.files)
-    return files
+    kept = old
+    if old is not None and all_providers:
+        current = {r.name for r in reports}
+        kept = Manifest(old.ssegen, old.templates, {k: v for k, v in old.providers.items() if k in current}, old.files)
+    # Failed providers keep their previous output: keep those files in the set.
+    for report in reports:
+        if report.failed and kept is not None and report.name in kept.providers:
+            for rel in kept.providers[report.name]["files"]:
+                path = out / rel
+                if path.is_file():
+                    files[rel] = path.read_text(encoding="utf-8")
+    manifest = build_manifest(specs, files, reports, kept)
+    files[MANIFEST] = manifest.dumps()
+    return files, old
 
 
-def generate(out: Path, reports: list[ProviderReport]) -> FileStatus:
-    """Write the stale files of ``reports`` under ``out``; return the comparison made first."""
-    files = all_files(reports)
-    status = compare(out, files, [r.name for r in reports if not r.failed])
-    write(out, files, status.stale)
-    return status
+def _scanned(reports: list[ProviderReport], old: Manifest | None, all_providers: bool) -> list[str]:
+    names = {r.name for r in reports if not r.failed}
+    if old is not None and all_providers:
+        names |= set(old.providers) - {r.name for r in reports}
+    return sorted(names)
 
 
-def check(out: Path, reports: list[ProviderReport]) -> FileStatus:
+def generate(specs: Path, out: Path, reports: list[ProviderReport], *, all_providers: bool, force: bool = False) -> tuple[Plan, list[str]]:
+    """Bring ``out`` up to date; return the plan and the paths written.
+
+    Hand-edited generated files and files ssegen did not write are left alone
+    (see :class:`generator.output.Plan`) unless ``force``.
+    """
+    files, old = produce(specs, out, reports, all_providers)
+    todo = plan(out, files, _scanned(reports, old, all_providers), old)
+    written = apply(out, files, todo, force=force)
+    return todo, written
+
+
+def check(specs: Path, out: Path, reports: list[ProviderReport], *, all_providers: bool) -> Plan:
     """Compare ``out`` with what the specs produce now; writes nothing."""
-    return compare(out, all_files(reports), [r.name for r in reports if not r.failed])
+    files, old = produce(specs, out, reports, all_providers)
+    return plan(out, files, _scanned(reports, old, all_providers), old)

@@ -147,7 +147,7 @@ def test_template_has_no_jinja_syntax_besides_header() -> None:
 def test_module_imports_only_stdlib() -> None:
     src = TEMPLATE.read_text(encoding="utf-8")
     modules = set(re.findall(r"^(?:from|import) ([\w.]+)", src, re.M))
-    assert modules <= {"__future__", "collections.abc", "typing"}
+    assert modules <= {"__future__", "collections.abc", "itertools", "operator", "typing"}
 
 
 # --------------------------------------------------------------------------

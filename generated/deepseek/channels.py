@@ -5,11 +5,14 @@ Each channel tries its messages in a fixed order: literal payloads (the
 ``[DONE]`` terminator) by exact text, then JSON messages from the most
 constrained to the least (required members, ``maxItems: 0``), with one
 ``msgspec.json.Decoder`` per message built once.  A payload no message accepts
-becomes an :class:`~.stream.UnknownEvent` carrying its raw text.
+becomes an :class:`~.stream.UnknownEvent` carrying its raw text.  Accumulation
+dispatches on the event's exact class through a table built once.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+from itertools import repeat
 from typing import Any, Union
 
 import msgspec
@@ -28,25 +31,47 @@ BETA_COMPLETIONS_EVENT = Union[models.StreamDone, models.FimCompletionChunk, Unk
 
 def classify_beta_completions(sse: ServerSentEvent) -> BETA_COMPLETIONS_EVENT:
     """The typed event of channel '/beta/completions' for one SSE event (never raises)."""
+    event = sse.event
     data = sse.data
-    reason = "no message of the channel has event type " + repr(sse.event)
-    if sse.event == "message":
+    reason = None
+    if event == "message":
         if data == "[DONE]":
             return models.StreamDone()
         try:
             return _decode_fim_completion_chunk_beta_completions.decode(data)
         except (msgspec.ValidationError, msgspec.DecodeError) as exc:
             reason = "FimCompletionChunk: " + str(exc)
-    return UnknownEvent(event=sse.event, data=data, id=sse.id, reason=reason)
+    if reason is None:
+        reason = "no message of the channel has event type " + repr(event)
+    return UnknownEvent(event=event, data=data, id=sse.id, reason=reason)
+
+
+def classify_values_beta_completions(
+    values: list[bytes],
+) -> Sequence[models.FimCompletionChunk] | None:
+    """The typed events of consecutive plain ``message`` events given as their
+    undecoded data (``sse.RawEvents``), when each is one JSON object that is a
+    FimCompletionChunk: decoded by one ``decode_lines`` call. None otherwise (each is then
+    classified alone, by :func:`classify_beta_completions`)."""
+    if not all(map(bytes.startswith, values, repeat(b"{"))):
+        return None  # a literal, or not an object: no JSON line counts as two
+    try:
+        events = _decode_fim_completion_chunk_beta_completions.decode_lines(b"\n".join(values))
+    except (msgspec.ValidationError, msgspec.DecodeError):
+        return None
+    return events if len(events) == len(values) else None
 
 
 def _apply_beta_completions_fim_completion_chunk(
     acc: Accumulator, chunk: models.FimCompletionChunk
 ) -> None:
-    acc.meta(chunk.id, chunk.model)
+    if acc.id is None or acc.model is None:
+        acc.meta(chunk.id, chunk.model)
+    states = acc.states
     for choice in chunk.choices:
-        state = acc.choice(choice.index)
-        state.add_text("content", choice.text)
+        index = choice.index
+        state = states.get(index) or acc.choice(index)
+        state.content.append(choice.text)
 
         if choice.finish_reason is not None:
             state.finish_reason = choice.finish_reason
@@ -54,14 +79,24 @@ def _apply_beta_completions_fim_completion_chunk(
         acc.set_usage(chunk.usage)
 
 
+_APPLY_BETA_COMPLETIONS: dict[type, Callable[[Accumulator, Any], None]] = {
+    models.StreamDone: Accumulator.done,
+    models.FimCompletionChunk: _apply_beta_completions_fim_completion_chunk,
+    UnknownEvent: Accumulator.unknown,
+}
+"""How each event class of channel /beta/completions feeds the accumulator."""
+
+
 def apply_beta_completions(acc: Accumulator, event: BETA_COMPLETIONS_EVENT) -> None:
     """Feed one event of channel '/beta/completions' into ``acc``."""
-    if isinstance(event, models.StreamDone):
-        acc.complete = True
-    elif isinstance(event, models.FimCompletionChunk):
-        _apply_beta_completions_fim_completion_chunk(acc, event)
-    elif isinstance(event, UnknownEvent):
-        acc.unknown(event)
+    handler = _APPLY_BETA_COMPLETIONS.get(type(event))
+    if handler is not None:
+        handler(acc, event)
+        return
+    for cls, handler in _APPLY_BETA_COMPLETIONS.items():  # subclasses
+        if isinstance(event, cls):
+            handler(acc, event)
+            return
 
 
 CHAT_COMPLETIONS_EVENT = Union[models.StreamDone, models.ChatCompletionChunk, UnknownEvent]
@@ -70,30 +105,52 @@ CHAT_COMPLETIONS_EVENT = Union[models.StreamDone, models.ChatCompletionChunk, Un
 
 def classify_chat_completions(sse: ServerSentEvent) -> CHAT_COMPLETIONS_EVENT:
     """The typed event of channel '/chat/completions' for one SSE event (never raises)."""
+    event = sse.event
     data = sse.data
-    reason = "no message of the channel has event type " + repr(sse.event)
-    if sse.event == "message":
+    reason = None
+    if event == "message":
         if data == "[DONE]":
             return models.StreamDone()
         try:
             return _decode_chat_completion_chunk_chat_completions.decode(data)
         except (msgspec.ValidationError, msgspec.DecodeError) as exc:
             reason = "ChatCompletionChunk: " + str(exc)
-    return UnknownEvent(event=sse.event, data=data, id=sse.id, reason=reason)
+    if reason is None:
+        reason = "no message of the channel has event type " + repr(event)
+    return UnknownEvent(event=event, data=data, id=sse.id, reason=reason)
+
+
+def classify_values_chat_completions(
+    values: list[bytes],
+) -> Sequence[models.ChatCompletionChunk] | None:
+    """The typed events of consecutive plain ``message`` events given as their
+    undecoded data (``sse.RawEvents``), when each is one JSON object that is a
+    ChatCompletionChunk: decoded by one ``decode_lines`` call. None otherwise (each is then
+    classified alone, by :func:`classify_chat_completions`)."""
+    if not all(map(bytes.startswith, values, repeat(b"{"))):
+        return None  # a literal, or not an object: no JSON line counts as two
+    try:
+        events = _decode_chat_completion_chunk_chat_completions.decode_lines(b"\n".join(values))
+    except (msgspec.ValidationError, msgspec.DecodeError):
+        return None
+    return events if len(events) == len(values) else None
 
 
 def _apply_chat_completions_chat_completion_chunk(
     acc: Accumulator, chunk: models.ChatCompletionChunk
 ) -> None:
-    acc.meta(chunk.id, chunk.model)
+    if acc.id is None or acc.model is None:
+        acc.meta(chunk.id, chunk.model)
+    states = acc.states
     for choice in chunk.choices:
-        state = acc.choice(choice.index)
+        index = choice.index
+        state = states.get(index) or acc.choice(index)
         delta = choice.delta
         if delta.content is not None:
-            state.add_text("content", delta.content)
+            state.content.append(delta.content)
 
         if delta.reasoning_content is not None:
-            state.add_text("reasoning_content", delta.reasoning_content)
+            state.reasoning_content.append(delta.reasoning_content)
 
         for call in delta.tool_calls or ():
             state.add_tool_call_data(call)
@@ -103,14 +160,24 @@ def _apply_chat_completions_chat_completion_chunk(
         acc.set_usage(chunk.usage)
 
 
+_APPLY_CHAT_COMPLETIONS: dict[type, Callable[[Accumulator, Any], None]] = {
+    models.StreamDone: Accumulator.done,
+    models.ChatCompletionChunk: _apply_chat_completions_chat_completion_chunk,
+    UnknownEvent: Accumulator.unknown,
+}
+"""How each event class of channel /chat/completions feeds the accumulator."""
+
+
 def apply_chat_completions(acc: Accumulator, event: CHAT_COMPLETIONS_EVENT) -> None:
     """Feed one event of channel '/chat/completions' into ``acc``."""
-    if isinstance(event, models.StreamDone):
-        acc.complete = True
-    elif isinstance(event, models.ChatCompletionChunk):
-        _apply_chat_completions_chat_completion_chunk(acc, event)
-    elif isinstance(event, UnknownEvent):
-        acc.unknown(event)
+    handler = _APPLY_CHAT_COMPLETIONS.get(type(event))
+    if handler is not None:
+        handler(acc, event)
+        return
+    for cls, handler in _APPLY_CHAT_COMPLETIONS.items():  # subclasses
+        if isinstance(event, cls):
+            handler(acc, event)
+            return
 
 
 CHANNELS: dict[str, Channel[Any]] = {
@@ -122,6 +189,8 @@ CHANNELS: dict[str, Channel[Any]] = {
         },
         classify_beta_completions,
         apply_beta_completions,
+        _APPLY_BETA_COMPLETIONS,
+        classify_values_beta_completions,
     ),
     "/chat/completions": Channel(
         "/chat/completions",
@@ -131,6 +200,8 @@ CHANNELS: dict[str, Channel[Any]] = {
         },
         classify_chat_completions,
         apply_chat_completions,
+        _APPLY_CHAT_COMPLETIONS,
+        classify_values_chat_completions,
     ),
 }
 """The provider's channels by address; see :class:`~.stream.Channel`."""

@@ -5,11 +5,14 @@ Each channel tries its messages in a fixed order: literal payloads (the
 ``[DONE]`` terminator) by exact text, then JSON messages from the most
 constrained to the least (required members, ``maxItems: 0``), with one
 ``msgspec.json.Decoder`` per message built once.  A payload no message accepts
-becomes an :class:`~.stream.UnknownEvent` carrying its raw text.
+becomes an :class:`~.stream.UnknownEvent` carrying its raw text.  Accumulation
+dispatches on the event's exact class through a table built once.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+from itertools import repeat
 from typing import Any, Union
 
 import msgspec
@@ -34,27 +37,49 @@ AGENTS_COMPLETIONS_EVENT = Union[models.StreamDone, models.AgentCompletionChunk,
 
 def classify_agents_completions(sse: ServerSentEvent) -> AGENTS_COMPLETIONS_EVENT:
     """The typed event of channel '/agents/completions' for one SSE event (never raises)."""
+    event = sse.event
     data = sse.data
-    reason = "no message of the channel has event type " + repr(sse.event)
-    if sse.event == "message":
+    reason = None
+    if event == "message":
         if data == "[DONE]":
             return models.StreamDone()
         try:
             return _decode_agent_completion_chunk_agents_completions.decode(data)
         except (msgspec.ValidationError, msgspec.DecodeError) as exc:
             reason = "AgentCompletionChunk: " + str(exc)
-    return UnknownEvent(event=sse.event, data=data, id=sse.id, reason=reason)
+    if reason is None:
+        reason = "no message of the channel has event type " + repr(event)
+    return UnknownEvent(event=event, data=data, id=sse.id, reason=reason)
+
+
+def classify_values_agents_completions(
+    values: list[bytes],
+) -> Sequence[models.AgentCompletionChunk] | None:
+    """The typed events of consecutive plain ``message`` events given as their
+    undecoded data (``sse.RawEvents``), when each is one JSON object that is a
+    AgentCompletionChunk: decoded by one ``decode_lines`` call. None otherwise (each is then
+    classified alone, by :func:`classify_agents_completions`)."""
+    if not all(map(bytes.startswith, values, repeat(b"{"))):
+        return None  # a literal, or not an object: no JSON line counts as two
+    try:
+        events = _decode_agent_completion_chunk_agents_completions.decode_lines(b"\n".join(values))
+    except (msgspec.ValidationError, msgspec.DecodeError):
+        return None
+    return events if len(events) == len(values) else None
 
 
 def _apply_agents_completions_agent_completion_chunk(
     acc: Accumulator, chunk: models.AgentCompletionChunk
 ) -> None:
-    acc.meta(chunk.id, chunk.model)
+    if acc.id is None or acc.model is None:
+        acc.meta(chunk.id, chunk.model)
+    states = acc.states
     for choice in chunk.choices:
-        state = acc.choice(choice.index)
+        index = choice.index
+        state = states.get(index) or acc.choice(index)
         delta = choice.delta
         if delta.content is not None:
-            state.add_text("content", delta.content)
+            state.content.append(delta.content)
 
         for call in delta.tool_calls or ():
             function = call.function
@@ -69,14 +94,24 @@ def _apply_agents_completions_agent_completion_chunk(
             state.finish_reason = choice.finish_reason
 
 
+_APPLY_AGENTS_COMPLETIONS: dict[type, Callable[[Accumulator, Any], None]] = {
+    models.StreamDone: Accumulator.done,
+    models.AgentCompletionChunk: _apply_agents_completions_agent_completion_chunk,
+    UnknownEvent: Accumulator.unknown,
+}
+"""How each event class of channel /agents/completions feeds the accumulator."""
+
+
 def apply_agents_completions(acc: Accumulator, event: AGENTS_COMPLETIONS_EVENT) -> None:
     """Feed one event of channel '/agents/completions' into ``acc``."""
-    if isinstance(event, models.StreamDone):
-        acc.complete = True
-    elif isinstance(event, models.AgentCompletionChunk):
-        _apply_agents_completions_agent_completion_chunk(acc, event)
-    elif isinstance(event, UnknownEvent):
-        acc.unknown(event)
+    handler = _APPLY_AGENTS_COMPLETIONS.get(type(event))
+    if handler is not None:
+        handler(acc, event)
+        return
+    for cls, handler in _APPLY_AGENTS_COMPLETIONS.items():  # subclasses
+        if isinstance(event, cls):
+            handler(acc, event)
+            return
 
 
 CHAT_COMPLETIONS_EVENT = Union[
@@ -87,9 +122,10 @@ CHAT_COMPLETIONS_EVENT = Union[
 
 def classify_chat_completions(sse: ServerSentEvent) -> CHAT_COMPLETIONS_EVENT:
     """The typed event of channel '/chat/completions' for one SSE event (never raises)."""
+    event = sse.event
     data = sse.data
-    reason = "no message of the channel has event type " + repr(sse.event)
-    if sse.event == "message":
+    reason = None
+    if event == "message":
         if data == "[DONE]":
             return models.StreamDone()
         try:
@@ -100,18 +136,23 @@ def classify_chat_completions(sse: ServerSentEvent) -> CHAT_COMPLETIONS_EVENT:
             return _decode_chat_completion_chunk_chat_completions.decode(data)
         except (msgspec.ValidationError, msgspec.DecodeError) as exc:
             reason = "ChatCompletionChunk: " + str(exc)
-    return UnknownEvent(event=sse.event, data=data, id=sse.id, reason=reason)
+    if reason is None:
+        reason = "no message of the channel has event type " + repr(event)
+    return UnknownEvent(event=event, data=data, id=sse.id, reason=reason)
 
 
 def _apply_chat_completions_chat_completion_chunk(
     acc: Accumulator, chunk: models.ChatCompletionChunk
 ) -> None:
-    acc.meta(chunk.id, chunk.model)
+    if acc.id is None or acc.model is None:
+        acc.meta(chunk.id, chunk.model)
+    states = acc.states
     for choice in chunk.choices:
-        state = acc.choice(choice.index)
+        index = choice.index
+        state = states.get(index) or acc.choice(index)
         delta = choice.delta
         if delta.content is not None:
-            state.add_text("content", delta.content)
+            state.content.append(delta.content)
 
         for call in delta.tool_calls or ():
             function = call.function
@@ -131,12 +172,15 @@ def _apply_chat_completions_chat_completion_chunk(
 def _apply_chat_completions_chat_completion_usage_chunk(
     acc: Accumulator, chunk: models.ChatCompletionUsageChunk
 ) -> None:
-    acc.meta(chunk.id, chunk.model)
+    if acc.id is None or acc.model is None:
+        acc.meta(chunk.id, chunk.model)
+    states = acc.states
     for choice in chunk.choices:
-        state = acc.choice(choice.index)
+        index = choice.index
+        state = states.get(index) or acc.choice(index)
         delta = choice.delta
         if delta.content is not None:
-            state.add_text("content", delta.content)
+            state.content.append(delta.content)
 
         for call in delta.tool_calls or ():
             function = call.function
@@ -152,16 +196,25 @@ def _apply_chat_completions_chat_completion_usage_chunk(
     acc.set_usage(chunk.usage)
 
 
+_APPLY_CHAT_COMPLETIONS: dict[type, Callable[[Accumulator, Any], None]] = {
+    models.StreamDone: Accumulator.done,
+    models.ChatCompletionUsageChunk: _apply_chat_completions_chat_completion_usage_chunk,
+    models.ChatCompletionChunk: _apply_chat_completions_chat_completion_chunk,
+    UnknownEvent: Accumulator.unknown,
+}
+"""How each event class of channel /chat/completions feeds the accumulator."""
+
+
 def apply_chat_completions(acc: Accumulator, event: CHAT_COMPLETIONS_EVENT) -> None:
     """Feed one event of channel '/chat/completions' into ``acc``."""
-    if isinstance(event, models.StreamDone):
-        acc.complete = True
-    elif isinstance(event, models.ChatCompletionUsageChunk):
-        _apply_chat_completions_chat_completion_usage_chunk(acc, event)
-    elif isinstance(event, models.ChatCompletionChunk):
-        _apply_chat_completions_chat_completion_chunk(acc, event)
-    elif isinstance(event, UnknownEvent):
-        acc.unknown(event)
+    handler = _APPLY_CHAT_COMPLETIONS.get(type(event))
+    if handler is not None:
+        handler(acc, event)
+        return
+    for cls, handler in _APPLY_CHAT_COMPLETIONS.items():  # subclasses
+        if isinstance(event, cls):
+            handler(acc, event)
+            return
 
 
 FIM_COMPLETIONS_EVENT = Union[models.StreamDone, models.FimCompletionChunk, UnknownEvent]
@@ -170,40 +223,72 @@ FIM_COMPLETIONS_EVENT = Union[models.StreamDone, models.FimCompletionChunk, Unkn
 
 def classify_fim_completions(sse: ServerSentEvent) -> FIM_COMPLETIONS_EVENT:
     """The typed event of channel '/fim/completions' for one SSE event (never raises)."""
+    event = sse.event
     data = sse.data
-    reason = "no message of the channel has event type " + repr(sse.event)
-    if sse.event == "message":
+    reason = None
+    if event == "message":
         if data == "[DONE]":
             return models.StreamDone()
         try:
             return _decode_fim_completion_chunk_fim_completions.decode(data)
         except (msgspec.ValidationError, msgspec.DecodeError) as exc:
             reason = "FimCompletionChunk: " + str(exc)
-    return UnknownEvent(event=sse.event, data=data, id=sse.id, reason=reason)
+    if reason is None:
+        reason = "no message of the channel has event type " + repr(event)
+    return UnknownEvent(event=event, data=data, id=sse.id, reason=reason)
+
+
+def classify_values_fim_completions(
+    values: list[bytes],
+) -> Sequence[models.FimCompletionChunk] | None:
+    """The typed events of consecutive plain ``message`` events given as their
+    undecoded data (``sse.RawEvents``), when each is one JSON object that is a
+    FimCompletionChunk: decoded by one ``decode_lines`` call. None otherwise (each is then
+    classified alone, by :func:`classify_fim_completions`)."""
+    if not all(map(bytes.startswith, values, repeat(b"{"))):
+        return None  # a literal, or not an object: no JSON line counts as two
+    try:
+        events = _decode_fim_completion_chunk_fim_completions.decode_lines(b"\n".join(values))
+    except (msgspec.ValidationError, msgspec.DecodeError):
+        return None
+    return events if len(events) == len(values) else None
 
 
 def _apply_fim_completions_fim_completion_chunk(
     acc: Accumulator, chunk: models.FimCompletionChunk
 ) -> None:
-    acc.meta(chunk.id, chunk.model)
+    if acc.id is None or acc.model is None:
+        acc.meta(chunk.id, chunk.model)
+    states = acc.states
     for choice in chunk.choices:
-        state = acc.choice(choice.index)
+        index = choice.index
+        state = states.get(index) or acc.choice(index)
         delta = choice.delta
         if delta.content is not None:
-            state.add_text("content", delta.content)
+            state.content.append(delta.content)
 
         if choice.finish_reason is not None:
             state.finish_reason = choice.finish_reason
 
 
+_APPLY_FIM_COMPLETIONS: dict[type, Callable[[Accumulator, Any], None]] = {
+    models.StreamDone: Accumulator.done,
+    models.FimCompletionChunk: _apply_fim_completions_fim_completion_chunk,
+    UnknownEvent: Accumulator.unknown,
+}
+"""How each event class of channel /fim/completions feeds the accumulator."""
+
+
 def apply_fim_completions(acc: Accumulator, event: FIM_COMPLETIONS_EVENT) -> None:
     """Feed one event of channel '/fim/completions' into ``acc``."""
-    if isinstance(event, models.StreamDone):
-        acc.complete = True
-    elif isinstance(event, models.FimCompletionChunk):
-        _apply_fim_completions_fim_completion_chunk(acc, event)
-    elif isinstance(event, UnknownEvent):
-        acc.unknown(event)
+    handler = _APPLY_FIM_COMPLETIONS.get(type(event))
+    if handler is not None:
+        handler(acc, event)
+        return
+    for cls, handler in _APPLY_FIM_COMPLETIONS.items():  # subclasses
+        if isinstance(event, cls):
+            handler(acc, event)
+            return
 
 
 CHANNELS: dict[str, Channel[Any]] = {
@@ -215,6 +300,8 @@ CHANNELS: dict[str, Channel[Any]] = {
         },
         classify_agents_completions,
         apply_agents_completions,
+        _APPLY_AGENTS_COMPLETIONS,
+        classify_values_agents_completions,
     ),
     "/chat/completions": Channel(
         "/chat/completions",
@@ -225,6 +312,7 @@ CHANNELS: dict[str, Channel[Any]] = {
         },
         classify_chat_completions,
         apply_chat_completions,
+        _APPLY_CHAT_COMPLETIONS,
     ),
     "/fim/completions": Channel(
         "/fim/completions",
@@ -234,6 +322,8 @@ CHANNELS: dict[str, Channel[Any]] = {
         },
         classify_fim_completions,
         apply_fim_completions,
+        _APPLY_FIM_COMPLETIONS,
+        classify_values_fim_completions,
     ),
 }
 """The provider's channels by address; see :class:`~.stream.Channel`."""

@@ -22,17 +22,21 @@ standard library.
 from __future__ import annotations
 
 from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
+from itertools import compress, repeat
+from operator import itemgetter, not_
 from typing import NamedTuple
 
 __all__ = [
     "DEFAULT_MAX_EVENT_BYTES",
     "EventTooLargeError",
     "InvalidUTF8Error",
+    "RawEvents",
     "SSEDecoder",
     "SSEError",
     "ServerSentEvent",
     "StreamState",
     "aiter_events",
+    "expand",
     "iter_events",
 ]
 
@@ -41,6 +45,8 @@ DEFAULT_MAX_EVENT_BYTES: int = 8 * 1024 * 1024
 :class:`EventTooLargeError`): 8 MiB."""
 
 _BOM = b"\xef\xbb\xbf"
+_VALUE = itemgetter(slice(6, None))  # the value of a "data: " line
+_new_tuple = tuple.__new__  # builds a NamedTuple without its Python-level __new__
 _LF = 0x0A
 _CR = 0x0D
 
@@ -132,6 +138,40 @@ class EventTooLargeError(SSEError):
         )
         self.limit = limit
         self.offset = offset
+
+
+class RawEvents(NamedTuple):
+    """Consecutive events that are each a single ``data: `` line, as
+    :meth:`SSEDecoder.feed_raw` gives them: type ``message``, no ``retry``,
+    the same last event ID, and their data still as the UTF-8 bytes read
+    (checked valid), so that a consumer can parse them without building a
+    ``str`` and a :class:`ServerSentEvent` for each.
+
+    Attributes:
+        values: The data of each event, in stream order.
+        id: The last event ID buffer they were dispatched with.
+    """
+
+    values: list[bytes]
+    id: str = ""
+
+    def events(self) -> list[ServerSentEvent]:
+        """The events as :class:`ServerSentEvent` instances."""
+        fields = zip(
+            repeat("message"), map(bytes.decode, self.values), repeat(self.id), repeat(None)
+        )
+        return list(map(_new_tuple, repeat(ServerSentEvent), fields))
+
+
+def expand(events: Iterable[ServerSentEvent | RawEvents]) -> list[ServerSentEvent]:
+    """The events of a :meth:`SSEDecoder.feed_raw` result, all as :class:`ServerSentEvent`."""
+    out: list[ServerSentEvent] = []
+    for item in events:
+        if isinstance(item, RawEvents):
+            out += item.events()
+        else:
+            out.append(item)
+    return out
 
 
 class StreamState:
@@ -288,6 +328,23 @@ class SSEDecoder:
                 )
             chunk = bytes(chunk)
         try:
+            return expand(self._feed(chunk))
+        except SSEError:
+            self._failed = True
+            raise
+
+    def feed_raw(self, chunk: bytes | bytearray | memoryview) -> list[ServerSentEvent | RawEvents]:
+        """:meth:`feed`, giving runs of plain ``data:`` events as :class:`RawEvents`.
+
+        Same events, errors (whose ``events`` are all :class:`ServerSentEvent`)
+        and laziness as :meth:`feed`; :func:`expand` turns the result into
+        what :meth:`feed` returns.
+        """
+        if self._closed or self._failed or isinstance(chunk, str):
+            return [*self.feed(chunk)]  # raises
+        if type(chunk) is not bytes:
+            chunk = bytes(chunk)
+        try:
             return self._feed(chunk)
         except SSEError:
             self._failed = True
@@ -322,7 +379,7 @@ class SSEDecoder:
         self._dirty = False
         return []
 
-    def _feed(self, chunk: bytes) -> list[ServerSentEvent]:
+    def _feed(self, chunk: bytes) -> list[ServerSentEvent | RawEvents]:
         if not chunk:
             return []
         offset = self.bytes_consumed  # absolute offset of chunk[0]
@@ -350,42 +407,135 @@ class SSEDecoder:
                 if not chunk:
                     return []
 
-        if b"\r" in chunk:
-            lines = chunk.splitlines()
-            if chunk[-1] == _CR:
-                self._skip_lf = True
-                tail = b""
-            elif chunk[-1] == _LF:
-                tail = b""
-            else:
-                tail = lines.pop()
-        else:
-            lines = chunk.split(b"\n")
-            tail = lines.pop()
-
+        # The complete lines of the chunk end at its last CR or LF.
+        end = chunk.rfind(b"\n")
+        has_cr = b"\r" in chunk
+        if has_cr:
+            end = max(end, chunk.rfind(b"\r"))
+            if end == len(chunk) - 1 and chunk[end] == _CR:
+                self._skip_lf = True  # an LF starting the next chunk ends no line
         pending = self._pending
-        if not lines:
+        if end < 0:
             # No line end in this chunk: the current line just grows.
             if not pending:
                 self._pending_offset = offset
-            pending += tail
+            pending += chunk
             if len(pending) + self._data_bytes > self._max:
                 raise EventTooLargeError(self._max, self._pending_offset)
             return []
 
-        if pending:
-            first_start = self._pending_offset
-            lines[0] = bytes(pending) + lines[0]
-            pending.clear()
-        else:
-            first_start = offset
-        events = self._process(lines, chunk, offset, first_start)
-        if tail:
-            self._pending_offset = offset + len(chunk) - len(tail)
-            pending += tail
+        events: list[ServerSentEvent | RawEvents] | None = None
+        if len(pending) + len(chunk) + self._data_bytes <= self._max:
+            # Fast path: no event can outgrow the limit within this chunk.
+            text = chunk
+            if has_cr:
+                text = text.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+            lines = text.split(b"\n")
+            lines.pop()  # the unterminated tail, chunk[end + 1 :]
+            if pending:
+                lines[0] = bytes(pending) + lines[0]
+            events = self._process_fast(lines)
+            if events is not None:
+                pending.clear()
+        if events is None:
+            # Exact path, line by line, for errors and their byte offsets.
+            lines = chunk[: end + 1].splitlines()
+            if pending:
+                first_start = self._pending_offset
+                lines[0] = bytes(pending) + lines[0]
+                pending.clear()
+            else:
+                first_start = offset
+            events = [*self._process(lines, chunk, offset, first_start)]
+        if end + 1 < len(chunk):
+            self._pending_offset = offset + end + 1
+            pending += chunk[end + 1 :]
             if len(pending) + self._data_bytes > self._max:
-                raise EventTooLargeError(self._max, self._pending_offset, events)
+                raise EventTooLargeError(self._max, self._pending_offset, expand(events))
         return events
+
+    def _process_fast(self, lines: list[bytes]) -> list[ServerSentEvent | RawEvents] | None:
+        """Apply complete ``lines`` (line ends removed); ``None``, with nothing
+        applied, if they are not UTF-8."""
+        start = 0
+        if self._parts or self._dirty:
+            # The event begun before these lines ends at the first blank line.
+            start = lines.index(b"") + 1 if b"" in lines else len(lines)
+        # The common case: every event is one "data: " line and a blank line,
+        # checked and dispatched as one RawEvents without a Python-level loop.
+        stop = len(lines) - (len(lines) - start) % 2
+        data_lines = lines[start:stop:2]
+        simple = not any(lines[start + 1 : stop : 2]) and all(
+            map(bytes.startswith, data_lines, repeat(b"data: "))
+        )
+        values = list(map(_VALUE, data_lines)) if simple else []
+        try:
+            # Line by line finds the same invalid bytes as all at once (a line
+            # end is never part of a UTF-8 sequence); ASCII needs no decoding.
+            head = list(map(bytes.decode, lines[:start]))
+            for value in compress(values, map(not_, map(bytes.isascii, values))):
+                value.decode()
+            rest = list(map(bytes.decode, lines[stop if simple else start :]))
+        except UnicodeDecodeError:
+            return None
+        events: list[ServerSentEvent | RawEvents] = []
+        if head:
+            self._lines(head, events)
+        if values:
+            events.append(_new_tuple(RawEvents, (values, self._last_id)))
+        if rest:
+            self._lines(rest, events)
+        return events
+
+    def _lines(self, lines: list[str], events: list[ServerSentEvent | RawEvents]) -> None:
+        """Apply complete ``lines`` (line ends removed), appending to ``events``.
+
+        The caller has checked that no event can exceed the size limit.
+        """
+        parts = self._parts
+        data_bytes = self._data_bytes
+        for line in lines:
+            if not line:
+                # Blank line: dispatch the event.
+                if parts:
+                    events.append(
+                        tuple.__new__(
+                            ServerSentEvent,
+                            (
+                                self._event_type or "message",
+                                parts[0] if len(parts) == 1 else "\n".join(parts),
+                                self._last_id,
+                                self._retry,
+                            ),
+                        )
+                    )
+                    parts = self._parts = []
+                    data_bytes = 0
+                if self._dirty:
+                    self.last_event_id = self._last_id
+                    self._event_type = ""
+                    self._retry = None
+                    self._dirty = False
+                continue
+            if line[0] == ":":
+                continue  # comment
+            name, colon, value = line.partition(":")
+            if colon and value[:1] == " ":
+                value = value[1:]
+            if name == "data":
+                parts.append(value)
+                data_bytes += (len(value) if value.isascii() else len(value.encode())) + 1
+                continue
+            self._dirty = True
+            if name == "event":
+                self._event_type = value
+            elif name == "id":
+                if "\0" not in value:
+                    self._last_id = value
+            elif name == "retry":
+                if value.isascii() and value.isdigit():
+                    self._retry = self.reconnection_time = int(value)
+        self._data_bytes = data_bytes
 
     def _process(
         self, lines: list[bytes], chunk: bytes, offset: int, first_start: int

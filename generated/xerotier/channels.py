@@ -5,11 +5,14 @@ Each channel tries its messages in a fixed order: literal payloads (the
 ``[DONE]`` terminator) by exact text, then JSON messages from the most
 constrained to the least (required members, ``maxItems: 0``), with one
 ``msgspec.json.Decoder`` per message built once.  A payload no message accepts
-becomes an :class:`~.stream.UnknownEvent` carrying its raw text.
+becomes an :class:`~.stream.UnknownEvent` carrying its raw text.  Accumulation
+dispatches on the event's exact class through a table built once.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+from itertools import repeat
 from typing import Any, Union
 
 import msgspec
@@ -133,14 +136,15 @@ CHAT_COMPLETIONS_EVENT = Union[
 
 def classify_chat_completions(sse: ServerSentEvent) -> CHAT_COMPLETIONS_EVENT:
     """The typed event of channel '/chat/completions' for one SSE event (never raises)."""
+    event = sse.event
     data = sse.data
-    reason = "no message of the channel has event type " + repr(sse.event)
-    if sse.event == "error":
+    reason = None
+    if event == "error":
         try:
             return _decode_stream_error_chat_completions.decode(data)
         except (msgspec.ValidationError, msgspec.DecodeError) as exc:
             reason = "StreamError: " + str(exc)
-    if sse.event == "message":
+    if event == "message":
         if data == "[DONE]":
             return models.StreamDone()
         if '"type"' in data:
@@ -160,21 +164,26 @@ def classify_chat_completions(sse: ServerSentEvent) -> CHAT_COMPLETIONS_EVENT:
             return _decode_chat_completion_chunk_chat_completions.decode(data)
         except (msgspec.ValidationError, msgspec.DecodeError) as exc:
             reason = "ChatCompletionChunk: " + str(exc)
-    return UnknownEvent(event=sse.event, data=data, id=sse.id, reason=reason)
+    if reason is None:
+        reason = "no message of the channel has event type " + repr(event)
+    return UnknownEvent(event=event, data=data, id=sse.id, reason=reason)
 
 
 def _apply_chat_completions_chat_completion_chunk(
     acc: Accumulator, chunk: models.ChatCompletionChunk
 ) -> None:
-    acc.meta(chunk.id, chunk.model)
+    if acc.id is None or acc.model is None:
+        acc.meta(chunk.id, chunk.model)
+    states = acc.states
     for choice in chunk.choices:
-        state = acc.choice(choice.index)
+        index = choice.index
+        state = states.get(index) or acc.choice(index)
         delta = choice.delta
         if delta.content is not None:
-            state.add_text("content", delta.content)
+            state.content.append(delta.content)
 
         if delta.refusal is not None:
-            state.add_text("refusal", delta.refusal)
+            state.refusal.append(delta.refusal)
 
         for call in delta.tool_calls or ():
             state.add_tool_call_data(call)
@@ -184,112 +193,73 @@ def _apply_chat_completions_chat_completion_chunk(
         acc.set_usage(chunk.usage)
 
 
+_APPLY_CHAT_COMPLETIONS: dict[type, Callable[[Accumulator, Any], None]] = {
+    models.StreamDone: Accumulator.done,
+    models.XArtifactCreated: Accumulator.vendor,
+    models.XArtifactUpdated: Accumulator.vendor,
+    models.XMockupUpdated: Accumulator.vendor,
+    models.XAskUserQuestion: Accumulator.vendor,
+    models.XMockupCreated: Accumulator.vendor,
+    models.XDeepThinkSubtaskStarted: Accumulator.vendor,
+    models.XResearchResult: Accumulator.vendor,
+    models.XDeepThinkSubtaskCompleted: Accumulator.vendor,
+    models.XContextFork: Accumulator.vendor,
+    models.XResearchSearching: Accumulator.vendor,
+    models.XResearchReading: Accumulator.vendor,
+    models.XResearchCodeSearching: Accumulator.vendor,
+    models.XResearchCalculating: Accumulator.vendor,
+    models.XDeepThinkPlanCreated: Accumulator.vendor,
+    models.XMockupError: Accumulator.vendor,
+    models.XAskUserPendingState: Accumulator.vendor,
+    models.XDeepThinkDiscoveryStarted: Accumulator.vendor,
+    models.XDeepThinkDiscoveryCompleted: Accumulator.vendor,
+    models.XMockupCalling: Accumulator.vendor,
+    models.XResearchGapAnalysis: Accumulator.vendor,
+    models.XResearchDeepeningRound: Accumulator.vendor,
+    models.XResearchContextCompacted: Accumulator.vendor,
+    models.XResearchTrackingDecision: Accumulator.vendor,
+    models.XResearchQueryingDecisions: Accumulator.vendor,
+    models.XResearchTrackingMilestone: Accumulator.vendor,
+    models.XResearchQueryingTimeline: Accumulator.vendor,
+    models.XResearchBriefing: Accumulator.vendor,
+    models.XResearchRelating: Accumulator.vendor,
+    models.XResearchCreatingMockup: Accumulator.vendor,
+    models.XResearchUpdatingMockup: Accumulator.vendor,
+    models.XResearchToolCall: Accumulator.vendor,
+    models.XDeepThinkPlanningStarted: Accumulator.vendor,
+    models.XDeepThinkPlanCritiqued: Accumulator.vendor,
+    models.XDeepThinkSubtaskPlanned: Accumulator.vendor,
+    models.XDeepThinkSubtaskRetried: Accumulator.vendor,
+    models.XDeepThinkDeepeningRoundCompleted: Accumulator.vendor,
+    models.XDeepThinkCrossReference: Accumulator.vendor,
+    models.XDeepThinkSynthesizing: Accumulator.vendor,
+    models.XDeepThinkStructuredSynthesis: Accumulator.vendor,
+    models.XDeepThinkClaimEmitted: Accumulator.vendor,
+    models.XDeepThinkSynthesisFailed: Accumulator.vendor,
+    models.XDeepThinkMemoryExtracted: Accumulator.vendor,
+    models.XChatMetadata: Accumulator.vendor,
+    models.XAnalystContextGathering: Accumulator.vendor,
+    models.XAnalystContextCompleted: Accumulator.vendor,
+    models.XAnalystContextBriefCreated: Accumulator.vendor,
+    models.XAnalystContextRefreshed: Accumulator.vendor,
+    models.ChatCompletionChunk: _apply_chat_completions_chat_completion_chunk,
+    models.StreamError: Accumulator.error,
+    VendorEvent: Accumulator.vendor,
+    UnknownEvent: Accumulator.unknown,
+}
+"""How each event class of channel /chat/completions feeds the accumulator."""
+
+
 def apply_chat_completions(acc: Accumulator, event: CHAT_COMPLETIONS_EVENT) -> None:
     """Feed one event of channel '/chat/completions' into ``acc``."""
-    if isinstance(event, models.StreamDone):
-        acc.complete = True
-    elif isinstance(event, models.XArtifactCreated):
-        acc.vendor(event)
-    elif isinstance(event, models.XArtifactUpdated):
-        acc.vendor(event)
-    elif isinstance(event, models.XMockupUpdated):
-        acc.vendor(event)
-    elif isinstance(event, models.XAskUserQuestion):
-        acc.vendor(event)
-    elif isinstance(event, models.XMockupCreated):
-        acc.vendor(event)
-    elif isinstance(event, models.XDeepThinkSubtaskStarted):
-        acc.vendor(event)
-    elif isinstance(event, models.XResearchResult):
-        acc.vendor(event)
-    elif isinstance(event, models.XDeepThinkSubtaskCompleted):
-        acc.vendor(event)
-    elif isinstance(event, models.XContextFork):
-        acc.vendor(event)
-    elif isinstance(event, models.XResearchSearching):
-        acc.vendor(event)
-    elif isinstance(event, models.XResearchReading):
-        acc.vendor(event)
-    elif isinstance(event, models.XResearchCodeSearching):
-        acc.vendor(event)
-    elif isinstance(event, models.XResearchCalculating):
-        acc.vendor(event)
-    elif isinstance(event, models.XDeepThinkPlanCreated):
-        acc.vendor(event)
-    elif isinstance(event, models.XMockupError):
-        acc.vendor(event)
-    elif isinstance(event, models.XAskUserPendingState):
-        acc.vendor(event)
-    elif isinstance(event, models.XDeepThinkDiscoveryStarted):
-        acc.vendor(event)
-    elif isinstance(event, models.XDeepThinkDiscoveryCompleted):
-        acc.vendor(event)
-    elif isinstance(event, models.XMockupCalling):
-        acc.vendor(event)
-    elif isinstance(event, models.XResearchGapAnalysis):
-        acc.vendor(event)
-    elif isinstance(event, models.XResearchDeepeningRound):
-        acc.vendor(event)
-    elif isinstance(event, models.XResearchContextCompacted):
-        acc.vendor(event)
-    elif isinstance(event, models.XResearchTrackingDecision):
-        acc.vendor(event)
-    elif isinstance(event, models.XResearchQueryingDecisions):
-        acc.vendor(event)
-    elif isinstance(event, models.XResearchTrackingMilestone):
-        acc.vendor(event)
-    elif isinstance(event, models.XResearchQueryingTimeline):
-        acc.vendor(event)
-    elif isinstance(event, models.XResearchBriefing):
-        acc.vendor(event)
-    elif isinstance(event, models.XResearchRelating):
-        acc.vendor(event)
-    elif isinstance(event, models.XResearchCreatingMockup):
-        acc.vendor(event)
-    elif isinstance(event, models.XResearchUpdatingMockup):
-        acc.vendor(event)
-    elif isinstance(event, models.XResearchToolCall):
-        acc.vendor(event)
-    elif isinstance(event, models.XDeepThinkPlanningStarted):
-        acc.vendor(event)
-    elif isinstance(event, models.XDeepThinkPlanCritiqued):
-        acc.vendor(event)
-    elif isinstance(event, models.XDeepThinkSubtaskPlanned):
-        acc.vendor(event)
-    elif isinstance(event, models.XDeepThinkSubtaskRetried):
-        acc.vendor(event)
-    elif isinstance(event, models.XDeepThinkDeepeningRoundCompleted):
-        acc.vendor(event)
-    elif isinstance(event, models.XDeepThinkCrossReference):
-        acc.vendor(event)
-    elif isinstance(event, models.XDeepThinkSynthesizing):
-        acc.vendor(event)
-    elif isinstance(event, models.XDeepThinkStructuredSynthesis):
-        acc.vendor(event)
-    elif isinstance(event, models.XDeepThinkClaimEmitted):
-        acc.vendor(event)
-    elif isinstance(event, models.XDeepThinkSynthesisFailed):
-        acc.vendor(event)
-    elif isinstance(event, models.XDeepThinkMemoryExtracted):
-        acc.vendor(event)
-    elif isinstance(event, models.XChatMetadata):
-        acc.vendor(event)
-    elif isinstance(event, models.XAnalystContextGathering):
-        acc.vendor(event)
-    elif isinstance(event, models.XAnalystContextCompleted):
-        acc.vendor(event)
-    elif isinstance(event, models.XAnalystContextBriefCreated):
-        acc.vendor(event)
-    elif isinstance(event, models.XAnalystContextRefreshed):
-        acc.vendor(event)
-    elif isinstance(event, models.ChatCompletionChunk):
-        _apply_chat_completions_chat_completion_chunk(acc, event)
-    elif isinstance(event, models.StreamError):
-        acc.error(event)
-    elif isinstance(event, VendorEvent):
-        acc.vendor(event)
-    elif isinstance(event, UnknownEvent):
-        acc.unknown(event)
+    handler = _APPLY_CHAT_COMPLETIONS.get(type(event))
+    if handler is not None:
+        handler(acc, event)
+        return
+    for cls, handler in _APPLY_CHAT_COMPLETIONS.items():  # subclasses
+        if isinstance(event, cls):
+            handler(acc, event)
+            return
 
 
 CHANNELS: dict[str, Channel[Any]] = {
@@ -349,6 +319,7 @@ CHANNELS: dict[str, Channel[Any]] = {
         },
         classify_chat_completions,
         apply_chat_completions,
+        _APPLY_CHAT_COMPLETIONS,
     ),
 }
 """The provider's channels by address; see :class:`~.stream.Channel`."""

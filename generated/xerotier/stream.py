@@ -10,12 +10,19 @@ accumulator records it under ``errors``.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Iterator
+from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Iterator, Sequence
 from typing import Any, Generic, TypeVar
 
 import msgspec
 
-from .sse import DEFAULT_MAX_EVENT_BYTES, ServerSentEvent, StreamState, aiter_events, iter_events
+from .sse import (
+    DEFAULT_MAX_EVENT_BYTES,
+    RawEvents,
+    ServerSentEvent,
+    SSEDecoder,
+    SSEError,
+    StreamState,
+)
 
 E = TypeVar("E")
 
@@ -144,15 +151,42 @@ class _ToolCallState:
         self.arguments: list[str] = []
 
 
-class ChoiceState:
-    """Mutable per-choice state while a stream is accumulated (see :class:`Accumulator`)."""
+_TEXT_FIELDS = ("content", "reasoning_content", "refusal")
 
-    __slots__ = ("index", "full_text", "texts", "finish_reason", "tool_calls")
+
+class _LastText(list[str]):
+    """A text's parts in cumulative mode: appending replaces (only the last part counts)."""
+
+    def append(self, text: str) -> None:
+        self[:] = [text]
+
+
+class ChoiceState:
+    """Mutable per-choice state while a stream is accumulated (see :class:`Accumulator`).
+
+    Attributes:
+        content, reasoning_content, refusal: the parts of each text, in stream
+            order; append a delta to its list (as :meth:`add_text` does). In
+            cumulative mode (``full_text=True``) appending replaces.
+    """
+
+    __slots__ = (
+        "index",
+        "full_text",
+        "content",
+        "reasoning_content",
+        "refusal",
+        "finish_reason",
+        "tool_calls",
+    )
 
     def __init__(self, index: int, full_text: bool) -> None:
         self.index = index
         self.full_text = full_text
-        self.texts: dict[str, list[str]] = {}
+        parts = _LastText if full_text else list
+        self.content: list[str] = parts()
+        self.reasoning_content: list[str] = parts()
+        self.refusal: list[str] = parts()
         self.finish_reason: str | None = None
         self.tool_calls: dict[int, _ToolCallState] = {}
 
@@ -162,12 +196,8 @@ class ChoiceState:
         In cumulative mode (``full_text=True``: every chunk carries the whole
         text so far, as MindIE's ``fullTextEnabled``), the text replaces instead.
         """
-        parts = self.texts.get(field)
-        if parts is None:
-            self.texts[field] = [text]
-        elif self.full_text:
-            parts[:] = [text]
-        else:
+        if field in _TEXT_FIELDS:
+            parts: list[str] = getattr(self, field)
             parts.append(text)
 
     def add_tool_call(
@@ -215,12 +245,11 @@ class ChoiceState:
 
     def result(self) -> ChoiceResult:
         """The assembled :class:`ChoiceResult`."""
-        texts = {field: "".join(parts) for field, parts in self.texts.items()}
         return ChoiceResult(
             index=self.index,
-            content=texts.get("content"),
-            reasoning_content=texts.get("reasoning_content"),
-            refusal=texts.get("refusal"),
+            content="".join(self.content) if self.content else None,
+            reasoning_content="".join(self.reasoning_content) if self.reasoning_content else None,
+            refusal="".join(self.refusal) if self.refusal else None,
             tool_calls=[
                 ToolCallResult(
                     index=c.index,
@@ -243,6 +272,10 @@ class Accumulator:
 
     A ``full_text`` member of a chunk, when present, is authoritative for the
     final content of choice 0 in either mode.
+
+    Attributes:
+        states: the :class:`ChoiceState` of each choice seen so far, by index
+            (see :meth:`choice`).
     """
 
     def __init__(self, full_text: bool = False) -> None:
@@ -254,7 +287,7 @@ class Accumulator:
         self.errors: list[dict[str, Any]] = []
         self.vendor_events: list[dict[str, Any]] = []
         self.complete = False
-        self._choices: dict[int, ChoiceState] = {}
+        self.states: dict[int, ChoiceState] = {}
 
     def meta(self, id: str | None, model: str | None) -> None:
         """Record the completion id and model (the first non-empty values win)."""
@@ -265,10 +298,14 @@ class Accumulator:
 
     def choice(self, index: int) -> ChoiceState:
         """The state of choice ``index`` (created on first use)."""
-        state = self._choices.get(index)
+        state = self.states.get(index)
         if state is None:
-            state = self._choices[index] = ChoiceState(index, self.full_text)
+            state = self.states[index] = ChoiceState(index, self.full_text)
         return state
+
+    def done(self, event: Any = None) -> None:
+        """Record that the stream's terminator (e.g. ``[DONE]``) was seen."""
+        self.complete = True
 
     def set_usage(self, usage: Any) -> None:
         """Record the stream's usage object (the last one sent wins)."""
@@ -308,7 +345,7 @@ class Accumulator:
 
     def result(self) -> StreamResult:
         """The assembled :class:`StreamResult` (the accumulator stays usable)."""
-        choices = [state.result() for _, state in sorted(self._choices.items())]
+        choices = [state.result() for _, state in sorted(self.states.items())]
         if self.final_text is not None:
             if not choices:
                 choices.append(ChoiceResult(index=0))
@@ -340,16 +377,27 @@ class EventStream(Generic[E]):
         chunks: Iterable[bytes],
         classify: Callable[[ServerSentEvent], E],
         max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
+        classify_values: Callable[[list[bytes]], Sequence[E] | None] | None = None,
     ) -> None:
         self.state = StreamState()
-        self._events = iter_events(chunks, max_event_bytes=max_event_bytes, state=self.state)
         self._classify = classify
+        self._classify_values = classify_values
+        # The SSE events of each chunk, then the typed events: both lazy.
+        self._batches = _batches(chunks, SSEDecoder(max_event_bytes), self.state)
+        self._events = self._typed()
+        self._started = False
+
+    def _typed(self) -> Iterator[E]:
+        for batch in self._batches:
+            yield from _classify_batch(batch, self._classify, self._classify_values)
 
     def __iter__(self) -> Iterator[E]:
-        return self
+        self._started = True
+        return self._events
 
     def __next__(self) -> E:
-        return self._classify(next(self._events))
+        self._started = True
+        return next(self._events)
 
     @property
     def incomplete(self) -> bool:
@@ -370,16 +418,27 @@ class AsyncEventStream(Generic[E]):
         chunks: AsyncIterable[bytes],
         classify: Callable[[ServerSentEvent], E],
         max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
+        classify_values: Callable[[list[bytes]], Sequence[E] | None] | None = None,
     ) -> None:
         self.state = StreamState()
-        self._events = aiter_events(chunks, max_event_bytes=max_event_bytes, state=self.state)
         self._classify = classify
+        self._classify_values = classify_values
+        self._batches = _abatches(chunks, SSEDecoder(max_event_bytes), self.state)
+        self._events = self._typed()
+        self._started = False
+
+    async def _typed(self) -> AsyncIterator[E]:
+        async for batch in self._batches:
+            for event in _classify_batch(batch, self._classify, self._classify_values):
+                yield event
 
     def __aiter__(self) -> AsyncIterator[E]:
-        return self
+        self._started = True
+        return self._events
 
     async def __anext__(self) -> E:
-        return self._classify(await self._events.__anext__())
+        self._started = True
+        return await self._events.__anext__()
 
     @property
     def incomplete(self) -> bool:
@@ -392,6 +451,73 @@ class AsyncEventStream(Generic[E]):
         return self.state.bytes_consumed
 
 
+def _classify_batch(
+    batch: list[ServerSentEvent | RawEvents],
+    classify: Callable[[ServerSentEvent], E],
+    classify_values: Callable[[list[bytes]], Sequence[E] | None] | None,
+) -> list[E]:
+    """The typed events of one chunk's SSE events (runs of plain ``data:``
+    events at once through ``classify_values`` when it takes them)."""
+    typed: list[E] = []
+    for item in batch:
+        if isinstance(item, RawEvents):
+            run = None if classify_values is None else classify_values(item.values)
+            typed += map(classify, item.events()) if run is None else run
+        else:
+            typed.append(classify(item))
+    return typed
+
+
+def _batches(
+    chunks: Iterable[bytes], decoder: SSEDecoder, state: StreamState
+) -> Iterator[list[ServerSentEvent | RawEvents]]:
+    """The SSE events of each chunk (as ``sse.iter_events``, a list per chunk)."""
+    for chunk in chunks:
+        try:
+            events = decoder.feed_raw(chunk)
+        except SSEError as exc:
+            _update_state(state, decoder)
+            state.incomplete = True
+            yield [*exc.events]
+            exc.events = []
+            raise
+        state.bytes_consumed = decoder.bytes_consumed
+        state.last_event_id = decoder.last_event_id
+        state.reconnection_time = decoder.reconnection_time
+        if events:
+            yield events
+    decoder.close()
+    state.incomplete = decoder.incomplete
+
+
+async def _abatches(
+    chunks: AsyncIterable[bytes], decoder: SSEDecoder, state: StreamState
+) -> AsyncIterator[list[ServerSentEvent | RawEvents]]:
+    """The SSE events of each chunk (as ``sse.aiter_events``, a list per chunk)."""
+    async for chunk in chunks:
+        try:
+            events = decoder.feed_raw(chunk)
+        except SSEError as exc:
+            _update_state(state, decoder)
+            state.incomplete = True
+            yield [*exc.events]
+            exc.events = []
+            raise
+        state.bytes_consumed = decoder.bytes_consumed
+        state.last_event_id = decoder.last_event_id
+        state.reconnection_time = decoder.reconnection_time
+        if events:
+            yield events
+    decoder.close()
+    state.incomplete = decoder.incomplete
+
+
+def _update_state(state: StreamState, decoder: SSEDecoder) -> None:
+    state.bytes_consumed = decoder.bytes_consumed
+    state.last_event_id = decoder.last_event_id
+    state.reconnection_time = decoder.reconnection_time
+
+
 class Channel(Generic[E]):
     """One streaming endpoint of the provider: decode bytes, assemble results.
 
@@ -401,6 +527,12 @@ class Channel(Generic[E]):
             decode to, in decode order.
         classify: maps one SSE event to a typed event (never raises).
         apply: feeds one typed event into an :class:`Accumulator`.
+        handlers: optionally, what ``apply`` does for each event class (the
+            same calls, looked up by the exact class without calling ``apply``).
+        classify_values: optionally, the typed events of a run of plain
+            ``data:`` events given as their undecoded data (``sse.RawEvents``),
+            all at once and all of one class, or None to have each classified
+            alone; it must give what ``classify`` would.
     """
 
     def __init__(
@@ -409,11 +541,15 @@ class Channel(Generic[E]):
         messages: dict[str, type],
         classify: Callable[[ServerSentEvent], E],
         apply: Callable[[Accumulator, E], None],
+        handlers: dict[type, Callable[[Accumulator, Any], None]] | None = None,
+        classify_values: Callable[[list[bytes]], Sequence[E] | None] | None = None,
     ) -> None:
         self.address = address
         self.messages = messages
         self.classify = classify
         self.apply = apply
+        self.handlers: dict[type, Callable[[Accumulator, Any], None]] = handlers or {}
+        self.classify_values = classify_values
 
     def __repr__(self) -> str:
         return f"Channel({self.address!r})"
@@ -429,13 +565,13 @@ class Channel(Generic[E]):
 
         Reads lazily, one chunk at a time; memory is bounded by the largest event.
         """
-        return EventStream(chunks, self.classify, max_event_bytes)
+        return EventStream(chunks, self.classify, max_event_bytes, self.classify_values)
 
     def adecode(
         self, chunks: AsyncIterable[bytes], *, max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES
     ) -> AsyncEventStream[E]:
         """Typed events from an async iterable of bytes (httpx ``aiter_bytes()``)."""
-        return AsyncEventStream(chunks, self.classify, max_event_bytes)
+        return AsyncEventStream(chunks, self.classify, max_event_bytes, self.classify_values)
 
     def accumulate(self, events: Iterable[E], *, full_text: bool = False) -> StreamResult:
         """Assemble ``events`` (typically ``decode(...)``) into a :class:`StreamResult`.
@@ -445,19 +581,65 @@ class Channel(Generic[E]):
             full_text: cumulative mode, see :class:`Accumulator`.
         """
         acc = Accumulator(full_text)
-        for event in events:
-            self.apply(acc, event)
+        apply = self.apply
+        if isinstance(events, EventStream) and not events._started:
+            # Not iterated yet: classify and apply each chunk's events directly.
+            events._started = True
+            for batch in events._batches:
+                self._apply_batch(acc, batch, events._classify, events._classify_values)
+        else:
+            for event in events:
+                apply(acc, event)
         if isinstance(events, EventStream) and events.incomplete:
             acc.truncated(events.state)
         return acc.result()
+
+    def _apply_batch(
+        self,
+        acc: Accumulator,
+        batch: list[ServerSentEvent | RawEvents],
+        classify: Callable[[ServerSentEvent], E],
+        classify_values: Callable[[list[bytes]], Sequence[E] | None] | None,
+    ) -> None:
+        """Classify and apply one chunk's SSE events; a run that
+        ``classify_values`` takes (events of one class) needs one lookup."""
+        handlers = self.handlers
+        for item in batch:
+            if isinstance(item, RawEvents):
+                run = None if classify_values is None else classify_values(item.values)
+                if run is None:
+                    events: Iterable[E] = map(classify, item.events())
+                elif run:
+                    handler = handlers.get(type(run[0]))
+                    if handler is not None:
+                        for event in run:
+                            handler(acc, event)
+                        continue
+                    events = run
+                else:
+                    continue
+            else:
+                events = (classify(item),)
+            for event in events:
+                handler = handlers.get(type(event))
+                if handler is None:
+                    self.apply(acc, event)
+                else:
+                    handler(acc, event)
 
     async def aaccumulate(
         self, events: AsyncIterable[E], *, full_text: bool = False
     ) -> StreamResult:
         """Assemble async ``events`` (typically ``adecode(...)``); see :meth:`accumulate`."""
         acc = Accumulator(full_text)
-        async for event in events:
-            self.apply(acc, event)
+        apply = self.apply
+        if isinstance(events, AsyncEventStream) and not events._started:
+            events._started = True
+            async for batch in events._batches:
+                self._apply_batch(acc, batch, events._classify, events._classify_values)
+        else:
+            async for event in events:
+                apply(acc, event)
         if isinstance(events, AsyncEventStream) and events.incomplete:
             acc.truncated(events.state)
         return acc.result()

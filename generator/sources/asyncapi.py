@@ -3,7 +3,10 @@
 What the server streams to the client is, in AsyncAPI 2.x, the ``subscribe``
 operation's ``message`` of a channel (the client subscribes); in 3.0 it is the
 ``messages`` of the channel used by an operation with ``action: receive`` (the
-application receives), or, with no operations, all messages of the channel.
+application receives), the ``reply`` of an ``action: send`` operation, or, with
+no operations, all messages of the channel.  3.0 channels, operations, replies,
+messages and servers may be ``$ref`` s (local or relative-file), and a message
+``payload`` may be a multi-format schema object ``{schemaFormat, schema}``.
 
 The loader is lenient where real documents are wrong and says so: a malformed
 ``info`` field (Mistral's ``email: [email protected]``, a YAML flow sequence
@@ -14,6 +17,7 @@ document is used; the official parser rejects the whole document for it.
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from typing import Any
 
 from ..diagnostics import Diagnostics, Severity
@@ -90,10 +94,9 @@ def load_asyncapi(
     result.title = _text(info.get("title"))
     result.version = _text(info.get("version"))
     result.description = _text(info.get("description"))
-    result.servers = _servers(data.get("servers"), root.child("servers"))
-
     converter = SchemaConverter(resolver, diagnostics)
     reader = _MessageReader(converter, resolver, diagnostics)
+    result.servers = _servers(data.get("servers"), root.child("servers"), reader)
     if major == "2":
         result.channels = _channels_v2(data, root, reader, diagnostics)
     else:
@@ -132,70 +135,132 @@ def _channels_v2(data: dict[str, Any], root: Location, reader: _MessageReader, d
 
 
 def _channels_v3(data: dict[str, Any], root: Location, reader: _MessageReader, diagnostics: Diagnostics) -> list[Channel]:
+    """Channels of a 3.0 document with the messages the application receives.
+
+    A channel is kept when an operation with ``action: receive`` uses it (its
+    ``messages``, or all the channel's messages when the operation lists none),
+    or when an ``action: send`` operation's ``reply`` names it (the reply's
+    messages); with no ``operations`` at all, every channel and all its
+    messages.  Channels, operations, replies and messages may each be a
+    ``$ref`` (local or to a relative file); a channel is matched to its
+    operations by where the references lead, not by spelling.
+    """
     channels = data.get("channels")
     if not isinstance(channels, dict):
         _diag(diagnostics, root.child("channels"), "channels-missing", Severity.ERROR, "document has no `channels` mapping")
         return []
-    raw_operations = data.get("operations")
-    operations: dict[str, Any] = raw_operations if isinstance(raw_operations, dict) else {}
-    # channel key -> (operation id, operation, its location), for receive operations
-    receivers: dict[str, tuple[str, dict[str, Any], Location]] = {}
-    for op_id, op in operations.items():
-        oloc = root.child("operations", op_id)
-        if isinstance(op, dict) and "$ref" in op:
-            try:
-                target = reader.resolver.lookup(op["$ref"], oloc.uri)
-            except RefError as exc:
-                _diag(diagnostics, oloc.child("$ref"), exc.code, Severity.ERROR, str(exc))
-                continue
-            op = target.contents
-            oloc = Location(target.document, target.pointer, target.uri)
-        if not isinstance(op, dict) or op.get("action") != "receive":
-            continue
-        ref = op.get("channel", {}).get("$ref") if isinstance(op.get("channel"), dict) else None
-        prefix = "#/channels/"
-        if isinstance(ref, str) and ref.startswith(prefix):
-            key = ref[len(prefix):].replace("~1", "/").replace("~0", "~")
-            receivers[key] = (op_id, op, oloc)
-    result = []
+    # Resolve every channel first: key -> (item, location); (uri, pointer) of both the
+    # channel entry and its $ref target -> key, so an operation finds it either way.
+    items: dict[str, tuple[dict[str, Any], Location]] = {}
+    by_place: dict[tuple[str, str], str] = {}
     for key, item in channels.items():
         cloc = root.child("channels", key)
-        if not isinstance(item, dict):
-            _diag(diagnostics, cloc, "channel-invalid", Severity.ERROR, "channel must be a mapping")
+        by_place[(cloc.uri, cloc.pointer)] = key
+        resolved = reader.follow(item, cloc)
+        if resolved is None:
             continue
-        if "$ref" in item:
-            try:
-                target = reader.resolver.lookup(item["$ref"], cloc.uri)
-            except RefError as exc:
-                _diag(diagnostics, cloc.child("$ref"), exc.code, Severity.ERROR, str(exc))
+        item, tloc = resolved
+        if not isinstance(item, dict):
+            _diag(diagnostics, tloc, "channel-invalid", Severity.ERROR, "channel must be a mapping")
+            continue
+        items[key] = (item, tloc)
+        by_place[(tloc.uri, tloc.pointer)] = key
+
+    raw_operations = data.get("operations")
+    if raw_operations is not None and not isinstance(raw_operations, dict):
+        _diag(diagnostics, root.child("operations"), "operations-invalid", Severity.ERROR, "`operations` must be a mapping")
+        raw_operations = None
+    operations: dict[str, Any] = raw_operations or {}
+    # channel key -> receive uses of it: (operation id, operation, its location, message list + location)
+    receivers: dict[str, list[_Use]] = {}
+    for op_id, op in operations.items():
+        resolved = reader.follow(op, root.child("operations", op_id))
+        if resolved is None:
+            continue
+        op, oloc = resolved
+        if not isinstance(op, dict):
+            _diag(diagnostics, oloc, "operation-invalid", Severity.ERROR, "operation must be a mapping")
+            continue
+        action = op.get("action")
+        if action == "receive":
+            key = _channel_key(op.get("channel"), oloc.child("channel"), reader, by_place, diagnostics)
+            if key is not None:
+                receivers.setdefault(key, []).append(_Use(op_id, op, op.get("messages"), oloc.child("messages")))
+        elif action == "send" and op.get("reply") is not None:
+            # Request/reply over one HTTP exchange: what comes back is the reply's messages.
+            reply = reader.follow(op["reply"], oloc.child("reply"))
+            if reply is None or not isinstance(reply[0], dict):
                 continue
-            item = target.contents
-            cloc = Location(target.document, target.pointer, target.uri)
+            rnode, rloc = reply
+            channel_node = rnode.get("channel", op.get("channel"))
+            channel_loc = rloc.child("channel") if "channel" in rnode else oloc.child("channel")
+            key = _channel_key(channel_node, channel_loc, reader, by_place, diagnostics)
+            if key is not None:
+                receivers.setdefault(key, []).append(_Use(op_id, op, rnode.get("messages"), rloc.child("messages")))
+        elif action not in ("send", "receive"):
+            _diag(diagnostics, oloc.child("action"), "operation-action-invalid", Severity.WARNING, f"operation action must be `send` or `receive`, got {json.dumps(action)}; ignored")
+
+    result = []
+    for key, (item, cloc) in items.items():
         if operations and key not in receivers:
             continue
-        address = item.get("address") if isinstance(item.get("address"), str) else key
-        op_id, op, oloc = receivers.get(key, ("", {}, cloc))
-        raw_messages = item.get("messages") if isinstance(item.get("messages"), dict) else {}
-        if isinstance(op.get("messages"), list) and op["messages"]:
-            # The operation may narrow the channel's messages.
-            selected = reader.read_message_list(op["messages"], oloc.child("messages"))
-        else:
-            selected = [
-                m
-                for name, node in raw_messages.items()
-                if (m := reader.read_message(node, cloc.child("messages", name), name)) is not None
-            ]
+        raw_address = item.get("address")
+        address: str = raw_address if isinstance(raw_address, str) else key
+        uses = receivers.get(key) or [_Use("", {}, None, cloc)]
+        selected: list[Message] = []
+        for use in uses:
+            if isinstance(use.messages, list) and use.messages:
+                # The operation may narrow the channel's messages.
+                found = reader.read_message_list(use.messages, use.messages_loc)
+            else:
+                found = reader.read_channel_messages(item.get("messages"), cloc.child("messages"))
+            selected.extend(m for m in found if all(m.name != s.name for s in selected))
+        first = uses[0]
         result.append(
             Channel(
                 address=address,
                 messages=tuple(selected),
                 provenance=cloc.provenance,
-                operation_id=op_id,
-                summary=_text(op.get("summary")),
+                operation_id=first.op_id,
+                summary=_text(first.op.get("summary")),
                 description=_text(item.get("description")),
             )
         )
     return result
+
+
+@dataclass(frozen=True)
+class _Use:
+    """A 3.0 operation's use of a channel: the messages it receives (None = all)."""
+
+    op_id: str
+    op: dict[str, Any]
+    messages: Any
+    messages_loc: Location
+
+
+def _channel_key(
+    node: Any, loc: Location, reader: _MessageReader, by_place: dict[tuple[str, str], str], diagnostics: Diagnostics
+) -> str | None:
+    """The key in ``channels`` of the channel an operation's ``channel: {$ref}`` names."""
+    if not isinstance(node, dict) or not isinstance(node.get("$ref"), str):
+        _diag(diagnostics, loc, "operation-channel-invalid", Severity.ERROR, "operation `channel` must be a $ref to a channel of `channels`")
+        return None
+    try:
+        target = reader.resolver.lookup(node["$ref"], loc.uri)
+    except RefError as exc:
+        _diag(diagnostics, loc.child("$ref"), exc.code, Severity.ERROR, str(exc))
+        return None
+    key = by_place.get((target.uri, target.pointer))
+    if key is None:
+        _diag(
+            diagnostics,
+            loc.child("$ref"),
+            "operation-channel-unknown",
+            Severity.ERROR,
+            f"operation channel $ref {node['$ref']!r} names no channel of `channels`",
+        )
+    return key
 
 
 class _MessageReader:
@@ -230,20 +295,60 @@ class _MessageReader:
                 messages.append(message)
         return messages
 
-    def read_message(self, node: Any, loc: Location, key: str) -> Message | None:
-        """One message object (following a ``$ref``); None with an error if unusable."""
-        if isinstance(node, dict) and "$ref" in node:
+    def read_channel_messages(self, node: Any, loc: Location) -> list[Message]:
+        """Messages of a 3.0 channel's ``messages`` map (message id -> message or reference)."""
+        if node is None:
+            return []
+        if not isinstance(node, dict):
+            _diag(self.diagnostics, loc, "message-invalid", Severity.ERROR, "channel `messages` must be a mapping")
+            return []
+        return [m for name, item in node.items() if (m := self.read_message(item, loc.child(name), name)) is not None]
+
+    def follow(self, node: Any, loc: Location) -> tuple[Any, Location] | None:
+        """``node`` with any chain of ``$ref`` followed, and where it was found.
+
+        None (with an error diagnostic at the offending ``$ref``, naming its
+        file, line and pointer) when a reference is invalid, cannot be
+        followed, or leads back to a place already on the chain.
+        """
+        seen = [(loc.uri, loc.pointer)]
+        while isinstance(node, dict) and "$ref" in node:
             ref = node["$ref"]
+            rloc = loc.child("$ref")
+            if not isinstance(ref, str):
+                _diag(self.diagnostics, rloc, "ref-invalid", Severity.ERROR, f"$ref must be a string, got {json.dumps(ref)}")
+                return None
             try:
                 target = self.resolver.lookup(ref, loc.uri)
             except RefError as exc:
-                _diag(self.diagnostics, loc.child("$ref"), exc.code, Severity.ERROR, str(exc))
+                _diag(self.diagnostics, rloc, exc.code, Severity.ERROR, str(exc))
                 return None
-            memo_key = (target.uri, target.pointer)
+            place = (target.uri, target.pointer)
+            if place in seen:
+                _diag(
+                    self.diagnostics,
+                    rloc,
+                    "ref-circular",
+                    Severity.ERROR,
+                    f"$ref {ref!r} is circular: it leads back to {target.document.file}#{target.pointer}",
+                )
+                return None
+            seen.append(place)
+            node = target.contents
+            loc = Location(target.document, target.pointer, target.uri)
+        return node, loc
+
+    def read_message(self, node: Any, loc: Location, key: str) -> Message | None:
+        """One message object (following a ``$ref``); None with an error if unusable."""
+        if isinstance(node, dict) and "$ref" in node:
+            resolved = self.follow(node, loc)
+            if resolved is None:
+                return None
+            target, tloc = resolved
+            memo_key = (tloc.uri, tloc.pointer)
             if memo_key not in self._memo:
-                self._memo[memo_key] = None  # guards against a message $ref cycle
-                tloc = Location(target.document, target.pointer, target.uri)
-                self._memo[memo_key] = self.read_message(target.contents, tloc, target.pointer.rsplit("/", 1)[-1])
+                token = tloc.pointer.rsplit("/", 1)[-1].replace("~1", "/").replace("~0", "~")
+                self._memo[memo_key] = self.read_message(target, tloc, token)
             return self._memo[memo_key]
         if not isinstance(node, dict):
             _diag(self.diagnostics, loc, "message-invalid", Severity.ERROR, "message must be a mapping")
@@ -258,7 +363,7 @@ class _MessageReader:
             _diag(self.diagnostics, loc, "message-no-payload", Severity.WARNING, "message has no payload; any JSON is accepted")
             payload = Schema("any", loc.provenance)
         else:
-            payload, _ = self.converter.convert(node["payload"], loc.child("payload"), name)
+            payload = self._payload(node["payload"], node.get("schemaFormat"), loc, name)
         if payload.type == "any" and "payload" in node:
             _diag(self.diagnostics, loc.child("payload"), "payload-untyped", Severity.WARNING, "payload schema has no type; any JSON is accepted")
         kind: MessageKind = "data"
@@ -283,6 +388,39 @@ class _MessageReader:
             content_type=content_type,
             examples=tuple(examples),
         )
+
+    def _payload(self, node: Any, message_format: Any, loc: Location, name: str) -> Schema:
+        """A message's payload schema: a schema, or a 3.0 multi-format schema object.
+
+        ``{schemaFormat, schema}`` (3.0; possibly behind a ``$ref``) and a 2.x
+        message-level ``schemaFormat`` are read when the format is a JSON
+        Schema dialect (AsyncAPI, JSON Schema, OpenAPI schema objects); any
+        other format (Avro, RAML, Protobuf) is reported and accepts any JSON.
+        """
+        ploc = loc.child("payload")
+        fmt, fmt_loc = message_format, loc.child("schemaFormat")
+        multi: tuple[Any, Location] | None = None
+        if isinstance(node, dict) and "schemaFormat" in node and "schema" in node:
+            multi = (node, ploc)
+        elif isinstance(node, dict) and isinstance(node.get("$ref"), str):
+            resolved = self.follow(node, ploc)
+            if resolved is not None and isinstance(resolved[0], dict) and "schemaFormat" in resolved[0] and "schema" in resolved[0]:
+                multi = resolved
+        if multi is not None:
+            mnode, mloc = multi
+            fmt, fmt_loc = mnode["schemaFormat"], mloc.child("schemaFormat")
+            node, ploc = mnode["schema"], mloc.child("schema")
+        if fmt is not None and not _json_schema_format(fmt):
+            _diag(
+                self.diagnostics,
+                fmt_loc,
+                "schema-format-unsupported",
+                Severity.WARNING,
+                f"schemaFormat {json.dumps(fmt)} is not a JSON Schema dialect; the payload accepts any JSON",
+            )
+            return Schema("any", ploc.provenance)
+        payload, _ = self.converter.convert(node, ploc, name)
+        return payload
 
     def _examples(self, node: Any, loc: Location) -> list[Example]:
         if node is None:
@@ -309,16 +447,40 @@ class _MessageReader:
         return examples
 
 
-def _servers(node: Any, loc: Location) -> list[Server]:
+def _servers(node: Any, loc: Location, reader: _MessageReader) -> list[Server]:
+    """Declared servers; 2.x ``url``, 3.0 ``host`` + ``pathname`` (with ``protocol`` as scheme)."""
     if not isinstance(node, dict):
         return []
     servers = []
     for name, item in node.items():
-        if not isinstance(item, dict):
+        resolved = reader.follow(item, loc.child(name))
+        if resolved is None or not isinstance(resolved[0], dict):
             continue
-        url = _text(item.get("url")) or (_text(item.get("host")) + _text(item.get("pathname")))
-        servers.append(Server(name, url, _text(item.get("protocol")), loc.child(name).provenance, _text(item.get("description"))))
+        item, sloc = resolved
+        protocol = _text(item.get("protocol"))
+        url = _text(item.get("url"))
+        if not url and _text(item.get("host")):
+            host = _text(item.get("host"))
+            url = (f"{protocol}://" if protocol and "://" not in host else "") + host + _text(item.get("pathname"))
+        servers.append(Server(name, url, protocol, sloc.provenance, _text(item.get("description"))))
     return servers
+
+
+_JSON_SCHEMA_FORMATS = {
+    "application/vnd.aai.asyncapi",
+    "application/vnd.aai.asyncapi+json",
+    "application/vnd.aai.asyncapi+yaml",
+    "application/schema+json",
+    "application/schema+yaml",
+    "application/vnd.oai.openapi",
+    "application/vnd.oai.openapi+json",
+    "application/vnd.oai.openapi+yaml",
+}
+
+
+def _json_schema_format(value: Any) -> bool:
+    """Whether a ``schemaFormat`` names a schema dialect this loader reads as JSON Schema."""
+    return isinstance(value, str) and value.split(";", 1)[0].strip().lower() in _JSON_SCHEMA_FORMATS
 
 
 def _check_info(info: Any, loc: Location, diagnostics: Diagnostics) -> None:

@@ -12,7 +12,13 @@ Choices made here, each reported as a diagnostic where it changes data:
 * a duplicate mapping key keeps the last value (as PyYAML does) and warns;
 * non-string keys (``200:``) become strings;
 * aliases are expanded with a budget on the number of nodes visited, so a
-  "billion laughs" document is an error, not an out-of-memory.
+  "billion laughs" document is an error, not an out-of-memory;
+* nesting deeper than :data:`MAX_DEPTH` is an error (``yaml-too-deep``), not a
+  ``RecursionError`` in the composer or in the loaders that walk the data;
+* an explicit tag other than the JSON-compatible core ones (``!!python/...``,
+  ``!!binary``, ``!custom``) is ignored with a warning (``yaml-tag-ignored``):
+  the node is read as the plain mapping, list or string it is written as, and
+  nothing is ever constructed from a tag.
 """
 
 from __future__ import annotations
@@ -26,6 +32,14 @@ from ..diagnostics import Diagnostics, Severity
 
 #: Most nodes one document may expand to (after aliases) before it is refused.
 MAX_NODES = 1_000_000
+
+#: Deepest nesting (mappings and sequences) one document may have.
+MAX_DEPTH = 128
+
+#: Tags whose values are plain JSON data; any other tag is ignored (read as plain data).
+_PLAIN_TAGS = frozenset(
+    f"tag:yaml.org,2002:{name}" for name in ("str", "int", "float", "bool", "null", "map", "seq")
+)
 
 
 class DocumentError(Exception):
@@ -42,8 +56,32 @@ class DocumentError(Exception):
         self.code = code
 
 
+class _TooDeep(Exception):
+    """Raised by :class:`_Loader` past :data:`MAX_DEPTH`; ``line`` is 0-based in the text."""
+
+    def __init__(self, line: int) -> None:
+        super().__init__(line)
+        self.line = line
+
+
 class _Loader(yaml.SafeLoader):
-    """SafeLoader without the timestamp resolver (dates stay strings)."""
+    """SafeLoader without the timestamp resolver (dates stay strings), with a depth limit.
+
+    PyYAML's composer recurses once per nesting level; counting levels here
+    stops a deeply nested document at :data:`MAX_DEPTH`, at the line where it
+    gets too deep, before Python's recursion limit is anywhere near.
+    """
+
+    _depth = 0
+
+    def compose_node(self, parent: yaml.Node | None, index: int) -> yaml.Node | None:
+        self._depth += 1
+        try:
+            if self._depth > MAX_DEPTH:
+                raise _TooDeep(self.peek_event().start_mark.line)
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
 
 
 _Loader.yaml_implicit_resolvers = {
@@ -112,13 +150,17 @@ def parse_document(
         raise DocumentError(f"YAML syntax error: {problem}", line) from None
     except yaml.YAMLError as exc:
         raise DocumentError(f"YAML error: {exc}") from None
+    except _TooDeep as exc:
+        raise DocumentError(f"document nests deeper than {MAX_DEPTH} levels", exc.line + 1 + line_offset, "yaml-too-deep") from None
+    except RecursionError:
+        raise DocumentError(f"document nests deeper than the YAML parser can follow (limit {MAX_DEPTH})", 0, "yaml-too-deep") from None
     finally:
         loader.dispose()
     doc = Document(file=file, data=None)
     if node is None:
         return doc
     walker = _Walker(loader, doc, diagnostics, line_offset)
-    doc.data = walker.build(node, "")
+    doc.data = walker.build(node, "", 0)
     return doc
 
 
@@ -134,7 +176,7 @@ class _Walker:
         self.offset = line_offset
         self.visited = 0
 
-    def build(self, node: yaml.Node, pointer: str) -> Any:
+    def build(self, node: yaml.Node, pointer: str, depth: int) -> Any:
         self.visited += 1
         line = node.start_mark.line + 1 + self.offset
         if self.visited > MAX_NODES:
@@ -143,7 +185,20 @@ class _Walker:
                 line,
                 "yaml-too-large",
             )
+        if depth > MAX_DEPTH:
+            raise DocumentError(f"document nests deeper than {MAX_DEPTH} levels", line, "yaml-too-deep")
         self.doc.lines.setdefault(pointer, line)
+        if node.tag not in _PLAIN_TAGS:
+            self.diagnostics.add(
+                "yaml-tag-ignored",
+                Severity.WARNING,
+                f"YAML tag {node.tag!r} is not plain JSON data; ignored (read as the text it is written as)",
+                file=self.doc.file,
+                line=line,
+                pointer=pointer,
+            )
+            if isinstance(node, yaml.ScalarNode):
+                return str(node.value)
         if isinstance(node, yaml.MappingNode):
             result: dict[str, Any] = {}
             for key_node, value_node in node.value:
@@ -162,10 +217,10 @@ class _Walker:
                         line=key_node.start_mark.line + 1 + self.offset,
                         pointer=child,
                     )
-                result[key] = self.build(value_node, child)
+                result[key] = self.build(value_node, child, depth + 1)
             return result
         if isinstance(node, yaml.SequenceNode):
-            return [self.build(item, join_pointer(pointer, i)) for i, item in enumerate(node.value)]
+            return [self.build(item, join_pointer(pointer, i), depth + 1) for i, item in enumerate(node.value)]
         return self.scalar(node)
 
     def scalar(self, node: yaml.Node) -> Any:
@@ -178,3 +233,5 @@ class _Walker:
             raise DocumentError(
                 f"YAML value error: {exc.problem}", node.start_mark.line + 1 + self.offset
             ) from None
+        except ValueError as exc:  # e.g. an integer longer than int() accepts (4300 digits)
+            raise DocumentError(f"YAML value error: {exc}", node.start_mark.line + 1 + self.offset) from None

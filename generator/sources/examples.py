@@ -233,11 +233,23 @@ def drop_repeated_streams(streams: Sequence[ExampleStream], diagnostics: Diagnos
 # -- section slugs -----------------------------------------------------------------------
 
 
+#: Longest slug: slugs name example fixture files (``examples/<slug>.sse``), and a
+#: file name must stay well under the 255 bytes file systems allow.
+MAX_SLUG = 64
+
+
 def slug(title: str) -> str:
-    """GitHub-style anchor of a heading (``Research Events (x_research.*)`` -> ``research-events-x_research``)."""
+    """GitHub-style anchor of a heading (``Research Events (x_research.*)`` -> ``research-events-x_research``).
+
+    Only word characters and ``-`` remain (no ``/``, ``.`` or ``\\``), so a slug is
+    always a safe file name; a long one is cut to :data:`MAX_SLUG` characters.
+    """
     text = unicodedata.normalize("NFKC", title).strip().lower()
     text = re.sub(r"[^\w\- ]", "", text)
-    return re.sub(r" ", "-", text) or "section"
+    text = re.sub(r" ", "-", text)
+    if len(text) > MAX_SLUG:
+        text = text[:MAX_SLUG].rstrip("-")
+    return text or "section"
 
 
 class Slugs:

@@ -19,7 +19,11 @@ import referencing.exceptions
 from referencing.jsonschema import DRAFT202012
 
 from ..diagnostics import Diagnostics
-from .document import Document, DocumentError, parse_document
+from .document import Document, DocumentError, join_pointer, parse_document
+
+
+#: Most nested pointer walks through references before a loop is assumed.
+_MAX_WALK_DEPTH = 32
 
 
 class RefError(Exception):
@@ -27,7 +31,7 @@ class RefError(Exception):
 
     Attributes:
         code: diagnostic code: ``ref-missing``, ``ref-remote``, ``ref-escape``,
-            ``ref-unreadable``.
+            ``ref-unreadable``, ``ref-circular``.
     """
 
     def __init__(self, message: str, code: str) -> None:
@@ -64,6 +68,7 @@ class RefResolver:
         self.root = root.resolve()
         self.diagnostics = diagnostics
         self.documents: dict[str, Document] = {}
+        self._walking: list[str] = []
         # `retrieve` is an attrs field of Registry, invisible to mypy's attrs plugin here.
         self.registry: referencing.Registry[Any] = referencing.Registry(retrieve=self._retrieve)  # type: ignore[call-arg]
 
@@ -81,30 +86,72 @@ class RefResolver:
     def lookup(self, ref: str, base_uri: str) -> Target:
         """Resolve ``ref`` relative to the document at ``base_uri``.
 
+        A pointer that passes through a ``$ref`` of the target document (e.g.
+        ``#/channels/chat/messages/Chunk`` where ``chat`` is itself a
+        reference) is continued at that reference's target, as AsyncAPI
+        parsers do once the document is dereferenced.
+
         Raises:
-            RefError: remote or escaping reference, unreadable file, or a
-                pointer that names nothing.
+            RefError: remote or escaping reference (``ref-remote``,
+                ``ref-escape``), a file that does not exist or a pointer that
+                names nothing (``ref-missing``), a file that cannot be read or
+                parsed (``ref-unreadable``), or a chain of references inside a
+                pointer that loops (``ref-circular``).
         """
         absolute = urljoin(base_uri, ref)
         uri, fragment = urldefrag(absolute)
         self._check_allowed(uri, ref)
+        pointer = unquote(fragment)
+        if pointer and not pointer.startswith("/"):
+            raise RefError(f"$ref {ref!r}: only JSON pointer fragments are supported", "ref-missing")
         resolver = self.registry.resolver(base_uri=base_uri)
         try:
             resolved = resolver.lookup(ref)
         except referencing.exceptions.Unresolvable as exc:
-            cause = exc.__cause__ if isinstance(exc.__cause__, RefError) else None
+            cause = _ref_error_cause(exc)
             if cause is not None:
                 raise cause from None
+            if uri in self.documents:
+                return self._walk(ref, uri, pointer)
             raise RefError(f"$ref {ref!r} points to nothing", "ref-missing") from None
-        pointer = unquote(fragment)
-        if pointer and not pointer.startswith("/"):
-            raise RefError(f"$ref {ref!r}: only JSON pointer fragments are supported", "ref-missing")
-        document = self.documents[uri]
-        return Target(resolved.contents, document, pointer, uri)
+        return Target(resolved.contents, self.documents[uri], pointer, uri)
+
+    def _walk(self, ref: str, uri: str, pointer: str) -> Target:
+        """Follow ``pointer`` token by token from the root of ``uri``, through ``$ref`` s."""
+        tokens = [t.replace("~1", "/").replace("~0", "~") for t in pointer.split("/")[1:]]
+        node: Any = self.documents[uri].data
+        here, at = uri, ""
+        seen: set[tuple[str, str]] = set()
+        i = 0
+        while i < len(tokens):
+            if isinstance(node, dict) and tokens[i] not in node and isinstance(node.get("$ref"), str):
+                if (here, at) in seen:
+                    raise RefError(f"$ref {ref!r}: the references on its path loop at {self.documents[here].file}#{at}", "ref-circular")
+                seen.add((here, at))
+                if len(self._walking) > _MAX_WALK_DEPTH:
+                    raise RefError(f"$ref {ref!r}: the references on its path loop", "ref-circular")
+                self._walking.append(ref)
+                try:
+                    inner = self.lookup(node["$ref"], here)
+                finally:
+                    self._walking.pop()
+                node, here, at = inner.contents, inner.uri, inner.pointer
+                continue
+            token = tokens[i]
+            if isinstance(node, dict) and token in node:
+                node = node[token]
+            elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
+                node = node[int(token)]
+            else:
+                file = self.documents[uri].file
+                raise RefError(f"$ref {ref!r} points to nothing: {file} has no {pointer}", "ref-missing")
+            at = join_pointer(at, token)
+            i += 1
+        return Target(node, self.documents[here], at, here)
 
     def _check_allowed(self, uri: str, ref: str) -> None:
         parsed = urlparse(uri)
-        if parsed.scheme != "file":
+        if parsed.scheme != "file" or parsed.netloc not in ("", "localhost"):
             raise RefError(
                 f"$ref {ref!r} is remote; only local and relative-file references are followed",
                 "ref-remote",
@@ -119,9 +166,12 @@ class RefResolver:
         rel = path.resolve().relative_to(self.root).as_posix()
         try:
             text = path.read_text(encoding="utf-8")
-            document = parse_document(text, rel, self.diagnostics)
+        except FileNotFoundError:
+            raise RefError(f"referenced file {rel} does not exist", "ref-missing") from None
         except (OSError, UnicodeDecodeError) as exc:
             raise RefError(f"cannot read {rel}: {exc}", "ref-unreadable") from None
+        try:
+            document = parse_document(text, rel, self.diagnostics)
         except DocumentError as exc:
             raise RefError(f"cannot parse {rel}:{exc.line}: {exc}", "ref-unreadable") from None
         self.documents[uri] = document
@@ -129,3 +179,15 @@ class RefResolver:
         # Cache it: the next lookup then parses the file only once.
         self.registry = self.registry.with_resource(uri, resource)
         return resource
+
+
+def _ref_error_cause(exc: BaseException) -> RefError | None:
+    """The :class:`RefError` raised by ``_retrieve`` under a ``referencing`` exception, if any."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        if isinstance(current, RefError):
+            return current
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    return None

@@ -24,6 +24,7 @@ object or enum is named from the JSON path of its use (``ToolCallDeltaFunction``
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -175,7 +176,12 @@ class SchemaConverter:
                 bad = [v for v in values if isinstance(v, (dict, list))]
                 if bad:
                     self._warn(loc.child("enum"), "enum-invalid", "object and array enum values are not supported; ignored")
-                enum = tuple(v for v in values if v is not None and not isinstance(v, (dict, list)))
+                odd = [v for v in values if _non_finite(v)]
+                if odd:
+                    self._warn(loc.child("enum"), "enum-invalid", f"enum values {', '.join(map(repr, odd))} are not JSON numbers; ignored")
+                enum = tuple(v for v in values if v is not None and not isinstance(v, (dict, list)) and not _non_finite(v))
+                if not values:
+                    self._warn(loc.child("enum"), "enum-empty", "enum lists no value (no instance could match); ignored")
         if "const" in node and not enum:
             const = node["const"]
             if const is None:
@@ -354,3 +360,8 @@ def _kind(value: Any) -> str:
 
 def _text(value: Any) -> str:
     return value.strip() if isinstance(value, str) else ""
+
+
+def _non_finite(value: Any) -> bool:
+    """True for NaN and infinities (YAML ``.nan``, ``.inf``): not JSON numbers."""
+    return isinstance(value, float) and not math.isfinite(value)

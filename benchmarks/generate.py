@@ -1,0 +1,114 @@
+"""Generation benchmark: ``ssegen generate`` and a no-op ``ssegen check`` against
+datamodel-code-generator, cold processes, in the same run.
+
+Usage::
+
+    python benchmarks/generate.py [--runs R] [--json]
+
+Times (best of ``--runs``, each a fresh subprocess, so imports are included):
+
+``generate``  ``ssegen generate --specs specs --out TMP`` for every provider,
+              into an empty temporary folder;
+``check``     ``ssegen check --specs specs --out TMP`` right after, with nothing
+              changed (the no-op CI / pre-commit case);
+``dcg``       ``datamodel-codegen`` generating ``msgspec.Struct`` models from the
+              DeepSeek ``ChatCompletionChunk`` JSON Schema (exported from
+              ``generated/deepseek/schemas.json`` into a temporary file).
+
+Each ssegen figure is also given as a ratio to ``dcg`` (below 1: faster).
+No time is ever asserted; CI runs it once to prove it works.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _tool(name: str) -> str:
+    """The console script ``name`` of this interpreter's environment."""
+    local = Path(sys.executable).parent / name
+    found = str(local) if local.exists() else shutil.which(name)
+    if found is None:
+        raise SystemExit(f"{name} not found (pip install -e '.[bench]')")
+    return found
+
+
+def _run(command: list[str], expect: int = 0) -> float:
+    start = time.perf_counter()
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
+    seconds = time.perf_counter() - start
+    if done.returncode != expect:
+        raise SystemExit(f"{' '.join(command)} exited {done.returncode}:\n{done.stdout}{done.stderr}")
+    return seconds
+
+
+def _dcg_input(folder: Path) -> Path:
+    schemas = json.loads((ROOT / "generated" / "deepseek" / "schemas.json").read_text(encoding="utf-8"))
+    chunk = schemas["channels"]["/chat/completions"]["ChatCompletionChunk"]
+    path = folder / "deepseek_chat_completion_chunk.schema.json"
+    path.write_text(json.dumps({"$defs": schemas["$defs"], **chunk}, indent=2), encoding="utf-8")
+    return path
+
+
+def measure(runs: int) -> dict[str, Any]:
+    ssegen = _tool("ssegen")
+    dcg = _tool("datamodel-codegen")
+    best = {"generate": float("inf"), "check": float("inf"), "dcg": float("inf")}
+    with tempfile.TemporaryDirectory(prefix="ssegen-bench-") as tmp:
+        schema = _dcg_input(Path(tmp))
+        for i in range(runs):
+            out = Path(tmp) / f"out{i}"
+            best["generate"] = min(
+                best["generate"], _run([ssegen, "generate", "-q", "--specs", "specs", "--out", str(out)])
+            )
+            best["check"] = min(best["check"], _run([ssegen, "check", "--specs", "specs", "--out", str(out)]))
+            best["dcg"] = min(
+                best["dcg"],
+                _run([
+                    dcg, "--input", str(schema), "--input-file-type", "jsonschema",
+                    "--output-model-type", "msgspec.Struct", "--output", str(Path(tmp) / f"dcg{i}.py"),
+                ]),  # fmt: skip
+            )
+        providers = sorted(p.name for p in (Path(tmp) / "out0").iterdir() if p.is_dir())
+    return {
+        "python": sys.version.split()[0],
+        "runs": runs,
+        "providers": providers,
+        "seconds": best,
+        "generate_vs_dcg": best["generate"] / best["dcg"],
+        "check_vs_dcg": best["check"] / best["dcg"],
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--runs", type=int, default=3, help="runs per command (best is kept)")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    args = parser.parse_args(argv)
+    results = measure(max(1, args.runs))
+    if args.json:
+        print(json.dumps(results, indent=2))
+        return 0
+    s = results["seconds"]
+    print(f"Python {results['python']}, cold processes, best of {results['runs']};"
+          f" providers: {', '.join(results['providers'])}")  # fmt: skip
+    print(f"{'command':<44} {'seconds':>8} {'vs dcg':>7}")
+    print("-" * 61)
+    print(f"{'ssegen generate (all providers)':<44} {s['generate']:>8.3f} {results['generate_vs_dcg']:>6.2f}x")
+    print(f"{'ssegen check (no-op)':<44} {s['check']:>8.3f} {results['check_vs_dcg']:>6.2f}x")
+    print(f"{'datamodel-codegen (DeepSeek chunk, msgspec)':<44} {s['dcg']:>8.3f} {1:>6.2f}x")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

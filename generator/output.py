@@ -1,0 +1,288 @@
+"""The output folder on disk: the manifest, what to write, and what never to touch.
+
+ssegen records what it wrote in ``<out>/ssegen-manifest.json``: the ssegen
+version, a SHA-256 of every template, of every input of each provider, and of
+every file it wrote.  With it:
+
+* ``ssegen check`` answers from hashes alone when nothing changed (no parsing,
+  no rendering: well under a second);
+* a generated file whose content no longer matches the manifest was edited by
+  hand: it is reported, and overwritten only with ``--force``;
+* a file ssegen did not write is left alone and reported, even inside a
+  provider's folder;
+* a file ssegen wrote before but no longer produces (a renamed example, a
+  removed provider's files) is deleted, unless it was edited by hand.
+
+This module is deliberately light (hashlib, json): the fast ``check`` imports
+nothing else.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from importlib import metadata
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+MANIFEST = "ssegen-manifest.json"
+
+
+def templates_dir() -> Path:
+    """The templates folder: ``templates/`` of a source checkout, else the installed copy."""
+    here = Path(__file__).resolve().parent
+    for candidate in (here.parent / "templates", here / "templates"):
+        if (candidate / "models.py.jinja").is_file():
+            return candidate
+    raise FileNotFoundError("ssegen templates not found (expected templates/ beside generator/)")
+
+
+def version() -> str:
+    """The installed ssegen version ("0+unknown" when not installed)."""
+    try:
+        return metadata.version("ssegen")
+    except metadata.PackageNotFoundError:
+        return "0+unknown"
+
+
+def sha256(data: bytes) -> str:
+    """Hex SHA-256 of ``data``."""
+    return hashlib.sha256(data).hexdigest()
+
+
+def _hash_file(path: Path) -> str | None:
+    try:
+        return sha256(path.read_bytes())
+    except OSError:
+        return None
+
+
+def template_hashes() -> dict[str, str]:
+    """Template file name -> SHA-256, sorted."""
+    folder = templates_dir()
+    return {p.name: sha256(p.read_bytes()) for p in sorted(folder.glob("*.jinja"))}
+
+
+def input_hashes(specs: Path, inputs: list[str] | tuple[str, ...]) -> dict[str, str]:
+    """Input path (relative to ``specs``) -> SHA-256 ("" for a file that is gone)."""
+    return {rel: _hash_file(specs / PurePosixPath(rel)) or "" for rel in sorted(inputs)}
+
+
+@dataclass
+class Manifest:
+    """What ssegen wrote into an output folder, and from what.
+
+    Attributes:
+        ssegen: the version that wrote it.
+        templates: template name -> SHA-256.
+        providers: provider -> {"inputs": {path: sha}, "files": {path: sha}};
+            input paths are relative to the specs folder, file paths to the output folder.
+        files: the output folder's own files (``__init__.py``) -> SHA-256.
+    """
+
+    ssegen: str = ""
+    templates: dict[str, str] = field(default_factory=dict)
+    providers: dict[str, dict[str, dict[str, str]]] = field(default_factory=dict)
+    files: dict[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def read(cls, out: Path) -> Manifest | None:
+        """The manifest of ``out``, or None when there is none (or it is unreadable)."""
+        try:
+            data = json.loads((out / MANIFEST).read_text(encoding="utf-8"))
+            return cls(data["ssegen"], data["templates"], data["providers"], data["files"])
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+
+    def dumps(self) -> str:
+        """Deterministic JSON text (sorted keys, trailing newline)."""
+        data = {"ssegen": self.ssegen, "templates": self.templates, "providers": self.providers, "files": self.files}
+        return json.dumps(data, indent=2, sort_keys=True) + "\n"
+
+    def all_files(self) -> dict[str, str]:
+        """Every file ssegen wrote (output-relative path -> SHA-256)."""
+        result = dict(self.files)
+        for entry in self.providers.values():
+            result.update(entry.get("files", {}))
+        return result
+
+
+@dataclass
+class Plan:
+    """How the output folder compares with what the specs produce now.
+
+    Attributes:
+        write: files to create or update (missing, or stale and untouched by hand).
+        unchanged: files already identical.
+        edited: generated files changed by hand since ssegen wrote them (kept unless forced).
+        foreign: files ssegen did not write (never touched); those in the way of a
+            generated file are also in ``blocked``.
+        blocked: generated paths occupied by a foreign or hand-edited file (written only when forced).
+        remove: files ssegen wrote before and no longer produces (deleted by generate).
+    """
+
+    write: list[str] = field(default_factory=list)
+    unchanged: list[str] = field(default_factory=list)
+    edited: list[str] = field(default_factory=list)
+    foreign: list[str] = field(default_factory=list)
+    blocked: list[str] = field(default_factory=list)
+    remove: list[str] = field(default_factory=list)
+
+    @property
+    def stale(self) -> list[str]:
+        """Everything that differs from what the specs produce now."""
+        return sorted(set(self.write) | set(self.blocked) | set(self.remove))
+
+
+def plan(out: Path, files: dict[str, str], providers: list[str], old: Manifest | None) -> Plan:
+    """Compare ``files`` (output-relative path -> content) with ``out`` and its manifest.
+
+    Args:
+        out: the output folder.
+        files: everything the specs produce now for ``providers`` (and the root files).
+        providers: the providers built this run (their folders are scanned for
+            foreign and leftover files).
+        old: the manifest on disk (None for an output folder written before manifests).
+    """
+    recorded = old.all_files() if old is not None else {}
+    result = Plan()
+    for rel in sorted(files):
+        disk = _hash_file(out / PurePosixPath(rel))
+        if disk is None:
+            result.write.append(rel)
+        elif disk == sha256(files[rel].encode("utf-8")):
+            result.unchanged.append(rel)
+        elif rel == MANIFEST or old is None or recorded.get(rel) == disk:
+            result.write.append(rel)  # stale, and as ssegen left it (or no manifest to tell)
+        elif rel in recorded:
+            result.edited.append(rel)
+            result.blocked.append(rel)
+        else:
+            result.foreign.append(rel)
+            result.blocked.append(rel)
+    for name in sorted(providers):
+        folder = out / name
+        if not folder.is_dir():
+            continue
+        for path in sorted(folder.rglob("*")):
+            rel = path.relative_to(out).as_posix()
+            if not path.is_file() or rel in files or "__pycache__" in path.parts:
+                continue
+            if rel in recorded:
+                if _hash_file(path) == recorded[rel]:
+                    result.remove.append(rel)
+                else:
+                    result.edited.append(rel)
+            else:
+                result.foreign.append(rel)
+    return result
+
+
+def apply(out: Path, files: dict[str, str], todo: Plan, *, force: bool = False) -> list[str]:
+    """Carry out ``todo``: write, and delete leftovers; return the paths written.
+
+    Blocked paths (hand-edited or foreign) are written only with ``force``.
+    Every path is confined to ``out``.
+
+    Raises:
+        ValueError: a path would leave ``out`` (never produced by ssegen's own names).
+    """
+    root = out.resolve()
+    targets = todo.write + (todo.blocked if force else [])
+    written = []
+    for rel in sorted(targets):
+        path = _inside(root, out / PurePosixPath(rel))
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(files[rel].encode("utf-8"))
+        written.append(rel)
+    for rel in todo.remove:
+        path = _inside(root, out / PurePosixPath(rel))
+        path.unlink(missing_ok=True)
+        if path.parent != root and not any(path.parent.iterdir()):
+            path.parent.rmdir()
+    return written
+
+
+def _inside(root: Path, path: Path) -> Path:
+    resolved = path.resolve()
+    if not resolved.is_relative_to(root):
+        raise ValueError(f"refusing to touch {path}: outside {root}")
+    return resolved
+
+
+def build_manifest(
+    specs: Path, files: dict[str, str], reports: list[Any], old: Manifest | None
+) -> Manifest:
+    """The manifest for ``files``: built providers replace their entries, others are kept.
+
+    Args:
+        specs: the specs folder (inputs are hashed from it).
+        files: every file produced this run (output-relative path -> content).
+        reports: per-provider results with ``name``, ``inputs``, ``files`` and ``failed``.
+        old: the previous manifest, whose other providers' entries are kept.
+    """
+    manifest = Manifest(version(), template_hashes(), dict(old.providers) if old else {}, {})
+    for report in reports:
+        if report.failed:
+            continue
+        manifest.providers[report.name] = {
+            "inputs": input_hashes(specs, report.inputs),
+            "files": {rel: sha256(report.files[rel].encode("utf-8")) for rel in sorted(report.files)},
+        }
+    manifest.providers = dict(sorted(manifest.providers.items()))
+    manifest.files = {
+        rel: sha256(content.encode("utf-8"))
+        for rel, content in sorted(files.items())
+        if "/" not in rel and rel != MANIFEST
+    }
+    return manifest
+
+
+@dataclass
+class QuickCheck:
+    """The answer of :func:`quick_check`.
+
+    Attributes:
+        up_to_date: inputs, templates and version match the manifest and no file changed.
+        edited: generated files whose content differs from the manifest (hand edits).
+        missing: generated files that are gone.
+    """
+
+    up_to_date: bool
+    edited: list[str] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)
+
+
+def quick_check(specs: Path, out: Path, providers: list[str]) -> QuickCheck | None:
+    """Answer ``check`` from hashes alone, or None when a full rebuild must decide.
+
+    None means: no manifest, another ssegen version, changed templates, a
+    changed provider list, or a changed input (a full comparison then names
+    each stale file).
+    """
+    from .discover import source_files
+
+    manifest = Manifest.read(out)
+    if manifest is None or manifest.ssegen != version() or manifest.templates != template_hashes():
+        return None
+    if sorted(manifest.providers) != sorted(providers):
+        return None
+    for name in providers:
+        recorded = manifest.providers[name]["inputs"]
+        folder_files = {p.relative_to(specs).as_posix() for p in source_files(specs / name)}
+        outside = {rel for rel in recorded if not rel.startswith(f"{name}/")}
+        if input_hashes(specs, sorted(folder_files | outside)) != recorded:
+            return None
+    result = QuickCheck(True)
+    for rel, digest in sorted(manifest.all_files().items()):
+        disk = _hash_file(out / PurePosixPath(rel))
+        if disk is None:
+            result.missing.append(rel)
+        elif disk != digest:
+            result.edited.append(rel)
+    manifest_disk = _hash_file(out / MANIFEST)
+    if manifest_disk != sha256(manifest.dumps().encode("utf-8")):
+        result.edited.append(MANIFEST)
+    result.up_to_date = not result.edited and not result.missing
+    return result
