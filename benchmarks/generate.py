@@ -48,12 +48,16 @@ def _run(command: list[str], expect: int = 0) -> float:
     done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
     seconds = time.perf_counter() - start
     if done.returncode != expect:
-        raise SystemExit(f"{' '.join(command)} exited {done.returncode}:\n{done.stdout}{done.stderr}")
+        raise SystemExit(
+            f"{' '.join(command)} exited {done.returncode}:\n{done.stdout}{done.stderr}"
+        )
     return seconds
 
 
 def _dcg_input(folder: Path) -> Path:
-    schemas = json.loads((ROOT / "generated" / "deepseek" / "schemas.json").read_text(encoding="utf-8"))
+    schemas = json.loads(
+        (ROOT / "generated" / "deepseek" / "schemas.json").read_text(encoding="utf-8")
+    )
     chunk = schemas["channels"]["/chat/completions"]["ChatCompletionChunk"]
     path = folder / "deepseek_chat_completion_chunk.schema.json"
     path.write_text(json.dumps({"$defs": schemas["$defs"], **chunk}, indent=2), encoding="utf-8")
@@ -69,9 +73,12 @@ def measure(runs: int) -> dict[str, Any]:
         for i in range(runs):
             out = Path(tmp) / f"out{i}"
             best["generate"] = min(
-                best["generate"], _run([ssegen, "generate", "-q", "--specs", "specs", "--out", str(out)])
+                best["generate"],
+                _run([ssegen, "generate", "-q", "--specs", "specs", "--out", str(out)]),
             )
-            best["check"] = min(best["check"], _run([ssegen, "check", "--specs", "specs", "--out", str(out)]))
+            best["check"] = min(
+                best["check"], _run([ssegen, "check", "--specs", "specs", "--out", str(out)])
+            )
             best["dcg"] = min(
                 best["dcg"],
                 _run([
@@ -104,7 +111,9 @@ def main(argv: list[str] | None = None) -> int:
           f" providers: {', '.join(results['providers'])}")  # fmt: skip
     print(f"{'command':<44} {'seconds':>8} {'vs dcg':>7}")
     print("-" * 61)
-    print(f"{'ssegen generate (all providers)':<44} {s['generate']:>8.3f} {results['generate_vs_dcg']:>6.2f}x")
+    print(
+        f"{'ssegen generate (all providers)':<44} {s['generate']:>8.3f} {results['generate_vs_dcg']:>6.2f}x"
+    )
     print(f"{'ssegen check (no-op)':<44} {s['check']:>8.3f} {results['check_vs_dcg']:>6.2f}x")
     print(f"{'datamodel-codegen (DeepSeek chunk, msgspec)':<44} {s['dcg']:>8.3f} {1:>6.2f}x")
     return 0

@@ -27,7 +27,7 @@ from typing import Any
 
 from .diagnostics import Diagnostics, Severity
 from .ir import Channel, Message, Property, Provider, Schema
-from .naming import ClassName, PythonIdentifier, is_package_name, snake
+from .naming import ClassName, PythonIdentifier, snake
 
 
 @dataclass(frozen=True)
@@ -193,21 +193,7 @@ class CodeModelBuilder:
         self._terminators: dict[str, ClassSpec] = {}
 
     def build(self) -> CodeModel:
-        """Walk channels and messages in IR order and collect classes and plans.
-
-        A provider whose name cannot be a Python package name (``my-provider``,
-        ``1provider``, ``class``) is refused with a ``provider-name-invalid``
-        error: its package could not be imported, and renaming it silently
-        would make ``generated/<name>`` differ from ``specs/<name>``.
-        """
-        if not is_package_name(self.provider.name):
-            self.diagnostics.add(
-                "provider-name-invalid",
-                Severity.ERROR,
-                f"provider folder name {self.provider.name!r} is not a valid Python package name "
-                "(use ASCII letters, digits and underscores, not starting with a digit, not a keyword); rename the folder",
-                file=f"{self.provider.name}/",
-            )
+        """Walk channels and messages in IR order and collect classes and plans."""
         for channel in self.provider.channels:
             self.model.channels.append(self._channel(channel))
         self.model.classes = [spec for _, spec in self._classes.values() if spec is not None]

@@ -82,6 +82,7 @@ def load_provider(specs: Path, name: str) -> LoadResult:
     folder = specs / name
     resolver = RefResolver(specs, diagnostics)
     parts = _Parts()
+    unknown: list[tuple[Path, str]] = []
     for path in source_files(folder):
         rel = path.relative_to(specs).as_posix()
         try:
@@ -92,7 +93,7 @@ def load_provider(specs: Path, name: str) -> LoadResult:
         detected = detect(text)
         if detected is None:
             if path.parent == folder:
-                diagnostics.add("source-unknown-format", Severity.WARNING, "not a recognized source format; skipped", file=rel)
+                unknown.append((path, rel))
             continue
         if detected.format in ("asyncapi", "asyncapi-page"):
             _load_asyncapi_source(path, rel, detected.text, detected.line_offset, resolver, parts, diagnostics)
@@ -102,6 +103,10 @@ def load_provider(specs: Path, name: str) -> LoadResult:
         else:
             parts.docs.append(load_docs_text(text, rel, diagnostics))
             parts.used.append(rel)
+    for path, rel in unknown:
+        # A part of a split spec (messages.yaml) is read through $ref, not as a source.
+        if resolver.uri_for(path) not in resolver.documents:
+            diagnostics.add("source-unknown-format", Severity.WARNING, "not a recognized source format; skipped", file=rel)
     if not parts.channels:
         if not diagnostics.has_errors:
             diagnostics.add("provider-empty", Severity.ERROR, f"provider folder {name!r} has no source that describes a stream", file=f"{name}/")

@@ -18,6 +18,7 @@ from .diagnostics import Diagnostics, Severity
 from .discover import provider_names
 from .emit import render_provider, render_root
 from .load import load_provider
+from .naming import is_package_name
 from .output import MANIFEST, Manifest, Plan, apply, build_manifest, plan
 
 
@@ -71,12 +72,25 @@ def build(specs: Path, providers: list[str] | None, package: str, strict: bool =
             report.diagnostics.add("provider-missing", Severity.ERROR, f"no provider folder {name!r} under {specs}")
             reports.append(report)
             continue
+        if not is_package_name(name):
+            # Checked before anything is read or rendered: the name becomes a package and file paths.
+            report.diagnostics.add(
+                "provider-name-invalid",
+                Severity.ERROR,
+                f"provider folder name {name!r} is not a valid Python package name "
+                "(use ASCII letters, digits and underscores, not starting with a digit, not a keyword); rename the folder",
+                file=f"{name}/",
+            )
+            reports.append(report)
+            continue
         loaded = load_provider(specs, name)
         report.diagnostics = loaded.diagnostics
         report.inputs = loaded.inputs
         if loaded.provider is not None and not loaded.diagnostics.has_errors:
             rendered = render_provider(loaded.provider, package, report.diagnostics)
-            if strict and any(d.severity is Severity.WARNING for d in report.diagnostics):
+            if report.diagnostics.has_errors:
+                pass  # the code model found errors: nothing is written for this provider
+            elif strict and any(d.severity is Severity.WARNING for d in report.diagnostics):
                 report.diagnostics.add("strict", Severity.ERROR, "warnings are errors under --strict; nothing generated")
             else:
                 report.files = rendered.files

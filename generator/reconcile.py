@@ -104,8 +104,10 @@ def _collect(provider: Provider, diagnostics: Diagnostics) -> list[_Fix]:
         reported: set[_Fix] = set()
         for error in errors:
             fix = _fix_for(message, error)
-            if fix is None or fix in reported:
-                continue  # jsonschema reports `null` twice (type and enum): one fix, one diagnostic
+            if fix is None or fix in reported or fix in fixes:
+                # One diagnostic per fix, at the first example needing it (jsonschema also
+                # reports a `null` twice, as type and as enum).
+                continue
             reported.add(fix)
             schema_node, member = _locate(message.payload, list(error.absolute_path), fix)
             place = _schema_place(schema_node, member)
@@ -118,8 +120,7 @@ def _collect(provider: Provider, diagnostics: Diagnostics) -> list[_Fix]:
                 line=where.line,
                 pointer=_pointer(error.absolute_path),
             )
-            if fix not in fixes:
-                fixes.append(fix)
+            fixes.append(fix)
     return fixes
 
 

@@ -176,13 +176,14 @@ def test_mistral_email_wart_survives_in_3_0(tmp_path: Path) -> None:
         assert (diag.file, diag.line, diag.pointer) == (f"mistral/{file}", line, "/info/contact/email")
 
 
-def test_split_part_named_by_ref_is_reported_as_unknown_source_today(tmp_path: Path) -> None:
-    """``messages.yaml`` (top level of the provider folder, used only through $ref) still gets
-    ``source-unknown-format`` from load.py; the schemas/ parts (a subfolder) do not.  Pinned here so a
-    fix in load.py (not warning for files the resolver loaded) shows up."""
+def test_split_part_read_through_ref_is_not_reported_as_an_unknown_source(tmp_path: Path) -> None:
+    """``messages.yaml`` sits at the top of the provider folder but is used only through $ref."""
     specs = _specs_for(tmp_path, "deepseek", "deepseek-split")
     unknown = [d for d in load_provider(specs, "deepseek").diagnostics.items if d.code == "source-unknown-format"]
-    assert [d.file for d in unknown] in ([], ["deepseek/messages.yaml"])
+    assert unknown == []
+    (specs / "deepseek" / "notes.txt").write_text("just notes\n", encoding="utf-8")
+    unknown = [d for d in load_provider(specs, "deepseek").diagnostics.items if d.code == "source-unknown-format"]
+    assert [d.file for d in unknown] == ["deepseek/notes.txt"]
 
 
 def test_inputs_are_what_the_converter_writes(tmp_path: Path) -> None:

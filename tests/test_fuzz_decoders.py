@@ -42,7 +42,7 @@ settings.register_profile(
 )
 settings.register_profile(
     "ssegen-fuzz-long",
-    max_examples=15_000,  # x 7 property tests >= 100,000 cases
+    max_examples=17_000,  # x 6 property tests = 102,000 cases
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )

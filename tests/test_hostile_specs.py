@@ -280,12 +280,6 @@ def test_emitted_packages_pass_mypy_strict(runs: tuple[Path, dict[str, dict[str,
     assert status == 0, stdout + stderr
 
 
-@pytest.mark.xfail(
-    reason="the provider name reaches the `# Generated ... from specs/<name>/` header of sse.py/stream.py/channels.py "
-    "raw (generator/emit.py render_provider builds it; templates/{sse,stream,channels}.py.jinja print it), and "
-    "generator/pipeline.py renders a provider whose name the code model refuses (provider-name-invalid)",
-    strict=False,
-)
 def test_provider_folder_name_with_newlines_cannot_inject(tmp_path: Path) -> None:
     """A provider folder name is provider-controlled too (a newline is legal in a POSIX file name)."""
     from click.testing import CliRunner

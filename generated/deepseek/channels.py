@@ -11,8 +11,7 @@ dispatches on the event's exact class through a table built once.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from itertools import repeat
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Union
 
 import msgspec
@@ -30,7 +29,7 @@ BETA_COMPLETIONS_EVENT = Union[models.StreamDone, models.FimCompletionChunk, Unk
 
 
 def classify_beta_completions(sse: ServerSentEvent) -> BETA_COMPLETIONS_EVENT:
-    """The typed event of channel '/beta/completions' for one SSE event (never raises)."""
+    """The typed event of channel /beta/completions for one SSE event (never raises)."""
     event = sse.event
     data = sse.data
     reason = None
@@ -50,33 +49,39 @@ def classify_values_beta_completions(
     values: list[bytes],
 ) -> Sequence[models.FimCompletionChunk] | None:
     """The typed events of consecutive plain ``message`` events given as their
-    undecoded data (``sse.RawEvents``), when each is one JSON object that is a
-    FimCompletionChunk: decoded by one ``decode_lines`` call. None otherwise (each is then
-    classified alone, by :func:`classify_beta_completions`)."""
-    if not all(map(bytes.startswith, values, repeat(b"{"))):
-        return None  # a literal, or not an object: no JSON line counts as two
+    undecoded data (``sse.RawEvents``), when each is a FimCompletionChunk (what
+    :func:`classify_beta_completions` gives then), decoded without a Python-level loop;
+    None otherwise (each is then classified alone)."""
+    if b"[DONE]" in values:
+        return None
     try:
-        events = _decode_fim_completion_chunk_beta_completions.decode_lines(b"\n".join(values))
+        return list(map(_decode_fim_completion_chunk_beta_completions.decode, values))
     except (msgspec.ValidationError, msgspec.DecodeError):
         return None
-    return events if len(events) == len(values) else None
 
 
 def _apply_beta_completions_fim_completion_chunk(
     acc: Accumulator, chunk: models.FimCompletionChunk
 ) -> None:
-    if acc.id is None or acc.model is None:
-        acc.meta(chunk.id, chunk.model)
-    states = acc.states
-    for choice in chunk.choices:
-        index = choice.index
-        state = states.get(index) or acc.choice(index)
-        state.content.append(choice.text)
+    _apply_beta_completions_fim_completion_chunk_run(acc, (chunk,))
 
-        if choice.finish_reason is not None:
-            state.finish_reason = choice.finish_reason
-    if chunk.usage is not None:
-        acc.set_usage(chunk.usage)
+
+def _apply_beta_completions_fim_completion_chunk_run(
+    acc: Accumulator, chunks: Iterable[models.FimCompletionChunk]
+) -> None:
+    states = acc.states
+    for chunk in chunks:
+        if acc.id is None or acc.model is None:
+            acc.meta(chunk.id, chunk.model)
+        for choice in chunk.choices:
+            index = choice.index
+            state = states.get(index) or acc.choice(index)
+            state.content.append(choice.text)
+
+            if choice.finish_reason is not None:
+                state.finish_reason = choice.finish_reason
+        if chunk.usage is not None:
+            acc.set_usage(chunk.usage)
 
 
 _APPLY_BETA_COMPLETIONS: dict[type, Callable[[Accumulator, Any], None]] = {
@@ -88,7 +93,7 @@ _APPLY_BETA_COMPLETIONS: dict[type, Callable[[Accumulator, Any], None]] = {
 
 
 def apply_beta_completions(acc: Accumulator, event: BETA_COMPLETIONS_EVENT) -> None:
-    """Feed one event of channel '/beta/completions' into ``acc``."""
+    """Feed one event of channel /beta/completions into ``acc``."""
     handler = _APPLY_BETA_COMPLETIONS.get(type(event))
     if handler is not None:
         handler(acc, event)
@@ -104,7 +109,7 @@ CHAT_COMPLETIONS_EVENT = Union[models.StreamDone, models.ChatCompletionChunk, Un
 
 
 def classify_chat_completions(sse: ServerSentEvent) -> CHAT_COMPLETIONS_EVENT:
-    """The typed event of channel '/chat/completions' for one SSE event (never raises)."""
+    """The typed event of channel /chat/completions for one SSE event (never raises)."""
     event = sse.event
     data = sse.data
     reason = None
@@ -124,40 +129,46 @@ def classify_values_chat_completions(
     values: list[bytes],
 ) -> Sequence[models.ChatCompletionChunk] | None:
     """The typed events of consecutive plain ``message`` events given as their
-    undecoded data (``sse.RawEvents``), when each is one JSON object that is a
-    ChatCompletionChunk: decoded by one ``decode_lines`` call. None otherwise (each is then
-    classified alone, by :func:`classify_chat_completions`)."""
-    if not all(map(bytes.startswith, values, repeat(b"{"))):
-        return None  # a literal, or not an object: no JSON line counts as two
+    undecoded data (``sse.RawEvents``), when each is a ChatCompletionChunk (what
+    :func:`classify_chat_completions` gives then), decoded without a Python-level loop;
+    None otherwise (each is then classified alone)."""
+    if b"[DONE]" in values:
+        return None
     try:
-        events = _decode_chat_completion_chunk_chat_completions.decode_lines(b"\n".join(values))
+        return list(map(_decode_chat_completion_chunk_chat_completions.decode, values))
     except (msgspec.ValidationError, msgspec.DecodeError):
         return None
-    return events if len(events) == len(values) else None
 
 
 def _apply_chat_completions_chat_completion_chunk(
     acc: Accumulator, chunk: models.ChatCompletionChunk
 ) -> None:
-    if acc.id is None or acc.model is None:
-        acc.meta(chunk.id, chunk.model)
+    _apply_chat_completions_chat_completion_chunk_run(acc, (chunk,))
+
+
+def _apply_chat_completions_chat_completion_chunk_run(
+    acc: Accumulator, chunks: Iterable[models.ChatCompletionChunk]
+) -> None:
     states = acc.states
-    for choice in chunk.choices:
-        index = choice.index
-        state = states.get(index) or acc.choice(index)
-        delta = choice.delta
-        if delta.content is not None:
-            state.content.append(delta.content)
+    for chunk in chunks:
+        if acc.id is None or acc.model is None:
+            acc.meta(chunk.id, chunk.model)
+        for choice in chunk.choices:
+            index = choice.index
+            state = states.get(index) or acc.choice(index)
+            delta = choice.delta
+            if delta.content is not None:
+                state.content.append(delta.content)
 
-        if delta.reasoning_content is not None:
-            state.reasoning_content.append(delta.reasoning_content)
+            if delta.reasoning_content is not None:
+                state.reasoning_content.append(delta.reasoning_content)
 
-        for call in delta.tool_calls or ():
-            state.add_tool_call_data(call)
-        if choice.finish_reason is not None:
-            state.finish_reason = choice.finish_reason
-    if chunk.usage is not None:
-        acc.set_usage(chunk.usage)
+            for call in delta.tool_calls or ():
+                state.add_tool_call_data(call)
+            if choice.finish_reason is not None:
+                state.finish_reason = choice.finish_reason
+        if chunk.usage is not None:
+            acc.set_usage(chunk.usage)
 
 
 _APPLY_CHAT_COMPLETIONS: dict[type, Callable[[Accumulator, Any], None]] = {
@@ -169,7 +180,7 @@ _APPLY_CHAT_COMPLETIONS: dict[type, Callable[[Accumulator, Any], None]] = {
 
 
 def apply_chat_completions(acc: Accumulator, event: CHAT_COMPLETIONS_EVENT) -> None:
-    """Feed one event of channel '/chat/completions' into ``acc``."""
+    """Feed one event of channel /chat/completions into ``acc``."""
     handler = _APPLY_CHAT_COMPLETIONS.get(type(event))
     if handler is not None:
         handler(acc, event)
@@ -189,8 +200,9 @@ CHANNELS: dict[str, Channel[Any]] = {
         },
         classify_beta_completions,
         apply_beta_completions,
-        _APPLY_BETA_COMPLETIONS,
-        classify_values_beta_completions,
+        handlers=_APPLY_BETA_COMPLETIONS,
+        classify_values=classify_values_beta_completions,
+        apply_values=_apply_beta_completions_fim_completion_chunk_run,
     ),
     "/chat/completions": Channel(
         "/chat/completions",
@@ -200,8 +212,9 @@ CHANNELS: dict[str, Channel[Any]] = {
         },
         classify_chat_completions,
         apply_chat_completions,
-        _APPLY_CHAT_COMPLETIONS,
-        classify_values_chat_completions,
+        handlers=_APPLY_CHAT_COMPLETIONS,
+        classify_values=classify_values_chat_completions,
+        apply_values=_apply_chat_completions_chat_completion_chunk_run,
     ),
 }
 """The provider's channels by address; see :class:`~.stream.Channel`."""

@@ -11,6 +11,7 @@ accumulator records it under ``errors``.
 from __future__ import annotations
 
 from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Iterator, Sequence
+from itertools import chain
 from typing import Any, Generic, TypeVar
 
 import msgspec
@@ -230,18 +231,27 @@ class ChoiceState:
 
     def add_tool_call_data(self, fragment: Any) -> None:
         """Merge a tool-call fragment given as plain JSON data (an untyped spec item)."""
+        # As add_tool_call(index, id, type, name, arguments) with each value
+        # that is not of the right type taken as None; inlined (hot path).
         if not isinstance(fragment, dict):
             return
-        function = fragment.get("function")
-        function = function if isinstance(function, dict) else {}
         index = fragment.get("index")
-        self.add_tool_call(
-            index if isinstance(index, int) and not isinstance(index, bool) else None,
-            _str_or_none(fragment.get("id")),
-            _str_or_none(fragment.get("type")),
-            _str_or_none(function.get("name")),
-            _str_or_none(function.get("arguments")),
-        )
+        if not isinstance(index, int) or isinstance(index, bool):
+            index = max(self.tool_calls) if self.tool_calls else 0
+        call = self.tool_calls.get(index)
+        if call is None:
+            call = self.tool_calls[index] = _ToolCallState(index)
+        if call.id is None:
+            call.id = _str_or_none(fragment.get("id"))
+        if call.type is None:
+            call.type = _str_or_none(fragment.get("type"))
+        function = fragment.get("function")
+        if isinstance(function, dict):
+            if call.name is None:
+                call.name = _str_or_none(function.get("name"))
+            arguments = function.get("arguments")
+            if arguments and isinstance(arguments, str):
+                call.arguments.append(arguments)
 
     def result(self) -> ChoiceResult:
         """The assembled :class:`ChoiceResult`."""
@@ -533,6 +543,8 @@ class Channel(Generic[E]):
             ``data:`` events given as their undecoded data (``sse.RawEvents``),
             all at once and all of one class, or None to have each classified
             alone; it must give what ``classify`` would.
+        apply_values: optionally, applies a whole run that ``classify_values``
+            gave, as ``apply`` would each event in turn.
     """
 
     def __init__(
@@ -543,6 +555,7 @@ class Channel(Generic[E]):
         apply: Callable[[Accumulator, E], None],
         handlers: dict[type, Callable[[Accumulator, Any], None]] | None = None,
         classify_values: Callable[[list[bytes]], Sequence[E] | None] | None = None,
+        apply_values: Callable[[Accumulator, Sequence[Any]], None] | None = None,
     ) -> None:
         self.address = address
         self.messages = messages
@@ -550,6 +563,7 @@ class Channel(Generic[E]):
         self.apply = apply
         self.handlers: dict[type, Callable[[Accumulator, Any], None]] = handlers or {}
         self.classify_values = classify_values
+        self.apply_values = apply_values
 
     def __repr__(self) -> str:
         return f"Channel({self.address!r})"
@@ -585,8 +599,7 @@ class Channel(Generic[E]):
         if isinstance(events, EventStream) and not events._started:
             # Not iterated yet: classify and apply each chunk's events directly.
             events._started = True
-            for batch in events._batches:
-                self._apply_batch(acc, batch, events._classify, events._classify_values)
+            self._apply_batches(acc, events._batches, events._classify, events._classify_values)
         else:
             for event in events:
                 apply(acc, event)
@@ -594,26 +607,26 @@ class Channel(Generic[E]):
             acc.truncated(events.state)
         return acc.result()
 
-    def _apply_batch(
+    def _apply_batches(
         self,
         acc: Accumulator,
-        batch: list[ServerSentEvent | RawEvents],
+        batches: Iterable[list[ServerSentEvent | RawEvents]],
         classify: Callable[[ServerSentEvent], E],
         classify_values: Callable[[list[bytes]], Sequence[E] | None] | None,
     ) -> None:
-        """Classify and apply one chunk's SSE events; a run that
-        ``classify_values`` takes (events of one class) needs one lookup."""
+        """Classify and apply the SSE events of each chunk; a run that
+        ``classify_values`` takes is applied by one ``apply_values`` call."""
         handlers = self.handlers
-        for item in batch:
+        # (A stream decoded by another channel gets this channel's apply only.)
+        apply_values = self.apply_values if classify_values is self.classify_values else None
+        for item in chain.from_iterable(batches):
             if isinstance(item, RawEvents):
                 run = None if classify_values is None else classify_values(item.values)
                 if run is None:
                     events: Iterable[E] = map(classify, item.events())
                 elif run:
-                    handler = handlers.get(type(run[0]))
-                    if handler is not None:
-                        for event in run:
-                            handler(acc, event)
+                    if apply_values is not None:
+                        apply_values(acc, run)
                         continue
                     events = run
                 else:
@@ -636,7 +649,7 @@ class Channel(Generic[E]):
         if isinstance(events, AsyncEventStream) and not events._started:
             events._started = True
             async for batch in events._batches:
-                self._apply_batch(acc, batch, events._classify, events._classify_values)
+                self._apply_batches(acc, (batch,), events._classify, events._classify_values)
         else:
             async for event in events:
                 apply(acc, event)

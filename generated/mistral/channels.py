@@ -11,8 +11,7 @@ dispatches on the event's exact class through a table built once.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from itertools import repeat
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Union
 
 import msgspec
@@ -36,7 +35,7 @@ AGENTS_COMPLETIONS_EVENT = Union[models.StreamDone, models.AgentCompletionChunk,
 
 
 def classify_agents_completions(sse: ServerSentEvent) -> AGENTS_COMPLETIONS_EVENT:
-    """The typed event of channel '/agents/completions' for one SSE event (never raises)."""
+    """The typed event of channel /agents/completions for one SSE event (never raises)."""
     event = sse.event
     data = sse.data
     reason = None
@@ -56,42 +55,48 @@ def classify_values_agents_completions(
     values: list[bytes],
 ) -> Sequence[models.AgentCompletionChunk] | None:
     """The typed events of consecutive plain ``message`` events given as their
-    undecoded data (``sse.RawEvents``), when each is one JSON object that is a
-    AgentCompletionChunk: decoded by one ``decode_lines`` call. None otherwise (each is then
-    classified alone, by :func:`classify_agents_completions`)."""
-    if not all(map(bytes.startswith, values, repeat(b"{"))):
-        return None  # a literal, or not an object: no JSON line counts as two
+    undecoded data (``sse.RawEvents``), when each is a AgentCompletionChunk (what
+    :func:`classify_agents_completions` gives then), decoded without a Python-level loop;
+    None otherwise (each is then classified alone)."""
+    if b"[DONE]" in values:
+        return None
     try:
-        events = _decode_agent_completion_chunk_agents_completions.decode_lines(b"\n".join(values))
+        return list(map(_decode_agent_completion_chunk_agents_completions.decode, values))
     except (msgspec.ValidationError, msgspec.DecodeError):
         return None
-    return events if len(events) == len(values) else None
 
 
 def _apply_agents_completions_agent_completion_chunk(
     acc: Accumulator, chunk: models.AgentCompletionChunk
 ) -> None:
-    if acc.id is None or acc.model is None:
-        acc.meta(chunk.id, chunk.model)
-    states = acc.states
-    for choice in chunk.choices:
-        index = choice.index
-        state = states.get(index) or acc.choice(index)
-        delta = choice.delta
-        if delta.content is not None:
-            state.content.append(delta.content)
+    _apply_agents_completions_agent_completion_chunk_run(acc, (chunk,))
 
-        for call in delta.tool_calls or ():
-            function = call.function
-            state.add_tool_call(
-                call.index,
-                call.id,
-                call.type,
-                function.name if function is not None else None,
-                function.arguments if function is not None else None,
-            )
-        if choice.finish_reason is not None:
-            state.finish_reason = choice.finish_reason
+
+def _apply_agents_completions_agent_completion_chunk_run(
+    acc: Accumulator, chunks: Iterable[models.AgentCompletionChunk]
+) -> None:
+    states = acc.states
+    for chunk in chunks:
+        if acc.id is None or acc.model is None:
+            acc.meta(chunk.id, chunk.model)
+        for choice in chunk.choices:
+            index = choice.index
+            state = states.get(index) or acc.choice(index)
+            delta = choice.delta
+            if delta.content is not None:
+                state.content.append(delta.content)
+
+            for call in delta.tool_calls or ():
+                function = call.function
+                state.add_tool_call(
+                    call.index,
+                    call.id,
+                    call.type,
+                    function.name if function is not None else None,
+                    function.arguments if function is not None else None,
+                )
+            if choice.finish_reason is not None:
+                state.finish_reason = choice.finish_reason
 
 
 _APPLY_AGENTS_COMPLETIONS: dict[type, Callable[[Accumulator, Any], None]] = {
@@ -103,7 +108,7 @@ _APPLY_AGENTS_COMPLETIONS: dict[type, Callable[[Accumulator, Any], None]] = {
 
 
 def apply_agents_completions(acc: Accumulator, event: AGENTS_COMPLETIONS_EVENT) -> None:
-    """Feed one event of channel '/agents/completions' into ``acc``."""
+    """Feed one event of channel /agents/completions into ``acc``."""
     handler = _APPLY_AGENTS_COMPLETIONS.get(type(event))
     if handler is not None:
         handler(acc, event)
@@ -121,7 +126,7 @@ CHAT_COMPLETIONS_EVENT = Union[
 
 
 def classify_chat_completions(sse: ServerSentEvent) -> CHAT_COMPLETIONS_EVENT:
-    """The typed event of channel '/chat/completions' for one SSE event (never raises)."""
+    """The typed event of channel /chat/completions for one SSE event (never raises)."""
     event = sse.event
     data = sse.data
     reason = None
@@ -144,56 +149,70 @@ def classify_chat_completions(sse: ServerSentEvent) -> CHAT_COMPLETIONS_EVENT:
 def _apply_chat_completions_chat_completion_chunk(
     acc: Accumulator, chunk: models.ChatCompletionChunk
 ) -> None:
-    if acc.id is None or acc.model is None:
-        acc.meta(chunk.id, chunk.model)
-    states = acc.states
-    for choice in chunk.choices:
-        index = choice.index
-        state = states.get(index) or acc.choice(index)
-        delta = choice.delta
-        if delta.content is not None:
-            state.content.append(delta.content)
+    _apply_chat_completions_chat_completion_chunk_run(acc, (chunk,))
 
-        for call in delta.tool_calls or ():
-            function = call.function
-            state.add_tool_call(
-                call.index,
-                call.id,
-                call.type,
-                function.name if function is not None else None,
-                function.arguments if function is not None else None,
-            )
-        if choice.finish_reason is not None:
-            state.finish_reason = choice.finish_reason
-    if chunk.usage is not None:
-        acc.set_usage(chunk.usage)
+
+def _apply_chat_completions_chat_completion_chunk_run(
+    acc: Accumulator, chunks: Iterable[models.ChatCompletionChunk]
+) -> None:
+    states = acc.states
+    for chunk in chunks:
+        if acc.id is None or acc.model is None:
+            acc.meta(chunk.id, chunk.model)
+        for choice in chunk.choices:
+            index = choice.index
+            state = states.get(index) or acc.choice(index)
+            delta = choice.delta
+            if delta.content is not None:
+                state.content.append(delta.content)
+
+            for call in delta.tool_calls or ():
+                function = call.function
+                state.add_tool_call(
+                    call.index,
+                    call.id,
+                    call.type,
+                    function.name if function is not None else None,
+                    function.arguments if function is not None else None,
+                )
+            if choice.finish_reason is not None:
+                state.finish_reason = choice.finish_reason
+        if chunk.usage is not None:
+            acc.set_usage(chunk.usage)
 
 
 def _apply_chat_completions_chat_completion_usage_chunk(
     acc: Accumulator, chunk: models.ChatCompletionUsageChunk
 ) -> None:
-    if acc.id is None or acc.model is None:
-        acc.meta(chunk.id, chunk.model)
-    states = acc.states
-    for choice in chunk.choices:
-        index = choice.index
-        state = states.get(index) or acc.choice(index)
-        delta = choice.delta
-        if delta.content is not None:
-            state.content.append(delta.content)
+    _apply_chat_completions_chat_completion_usage_chunk_run(acc, (chunk,))
 
-        for call in delta.tool_calls or ():
-            function = call.function
-            state.add_tool_call(
-                call.index,
-                call.id,
-                call.type,
-                function.name if function is not None else None,
-                function.arguments if function is not None else None,
-            )
-        if choice.finish_reason is not None:
-            state.finish_reason = choice.finish_reason
-    acc.set_usage(chunk.usage)
+
+def _apply_chat_completions_chat_completion_usage_chunk_run(
+    acc: Accumulator, chunks: Iterable[models.ChatCompletionUsageChunk]
+) -> None:
+    states = acc.states
+    for chunk in chunks:
+        if acc.id is None or acc.model is None:
+            acc.meta(chunk.id, chunk.model)
+        for choice in chunk.choices:
+            index = choice.index
+            state = states.get(index) or acc.choice(index)
+            delta = choice.delta
+            if delta.content is not None:
+                state.content.append(delta.content)
+
+            for call in delta.tool_calls or ():
+                function = call.function
+                state.add_tool_call(
+                    call.index,
+                    call.id,
+                    call.type,
+                    function.name if function is not None else None,
+                    function.arguments if function is not None else None,
+                )
+            if choice.finish_reason is not None:
+                state.finish_reason = choice.finish_reason
+        acc.set_usage(chunk.usage)
 
 
 _APPLY_CHAT_COMPLETIONS: dict[type, Callable[[Accumulator, Any], None]] = {
@@ -206,7 +225,7 @@ _APPLY_CHAT_COMPLETIONS: dict[type, Callable[[Accumulator, Any], None]] = {
 
 
 def apply_chat_completions(acc: Accumulator, event: CHAT_COMPLETIONS_EVENT) -> None:
-    """Feed one event of channel '/chat/completions' into ``acc``."""
+    """Feed one event of channel /chat/completions into ``acc``."""
     handler = _APPLY_CHAT_COMPLETIONS.get(type(event))
     if handler is not None:
         handler(acc, event)
@@ -222,7 +241,7 @@ FIM_COMPLETIONS_EVENT = Union[models.StreamDone, models.FimCompletionChunk, Unkn
 
 
 def classify_fim_completions(sse: ServerSentEvent) -> FIM_COMPLETIONS_EVENT:
-    """The typed event of channel '/fim/completions' for one SSE event (never raises)."""
+    """The typed event of channel /fim/completions for one SSE event (never raises)."""
     event = sse.event
     data = sse.data
     reason = None
@@ -242,33 +261,39 @@ def classify_values_fim_completions(
     values: list[bytes],
 ) -> Sequence[models.FimCompletionChunk] | None:
     """The typed events of consecutive plain ``message`` events given as their
-    undecoded data (``sse.RawEvents``), when each is one JSON object that is a
-    FimCompletionChunk: decoded by one ``decode_lines`` call. None otherwise (each is then
-    classified alone, by :func:`classify_fim_completions`)."""
-    if not all(map(bytes.startswith, values, repeat(b"{"))):
-        return None  # a literal, or not an object: no JSON line counts as two
+    undecoded data (``sse.RawEvents``), when each is a FimCompletionChunk (what
+    :func:`classify_fim_completions` gives then), decoded without a Python-level loop;
+    None otherwise (each is then classified alone)."""
+    if b"[DONE]" in values:
+        return None
     try:
-        events = _decode_fim_completion_chunk_fim_completions.decode_lines(b"\n".join(values))
+        return list(map(_decode_fim_completion_chunk_fim_completions.decode, values))
     except (msgspec.ValidationError, msgspec.DecodeError):
         return None
-    return events if len(events) == len(values) else None
 
 
 def _apply_fim_completions_fim_completion_chunk(
     acc: Accumulator, chunk: models.FimCompletionChunk
 ) -> None:
-    if acc.id is None or acc.model is None:
-        acc.meta(chunk.id, chunk.model)
-    states = acc.states
-    for choice in chunk.choices:
-        index = choice.index
-        state = states.get(index) or acc.choice(index)
-        delta = choice.delta
-        if delta.content is not None:
-            state.content.append(delta.content)
+    _apply_fim_completions_fim_completion_chunk_run(acc, (chunk,))
 
-        if choice.finish_reason is not None:
-            state.finish_reason = choice.finish_reason
+
+def _apply_fim_completions_fim_completion_chunk_run(
+    acc: Accumulator, chunks: Iterable[models.FimCompletionChunk]
+) -> None:
+    states = acc.states
+    for chunk in chunks:
+        if acc.id is None or acc.model is None:
+            acc.meta(chunk.id, chunk.model)
+        for choice in chunk.choices:
+            index = choice.index
+            state = states.get(index) or acc.choice(index)
+            delta = choice.delta
+            if delta.content is not None:
+                state.content.append(delta.content)
+
+            if choice.finish_reason is not None:
+                state.finish_reason = choice.finish_reason
 
 
 _APPLY_FIM_COMPLETIONS: dict[type, Callable[[Accumulator, Any], None]] = {
@@ -280,7 +305,7 @@ _APPLY_FIM_COMPLETIONS: dict[type, Callable[[Accumulator, Any], None]] = {
 
 
 def apply_fim_completions(acc: Accumulator, event: FIM_COMPLETIONS_EVENT) -> None:
-    """Feed one event of channel '/fim/completions' into ``acc``."""
+    """Feed one event of channel /fim/completions into ``acc``."""
     handler = _APPLY_FIM_COMPLETIONS.get(type(event))
     if handler is not None:
         handler(acc, event)
@@ -300,8 +325,9 @@ CHANNELS: dict[str, Channel[Any]] = {
         },
         classify_agents_completions,
         apply_agents_completions,
-        _APPLY_AGENTS_COMPLETIONS,
-        classify_values_agents_completions,
+        handlers=_APPLY_AGENTS_COMPLETIONS,
+        classify_values=classify_values_agents_completions,
+        apply_values=_apply_agents_completions_agent_completion_chunk_run,
     ),
     "/chat/completions": Channel(
         "/chat/completions",
@@ -312,7 +338,7 @@ CHANNELS: dict[str, Channel[Any]] = {
         },
         classify_chat_completions,
         apply_chat_completions,
-        _APPLY_CHAT_COMPLETIONS,
+        handlers=_APPLY_CHAT_COMPLETIONS,
     ),
     "/fim/completions": Channel(
         "/fim/completions",
@@ -322,8 +348,9 @@ CHANNELS: dict[str, Channel[Any]] = {
         },
         classify_fim_completions,
         apply_fim_completions,
-        _APPLY_FIM_COMPLETIONS,
-        classify_values_fim_completions,
+        handlers=_APPLY_FIM_COMPLETIONS,
+        classify_values=classify_values_fim_completions,
+        apply_values=_apply_fim_completions_fim_completion_chunk_run,
     ),
 }
 """The provider's channels by address; see :class:`~.stream.Channel`."""

@@ -314,6 +314,15 @@ class SSEDecoder:
         Events dispatched in this call before the error are attached to the
         exception as ``events``.
         """
+        return expand(self.feed_raw(chunk))
+
+    def feed_raw(self, chunk: bytes | bytearray | memoryview) -> list[ServerSentEvent | RawEvents]:
+        """:meth:`feed`, giving runs of plain ``data:`` events as :class:`RawEvents`.
+
+        Same events, errors (whose ``events`` are all :class:`ServerSentEvent`)
+        and laziness as :meth:`feed`; :func:`expand` turns the result into
+        what :meth:`feed` returns.
+        """
         if self._closed or self._failed:
             raise SSEError(
                 "feed() on a decoder that failed earlier"
@@ -328,24 +337,79 @@ class SSEDecoder:
                 )
             chunk = bytes(chunk)
         try:
-            return expand(self._feed(chunk))
-        except SSEError:
-            self._failed = True
-            raise
+            if not chunk:
+                return []
+            offset = self.bytes_consumed  # absolute offset of chunk[0]
+            self.bytes_consumed += len(chunk)
+            if self._skip_lf:
+                self._skip_lf = False
+                if chunk[0] == _LF:
+                    chunk = chunk[1:]
+                    offset += 1
+                    if not chunk:
+                        return []
+            if self._at_start:
+                if self._pending:
+                    chunk = bytes(self._pending) + chunk
+                    offset = self._pending_offset
+                    self._pending.clear()
+                if len(chunk) < 3 and _BOM.startswith(chunk):
+                    self._pending_offset = offset
+                    self._pending += chunk
+                    return []
+                self._at_start = False
+                if chunk.startswith(_BOM):
+                    chunk = chunk[3:]
+                    offset += 3
+                    if not chunk:
+                        return []
 
-    def feed_raw(self, chunk: bytes | bytearray | memoryview) -> list[ServerSentEvent | RawEvents]:
-        """:meth:`feed`, giving runs of plain ``data:`` events as :class:`RawEvents`.
+            # The complete lines of the chunk end at its last CR or LF.
+            end = chunk.rfind(b"\n")
+            has_cr = b"\r" in chunk
+            if has_cr:
+                end = max(end, chunk.rfind(b"\r"))
+                if end == len(chunk) - 1 and chunk[end] == _CR:
+                    self._skip_lf = True  # an LF starting the next chunk ends no line
+            pending = self._pending
+            if end < 0:
+                # No line end in this chunk: the current line just grows.
+                if not pending:
+                    self._pending_offset = offset
+                pending += chunk
+                if len(pending) + self._data_bytes > self._max:
+                    raise EventTooLargeError(self._max, self._pending_offset)
+                return []
 
-        Same events, errors (whose ``events`` are all :class:`ServerSentEvent`)
-        and laziness as :meth:`feed`; :func:`expand` turns the result into
-        what :meth:`feed` returns.
-        """
-        if self._closed or self._failed or isinstance(chunk, str):
-            return [*self.feed(chunk)]  # raises
-        if type(chunk) is not bytes:
-            chunk = bytes(chunk)
-        try:
-            return self._feed(chunk)
+            events: list[ServerSentEvent | RawEvents] | None = None
+            if len(pending) + len(chunk) + self._data_bytes <= self._max:
+                # Fast path: no event can outgrow the limit within this chunk.
+                text = chunk
+                if has_cr:
+                    text = text.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+                lines = text.split(b"\n")
+                lines.pop()  # the unterminated tail, chunk[end + 1 :]
+                if pending:
+                    lines[0] = bytes(pending) + lines[0]
+                events = self._process_fast(lines)
+                if events is not None:
+                    pending.clear()
+            if events is None:
+                # Exact path, line by line, for errors and their byte offsets.
+                lines = chunk[: end + 1].splitlines()
+                if pending:
+                    first_start = self._pending_offset
+                    lines[0] = bytes(pending) + lines[0]
+                    pending.clear()
+                else:
+                    first_start = offset
+                events = [*self._process(lines, chunk, offset, first_start)]
+            if end + 1 < len(chunk):
+                self._pending_offset = offset + end + 1
+                pending += chunk[end + 1 :]
+                if len(pending) + self._data_bytes > self._max:
+                    raise EventTooLargeError(self._max, self._pending_offset, expand(events))
+            return events
         except SSEError:
             self._failed = True
             raise
@@ -378,81 +442,6 @@ class SSEDecoder:
         self._retry = None
         self._dirty = False
         return []
-
-    def _feed(self, chunk: bytes) -> list[ServerSentEvent | RawEvents]:
-        if not chunk:
-            return []
-        offset = self.bytes_consumed  # absolute offset of chunk[0]
-        self.bytes_consumed += len(chunk)
-        if self._skip_lf:
-            self._skip_lf = False
-            if chunk[0] == _LF:
-                chunk = chunk[1:]
-                offset += 1
-                if not chunk:
-                    return []
-        if self._at_start:
-            if self._pending:
-                chunk = bytes(self._pending) + chunk
-                offset = self._pending_offset
-                self._pending.clear()
-            if len(chunk) < 3 and _BOM.startswith(chunk):
-                self._pending_offset = offset
-                self._pending += chunk
-                return []
-            self._at_start = False
-            if chunk.startswith(_BOM):
-                chunk = chunk[3:]
-                offset += 3
-                if not chunk:
-                    return []
-
-        # The complete lines of the chunk end at its last CR or LF.
-        end = chunk.rfind(b"\n")
-        has_cr = b"\r" in chunk
-        if has_cr:
-            end = max(end, chunk.rfind(b"\r"))
-            if end == len(chunk) - 1 and chunk[end] == _CR:
-                self._skip_lf = True  # an LF starting the next chunk ends no line
-        pending = self._pending
-        if end < 0:
-            # No line end in this chunk: the current line just grows.
-            if not pending:
-                self._pending_offset = offset
-            pending += chunk
-            if len(pending) + self._data_bytes > self._max:
-                raise EventTooLargeError(self._max, self._pending_offset)
-            return []
-
-        events: list[ServerSentEvent | RawEvents] | None = None
-        if len(pending) + len(chunk) + self._data_bytes <= self._max:
-            # Fast path: no event can outgrow the limit within this chunk.
-            text = chunk
-            if has_cr:
-                text = text.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
-            lines = text.split(b"\n")
-            lines.pop()  # the unterminated tail, chunk[end + 1 :]
-            if pending:
-                lines[0] = bytes(pending) + lines[0]
-            events = self._process_fast(lines)
-            if events is not None:
-                pending.clear()
-        if events is None:
-            # Exact path, line by line, for errors and their byte offsets.
-            lines = chunk[: end + 1].splitlines()
-            if pending:
-                first_start = self._pending_offset
-                lines[0] = bytes(pending) + lines[0]
-                pending.clear()
-            else:
-                first_start = offset
-            events = [*self._process(lines, chunk, offset, first_start)]
-        if end + 1 < len(chunk):
-            self._pending_offset = offset + end + 1
-            pending += chunk[end + 1 :]
-            if len(pending) + self._data_bytes > self._max:
-                raise EventTooLargeError(self._max, self._pending_offset, expand(events))
-        return events
 
     def _process_fast(self, lines: list[bytes]) -> list[ServerSentEvent | RawEvents] | None:
         """Apply complete ``lines`` (line ends removed); ``None``, with nothing

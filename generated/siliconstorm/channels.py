@@ -11,8 +11,7 @@ dispatches on the event's exact class through a table built once.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from itertools import repeat
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Union
 
 import msgspec
@@ -29,7 +28,7 @@ CHAT_COMPLETIONS_EVENT = Union[models.StreamDone, models.ChatCompletionChunk, Un
 
 
 def classify_chat_completions(sse: ServerSentEvent) -> CHAT_COMPLETIONS_EVENT:
-    """The typed event of channel '/chat/completions' for one SSE event (never raises)."""
+    """The typed event of channel /chat/completions for one SSE event (never raises)."""
     event = sse.event
     data = sse.data
     reason = None
@@ -49,36 +48,42 @@ def classify_values_chat_completions(
     values: list[bytes],
 ) -> Sequence[models.ChatCompletionChunk] | None:
     """The typed events of consecutive plain ``message`` events given as their
-    undecoded data (``sse.RawEvents``), when each is one JSON object that is a
-    ChatCompletionChunk: decoded by one ``decode_lines`` call. None otherwise (each is then
-    classified alone, by :func:`classify_chat_completions`)."""
-    if not all(map(bytes.startswith, values, repeat(b"{"))):
-        return None  # a literal, or not an object: no JSON line counts as two
+    undecoded data (``sse.RawEvents``), when each is a ChatCompletionChunk (what
+    :func:`classify_chat_completions` gives then), decoded without a Python-level loop;
+    None otherwise (each is then classified alone)."""
+    if b"[DONE]" in values:
+        return None
     try:
-        events = _decode_chat_completion_chunk_chat_completions.decode_lines(b"\n".join(values))
+        return list(map(_decode_chat_completion_chunk_chat_completions.decode, values))
     except (msgspec.ValidationError, msgspec.DecodeError):
         return None
-    return events if len(events) == len(values) else None
 
 
 def _apply_chat_completions_chat_completion_chunk(
     acc: Accumulator, chunk: models.ChatCompletionChunk
 ) -> None:
-    if acc.id is None or acc.model is None:
-        acc.meta(chunk.id, chunk.model)
-    states = acc.states
-    for choice in chunk.choices:
-        index = choice.index
-        state = states.get(index) or acc.choice(index)
-        delta = choice.delta
-        state.content.append(delta.content)
+    _apply_chat_completions_chat_completion_chunk_run(acc, (chunk,))
 
-        if choice.finish_reason is not None:
-            state.finish_reason = choice.finish_reason
-    if chunk.usage is not None:
-        acc.set_usage(chunk.usage)
-    if chunk.full_text is not None:
-        acc.final_text = chunk.full_text
+
+def _apply_chat_completions_chat_completion_chunk_run(
+    acc: Accumulator, chunks: Iterable[models.ChatCompletionChunk]
+) -> None:
+    states = acc.states
+    for chunk in chunks:
+        if acc.id is None or acc.model is None:
+            acc.meta(chunk.id, chunk.model)
+        for choice in chunk.choices:
+            index = choice.index
+            state = states.get(index) or acc.choice(index)
+            delta = choice.delta
+            state.content.append(delta.content)
+
+            if choice.finish_reason is not None:
+                state.finish_reason = choice.finish_reason
+        if chunk.usage is not None:
+            acc.set_usage(chunk.usage)
+        if chunk.full_text is not None:
+            acc.final_text = chunk.full_text
 
 
 _APPLY_CHAT_COMPLETIONS: dict[type, Callable[[Accumulator, Any], None]] = {
@@ -90,7 +95,7 @@ _APPLY_CHAT_COMPLETIONS: dict[type, Callable[[Accumulator, Any], None]] = {
 
 
 def apply_chat_completions(acc: Accumulator, event: CHAT_COMPLETIONS_EVENT) -> None:
-    """Feed one event of channel '/chat/completions' into ``acc``."""
+    """Feed one event of channel /chat/completions into ``acc``."""
     handler = _APPLY_CHAT_COMPLETIONS.get(type(event))
     if handler is not None:
         handler(acc, event)
@@ -110,8 +115,9 @@ CHANNELS: dict[str, Channel[Any]] = {
         },
         classify_chat_completions,
         apply_chat_completions,
-        _APPLY_CHAT_COMPLETIONS,
-        classify_values_chat_completions,
+        handlers=_APPLY_CHAT_COMPLETIONS,
+        classify_values=classify_values_chat_completions,
+        apply_values=_apply_chat_completions_chat_completion_chunk_run,
     ),
 }
 """The provider's channels by address; see :class:`~.stream.Channel`."""

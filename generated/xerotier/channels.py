@@ -11,8 +11,7 @@ dispatches on the event's exact class through a table built once.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from itertools import repeat
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Union
 
 import msgspec
@@ -135,7 +134,7 @@ CHAT_COMPLETIONS_EVENT = Union[
 
 
 def classify_chat_completions(sse: ServerSentEvent) -> CHAT_COMPLETIONS_EVENT:
-    """The typed event of channel '/chat/completions' for one SSE event (never raises)."""
+    """The typed event of channel /chat/completions for one SSE event (never raises)."""
     event = sse.event
     data = sse.data
     reason = None
@@ -172,25 +171,32 @@ def classify_chat_completions(sse: ServerSentEvent) -> CHAT_COMPLETIONS_EVENT:
 def _apply_chat_completions_chat_completion_chunk(
     acc: Accumulator, chunk: models.ChatCompletionChunk
 ) -> None:
-    if acc.id is None or acc.model is None:
-        acc.meta(chunk.id, chunk.model)
+    _apply_chat_completions_chat_completion_chunk_run(acc, (chunk,))
+
+
+def _apply_chat_completions_chat_completion_chunk_run(
+    acc: Accumulator, chunks: Iterable[models.ChatCompletionChunk]
+) -> None:
     states = acc.states
-    for choice in chunk.choices:
-        index = choice.index
-        state = states.get(index) or acc.choice(index)
-        delta = choice.delta
-        if delta.content is not None:
-            state.content.append(delta.content)
+    for chunk in chunks:
+        if acc.id is None or acc.model is None:
+            acc.meta(chunk.id, chunk.model)
+        for choice in chunk.choices:
+            index = choice.index
+            state = states.get(index) or acc.choice(index)
+            delta = choice.delta
+            if delta.content is not None:
+                state.content.append(delta.content)
 
-        if delta.refusal is not None:
-            state.refusal.append(delta.refusal)
+            if delta.refusal is not None:
+                state.refusal.append(delta.refusal)
 
-        for call in delta.tool_calls or ():
-            state.add_tool_call_data(call)
-        if choice.finish_reason is not None:
-            state.finish_reason = choice.finish_reason
-    if chunk.usage is not None:
-        acc.set_usage(chunk.usage)
+            for call in delta.tool_calls or ():
+                state.add_tool_call_data(call)
+            if choice.finish_reason is not None:
+                state.finish_reason = choice.finish_reason
+        if chunk.usage is not None:
+            acc.set_usage(chunk.usage)
 
 
 _APPLY_CHAT_COMPLETIONS: dict[type, Callable[[Accumulator, Any], None]] = {
@@ -251,7 +257,7 @@ _APPLY_CHAT_COMPLETIONS: dict[type, Callable[[Accumulator, Any], None]] = {
 
 
 def apply_chat_completions(acc: Accumulator, event: CHAT_COMPLETIONS_EVENT) -> None:
-    """Feed one event of channel '/chat/completions' into ``acc``."""
+    """Feed one event of channel /chat/completions into ``acc``."""
     handler = _APPLY_CHAT_COMPLETIONS.get(type(event))
     if handler is not None:
         handler(acc, event)
@@ -319,7 +325,7 @@ CHANNELS: dict[str, Channel[Any]] = {
         },
         classify_chat_completions,
         apply_chat_completions,
-        _APPLY_CHAT_COMPLETIONS,
+        handlers=_APPLY_CHAT_COMPLETIONS,
     ),
 }
 """The provider's channels by address; see :class:`~.stream.Channel`."""

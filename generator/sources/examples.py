@@ -401,14 +401,15 @@ def refine_with_instances(
     array items):
 
     * required, but absent from an instance -> not required (``required-relaxed``, info);
-    * not nullable, but ``null`` in an instance -> nullable (``nullable-from-example``, warning);
-    * an instance value of another JSON type -> reported only (``example-type-mismatch``, warning);
     * an instance member the schema does not list -> reported (``example-member-undocumented``, info),
       or, for an object named in ``add_members`` (one the page describes only
       in prose) and present in every instance, added as a required member
       typed from the instances (``member-from-example``, info).
 
     Objects without documented members (``usage: object``) are left alone.
+    Values that contradict the schema (``null``, another type, a new enum value)
+    are not handled here but by the provider-wide merge step
+    :func:`generator.reconcile.reconcile_examples`, for every source alike.
     Deterministic: members are visited in schema order, instances in page order.
     """
     return _refine(schema, list(instances), diagnostics, frozenset(add_members), set())
@@ -438,7 +439,6 @@ def _refine(
     for prop in schema.properties:
         absent = [p for v, p in objects if prop.name not in v]
         values = [(v[prop.name], p) for v, p in objects if prop.name in v]
-        nulls = [p for v, p in values if v is None]
         new_schema = prop.schema
         required = prop.required
         where = prop.provenance
@@ -452,33 +452,6 @@ def _refine(
                 line=where.line,
                 pointer=where.pointer,
             )
-        if nulls and not new_schema.nullable and new_schema.type != "any":
-            new_schema = replace(new_schema, nullable=True)
-            diagnostics.add(
-                "nullable-from-example",
-                Severity.WARNING,
-                f"member {prop.name!r} is documented as {prop.schema.type} but is null in the example at line {nulls[0].line}; made nullable",
-                file=where.file,
-                line=where.line,
-                pointer=where.pointer,
-            )
-        allowed = _COMPATIBLE.get(new_schema.type)
-        if allowed is not None:
-            for value, p in values:
-                kind = json_type(value)
-                if kind != "null" and kind not in allowed:
-                    mismatch = ("mismatch", where.pointer, prop.name)
-                    if mismatch not in reported:
-                        reported.add(mismatch)
-                        diagnostics.add(
-                            "example-type-mismatch",
-                            Severity.WARNING,
-                            f"member {prop.name!r} is documented as {new_schema.type} but the example at line {p.line} has {kind}",
-                            file=where.file,
-                            line=where.line,
-                            pointer=where.pointer,
-                        )
-                    break
         new_schema = _refine(new_schema, values, diagnostics, add_members, reported)
         props.append(replace(prop, schema=new_schema, required=required))
     known = {p.name for p in schema.properties}
