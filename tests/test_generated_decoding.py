@@ -175,3 +175,24 @@ def test_generated_package_imports_only_msgspec_and_stdlib() -> None:
             else:
                 continue
             assert roots <= allowed, f"{path}: imports {roots - allowed}"
+
+
+def test_long_streams_are_compacted_without_changing_the_text() -> None:
+    from generated.deepseek.stream import COMPACT_PARTS
+
+    chat = DEEPSEEK["/chat/completions"]
+    tokens = [f"t{i} " for i in range(3 * COMPACT_PARTS + 17)]
+    body = sse_body([_chunk({"content": t}) for t in tokens] + [_chunk({}, "stop"), "[DONE]"])
+    reads = [body[i : i + 4096] for i in range(0, len(body), 4096)]
+    expected = "".join(tokens)
+    assert chat.accumulate(chat.decode(reads)).choices[0].content == expected  # batched path
+    assert chat.accumulate(list(chat.decode(reads))).choices[0].content == expected  # event-by-event path
+
+    async def run() -> str | None:
+        async def chunks() -> AsyncIterator[bytes]:
+            for read in reads:
+                yield read
+
+        return (await chat.aaccumulate(chat.adecode(chunks()))).choices[0].content
+
+    assert asyncio.run(run()) == expected

@@ -154,6 +154,9 @@ class _ToolCallState:
 
 _TEXT_FIELDS = ("content", "reasoning_content", "refusal")
 
+#: Parts a text may have before :meth:`Accumulator.compact` joins them.
+COMPACT_PARTS = 4096
+
 
 class _LastText(list[str]):
     """A text's parts in cumulative mode: appending replaces (only the last part counts)."""
@@ -305,6 +308,18 @@ class Accumulator:
             self.id = id
         if self.model is None and model:
             self.model = model
+
+    def compact(self) -> None:
+        """Join each text's parts once they number more than :data:`COMPACT_PARTS`.
+
+        Called once per read while a stream is accumulated, so memory follows
+        the length of the text, not the number of deltas (a 200 MB stream of
+        one-token deltas would otherwise hold a string object per token).
+        """
+        for state in self.states.values():
+            for parts in (state.content, state.reasoning_content, state.refusal):
+                if len(parts) > COMPACT_PARTS:
+                    parts[:] = ["".join(parts)]
 
     def choice(self, index: int) -> ChoiceState:
         """The state of choice ``index`` (created on first use)."""
@@ -601,8 +616,10 @@ class Channel(Generic[E]):
             events._started = True
             self._apply_batches(acc, events._batches, events._classify, events._classify_values)
         else:
-            for event in events:
+            for count, event in enumerate(events, 1):
                 apply(acc, event)
+                if not count % COMPACT_PARTS:
+                    acc.compact()
         if isinstance(events, EventStream) and events.incomplete:
             acc.truncated(events.state)
         return acc.result()
@@ -621,6 +638,7 @@ class Channel(Generic[E]):
         apply_values = self.apply_values if classify_values is self.classify_values else None
         for item in chain.from_iterable(batches):
             if isinstance(item, RawEvents):
+                acc.compact()
                 run = None if classify_values is None else classify_values(item.values)
                 if run is None:
                     events: Iterable[E] = map(classify, item.events())
@@ -651,8 +669,12 @@ class Channel(Generic[E]):
             async for batch in events._batches:
                 self._apply_batches(acc, (batch,), events._classify, events._classify_values)
         else:
+            count = 0
             async for event in events:
                 apply(acc, event)
+                count += 1
+                if not count % COMPACT_PARTS:
+                    acc.compact()
         if isinstance(events, AsyncEventStream) and events.incomplete:
             acc.truncated(events.state)
         return acc.result()
