@@ -78,10 +78,10 @@ def _apply_beta_completions_fim_completion_chunk_run(
             state = states.get(index) or acc.choice(index)
             state.content.append(choice.text)
 
-            if choice.finish_reason is not None:
-                state.finish_reason = choice.finish_reason
-        if chunk.usage is not None:
-            acc.set_usage(chunk.usage)
+            if (finish_reason := choice.finish_reason) is not None:
+                state.finish_reason = finish_reason
+        if (usage := chunk.usage) is not None:
+            acc.set_usage(usage)
 
 
 _APPLY_BETA_COMPLETIONS: dict[type, Callable[[Accumulator, Any], None]] = {
@@ -157,18 +157,18 @@ def _apply_chat_completions_chat_completion_chunk_run(
             index = choice.index
             state = states.get(index) or acc.choice(index)
             delta = choice.delta
-            if delta.content is not None:
-                state.content.append(delta.content)
+            if (text := delta.content) is not None:
+                state.content.append(text)
 
-            if delta.reasoning_content is not None:
-                state.reasoning_content.append(delta.reasoning_content)
+            if (text := delta.reasoning_content) is not None:
+                state.reasoning_content.append(text)
 
             for call in delta.tool_calls or ():
                 state.add_tool_call_data(call)
-            if choice.finish_reason is not None:
-                state.finish_reason = choice.finish_reason
-        if chunk.usage is not None:
-            acc.set_usage(chunk.usage)
+            if (finish_reason := choice.finish_reason) is not None:
+                state.finish_reason = finish_reason
+        if (usage := chunk.usage) is not None:
+            acc.set_usage(usage)
 
 
 _APPLY_CHAT_COMPLETIONS: dict[type, Callable[[Accumulator, Any], None]] = {

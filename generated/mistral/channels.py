@@ -83,8 +83,8 @@ def _apply_agents_completions_agent_completion_chunk_run(
             index = choice.index
             state = states.get(index) or acc.choice(index)
             delta = choice.delta
-            if delta.content is not None:
-                state.content.append(delta.content)
+            if (text := delta.content) is not None:
+                state.content.append(text)
 
             for call in delta.tool_calls or ():
                 function = call.function
@@ -95,8 +95,8 @@ def _apply_agents_completions_agent_completion_chunk_run(
                     function.name if function is not None else None,
                     function.arguments if function is not None else None,
                 )
-            if choice.finish_reason is not None:
-                state.finish_reason = choice.finish_reason
+            if (finish_reason := choice.finish_reason) is not None:
+                state.finish_reason = finish_reason
 
 
 _APPLY_AGENTS_COMPLETIONS: dict[type, Callable[[Accumulator, Any], None]] = {
@@ -163,8 +163,8 @@ def _apply_chat_completions_chat_completion_chunk_run(
             index = choice.index
             state = states.get(index) or acc.choice(index)
             delta = choice.delta
-            if delta.content is not None:
-                state.content.append(delta.content)
+            if (text := delta.content) is not None:
+                state.content.append(text)
 
             for call in delta.tool_calls or ():
                 function = call.function
@@ -175,10 +175,10 @@ def _apply_chat_completions_chat_completion_chunk_run(
                     function.name if function is not None else None,
                     function.arguments if function is not None else None,
                 )
-            if choice.finish_reason is not None:
-                state.finish_reason = choice.finish_reason
-        if chunk.usage is not None:
-            acc.set_usage(chunk.usage)
+            if (finish_reason := choice.finish_reason) is not None:
+                state.finish_reason = finish_reason
+        if (usage := chunk.usage) is not None:
+            acc.set_usage(usage)
 
 
 def _apply_chat_completions_chat_completion_usage_chunk(
@@ -198,8 +198,8 @@ def _apply_chat_completions_chat_completion_usage_chunk_run(
             index = choice.index
             state = states.get(index) or acc.choice(index)
             delta = choice.delta
-            if delta.content is not None:
-                state.content.append(delta.content)
+            if (text := delta.content) is not None:
+                state.content.append(text)
 
             for call in delta.tool_calls or ():
                 function = call.function
@@ -210,8 +210,8 @@ def _apply_chat_completions_chat_completion_usage_chunk_run(
                     function.name if function is not None else None,
                     function.arguments if function is not None else None,
                 )
-            if choice.finish_reason is not None:
-                state.finish_reason = choice.finish_reason
+            if (finish_reason := choice.finish_reason) is not None:
+                state.finish_reason = finish_reason
         acc.set_usage(chunk.usage)
 
 
@@ -289,11 +289,11 @@ def _apply_fim_completions_fim_completion_chunk_run(
             index = choice.index
             state = states.get(index) or acc.choice(index)
             delta = choice.delta
-            if delta.content is not None:
-                state.content.append(delta.content)
+            if (text := delta.content) is not None:
+                state.content.append(text)
 
-            if choice.finish_reason is not None:
-                state.finish_reason = choice.finish_reason
+            if (finish_reason := choice.finish_reason) is not None:
+                state.finish_reason = finish_reason
 
 
 _APPLY_FIM_COMPLETIONS: dict[type, Callable[[Accumulator, Any], None]] = {

@@ -78,12 +78,12 @@ def _apply_chat_completions_chat_completion_chunk_run(
             delta = choice.delta
             state.content.append(delta.content)
 
-            if choice.finish_reason is not None:
-                state.finish_reason = choice.finish_reason
-        if chunk.usage is not None:
-            acc.set_usage(chunk.usage)
-        if chunk.full_text is not None:
-            acc.final_text = chunk.full_text
+            if (finish_reason := choice.finish_reason) is not None:
+                state.finish_reason = finish_reason
+        if (usage := chunk.usage) is not None:
+            acc.set_usage(usage)
+        if (full_text := chunk.full_text) is not None:
+            acc.final_text = full_text
 
 
 _APPLY_CHAT_COMPLETIONS: dict[type, Callable[[Accumulator, Any], None]] = {

@@ -185,18 +185,18 @@ def _apply_chat_completions_chat_completion_chunk_run(
             index = choice.index
             state = states.get(index) or acc.choice(index)
             delta = choice.delta
-            if delta.content is not None:
-                state.content.append(delta.content)
+            if (text := delta.content) is not None:
+                state.content.append(text)
 
-            if delta.refusal is not None:
-                state.refusal.append(delta.refusal)
+            if (text := delta.refusal) is not None:
+                state.refusal.append(text)
 
             for call in delta.tool_calls or ():
                 state.add_tool_call_data(call)
-            if choice.finish_reason is not None:
-                state.finish_reason = choice.finish_reason
-        if chunk.usage is not None:
-            acc.set_usage(chunk.usage)
+            if (finish_reason := choice.finish_reason) is not None:
+                state.finish_reason = finish_reason
+        if (usage := chunk.usage) is not None:
+            acc.set_usage(usage)
 
 
 _APPLY_CHAT_COMPLETIONS: dict[type, Callable[[Accumulator, Any], None]] = {
