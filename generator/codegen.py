@@ -286,13 +286,11 @@ class CodeModelBuilder:
         while self._taken(candidate):
             candidate += "Alt"
         prov = schema.provenance
-        self.diagnostics.add(
+        self.diagnostics.at(
+            prov,
             "name-conflict",
             Severity.WARNING,
             f"two different schemas are named {name!r}; this one is emitted as {candidate!r}",
-            file=prov.file,
-            line=prov.line,
-            pointer=prov.pointer,
         )
         return candidate
 
@@ -305,13 +303,11 @@ class CodeModelBuilder:
             self._check_identifier(prop, original)
             if ident != original:
                 prov = prop.provenance
-                self.diagnostics.add(
+                self.diagnostics.at(
+                    prov,
                     "identifier-collision",
                     Severity.WARNING,
                     f"member {prop.name!r} maps to identifier {original!r} like an earlier member; emitted as {ident!r}",
-                    file=prov.file,
-                    line=prov.line,
-                    pointer=prov.pointer,
                 )
             # A required member that may be null ("always present, may be null") tells no
             # message from another, so lenient decoding does not insist on it; conform does.
@@ -331,22 +327,18 @@ class CodeModelBuilder:
         """Say when a member's identifier is not just its name re-cased (the alias keeps the wire name)."""
         prov = prop.provenance
         if not snake(prop.name):
-            self.diagnostics.add(
+            self.diagnostics.at(
+                prov,
                 "identifier-lossy",
                 Severity.WARNING,
                 f"member {prop.name!r} has no ASCII letter or digit to name a field after; emitted as {ident!r}",
-                file=prov.file,
-                line=prov.line,
-                pointer=prov.pointer,
             )
         elif ident != snake(prop.name):
-            self.diagnostics.add(
+            self.diagnostics.at(
+                prov,
                 "identifier-renamed",
                 Severity.INFO,
                 f"member {prop.name!r} is a keyword, a reserved name or starts with a digit; emitted as {ident!r}",
-                file=prov.file,
-                line=prov.line,
-                pointer=prov.pointer,
             )
 
     # -- channels -----------------------------------------------------------------
@@ -412,7 +404,7 @@ class CodeModelBuilder:
 
     def _warn_message(self, message: Message, code: str, text: str) -> None:
         prov = message.provenance
-        self.diagnostics.add(code, Severity.WARNING, text, file=prov.file, line=prov.line, pointer=prov.pointer)
+        self.diagnostics.at(prov, code, Severity.WARNING, text)
 
     def _plan(self, message: Message, cls: str, function: str) -> ApplyPlan:
         payload = message.payload

@@ -14,7 +14,20 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass, field
 from enum import Enum
-from typing import Iterable, Iterator
+from typing import Iterable, Iterator, Protocol
+
+
+class Place(Protocol):
+    """Where something is: a file, a 1-based line (0 unknown) and a JSON pointer."""
+
+    @property
+    def file(self) -> str: ...
+
+    @property
+    def line(self) -> int: ...
+
+    @property
+    def pointer(self) -> str: ...
 
 
 class Severity(str, Enum):
@@ -79,6 +92,11 @@ class Diagnostics:
         if diag not in self.items:
             self.items.append(diag)
         return diag
+
+    def at(self, place: Place, code: str, severity: Severity, message: str) -> Diagnostic:
+        """Record a diagnostic at ``place`` (anything with ``file``, ``line`` and
+        ``pointer``, e.g. an IR :class:`~generator.ir.Provenance`)."""
+        return self.add(code, severity, message, file=place.file, line=place.line, pointer=place.pointer)
 
     def extend(self, other: Iterable[Diagnostic]) -> None:
         """Append every diagnostic of ``other`` not already recorded."""

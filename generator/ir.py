@@ -296,6 +296,25 @@ class Provider:
         return None
 
 
+def json_type(value: Any) -> SchemaType:
+    """The JSON Schema type of a JSON value (``null`` for None)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, dict):
+        return "object"
+    return "any"
+
+
 def to_jsonable(node: Any) -> Any:
     """Plain JSON data for any IR node (dataclasses become dicts, tuples lists)."""
     return asdict(node)

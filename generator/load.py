@@ -191,12 +191,10 @@ def _merge_channel(old: Channel | None, new: Channel, diagnostics: Diagnostics) 
     for message in new.messages:
         if message.name in names and old.message(message.name) != message:
             prov = message.provenance
-            diagnostics.add(
+            diagnostics.at(
+                prov,
                 "message-conflict",
                 Severity.WARNING,
                 f"message {message.name!r} on {new.address} is also defined in {old.provenance.file}; the first definition is kept",
-                file=prov.file,
-                line=prov.line,
-                pointer=prov.pointer,
             )
     return replace(old, messages=old.messages + added)

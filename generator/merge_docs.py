@@ -350,13 +350,11 @@ def _place(prov: Provenance) -> str:
 
 def _report_unmatched(fact: FieldFact, reason: str, address: str, diagnostics: Diagnostics) -> None:
     prov = fact.provenance
-    diagnostics.add(
+    diagnostics.at(
+        prov,
         "docs-unmatched",
         Severity.INFO,
         f"{_label(fact)} matches no member on {address} ({reason}; threshold {MATCH_THRESHOLD}); not merged",
-        file=prov.file,
-        line=prov.line,
-        pointer=prov.pointer,
     )
 
 
@@ -366,13 +364,11 @@ def _reconcile(match: _Match, diagnostics: Diagnostics) -> Property:
     prop = member.prop
     docs_place = f"{fact.provenance.file}:{fact.provenance.line}"
     prov = fact.provenance
-    diagnostics.add(
+    diagnostics.at(
+        prov,
         "docs-matched",
         Severity.INFO,
         f"{_label(fact)} describes {member.path} ({_place(prop.provenance)}), score {match.score:.2f}",
-        file=prov.file,
-        line=prov.line,
-        pointer=prov.pointer,
     )
     new_schema = prop.schema
     holder = _enum_schema(prop.schema) if fact.values else None
@@ -386,13 +382,11 @@ def _reconcile(match: _Match, diagnostics: Diagnostics) -> Property:
     if not prop.description.strip() and fact.description:
         where = prop.provenance
         new_prop = replace(new_prop, description=fact.description)
-        diagnostics.add(
+        diagnostics.at(
+            where,
             "docs-description-added",
             Severity.INFO,
             f"{member.path} has no description; the docs' ({docs_place}) is used",
-            file=where.file,
-            line=where.line,
-            pointer=where.pointer,
         )
     return new_prop
 
@@ -406,33 +400,27 @@ def _reconcile_enum(holder: Schema, fact: FieldFact, path: str, docs_place: str,
         if value in schema_values or value in added:
             continue
         if holder.type != "string":
-            diagnostics.add(
+            diagnostics.at(
+                where,
                 "docs-enum-not-applied",
                 Severity.INFO,
                 f"the docs ({docs_place}) list {value!r} for {path}, whose enum is {holder.type}; not applied",
-                file=where.file,
-                line=where.line,
-                pointer=where.pointer,
             )
             continue
         added.append(value)
-        diagnostics.add(
+        diagnostics.at(
+            where,
             "docs-enum-added",
             Severity.WARNING,
             f"the docs ({docs_place}) list {value!r} for {path}, which the schema enum lacks; added",
-            file=where.file,
-            line=where.line,
-            pointer=where.pointer,
         )
     for value in schema_values:
         if value not in fact.values:
-            diagnostics.add(
+            diagnostics.at(
+                where,
                 "docs-enum-missing",
                 Severity.WARNING,
                 f"the schema enum of {path} has {value!r}, which the docs ({docs_place}) do not list; kept",
-                file=where.file,
-                line=where.line,
-                pointer=where.pointer,
             )
     if not added:
         return holder

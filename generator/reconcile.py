@@ -24,10 +24,8 @@ from typing import Any
 import jsonschema
 
 from .diagnostics import Diagnostics, Severity
-from .ir import Channel, Message, Property, Provenance, Provider, Schema
+from .ir import Channel, Message, Property, Provenance, Provider, Schema, json_type
 from .schema_export import export_provider
-
-_JSON_TYPES = {bool: "boolean", int: "integer", float: "number", str: "string", list: "array", dict: "object"}
 
 
 @dataclass(frozen=True)
@@ -155,7 +153,7 @@ def _fix_for(message: Message, error: Any) -> _Fix | None:
             return None  # enums of objects are not modelled; the value stays a violation
         return _Fix(owner, message.name, member, "enum", error.instance)
     if validator == "type":
-        return _Fix(owner, message.name, member, "type", _JSON_TYPES.get(type(error.instance), "any"))
+        return _Fix(owner, message.name, member, "type", json_type(error.instance))
     return None
 
 

@@ -506,7 +506,7 @@ def _check_info(info: Any, loc: Location, diagnostics: Diagnostics) -> None:
 
 def _diag(diagnostics: Diagnostics, loc: Location, code: str, severity: Severity, message: str) -> None:
     prov: Provenance = loc.provenance
-    diagnostics.add(code, severity, message, file=prov.file, line=prov.line, pointer=prov.pointer)
+    diagnostics.at(prov, code, severity, message)
 
 
 def _text(value: Any) -> str:

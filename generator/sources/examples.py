@@ -41,10 +41,10 @@ import json
 import re
 import unicodedata
 from dataclasses import dataclass, field, replace
-from typing import Any, Collection, Sequence
+from typing import Any, Collection, Generic, Sequence, TypeVar
 
 from ..diagnostics import Diagnostics, Severity
-from ..ir import Channel, ErrorCode, Property, Provenance, Schema, SchemaType, StreamEvent
+from ..ir import Channel, ErrorCode, Property, Provenance, Schema, SchemaType, StreamEvent, json_type
 from ..ir import ExampleStream as IRExampleStream
 from ..naming import pascal, singular
 from .document import join_pointer
@@ -108,6 +108,58 @@ class ExampleStream:
         """Where event ``index`` is written (pointer ``.../events/<index>``)."""
         line = self.event_lines[index] if 0 <= index < len(self.event_lines) else self.provenance.line
         return Provenance(self.provenance.file, line, f"{self.provenance.pointer}/events/{index}")
+
+
+@dataclass
+class PageSection:
+    """A titled part of a documentation page.
+
+    Attributes:
+        title: the heading text ("" for the part before any heading).
+        slug: its GitHub-style anchor, unique in the page (used in pointers).
+        line: 0-based line of the heading (-1: before any heading).
+    """
+
+    title: str
+    slug: str
+    line: int
+
+
+S = TypeVar("S", bound=PageSection)
+
+
+class PageReader(Generic[S]):
+    """What every documentation-page loader shares: the page's lines (any line end
+    normalized to LF), its sections, and turning 0-based lines into places.
+
+    Readers work with 0-based lines; provenance and diagnostics get 1-based lines
+    (a line of -1 means "no line" and becomes 0).
+    """
+
+    def __init__(self, text: str, file: str, diagnostics: Diagnostics) -> None:
+        self.file = file
+        self.diagnostics = diagnostics
+        self.text = text.replace("\r\n", "\n").replace("\r", "\n")
+        self.lines = self.text.split("\n")
+        self.sections: list[S] = []
+
+    def _diag(self, code: str, severity: Severity, message: str, line: int, ptr: str) -> None:
+        """Record a diagnostic at 0-based ``line`` (-1: no line)."""
+        self.diagnostics.add(code, severity, message, file=self.file, line=line + 1 if line >= 0 else 0, pointer=ptr)
+
+    def _prov(self, line: int, ptr: str) -> Provenance:
+        """The provenance of 0-based ``line`` (-1: no line) at pointer ``ptr``."""
+        return Provenance(self.file, line + 1 if line >= 0 else 0, ptr)
+
+    def _section_at(self, line: int) -> S:
+        """The section that 0-based ``line`` belongs to (sections are in page order)."""
+        current = self.sections[0]
+        for section in self.sections:
+            if section.line <= line:
+                current = section
+            else:
+                break
+        return current
 
 
 @dataclass
@@ -325,23 +377,6 @@ def is_conditional(description: str) -> bool:
 # -- schemas from JSON examples --------------------------------------------------------
 
 
-def json_type(value: Any) -> SchemaType:
-    """The JSON Schema type of a JSON value (``null`` for None)."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "array"
-    if isinstance(value, dict):
-        return "object"
-    return "any"
 
 
 def schema_from_json(
@@ -444,13 +479,11 @@ def _refine(
         where = prop.provenance
         if required and absent:
             required = False
-            diagnostics.add(
+            diagnostics.at(
+                where,
                 "required-relaxed",
                 Severity.INFO,
                 f"member {prop.name!r} of {schema.name or 'object'} is absent from the example at line {absent[0].line}; not required",
-                file=where.file,
-                line=where.line,
-                pointer=where.pointer,
             )
         new_schema = _refine(new_schema, values, diagnostics, add_members, reported)
         props.append(replace(prop, schema=new_schema, required=required))
@@ -469,26 +502,22 @@ def _refine(
             if any(v[key] is None for v, _ in holders):
                 member = replace(member, nullable=True)
             props.append(Property(key, member, True, "", first))
-            diagnostics.add(
+            diagnostics.at(
+                first,
                 "member-from-example",
                 Severity.INFO,
                 f"member {key!r} of {schema.name or 'object'} is not documented but is in every example ({len(holders)}); added as a required {member.type}",
-                file=first.file,
-                line=first.line,
-                pointer=first.pointer,
             )
             continue
         rkey = ("extra", schema.provenance.pointer + "/" + schema.name, key)
         if rkey in reported:
             continue
         reported.add(rkey)
-        diagnostics.add(
+        diagnostics.at(
+            first,
             "example-member-undocumented",
             Severity.INFO,
             f"the example at line {first.line} has member {key!r}, which {schema.name or 'the object'} does not document",
-            file=first.file,
-            line=first.line,
-            pointer=first.pointer,
         )
     return replace(schema, properties=tuple(props))
 

@@ -64,7 +64,9 @@ from .examples import (
     TYPE_WORDS,
     ErrorCode,
     ExampleStream,
+    PageReader,
     PageResult,
+    PageSection,
     Slugs,
     WireFrame,
     compact_json,
@@ -130,10 +132,7 @@ def load_html_page(text: str, file: str, diagnostics: Diagnostics) -> PageResult
 
 
 @dataclass
-class _Section:
-    title: str
-    slug: str
-    line: int  # 0-based heading line (-1: before any heading)
+class _Section(PageSection):
     examples: int = 0  # example streams seen so far (their index in pointers)
 
 
@@ -174,14 +173,11 @@ class _HtmlTable:
     element: Any
 
 
-class _HtmlPage:
+class _HtmlPage(PageReader[_Section]):
     def __init__(self, text: str, file: str, diagnostics: Diagnostics) -> None:
-        self.file = file
-        self.diagnostics = diagnostics
-        self.text = text.replace("\r\n", "\n").replace("\r", "\n")
-        self.lines = self.text.split("\n")
+        super().__init__(text, file, diagnostics)
         self.tokens = _MD.parse(self.text)
-        self.sections: list[_Section] = [_Section("", "", -1)]
+        self.sections = [_Section("", "", -1)]
         self.fences: list[tuple[int, int, str, str]] = []  # (start, end exclusive, info, content)
         self.table_index: dict[int, int] = {}  # 0-based start line -> index among its section's tables
 
@@ -210,22 +206,6 @@ class _HtmlPage:
             description=self._lead_paragraph(),
         )
         return PageResult(channel, streams, error_codes, title)
-
-    def _diag(self, code: str, severity: Severity, message: str, line: int, ptr: str) -> None:
-        """Record a diagnostic at 0-based ``line`` (-1: no line)."""
-        self.diagnostics.add(code, severity, message, file=self.file, line=line + 1 if line >= 0 else 0, pointer=ptr)
-
-    def _prov(self, line: int, ptr: str) -> Provenance:
-        return Provenance(self.file, line + 1 if line >= 0 else 0, ptr)
-
-    def _section_at(self, line: int) -> _Section:
-        current = self.sections[0]
-        for section in self.sections:
-            if section.line <= line:
-                current = section
-            else:
-                break
-        return current
 
     def _base(self, section: _Section) -> tuple[str | int, ...]:
         return ("sections", section.slug) if section.line >= 0 else ()

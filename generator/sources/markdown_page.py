@@ -92,7 +92,9 @@ from .examples import (
     TYPE_WORDS,
     ErrorCode,
     ExampleStream,
+    PageReader,
     PageResult,
+    PageSection,
     Slugs,
     WireFrame,
     compact_json,
@@ -152,11 +154,8 @@ class _Block:
 
 
 @dataclass
-class _Section:
-    title: str
-    slug: str
-    line: int  # 0-based title line (-1: the part of the page before any title)
-    end: int = 0
+class _Section(PageSection):
+    end: int = 0  # 0-based line after the section's last line
 
 
 @dataclass(frozen=True)
@@ -233,14 +232,11 @@ def load_markdown_page(text: str, file: str, diagnostics: Diagnostics) -> PageRe
     return _MarkdownPage(text, file, diagnostics).load()
 
 
-class _MarkdownPage:
+class _MarkdownPage(PageReader[_Section]):
     def __init__(self, text: str, file: str, diagnostics: Diagnostics) -> None:
-        self.file = file
-        self.diagnostics = diagnostics
-        self.lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+        super().__init__(text, file, diagnostics)
         self.blocks: list[_Block] = []
         self.line_block: list[str] = []  # block type of every line ("" for blank/outside)
-        self.sections: list[_Section] = []
         self.tables: list[_Table] = []
         self.runs: list[_Run] = []
         self.annotations: set[int] = set()
@@ -289,22 +285,6 @@ class _MarkdownPage:
         return PageResult(channel, streams, error_codes, title)
 
     # -- diagnostics and provenance ------------------------------------------------------
-
-    def _diag(self, code: str, severity: Severity, message: str, line: int, ptr: str) -> None:
-        """Record a diagnostic at 0-based ``line`` (-1: no line)."""
-        self.diagnostics.add(code, severity, message, file=self.file, line=line + 1 if line >= 0 else 0, pointer=ptr)
-
-    def _prov(self, line: int, ptr: str) -> Provenance:
-        return Provenance(self.file, line + 1 if line >= 0 else 0, ptr)
-
-    def _section_at(self, line: int) -> _Section:
-        current = self.sections[0]
-        for section in self.sections:
-            if section.line <= line:
-                current = section
-            else:
-                break
-        return current
 
     def _line_pointer(self, line: int) -> str:
         section = self._section_at(line)

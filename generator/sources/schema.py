@@ -29,7 +29,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ..diagnostics import Diagnostics, Severity
-from ..ir import Property, Provenance, Schema, SchemaType
+from ..ir import Property, Provenance, Schema, SchemaType, json_type
 from ..naming import ClassName, pascal, singular
 from .document import Document, join_pointer
 from .refs import RefError, RefResolver
@@ -195,7 +195,7 @@ class SchemaConverter:
             elif "items" in node:
                 type_list = ["array"]
             elif enum:
-                type_list = sorted({_json_type(v) for v in enum})
+                type_list = sorted({json_type(v) for v in enum})
             elif node.get("type") == "null" or nullable:
                 type_list = []
         if type_list == ["null"]:
@@ -311,11 +311,11 @@ class SchemaConverter:
 
     def _warn(self, loc: Location, code: str, message: str) -> None:
         prov = loc.provenance
-        self.diagnostics.add(code, Severity.WARNING, message, file=prov.file, line=prov.line, pointer=prov.pointer)
+        self.diagnostics.at(prov, code, Severity.WARNING, message)
 
     def _error(self, loc: Location, code: str, message: str) -> None:
         prov = loc.provenance
-        self.diagnostics.add(code, Severity.ERROR, message, file=prov.file, line=prov.line, pointer=prov.pointer)
+        self.diagnostics.at(prov, code, Severity.ERROR, message)
 
 
 def _is_null_schema(node: Any) -> bool:
@@ -342,16 +342,6 @@ def _name_from_pointer(pointer: str) -> str:
     """Class name from a ``$ref`` target pointer: its last token (the component key)."""
     token = pointer.rsplit("/", 1)[-1].replace("~1", "/").replace("~0", "~") if pointer else ""
     return str(ClassName(token)) if pascal(token) else ""
-
-
-def _json_type(value: Any) -> str:
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    return "string"
 
 
 def _kind(value: Any) -> str:
