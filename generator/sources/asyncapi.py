@@ -79,8 +79,17 @@ def load_asyncapi(
         _diag(diagnostics, root, "document-not-mapping", Severity.ERROR, "an AsyncAPI document must be a mapping")
         return None
     version = data.get("asyncapi")
-    if not isinstance(version, str) or not version.strip():
+    if version is None or (isinstance(version, str) and not version.strip()):
         _diag(diagnostics, root, "asyncapi-version-missing", Severity.ERROR, "missing `asyncapi` version field")
+        return None
+    if not isinstance(version, str):
+        _diag(
+            diagnostics,
+            root.child("asyncapi"),
+            "asyncapi-version-invalid",
+            Severity.ERROR,
+            f"`asyncapi` must be a version string, got {version!r}; quote it (asyncapi: '{version}')",
+        )
         return None
     major = version.strip().split(".")[0]
     if major not in ("2", "3"):
