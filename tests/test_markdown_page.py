@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from generator.diagnostics import Diagnostics
 from generator.ir import Message, Schema, dumps
-from generator.sources.examples import PageResult, parse_wire
+from generator.sources.examples import PageResult
 from generator.sources.markdown_page import load_markdown_page, looks_like_markdown_streaming_page
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -311,7 +311,7 @@ def test_event_error_frame_is_normalized(page: PageResult) -> None:
 def test_heartbeat_comment_is_a_stream_of_its_own(page: PageResult) -> None:
     stream = next(s for s in page.example_streams if s.name == "heartbeats")
     assert stream.wire == b": heartbeat\n\n"
-    assert parse_wire(stream.wire)[0].comment == "heartbeat"
+    assert stream.events()[0].comment == "heartbeat"
 
 
 def test_wire_format_samples_are_not_harvested(page: PageResult, diags: Diagnostics) -> None:

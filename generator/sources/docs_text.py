@@ -64,7 +64,7 @@ from typing import Literal
 
 from ..diagnostics import Diagnostics, Severity
 from ..ir import Provenance
-from .examples import ExampleStream, WireFrame, drop_repeated_streams, frames_to_wire, pointer
+from .examples import ExampleStream, WireFrame, drop_repeated_streams, pointer
 
 Section = Literal["request", "response", "stream"]
 
@@ -494,12 +494,7 @@ class _Reader:
         base = f"{section}-example"  # "stream-example": the section's example, named for the fixture file
         name = base if index == 0 else f"{base}-{index}"
         self.result.example_streams.append(
-            ExampleStream(
-                name,
-                frames_to_wire(frames),
-                Provenance(self.file, frames[0].line, stream_ptr),
-                event_lines=tuple(frame.line for frame in frames),
-            )
+            ExampleStream(name, tuple(frames), Provenance(self.file, frames[0].line, stream_ptr))
         )
         return k
 

@@ -67,29 +67,54 @@ class WireEvent:
 
 @dataclass(frozen=True)
 class ExampleStream:
-    """An example stream from a documentation page, in normalized wire form.
+    """An example stream from a documentation page, as the frames written there.
 
     Attributes:
         name: the slug of the section it appears in (``refusal-streaming``,
             ``streaming-inference-1``); a second stream in one section gets ``-1``.
-        wire: the stream as a server would send it (UTF-8, ``\\n`` line ends,
-            one blank line after every event).
+        frames: its frames in page order (annotation lines already removed).
         provenance: the first wire line of the stream on the page.
-        event_lines: the 1-based page line of each event of :meth:`events` (same order).
         full_text: the page says the stream was produced with MindIE's
             ``fullTextEnabled`` (each delta repeats the text so far), so it must
             be accumulated in full-text mode.
     """
 
     name: str
-    wire: bytes
+    frames: tuple[WireFrame, ...]
     provenance: Provenance
-    event_lines: tuple[int, ...] = ()
     full_text: bool = False
 
+    @property
+    def wire(self) -> bytes:
+        """The stream as a server would send it (UTF-8, ``\\n`` line ends, one blank line after every frame)."""
+        return frames_to_wire(self.frames)
+
+    def _events(self) -> list[tuple[WireEvent, int]]:
+        """Each event a client would see, with its page line.
+
+        A comment frame is a comment event; a frame with ``data`` or ``event``
+        fields is an event (data fields joined with LF, the last ``event`` wins);
+        any other frame dispatches nothing.
+        """
+        events = []
+        for frame in self.frames:
+            if frame.fields and all(name == "" for name, _ in frame.fields):
+                events.append((WireEvent("", "", "\n".join(v for _, v in frame.fields)), frame.line))
+                continue
+            data = [v for name, v in frame.fields if name == "data"]
+            event = next((v for name, v in reversed(frame.fields) if name == "event"), "")
+            if data or event:
+                events.append((WireEvent(event or "message", "\n".join(data)), frame.line))
+        return events
+
     def events(self) -> list[WireEvent]:
-        """The events of :attr:`wire` (comment frames included), in order."""
-        return parse_wire(self.wire)
+        """The events of the stream (comment frames included), in order."""
+        return [event for event, _ in self._events()]
+
+    @property
+    def event_lines(self) -> tuple[int, ...]:
+        """The 1-based page line of each event of :meth:`events` (same order)."""
+        return tuple(line for _, line in self._events())
 
     def to_ir(self, channel: str) -> IRExampleStream:
         """This stream as an IR :class:`~generator.ir.ExampleStream` sent on ``channel``."""
@@ -202,37 +227,6 @@ def frames_to_wire(frames: Sequence[WireFrame]) -> bytes:
             out.append(f":{' ' + value if value else ''}\n" if name == "" else f"{name}: {value}\n")
         out.append("\n")
     return "".join(out).encode("utf-8")
-
-
-def parse_wire(wire: bytes) -> list[WireEvent]:
-    """Events of a normalized wire body (a small SSE reader for examples and tests).
-
-    Lines are split on ``\\n``; a blank line ends an event; ``data`` lines of one
-    event are joined with ``\\n``; a comment-only frame becomes a comment event.
-    """
-    events: list[WireEvent] = []
-    data: list[str] = []
-    event = ""
-    comment: list[str] = []
-    for line in wire.decode("utf-8", errors="replace").split("\n"):
-        if line == "":
-            if data or event:
-                events.append(WireEvent(event or "message", "\n".join(data)))
-            elif comment:
-                events.append(WireEvent("", "", "\n".join(comment)))
-            data, event, comment = [], "", []
-            continue
-        name, _, value = line.partition(":")
-        value = value[1:] if value.startswith(" ") else value
-        if name == "":
-            comment.append(value)
-        elif name == "data":
-            data.append(value)
-        elif name == "event":
-            event = value
-    if data or event:
-        events.append(WireEvent(event or "message", "\n".join(data)))
-    return events
 
 
 def drop_repeated_streams(streams: Sequence[ExampleStream], diagnostics: Diagnostics, file: str) -> list[ExampleStream]:

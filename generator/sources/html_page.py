@@ -71,7 +71,6 @@ from .examples import (
     WireFrame,
     compact_json,
     drop_repeated_streams,
-    frames_to_wire,
     is_conditional,
     pointer,
     refine_with_instances,
@@ -616,8 +615,7 @@ class _HtmlPage(PageReader[_Section]):
             # "(“stream”=true, with configuration “fullTextEnabled”=true, ...)": cumulative deltas.
             intro = "\n".join(self.lines[max(section.line, 0) : start])
             full_text = bool(re.search(r"fullTextEnabled\W*=\s*true", intro, re.IGNORECASE))
-            lines = tuple(f.line for f in frames)
-            streams.append(ExampleStream(name, frames_to_wire(frames), Provenance(self.file, frames[0].line, ptr), lines, full_text))
+            streams.append(ExampleStream(name, tuple(frames), Provenance(self.file, frames[0].line, ptr), full_text))
         kept = drop_repeated_streams(streams, self.diagnostics, self.file)
         for stream in kept:
             events = stream.events()

@@ -99,7 +99,6 @@ from .examples import (
     WireFrame,
     compact_json,
     drop_repeated_streams,
-    frames_to_wire,
     is_conditional,
     pointer,
     refine_with_instances,
@@ -877,8 +876,7 @@ class _MarkdownPage(PageReader[_Section]):
                         samples.append(_Sample(value["type"], section.title, data, Provenance(self.file, frame.line, ptr)))
                 continue
             name = names.unique(section.slug or "example")
-            lines = tuple(frame.line for frame in run.frames)
-            streams.append(ExampleStream(name, frames_to_wire(run.frames), Provenance(self.file, run.frames[0].line, ptr), lines))
+            streams.append(ExampleStream(name, tuple(run.frames), Provenance(self.file, run.frames[0].line, ptr)))
         return drop_repeated_streams(streams, self.diagnostics, self.file), samples
 
     # -- vendor events --------------------------------------------------------------------------------
