@@ -57,13 +57,11 @@ class ClassSpec:
         name: class name.
         doc: docstring body (the schema's description or title).
         fields: required fields first, then optional ones, each in source order.
-        source: ``file:line`` of the schema, for the docstring.
     """
 
     name: str
     doc: str
     fields: tuple[FieldSpec, ...]
-    source: str
     literal: str | None = None
 
 
@@ -267,8 +265,7 @@ class CodeModelBuilder:
         self._classes[name] = (key, None)  # reserve first: recursive members see the name
         fields = self._fields(schema)
         doc = schema.description or schema.title
-        source = f"{schema.provenance.file}:{schema.provenance.line}"
-        self._classes[name] = (key, ClassSpec(name, doc, fields, source))
+        self._classes[name] = (key, ClassSpec(name, doc, fields))
         return name
 
     def _unique(self, name: str, schema: Schema) -> str:
@@ -398,8 +395,7 @@ class CodeModelBuilder:
         if name not in self._terminators:
             doc = message.description or message.summary or message.payload.description
             literal = FieldSpec("data", "data", "str", False, f"the literal SSE data, {message.payload.enum[0]!r}")
-            source = f"{message.provenance.file}:{message.provenance.line}"
-            self._terminators[name] = ClassSpec(name, doc, (literal,), source, str(message.payload.enum[0]))
+            self._terminators[name] = ClassSpec(name, doc, (literal,), str(message.payload.enum[0]))
         return name
 
     def _warn_message(self, message: Message, code: str, text: str) -> None:

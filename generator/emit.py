@@ -40,17 +40,16 @@ def pyrepr(value: Any) -> str:
     raise TypeError(f"pyrepr: unsupported value {value!r}")
 
 
-def docstring(text: str, attributes: Iterable[FieldSpec] = (), source: str = "") -> str:
+def docstring(text: str, attributes: Iterable[FieldSpec] = ()) -> str:
     """A triple-quoted docstring literal for ``text`` that cannot end early.
 
     Args:
         text: the description (any text; may contain quotes, backslashes).
         attributes: fields to list in an ``Attributes:`` section.
-        source: ``file:line`` the definition comes from.
     """
     lines = [line.rstrip() for line in text.strip().splitlines()] if text.strip() else []
     attrs = [f for f in attributes if f.doc.strip()]
-    if not lines and (attrs or source):
+    if not lines and attrs:
         lines = ["(No description in the spec.)"]
     if attrs:
         lines += ["", "Attributes:"] if lines else ["Attributes:"]
@@ -58,8 +57,6 @@ def docstring(text: str, attributes: Iterable[FieldSpec] = (), source: str = "")
             doc_lines = [ln.strip() for ln in f.doc.strip().splitlines() if ln.strip()]
             lines.append(f"    {f.name}: {doc_lines[0]}")
             lines += [f"        {ln}" for ln in doc_lines[1:]]
-    if source:
-        lines += ["", f"Source: {source}"] if lines else [f"Source: {source}"]
     if not lines:
         lines = ["(No description in the spec.)"]
     body = "\n".join(lines)
@@ -136,7 +133,6 @@ def render_provider(provider: Provider, package: str, diagnostics: Diagnostics) 
                 "channel": s.channel,
                 "file": f"examples/{s.name}.sse",
                 "full_text": s.full_text,
-                "source": f"{s.provenance.file}:{s.provenance.line}",
             }
             for s in provider.example_streams
         ],
@@ -195,15 +191,14 @@ def _black(source: str) -> str:
 
 
 def _examples(provider: Provider, model: CodeModel) -> list[dict[str, str]]:
-    """Every documented example with the class its channel must decode it to."""
+    """Every documented example with the class its channel must decode it to (and a stable id)."""
     rows = []
     for channel, spec in zip(provider.channels, model.channels):
         classes = {m.name: m.cls for m in spec.messages}
         for message in channel.messages:
             if message.name not in classes:
                 continue
-            for example in message.examples:
-                prov = example.provenance
+            for position, example in enumerate(message.examples):
                 rows.append(
                     {
                         "channel": channel.address,
@@ -211,7 +206,9 @@ def _examples(provider: Provider, model: CodeModel) -> list[dict[str, str]]:
                         "message": message.name,
                         "cls": classes[message.name],
                         "data": example.data,
-                        "source": f"{prov.file}:{prov.line}",
+                        # An id that names the example, not its file:line: the same spec
+                        # written as AsyncAPI 2.6, 3.0 or split files gives the same package.
+                        "id": f"{channel.address} {message.name} {example.name or position}",
                     }
                 )
     return rows

@@ -22,7 +22,7 @@ SCHEMAS: dict[str, Any] = json.loads(
     (Path(__file__).parent / "schemas.json").read_text(encoding="utf-8")
 )
 
-# (channel address, SSE event type, message name, expected class, SSE data, source file:line)
+# (channel address, SSE event type, message name, expected class, SSE data, id)
 EXAMPLES: list[tuple[str, str, str, str, str, str]] = [
     (
         "/agents/completions",
@@ -30,7 +30,7 @@ EXAMPLES: list[tuple[str, str, str, str, str, str]] = [
         "AgentCompletionChunk",
         "AgentCompletionChunk",
         '{"id":"agt-cmpl-1","object":"chat.completion.chunk","created":1702256327,"model":"mistral-large-latest","choices":[{"index":0,"delta":{"content":"Looking that up"},"finish_reason":null}]}',
-        "mistral/asyncapi-page.txt:335",
+        "/agents/completions AgentCompletionChunk agentDelta",
     ),
     (
         "/agents/completions",
@@ -38,7 +38,7 @@ EXAMPLES: list[tuple[str, str, str, str, str, str]] = [
         "StreamDone",
         "StreamDone",
         "[DONE]",
-        "mistral/asyncapi-page.txt:363",
+        "/agents/completions StreamDone done",
     ),
     (
         "/chat/completions",
@@ -46,7 +46,7 @@ EXAMPLES: list[tuple[str, str, str, str, str, str]] = [
         "ChatCompletionChunk",
         "ChatCompletionChunk",
         '{"id":"cmpl-e5cc70bb28c444948073e77776eb30ef","object":"chat.completion.chunk","created":1702256327,"model":"mistral-small-latest","choices":[{"index":0,"delta":{"content":" Paris"},"finish_reason":null}]}',
-        "mistral/asyncapi-page.txt:220",
+        "/chat/completions ChatCompletionChunk contentDelta",
     ),
     (
         "/chat/completions",
@@ -54,7 +54,7 @@ EXAMPLES: list[tuple[str, str, str, str, str, str]] = [
         "ChatCompletionChunk",
         "ChatCompletionChunk",
         '{"id":"cmpl-e5cc70bb28c444948073e77776eb30ef","object":"chat.completion.chunk","created":1702256327,"model":"mistral-large-latest","choices":[{"index":0,"delta":{"tool_calls":[{"id":"call_abc123","type":"function","function":{"name":"get_weather","arguments":"{\\"city\\":\\"Paris\\"}"}}]},"finish_reason":null}]}',
-        "mistral/asyncapi-page.txt:232",
+        "/chat/completions ChatCompletionChunk toolCallDelta",
     ),
     (
         "/chat/completions",
@@ -62,7 +62,7 @@ EXAMPLES: list[tuple[str, str, str, str, str, str]] = [
         "ChatCompletionChunk",
         "ChatCompletionChunk",
         '{"id":"cmpl-e5cc70bb28c444948073e77776eb30ef","object":"chat.completion.chunk","created":1702256327,"model":"mistral-small-latest","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}',
-        "mistral/asyncapi-page.txt:249",
+        "/chat/completions ChatCompletionChunk finishStop",
     ),
     (
         "/chat/completions",
@@ -70,7 +70,7 @@ EXAMPLES: list[tuple[str, str, str, str, str, str]] = [
         "ChatCompletionUsageChunk",
         "ChatCompletionUsageChunk",
         '{"id":"cmpl-e5cc70bb28c444948073e77776eb30ef","object":"chat.completion.chunk","created":1702256327,"model":"mistral-small-latest","choices":[],"usage":{"prompt_tokens":14,"completion_tokens":22,"total_tokens":36}}',
-        "mistral/asyncapi-page.txt:277",
+        "/chat/completions ChatCompletionUsageChunk usageChunk",
     ),
     (
         "/chat/completions",
@@ -78,7 +78,7 @@ EXAMPLES: list[tuple[str, str, str, str, str, str]] = [
         "StreamDone",
         "StreamDone",
         "[DONE]",
-        "mistral/asyncapi-page.txt:363",
+        "/chat/completions StreamDone done",
     ),
     (
         "/fim/completions",
@@ -86,7 +86,7 @@ EXAMPLES: list[tuple[str, str, str, str, str, str]] = [
         "FimCompletionChunk",
         "FimCompletionChunk",
         '{"id":"fim-cmpl-1","object":"chat.completion.chunk","created":1702256327,"model":"codestral-latest","choices":[{"index":0,"delta":{"content":"    return a + b"},"finish_reason":null}]}',
-        "mistral/asyncapi-page.txt:307",
+        "/fim/completions FimCompletionChunk fimDelta",
     ),
     (
         "/fim/completions",
@@ -94,14 +94,14 @@ EXAMPLES: list[tuple[str, str, str, str, str, str]] = [
         "StreamDone",
         "StreamDone",
         "[DONE]",
-        "mistral/asyncapi-page.txt:363",
+        "/fim/completions StreamDone done",
     ),
 ]
 
 
 # Example streams harvested from documentation pages:
-# (name, channel address, fixture file, cumulative mode, source file:line)
-STREAMS: list[tuple[str, str, str, bool, str]] = []
+# (name, channel address, fixture file, cumulative mode)
+STREAMS: list[tuple[str, str, str, bool]] = []
 
 
 def _schema(channel: str, message: str) -> dict[str, Any]:
@@ -123,30 +123,30 @@ def _violations(channel: str, event: object, data: str) -> list[str]:
 
 
 @pytest.mark.parametrize(
-    ("channel", "event_type", "message", "cls", "data", "source"),
+    ("channel", "event_type", "message", "cls", "data", "example"),
     EXAMPLES,
     ids=[e[5] for e in EXAMPLES],
 )
 def test_example_decodes_to_its_message(
-    channel: str, event_type: str, message: str, cls: str, data: str, source: str
+    channel: str, event_type: str, message: str, cls: str, data: str, example: str
 ) -> None:
     event = CHANNELS[channel].parse(data, event=event_type)
-    assert not isinstance(event, UnknownEvent), f"{source}: {event.reason}"
-    assert type(event).__name__ == cls, source
+    assert not isinstance(event, UnknownEvent), f"{example}: {event.reason}"
+    assert type(event).__name__ == cls, example
 
 
 @pytest.mark.parametrize(
-    ("channel", "event_type", "message", "cls", "data", "source"),
+    ("channel", "event_type", "message", "cls", "data", "example"),
     EXAMPLES,
     ids=[e[5] for e in EXAMPLES],
 )
 def test_example_validates_against_the_spec(
-    channel: str, event_type: str, message: str, cls: str, data: str, source: str
+    channel: str, event_type: str, message: str, cls: str, data: str, example: str
 ) -> None:
     schema = _schema(channel, message)
     instance: Any = data if schema.get("type") == "string" else json.loads(data)
     errors = sorted(jsonschema.Draft202012Validator(schema).iter_errors(instance), key=str)
-    assert not errors, f"{source}: " + "; ".join(f"{e.json_path}: {e.message}" for e in errors)
+    assert not errors, f"{example}: " + "; ".join(f"{e.json_path}: {e.message}" for e in errors)
 
 
 @pytest.mark.parametrize("channel", sorted({e[0] for e in EXAMPLES}))

@@ -22,7 +22,7 @@ SCHEMAS: dict[str, Any] = json.loads(
     (Path(__file__).parent / "schemas.json").read_text(encoding="utf-8")
 )
 
-# (channel address, SSE event type, message name, expected class, SSE data, source file:line)
+# (channel address, SSE event type, message name, expected class, SSE data, id)
 EXAMPLES: list[tuple[str, str, str, str, str, str]] = [
     (
         "/chat/completions",
@@ -30,28 +30,16 @@ EXAMPLES: list[tuple[str, str, str, str, str, str]] = [
         "StreamDone",
         "StreamDone",
         "[DONE]",
-        "siliconstorm/inference-api.md:700",
+        "/chat/completions StreamDone 0",
     ),
 ]
 
 
 # Example streams harvested from documentation pages:
-# (name, channel address, fixture file, cumulative mode, source file:line)
-STREAMS: list[tuple[str, str, str, bool, str]] = [
-    (
-        "streaming-inference-1",
-        "/chat/completions",
-        "examples/streaming-inference-1.sse",
-        False,
-        "siliconstorm/inference-api.md:666",
-    ),
-    (
-        "streaming-inference-2",
-        "/chat/completions",
-        "examples/streaming-inference-2.sse",
-        True,
-        "siliconstorm/inference-api.md:707",
-    ),
+# (name, channel address, fixture file, cumulative mode)
+STREAMS: list[tuple[str, str, str, bool]] = [
+    ("streaming-inference-1", "/chat/completions", "examples/streaming-inference-1.sse", False),
+    ("streaming-inference-2", "/chat/completions", "examples/streaming-inference-2.sse", True),
 ]
 
 
@@ -74,30 +62,30 @@ def _violations(channel: str, event: object, data: str) -> list[str]:
 
 
 @pytest.mark.parametrize(
-    ("channel", "event_type", "message", "cls", "data", "source"),
+    ("channel", "event_type", "message", "cls", "data", "example"),
     EXAMPLES,
     ids=[e[5] for e in EXAMPLES],
 )
 def test_example_decodes_to_its_message(
-    channel: str, event_type: str, message: str, cls: str, data: str, source: str
+    channel: str, event_type: str, message: str, cls: str, data: str, example: str
 ) -> None:
     event = CHANNELS[channel].parse(data, event=event_type)
-    assert not isinstance(event, UnknownEvent), f"{source}: {event.reason}"
-    assert type(event).__name__ == cls, source
+    assert not isinstance(event, UnknownEvent), f"{example}: {event.reason}"
+    assert type(event).__name__ == cls, example
 
 
 @pytest.mark.parametrize(
-    ("channel", "event_type", "message", "cls", "data", "source"),
+    ("channel", "event_type", "message", "cls", "data", "example"),
     EXAMPLES,
     ids=[e[5] for e in EXAMPLES],
 )
 def test_example_validates_against_the_spec(
-    channel: str, event_type: str, message: str, cls: str, data: str, source: str
+    channel: str, event_type: str, message: str, cls: str, data: str, example: str
 ) -> None:
     schema = _schema(channel, message)
     instance: Any = data if schema.get("type") == "string" else json.loads(data)
     errors = sorted(jsonschema.Draft202012Validator(schema).iter_errors(instance), key=str)
-    assert not errors, f"{source}: " + "; ".join(f"{e.json_path}: {e.message}" for e in errors)
+    assert not errors, f"{example}: " + "; ".join(f"{e.json_path}: {e.message}" for e in errors)
 
 
 @pytest.mark.parametrize("channel", sorted({e[0] for e in EXAMPLES}))
@@ -116,10 +104,10 @@ def test_channel_examples_stream_assembles(channel: str) -> None:
 
 
 @pytest.mark.parametrize(
-    ("name", "channel", "file", "full_text", "source"), STREAMS, ids=[s[0] for s in STREAMS]
+    ("name", "channel", "file", "full_text"), STREAMS, ids=[s[0] for s in STREAMS]
 )
 def test_harvested_stream_replays_and_conforms(
-    name: str, channel: str, file: str, full_text: bool, source: str
+    name: str, channel: str, file: str, full_text: bool
 ) -> None:
     from .sse import iter_events
 
@@ -129,9 +117,9 @@ def test_harvested_stream_replays_and_conforms(
     events = []
     for sse in iter_events(reads):
         event = chan.classify(sse)
-        assert not isinstance(event, UnknownEvent), f"{source}: {event.reason}"
+        assert not isinstance(event, UnknownEvent), f"{name}: {event.reason}"
         if not isinstance(event, VendorEvent):
-            assert _violations(channel, event, sse.data) == [], source
+            assert _violations(channel, event, sse.data) == [], name
         events.append(event)
     result = chan.accumulate(events, full_text=full_text)
-    assert result.complete == (b"data: [DONE]" in wire), source
+    assert result.complete == (b"data: [DONE]" in wire), name

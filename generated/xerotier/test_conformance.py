@@ -22,7 +22,7 @@ SCHEMAS: dict[str, Any] = json.loads(
     (Path(__file__).parent / "schemas.json").read_text(encoding="utf-8")
 )
 
-# (channel address, SSE event type, message name, expected class, SSE data, source file:line)
+# (channel address, SSE event type, message name, expected class, SSE data, id)
 EXAMPLES: list[tuple[str, str, str, str, str, str]] = [
     (
         "/chat/completions",
@@ -30,7 +30,7 @@ EXAMPLES: list[tuple[str, str, str, str, str, str]] = [
         "XResearchSearching",
         "XResearchSearching",
         '{"type":"x_research.searching","name":"web_search","arguments":"{\\"query\\":\\"...\\"}"}',
-        "xerotier/streaming-api.md:154",
+        "/chat/completions XResearchSearching wire-format",
     ),
     (
         "/chat/completions",
@@ -38,7 +38,7 @@ EXAMPLES: list[tuple[str, str, str, str, str, str]] = [
         "XChatMetadata",
         "XChatMetadata",
         '{"type":"x_chat.metadata","messageId":"msg_ext_abc123","userMessageId":"msg_ext_xyz789","sequence":4,"context":{"systemTokens":512,"summaryTokens":0,"retrievedTokens":1024,"recentTokens":2048,"fileTokens":0,"currentMessageTokens":64,"totalTokens":3648,"inputBudget":8192,"retrievedCount":6,"recentCount":12,"usedSemanticRetrieval":true,"semanticRetrievalActive":true,"chunkSelectionMethod":"semantic"},"usage":{"input_tokens":3648,"output_tokens":256,"total_tokens":3904}}',
-        "xerotier/streaming-api.md:242",
+        "/chat/completions XChatMetadata 0",
     ),
     (
         "/chat/completions",
@@ -46,7 +46,7 @@ EXAMPLES: list[tuple[str, str, str, str, str, str]] = [
         "StreamError",
         "StreamError",
         '{"error":{"message":"Request timed out after 30s. Your Free tier has a 30-second timeout limit.","type":"timeout_error","code":"timeout"}}',
-        "xerotier/streaming-api.md:283",
+        "/chat/completions StreamError 0",
     ),
     (
         "/chat/completions",
@@ -54,56 +54,35 @@ EXAMPLES: list[tuple[str, str, str, str, str, str]] = [
         "StreamDone",
         "StreamDone",
         "[DONE]",
-        "xerotier/streaming-api.md:13",
+        "/chat/completions StreamDone 0",
     ),
 ]
 
 
 # Example streams harvested from documentation pages:
-# (name, channel address, fixture file, cumulative mode, source file:line)
-STREAMS: list[tuple[str, str, str, bool, str]] = [
-    (
-        "refusal-streaming",
-        "/chat/completions",
-        "examples/refusal-streaming.sse",
-        False,
-        "xerotier/streaming-api.md:66",
-    ),
+# (name, channel address, fixture file, cumulative mode)
+STREAMS: list[tuple[str, str, str, bool]] = [
+    ("refusal-streaming", "/chat/completions", "examples/refusal-streaming.sse", False),
     (
         "annotated-stream-example",
         "/chat/completions",
         "examples/annotated-stream-example.sse",
         False,
-        "xerotier/streaming-api.md:78",
     ),
     (
         "tool-call-stream-example",
         "/chat/completions",
         "examples/tool-call-stream-example.sse",
         False,
-        "xerotier/streaming-api.md:132",
     ),
     (
         "chat-metadata-event-x_chatmetadata",
         "/chat/completions",
         "examples/chat-metadata-event-x_chatmetadata.sse",
         False,
-        "xerotier/streaming-api.md:242",
     ),
-    (
-        "mid-stream-errors",
-        "/chat/completions",
-        "examples/mid-stream-errors.sse",
-        False,
-        "xerotier/streaming-api.md:283",
-    ),
-    (
-        "heartbeats",
-        "/chat/completions",
-        "examples/heartbeats.sse",
-        False,
-        "xerotier/streaming-api.md:303",
-    ),
+    ("mid-stream-errors", "/chat/completions", "examples/mid-stream-errors.sse", False),
+    ("heartbeats", "/chat/completions", "examples/heartbeats.sse", False),
 ]
 
 
@@ -126,30 +105,30 @@ def _violations(channel: str, event: object, data: str) -> list[str]:
 
 
 @pytest.mark.parametrize(
-    ("channel", "event_type", "message", "cls", "data", "source"),
+    ("channel", "event_type", "message", "cls", "data", "example"),
     EXAMPLES,
     ids=[e[5] for e in EXAMPLES],
 )
 def test_example_decodes_to_its_message(
-    channel: str, event_type: str, message: str, cls: str, data: str, source: str
+    channel: str, event_type: str, message: str, cls: str, data: str, example: str
 ) -> None:
     event = CHANNELS[channel].parse(data, event=event_type)
-    assert not isinstance(event, UnknownEvent), f"{source}: {event.reason}"
-    assert type(event).__name__ == cls, source
+    assert not isinstance(event, UnknownEvent), f"{example}: {event.reason}"
+    assert type(event).__name__ == cls, example
 
 
 @pytest.mark.parametrize(
-    ("channel", "event_type", "message", "cls", "data", "source"),
+    ("channel", "event_type", "message", "cls", "data", "example"),
     EXAMPLES,
     ids=[e[5] for e in EXAMPLES],
 )
 def test_example_validates_against_the_spec(
-    channel: str, event_type: str, message: str, cls: str, data: str, source: str
+    channel: str, event_type: str, message: str, cls: str, data: str, example: str
 ) -> None:
     schema = _schema(channel, message)
     instance: Any = data if schema.get("type") == "string" else json.loads(data)
     errors = sorted(jsonschema.Draft202012Validator(schema).iter_errors(instance), key=str)
-    assert not errors, f"{source}: " + "; ".join(f"{e.json_path}: {e.message}" for e in errors)
+    assert not errors, f"{example}: " + "; ".join(f"{e.json_path}: {e.message}" for e in errors)
 
 
 @pytest.mark.parametrize("channel", sorted({e[0] for e in EXAMPLES}))
@@ -168,10 +147,10 @@ def test_channel_examples_stream_assembles(channel: str) -> None:
 
 
 @pytest.mark.parametrize(
-    ("name", "channel", "file", "full_text", "source"), STREAMS, ids=[s[0] for s in STREAMS]
+    ("name", "channel", "file", "full_text"), STREAMS, ids=[s[0] for s in STREAMS]
 )
 def test_harvested_stream_replays_and_conforms(
-    name: str, channel: str, file: str, full_text: bool, source: str
+    name: str, channel: str, file: str, full_text: bool
 ) -> None:
     from .sse import iter_events
 
@@ -181,9 +160,9 @@ def test_harvested_stream_replays_and_conforms(
     events = []
     for sse in iter_events(reads):
         event = chan.classify(sse)
-        assert not isinstance(event, UnknownEvent), f"{source}: {event.reason}"
+        assert not isinstance(event, UnknownEvent), f"{name}: {event.reason}"
         if not isinstance(event, VendorEvent):
-            assert _violations(channel, event, sse.data) == [], source
+            assert _violations(channel, event, sse.data) == [], name
         events.append(event)
     result = chan.accumulate(events, full_text=full_text)
-    assert result.complete == (b"data: [DONE]" in wire), source
+    assert result.complete == (b"data: [DONE]" in wire), name
