@@ -94,7 +94,7 @@ def _streams() -> list[Stream]:
                 for i, frame in enumerate(frames)
             )
             streams.append(Stream(provider, address, "examples-spiced", (spiced + "data: {\"trunc").encode(), False))
-            for name, channel, file, full_text, _source in tests.STREAMS:
+            for name, channel, file, full_text in tests.STREAMS:
                 if channel == address:
                     wire = (GENERATED / provider / file).read_bytes()
                     wire = wire.replace(b"\r\n", b"\n").replace(b"\r", b"\n")

@@ -79,7 +79,7 @@ def _line_variants(body: bytes) -> dict[str, bytes]:
 def _streams(provider: str) -> list[Stream]:
     conformance = importlib.import_module(f"generated.{provider}.test_conformance")
     bodies: list[tuple[str, str, bytes, bool]] = []
-    for name, channel, file, full_text, _source in conformance.STREAMS:
+    for name, channel, file, full_text in conformance.STREAMS:
         bodies.append((channel, f"stream-{name}", (GENERATED / provider / file).read_bytes(), full_text))
     for channel in sorted({e[0] for e in conformance.EXAMPLES}):
         examples = [e for e in conformance.EXAMPLES if e[0] == channel]
