@@ -88,11 +88,9 @@ def build(specs: Path, providers: list[str] | None, package: str, strict: bool =
         report.inputs = loaded.inputs
         if loaded.provider is not None and not loaded.diagnostics.has_errors:
             rendered = render_provider(loaded.provider, package, report.diagnostics)
-            if report.diagnostics.has_errors:
-                pass  # the code model found errors: nothing is written for this provider
-            elif strict and any(d.severity is Severity.WARNING for d in report.diagnostics):
+            if strict and any(d.severity is Severity.WARNING for d in report.diagnostics):
                 report.diagnostics.add("strict", Severity.ERROR, "warnings are errors under --strict; nothing generated")
-            else:
+            if not report.diagnostics.has_errors:  # errors of the code model, or --strict: nothing written
                 report.files = rendered.files
                 report.channels = len(loaded.provider.channels)
                 report.messages = sum(len(c.messages) for c in loaded.provider.channels)
