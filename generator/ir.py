@@ -20,7 +20,8 @@ Normalization rules that hold for every IR (whatever the source said):
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Literal
 
 #: JSON Schema types an IR schema can have; ``any`` is unconstrained JSON and
@@ -313,6 +314,51 @@ def json_type(value: Any) -> SchemaType:
     if isinstance(value, dict):
         return "object"
     return "any"
+
+
+def rewrite_payloads(provider: Provider, fn: Callable[[Schema, Message, bool], Schema]) -> Provider:
+    """``provider`` with every schema node of every message payload passed through ``fn``.
+
+    ``fn(node, message, is_root)`` returns the node to keep (``node`` itself when
+    nothing changes); the rewrite is top-down, descending into the returned
+    node's member schemas, items and variants.  Unchanged subtrees keep their
+    identity, so a provider nothing changed in comes back as the same object.
+    Used by the merge steps (:mod:`generator.merge_docs`, :mod:`generator.reconcile`).
+    """
+    memo: dict[tuple[int, str, bool], Schema] = {}
+
+    def walk(schema: Schema, message: Message, root: bool) -> Schema:
+        key = (id(schema), message.name, root)
+        if key in memo:
+            return memo[key]
+        memo[key] = schema  # a (never expected) cycle ends here unchanged
+        node = fn(schema, message, root)
+        props = tuple(
+            prop if (child := walk(prop.schema, message, False)) is prop.schema else replace(prop, schema=child)
+            for prop in node.properties
+        )
+        items = walk(node.items, message, False) if node.items is not None else None
+        variants = tuple(walk(v, message, False) for v in node.variants)
+        unchanged = (
+            all(a is b for a, b in zip(props, node.properties))
+            and items is node.items
+            and all(a is b for a, b in zip(variants, node.variants))
+        )
+        result = node if unchanged else replace(node, properties=props, items=items, variants=variants)
+        memo[key] = result
+        return result
+
+    channels = []
+    for channel in provider.channels:
+        messages = tuple(
+            message if (payload := walk(message.payload, message, True)) is message.payload else replace(message, payload=payload)
+            for message in channel.messages
+        )
+        same = all(a is b for a, b in zip(messages, channel.messages))
+        channels.append(channel if same else replace(channel, messages=messages))
+    if all(a is b for a, b in zip(channels, provider.channels)):
+        return provider
+    return replace(provider, channels=tuple(channels))
 
 
 def to_jsonable(node: Any) -> Any:

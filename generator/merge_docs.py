@@ -66,7 +66,7 @@ import re
 from dataclasses import dataclass, replace
 
 from .diagnostics import Diagnostics, Severity
-from .ir import Message, Property, Provider, Provenance, Scalar, Schema
+from .ir import Message, Property, Provider, Provenance, Scalar, Schema, rewrite_payloads
 from .sources.docs_text import DocsResult, FieldFact
 
 #: Lowest score at which a fact is taken to describe a member.  On seeds
@@ -206,11 +206,16 @@ def merge_docs(provider: Provider, docs: DocsResult, diagnostics: Diagnostics) -
             changes[match.member.key] = _reconcile(match, diagnostics)
         elif id(fact) in unmatched:
             _report_unmatched(fact, unmatched[id(fact)], docs.address, diagnostics)
-    new_channels = tuple(replace(c, messages=tuple(replace(msg, payload=_rebuild(msg.payload, changes, {})) for msg in c.messages)) for c in provider.channels)
+    def swap_members(schema: Schema, message: Message, root: bool) -> Schema:
+        """The schema with each changed member declaration swapped in (shared nodes stay shared)."""
+        props = tuple(changes.get(_key(prop), prop) for prop in schema.properties)
+        return schema if all(a is b for a, b in zip(props, schema.properties)) else replace(schema, properties=props)
+
+    merged = rewrite_payloads(provider, swap_members)
     sources = provider.sources
     if docs.file and docs.file not in sources:
         sources = sources + (docs.file,)
-    return replace(provider, channels=new_channels, sources=sources)
+    return replace(merged, sources=sources)
 
 
 # -- candidates ----------------------------------------------------------------------------
@@ -425,26 +430,3 @@ def _reconcile_enum(holder: Schema, fact: FieldFact, path: str, docs_place: str,
     if not added:
         return holder
     return replace(holder, enum=holder.enum + tuple(added))
-
-
-def _rebuild(schema: Schema, changes: dict[tuple[str, str, str], Property], memo: dict[int, Schema]) -> Schema:
-    """``schema`` with changed member declarations swapped in, all the way down (shared nodes stay shared)."""
-    cached = memo.get(id(schema))
-    if cached is not None:
-        return cached
-    memo[id(schema)] = schema  # a (never expected) cycle ends here unchanged
-    props = []
-    for prop in schema.properties:
-        new = changes.get(_key(prop), prop)
-        child = _rebuild(new.schema, changes, memo)
-        props.append(new if child is new.schema else replace(new, schema=child))
-    items = _rebuild(schema.items, changes, memo) if schema.items is not None else None
-    variants = tuple(_rebuild(v, changes, memo) for v in schema.variants)
-    unchanged = (
-        all(a is b for a, b in zip(props, schema.properties))
-        and items is schema.items
-        and all(a is b for a, b in zip(variants, schema.variants))
-    )
-    result = schema if unchanged else replace(schema, properties=tuple(props), items=items, variants=variants)
-    memo[id(schema)] = result
-    return result

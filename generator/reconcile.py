@@ -24,7 +24,7 @@ from typing import Any
 import jsonschema
 
 from .diagnostics import Diagnostics, Severity
-from .ir import Channel, Message, Property, Provenance, Provider, Schema, json_type
+from .ir import Channel, Message, Property, Provenance, Provider, Schema, json_type, rewrite_payloads
 from .schema_export import export_provider
 
 
@@ -186,8 +186,11 @@ def _pointer(path: Any) -> str:
 
 
 def _apply(provider: Provider, fixes: list[_Fix]) -> Provider:
-    def widen_object(schema: Schema, message: str) -> Schema:
-        mine = [f for f in fixes if (f.owner and f.owner == schema.name) or (not f.owner and f.message == message)]
+    def widen_object(schema: Schema, message: Message, root: bool) -> Schema:
+        if schema.type != "object" or not (schema.name or root):
+            return schema
+        owner_message = message.name if root and not schema.name else ""
+        mine = [f for f in fixes if (f.owner and f.owner == schema.name) or (not f.owner and f.message == owner_message)]
         if not mine:
             return schema
         props = []
@@ -199,23 +202,7 @@ def _apply(provider: Provider, fixes: list[_Fix]) -> Provider:
         open_ = any(f.kind == "open" for f in mine)
         return replace(schema, properties=tuple(props), additional_properties=schema.additional_properties or open_)
 
-    def walk(schema: Schema, message: str, root: bool) -> Schema:
-        if schema.type == "object":
-            if schema.name or root:
-                schema = widen_object(schema, message if root and not schema.name else "")
-            props = tuple(replace(p, schema=walk(p.schema, message, False)) for p in schema.properties)
-            return replace(schema, properties=props)
-        if schema.type == "array" and schema.items is not None:
-            return replace(schema, items=walk(schema.items, message, False))
-        if schema.type == "union":
-            return replace(schema, variants=tuple(walk(v, message, False) for v in schema.variants))
-        return schema
-
-    channels = tuple(
-        replace(c, messages=tuple(replace(m, payload=walk(m.payload, m.name, True)) for m in c.messages))
-        for c in provider.channels
-    )
-    return replace(provider, channels=channels)
+    return rewrite_payloads(provider, widen_object)
 
 
 def _widen_property(prop: Property, fix: _Fix) -> Property:
