@@ -737,6 +737,24 @@ class _MarkdownPage(PageReader[_Section]):
         props = [self._choice_member(member, optional, name, prov) for member, optional in members]
         return Schema("object", prov, name=name, properties=tuple(props))
 
+
+    def _table_member(
+        self, table: _Table, member: str, name: str, optional: bool, prov: Provenance, prefix: tuple[str, ...]
+    ) -> Property:
+        """Member ``member``: an object named ``name`` whose members are ``table``'s rows
+        (rows named ``<member>.x`` when ``prefix`` is ``(member,)``); the table is marked used."""
+        table.used = True
+        props = self._table_properties(table, table.rows, name, prefix=prefix)
+        section = table.section
+        schema = Schema(
+            "object",
+            self._prov(table.start, self._table_pointer(table)),
+            name=name,
+            description=self._intro(section),
+            nullable=self._says_null(section, member),
+            properties=tuple(props),
+        )
+        return Property(member, schema, not optional, schema.description, prov)
     def _choice_member(self, member: str, optional: bool, parent: str, prov: Provenance) -> Property:
         name = parent + (pascal(member) or "Member")
         for table in self.tables:
@@ -745,33 +763,11 @@ class _MarkdownPage(PageReader[_Section]):
             title_words = re.findall(r"[\w.]+", table.section.title.lower())
             dotted = [r for r in table.rows if _row_name(r).split(".")[0] == member and "." in _row_name(r)]
             if table in self._field_tables() and dotted and len(dotted) == len(table.rows):
-                table.used = True
-                props = self._table_properties(table, table.rows, name, prefix=(member,))
-                section = table.section
-                schema = Schema(
-                    "object",
-                    self._prov(table.start, self._table_pointer(table)),
-                    name=name,
-                    description=self._intro(section),
-                    nullable=self._says_null(section, member),
-                    properties=tuple(props),
-                )
-                return Property(member, schema, not optional, schema.description, prov)
+                return self._table_member(table, member, name, optional, prov, prefix=(member,))
             if member not in title_words:
                 continue
             if table in self._field_tables():
-                table.used = True
-                props = self._table_properties(table, table.rows, name, prefix=())
-                section = table.section
-                schema = Schema(
-                    "object",
-                    self._prov(table.start, self._table_pointer(table)),
-                    name=name,
-                    description=self._intro(section),
-                    nullable=self._says_null(section, member),
-                    properties=tuple(props),
-                )
-                return Property(member, schema, not optional, schema.description, prov)
+                return self._table_member(table, member, name, optional, prov, prefix=())
             if table.column("value") == 0:
                 table.used = True
                 values: list[str] = []
