@@ -15,8 +15,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from generator.diagnostics import Diagnostics
-from generator.ir import Message, Schema, dumps
+from generator.ir import dumps
 from generator.sources.examples import PageResult
+
+from page_helpers import diagnostic_lines as _codes
+from page_helpers import member_schema as _member
+from page_helpers import page_message as _message
 from generator.sources.markdown_page import load_markdown_page, looks_like_markdown_streaming_page
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -57,27 +61,6 @@ def diags(loaded: tuple[PageResult, Diagnostics]) -> Diagnostics:
 def lines(source: str) -> list[str]:
     return source.split("\n")
 
-
-def _message(page: PageResult, name: str) -> Message:
-    assert page.channel is not None
-    message = page.channel.message(name)
-    assert message is not None, f"no message {name}"
-    return message
-
-
-def _member(schema: Schema, *path: str) -> Schema:
-    for name in path:
-        if schema.type == "array":
-            assert schema.items is not None
-            schema = schema.items
-        prop = schema.property(name)
-        assert prop is not None, f"no member {name} in {schema.name}"
-        schema = prop.schema
-    return schema
-
-
-def _codes(diags: Diagnostics, code: str) -> list[int]:
-    return [d.line for d in diags.sorted() if d.code == code]
 
 
 # -- the seed ---------------------------------------------------------------------------
