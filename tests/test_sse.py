@@ -845,5 +845,59 @@ def test_arbitrary_bytes_raise_nothing_but_sse_errors(
             assert events == _reference(body)
 
 
+# Mostly "data: value" + blank line, as LLM streams are (the decoder's run
+# path), with a few other lines, invalid bytes and splits mixed in.
+_SIMPLE_BLOCKS = st.sampled_from(
+    [
+        b"data: {}\n\n",
+        b"data: x\n\n",
+        b"data: \n\n",
+        "data: über 你好 👋\n\n".encode(),
+        b"data: [DONE]\n\n",
+        b"data: a\ndata: b\n\n",
+        b"data:x\n\n",
+        b": heartbeat\n\n",
+        b"id: 7\n",
+        b"event: error\n",
+        b"\n",
+        b"data: \xff\n\n",
+        b"data: \xc3\n\n",
+        b"data: " + b"y" * 40 + b"\n\n",
+    ]
+)
+
+
+def _outcome(chunks: list[bytes], limit: int) -> tuple[Any, ...]:
+    """Events and error (type, offset, events attached) of one decode."""
+    decoder = sse.SSEDecoder(limit)
+    events: list[Any] = []
+    try:
+        for chunk in chunks:
+            events += decoder.feed(chunk)
+    except sse.SSEError as exc:
+        return events + exc.events, type(exc).__name__, getattr(exc, "offset", None)
+    decoder.close()
+    return events, decoder.incomplete, decoder.last_event_id
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(_SIMPLE_BLOCKS, max_size=25),
+    st.sampled_from([b"", b"data: {", b"data: x\n", b"\xe4\xbd"]),
+    st.lists(st.integers(0, 10_000), max_size=8),
+    st.sampled_from([8, 30, 64, sse.DEFAULT_MAX_EVENT_BYTES]),
+)
+def test_event_runs_match_byte_at_a_time(
+    blocks: list[bytes], tail: bytes, cuts: list[int], limit: int
+) -> None:
+    """Reads holding whole runs of events give exactly what one byte per read
+    gives (events, error type and byte offset, events before the error,
+    incompleteness), including invalid UTF-8 and the size limit."""
+    data = b"".join(blocks) + tail
+    one_by_one = _outcome([data[i : i + 1] for i in range(len(data))], limit)
+    assert _outcome([data], limit) == one_by_one
+    assert _outcome(_split(data, cuts), limit) == one_by_one
+
+
 if __name__ == "__main__":  # pragma: no cover
     sys.exit(pytest.main([__file__, "-q"]))

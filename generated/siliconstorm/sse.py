@@ -336,6 +336,7 @@ class SSEDecoder:
                     " (use response.iter_bytes(), not iter_text())"
                 )
             chunk = bytes(chunk)
+        done: list[ServerSentEvent | RawEvents] = []  # dispatched by _simple_events
         try:
             if not chunk:
                 return []
@@ -363,6 +364,10 @@ class SSEDecoder:
                     offset += 3
                     if not chunk:
                         return []
+            if not (self._parts or self._dirty) and b"\r" not in chunk:
+                chunk, offset = self._simple_events(chunk, offset, done)
+                if not chunk:
+                    return done
 
             # The complete lines of the chunk end at its last CR or LF.
             end = chunk.rfind(b"\n")
@@ -379,7 +384,7 @@ class SSEDecoder:
                 pending += chunk
                 if len(pending) + self._data_bytes > self._max:
                     raise EventTooLargeError(self._max, self._pending_offset)
-                return []
+                return done
 
             events: list[ServerSentEvent | RawEvents] | None = None
             if len(pending) + len(chunk) + self._data_bytes <= self._max:
@@ -409,9 +414,11 @@ class SSEDecoder:
                 pending += chunk[end + 1 :]
                 if len(pending) + self._data_bytes > self._max:
                     raise EventTooLargeError(self._max, self._pending_offset, expand(events))
-            return events
-        except SSEError:
+            return done + events if done else events
+        except SSEError as exc:
             self._failed = True
+            if done:
+                exc.events[:0] = expand(done)
             raise
 
     def close(self) -> list[ServerSentEvent]:
@@ -442,6 +449,38 @@ class SSEDecoder:
         self._retry = None
         self._dirty = False
         return []
+
+    def _simple_events(
+        self, chunk: bytes, offset: int, events: list[ServerSentEvent | RawEvents]
+    ) -> tuple[bytes, int]:
+        """Dispatch, as one :class:`RawEvents` appended to ``events``, the
+        events at the head of the pending bytes + ``chunk`` when every one is
+        a single ``data: `` line and a blank line (the common stream), with no
+        per-event Python work; return the bytes left to apply and their offset.
+
+        Called at an event boundary with no CR in ``chunk``; when the bytes are
+        not that simple (or not UTF-8, or might exceed the limit) nothing is
+        applied and ``chunk, offset`` come back unchanged.
+        """
+        pending = self._pending
+        whole = bytes(pending) + chunk if pending else chunk
+        cut = whole.rfind(b"\n\n")  # the end of the last complete event
+        if cut < 6 or len(whole) > self._max or not whole.startswith(b"data: "):
+            return chunk, offset
+        values = whole[6:cut].split(b"\n\ndata: ")
+        # Two LFs per event means no value holds a line end: every block was
+        # exactly "data: " + value, and nothing else (no blank-line runs).
+        if whole.count(b"\n", 0, cut + 2) != 2 * len(values):
+            return chunk, offset
+        if not whole.isascii():
+            try:
+                whole[:cut].decode()
+            except UnicodeDecodeError:
+                return chunk, offset  # the exact path reports the offset
+        start = self._pending_offset if pending else offset
+        pending.clear()
+        events.append(_new_tuple(RawEvents, (values, self._last_id)))
+        return whole[cut + 2 :], start + cut + 2
 
     def _process_fast(self, lines: list[bytes]) -> list[ServerSentEvent | RawEvents] | None:
         """Apply complete ``lines`` (line ends removed); ``None``, with nothing
