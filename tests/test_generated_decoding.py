@@ -5,10 +5,14 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import AsyncIterator
+from typing import Any
 
 from conftest import sse_body
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from generated.deepseek import CHANNELS as DEEPSEEK
 from generated.deepseek import UnknownEvent, models as ds_models
+from generated.deepseek.stream import ChoiceState
 from generated.mistral import CHANNELS as MISTRAL
 from generated.mistral import models as ms_models
 
@@ -95,6 +99,52 @@ def test_parallel_tool_calls_are_merged_by_index() -> None:
             {"index": 0, "id": "call_a", "type": "function", "function": {"name": "get_weather", "arguments": "{\"city\":\"Paris\"}"}},
             {"index": 1, "id": "call_b", "type": "function", "function": {"name": "get_time", "arguments": "{\"tz\":\"UTC\"}"}},
         ]
+
+
+_ANY_JSON = st.sampled_from([None, True, 1, -1, 1.5, "", "x", "y", [], {}])
+_FUNCTION = st.one_of(
+    _ANY_JSON, st.dictionaries(st.sampled_from(["name", "arguments", "other"]), _ANY_JSON)
+)
+_FRAGMENT = st.one_of(
+    _ANY_JSON,
+    st.fixed_dictionaries(
+        {},
+        optional={
+            "index": st.one_of(st.integers(0, 1), st.integers(0, 1), _ANY_JSON),
+            "id": _ANY_JSON,
+            "type": _ANY_JSON,
+            "function": _FUNCTION,
+        },
+    ),
+)
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.lists(_FRAGMENT, max_size=4), max_size=8))
+def test_untyped_tool_call_fragments_merge_as_add_tool_call(deltas: list[list[Any]]) -> None:
+    """Plain-data fragments (DeepSeek's untyped ``tool_calls`` items) merge exactly
+    as the typed path does, any member missing or of another type being None."""
+    fast, reference = ChoiceState(0, False), ChoiceState(0, False)
+    for fragments in deltas:
+        fast.add_tool_calls_data(fragments)
+        for fragment in fragments:
+            if not isinstance(fragment, dict):
+                continue
+            index = fragment.get("index")
+            function = fragment.get("function")
+            function = function if isinstance(function, dict) else {}
+            reference.add_tool_call(
+                index if type(index) is int else None,
+                _text(fragment.get("id")),
+                _text(fragment.get("type")),
+                _text(function.get("name")),
+                _text(function.get("arguments")),
+            )
+    assert fast.result() == reference.result()
 
 
 def test_mistral_usage_only_chunk_is_its_own_message() -> None:

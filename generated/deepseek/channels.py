@@ -70,9 +70,11 @@ def _apply_beta_completions_fim_completion_chunk_run(
     acc: Accumulator, chunks: Iterable[models.FimCompletionChunk]
 ) -> None:
     states = acc.states
+    need_meta = acc.id is None or acc.model is None
     for chunk in chunks:
-        if acc.id is None or acc.model is None:
+        if need_meta:
             acc.meta(chunk.id, chunk.model)
+            need_meta = acc.id is None or acc.model is None
         for choice in chunk.choices:
             index = choice.index
             state = states.get(index) or acc.choice(index)
@@ -150,9 +152,11 @@ def _apply_chat_completions_chat_completion_chunk_run(
     acc: Accumulator, chunks: Iterable[models.ChatCompletionChunk]
 ) -> None:
     states = acc.states
+    need_meta = acc.id is None or acc.model is None
     for chunk in chunks:
-        if acc.id is None or acc.model is None:
+        if need_meta:
             acc.meta(chunk.id, chunk.model)
+            need_meta = acc.id is None or acc.model is None
         for choice in chunk.choices:
             index = choice.index
             state = states.get(index) or acc.choice(index)
@@ -163,8 +167,8 @@ def _apply_chat_completions_chat_completion_chunk_run(
             if (text := delta.reasoning_content) is not None:
                 state.reasoning_content.append(text)
 
-            for call in delta.tool_calls or ():
-                state.add_tool_call_data(call)
+            if tool_calls := delta.tool_calls:
+                state.add_tool_calls_data(tool_calls)
             if (finish_reason := choice.finish_reason) is not None:
                 state.finish_reason = finish_reason
         if (usage := chunk.usage) is not None:

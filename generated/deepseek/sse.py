@@ -468,9 +468,9 @@ class SSEDecoder:
         if cut < 6 or len(whole) > self._max or not whole.startswith(b"data: "):
             return chunk, offset
         values = whole[6:cut].split(b"\n\ndata: ")
-        # Two LFs per event means no value holds a line end: every block was
-        # exactly "data: " + value, and nothing else (no blank-line runs).
-        if whole.count(b"\n", 0, cut + 2) != 2 * len(values):
+        # No value holding a line end means every block was exactly
+        # "data: " + value and a blank line (and no blank-line runs).
+        if b"\n" in b"".join(values):
             return chunk, offset
         if not whole.isascii():
             try:

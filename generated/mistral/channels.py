@@ -76,9 +76,11 @@ def _apply_agents_completions_agent_completion_chunk_run(
     acc: Accumulator, chunks: Iterable[models.AgentCompletionChunk]
 ) -> None:
     states = acc.states
+    need_meta = acc.id is None or acc.model is None
     for chunk in chunks:
-        if acc.id is None or acc.model is None:
+        if need_meta:
             acc.meta(chunk.id, chunk.model)
+            need_meta = acc.id is None or acc.model is None
         for choice in chunk.choices:
             index = choice.index
             state = states.get(index) or acc.choice(index)
@@ -156,9 +158,11 @@ def _apply_chat_completions_chat_completion_chunk_run(
     acc: Accumulator, chunks: Iterable[models.ChatCompletionChunk]
 ) -> None:
     states = acc.states
+    need_meta = acc.id is None or acc.model is None
     for chunk in chunks:
-        if acc.id is None or acc.model is None:
+        if need_meta:
             acc.meta(chunk.id, chunk.model)
+            need_meta = acc.id is None or acc.model is None
         for choice in chunk.choices:
             index = choice.index
             state = states.get(index) or acc.choice(index)
@@ -191,9 +195,11 @@ def _apply_chat_completions_chat_completion_usage_chunk_run(
     acc: Accumulator, chunks: Iterable[models.ChatCompletionUsageChunk]
 ) -> None:
     states = acc.states
+    need_meta = acc.id is None or acc.model is None
     for chunk in chunks:
-        if acc.id is None or acc.model is None:
+        if need_meta:
             acc.meta(chunk.id, chunk.model)
+            need_meta = acc.id is None or acc.model is None
         for choice in chunk.choices:
             index = choice.index
             state = states.get(index) or acc.choice(index)
@@ -282,9 +288,11 @@ def _apply_fim_completions_fim_completion_chunk_run(
     acc: Accumulator, chunks: Iterable[models.FimCompletionChunk]
 ) -> None:
     states = acc.states
+    need_meta = acc.id is None or acc.model is None
     for chunk in chunks:
-        if acc.id is None or acc.model is None:
+        if need_meta:
             acc.meta(chunk.id, chunk.model)
+            need_meta = acc.id is None or acc.model is None
         for choice in chunk.choices:
             index = choice.index
             state = states.get(index) or acc.choice(index)

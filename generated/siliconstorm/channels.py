@@ -69,9 +69,11 @@ def _apply_chat_completions_chat_completion_chunk_run(
     acc: Accumulator, chunks: Iterable[models.ChatCompletionChunk]
 ) -> None:
     states = acc.states
+    need_meta = acc.id is None or acc.model is None
     for chunk in chunks:
-        if acc.id is None or acc.model is None:
+        if need_meta:
             acc.meta(chunk.id, chunk.model)
+            need_meta = acc.id is None or acc.model is None
         for choice in chunk.choices:
             index = choice.index
             state = states.get(index) or acc.choice(index)

@@ -178,9 +178,11 @@ def _apply_chat_completions_chat_completion_chunk_run(
     acc: Accumulator, chunks: Iterable[models.ChatCompletionChunk]
 ) -> None:
     states = acc.states
+    need_meta = acc.id is None or acc.model is None
     for chunk in chunks:
-        if acc.id is None or acc.model is None:
+        if need_meta:
             acc.meta(chunk.id, chunk.model)
+            need_meta = acc.id is None or acc.model is None
         for choice in chunk.choices:
             index = choice.index
             state = states.get(index) or acc.choice(index)
@@ -191,8 +193,8 @@ def _apply_chat_completions_chat_completion_chunk_run(
             if (text := delta.refusal) is not None:
                 state.refusal.append(text)
 
-            for call in delta.tool_calls or ():
-                state.add_tool_call_data(call)
+            if tool_calls := delta.tool_calls:
+                state.add_tool_calls_data(tool_calls)
             if (finish_reason := choice.finish_reason) is not None:
                 state.finish_reason = finish_reason
         if (usage := chunk.usage) is not None:

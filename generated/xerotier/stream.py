@@ -232,29 +232,39 @@ class ChoiceState:
         if arguments:
             call.arguments.append(arguments)
 
-    def add_tool_call_data(self, fragment: Any) -> None:
-        """Merge a tool-call fragment given as plain JSON data (an untyped spec item)."""
-        # As add_tool_call(index, id, type, name, arguments) with each value
-        # that is not of the right type taken as None; inlined (hot path).
-        if not isinstance(fragment, dict):
-            return
-        index = fragment.get("index")
-        if not isinstance(index, int) or isinstance(index, bool):
-            index = max(self.tool_calls) if self.tool_calls else 0
-        call = self.tool_calls.get(index)
-        if call is None:
-            call = self.tool_calls[index] = _ToolCallState(index)
-        if call.id is None:
-            call.id = _str_or_none(fragment.get("id"))
-        if call.type is None:
-            call.type = _str_or_none(fragment.get("type"))
-        function = fragment.get("function")
-        if isinstance(function, dict):
-            if call.name is None:
-                call.name = _str_or_none(function.get("name"))
-            arguments = function.get("arguments")
-            if arguments and isinstance(arguments, str):
-                call.arguments.append(arguments)
+    def add_tool_calls_data(self, fragments: Iterable[Any]) -> None:
+        """Merge tool-call fragments given as plain JSON data (an untyped spec
+        item), in stream order.
+
+        Each fragment is read as :meth:`add_tool_call` takes it, from
+        ``{"index": int, "id": str, "type": str, "function": {"name": str,
+        "arguments": str}}`` with any member missing or of another type taken
+        as None; a fragment that is not an object is skipped.
+        """
+        calls = self.tool_calls
+        for fragment in fragments:
+            if not isinstance(fragment, dict):
+                continue
+            index = fragment.get("index")
+            call = calls.get(index) if type(index) is int else None
+            if call is None or call.name is None or call.id is None or call.type is None:
+                function = fragment.get("function")
+                if not isinstance(function, dict):
+                    function = {}
+                self.add_tool_call(
+                    index if isinstance(index, int) and not isinstance(index, bool) else None,
+                    _str_or_none(fragment.get("id")),
+                    _str_or_none(fragment.get("type")),
+                    _str_or_none(function.get("name")),
+                    _str_or_none(function.get("arguments")),
+                )
+                continue
+            # A call already named: only its arguments grow (the hot path).
+            function = fragment.get("function")
+            if isinstance(function, dict):
+                arguments = function.get("arguments")
+                if arguments and isinstance(arguments, str):
+                    call.arguments.append(arguments)
 
     def result(self) -> ChoiceResult:
         """The assembled :class:`ChoiceResult`."""
