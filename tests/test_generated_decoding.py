@@ -246,3 +246,26 @@ def test_long_streams_are_compacted_without_changing_the_text() -> None:
         return (await chat.aaccumulate(chat.adecode(chunks()))).choices[0].content
 
     assert asyncio.run(run()) == expected
+
+
+def test_compaction_bounds_text_and_argument_parts_and_joins_each_block_once() -> None:
+    from generated.deepseek.stream import COMPACT_PARTS, Accumulator
+
+    acc = Accumulator()
+    state = acc.choice(0)
+    pieces = [str(i) for i in range(5 * COMPACT_PARTS)]
+    for i, piece in enumerate(pieces):
+        state.content.append(piece)
+        state.add_tool_calls_data([{"index": 0, "id": "c", "type": "function",
+                                    "function": {"name": "f", "arguments": piece}}])  # fmt: skip
+        if i % 500 == 0:
+            acc.compact()
+            assert len(state.content) <= 2 * COMPACT_PARTS
+            assert len(state.tool_calls[0].arguments) <= 2 * COMPACT_PARTS
+    first_block = state.content[0]
+    assert len(first_block) > COMPACT_PARTS  # joined parts
+    acc.compact()
+    assert state.content[0] is first_block  # an earlier block is not copied again
+    choice = acc.result().choices[0]
+    assert choice.content == "".join(pieces)
+    assert choice.tool_calls[0].function["arguments"] == "".join(pieces)

@@ -149,16 +149,33 @@ class _ToolCallState:
         self.id: str | None = None
         self.type: str | None = None
         self.name: str | None = None
-        self.arguments: list[str] = []
+        self.arguments: list[str] = _Parts()
 
 
 _TEXT_FIELDS = ("content", "reasoning_content", "refusal")
 
-#: Parts a text may have before :meth:`Accumulator.compact` joins them.
+#: Parts a text may gain before :meth:`Accumulator.compact` joins them into one.
 COMPACT_PARTS = 4096
 
 
-class _LastText(list[str]):
+class _Parts(list[str]):
+    """A text's parts, in stream order: the blocks joined so far, then the parts since."""
+
+    __slots__ = ("blocks",)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.blocks = 0
+
+    def compact(self) -> None:
+        """Join the parts after the last block into one block once they number more
+        than :data:`COMPACT_PARTS` (earlier blocks are not copied again)."""
+        if len(self) - self.blocks > COMPACT_PARTS:
+            self[self.blocks :] = ["".join(self[self.blocks :])]
+            self.blocks += 1
+
+
+class _LastText(_Parts):
     """A text's parts in cumulative mode: appending replaces (only the last part counts)."""
 
     def append(self, text: str) -> None:
@@ -187,7 +204,7 @@ class ChoiceState:
     def __init__(self, index: int, full_text: bool) -> None:
         self.index = index
         self.full_text = full_text
-        parts = _LastText if full_text else list
+        parts = _LastText if full_text else _Parts
         self.content: list[str] = parts()
         self.reasoning_content: list[str] = parts()
         self.refusal: list[str] = parts()
@@ -320,16 +337,21 @@ class Accumulator:
             self.model = model
 
     def compact(self) -> None:
-        """Join each text's parts once they number more than :data:`COMPACT_PARTS`.
+        """Join the parts of each text and tool-call ``arguments`` into blocks of
+        more than :data:`COMPACT_PARTS` parts.
 
         Called once per read while a stream is accumulated, so memory follows
-        the length of the text, not the number of deltas (a 200 MB stream of
-        one-token deltas would otherwise hold a string object per token).
+        the length of the texts, not the number of deltas (a 200 MB stream of
+        one-token deltas would otherwise hold a string object per token), and
+        time stays linear (a block is joined once).
         """
         for state in self.states.values():
             for parts in (state.content, state.reasoning_content, state.refusal):
-                if len(parts) > COMPACT_PARTS:
-                    parts[:] = ["".join(parts)]
+                if isinstance(parts, _Parts):
+                    parts.compact()
+            for call in state.tool_calls.values():
+                if isinstance(call.arguments, _Parts):
+                    call.arguments.compact()
 
     def choice(self, index: int) -> ChoiceState:
         """The state of choice ``index`` (created on first use)."""
