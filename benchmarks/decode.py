@@ -290,6 +290,8 @@ def _rss_child(megabytes: int) -> dict[str, Any]:
         "peak_rss_decode_mb": after_decode,
         "peak_rss_accumulate_mb": after_accumulate,
         "accumulated_content_mb": len((result.choices[0].content or "").encode()) / 1e6,
+        # The same text as a Python str (4 bytes per character once it holds an emoji).
+        "accumulated_content_str_mb": sys.getsizeof(result.choices[0].content or "") / 1e6,
     }
 
 
@@ -390,7 +392,8 @@ def main(argv: list[str] | None = None) -> int:
             f"peak RSS, {r['stream_mb']:.0f} MB lazy stream ({r['events']} events):"
             f" {r['rss_before_mb']:.1f} MB before, {r['peak_rss_decode_mb']:.1f} MB after decode,"
             f" {r['peak_rss_accumulate_mb']:.1f} MB after decode + accumulate"
-            f" ({r['accumulated_content_mb']:.1f} MB of assembled text)"
+            f" ({r['accumulated_content_mb']:.1f} MB of assembled text as UTF-8,"
+            f" {r['accumulated_content_str_mb']:.1f} MB as a str)"
         )
     return 0
 
