@@ -2,7 +2,7 @@
 
 Usage::
 
-    python benchmarks/decode.py [--chunks N] [--runs R] [--json] [--rss-mb MB]
+    python benchmarks/decode.py [--chunks N] [--runs R] [--read-size B] [--json] [--rss-mb MB]
 
 Builds three realistic ``/chat/completions`` streams in memory (DeepSeek shape:
 ``chat.completion.chunk`` events with short deltas, a usage chunk, ``[DONE]``):
@@ -11,7 +11,8 @@ Builds three realistic ``/chat/completions`` streams in memory (DeepSeek shape:
 * ``reasoning``: ``reasoning_content`` deltas, then a few ``content`` deltas;
 * ``tools``: two parallel tool calls whose ``arguments`` arrive in fragments.
 
-Each is cut into 4 KiB reads, and each contender decodes the same reads, best
+Each is cut into 4 KiB reads (``--read-size``; 0 gives one read per event, as a
+server flushing every token delivers them), and each contender decodes the same reads, best
 of ``--runs`` runs (the openai SDK, much slower, gets fewer runs):
 
 ``ssegen``        ``generated.deepseek``: ``chat.accumulate(chat.decode(reads))``
@@ -231,9 +232,10 @@ def best_time(
     return best, events
 
 
-def measure(kind: str, n: int, runs: int, openai_runs: int) -> dict[str, Any]:
+def measure(kind: str, n: int, runs: int, openai_runs: int, read_size: int) -> dict[str, Any]:
     body = build_stream(kind, n)
-    reads = split_reads(body)
+    # read_size 0: one read per event, as a server that flushes every token delivers them.
+    reads = split_reads(body, read_size) if read_size else list(iter_stream(kind, n))
     figures: dict[str, Any] = {"bytes": len(body), "events": n, "contenders": {}}
     for name, fn in CONTENDERS.items():
         seconds, events = best_time(fn, reads, openai_runs if name == "openai" else runs)
@@ -345,6 +347,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=5, help="runs per contender (best is kept)")
     parser.add_argument("--openai-runs", type=int, default=2, help="runs for the openai SDK")
     parser.add_argument("--streams", default="chat,reasoning,tools")
+    parser.add_argument(
+        "--read-size", type=int, default=READ_SIZE, help="bytes per read; 0: one read per event"
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument(
         "--rss-mb", type=int, default=0, help="also measure peak RSS on an MB-sized lazy stream"
@@ -360,7 +365,7 @@ def main(argv: list[str] | None = None) -> int:
     results: dict[str, Any] = {
         "python": sys.version.split()[0],
         "msgspec": msgspec.__version__,
-        "read_size": READ_SIZE,
+        "read_size": args.read_size,
         "chunks": args.chunks,
         "streams": {},
     }
@@ -368,7 +373,9 @@ def main(argv: list[str] | None = None) -> int:
     for fn in CONTENDERS.values():  # imports and first-call costs out of the timings
         fn(warm_up)
     for kind in args.streams.split(","):
-        results["streams"][kind] = measure(kind, args.chunks, args.runs, args.openai_runs)
+        results["streams"][kind] = measure(
+            kind, args.chunks, args.runs, args.openai_runs, args.read_size
+        )
     headline = results["streams"].get("chat") or next(iter(results["streams"].values()))
     for key in PEERS.values():
         results[key] = headline["contenders"]["ssegen"][key]
@@ -379,7 +386,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         print(json.dumps(results, indent=2))
         return 0
-    print(f"Python {results['python']}, msgspec {results['msgspec']}, {READ_SIZE}-byte reads,"
+    reads = f"{args.read_size}-byte reads" if args.read_size else "one read per event"
+    print(f"Python {results['python']}, msgspec {results['msgspec']}, {reads},"
           f" best of {args.runs} (openai: {args.openai_runs})")  # fmt: skip
     print(_table(results))
     print(

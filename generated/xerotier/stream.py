@@ -664,13 +664,18 @@ class Channel(Generic[E]):
         classify_values: Callable[[list[bytes]], Sequence[E] | None] | None,
     ) -> None:
         """Classify and apply the SSE events of each chunk; a run that
-        ``classify_values`` takes is applied by one ``apply_values`` call."""
+        ``classify_values`` takes is applied by one ``apply_values`` call.
+        The accumulator is compacted every :data:`COMPACT_PARTS` events."""
         handlers = self.handlers
         # (A stream decoded by another channel gets this channel's apply only.)
         apply_values = self.apply_values if classify_values is self.classify_values else None
+        applied = 0  # events since the last compaction
         for item in chain.from_iterable(batches):
-            if isinstance(item, RawEvents):
+            if applied >= COMPACT_PARTS:
                 acc.compact()
+                applied = 0
+            if isinstance(item, RawEvents):
+                applied += len(item.values)
                 run = None if classify_values is None else classify_values(item.values)
                 if run is None:
                     events: Iterable[E] = map(classify, item.events())
@@ -682,6 +687,7 @@ class Channel(Generic[E]):
                 else:
                     continue
             else:
+                applied += 1
                 events = (classify(item),)
             for event in events:
                 handler = handlers.get(type(event))
