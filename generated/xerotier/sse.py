@@ -51,6 +51,15 @@ _LF = 0x0A
 _CR = 0x0D
 
 
+def _is_utf8(data: bytes, end: int) -> bool:
+    """Whether ``data[:end]`` is valid UTF-8."""
+    try:
+        data[:end].decode()
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
 class ServerSentEvent(NamedTuple):
     """One dispatched event (WHATWG HTML 9.2.6, "dispatch the event").
 
@@ -265,6 +274,7 @@ class SSEDecoder:
         "_last_id",
         "_retry",
         "_dirty",
+        "_ready",
     )
 
     def __init__(self, max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES) -> None:
@@ -293,6 +303,9 @@ class SSEDecoder:
         self._retry: int | None = None
         # A field line was seen since the last blank line.
         self._dirty = False
+        # At an event boundary, past the BOM, usable, no LF to skip: a chunk
+        # without CR may take feed_raw's run of plain events.
+        self._ready = False
 
     def feed(self, chunk: bytes | bytearray | memoryview) -> list[ServerSentEvent]:
         """Decode the next bytes of the stream.
@@ -323,6 +336,35 @@ class SSEDecoder:
         and laziness as :meth:`feed`; :func:`expand` turns the result into
         what :meth:`feed` returns.
         """
+        if not (self._ready and type(chunk) is bytes and chunk.find(b"\r") < 0):
+            return self._feed(chunk)
+        # The common read, at an event boundary: whole events that are each a
+        # "data: " line and a blank line, taken as one RawEvents without a
+        # Python-level loop over them.
+        offset = self.bytes_consumed  # absolute offset of chunk[0]
+        self.bytes_consumed = offset + len(chunk)
+        pending = self._pending
+        whole = bytes(pending) + chunk if pending else chunk
+        cut = whole.rfind(b"\n\n")  # the end of the last complete event
+        if cut >= 6 and whole.startswith(b"data: ") and len(whole) <= self._max:
+            values = whole[6:cut].split(b"\n\ndata: ")
+            # No value holding a line end means every block was exactly
+            # "data: " + value and a blank line (and no blank-line runs).
+            if b"".join(values).find(b"\n") < 0 and (whole.isascii() or _is_utf8(whole, cut)):
+                events: list[ServerSentEvent | RawEvents] = [
+                    _new_tuple(RawEvents, (values, self._last_id))
+                ]
+                if pending:
+                    offset = self._pending_offset
+                    pending.clear()
+                if cut + 2 < len(whole):
+                    events += self._guarded(whole[cut + 2 :], offset + cut + 2, events)
+                return events
+        return self._guarded(chunk, offset, []) if chunk else []
+
+    def _feed(self, chunk: bytes | bytearray | memoryview) -> list[ServerSentEvent | RawEvents]:
+        """:meth:`feed_raw` in every state: closed or failed decoders, other
+        buffer types, a leading BOM, an LF after a CR that ended a chunk, CRs."""
         if self._closed or self._failed:
             raise SSEError(
                 "feed() on a decoder that failed earlier"
@@ -335,91 +377,99 @@ class SSEDecoder:
                     "SSEDecoder.feed() needs bytes, not str"
                     " (use response.iter_bytes(), not iter_text())"
                 )
-            chunk = bytes(chunk)
-        done: list[ServerSentEvent | RawEvents] = []  # dispatched by _simple_events
-        try:
-            if not chunk:
+            return self.feed_raw(bytes(chunk))
+        if not chunk:
+            return []
+        offset = self.bytes_consumed  # absolute offset of chunk[0]
+        self.bytes_consumed += len(chunk)
+        if self._skip_lf:
+            self._skip_lf = False
+            if chunk[0] == _LF:
+                chunk = chunk[1:]
+                offset += 1
+        if self._at_start and chunk:
+            if self._pending:
+                chunk = bytes(self._pending) + chunk
+                offset = self._pending_offset
+                self._pending.clear()
+            if len(chunk) < 3 and _BOM.startswith(chunk):
+                self._pending_offset = offset
+                self._pending += chunk
                 return []
-            offset = self.bytes_consumed  # absolute offset of chunk[0]
-            self.bytes_consumed += len(chunk)
-            if self._skip_lf:
-                self._skip_lf = False
-                if chunk[0] == _LF:
-                    chunk = chunk[1:]
-                    offset += 1
-                    if not chunk:
-                        return []
-            if self._at_start:
-                if self._pending:
-                    chunk = bytes(self._pending) + chunk
-                    offset = self._pending_offset
-                    self._pending.clear()
-                if len(chunk) < 3 and _BOM.startswith(chunk):
-                    self._pending_offset = offset
-                    self._pending += chunk
-                    return []
-                self._at_start = False
-                if chunk.startswith(_BOM):
-                    chunk = chunk[3:]
-                    offset += 3
-                    if not chunk:
-                        return []
-            if not (self._parts or self._dirty) and b"\r" not in chunk:
-                chunk, offset = self._simple_events(chunk, offset, done)
-                if not chunk:
-                    return done
+            self._at_start = False
+            if chunk.startswith(_BOM):
+                chunk = chunk[3:]
+                offset += 3
+        if chunk:
+            return self._guarded(chunk, offset, [])
+        self._ready = not (self._parts or self._dirty or self._skip_lf)
+        return []
 
-            # The complete lines of the chunk end at its last CR or LF.
-            end = chunk.rfind(b"\n")
-            has_cr = b"\r" in chunk
-            if has_cr:
-                end = max(end, chunk.rfind(b"\r"))
-                if end == len(chunk) - 1 and chunk[end] == _CR:
-                    self._skip_lf = True  # an LF starting the next chunk ends no line
-            pending = self._pending
-            if end < 0:
-                # No line end in this chunk: the current line just grows.
-                if not pending:
-                    self._pending_offset = offset
-                pending += chunk
-                if len(pending) + self._data_bytes > self._max:
-                    raise EventTooLargeError(self._max, self._pending_offset)
-                return done
-
-            events: list[ServerSentEvent | RawEvents] | None = None
-            if len(pending) + len(chunk) + self._data_bytes <= self._max:
-                # Fast path: no event can outgrow the limit within this chunk.
-                text = chunk
-                if has_cr:
-                    text = text.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
-                lines = text.split(b"\n")
-                lines.pop()  # the unterminated tail, chunk[end + 1 :]
-                if pending:
-                    lines[0] = bytes(pending) + lines[0]
-                events = self._process_fast(lines)
-                if events is not None:
-                    pending.clear()
-            if events is None:
-                # Exact path, line by line, for errors and their byte offsets.
-                lines = chunk[: end + 1].splitlines()
-                if pending:
-                    first_start = self._pending_offset
-                    lines[0] = bytes(pending) + lines[0]
-                    pending.clear()
-                else:
-                    first_start = offset
-                events = [*self._process(lines, chunk, offset, first_start)]
-            if end + 1 < len(chunk):
-                self._pending_offset = offset + end + 1
-                pending += chunk[end + 1 :]
-                if len(pending) + self._data_bytes > self._max:
-                    raise EventTooLargeError(self._max, self._pending_offset, expand(events))
-            return done + events if done else events
+    def _guarded(
+        self, chunk: bytes, offset: int, before: list[ServerSentEvent | RawEvents]
+    ) -> list[ServerSentEvent | RawEvents]:
+        """:meth:`_apply`, marking the decoder failed on an error, whose
+        ``events`` then start with the events dispatched ``before``."""
+        try:
+            events = self._apply(chunk, offset)
         except SSEError as exc:
             self._failed = True
-            if done:
-                exc.events[:0] = expand(done)
+            self._ready = False
+            if before:
+                exc.events[:0] = expand(before)
             raise
+        self._ready = not (self._parts or self._dirty or self._skip_lf)
+        return events
+
+    def _apply(self, chunk: bytes, offset: int) -> list[ServerSentEvent | RawEvents]:
+        """Apply ``chunk`` (non-empty; BOM and skipped LF already removed), the
+        stream's bytes from absolute ``offset``, after the pending line."""
+        # The complete lines of the chunk end at its last CR or LF.
+        end = chunk.rfind(b"\n")
+        has_cr = b"\r" in chunk
+        if has_cr:
+            end = max(end, chunk.rfind(b"\r"))
+            if end == len(chunk) - 1 and chunk[end] == _CR:
+                self._skip_lf = True  # an LF starting the next chunk ends no line
+        pending = self._pending
+        if end < 0:
+            # No line end in this chunk: the current line just grows.
+            if not pending:
+                self._pending_offset = offset
+            pending += chunk
+            if len(pending) + self._data_bytes > self._max:
+                raise EventTooLargeError(self._max, self._pending_offset)
+            return []
+
+        events: list[ServerSentEvent | RawEvents] | None = None
+        if len(pending) + len(chunk) + self._data_bytes <= self._max:
+            # Fast path: no event can outgrow the limit within this chunk.
+            text = chunk
+            if has_cr:
+                text = text.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+            lines = text.split(b"\n")
+            lines.pop()  # the unterminated tail, chunk[end + 1 :]
+            if pending:
+                lines[0] = bytes(pending) + lines[0]
+            events = self._process_fast(lines)
+            if events is not None:
+                pending.clear()
+        if events is None:
+            # Exact path, line by line, for errors and their byte offsets.
+            lines = chunk[: end + 1].splitlines()
+            if pending:
+                first_start = self._pending_offset
+                lines[0] = bytes(pending) + lines[0]
+                pending.clear()
+            else:
+                first_start = offset
+            events = [*self._process(lines, chunk, offset, first_start)]
+        if end + 1 < len(chunk):
+            self._pending_offset = offset + end + 1
+            pending += chunk[end + 1 :]
+            if len(pending) + self._data_bytes > self._max:
+                raise EventTooLargeError(self._max, self._pending_offset, expand(events))
+        return events
 
     def close(self) -> list[ServerSentEvent]:
         """Signal the end of the stream.
@@ -441,6 +491,7 @@ class SSEDecoder:
         if self._closed:
             return []
         self._closed = True
+        self._ready = False
         self.incomplete = bool(self._pending) or bool(self._parts) or self._dirty
         self._pending = bytearray()
         self._parts = []
@@ -449,38 +500,6 @@ class SSEDecoder:
         self._retry = None
         self._dirty = False
         return []
-
-    def _simple_events(
-        self, chunk: bytes, offset: int, events: list[ServerSentEvent | RawEvents]
-    ) -> tuple[bytes, int]:
-        """Dispatch, as one :class:`RawEvents` appended to ``events``, the
-        events at the head of the pending bytes + ``chunk`` when every one is
-        a single ``data: `` line and a blank line (the common stream), with no
-        per-event Python work; return the bytes left to apply and their offset.
-
-        Called at an event boundary with no CR in ``chunk``; when the bytes are
-        not that simple (or not UTF-8, or might exceed the limit) nothing is
-        applied and ``chunk, offset`` come back unchanged.
-        """
-        pending = self._pending
-        whole = bytes(pending) + chunk if pending else chunk
-        cut = whole.rfind(b"\n\n")  # the end of the last complete event
-        if cut < 6 or len(whole) > self._max or not whole.startswith(b"data: "):
-            return chunk, offset
-        values = whole[6:cut].split(b"\n\ndata: ")
-        # No value holding a line end means every block was exactly
-        # "data: " + value and a blank line (and no blank-line runs).
-        if b"\n" in b"".join(values):
-            return chunk, offset
-        if not whole.isascii():
-            try:
-                whole[:cut].decode()
-            except UnicodeDecodeError:
-                return chunk, offset  # the exact path reports the offset
-        start = self._pending_offset if pending else offset
-        pending.clear()
-        events.append(_new_tuple(RawEvents, (values, self._last_id)))
-        return whole[cut + 2 :], start + cut + 2
 
     def _process_fast(self, lines: list[bytes]) -> list[ServerSentEvent | RawEvents] | None:
         """Apply complete ``lines`` (line ends removed); ``None``, with nothing
