@@ -194,7 +194,7 @@ def run_httpx_sse(reads: list[bytes]) -> int:
 
 
 def run_floor(reads: list[bytes]) -> int:
-    decoder = msgspec.json.Decoder(models.ChatCompletionChunk)
+    decode = msgspec.json.Decoder(models.ChatCompletionChunk).decode
     buffer = b""
     count = 0
     for read in reads:
@@ -203,7 +203,7 @@ def run_floor(reads: list[bytes]) -> int:
         for block in blocks:
             payload = block[6:]  # "data: "
             if payload != b"[DONE]":
-                decoder.decode(payload)
+                decode(payload)
             count += 1
     return count
 

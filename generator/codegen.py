@@ -136,7 +136,8 @@ class MessageSpec:
         cls: the class instances of it are decoded to.
         literal: for terminators, the literal SSE data (``[DONE]``).
         event: the SSE event type carrying it.
-        decoder: module-level name of its ``msgspec.json.Decoder``.
+        decoder: module-level name of its decode function (a ``msgspec.json.Decoder``'s
+            bound ``decode``, built once).
     """
 
     name: str

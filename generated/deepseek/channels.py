@@ -20,8 +20,12 @@ from . import models
 from .sse import ServerSentEvent
 from .stream import Accumulator, Channel, UnknownEvent, VendorEvent, tag_reader
 
-_decode_fim_completion_chunk_beta_completions = msgspec.json.Decoder(models.FimCompletionChunk)
-_decode_chat_completion_chunk_chat_completions = msgspec.json.Decoder(models.ChatCompletionChunk)
+_decode_fim_completion_chunk_beta_completions = msgspec.json.Decoder(
+    models.FimCompletionChunk
+).decode
+_decode_chat_completion_chunk_chat_completions = msgspec.json.Decoder(
+    models.ChatCompletionChunk
+).decode
 
 
 BETA_COMPLETIONS_EVENT = Union[models.StreamDone, models.FimCompletionChunk, UnknownEvent]
@@ -37,7 +41,7 @@ def classify_beta_completions(sse: ServerSentEvent) -> BETA_COMPLETIONS_EVENT:
         if data == "[DONE]":
             return models.StreamDone()
         try:
-            return _decode_fim_completion_chunk_beta_completions.decode(data)
+            return _decode_fim_completion_chunk_beta_completions(data)
         except (msgspec.ValidationError, msgspec.DecodeError) as exc:
             reason = "FimCompletionChunk: " + str(exc)
     if reason is None:
@@ -55,7 +59,9 @@ def classify_values_beta_completions(
     if b"[DONE]" in values:
         return None
     try:
-        return list(map(_decode_fim_completion_chunk_beta_completions.decode, values))
+        if len(values) == 1:  # a read of one event, as servers flushing each token send
+            return [_decode_fim_completion_chunk_beta_completions(values[0])]
+        return list(map(_decode_fim_completion_chunk_beta_completions, values))
     except (msgspec.ValidationError, msgspec.DecodeError):
         return None
 
@@ -119,7 +125,7 @@ def classify_chat_completions(sse: ServerSentEvent) -> CHAT_COMPLETIONS_EVENT:
         if data == "[DONE]":
             return models.StreamDone()
         try:
-            return _decode_chat_completion_chunk_chat_completions.decode(data)
+            return _decode_chat_completion_chunk_chat_completions(data)
         except (msgspec.ValidationError, msgspec.DecodeError) as exc:
             reason = "ChatCompletionChunk: " + str(exc)
     if reason is None:
@@ -137,7 +143,9 @@ def classify_values_chat_completions(
     if b"[DONE]" in values:
         return None
     try:
-        return list(map(_decode_chat_completion_chunk_chat_completions.decode, values))
+        if len(values) == 1:  # a read of one event, as servers flushing each token send
+            return [_decode_chat_completion_chunk_chat_completions(values[0])]
+        return list(map(_decode_chat_completion_chunk_chat_completions, values))
     except (msgspec.ValidationError, msgspec.DecodeError):
         return None
 

@@ -22,12 +22,16 @@ from .stream import Accumulator, Channel, UnknownEvent, VendorEvent, tag_reader
 
 _decode_agent_completion_chunk_agents_completions = msgspec.json.Decoder(
     models.AgentCompletionChunk
-)
+).decode
 _decode_chat_completion_usage_chunk_chat_completions = msgspec.json.Decoder(
     models.ChatCompletionUsageChunk
-)
-_decode_chat_completion_chunk_chat_completions = msgspec.json.Decoder(models.ChatCompletionChunk)
-_decode_fim_completion_chunk_fim_completions = msgspec.json.Decoder(models.FimCompletionChunk)
+).decode
+_decode_chat_completion_chunk_chat_completions = msgspec.json.Decoder(
+    models.ChatCompletionChunk
+).decode
+_decode_fim_completion_chunk_fim_completions = msgspec.json.Decoder(
+    models.FimCompletionChunk
+).decode
 
 
 AGENTS_COMPLETIONS_EVENT = Union[models.StreamDone, models.AgentCompletionChunk, UnknownEvent]
@@ -43,7 +47,7 @@ def classify_agents_completions(sse: ServerSentEvent) -> AGENTS_COMPLETIONS_EVEN
         if data == "[DONE]":
             return models.StreamDone()
         try:
-            return _decode_agent_completion_chunk_agents_completions.decode(data)
+            return _decode_agent_completion_chunk_agents_completions(data)
         except (msgspec.ValidationError, msgspec.DecodeError) as exc:
             reason = "AgentCompletionChunk: " + str(exc)
     if reason is None:
@@ -61,7 +65,9 @@ def classify_values_agents_completions(
     if b"[DONE]" in values:
         return None
     try:
-        return list(map(_decode_agent_completion_chunk_agents_completions.decode, values))
+        if len(values) == 1:  # a read of one event, as servers flushing each token send
+            return [_decode_agent_completion_chunk_agents_completions(values[0])]
+        return list(map(_decode_agent_completion_chunk_agents_completions, values))
     except (msgspec.ValidationError, msgspec.DecodeError):
         return None
 
@@ -136,11 +142,11 @@ def classify_chat_completions(sse: ServerSentEvent) -> CHAT_COMPLETIONS_EVENT:
         if data == "[DONE]":
             return models.StreamDone()
         try:
-            return _decode_chat_completion_usage_chunk_chat_completions.decode(data)
+            return _decode_chat_completion_usage_chunk_chat_completions(data)
         except (msgspec.ValidationError, msgspec.DecodeError) as exc:
             reason = "ChatCompletionUsageChunk: " + str(exc)
         try:
-            return _decode_chat_completion_chunk_chat_completions.decode(data)
+            return _decode_chat_completion_chunk_chat_completions(data)
         except (msgspec.ValidationError, msgspec.DecodeError) as exc:
             reason = "ChatCompletionChunk: " + str(exc)
     if reason is None:
@@ -255,7 +261,7 @@ def classify_fim_completions(sse: ServerSentEvent) -> FIM_COMPLETIONS_EVENT:
         if data == "[DONE]":
             return models.StreamDone()
         try:
-            return _decode_fim_completion_chunk_fim_completions.decode(data)
+            return _decode_fim_completion_chunk_fim_completions(data)
         except (msgspec.ValidationError, msgspec.DecodeError) as exc:
             reason = "FimCompletionChunk: " + str(exc)
     if reason is None:
@@ -273,7 +279,9 @@ def classify_values_fim_completions(
     if b"[DONE]" in values:
         return None
     try:
-        return list(map(_decode_fim_completion_chunk_fim_completions.decode, values))
+        if len(values) == 1:  # a read of one event, as servers flushing each token send
+            return [_decode_fim_completion_chunk_fim_completions(values[0])]
+        return list(map(_decode_fim_completion_chunk_fim_completions, values))
     except (msgspec.ValidationError, msgspec.DecodeError):
         return None
 

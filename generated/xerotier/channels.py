@@ -20,8 +20,10 @@ from . import models
 from .sse import ServerSentEvent
 from .stream import Accumulator, Channel, UnknownEvent, VendorEvent, tag_reader
 
-_decode_chat_completion_chunk_chat_completions = msgspec.json.Decoder(models.ChatCompletionChunk)
-_decode_stream_error_chat_completions = msgspec.json.Decoder(models.StreamError)
+_decode_chat_completion_chunk_chat_completions = msgspec.json.Decoder(
+    models.ChatCompletionChunk
+).decode
+_decode_stream_error_chat_completions = msgspec.json.Decoder(models.StreamError).decode
 _read_tag_chat_completions = tag_reader("type")
 _TAGGED_CHAT_COMPLETIONS: dict[str, msgspec.json.Decoder[Any]] = {
     "x_artifact.created": msgspec.json.Decoder(models.XArtifactCreated),
@@ -140,7 +142,7 @@ def classify_chat_completions(sse: ServerSentEvent) -> CHAT_COMPLETIONS_EVENT:
     reason = None
     if event == "error":
         try:
-            return _decode_stream_error_chat_completions.decode(data)
+            return _decode_stream_error_chat_completions(data)
         except (msgspec.ValidationError, msgspec.DecodeError) as exc:
             reason = "StreamError: " + str(exc)
     if event == "message":
@@ -160,7 +162,7 @@ def classify_chat_completions(sse: ServerSentEvent) -> CHAT_COMPLETIONS_EVENT:
                 if tag.startswith("x_"):
                     return VendorEvent(type=tag, payload=msgspec.json.decode(data))
         try:
-            return _decode_chat_completion_chunk_chat_completions.decode(data)
+            return _decode_chat_completion_chunk_chat_completions(data)
         except (msgspec.ValidationError, msgspec.DecodeError) as exc:
             reason = "ChatCompletionChunk: " + str(exc)
     if reason is None:
