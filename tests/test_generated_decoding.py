@@ -269,3 +269,36 @@ def test_compaction_bounds_text_and_argument_parts_and_joins_each_block_once() -
     choice = acc.result().choices[0]
     assert choice.content == "".join(pieces)
     assert choice.tool_calls[0].function["arguments"] == "".join(pieces)
+
+
+def test_sync_and_async_accumulation_compact_as_they_go(monkeypatch: Any) -> None:
+    """Both paths compact every COMPACT_PARTS events, not only at the end (memory
+    follows the text, not the number of deltas)."""
+    from generated.deepseek import stream
+
+    calls: list[int] = []
+    compact = stream.Accumulator.compact
+
+    def counting(self: Any) -> None:
+        calls.append(1)
+        compact(self)
+
+    monkeypatch.setattr(stream.Accumulator, "compact", counting)
+    chat = DEEPSEEK["/chat/completions"]
+    tokens = [f"t{i} " for i in range(3 * stream.COMPACT_PARTS)]
+    body = sse_body([_chunk({"content": t}) for t in tokens] + [_chunk({}, "stop"), "[DONE]"])
+    reads = [body[i : i + 4096] for i in range(0, len(body), 4096)]
+
+    assert chat.accumulate(chat.decode(reads)).choices[0].content == "".join(tokens)
+    assert len(calls) == 2
+
+    async def run() -> str | None:
+        async def chunks() -> AsyncIterator[bytes]:
+            for read in reads:
+                yield read
+
+        return (await chat.aaccumulate(chat.adecode(chunks()))).choices[0].content
+
+    calls.clear()
+    assert asyncio.run(run()) == "".join(tokens)
+    assert len(calls) == 2

@@ -662,14 +662,18 @@ class Channel(Generic[E]):
         batches: Iterable[list[ServerSentEvent | RawEvents]],
         classify: Callable[[ServerSentEvent], E],
         classify_values: Callable[[list[bytes]], Sequence[E] | None] | None,
-    ) -> None:
+        applied: int = 0,
+    ) -> int:
         """Classify and apply the SSE events of each chunk; a run that
         ``classify_values`` takes is applied by one ``apply_values`` call.
-        The accumulator is compacted every :data:`COMPACT_PARTS` events."""
+
+        The accumulator is compacted every :data:`COMPACT_PARTS` events;
+        ``applied`` events have come since the last compaction, and the count
+        after these batches is returned (to pass to the next call).
+        """
         handlers = self.handlers
         # (A stream decoded by another channel gets this channel's apply only.)
         apply_values = self.apply_values if classify_values is self.classify_values else None
-        applied = 0  # events since the last compaction
         for item in chain.from_iterable(batches):
             if applied >= COMPACT_PARTS:
                 acc.compact()
@@ -695,6 +699,7 @@ class Channel(Generic[E]):
                     self.apply(acc, event)
                 else:
                     handler(acc, event)
+        return applied
 
     async def aaccumulate(
         self, events: AsyncIterable[E], *, full_text: bool = False
@@ -704,8 +709,11 @@ class Channel(Generic[E]):
         apply = self.apply
         if isinstance(events, AsyncEventStream) and not events._started:
             events._started = True
+            applied = 0
             async for batch in events._batches:
-                self._apply_batches(acc, (batch,), events._classify, events._classify_values)
+                applied = self._apply_batches(
+                    acc, (batch,), events._classify, events._classify_values, applied
+                )
         else:
             count = 0
             async for event in events:
