@@ -679,6 +679,19 @@ def test_iter_events_max_event_bytes() -> None:
         list(sse.iter_events([b"data: " + b"x" * 20 + b"\n\n"], max_event_bytes=10))
 
 
+def test_iter_raw_gives_each_chunks_events_as_feed_raw_does() -> None:
+    data = DEEPSEEK.encode() + b"data: partial"
+    chunks = [data[i : i + 40] for i in range(0, len(data), 40)]
+    state = sse.StreamState()
+    batches = list(sse.iter_raw(chunks, state=state))
+    decoder = sse.SSEDecoder()
+    assert batches == [b for b in map(decoder.feed_raw, chunks) if b]
+    assert sse.expand(item for batch in batches for item in batch) == DEEPSEEK_EVENTS
+    assert (state.incomplete, state.bytes_consumed) == (True, len(data))
+    with pytest.raises(sse.InvalidUTF8Error):
+        list(sse.iter_raw([b"data: a\n\n\xff\n"]))
+
+
 async def _agen(chunks: Iterable[bytes]) -> AsyncIterator[bytes]:
     for chunk in chunks:
         await asyncio.sleep(0)

@@ -20,9 +20,9 @@ from .sse import (
     DEFAULT_MAX_EVENT_BYTES,
     RawEvents,
     ServerSentEvent,
-    SSEDecoder,
-    SSEError,
     StreamState,
+    aiter_raw,
+    iter_raw,
 )
 
 E = TypeVar("E")
@@ -440,7 +440,7 @@ class EventStream(Generic[E]):
         self._classify = classify
         self._classify_values = classify_values
         # The SSE events of each chunk, then the typed events: both lazy.
-        self._batches = _batches(chunks, SSEDecoder(max_event_bytes), self.state)
+        self._batches = iter_raw(chunks, max_event_bytes=max_event_bytes, state=self.state)
         self._events = self._typed()
         self._started = False
 
@@ -480,7 +480,7 @@ class AsyncEventStream(Generic[E]):
         self.state = StreamState()
         self._classify = classify
         self._classify_values = classify_values
-        self._batches = _abatches(chunks, SSEDecoder(max_event_bytes), self.state)
+        self._batches = aiter_raw(chunks, max_event_bytes=max_event_bytes, state=self.state)
         self._events = self._typed()
         self._started = False
 
@@ -523,56 +523,6 @@ def _classify_batch(
         else:
             typed.append(classify(item))
     return typed
-
-
-def _batches(
-    chunks: Iterable[bytes], decoder: SSEDecoder, state: StreamState
-) -> Iterator[list[ServerSentEvent | RawEvents]]:
-    """The SSE events of each chunk (as ``sse.iter_events``, a list per chunk)."""
-    for chunk in chunks:
-        try:
-            events = decoder.feed_raw(chunk)
-        except SSEError as exc:
-            _update_state(state, decoder)
-            state.incomplete = True
-            yield [*exc.events]
-            exc.events = []
-            raise
-        state.bytes_consumed = decoder.bytes_consumed
-        state.last_event_id = decoder.last_event_id
-        state.reconnection_time = decoder.reconnection_time
-        if events:
-            yield events
-    decoder.close()
-    state.incomplete = decoder.incomplete
-
-
-async def _abatches(
-    chunks: AsyncIterable[bytes], decoder: SSEDecoder, state: StreamState
-) -> AsyncIterator[list[ServerSentEvent | RawEvents]]:
-    """The SSE events of each chunk (as ``sse.aiter_events``, a list per chunk)."""
-    async for chunk in chunks:
-        try:
-            events = decoder.feed_raw(chunk)
-        except SSEError as exc:
-            _update_state(state, decoder)
-            state.incomplete = True
-            yield [*exc.events]
-            exc.events = []
-            raise
-        state.bytes_consumed = decoder.bytes_consumed
-        state.last_event_id = decoder.last_event_id
-        state.reconnection_time = decoder.reconnection_time
-        if events:
-            yield events
-    decoder.close()
-    state.incomplete = decoder.incomplete
-
-
-def _update_state(state: StreamState, decoder: SSEDecoder) -> None:
-    state.bytes_consumed = decoder.bytes_consumed
-    state.last_event_id = decoder.last_event_id
-    state.reconnection_time = decoder.reconnection_time
 
 
 class Channel(Generic[E]):

@@ -36,8 +36,10 @@ __all__ = [
     "ServerSentEvent",
     "StreamState",
     "aiter_events",
+    "aiter_raw",
     "expand",
     "iter_events",
+    "iter_raw",
 ]
 
 DEFAULT_MAX_EVENT_BYTES: int = 8 * 1024 * 1024
@@ -692,23 +694,8 @@ def iter_events(
             events dispatched before the error are yielded first (and the
             exception's ``events`` is then emptied).
     """
-    decoder = SSEDecoder(max_event_bytes)
-    for chunk in chunks:
-        try:
-            events = decoder.feed(chunk)
-        except SSEError as exc:
-            if state is not None:
-                _update_state(state, decoder)
-                state.incomplete = True
-            events, exc.events = exc.events, []
-            yield from events
-            raise
-        if state is not None:
-            _update_state(state, decoder)
-        yield from events
-    decoder.close()
-    if state is not None:
-        state.incomplete = decoder.incomplete
+    for batch in iter_raw(chunks, max_event_bytes=max_event_bytes, state=state):
+        yield from expand(batch)
 
 
 async def aiter_events(
@@ -736,25 +723,67 @@ async def aiter_events(
             events dispatched before the error are yielded first (and the
             exception's ``events`` is then emptied).
     """
+    async for batch in aiter_raw(chunks, max_event_bytes=max_event_bytes, state=state):
+        for event in expand(batch):
+            yield event
+
+
+def iter_raw(
+    chunks: Iterable[bytes | bytearray | memoryview],
+    *,
+    max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
+    state: StreamState | None = None,
+) -> Iterator[list[ServerSentEvent | RawEvents]]:
+    """:func:`iter_events`, giving the events of each chunk as one list, as
+    :meth:`SSEDecoder.feed_raw` returns them (runs of plain ``data:`` events
+    as :class:`RawEvents`); chunks that dispatch nothing give no list.
+
+    Same arguments, state updates and errors as :func:`iter_events`; the
+    events dispatched before an error come as one last list.
+    """
     decoder = SSEDecoder(max_event_bytes)
+    if state is None:
+        state = StreamState()
+    for chunk in chunks:
+        try:
+            events = decoder.feed_raw(chunk)
+        except SSEError as exc:
+            _update_state(state, decoder)
+            state.incomplete = True
+            yield [*exc.events]
+            exc.events = []
+            raise
+        _update_state(state, decoder)
+        if events:
+            yield events
+    decoder.close()
+    state.incomplete = decoder.incomplete
+
+
+async def aiter_raw(
+    chunks: AsyncIterable[bytes | bytearray | memoryview],
+    *,
+    max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
+    state: StreamState | None = None,
+) -> AsyncIterator[list[ServerSentEvent | RawEvents]]:
+    """:func:`iter_raw` over an async iterable of byte chunks (see :func:`aiter_events`)."""
+    decoder = SSEDecoder(max_event_bytes)
+    if state is None:
+        state = StreamState()
     async for chunk in chunks:
         try:
-            events = decoder.feed(chunk)
+            events = decoder.feed_raw(chunk)
         except SSEError as exc:
-            if state is not None:
-                _update_state(state, decoder)
-                state.incomplete = True
-            events, exc.events = exc.events, []
-            for event in events:
-                yield event
-            raise
-        if state is not None:
             _update_state(state, decoder)
-        for event in events:
-            yield event
+            state.incomplete = True
+            yield [*exc.events]
+            exc.events = []
+            raise
+        _update_state(state, decoder)
+        if events:
+            yield events
     decoder.close()
-    if state is not None:
-        state.incomplete = decoder.incomplete
+    state.incomplete = decoder.incomplete
 
 
 def _update_state(state: StreamState, decoder: SSEDecoder) -> None:
