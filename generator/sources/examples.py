@@ -43,6 +43,8 @@ import unicodedata
 from dataclasses import dataclass, field, replace
 from typing import Any, Collection, Generic, Sequence, TypeVar
 
+from markdown_it import MarkdownIt
+
 from ..diagnostics import Diagnostics, Severity
 from ..ir import Channel, ErrorCode, Property, Provenance, Schema, SchemaType, StreamEvent, json_type
 from ..ir import ExampleStream as IRExampleStream
@@ -322,6 +324,16 @@ class Slugs:
 def pointer(*tokens: str | int) -> str:
     """A pointer built from ``tokens`` (each escaped per RFC 6901)."""
     return join_pointer("", *tokens)
+
+
+#: The channel every streaming page describes.
+CHANNEL_ADDRESS = "/chat/completions"
+
+#: The markdown parser of the page loaders (CommonMark with GFM tables).
+MARKDOWN = MarkdownIt("commonmark").enable("table")
+
+#: A field line of a wire example: ``data: {...}``, ``event: error``, ``id: 7``, ``retry: 10``.
+WIRE_FIELD = re.compile(r"^(data|event|id|retry):\s?(.*)$")
 
 
 # -- reading table cells -------------------------------------------------------------

@@ -54,13 +54,15 @@ from typing import Any
 
 import lxml.etree
 import lxml.html
-from markdown_it import MarkdownIt
 
 from ..diagnostics import Diagnostics, Severity
 from ..ir import Channel, Example, Message, Property, Provenance, Schema, SchemaType
 from ..naming import ClassName, pascal, singular
 from .examples import (
     ALWAYS_VALUE,
+    CHANNEL_ADDRESS,
+    MARKDOWN,
+    WIRE_FIELD,
     TYPE_WORDS,
     ErrorCode,
     ExampleStream,
@@ -78,11 +80,6 @@ from .examples import (
 
 __all__ = ["ErrorCode", "looks_like_html_table_page", "load_html_page"]
 
-#: The channel every streaming page describes.
-CHANNEL_ADDRESS = "/chat/completions"
-
-_MD = MarkdownIt("commonmark").enable("table")
-_WIRE_FIELD = re.compile(r"^(data|event|id|retry):\s?(.*)$")
 _PLACEHOLDERS = frozenset({"-", "–", "—", ""})
 #: Largest rowspan/colspan honoured; beyond it the table is surely broken.
 _MAX_SPAN = 1000
@@ -175,7 +172,7 @@ class _HtmlTable:
 class _HtmlPage(PageReader[_Section]):
     def __init__(self, text: str, file: str, diagnostics: Diagnostics) -> None:
         super().__init__(text, file, diagnostics)
-        self.tokens = _MD.parse(self.text)
+        self.tokens = MARKDOWN.parse(self.text)
         self.sections = [_Section("", "", -1)]
         self.fences: list[tuple[int, int, str, str]] = []  # (start, end exclusive, info, content)
         self.table_index: dict[int, int] = {}  # 0-based start line -> index among its section's tables
@@ -600,7 +597,7 @@ class _HtmlPage(PageReader[_Section]):
         for start, end, info, content in self.fences:
             body = content.split("\n")
             wire = [(start + 1 + i, line) for i, line in enumerate(body) if line.strip()]
-            if not any(_WIRE_FIELD.match(line.strip()) and line.strip().startswith("data:") for _, line in wire):
+            if not any(WIRE_FIELD.match(line.strip()) and line.strip().startswith("data:") for _, line in wire):
                 if info.split()[:1] == ["json"] and not _parses(content):
                     self._diag("fence-invalid-json", Severity.WARNING, "this ```json block is not valid JSON (e.g. single-quoted strings)", start, self._line_pointer(start))
                 continue
@@ -644,7 +641,7 @@ class _HtmlPage(PageReader[_Section]):
             if line.startswith(":"):
                 frames.append(WireFrame((("", line[1:].strip()),), k + 1))
                 continue
-            match = _WIRE_FIELD.match(line)
+            match = WIRE_FIELD.match(line)
             if match is None:
                 self._diag("example-line-ignored", Severity.WARNING, f"line {line[:40]!r} in an example stream is not an SSE field; ignored", k, self._line_pointer(k))
                 continue
@@ -657,7 +654,7 @@ class _HtmlPage(PageReader[_Section]):
             if value.startswith(("{", "[")) and not _parses(value):
                 parts = [value]
                 for j in range(i, len(wire)):
-                    if _WIRE_FIELD.match(wire[j][1].strip()):
+                    if WIRE_FIELD.match(wire[j][1].strip()):
                         break
                     parts.append(wire[j][1])
                     if _parses("\n".join(parts)):

@@ -81,7 +81,6 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
 from ..diagnostics import Diagnostics, Severity
@@ -89,6 +88,9 @@ from ..ir import Channel, Example, Message, Property, Provenance, Schema, Schema
 from ..naming import ClassName, pascal, singular, snake
 from .examples import (
     ALWAYS_VALUE,
+    CHANNEL_ADDRESS,
+    MARKDOWN,
+    WIRE_FIELD,
     TYPE_WORDS,
     ErrorCode,
     ExampleStream,
@@ -105,12 +107,6 @@ from .examples import (
     schema_from_json,
 )
 
-#: The channel every streaming page describes.
-CHANNEL_ADDRESS = "/chat/completions"
-
-_MD = MarkdownIt("commonmark").enable("table")
-
-_WIRE_FIELD = re.compile(r"^(data|event|id|retry):\s?(.*)$")
 _DELIMITER_ROW = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?\s*$")
 _PIPE = re.compile(r"(?<!\\)\|")
 _TITLE_STOPWORDS = frozenset({"a", "an", "and", "as", "at", "by", "for", "from", "in", "of", "on", "or", "the", "to", "via", "with"})
@@ -306,7 +302,7 @@ class _MarkdownPage(PageReader[_Section]):
         """Top-level blocks of the page; a table that GFM ran on into prose is cut and the rest re-read."""
         start = 0
         while start < len(self.lines):
-            tokens = _MD.parse("\n".join(self.lines[start:]))
+            tokens = MARKDOWN.parse("\n".join(self.lines[start:]))
             restart = None
             i = 0
             while i < len(tokens):
@@ -383,7 +379,7 @@ class _MarkdownPage(PageReader[_Section]):
         if self.line_block[k] not in ("paragraph", "heading", "fence", "code_block"):
             return False
         line = self.lines[k]
-        match = _WIRE_FIELD.match(line)
+        match = WIRE_FIELD.match(line)
         if match is None:
             return line.startswith(":") and not line.startswith("::")
         value = match.group(2).strip()
@@ -433,7 +429,7 @@ class _MarkdownPage(PageReader[_Section]):
 
     def _json_continuation_end(self, k: int) -> int:
         """For a ``data:`` line whose JSON goes on below without the prefix, the JSON's last line."""
-        match = _WIRE_FIELD.match(self.lines[k])
+        match = WIRE_FIELD.match(self.lines[k])
         if not match or match.group(1) != "data":
             return k
         value = match.group(2).strip()
@@ -463,7 +459,7 @@ class _MarkdownPage(PageReader[_Section]):
                     self.annotations.add(j)
                 j += 1
                 continue
-            match = _WIRE_FIELD.match(line)
+            match = WIRE_FIELD.match(line)
             if match is None:  # a comment frame
                 frames.append(WireFrame((("", line[1:].strip()),), j + 1))
                 j += 1
