@@ -9,7 +9,29 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 SPECS = ROOT / "specs"
 GENERATED = ROOT / "generated"
-SEEDS = ROOT.parent / "shared" / "seeds"
+SHARED = ROOT.parent / "shared"
+SEEDS = SHARED / "seeds"
+
+# The seed documents the project started from (../shared/seeds/NNN_*.txt) are held verbatim under
+# specs/; their SHA-256 is recorded here so a fresh clone (which has no ../shared) still proves it.
+SEED_SPECS = {
+    "000": ("deepseek/asyncapi-page.txt", "a9682a0dc9885155953e341829729a78ff81d40c001ad11bff0886eac45dcdb5"),
+    "001": ("deepseek/api-docs.txt", "6b73da1eff42f581c63c78280d3b285ff108e7890b3845e5a5d6a1bf51a852b5"),
+    "002": ("mistral/asyncapi-page.txt", "3fbe8735bc10235c2b26dd9c25d401471d71e04b7e786d390fbeef90635f6943"),
+    "003": ("xerotier/streaming-api.md", "94369549a878d0b56fdb35bd125d8bfdb3b34861767fe7a485e0e1d2279878ec"),
+    "004": ("siliconstorm/inference-api.md", "fdab3b10947d414055f6563858e4e06353cd04791e7904d682e96c6c3e46f2c4"),
+}
+
+
+def shared_path(*parts: str) -> Path:
+    """A path under ``../shared`` (third-party corpora, the seeds), or skip the test with the reason.
+
+    A user's fresh clone has no ``../shared``; the tests that need it skip instead of failing.
+    """
+    path = SHARED.joinpath(*parts)
+    if not path.exists():
+        pytest.skip(f"needs {path} (third-party data outside the repository; absent in a fresh clone)")
+    return path
 
 
 def sse_body(data_lines: list[str], line_end: str = "\n") -> bytes:

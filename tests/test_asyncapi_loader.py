@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 
 import pytest
 
-from conftest import SEEDS, SPECS
+from conftest import SEED_SPECS, SPECS, shared_path
 from generator.diagnostics import Severity
 from generator.load import load_provider
 from generator.sources import detect
@@ -20,9 +21,17 @@ def _codes(provider: str) -> dict[str, list[tuple[str, int, str]]]:
     return codes
 
 
-def test_specs_hold_the_seeds_byte_for_byte() -> None:
-    assert (SPECS / "deepseek" / "asyncapi-page.txt").read_bytes() == next(SEEDS.glob("000_*.txt")).read_bytes()
-    assert (SPECS / "mistral" / "asyncapi-page.txt").read_bytes() == next(SEEDS.glob("002_*.txt")).read_bytes()
+@pytest.mark.parametrize("seed", sorted(SEED_SPECS))
+def test_specs_hold_the_seeds_byte_for_byte(seed: str) -> None:
+    path, digest = SEED_SPECS[seed]
+    assert hashlib.sha256((SPECS / path).read_bytes()).hexdigest() == digest
+
+
+@pytest.mark.parametrize("seed", sorted(SEED_SPECS))
+def test_recorded_seed_hashes_match_shared_seeds(seed: str) -> None:
+    seeds = shared_path("seeds")
+    (original,) = seeds.glob(f"{seed}_*.txt")
+    assert hashlib.sha256(original.read_bytes()).hexdigest() == SEED_SPECS[seed][1]
 
 
 def test_scraped_page_is_detected_by_content_not_name(tmp_path: Path) -> None:

@@ -1,7 +1,7 @@
 """Tests of the markdown streaming-page loader (generator/sources/markdown_page.py).
 
 The real page is seed 003 (Xerotier "Streaming API", markdown as scraped), read
-both from ``shared/seeds`` and from its byte-identical copy under ``specs/``;
+from its verbatim copy under ``specs/``;
 each scraped quirk also has a small synthetic page of its own.
 """
 
@@ -24,8 +24,6 @@ from page_helpers import page_message as _message
 from generator.sources.markdown_page import load_markdown_page, looks_like_markdown_streaming_page
 
 ROOT = Path(__file__).resolve().parents[1]
-SEEDS = Path(__file__).resolve().parents[2] / "shared" / "seeds"
-SEED = SEEDS / "003_59cba82df053fe72.txt"
 SPEC = ROOT / "specs" / "xerotier" / "streaming-api.md"
 FILE = "xerotier/streaming-api.md"
 
@@ -35,11 +33,10 @@ def _load(text: str, file: str = FILE) -> tuple[PageResult, Diagnostics]:
     return load_markdown_page(text, file, diagnostics), diagnostics
 
 
-@pytest.fixture(scope="module", params=["seed", "spec"])
-def source(request: pytest.FixtureRequest) -> str:
-    """The page text, from the seed and from its copy under specs/."""
-    path = SEED if request.param == "seed" else SPEC
-    return path.read_text(encoding="utf-8")
+@pytest.fixture(scope="module")
+def source() -> str:
+    """The page text, from its verbatim copy under specs/ (tests/conftest.py SEED_SPECS proves the copy)."""
+    return SPEC.read_text(encoding="utf-8")
 
 
 @pytest.fixture(scope="module")
@@ -66,13 +63,9 @@ def lines(source: str) -> list[str]:
 # -- the seed ---------------------------------------------------------------------------
 
 
-def test_spec_copy_is_byte_identical_to_the_seed() -> None:
-    assert SPEC.read_bytes() == SEED.read_bytes()
-
-
 def test_detects_markdown_streaming_page_by_content(source: str) -> None:
     assert looks_like_markdown_streaming_page(source)
-    assert not looks_like_markdown_streaming_page((SEEDS / "004_5d8d48e84c8e7dc2.txt").read_text(encoding="utf-8"))
+    assert not looks_like_markdown_streaming_page((ROOT / "specs" / "siliconstorm" / "inference-api.md").read_text(encoding="utf-8"))
     assert not looks_like_markdown_streaming_page((ROOT / "specs" / "deepseek" / "asyncapi-page.txt").read_text(encoding="utf-8"))
     assert not looks_like_markdown_streaming_page("# Title\n\nJust prose.\n")
     assert not looks_like_markdown_streaming_page("")
