@@ -1,4 +1,5 @@
-"""generated/ is the golden record: regenerating must reproduce it byte for byte."""
+"""Golden records: regenerating must reproduce generated/ byte for byte, and the IR and diagnostics
+of every provider must match tests/golden/ (refreshed on purpose by tests/golden/regen.py)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from conftest import GENERATED, ROOT, SPECS
+from golden import regen as golden_records
 
 
 def _generate(out: Path, hashseed: str) -> subprocess.CompletedProcess[str]:
@@ -50,3 +54,11 @@ def test_output_is_identical_across_hash_seeds(tmp_path: Path) -> None:
         assert result.returncode == 0, result.stderr
         trees.append(_tree(out))
     assert trees[0] == trees[1] == trees[2]
+
+
+@pytest.mark.parametrize("provider", golden_records.providers())
+def test_ir_and_diagnostics_match_the_golden_records(provider: str) -> None:
+    ir_json, diagnostics = golden_records.ir_and_diagnostics(provider)
+    golden = Path(golden_records.__file__).parent
+    assert ir_json == (golden / "ir" / f"{provider}.json").read_text(encoding="utf-8"), "refresh on purpose: tests/golden/regen.py"
+    assert diagnostics == (golden / "diagnostics" / f"{provider}.txt").read_text(encoding="utf-8")
