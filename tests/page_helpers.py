@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from generator.diagnostics import Diagnostics
-from generator.ir import Message, Schema
-from generator.sources.examples import PageResult
+from ssegen.diagnostics import Diagnostics
+from ssegen.ir import Message, Schema
+from ssegen.sources.examples import PageResult
 
 
 def page_message(page: PageResult, name: str) -> Message:

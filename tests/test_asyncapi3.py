@@ -31,10 +31,10 @@ import pytest
 from click.testing import CliRunner
 
 from conftest import GENERATED, ROOT, SPECS
-from generator.cli import main
-from generator.diagnostics import Diagnostic
-from generator.ir import to_jsonable
-from generator.load import load_provider
+from ssegen.cli import main
+from ssegen.diagnostics import Diagnostic
+from ssegen.ir import to_jsonable
+from ssegen.load import load_provider
 
 INPUTS = ROOT / "tests" / "asyncapi3"
 VARIANTS = [

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from conftest import SEED_SPECS, SPECS, shared_path
-from generator.diagnostics import Severity
-from generator.load import load_provider
-from generator.sources import detect
+from ssegen.diagnostics import Severity
+from ssegen.load import load_provider
+from ssegen.sources import detect
 
 
 def _codes(provider: str) -> dict[str, list[tuple[str, int, str]]]:
@@ -132,7 +132,7 @@ def test_names_do_not_depend_on_key_order(tmp_path: Path) -> None:
     assert reordered is not None and original is not None
 
     def names(schema: object, acc: set[str]) -> set[str]:
-        from generator.ir import Schema
+        from ssegen.ir import Schema
 
         assert isinstance(schema, Schema)
         if schema.name:

@@ -14,7 +14,7 @@ import yaml
 from click.testing import CliRunner
 
 from conftest import ROOT, SPECS
-from generator.cli import main
+from ssegen.cli import main
 
 
 @pytest.fixture
@@ -82,12 +82,12 @@ def test_check_fails_after_a_spec_edit_naming_stale_files_and_passes_after_regen
 
 def test_noop_check_answers_from_the_manifest_without_building(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert _run("generate")[0] == 0
-    import generator.pipeline
+    import ssegen.pipeline
 
     def refuse(*args: object, **kwargs: object) -> None:
         raise AssertionError("check rebuilt although nothing changed")
 
-    monkeypatch.setattr(generator.pipeline, "build", refuse)
+    monkeypatch.setattr(ssegen.pipeline, "build", refuse)
     assert _run("check")[0] == 0
 
 
@@ -150,7 +150,7 @@ def test_watch_regenerates_on_spec_change_and_survives_a_broken_spec(project: Pa
     log = project / "watch.log"
     with log.open("w") as sink:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "generator", "watch", "--debounce", "100"],
+            [sys.executable, "-m", "ssegen", "watch", "--debounce", "100"],
             cwd=project,
             stdout=sink,
             stderr=subprocess.STDOUT,

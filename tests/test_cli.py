@@ -9,7 +9,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from conftest import SPECS
-from generator.cli import main
+from ssegen.cli import main
 
 
 def _copy_specs(tmp_path: Path) -> Path:

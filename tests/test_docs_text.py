@@ -8,11 +8,11 @@ from collections import Counter
 import pytest
 
 from conftest import ROOT, SEED_SPECS, SPECS
-from generator.diagnostics import Diagnostics, Severity
-from generator.ir import Channel, Message, Property, Provenance, Provider, Schema
-from generator.load import load_provider
-from generator.merge_docs import merge_docs
-from generator.sources.docs_text import DocsResult, FieldFact, load_docs_text, looks_like_docs_text
+from ssegen.diagnostics import Diagnostics, Severity
+from ssegen.ir import Channel, Message, Property, Provenance, Provider, Schema
+from ssegen.load import load_provider
+from ssegen.merge_docs import merge_docs
+from ssegen.sources.docs_text import DocsResult, FieldFact, load_docs_text, looks_like_docs_text
 
 DOCS = SPECS / "deepseek" / "api-docs.txt"
 DOCS_REL = "deepseek/api-docs.txt"

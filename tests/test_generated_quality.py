@@ -20,6 +20,6 @@ def test_generated_code_passes_mypy_strict() -> None:
     assert status == 0, stdout + stderr
 
 
-def test_generator_package_passes_mypy() -> None:
-    stdout, stderr, status = mypy_api.run(["--no-incremental", str(ROOT / "generator")])
+def test_ssegen_package_passes_mypy() -> None:
+    stdout, stderr, status = mypy_api.run(["--no-incremental", str(ROOT / "src" / "ssegen")])
     assert status == 0, stdout + stderr

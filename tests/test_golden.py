@@ -18,7 +18,7 @@ from golden import regen as golden_records
 def _generate(out: Path, hashseed: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONHASHSEED": hashseed}
     return subprocess.run(
-        [sys.executable, "-m", "generator", "generate", "--specs", str(SPECS), "--out", str(out), "-q"],
+        [sys.executable, "-m", "ssegen", "generate", "--specs", str(SPECS), "--out", str(out), "-q"],
         cwd=ROOT,
         env=env,
         capture_output=True,

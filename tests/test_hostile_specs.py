@@ -54,7 +54,7 @@ from conftest import ROOT
 CORPUS = ROOT / "tests" / "specs_with_errors"
 CASES = sorted(p.name for p in CORPUS.iterdir() if (p / "expected.json").is_file())
 PWNED = Path("/tmp/ssegen-pwned")  # what the injection payloads try to create
-#: Diagnostics of the code model (generator/codegen.py): `ssegen ir` stops before it.
+#: Diagnostics of the code model (src/ssegen/codegen.py): `ssegen ir` stops before it.
 CODE_MODEL_CODES = frozenset(
     {"identifier-collision", "identifier-lossy", "identifier-renamed", "message-not-object", "name-conflict", "provider-name-invalid", "vendor-tag-fields"}
 )
@@ -78,7 +78,7 @@ def _run_case(job: tuple[str, str]) -> dict[str, Any]:
     """Run ``ssegen generate`` and ``ssegen ir`` on one case (in a worker process)."""
     from click.testing import CliRunner
 
-    from generator.cli import main
+    from ssegen.cli import main
 
     case, root = job
     specs = CORPUS / case
@@ -284,7 +284,7 @@ def test_provider_folder_name_with_newlines_cannot_inject(tmp_path: Path) -> Non
     """A provider folder name is provider-controlled too (a newline is legal in a POSIX file name)."""
     from click.testing import CliRunner
 
-    from generator.cli import main
+    from ssegen.cli import main
 
     name = 'x\nimport os\nos.system("id")\n#'
     (tmp_path / "specs" / name).mkdir(parents=True)

@@ -1,4 +1,4 @@
-"""Tests of the HTML-table page loader (generator/sources/html_page.py).
+"""Tests of the HTML-table page loader (src/ssegen/sources/html_page.py).
 
 The real page is seed 004 (Siliconstorm/MindIE inference API: markdown with
 HTML tables, two translations of one document), read from its
@@ -15,14 +15,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from generator.diagnostics import Diagnostics
-from generator.ir import dumps
-from generator.sources.examples import PageResult
+from ssegen.diagnostics import Diagnostics
+from ssegen.ir import dumps
+from ssegen.sources.examples import PageResult
 
 from page_helpers import diagnostic_lines as _codes
 from page_helpers import member_schema as _member
 from page_helpers import page_message as _message
-from generator.sources.html_page import ErrorCode, load_html_page, looks_like_html_table_page
+from ssegen.sources.html_page import ErrorCode, load_html_page, looks_like_html_table_page
 
 ROOT = Path(__file__).resolve().parents[1]
 SPEC = ROOT / "specs" / "siliconstorm" / "inference-api.md"
@@ -129,7 +129,7 @@ def test_finish_reason_enum_lists_only_the_streaming_values(page: PageResult, di
 
 
 def test_examples_sending_null_widen_the_schema_in_the_provider() -> None:
-    from generator.load import load_provider
+    from ssegen.load import load_provider
 
     result = load_provider(ROOT / "specs", "siliconstorm")
     assert result.provider is not None

@@ -1,4 +1,4 @@
-"""Tests of the markdown streaming-page loader (generator/sources/markdown_page.py).
+"""Tests of the markdown streaming-page loader (src/ssegen/sources/markdown_page.py).
 
 The real page is seed 003 (Xerotier "Streaming API", markdown as scraped), read
 from its verbatim copy under ``specs/``;
@@ -14,14 +14,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from generator.diagnostics import Diagnostics
-from generator.ir import dumps
-from generator.sources.examples import PageResult
+from ssegen.diagnostics import Diagnostics
+from ssegen.ir import dumps
+from ssegen.sources.examples import PageResult
 
 from page_helpers import diagnostic_lines as _codes
 from page_helpers import member_schema as _member
 from page_helpers import page_message as _message
-from generator.sources.markdown_page import load_markdown_page, looks_like_markdown_streaming_page
+from ssegen.sources.markdown_page import load_markdown_page, looks_like_markdown_streaming_page
 
 ROOT = Path(__file__).resolve().parents[1]
 SPEC = ROOT / "specs" / "xerotier" / "streaming-api.md"

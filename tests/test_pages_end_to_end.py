@@ -12,7 +12,7 @@ from generated.siliconstorm import ERROR_CODES as SILICONSTORM_ERRORS
 from generated.xerotier import CHANNELS as XEROTIER
 from generated.xerotier import VendorEvent
 from generated.xerotier import models as xt
-from generator.cli import main
+from ssegen.cli import main
 
 CHAT = "/chat/completions"
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 from dataclasses import replace
 
 from conftest import SPECS
-from generator.diagnostics import Diagnostics, Severity
-from generator.ir import ExampleStream, Provenance, StreamEvent
-from generator.load import load_provider
-from generator.reconcile import reconcile_examples
+from ssegen.diagnostics import Diagnostics, Severity
+from ssegen.ir import ExampleStream, Provenance, StreamEvent
+from ssegen.load import load_provider
+from ssegen.reconcile import reconcile_examples
 
 
 def _delta_role(provider: object) -> object:

@@ -21,7 +21,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 ROOT = Path(__file__).resolve().parents[1]
-TEMPLATE = ROOT / "templates" / "sse.py.jinja"
+TEMPLATE = ROOT / "src" / "ssegen" / "templates" / "sse.py.jinja"
 
 
 def _load() -> Any:

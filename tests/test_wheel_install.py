@@ -32,7 +32,7 @@ def test_wheel_installs_into_a_fresh_venv_and_generates_the_golden_output(tmp_pa
     work = tmp_path / "elsewhere"
     shutil.copytree(SPECS, work / "specs")
     ssegen = env_dir / "bin" / "ssegen"
-    where = subprocess.run([str(python), "-c", "import generator; print(generator.__file__)"], cwd=work, capture_output=True, text=True, check=True)
+    where = subprocess.run([str(python), "-c", "import ssegen; print(ssegen.__file__)"], cwd=work, capture_output=True, text=True, check=True)
     assert where.stdout.strip().startswith(str(env_dir)), "the wheel, not the source tree, must be imported"
     run = subprocess.run([str(ssegen), "generate", "-q"], cwd=work, capture_output=True, text=True, check=False)
     assert run.returncode == 0, run.stdout + run.stderr

@@ -19,7 +19,7 @@ GOLDEN = Path(__file__).resolve().parent
 def ir_and_diagnostics(provider: str) -> tuple[str, str]:
     """``(ir_json, diagnostics_text)`` of ``provider`` as ``ssegen ir`` prints them (stdout, stderr)."""
     result = subprocess.run(
-        [sys.executable, "-m", "generator", "ir", "--specs", str(ROOT / "specs"), provider],
+        [sys.executable, "-m", "ssegen", "ir", "--specs", str(ROOT / "specs"), provider],
         cwd=ROOT,
         capture_output=True,
         text=True,

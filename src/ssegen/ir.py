@@ -1,6 +1,6 @@
 """The intermediate model (IR): what a provider streams, independent of source format.
 
-Every loader (``generator.sources``) produces these frozen dataclasses and every
+Every loader (``ssegen.sources``) produces these frozen dataclasses and every
 emitter consumes them; nothing else crosses that boundary.  The tree is
 Provider -> Channel -> Message -> payload Schema, and every node carries a
 :class:`Provenance` (source file, line, JSON pointer) so that any fact in the
@@ -323,7 +323,7 @@ def rewrite_payloads(provider: Provider, fn: Callable[[Schema, Message, bool], S
     nothing changes); the rewrite is top-down, descending into the returned
     node's member schemas, items and variants.  Unchanged subtrees keep their
     identity, so a provider nothing changed in comes back as the same object.
-    Used by the merge steps (:mod:`generator.merge_docs`, :mod:`generator.reconcile`).
+    Used by the merge steps (:mod:`ssegen.merge_docs`, :mod:`ssegen.reconcile`).
     """
     memo: dict[tuple[int, str, bool], Schema] = {}
 

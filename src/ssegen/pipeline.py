@@ -1,8 +1,8 @@
 """The whole job, sources -> IR -> files, for ``generate`` and ``check``.
 
-One direction of data flow: :func:`generator.load.load_provider` reads a
-provider folder into IR, :func:`generator.emit.render_provider` turns IR into
-file contents, and only then does :mod:`generator.output` compare them with the
+One direction of data flow: :func:`ssegen.load.load_provider` reads a
+provider folder into IR, :func:`ssegen.emit.render_provider` turns IR into
+file contents, and only then does :mod:`ssegen.output` compare them with the
 output folder and its manifest, and write.  A provider whose sources have errors
 is skipped (its previous output and manifest entry are kept, and the error names
 the file, line and pointer); the other providers go on.
@@ -139,7 +139,7 @@ def generate(specs: Path, out: Path, reports: list[ProviderReport], *, all_provi
     """Bring ``out`` up to date; return the plan and the paths written.
 
     Hand-edited generated files and files ssegen did not write are left alone
-    (see :class:`generator.output.Plan`) unless ``force``.
+    (see :class:`ssegen.output.Plan`) unless ``force``.
     """
     files, old = produce(specs, out, reports, all_providers)
     todo = plan(out, files, _scanned(reports, old, all_providers), old)

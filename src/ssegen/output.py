@@ -22,7 +22,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass, field
-from importlib import metadata
+from importlib import metadata, resources
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -30,12 +30,8 @@ MANIFEST = "ssegen-manifest.json"
 
 
 def templates_dir() -> Path:
-    """The templates folder: ``templates/`` of a source checkout, else the installed copy."""
-    here = Path(__file__).resolve().parent
-    for candidate in (here.parent / "templates", here / "templates"):
-        if (candidate / "models.py.jinja").is_file():
-            return candidate
-    raise FileNotFoundError("ssegen templates not found (expected templates/ beside generator/)")
+    """The ``ssegen/templates`` folder, as a package resource (a real folder: ssegen is never zipped)."""
+    return Path(str(resources.files("ssegen") / "templates"))
 
 
 def version() -> str:

@@ -95,7 +95,7 @@ class Diagnostics:
 
     def at(self, place: Place, code: str, severity: Severity, message: str) -> Diagnostic:
         """Record a diagnostic at ``place`` (anything with ``file``, ``line`` and
-        ``pointer``, e.g. an IR :class:`~generator.ir.Provenance`)."""
+        ``pointer``, e.g. an IR :class:`~ssegen.ir.Provenance`)."""
         return self.add(code, severity, message, file=place.file, line=place.line, pointer=place.pointer)
 
     def extend(self, other: Iterable[Diagnostic]) -> None:

@@ -3,7 +3,7 @@
 The page is a Docusaurus OpenAPI page scraped to plain text: headings, tabs and
 schema trees are gone, and what is left is one line per rendered element.  It
 is not a spec (field names are mostly lost, nesting is gone), so this loader
-yields *facts* about fields, not IR schemas; :mod:`generator.merge_docs`
+yields *facts* about fields, not IR schemas; :mod:`ssegen.merge_docs`
 matches them to the members of an AsyncAPI schema of the same endpoint.
 
 Layout of the page (seed 001 line numbers)::

@@ -119,7 +119,7 @@ class ExampleStream:
         return tuple(line for _, line in self._events())
 
     def to_ir(self, channel: str) -> IRExampleStream:
-        """This stream as an IR :class:`~generator.ir.ExampleStream` sent on ``channel``."""
+        """This stream as an IR :class:`~ssegen.ir.ExampleStream` sent on ``channel``."""
         events = tuple(
             StreamEvent(
                 data=e.data,
@@ -450,7 +450,7 @@ def refine_with_instances(
     Objects without documented members (``usage: object``) are left alone.
     Values that contradict the schema (``null``, another type, a new enum value)
     are not handled here but by the provider-wide merge step
-    :func:`generator.reconcile.reconcile_examples`, for every source alike.
+    :func:`ssegen.reconcile.reconcile_examples`, for every source alike.
     Deterministic: members are visited in schema order, instances in page order.
     """
     return _refine(schema, list(instances), diagnostics, frozenset(add_members), set())

@@ -2,14 +2,14 @@
 
 The AsyncAPI document of a provider (seed 000 for DeepSeek) gives the schema;
 the provider's API reference page (seed 001, read by
-:mod:`generator.sources.docs_text`) states the same members in other words,
+:mod:`ssegen.sources.docs_text`) states the same members in other words,
 sometimes with other enum values.  :func:`merge_docs` finds, for every fact of
 the page, the schema member it describes, reports each match and each
-difference, and reconciles them in a new :class:`~generator.ir.Provider`.
+difference, and reconciles them in a new :class:`~ssegen.ir.Provider`.
 
 Matching (deterministic, one fact per member and one member per fact):
 
-* candidates are the object members (:class:`~generator.ir.Property`) of every
+* candidates are the object members (:class:`~ssegen.ir.Property`) of every
   message payload on the channel whose address is the page's endpoint,
   recursively through array items and union variants; a member is one
   declaration (file + JSON pointer), however many places use it;
@@ -165,7 +165,7 @@ def merge_docs(provider: Provider, docs: DocsResult, diagnostics: Diagnostics) -
 
     Args:
         provider: the IR from the provider's specs (seed 000 for DeepSeek).
-        docs: the page read by :func:`generator.sources.docs_text.load_docs_text`
+        docs: the page read by :func:`ssegen.sources.docs_text.load_docs_text`
             (seed 001); only its ``stream`` and ``response`` facts are used.
         diagnostics: receives one diagnostic per match, difference and unmatched
             fact (codes in the module docstring).

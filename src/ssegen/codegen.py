@@ -17,7 +17,7 @@ without notice):
   "always present, may be null" does not).
 
 The strict view of the spec (every enum, every ``null``) is the normalized JSON
-Schema (:mod:`generator.schema_export`), used by ``ssegen conform``.
+Schema (:mod:`ssegen.schema_export`), used by ``ssegen conform``.
 """
 
 from __future__ import annotations

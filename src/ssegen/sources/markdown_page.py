@@ -49,7 +49,7 @@ What the page yields (names built from the page, never counters):
   example stream omits the member (:func:`.examples.refine_with_instances`).
 * one ``vendor`` message per ``x_*`` event type (table rows, and prose-only
   sections titled ``... (x_name)`` with a ``Fields:`` line or a JSON example),
-  named by :class:`~generator.naming.ClassName` of the type
+  named by :class:`~ssegen.naming.ClassName` of the type
   (``x_research.searching`` -> ``XResearchSearching``); payload ``type`` is a
   required one-value string enum, the other fields come from ``Fields: ...``:
   ``name (note)`` items split on top-level commas; the note is the description

@@ -1,7 +1,7 @@
 """The ``ssegen`` command line (click).
 
 Settings come from ``[tool.ssegen]`` in the nearest ``pyproject.toml`` (see
-:mod:`generator.config`); flags override them.  Exit codes: 0 success (warnings
+:mod:`ssegen.config`); flags override them.  Exit codes: 0 success (warnings
 allowed), 1 the job found a problem (errors in specs, stale output, a
 non-conforming stream), 2 usage errors (click's own).
 
@@ -218,7 +218,7 @@ def check(specs: Path | None, out: Path | None, package: str | None, providers: 
 @click.option("--debounce", default=300, show_default=True, help="Milliseconds to wait for more changes before regenerating.")
 @click.argument("providers", nargs=-1)
 def watch(specs: Path | None, out: Path | None, package: str | None, debounce: int, providers: tuple[str, ...]) -> None:
-    """Regenerate whenever a spec (or, in a source checkout, a template) changes.
+    """Regenerate whenever a spec (or a template of ssegen's, when editing ssegen itself) changes.
 
     Generates once at start, then watches --specs with watchfiles, ignoring the
     output folder, so it never loops on its own output.  A spec broken
@@ -230,10 +230,7 @@ def watch(specs: Path | None, out: Path | None, package: str | None, debounce: i
 
     config = _config(specs=specs, out=out, package=package, providers=providers or None)
     out_root = config.out.resolve()
-    roots = [config.specs.resolve()]
-    templates = templates_dir()
-    if templates.parent.joinpath("pyproject.toml").is_file():  # a source checkout: templates are editable
-        roots.append(templates)
+    roots = [config.specs.resolve(), templates_dir()]
 
     def relevant(change: watchfiles.Change, path: str) -> bool:
         resolved = Path(path).resolve()

@@ -1,15 +1,15 @@
 """Load a provider folder (``specs/<provider>/``) into one IR :class:`Provider`.
 
 A provider is a folder; every file in it is a source.  Each source is detected
-by content (:func:`generator.sources.detect`) and read by the loader of its
+by content (:func:`ssegen.sources.detect`) and read by the loader of its
 format into IR parts; then the merge steps run, in this order:
 
 1. channels from every source are combined by address, messages by name (the
    first source, in path order, wins a conflict, with a diagnostic);
 2. facts of a flattened docs page (seed 001) are matched to the schema fields
-   they describe and reconciled (:func:`generator.merge_docs.merge_docs`);
+   they describe and reconciled (:func:`ssegen.merge_docs.merge_docs`);
 3. schemas are widened where the provider's own examples contradict them
-   (:func:`generator.reconcile.reconcile_examples`).
+   (:func:`ssegen.reconcile.reconcile_examples`).
 
 A source that cannot be read gives an error diagnostic naming it, and the other
 sources of the provider are still used.

@@ -22,7 +22,7 @@ import jinja2
 from .codegen import CodeModel, FieldSpec, build_code_model
 from .diagnostics import Diagnostics
 from .ir import Provider
-from .output import templates_dir, version
+from .output import version
 from .schema_export import export_provider
 
 
@@ -74,7 +74,7 @@ def docstring(text: str, attributes: Iterable[FieldSpec] = ()) -> str:
 def _environment() -> jinja2.Environment:
     """The template environment, built once per process (templates compile once)."""
     env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(templates_dir())),
+        loader=jinja2.PackageLoader("ssegen", "templates"),
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,

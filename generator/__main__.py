@@ -1,5 +1,0 @@
-"""``python -m generator``: the ssegen command line."""
-
-from .cli import main
-
-main()

@@ -1,0 +1,5 @@
+"""``python -m ssegen``: the ssegen command line."""
+
+from .cli import main
+
+main()
