@@ -11,7 +11,7 @@ from conftest import ROOT, SEED_SPECS, SPECS
 from ssegen.diagnostics import Diagnostics, Severity
 from ssegen.ir import Channel, Message, Property, Provenance, Provider, Schema
 from ssegen.load import load_provider
-from ssegen.merge_docs import merge_docs
+from ssegen.normalize.docs import merge_docs
 from ssegen.sources.docs_text import DocsResult, FieldFact, load_docs_text, looks_like_docs_text
 
 DOCS = SPECS / "deepseek" / "api-docs.txt"

@@ -8,7 +8,7 @@ from conftest import SPECS
 from ssegen.diagnostics import Diagnostics, Severity
 from ssegen.ir import ExampleStream, Provenance, StreamEvent
 from ssegen.load import load_provider
-from ssegen.reconcile import reconcile_examples
+from ssegen.normalize.examples import reconcile_examples
 
 
 def _delta_role(provider: object) -> object:

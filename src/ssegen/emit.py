@@ -23,7 +23,7 @@ from .codegen import CodeModel, FieldSpec, build_code_model
 from .diagnostics import Diagnostics
 from .ir import Provider
 from .output import version
-from .schema_export import export_provider
+from .normalize.jsonschema import export_provider
 
 
 def pyrepr(value: Any) -> str:

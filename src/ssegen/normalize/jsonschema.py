@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .ir import Provider, Schema
+from ..ir import Provider, Schema
 
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
 

@@ -65,9 +65,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
-from .diagnostics import Diagnostics, Severity
-from .ir import Message, Property, Provider, Provenance, Scalar, Schema, rewrite_payloads
-from .sources.docs_text import DocsResult, FieldFact
+from ..diagnostics import Diagnostics, Severity
+from ..ir import Message, Property, Provider, Provenance, Scalar, Schema, rewrite_payloads
+from ..sources.docs_text import DocsResult, FieldFact
 
 #: Lowest score at which a fact is taken to describe a member.  On seeds
 #: 000/001 the stream facts' right members score 0.57-0.99 and their best wrong

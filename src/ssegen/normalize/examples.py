@@ -23,9 +23,9 @@ from typing import Any
 
 import jsonschema
 
-from .diagnostics import Diagnostics, Severity
-from .ir import Channel, Message, Property, Provenance, Provider, Schema, json_type, rewrite_payloads
-from .schema_export import export_provider
+from ..diagnostics import Diagnostics, Severity
+from ..ir import Channel, Message, Property, Provenance, Provider, Schema, json_type, rewrite_payloads
+from .jsonschema import export_provider
 
 
 @dataclass(frozen=True)

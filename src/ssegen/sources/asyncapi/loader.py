@@ -20,12 +20,12 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from ..diagnostics import Diagnostics, Severity
-from ..ir import Channel, Example, Message, MessageKind, Provenance, Schema, Server
-from ..naming import ClassName, pascal
-from .document import Document
-from .refs import RefError, RefResolver
-from .schema import Location, SchemaConverter
+from ...diagnostics import Diagnostics, Severity
+from ...ir import Channel, Example, Message, MessageKind, Provenance, Schema, Server
+from ...naming import ClassName, pascal
+from ..document import Document
+from ..refs import RefError, RefResolver
+from ..schema import Location, SchemaConverter
 
 _INFO_STRING_FIELDS = {
     "/info/title",

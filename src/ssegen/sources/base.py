@@ -1,0 +1,70 @@
+"""What every source loader is given and what it gives back (the loader contract).
+
+A loader reads one file of a provider folder into a :class:`SourceResult`: IR parts
+(channels, servers, error codes, example streams) plus, for a flattened docs page,
+field facts that :mod:`ssegen.normalize.docs` matches to the schema after the merge.
+Loaders never raise for bad input: what they notice goes to the diagnostics, with
+the file, line and JSON pointer.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..ir import Channel, ErrorCode, ExampleStream, Server
+from .refs import RefResolver
+
+if TYPE_CHECKING:
+    from .docs_text import DocsResult
+
+
+@dataclass(frozen=True)
+class SourceInput:
+    """One source file, as detected.
+
+    Attributes:
+        path: the file on disk.
+        file: its path relative to the specs folder (POSIX separators), used in provenance.
+        text: the whole file, decoded as UTF-8.
+        document: the part of ``text`` that holds the document (after a scraped page's
+            preamble for ``asyncapi-page``; else ``text``).
+        line_offset: lines of ``text`` before ``document`` (so provenance lines stay 1-based
+            lines of the file).
+        resolver: the provider's ``$ref`` resolver, shared by every source of the folder.
+    """
+
+    path: Path
+    file: str
+    text: str
+    document: str
+    line_offset: int
+    resolver: RefResolver
+
+
+@dataclass(frozen=True)
+class SourceResult:
+    """What one source contributes to a provider, before the merge steps.
+
+    Attributes:
+        file: the source's path relative to the specs folder.
+        title, version, description: the API's own words ("" when the source has none);
+            the first source in path order that states one wins.
+        channels: channels with their server-sent messages, in source order.
+        servers: declared servers.
+        error_codes: documented error codes.
+        example_streams: example streams in wire form (IR), in source order.
+        docs: field facts of a flattened docs page, reconciled after the merge
+            (None for every other format).
+    """
+
+    file: str
+    title: str = ""
+    version: str = ""
+    description: str = ""
+    channels: tuple[Channel, ...] = ()
+    servers: tuple[Server, ...] = ()
+    error_codes: tuple[ErrorCode, ...] = ()
+    example_streams: tuple[ExampleStream, ...] = ()
+    docs: DocsResult | None = None
