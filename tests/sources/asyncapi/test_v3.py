@@ -1,7 +1,7 @@
 """AsyncAPI 3.0: the DeepSeek and Mistral seeds converted to 3.0 generate the same packages.
 
-The inputs under ``tests/asyncapi3/`` were produced from the 2.6 seeds by the
-hand-written ``tests/asyncapi3/convert.py`` (checked below to be reproducible):
+The inputs under ``tests/sources/asyncapi/v3/`` were produced from the 2.6 seeds by the
+hand-written ``tests/sources/asyncapi/v3/convert.py`` (checked below to be reproducible):
 
 * ``<provider>-3.0/spec.yaml``: one AsyncAPI 3.0.0 document (channels keyed by id
   with ``address``, ``messages`` maps referencing ``components/messages``,
@@ -36,7 +36,7 @@ from ssegen.diagnostics import Diagnostic
 from ssegen.ir import to_jsonable
 from ssegen.load import load_provider
 
-INPUTS = ROOT / "tests" / "asyncapi3"
+INPUTS = ROOT / "tests" / "sources" / "asyncapi" / "v3"
 VARIANTS = [
     ("deepseek", "deepseek-3.0"),
     ("deepseek", "deepseek-split"),
@@ -172,12 +172,12 @@ def test_split_part_read_through_ref_is_not_reported_as_an_unknown_source(tmp_pa
 
 
 def test_inputs_are_what_the_converter_writes(tmp_path: Path) -> None:
-    copy = tmp_path / "tests" / "asyncapi3"
+    copy = tmp_path / "tests" / "sources" / "asyncapi" / "v3"
     shutil.copytree(INPUTS, copy, ignore=shutil.ignore_patterns("__pycache__"))
     (tmp_path / "specs").symlink_to(SPECS)
     result = subprocess.run([sys.executable, str(copy / "convert.py")], capture_output=True, text=True, check=False)
     assert result.returncode == 0, result.stderr
-    assert _tree(copy) == _tree(INPUTS), "rerun tests/asyncapi3/convert.py"
+    assert _tree(copy) == _tree(INPUTS), "rerun tests/sources/asyncapi/v3/convert.py"
 
 
 def test_3_0_documents_use_the_3_0_structure() -> None:

@@ -1,7 +1,7 @@
 """Hand-written converter: the AsyncAPI 2.6 seeds -> AsyncAPI 3.0.0 test inputs.
 
-Run from the repository root (``.venv/bin/python tests/asyncapi3/convert.py``); it
-rewrites the committed inputs under ``tests/asyncapi3/``:
+Run from the repository root (``.venv/bin/python tests/sources/asyncapi/v3/convert.py``); it
+rewrites the committed inputs under ``tests/sources/asyncapi/v3/``:
 
 * ``<provider>-3.0/spec.yaml``: one AsyncAPI 3.0.0 document;
 * ``<provider>-split/asyncapi.yaml`` + ``messages.yaml`` + ``schemas/*.yaml``: the
@@ -33,7 +33,7 @@ from urllib.parse import urlparse
 import yaml
 
 HERE = Path(__file__).resolve().parent
-ROOT = HERE.parents[1]
+ROOT = HERE.parents[3]
 RAW_MARKER = "Raw ↑"
 
 #: schema component -> file (under schemas/) of the split variant, per provider.
@@ -200,7 +200,7 @@ def split(provider: str, v3: dict[str, Any]) -> dict[str, Any]:
     return files
 
 
-HEADER = "# Converted from specs/{provider}/asyncapi-page.txt (AsyncAPI 2.6) by tests/asyncapi3/convert.py.\n"
+HEADER = "# Converted from specs/{provider}/asyncapi-page.txt (AsyncAPI 2.6) by tests/sources/asyncapi/v3/convert.py.\n"
 
 
 def main() -> int:
