@@ -1,7 +1,7 @@
 """Merge the field facts of an API docs page into a provider's IR (a merge step, not a loader).
 
-The AsyncAPI document of a provider (seed 000 for DeepSeek) gives the schema;
-the provider's API reference page (seed 001, read by
+The AsyncAPI document of a provider (``specs/deepseek/asyncapi-page.txt``) gives the schema;
+the provider's API reference page (``specs/deepseek/api-docs.txt``, read by
 :mod:`ssegen.sources.docs_text`) states the same members in other words,
 sometimes with other enum values.  :func:`merge_docs` finds, for every fact of
 the page, the schema member it describes, reports each match and each
@@ -76,7 +76,7 @@ from ..sources.docs_text import DocsResult, FieldFact
 MATCH_THRESHOLD = 0.5
 
 #: A fact whose best free member beats the second best by less than this is
-#: ambiguous and left unmatched.  On seed 001 the right stream matches lead by
+#: ambiguous and left unmatched.  On ``specs/deepseek/api-docs.txt`` the right stream matches lead by
 #: 0.12 or more; the response section's "The token." (``logprobs.content[].token``)
 #: scores 0.62 for ``usage.prompt_tokens`` and 0.57 for ``usage.total_tokens``.
 AMBIGUITY_MARGIN = 0.1
@@ -123,7 +123,7 @@ def name_coverage(name: str, description: str) -> float:
     Half is the share of the name's stems found anywhere in the description
     (``finish_reason`` in "The reason the model stopped" -> 1/2); half is whether
     the description's head word (its first content word: ``model`` in "The model
-    to generate the completion.") is one of them.  Field descriptions of seed 001
+    to generate the completion.") is one of them.  Field descriptions of ``specs/deepseek/api-docs.txt``
     start with what the field is, so the head word tells "The ID of the tool
     call" (an ``id``) from a ``tool_calls`` member.
     """
@@ -164,9 +164,9 @@ def merge_docs(provider: Provider, docs: DocsResult, diagnostics: Diagnostics) -
     """``provider`` with the facts of a docs page merged in (a new Provider; the input is unchanged).
 
     Args:
-        provider: the IR from the provider's specs (seed 000 for DeepSeek).
+        provider: the IR from the provider's specs (``specs/deepseek/asyncapi-page.txt``).
         docs: the page read by :func:`ssegen.sources.docs_text.load_docs_text`
-            (seed 001); only its ``stream`` and ``response`` facts are used.
+            (``specs/deepseek/api-docs.txt``); only its ``stream`` and ``response`` facts are used.
         diagnostics: receives one diagnostic per match, difference and unmatched
             fact (codes in the module docstring).
 

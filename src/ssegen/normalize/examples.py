@@ -1,7 +1,7 @@
 """Reconcile a provider's schemas with its own examples (a merge step).
 
 When a documented example contradicts the schema, the example is what the
-provider really sends (seed 001: DeepSeek's docs stream ends with
+provider really sends (``specs/deepseek/api-docs.txt:395``: DeepSeek's docs stream ends with
 ``"delta": {"role": null}``, which the AsyncAPI schema does not allow).  The
 schema is widened to admit it, and an ``example-widened`` warning names both
 places: the example's file:line (the diagnostic's place) and the schema's JSON

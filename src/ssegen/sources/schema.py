@@ -1,17 +1,21 @@
 """JSON Schema objects found in a source document -> normalized IR :class:`Schema`.
 
-This is where every nullability style of the seeds becomes one flag
+This is where every nullability style of the specs becomes one flag
 (``Schema.nullable``), each with its own diagnostic so a reader of the output
 knows what was rewritten:
 
-=====================  ==========================================  ======================
-source style           example (seed)                              diagnostic code
-=====================  ==========================================  ======================
-OpenAPI ``nullable``   ``nullable: true`` (DeepSeek delta)          ``nullable-keyword``
-type list              ``type: [string, 'null']`` (Mistral)         ``type-list-null``
-``oneOf`` null branch  ``oneOf: [{type: 'null'}, ...]`` (DeepSeek)  ``oneof-null-branch``
-``null`` in ``enum``   ``enum: [stop, ..., null]`` (Mistral)        ``enum-null``
-=====================  ==========================================  ======================
+=====================  ==========================================  ======================================
+source style           example                                     where (``specs/``), diagnostic code
+=====================  ==========================================  ======================================
+OpenAPI ``nullable``   ``nullable: true``                          ``deepseek/asyncapi-page.txt:431``,
+                                                                   ``nullable-keyword``
+type list              ``type: [string, 'null']``                  ``mistral/asyncapi-page.txt:496``,
+                                                                   ``type-list-null``
+``oneOf`` null branch  ``oneOf: [{type: 'null'}, ...]``            ``deepseek/asyncapi-page.txt:381``,
+                                                                   ``oneof-null-branch``
+``null`` in ``enum``   ``enum: [stop, ..., null]``                 ``mistral/asyncapi-page.txt:504``,
+                                                                   ``enum-null``
+=====================  ==========================================  ======================================
 
 A ``$ref`` with sibling keywords keeps its sibling ``description`` on the use site
 (``ref-siblings``); an always-empty array (``maxItems: 0``, Mistral's usage-only
