@@ -1,4 +1,3 @@
-{{ header }}
 """Stream runtime: typed events from SSE bytes, and the assembled result.
 
 :class:`Channel` ties a channel's message classifier (generated from the spec,
@@ -371,7 +370,12 @@ class Accumulator:
     def unknown(self, event: UnknownEvent) -> None:
         """Record an event no message matched, with its raw data."""
         self.errors.append(
-            {"kind": "unknown_event", "event": event.event, "data": event.data, "reason": event.reason}
+            {
+                "kind": "unknown_event",
+                "event": event.event,
+                "data": event.data,
+                "reason": event.reason,
+            }
         )
 
     def error(self, event: Any) -> None:
@@ -646,7 +650,9 @@ class Channel(Generic[E]):
                     handler(acc, event)
         return applied
 
-    async def aaccumulate(self, events: AsyncIterable[E], *, full_text: bool = False) -> StreamResult:
+    async def aaccumulate(
+        self, events: AsyncIterable[E], *, full_text: bool = False
+    ) -> StreamResult:
         """Assemble async ``events`` (typically ``adecode(...)``); see :meth:`accumulate`."""
         acc = Accumulator(full_text)
         apply = self.apply

@@ -1,4 +1,3 @@
-{{ header }}
 """Incremental decoder for ``text/event-stream`` (Server-Sent Events) bodies.
 
 Behaviour follows the WHATWG HTML Living Standard, section 9.2.6
@@ -96,9 +95,7 @@ class SSEError(Exception):
             this list.
     """
 
-    def __init__(
-        self, message: str, events: list[ServerSentEvent] | None = None
-    ) -> None:
+    def __init__(self, message: str, events: list[ServerSentEvent] | None = None) -> None:
         super().__init__(message)
         self.events: list[ServerSentEvent] = [] if events is None else events
 
@@ -146,8 +143,7 @@ class EventTooLargeError(SSEError):
         self, limit: int, offset: int, events: list[ServerSentEvent] | None = None
     ) -> None:
         super().__init__(
-            f"event larger than {limit} bytes"
-            f" (line starting at byte offset {offset})",
+            f"event larger than {limit} bytes" f" (line starting at byte offset {offset})",
             events,
         )
         self.limit = limit
@@ -171,7 +167,9 @@ class RawEvents(NamedTuple):
 
     def events(self) -> list[ServerSentEvent]:
         """The events as :class:`ServerSentEvent` instances."""
-        fields = zip(repeat("message"), map(bytes.decode, self.values), repeat(self.id), repeat(None))
+        fields = zip(
+            repeat("message"), map(bytes.decode, self.values), repeat(self.id), repeat(None)
+        )
         return list(map(_new_tuple, repeat(ServerSentEvent), fields))
 
 
