@@ -17,6 +17,14 @@ The decoder works on bytes, decodes each complete line once, and keeps only the
 current unterminated line and the event being built, so memory is
 O(largest event), bounded by ``max_event_bytes``. It depends only on the
 standard library.
+
+The LLM streams it serves are mostly data-only: each event one ``data:`` line
+holding a JSON chunk (specs/deepseek/asyncapi-page.txt:7,
+specs/xerotier/streaming-api.md:10-11); runs of such events take a fast path
+(:class:`RawEvents`) with the same results as the line-by-line rules.
+
+This module is ``src/ssegen/runtime/sse.py`` of ssegen, copied verbatim into
+every generated package: edit it there, then run ``ssegen generate``.
 """
 
 from __future__ import annotations
@@ -158,8 +166,12 @@ class RawEvents(NamedTuple):
     (checked valid), so that a consumer can parse them without building a
     ``str`` and a :class:`ServerSentEvent` for each.
 
+    This is the shape of nearly every event of the providers' streams
+    (specs/xerotier/streaming-api.md:10-11: ``data: {...}\\n\\n``).
+
     Attributes:
-        values: The data of each event, in stream order.
+        values: The data of each event (the line after ``data: ``, without
+            its line end), in stream order; never empty as a list.
         id: The last event ID buffer they were dispatched with.
     """
 
@@ -167,7 +179,8 @@ class RawEvents(NamedTuple):
     id: str = ""
 
     def events(self) -> list[ServerSentEvent]:
-        """The events as :class:`ServerSentEvent` instances."""
+        """The events as :class:`ServerSentEvent` instances, in stream order
+        (``ServerSentEvent("message", value.decode(), id, None)`` each)."""
         fields = zip(
             repeat("message"), map(bytes.decode, self.values), repeat(self.id), repeat(None)
         )
@@ -175,7 +188,15 @@ class RawEvents(NamedTuple):
 
 
 def expand(events: Iterable[ServerSentEvent | RawEvents]) -> list[ServerSentEvent]:
-    """The events of a :meth:`SSEDecoder.feed_raw` result, all as :class:`ServerSentEvent`."""
+    """The events of a :meth:`SSEDecoder.feed_raw` result, all as :class:`ServerSentEvent`.
+
+    Args:
+        events: :class:`ServerSentEvent` and :class:`RawEvents` items, in
+            stream order.
+
+    Returns:
+        A new list, each :class:`RawEvents` replaced by its events in place.
+    """
     out: list[ServerSentEvent] = []
     for item in events:
         if isinstance(item, RawEvents):
@@ -346,7 +367,7 @@ class SSEDecoder:
         # (_interpret, the one place for the field rules): such a block is
         # exactly an event of type "message" whose data is the line after
         # "data: ". Anything else falls back to _guarded.
-        # Invariant (hypothesis differential test
+        # Invariant (hypothesis differential test in ssegen's
         # tests/runtime/test_sse.py::test_event_runs_match_byte_at_a_time):
         # any split of a stream into reads gives the same events, error type,
         # error offset, events attached to the error, incompleteness and last
