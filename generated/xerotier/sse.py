@@ -582,7 +582,7 @@ class SSEDecoder:
         ASCII digits; other field names (case-sensitive) are ignored.
 
         The caller has decoded the lines and checked that no event can exceed
-        the size limit (:meth:`_process_exact` does so one line at a time).
+        the size limit (:meth:`_process_exact` checks both line by line).
         """
         parts = self._parts
         data_bytes = self._data_bytes

@@ -22,7 +22,8 @@ import jinja2
 from .codegen import CodeModel, FieldSpec, build_code_model
 from .diagnostics import Diagnostics
 from .ir import Provider
-from .output import RUNTIME_MODULES, runtime_source, version
+from .output import runtime_source, version
+from .runtime import MODULES as RUNTIME_MODULES
 from .schema_export import export_provider
 
 
