@@ -17,6 +17,14 @@ The decoder works on bytes, decodes each complete line once, and keeps only the
 current unterminated line and the event being built, so memory is
 O(largest event), bounded by ``max_event_bytes``. It depends only on the
 standard library.
+
+The LLM streams it serves are mostly data-only: each event one ``data:`` line
+holding a JSON chunk (specs/deepseek/asyncapi-page.txt:7,
+specs/xerotier/streaming-api.md:10-11); runs of such events take a fast path
+(:class:`RawEvents`) with the same results as the line-by-line rules.
+
+This module is ``src/ssegen/runtime/sse.py`` of ssegen, copied verbatim into
+every generated package: edit it there, then run ``ssegen generate``.
 """
 
 from __future__ import annotations
@@ -158,8 +166,12 @@ class RawEvents(NamedTuple):
     (checked valid), so that a consumer can parse them without building a
     ``str`` and a :class:`ServerSentEvent` for each.
 
+    This is the shape of nearly every event of the providers' streams
+    (specs/xerotier/streaming-api.md:10-11: ``data: {...}\\n\\n``).
+
     Attributes:
-        values: The data of each event, in stream order.
+        values: The data of each event (the line after ``data: ``, without
+            its line end), in stream order; never empty as a list.
         id: The last event ID buffer they were dispatched with.
     """
 
@@ -167,7 +179,8 @@ class RawEvents(NamedTuple):
     id: str = ""
 
     def events(self) -> list[ServerSentEvent]:
-        """The events as :class:`ServerSentEvent` instances."""
+        """The events as :class:`ServerSentEvent` instances, in stream order
+        (``ServerSentEvent("message", value.decode(), id, None)`` each)."""
         fields = zip(
             repeat("message"), map(bytes.decode, self.values), repeat(self.id), repeat(None)
         )
@@ -175,7 +188,15 @@ class RawEvents(NamedTuple):
 
 
 def expand(events: Iterable[ServerSentEvent | RawEvents]) -> list[ServerSentEvent]:
-    """The events of a :meth:`SSEDecoder.feed_raw` result, all as :class:`ServerSentEvent`."""
+    """The events of a :meth:`SSEDecoder.feed_raw` result, all as :class:`ServerSentEvent`.
+
+    Args:
+        events: :class:`ServerSentEvent` and :class:`RawEvents` items, in
+            stream order.
+
+    Returns:
+        A new list, each :class:`RawEvents` replaced by its events in place.
+    """
     out: list[ServerSentEvent] = []
     for item in events:
         if isinstance(item, RawEvents):
@@ -340,9 +361,18 @@ class SSEDecoder:
         """
         if not (self._ready and type(chunk) is bytes and chunk.find(b"\r") < 0):
             return self._feed(chunk)
-        # The common read, at an event boundary: whole events that are each a
-        # "data: " line and a blank line, taken as one RawEvents without a
-        # Python-level loop over them.
+        # Fast path: the common read, at an event boundary. Whole events that
+        # are each a "data: " line and a blank line are taken as one RawEvents
+        # without a Python-level loop, and without the line interpreter
+        # (_interpret, the one place for the field rules): such a block is
+        # exactly an event of type "message" whose data is the line after
+        # "data: ". Anything else falls back to _guarded.
+        # Invariant (hypothesis differential test in ssegen's
+        # tests/runtime/test_sse.py::test_event_runs_match_byte_at_a_time):
+        # any split of a stream into reads gives the same events, error type,
+        # error offset, events attached to the error, incompleteness and last
+        # event ID as one-byte reads, which never take a run of events (here
+        # or in _process_fast) and so apply every line through _interpret.
         offset = self.bytes_consumed  # absolute offset of chunk[0]
         self.bytes_consumed = offset + len(chunk)
         pending = self._pending
@@ -465,7 +495,7 @@ class SSEDecoder:
                 pending.clear()
             else:
                 first_start = offset
-            events = [*self._process(lines, chunk, offset, first_start)]
+            events = self._process_exact(lines, chunk, offset, first_start)
         if end + 1 < len(chunk):
             self._pending_offset = offset + end + 1
             pending += chunk[end + 1 :]
@@ -511,7 +541,9 @@ class SSEDecoder:
             # The event begun before these lines ends at the first blank line.
             start = lines.index(b"") + 1 if b"" in lines else len(lines)
         # The common case: every event is one "data: " line and a blank line,
-        # checked and dispatched as one RawEvents without a Python-level loop.
+        # checked and dispatched as one RawEvents without a Python-level loop
+        # (the same run, and invariant, as in feed_raw); other lines go
+        # through _interpret.
         stop = len(lines) - (len(lines) - start) % 2
         data_lines = lines[start:stop:2]
         simple = not any(lines[start + 1 : stop : 2]) and all(
@@ -529,17 +561,28 @@ class SSEDecoder:
             return None
         events: list[ServerSentEvent | RawEvents] = []
         if head:
-            self._lines(head, events)
+            self._interpret(head, events)
         if values:
             events.append(_new_tuple(RawEvents, (values, self._last_id)))
         if rest:
-            self._lines(rest, events)
+            self._interpret(rest, events)
         return events
 
-    def _lines(self, lines: list[str], events: list[ServerSentEvent | RawEvents]) -> None:
+    def _interpret(self, lines: list[str], events: list[ServerSentEvent | RawEvents]) -> None:
         """Apply complete ``lines`` (line ends removed), appending to ``events``.
 
-        The caller has checked that no event can exceed the size limit.
+        The line interpreter of WHATWG HTML 9.2.6, and the one place for its
+        field rules: a blank line dispatches the event (if its data buffer is
+        non-empty) and resets the event type and ``retry``; a line starting
+        with ``:`` is a comment; ``name:value`` loses one space after the
+        colon, a line without a colon is a field with an empty value;
+        ``data`` appends to the data buffer, ``event`` sets the event type,
+        ``id`` sets the last event ID buffer unless the value contains
+        U+0000, ``retry`` sets the reconnection time if the value is all
+        ASCII digits; other field names (case-sensitive) are ignored.
+
+        The caller has decoded the lines and checked that no event can exceed
+        the size limit (:meth:`_process_exact` checks both line by line).
         """
         parts = self._parts
         data_bytes = self._data_bytes
@@ -586,79 +629,41 @@ class SSEDecoder:
                     self._retry = self.reconnection_time = int(value)
         self._data_bytes = data_bytes
 
-    def _process(
+    def _process_exact(
         self, lines: list[bytes], chunk: bytes, offset: int, first_start: int
-    ) -> list[ServerSentEvent]:
-        """Apply the complete ``lines`` (line ends removed) of ``chunk``."""
-        events: list[ServerSentEvent] = []
-        parts = self._parts
-        data_bytes = self._data_bytes
+    ) -> list[ServerSentEvent | RawEvents]:
+        """Apply the complete ``lines`` (line ends removed) of ``chunk``,
+        checking the size limit and decoding line by line, so that an error
+        names the exact byte offset and carries exactly the events dispatched
+        before it; the lines are applied by :meth:`_interpret`, in batches that
+        cannot take an event over the limit."""
+        events: list[ServerSentEvent | RawEvents] = []
         limit = self._max
-        new_event = tuple.__new__  # skips NamedTuple's Python-level __new__
+        batch: list[str] = []
+        # A line adds at most its length to the data buffer (a blank line
+        # empties it): lines fitting in ``room`` cannot exceed the limit.
+        room = limit - self._data_bytes
         for i, line in enumerate(lines):
-            if not line:
-                # Blank line: dispatch the event.
-                if parts:
-                    events.append(
-                        new_event(
-                            ServerSentEvent,
-                            (
-                                self._event_type or "message",
-                                parts[0] if len(parts) == 1 else "\n".join(parts),
-                                self._last_id,
-                                self._retry,
-                            ),
-                        )
+            if len(line) > room:
+                # Apply the batch to learn the data buffer's size before this line.
+                self._interpret(batch, events)
+                batch = []
+                room = limit - self._data_bytes
+                if len(line) > room:
+                    raise EventTooLargeError(
+                        limit, self._line_start(chunk, offset, first_start, i), expand(events)
                     )
-                    parts = self._parts = []
-                    data_bytes = 0
-                if self._dirty:
-                    # Only field lines other than data change these.
-                    self.last_event_id = self._last_id
-                    self._event_type = ""
-                    self._retry = None
-                    self._dirty = False
-                continue
-            if data_bytes + len(line) > limit:
-                self._data_bytes = data_bytes
-                raise EventTooLargeError(
-                    limit, self._line_start(chunk, offset, first_start, i), events
-                )
             try:
-                text = line.decode()
+                batch.append(line.decode())
             except UnicodeDecodeError as exc:
+                self._interpret(batch, events)
                 raise InvalidUTF8Error(
                     self._line_start(chunk, offset, first_start, i) + exc.start,
                     exc.reason,
-                    events,
+                    expand(events),
                 ) from None
-            if text.startswith("data:"):
-                if text.startswith("data: "):
-                    parts.append(text[6:])
-                    data_bytes += len(line) - 5
-                else:
-                    parts.append(text[5:])
-                    data_bytes += len(line) - 4
-                continue
-            if text[0] == ":":
-                continue  # comment
-            self._dirty = True
-            name, colon, value = text.partition(":")
-            if colon and value.startswith(" "):
-                value = value[1:]
-            if name == "event":
-                self._event_type = value
-            elif name == "data":
-                # Only "data" without a colon gets here: the value is "".
-                parts.append(value)
-                data_bytes += len(value.encode()) + 1
-            elif name == "id":
-                if "\0" not in value:
-                    self._last_id = value
-            elif name == "retry":
-                if value.isascii() and value.isdigit():
-                    self._retry = self.reconnection_time = int(value)
-        self._data_bytes = data_bytes
+            room -= len(line)
+        self._interpret(batch, events)
         return events
 
     @staticmethod

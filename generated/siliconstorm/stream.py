@@ -6,6 +6,18 @@ see ``channels.py``) to the SSE decoder (``sse.py``) and to an
 :class:`Accumulator`.  Nothing is dropped: a payload that matches no message of
 the channel becomes an :class:`UnknownEvent` carrying its raw text, and the
 accumulator records it under ``errors``.
+
+The assembly rules come from the providers' documents: deltas of
+``chat.completion.chunk`` events concatenated per choice
+(specs/deepseek/asyncapi-page.txt:16), tool calls built up from fragments by
+``index`` (specs/mistral/asyncapi-page.txt:561-584), the ``[DONE]`` terminator
+(specs/xerotier/streaming-api.md:12-14), mid-stream ``event: error`` frames
+(specs/xerotier/streaming-api.md:279-285), vendor ``x_*`` events
+(specs/xerotier/streaming-api.md:141-152) and cumulative texts
+(specs/siliconstorm/inference-api.md:704-725).
+
+This module is ``src/ssegen/runtime/stream.py`` of ssegen, copied verbatim into
+every generated package: edit it there, then run ``ssegen generate``.
 """
 
 from __future__ import annotations
@@ -46,7 +58,8 @@ class UnknownEvent(msgspec.Struct, kw_only=True):
 
 class VendorEvent(msgspec.Struct, kw_only=True):
     """A provider extension event the spec does not list (or whose listed schema it
-    does not fit), recognized by its tag: e.g. ``{"type": "x_new.thing", ...}``.
+    does not fit), recognized by its tag: e.g. ``{"type": "x_new.thing", ...}``
+    (vendor-prefixed events inline in the stream: specs/xerotier/streaming-api.md:141-152).
 
     Attributes:
         type: the tag value.
@@ -62,8 +75,14 @@ class VendorEvent(msgspec.Struct, kw_only=True):
 def tag_reader(member: str) -> Callable[[str], str | None]:
     """A function reading the string value of top-level ``member`` from JSON text.
 
-    Returns None for non-JSON, non-objects and non-string values; other
-    members are skipped by msgspec without building them.
+    Args:
+        member: the JSON object member holding the tag, e.g. ``"type"``.
+
+    Returns:
+        ``read(data: str) -> str | None``: the member's value, or None for
+        non-JSON, non-objects, a missing member and non-string values (it
+        never raises); other members are skipped by msgspec without building
+        them.
     """
     probe = msgspec.defstruct("TagProbe", [("value", Any, None)], rename={"value": member})
     decoder = msgspec.json.Decoder(probe)
@@ -79,7 +98,9 @@ def tag_reader(member: str) -> Callable[[str], str | None]:
 
 
 class ToolCallResult(msgspec.Struct, kw_only=True):
-    """A tool call assembled from its fragments (merged by ``index``).
+    """A tool call assembled from its fragments (merged by ``index``; id, type and
+    name come on the first fragment, ``arguments`` in pieces:
+    specs/mistral/asyncapi-page.txt:561-584, specs/deepseek/asyncapi-page.txt:444-450).
 
     Attributes:
         index: position of the call within the choice.
@@ -100,7 +121,8 @@ class ChoiceResult(msgspec.Struct, kw_only=True):
     Attributes:
         index: the choice index.
         content: concatenated content deltas (None if the stream sent none).
-        reasoning_content: concatenated reasoning deltas (DeepSeek reasoner).
+        reasoning_content: concatenated reasoning deltas (``deepseek-reasoner``:
+            specs/deepseek/asyncapi-page.txt:436-443).
         refusal: concatenated refusal deltas.
         tool_calls: tool calls merged by index, sorted by index.
         finish_reason: the last non-null finish reason.
@@ -121,10 +143,17 @@ class StreamResult(msgspec.Struct, kw_only=True):
         id: the completion id (first chunk that has one).
         model: the model name (first chunk that has one).
         choices: assembled choices, sorted by index.
-        usage: the usage object of the stream as plain data (the last one sent).
-        errors: error events, unknown events and a truncated end, as plain data.
-        vendor_events: provider extension events as plain data, in stream order.
-        complete: True when the stream's terminator (e.g. ``[DONE]``) was seen.
+        usage: the usage object of the stream as plain data (the last one sent;
+            sent on the last chunk when requested: specs/deepseek/asyncapi-page.txt:376-379).
+        errors: in stream order, ``{"kind": "error_event", "data": {...}}`` for an
+            error message (specs/xerotier/streaming-api.md:279-285),
+            ``{"kind": "unknown_event", "event": str, "data": str, "reason": str}``
+            for an event no message matched, and last ``{"kind": "truncated",
+            "message": str, "bytes": int}`` when the stream ended inside an event.
+        vendor_events: provider extension events as plain data, in stream order
+            (specs/xerotier/streaming-api.md:141-152).
+        complete: True when the stream's terminator (e.g. ``data: [DONE]``:
+            specs/xerotier/streaming-api.md:12-14) was seen.
     """
 
     id: str | None = None
@@ -215,7 +244,9 @@ class ChoiceState:
         """Append ``text`` to ``field`` (``content``, ``reasoning_content``, ``refusal``).
 
         In cumulative mode (``full_text=True``: every chunk carries the whole
-        text so far, as MindIE's ``fullTextEnabled``), the text replaces instead.
+        text so far, as MindIE's ``fullTextEnabled``:
+        specs/siliconstorm/inference-api.md:704-723), the text replaces instead.
+        A ``field`` of another name is ignored.
         """
         if field in _TEXT_FIELDS:
             parts: list[str] = getattr(self, field)
@@ -233,7 +264,9 @@ class ChoiceState:
 
         A fragment without an index continues the most recent call (or starts
         call 0); id, type and name are kept from the first fragment that has
-        them, arguments are concatenated in stream order.
+        them, arguments are concatenated in stream order
+        (specs/mistral/asyncapi-page.txt:565-584: ``index`` names the call,
+        ``id`` and ``name`` come on its first delta, ``arguments`` in fragments).
         """
         if index is None:
             index = max(self.tool_calls) if self.tool_calls else 0
@@ -308,10 +341,12 @@ class Accumulator:
 
     Args:
         full_text: cumulative mode, where each chunk's text is the whole text
-            so far (MindIE ``fullTextEnabled``): texts are replaced, not appended.
+            so far (MindIE ``fullTextEnabled``: specs/siliconstorm/inference-api.md:704-723):
+            texts are replaced, not appended.
 
     A ``full_text`` member of a chunk, when present, is authoritative for the
-    final content of choice 0 in either mode.
+    final content of choice 0 in either mode (specs/siliconstorm/inference-api.md:725;
+    the member: specs/siliconstorm/inference-api.md:925-928).
 
     Attributes:
         states: the :class:`ChoiceState` of each choice seen so far, by index
@@ -380,7 +415,8 @@ class Accumulator:
         )
 
     def error(self, event: Any) -> None:
-        """Record a mid-stream error message (e.g. an ``event: error`` frame); text so far is kept."""
+        """Record a mid-stream error message (e.g. an ``event: error`` frame:
+        specs/xerotier/streaming-api.md:279-285); text so far is kept."""
         self.errors.append({"kind": "error_event", "data": msgspec.to_builtins(event)})
 
     def vendor(self, event: Any) -> None:
@@ -391,7 +427,8 @@ class Accumulator:
             self.vendor_events.append(msgspec.to_builtins(event))
 
     def truncated(self, state: StreamState) -> None:
-        """Record that the stream ended inside an event (its bytes were discarded)."""
+        """Record that the stream ended inside an event: WHATWG HTML 9.2.6
+        discards it; ``state.bytes_consumed`` is reported as ``bytes``."""
         self.errors.append(
             {
                 "kind": "truncated",
@@ -422,11 +459,23 @@ class EventStream(Generic[E]):
     """Typed events of one stream, decoded lazily from an iterable of bytes.
 
     Iterate it once.  After iteration, :attr:`incomplete` tells whether the
-    stream ended inside an event (WHATWG: that event is discarded) and
+    stream ended inside an event (WHATWG HTML 9.2.6: that event is discarded) and
     :attr:`bytes_consumed` how many bytes were read.
 
-    Raises (while iterating): ``sse.SSEError`` subclasses for invalid UTF-8 or
-    an event over ``max_event_bytes``; events before the error are yielded first.
+    Args:
+        chunks: the body, in byte chunks of any size, read lazily.
+        classify: maps one SSE event to a typed event (never raises).
+        max_event_bytes: limit on one event's pending bytes (see ``sse.SSEDecoder``).
+        classify_values: optionally, the typed events of a run of plain
+            ``data:`` events at once (see :class:`Channel`).
+
+    Attributes:
+        state: the ``sse.StreamState`` (bytes consumed, last event ID,
+            reconnection time in milliseconds, incompleteness), updated per chunk.
+
+    Raises (while iterating): ``sse.InvalidUTF8Error`` or ``sse.EventTooLargeError``
+    (``sse.SSEError`` subclasses) for invalid UTF-8 or an event over
+    ``max_event_bytes``; events before the error are yielded first.
     """
 
     def __init__(
@@ -468,7 +517,8 @@ class EventStream(Generic[E]):
 
 
 class AsyncEventStream(Generic[E]):
-    """The asynchronous twin of :class:`EventStream`, over an async iterable of bytes."""
+    """The asynchronous twin of :class:`EventStream`, over an async iterable of bytes:
+    same arguments, attributes and errors."""
 
     def __init__(
         self,
@@ -566,7 +616,13 @@ class Channel(Generic[E]):
         return f"Channel({self.address!r})"
 
     def parse(self, data: str, event: str = "message", id: str = "") -> E:
-        """The typed event for one SSE ``data`` payload (never raises)."""
+        """The typed event for one SSE event given as its parts (never raises).
+
+        Args:
+            data: the event's data (JSON text, or e.g. ``[DONE]``).
+            event: the SSE event type.
+            id: the SSE last event ID.
+        """
         return self.classify(ServerSentEvent(event, data, id, None))
 
     def decode(
@@ -575,13 +631,22 @@ class Channel(Generic[E]):
         """Typed events from an iterable of bytes (e.g. httpx ``response.iter_bytes()``).
 
         Reads lazily, one chunk at a time; memory is bounded by the largest event.
+
+        Args:
+            chunks: the body, in chunks of any size.
+            max_event_bytes: limit, in bytes, on one event (default 8 MiB).
+
+        Returns:
+            An :class:`EventStream`; iterating it raises ``sse.SSEError``
+            subclasses on invalid UTF-8 or an event over ``max_event_bytes``.
         """
         return EventStream(chunks, self.classify, max_event_bytes, self.classify_values)
 
     def adecode(
         self, chunks: AsyncIterable[bytes], *, max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES
     ) -> AsyncEventStream[E]:
-        """Typed events from an async iterable of bytes (httpx ``aiter_bytes()``)."""
+        """Typed events from an async iterable of bytes (httpx ``aiter_bytes()``);
+        see :meth:`decode`."""
         return AsyncEventStream(chunks, self.classify, max_event_bytes, self.classify_values)
 
     def accumulate(self, events: Iterable[E], *, full_text: bool = False) -> StreamResult:
@@ -590,6 +655,14 @@ class Channel(Generic[E]):
         Args:
             events: typed events of one stream.
             full_text: cumulative mode, see :class:`Accumulator`.
+
+        Returns:
+            The :class:`StreamResult`; a stream that ended inside an event
+            gets a ``truncated`` entry in ``errors``.
+
+        Raises:
+            sse.SSEError: from iterating a decoded stream (invalid UTF-8, an
+                event over the size limit).
         """
         acc = Accumulator(full_text)
         apply = self.apply

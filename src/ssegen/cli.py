@@ -218,7 +218,7 @@ def check(specs: Path | None, out: Path | None, package: str | None, providers: 
 @click.option("--debounce", default=300, show_default=True, help="Milliseconds to wait for more changes before regenerating.")
 @click.argument("providers", nargs=-1)
 def watch(specs: Path | None, out: Path | None, package: str | None, debounce: int, providers: tuple[str, ...]) -> None:
-    """Regenerate whenever a spec (or a template of ssegen's, when editing ssegen itself) changes.
+    """Regenerate whenever a spec (or a template or runtime module of ssegen's, when editing ssegen itself) changes.
 
     Generates once at start, then watches --specs with watchfiles, ignoring the
     output folder, so it never loops on its own output.  A spec broken
@@ -226,11 +226,11 @@ def watch(specs: Path | None, out: Path | None, package: str | None, debounce: i
     """
     import watchfiles
 
-    from .output import templates_dir
+    from .output import runtime_dir, templates_dir
 
     config = _config(specs=specs, out=out, package=package, providers=providers or None)
     out_root = config.out.resolve()
-    roots = [config.specs.resolve(), templates_dir()]
+    roots = [config.specs.resolve(), templates_dir(), runtime_dir()]
 
     def relevant(change: watchfiles.Change, path: str) -> bool:
         resolved = Path(path).resolve()

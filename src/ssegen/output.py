@@ -1,8 +1,8 @@
 """The output folder on disk: the manifest, what to write, and what never to touch.
 
 ssegen records what it wrote in ``<out>/ssegen-manifest.json``: the ssegen
-version, a SHA-256 of every template, of every input of each provider, and of
-every file it wrote.  With it:
+version, a SHA-256 of every template and runtime module (``runtime/sse.py``),
+of every input of each provider, and of every file it wrote.  With it:
 
 * ``ssegen check`` answers from hashes alone when nothing changed (no parsing,
   no rendering: well under a second);
@@ -26,12 +26,24 @@ from importlib import metadata, resources
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from .runtime import MODULES as RUNTIME_MODULES
+
 MANIFEST = "ssegen-manifest.json"
 
 
 def templates_dir() -> Path:
     """The ``ssegen/templates`` folder, as a package resource (a real folder: ssegen is never zipped)."""
     return Path(str(resources.files("ssegen") / "templates"))
+
+
+def runtime_dir() -> Path:
+    """The ``ssegen/runtime`` folder, as a package resource: the modules copied into every package."""
+    return Path(str(resources.files("ssegen") / "runtime"))
+
+
+def runtime_source(name: str) -> str:
+    """The text of runtime module ``name`` (one of ``RUNTIME_MODULES``), read anew each time (``watch``)."""
+    return (runtime_dir() / name).read_text(encoding="utf-8")
 
 
 def version() -> str:
@@ -55,9 +67,15 @@ def _hash_file(path: Path) -> str | None:
 
 
 def template_hashes() -> dict[str, str]:
-    """Template file name -> SHA-256, sorted."""
+    """Template file name (``channels.py.jinja``) or runtime module (``runtime/sse.py``) -> SHA-256, sorted.
+
+    Both shape the generated files: an edit of either makes ``check`` rebuild.
+    """
     folder = templates_dir()
-    return {p.name: sha256(p.read_bytes()) for p in sorted(folder.glob("*.jinja"))}
+    hashes = {p.name: sha256(p.read_bytes()) for p in folder.glob("*.jinja")}
+    runtime = runtime_dir()
+    hashes.update({f"runtime/{name}": sha256((runtime / name).read_bytes()) for name in RUNTIME_MODULES})
+    return dict(sorted(hashes.items()))
 
 
 def input_hashes(specs: Path, inputs: list[str] | tuple[str, ...]) -> dict[str, str]:
@@ -71,7 +89,7 @@ class Manifest:
 
     Attributes:
         ssegen: the version that wrote it.
-        templates: template name -> SHA-256.
+        templates: template name (and ``runtime/<module>``) -> SHA-256.
         providers: provider -> {"inputs": {path: sha}, "files": {path: sha}};
             input paths are relative to the specs folder, file paths to the output folder.
         files: the output folder's own files (``__init__.py``) -> SHA-256.

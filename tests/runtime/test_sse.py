@@ -1,4 +1,4 @@
-"""Tests of the SSE decoder template (templates/sse.py.jinja).
+"""Tests of the SSE decoder (src/ssegen/runtime/sse.py, copied into every generated package).
 
 Behaviour checked against the WHATWG HTML Living Standard, section 9.2.6
 "Interpreting an event stream", and against a straightforward reference
@@ -10,30 +10,15 @@ from __future__ import annotations
 import asyncio
 import re
 import sys
-import types
 from collections.abc import AsyncIterator, Iterable
-from pathlib import Path
 from typing import Any
 
-import jinja2
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-ROOT = Path(__file__).resolve().parents[1]
-TEMPLATE = ROOT / "src" / "ssegen" / "templates" / "sse.py.jinja"
+from ssegen.runtime import sse
 
-
-def _load() -> Any:
-    src = jinja2.Template(
-        TEMPLATE.read_text(encoding="utf-8"), keep_trailing_newline=True
-    ).render(header="# test render")
-    mod = types.ModuleType("sse_under_test")
-    exec(compile(src, "sse.py", "exec"), mod.__dict__)
-    return mod
-
-
-sse = _load()
 E = sse.ServerSentEvent
 
 # A real stream, from DeepSeek's API docs.
@@ -131,23 +116,6 @@ def _reference(data: bytes) -> list[Any]:
             if value and all(c in "0123456789" for c in value):
                 retry = int(value)
     return events
-
-
-# --------------------------------------------------------------------------
-# Template hygiene
-
-
-def test_template_has_no_jinja_syntax_besides_header() -> None:
-    first, rest = TEMPLATE.read_text(encoding="utf-8").split("\n", 1)
-    assert first == "{{ header }}"
-    for marker in ("{{", "{%", "{#", "}}", "%}", "#}"):
-        assert marker not in rest, marker
-
-
-def test_module_imports_only_stdlib() -> None:
-    src = TEMPLATE.read_text(encoding="utf-8")
-    modules = set(re.findall(r"^(?:from|import) ([\w.]+)", src, re.M))
-    assert modules <= {"__future__", "collections.abc", "itertools", "operator", "typing"}
 
 
 # --------------------------------------------------------------------------
