@@ -174,4 +174,3 @@ def format_python(source: str, name: str) -> str:
 @functools.lru_cache(maxsize=64)
 def _black(source: str) -> str:
     return black.format_str(source, mode=black.Mode(line_length=100))
-

@@ -66,7 +66,9 @@ def test_completion_text_on_the_choice_feeds_content() -> None:
 
 def test_finish_reason_enum_still_feeds_the_state() -> None:
     choices = _choices(opt("finish_reason", string("stop", "length")))
-    assert choices.finish_reason == Feed("(finish_reason := choice.finish_reason) is not None", "state.finish_reason = finish_reason")
+    assert choices.finish_reason == Feed(
+        "(finish_reason := choice.finish_reason) is not None", "state.finish_reason = finish_reason"
+    )
 
 
 def test_tool_call_items_without_members_are_handed_over_as_dicts() -> None:
@@ -77,7 +79,9 @@ def test_tool_call_items_without_members_are_handed_over_as_dicts() -> None:
 
 def test_typed_tool_calls_read_the_function_fields_under_its_guard() -> None:
     function = obj("Function", opt("name", string()), opt("arguments", string()))
-    call = obj("Call", req("index", integer()), opt("id", string()), opt("type", string("function")), opt("function", function))
+    call = obj(
+        "Call", req("index", integer()), opt("id", string()), opt("type", string("function")), opt("function", function)
+    )
     choices = _choices(delta=obj("Delta", opt("tool_calls", array(call))))
     tools = choices.tool_calls
     assert tools is not None

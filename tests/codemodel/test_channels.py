@@ -65,7 +65,9 @@ def test_generated_names_derive_from_the_channel_identifier() -> None:
 
 
 def test_vendor_messages_dispatch_by_their_tag_and_unlisted_tags_by_common_prefix() -> None:
-    spec, diagnostics = _spec(channel(_chunk(), _vendor("Search", "x_research.searching"), _vendor("Read", "x_research.reading")))
+    spec, diagnostics = _spec(
+        channel(_chunk(), _vendor("Search", "x_research.searching"), _vendor("Read", "x_research.reading"))
+    )
     assert (spec.tag_field, spec.tag_probe, spec.tag_prefix) == ("type", '"type"', "x_research.")
     assert [m.tag for m in spec.tagged_messages] == ["x_research.searching", "x_research.reading"]
     assert spec.branches[0].tagged
@@ -101,7 +103,9 @@ def test_handlers_follow_the_message_kind_or_its_accumulation_plan() -> None:
         ("VendorEvent", "Accumulator.vendor"),
         ("UnknownEvent", "Accumulator.unknown"),
     )
-    assert spec.event_union == "Union[models.Done, models.Search, models.Chunk, models.Error, VendorEvent, UnknownEvent]"
+    assert (
+        spec.event_union == "Union[models.Done, models.Search, models.Chunk, models.Error, VendorEvent, UnknownEvent]"
+    )
 
 
 def test_branches_are_per_sse_event_type_sorted_each_in_decode_order() -> None:

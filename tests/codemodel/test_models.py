@@ -120,5 +120,7 @@ def test_terminator_named_like_a_class_gets_an_event_suffix() -> None:
 
 def test_terminators_with_one_literal_share_their_class() -> None:
     models, _ = _builder()
-    assert models.terminator(done()) == models.terminator(message("Done", string("[DONE]"), kind="terminator")) == "Done"
+    assert (
+        models.terminator(done()) == models.terminator(message("Done", string("[DONE]"), kind="terminator")) == "Done"
+    )
     assert len(models.terminators) == 1

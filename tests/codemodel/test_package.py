@@ -25,7 +25,11 @@ def test_usage_example_opens_the_first_channel_and_error_codes_name_their_file()
     demo = provider(channel(chunk, done(), address="/v1/stream"), title="Demo API")
     demo = replace(demo, error_codes=(ErrorCode(400, "bad", Provenance("demo/errors.md", 3)),))
     spec = build_package_spec(demo, Diagnostics())
-    assert (spec.title, spec.usage_address, spec.error_codes_source) == ("Demo API", "/v1/stream", "from demo/errors.md")
+    assert (spec.title, spec.usage_address, spec.error_codes_source) == (
+        "Demo API",
+        "/v1/stream",
+        "from demo/errors.md",
+    )
     assert [c.name for c in spec.terminators] == ["Done"] and [c.name for c in spec.classes] == ["Chunk"]
 
 
@@ -36,7 +40,9 @@ def test_examples_name_the_class_their_channel_decodes_them_to() -> None:
 
 
 #: Jinja logic a template must not hold: comparisons, boolean operators, list filters, computed names.
-_DECISION = re.compile(r"==|!=|\bor\b|\band\b|selectattr|rejectattr|\|\s*first|\|\s*upper|isascii|\{%-?\s*set\s+\w+\s*=")
+_DECISION = re.compile(
+    r"==|!=|\bor\b|\band\b|selectattr|rejectattr|\|\s*first|\|\s*upper|isascii|\{%-?\s*set\s+\w+\s*="
+)
 
 
 def test_templates_make_no_decisions() -> None:

@@ -22,7 +22,16 @@ from .channels import ChannelSpec, channel_spec
 from .conformance import ExampleCase, StreamCase, example_cases, stream_cases
 from .models import AliasSpec, ClassSpec, FieldSpec, ModelsBuilder
 
-__all__ = ["AliasSpec", "ChannelSpec", "ClassSpec", "ExampleCase", "FieldSpec", "PackageSpec", "StreamCase", "build_package_spec"]
+__all__ = [
+    "AliasSpec",
+    "ChannelSpec",
+    "ClassSpec",
+    "ExampleCase",
+    "FieldSpec",
+    "PackageSpec",
+    "StreamCase",
+    "build_package_spec",
+]
 
 #: The channel the package docstring's usage example opens when the provider has none.
 DEFAULT_ADDRESS = "/chat/completions"
@@ -77,7 +86,9 @@ def build_package_spec(provider: Provider, diagnostics: Diagnostics) -> PackageS
         terminators=tuple(models.terminators),
         channels=tuple(channels),
         usage_address=provider.channels[0].address if provider.channels else DEFAULT_ADDRESS,
-        error_codes_source=f"from {provider.error_codes[0].provenance.file}" if provider.error_codes else "none documented",
+        error_codes_source=(
+            f"from {provider.error_codes[0].provenance.file}" if provider.error_codes else "none documented"
+        ),
         examples=example_cases(provider, channels),
         streams=stream_cases(provider),
     )

@@ -178,7 +178,9 @@ def _choices_plan(payload: Schema) -> ChoicesPlan | None:
         loop, index_expr = f"choice in {iterable}", f"choice.{index.attr}"
     else:
         loop = f"position, choice in enumerate({iterable})"
-        index_expr = f"position if choice.{index.attr} is None else choice.{index.attr}" if index is not None else "position"
+        index_expr = (
+            f"position if choice.{index.attr} is None else choice.{index.attr}" if index is not None else "position"
+        )
     delta_prop = choice.property("delta")
     delta = None
     on_delta: list[Feed] = []
@@ -196,7 +198,9 @@ def _choices_plan(payload: Schema) -> ChoicesPlan | None:
     finish = choice.property("finish_reason")
     finish_reason = None
     if finish is not None and finish.schema.type == "string":
-        finish_reason = _feed("choice", _access(finish, choice), "finish_reason", lambda v: f"state.finish_reason = {v}")
+        finish_reason = _feed(
+            "choice", _access(finish, choice), "finish_reason", lambda v: f"state.finish_reason = {v}"
+        )
     return ChoicesPlan(
         loop=loop,
         index=index_expr,

@@ -160,40 +160,26 @@ def channel_spec(channel: Channel, models: ModelsBuilder, diagnostics: Diagnosti
     Warns ``message-not-object`` for a message whose payload is neither an object
     with members nor a literal string (its events decode as ``UnknownEvent``),
     and ``vendor-tag-fields`` when vendor messages are told apart by several members.
+
+    Raises:
+        ValueError: a JSON message that is neither data, error nor vendor (a
+            terminator whose literal is not a string) has no accumulator handler.
     """
     ident = PythonIdentifier(channel.address, prefix="channel")
-    messages: list[MessageSpec] = []
-    plans: list[ApplyPlan] = []
-    for message in channel.messages:
-        literal: str | None = None
-        if message.kind == "terminator" and isinstance(message.payload.enum[0], str):
-            cls: ClassName | None = models.terminator(message)
-            literal = str(message.payload.enum[0])
-        else:
-            cls = models.payload_class(message.payload)
-        if cls is None:
-            _warn(diagnostics, message, "message-not-object", "payload is not an object schema; its events decode as UnknownEvent")
-            continue
-        spec = MessageSpec(
-            name=message.name,
-            kind=message.kind,
-            cls=cls,
-            literal=literal,
-            event=message.event,
-            decoder=PythonIdentifier.verbatim(f"_decode_{PythonIdentifier(message.name)}_{ident}"),
-            doc=message.summary or message.title,
-            tag=vendor_tag(message)[1] if message.kind == "vendor" else None,
-        )
-        if spec not in messages:
-            messages.append(spec)
-        if message.kind == "data" and literal is None:
-            plan = apply_plan(message.payload, cls, PythonIdentifier.verbatim(f"_apply_{ident}_{PythonIdentifier(message.name)}"))
-            if plan not in plans:
-                plans.append(plan)
-    ordered = [_with_handler(m, plans) for m in sorted(messages, key=lambda m: (m.literal is None, m.tag is None, -specificity(channel, m.name)))]
+    messages, plans = _messages(channel, ident, models, diagnostics)
+    ordered = [
+        _with_handler(m, plans)
+        for m in sorted(messages, key=lambda m: (m.literal is None, m.tag is None, -specificity(channel, m.name)))
+    ]
     tag_fields = sorted({vendor_tag(m)[0] for m in channel.messages if m.kind == "vendor" and vendor_tag(m)[0]})
     if len(tag_fields) > 1:
-        _warn(diagnostics, channel.messages[0], "vendor-tag-fields", f"vendor messages are told apart by several members ({', '.join(tag_fields)}); only {tag_fields[0]!r} is used")
+        _warn(
+            diagnostics,
+            channel.messages[0],
+            "vendor-tag-fields",
+            f"vendor messages are told apart by several members ({', '.join(tag_fields)}); "
+            f"only {tag_fields[0]!r} is used",
+        )
     tag_field = tag_fields[0] if tag_fields else ""
     upper = ident.upper()
     json_messages = tuple(m for m in ordered if m.literal is None and m.tag is None)
@@ -227,6 +213,47 @@ def channel_spec(channel: Channel, models: ModelsBuilder, diagnostics: Diagnosti
     )
 
 
+def _messages(
+    channel: Channel, ident: PythonIdentifier, models: ModelsBuilder, diagnostics: Diagnostics
+) -> tuple[list[MessageSpec], list[ApplyPlan]]:
+    """The channel's decodable messages and its data messages' plans, in IR order, without repeats."""
+    messages: list[MessageSpec] = []
+    plans: list[ApplyPlan] = []
+    for message in channel.messages:
+        literal: str | None = None
+        if message.kind == "terminator" and isinstance(message.payload.enum[0], str):
+            cls: ClassName | None = models.terminator(message)
+            literal = str(message.payload.enum[0])
+        else:
+            cls = models.payload_class(message.payload)
+        if cls is None:
+            _warn(
+                diagnostics,
+                message,
+                "message-not-object",
+                "payload is not an object schema; its events decode as UnknownEvent",
+            )
+            continue
+        spec = MessageSpec(
+            name=message.name,
+            kind=message.kind,
+            cls=cls,
+            literal=literal,
+            event=message.event,
+            decoder=PythonIdentifier.verbatim(f"_decode_{PythonIdentifier(message.name)}_{ident}"),
+            doc=message.summary or message.title,
+            tag=vendor_tag(message)[1] if message.kind == "vendor" else None,
+        )
+        if spec not in messages:
+            messages.append(spec)
+        if message.kind == "data" and literal is None:
+            function = PythonIdentifier.verbatim(f"_apply_{ident}_{PythonIdentifier(message.name)}")
+            plan = apply_plan(message.payload, cls, function)
+            if plan not in plans:
+                plans.append(plan)
+    return messages, plans
+
+
 def _with_handler(message: MessageSpec, plans: list[ApplyPlan]) -> MessageSpec:
     """``message`` with its accumulator handler: by kind, or the first plan of its class."""
     if message.literal is not None:
@@ -254,7 +281,9 @@ def _branch(event: str, messages: list[MessageSpec], tag_field: str) -> EventBra
     )
 
 
-def _batch_plan(ident: PythonIdentifier, messages: list[MessageSpec], tag_field: str, plans: list[ApplyPlan]) -> BatchPlan | None:
+def _batch_plan(
+    ident: PythonIdentifier, messages: list[MessageSpec], tag_field: str, plans: list[ApplyPlan]
+) -> BatchPlan | None:
     """The fast path, when plain ``message`` events carry exactly one JSON message and
     no vendor tag: then each raw value either decodes as it or the run falls back."""
     plain = [m for m in messages if m.event == "message" and m.literal is None]
@@ -265,7 +294,9 @@ def _batch_plan(ident: PythonIdentifier, messages: list[MessageSpec], tag_field:
     return BatchPlan(
         function=PythonIdentifier.verbatim(f"classify_values_{ident}"),
         message=message,
-        sentinels=tuple(Sentinel(m.literal, m.literal.isascii()) for m in messages if m.event == "message" and m.literal is not None),
+        sentinels=tuple(
+            Sentinel(m.literal, m.literal.isascii()) for m in messages if m.event == "message" and m.literal is not None
+        ),
         apply_values=plan.run if plan is not None else None,
     )
 

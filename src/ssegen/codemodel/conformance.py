@@ -59,7 +59,11 @@ def example_cases(provider: Provider, channels: list[ChannelSpec]) -> tuple[Exam
                 continue
             for position, example in enumerate(message.examples):
                 example_id = f"{channel.address} {message.name} {example.name or position}"
-                rows.append(ExampleCase(channel.address, message.event, message.name, classes[message.name], example.data, example_id))
+                rows.append(
+                    ExampleCase(
+                        channel.address, message.event, message.name, classes[message.name], example.data, example_id
+                    )
+                )
     return tuple(rows)
 
 

@@ -137,11 +137,17 @@ class ModelsBuilder:
         name = message.name
         known = self._terminators.get(name)
         if known is None or known.literal != text:
-            while name in self._classes or name in self._aliases or (name in self._terminators and self._terminators[name].literal != text):
+            while (
+                name in self._classes
+                or name in self._aliases
+                or (name in self._terminators and self._terminators[name].literal != text)
+            ):
                 name = name + "Event"
         if name not in self._terminators:
             doc = message.description or message.summary or message.payload.description
-            data = FieldSpec(PythonIdentifier("data"), "data", "str", False, f"the literal SSE data, {message.payload.enum[0]!r}")
+            data = FieldSpec(
+                PythonIdentifier("data"), "data", "str", False, f"the literal SSE data, {message.payload.enum[0]!r}"
+            )
             self._terminators[name] = ClassSpec(ClassName.verbatim(name), doc, (data,), text)
         return self._terminators[name].name
 
@@ -209,7 +215,11 @@ class ModelsBuilder:
         The disambiguator comes from the schema's place (file stem, pointer
         tokens), never a counter, so it is stable under key order.
         """
-        tokens = [t for t in schema.provenance.pointer.split("/") if t and t not in ("properties", "items", "components", "schemas")]
+        tokens = [
+            t
+            for t in schema.provenance.pointer.split("/")
+            if t and t not in ("properties", "items", "components", "schemas")
+        ]
         candidate = name
         for token in reversed(tokens):
             prefix = str(ClassName(token))
@@ -238,12 +248,17 @@ class ModelsBuilder:
                     prop.provenance,
                     "identifier-collision",
                     Severity.WARNING,
-                    f"member {prop.name!r} maps to identifier {str(original)!r} like an earlier member; emitted as {str(ident)!r}",
+                    f"member {prop.name!r} maps to identifier {str(original)!r} like an earlier member; "
+                    f"emitted as {str(ident)!r}",
                 )
             # A required member that may be null ("always present, may be null") tells no
             # message from another, so lenient decoding does not insist on it; conform does.
             required = prop.required and not prop.schema.nullable
-            specs.append(FieldSpec(ident, prop.name, self.annotation(prop.schema, optional=not required), required, prop.description))
+            specs.append(
+                FieldSpec(
+                    ident, prop.name, self.annotation(prop.schema, optional=not required), required, prop.description
+                )
+            )
         return tuple(sorted(specs, key=lambda f: not f.required))
 
     def _check_identifier(self, prop: Property, ident: str) -> None:
