@@ -63,7 +63,8 @@ class ChoicesPlan:
         loop: the ``for`` target and iterable (``choice in chunk.choices``, or
             ``position, choice in enumerate(...)`` when the index may be missing).
         index: the choice index expression.
-        on_choice: text carried on the choice itself (completion-style ``text``).
+        on_choice: text carried on the choice itself (completion-style ``text``, DeepSeek's FIM
+            chunk, ``specs/deepseek/asyncapi-page.txt:541``).
         delta: the delta expression, or None when the choice has no object delta.
         delta_guard: ``delta is not None`` when the delta may be None.
         on_delta: the delta's text fields, in ``content, reasoning_content, refusal`` order.
@@ -93,7 +94,8 @@ class ApplyPlan:
             message carries neither.
         choices: the choices plan, or None.
         usage: ``acc.set_usage`` of the ``usage`` object, or None.
-        full_text: ``acc.final_text`` from a cumulative ``full_text``, or None.
+        full_text: ``acc.final_text`` from a cumulative ``full_text`` (SiliconStorm,
+            ``specs/siliconstorm/inference-api.md:725``), or None.
     """
 
     function: PythonIdentifier

@@ -307,7 +307,8 @@ def _warn(diagnostics: Diagnostics, message: Message, code: str, text: str) -> N
 
 def vendor_tag(message: Message) -> tuple[str, str | None]:
     """The member and value that identify a vendor message: a required member with
-    one allowed string value (``type: x_research.searching``), preferring ``type``;
+    one allowed string value (``"type":"x_research.searching"``,
+    ``specs/xerotier/streaming-api.md:154``), preferring ``type``;
     ``("", None)`` when there is none.
     """
     candidates = [
