@@ -68,6 +68,16 @@ class ClassName(str):
             name += "_"
         return str.__new__(cls, name)
 
+    @classmethod
+    def verbatim(cls, text: str) -> ClassName:
+        """``text`` taken as written: a name composed of class names already made
+        (``ChunkAlt``, ``DoneEvent``), checked instead of re-cased.
+
+        Raises:
+            ValueError: ``text`` is not an identifier, or is a keyword or reserved name.
+        """
+        return str.__new__(cls, _checked(text, RESERVED_CLASS_NAMES))
+
 
 class PythonIdentifier(str):
     """A valid, non-keyword snake_case Python identifier built from any spec string.
@@ -86,6 +96,24 @@ class PythonIdentifier(str):
         if keyword.iskeyword(name) or keyword.issoftkeyword(name) or name in RESERVED_IDENTIFIERS:
             name += "_"
         return str.__new__(cls, name)
+
+    @classmethod
+    def verbatim(cls, text: str) -> PythonIdentifier:
+        """``text`` taken as written: an identifier composed of generated prefixes and
+        identifiers already made (``_decode_chunk_chat_completions``, ``x_y_``), checked
+        instead of re-cased.
+
+        Raises:
+            ValueError: ``text`` is not an identifier, or is a keyword.
+        """
+        return str.__new__(cls, _checked(text, frozenset()))
+
+
+def _checked(text: str, reserved: frozenset[str]) -> str:
+    """``text`` when it is a Python identifier that is neither a keyword nor in ``reserved``."""
+    if not text.isidentifier() or keyword.iskeyword(text) or keyword.issoftkeyword(text) or text in reserved:
+        raise ValueError(f"not a usable Python name: {text!r}")
+    return text
 
 
 def is_package_name(name: str) -> bool:

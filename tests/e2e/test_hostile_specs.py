@@ -54,7 +54,7 @@ from conftest import ROOT
 CORPUS = ROOT / "tests" / "specs_with_errors"
 CASES = sorted(p.name for p in CORPUS.iterdir() if (p / "expected.json").is_file())
 PWNED = Path("/tmp/ssegen-pwned")  # what the injection payloads try to create
-#: Diagnostics of the code model (src/ssegen/codegen.py): `ssegen ir` stops before it.
+#: Diagnostics of the code model (src/ssegen/codemodel/): `ssegen ir` stops before it.
 CODE_MODEL_CODES = frozenset(
     {"identifier-collision", "identifier-lossy", "identifier-renamed", "message-not-object", "name-conflict", "provider-name-invalid", "vendor-tag-fields"}
 )

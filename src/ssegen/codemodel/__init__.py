@@ -1,0 +1,94 @@
+"""IR -> code model: every decision the templates of one provider package need, made once.
+
+Templates hold layout; this package holds the logic, derived from the IR
+alone, deterministically (no dict/set iteration order leaks into output):
+
+* :mod:`.models`: the Struct classes, enum aliases and terminator classes, each
+  field's identifier and lenient type expression;
+* :mod:`.channels`: per channel, the order messages are tried in, their
+  decoders, the vendor-tag dispatch, the handler of each event class and the
+  batch plan (fast path);
+* :mod:`.accumulation`: which members of a data message feed the accumulator, and how;
+* :mod:`.conformance`: the examples and example streams the generated tests replay.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..diagnostics import Diagnostics
+from ..ir import Provider
+from .channels import ChannelSpec, channel_spec
+from .conformance import ExampleCase, StreamCase, example_cases, stream_cases
+from .models import AliasSpec, ClassSpec, FieldSpec, ModelsBuilder
+
+__all__ = [
+    "AliasSpec",
+    "ChannelSpec",
+    "ClassSpec",
+    "ExampleCase",
+    "FieldSpec",
+    "PackageSpec",
+    "StreamCase",
+    "build_package_spec",
+]
+
+#: The channel the package docstring's usage example opens when the provider has none.
+DEFAULT_ADDRESS = "/chat/completions"
+
+
+@dataclass(frozen=True)
+class PackageSpec:
+    """Everything the templates of one provider package lay out.
+
+    Attributes:
+        provider: the IR (names, title, version and error codes are read from it).
+        title: the provider's display name: its spec title, else its name.
+        classes: payload classes, in first-use order.
+        aliases: enum ``Literal`` aliases, in first-use order.
+        terminators: terminator classes (``[DONE]``), in first-use order.
+        channels: one per IR channel, in IR order (sorted by address).
+        usage_address: the channel the package docstring's usage example opens.
+        error_codes_source: where ``ERROR_CODES`` come from (``from <file>`` or
+            ``none documented``).
+        examples: the documented examples the conformance tests decode.
+        streams: the harvested example streams the conformance tests replay.
+    """
+
+    provider: Provider
+    title: str
+    classes: tuple[ClassSpec, ...]
+    aliases: tuple[AliasSpec, ...]
+    terminators: tuple[ClassSpec, ...]
+    channels: tuple[ChannelSpec, ...]
+    usage_address: str
+    error_codes_source: str
+    examples: tuple[ExampleCase, ...]
+    streams: tuple[StreamCase, ...]
+
+
+def build_package_spec(provider: Provider, diagnostics: Diagnostics) -> PackageSpec:
+    """The :class:`PackageSpec` of ``provider``; channels and messages are walked in IR order.
+
+    Args:
+        provider: the IR.
+        diagnostics: receives the code model's warnings (``name-conflict``,
+            ``identifier-collision``, ``identifier-lossy``, ``identifier-renamed``,
+            ``message-not-object``, ``vendor-tag-fields``).
+    """
+    models = ModelsBuilder(diagnostics)
+    channels = [channel_spec(channel, models, diagnostics) for channel in provider.channels]
+    return PackageSpec(
+        provider=provider,
+        title=provider.title or provider.name,
+        classes=tuple(models.classes),
+        aliases=tuple(models.aliases),
+        terminators=tuple(models.terminators),
+        channels=tuple(channels),
+        usage_address=provider.channels[0].address if provider.channels else DEFAULT_ADDRESS,
+        error_codes_source=(
+            f"from {provider.error_codes[0].provenance.file}" if provider.error_codes else "none documented"
+        ),
+        examples=example_cases(provider, channels),
+        streams=stream_cases(provider),
+    )

@@ -1,0 +1,277 @@
+"""Accumulation plans: which members of a data message feed the accumulator, and how.
+
+A plan names the members the runtime's :class:`Accumulator` reads (``id``,
+``model``, ``choices[].index``, the delta's text fields and tool calls,
+``finish_reason``, ``usage``, ``full_text``) by the field identifiers of the
+generated classes, and hands the template each statement's pieces ready:
+expressions, loop headers and the guard of a member that may be None.  A member
+absent from the spec, or of another type, is left out of the plan.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ..ir import Property, Schema
+from ..naming import PythonIdentifier
+from .models import field_identifiers
+
+
+@dataclass(frozen=True)
+class Feed:
+    """One statement feeding a member's value to the accumulator.
+
+    Attributes:
+        guard: for a member that may be None, the condition binding and
+            testing it (``(text := delta.content) is not None``); else None.
+        statement: the statement, reading the bound name when guarded
+            (``state.content.append(text)``).
+    """
+
+    guard: str | None
+    statement: str
+
+
+@dataclass(frozen=True)
+class ToolCallsPlan:
+    """How a delta's tool-call fragments reach ``ChoiceState``.
+
+    Attributes:
+        typed: the spec gives the items properties; when False (DeepSeek,
+            ``specs/deepseek/asyncapi-page.txt:452``) they stay plain dicts and the
+            runtime reads keys (``state.add_tool_calls_data``).
+        source: the list expression (``delta.tool_calls``).
+        iterable: what the typed loop iterates (``delta.tool_calls or ()``).
+        function: the ``function`` object expression bound before the call, or None.
+        arguments: the five arguments of ``state.add_tool_call`` (index, id,
+            type, function name, function arguments), ``None`` where absent.
+    """
+
+    typed: bool
+    source: str
+    iterable: str
+    function: str | None = None
+    arguments: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ChoicesPlan:
+    """How each of a chunk's choices feeds its ``ChoiceState``.
+
+    Attributes:
+        loop: the ``for`` target and iterable (``choice in chunk.choices``, or
+            ``position, choice in enumerate(...)`` when the index may be missing).
+        index: the choice index expression.
+        on_choice: text carried on the choice itself (completion-style ``text``, DeepSeek's FIM
+            chunk, ``specs/deepseek/asyncapi-page.txt:541``).
+        delta: the delta expression, or None when the choice has no object delta.
+        delta_guard: ``delta is not None`` when the delta may be None.
+        on_delta: the delta's text fields, in ``content, reasoning_content, refusal`` order.
+        tool_calls: the delta's tool calls, or None.
+        finish_reason: the finish reason, or None.
+    """
+
+    loop: str
+    index: str
+    on_choice: tuple[Feed, ...]
+    delta: str | None
+    delta_guard: str | None
+    on_delta: tuple[Feed, ...]
+    tool_calls: ToolCallsPlan | None
+    finish_reason: Feed | None
+
+
+@dataclass(frozen=True)
+class ApplyPlan:
+    """How one data message feeds the accumulator (None parts are absent).
+
+    Attributes:
+        function: the generated handler of one event.
+        run: the generated handler of a batch of events (``<function>_run``).
+        cls: the message's class.
+        meta: the two arguments of ``acc.meta`` (id, model), or None when the
+            message carries neither.
+        choices: the choices plan, or None.
+        usage: ``acc.set_usage`` of the ``usage`` object, or None.
+        full_text: ``acc.final_text`` from a cumulative ``full_text`` (SiliconStorm,
+            ``specs/siliconstorm/inference-api.md:725``), or None.
+    """
+
+    function: PythonIdentifier
+    run: PythonIdentifier
+    cls: str
+    meta: str | None
+    choices: ChoicesPlan | None
+    usage: Feed | None
+    full_text: Feed | None
+
+    @property
+    def reads_nothing(self) -> bool:
+        """True when the spec gives the message no member the accumulator reads."""
+        return not (self.meta or self.choices or self.usage or self.full_text)
+
+
+#: Delta members appended to the choice's text of the same name, in this order.
+TEXT_FIELDS = ("content", "reasoning_content", "refusal")
+
+
+def apply_plan(payload: Schema, cls: str, function: PythonIdentifier) -> ApplyPlan:
+    """The plan of a data message whose payload decodes to ``cls``.
+
+    Members are matched by wire name and type: ``id``/``model``/``full_text``
+    strings without enum, ``usage`` an object, ``choices`` an array of objects
+    (OpenAI's chunk shape, which every provider in ``specs/`` follows).
+    """
+    id_ = _scalar(payload, "id", "string")
+    model = _scalar(payload, "model", "string")
+    meta = None
+    if id_ is not None or model is not None:
+        meta = f"{_read('chunk', id_)}, {_read('chunk', model)}"
+    usage = _object(payload, "usage")
+    full_text = _scalar(payload, "full_text", "string")
+    return ApplyPlan(
+        function=function,
+        run=PythonIdentifier.verbatim(f"{function}_run"),
+        cls=cls,
+        meta=meta,
+        choices=_choices_plan(payload),
+        usage=_feed("chunk", usage, "usage", lambda v: f"acc.set_usage({v})") if usage else None,
+        full_text=_feed("chunk", full_text, "full_text", lambda v: f"acc.final_text = {v}") if full_text else None,
+    )
+
+
+@dataclass(frozen=True)
+class _Access:
+    """How to read one member: its field identifier and whether it may be None."""
+
+    attr: PythonIdentifier
+    optional: bool
+
+
+def _read(owner: str, access: _Access | None) -> str:
+    """``owner.attr``, or ``None`` when the member is absent."""
+    return f"{owner}.{access.attr}" if access is not None else "None"
+
+
+def _feed(owner: str, access: _Access, name: str, statement: Callable[[str], str]) -> Feed:
+    """``statement`` of ``owner.attr``, bound to ``name`` and guarded when it may be None."""
+    value = f"{owner}.{access.attr}"
+    if access.optional:
+        return Feed(f"({name} := {value}) is not None", statement(name))
+    return Feed(None, statement(value))
+
+
+def _text(owner: str, field: str, access: _Access) -> Feed:
+    return _feed(owner, access, "text", lambda v: f"state.{field}.append({v})")
+
+
+def _choices_plan(payload: Schema) -> ChoicesPlan | None:
+    prop = payload.property("choices")
+    if prop is None or prop.schema.type != "array" or prop.schema.items is None:
+        return None
+    choice = prop.schema.items
+    if choice.type != "object" or not choice.properties:
+        return None
+    choices = _access(prop, payload)
+    iterable = f"chunk.{choices.attr}" + (" or ()" if choices.optional else "")
+    index = _scalar(choice, "index", "integer")
+    if index is not None and not index.optional:
+        loop, index_expr = f"choice in {iterable}", f"choice.{index.attr}"
+    else:
+        loop = f"position, choice in enumerate({iterable})"
+        index_expr = (
+            f"position if choice.{index.attr} is None else choice.{index.attr}" if index is not None else "position"
+        )
+    delta_prop = choice.property("delta")
+    delta = None
+    on_delta: list[Feed] = []
+    tool_calls = None
+    if delta_prop is not None and delta_prop.schema.type == "object" and delta_prop.schema.properties:
+        delta = _access(delta_prop, choice)
+        for name in TEXT_FIELDS:
+            access = _scalar(delta_prop.schema, name, "string")
+            if access is not None:
+                on_delta.append(_text("delta", name, access))
+        tool_calls = _tool_calls_plan(delta_prop.schema)
+    # Completion-style chunks (FIM, OpenAI legacy) carry `text` on the choice itself.
+    text = _scalar(choice, "text", "string")
+    on_choice = (_text("choice", "content", text),) if text is not None else ()
+    finish = choice.property("finish_reason")
+    finish_reason = None
+    if finish is not None and finish.schema.type == "string":
+        finish_reason = _feed(
+            "choice", _access(finish, choice), "finish_reason", lambda v: f"state.finish_reason = {v}"
+        )
+    return ChoicesPlan(
+        loop=loop,
+        index=index_expr,
+        on_choice=on_choice,
+        delta=f"choice.{delta.attr}" if delta is not None else None,
+        delta_guard="delta is not None" if delta is not None and delta.optional else None,
+        on_delta=tuple(on_delta),
+        tool_calls=tool_calls,
+        finish_reason=finish_reason,
+    )
+
+
+def _tool_calls_plan(delta: Schema) -> ToolCallsPlan | None:
+    prop = delta.property("tool_calls")
+    if prop is None or prop.schema.type != "array":
+        return None
+    access = _access(prop, delta)
+    source = f"delta.{access.attr}"
+    iterable = source + (" or ()" if access.optional else "")
+    item = prop.schema.items
+    if item is None or item.type != "object" or not item.properties:
+        return ToolCallsPlan(typed=False, source=source, iterable=iterable)
+    function = item.property("function")
+    fn_schema = function.schema if function is not None and function.schema.type == "object" else None
+    fn = _access(function, item) if function is not None and fn_schema is not None and fn_schema.properties else None
+    name = _scalar(fn_schema, "name", "string") if fn_schema is not None else None
+    arguments = _scalar(fn_schema, "arguments", "string") if fn_schema is not None else None
+    if fn is None:
+        fn_args = ["None", "None"]
+    elif fn.optional:
+        fn_args = [f"function.{a.attr} if function is not None else None" if a else "None" for a in (name, arguments)]
+    else:
+        fn_args = [_read("function", name), _read("function", arguments)]
+    return ToolCallsPlan(
+        typed=True,
+        source=source,
+        iterable=iterable,
+        function=f"call.{fn.attr}" if fn is not None else None,
+        arguments=(
+            _read("call", _scalar(item, "index", "integer")),
+            _read("call", _scalar(item, "id", "string")),
+            _read("call", _string(item, "type")),
+            *fn_args,
+        ),
+    )
+
+
+def _access(prop: Property, owner: Schema) -> _Access:
+    return _Access(field_identifiers(owner)[prop.name], not prop.required or prop.schema.nullable)
+
+
+def _scalar(schema: Schema, name: str, type_: str) -> _Access | None:
+    """The member ``name`` when it is a ``type_`` without enum."""
+    prop = schema.property(name)
+    if prop is None or prop.schema.type != type_ or prop.schema.enum:
+        return None
+    return _access(prop, schema)
+
+
+def _string(schema: Schema, name: str) -> _Access | None:
+    """The member ``name`` when it is a string, enum or not."""
+    prop = schema.property(name)
+    if prop is None or prop.schema.type != "string":
+        return None
+    return _access(prop, schema)
+
+
+def _object(schema: Schema, name: str) -> _Access | None:
+    prop = schema.property(name)
+    if prop is None or prop.schema.type != "object":
+        return None
+    return _access(prop, schema)

@@ -1,0 +1,312 @@
+"""The ``models`` module's facts: which Struct classes and Literal aliases exist, each
+field's identifier and lenient type expression.
+
+Decoding is lenient by construction (providers add fields and enum values
+without notice):
+
+* unknown members are ignored (msgspec's default);
+* an enum becomes ``Literal[...] | str``: typed known values, any string accepted;
+* an optional member is ``T | None = None`` even when the spec forbids ``null``
+  (DeepSeek's docs example sends ``"role": null``, ``specs/deepseek/api-docs.txt:395``);
+* only a required, non-nullable member, and ``maxItems: 0``, constrain
+  decoding, because those are what tell one message from another (a member
+  "always present, may be null" does not).
+
+The strict view of the spec (every enum, every ``null``) is the normalized JSON
+Schema (:mod:`ssegen.schema_export`), used by ``ssegen conform``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any
+
+from ..diagnostics import Diagnostics, Severity
+from ..ir import Message, Property, Schema
+from ..naming import ClassName, PythonIdentifier, snake
+
+
+@dataclass(frozen=True)
+class FieldSpec:
+    """One generated Struct field.
+
+    Attributes:
+        name: the Python identifier.
+        wire: the member name on the wire.
+        annotation: the type expression.
+        required: no default (decoding fails without it).
+        doc: description for the class docstring's Attributes section.
+        alias: ``wire`` when it differs from ``name`` (the field is then declared
+            with ``msgspec.field(name=...)``), else None.
+    """
+
+    name: PythonIdentifier
+    wire: str
+    annotation: str
+    required: bool
+    doc: str
+
+    @property
+    def alias(self) -> str | None:
+        return self.wire if self.wire != self.name else None
+
+
+@dataclass(frozen=True)
+class ClassSpec:
+    """A generated ``msgspec.Struct``.
+
+    Attributes:
+        name: class name.
+        doc: docstring body (the schema's description or title).
+        fields: required fields first, then optional ones, each in source order.
+        literal: for a terminator class, the literal SSE data it stands for
+            (its one field ``data`` defaults to it); None for payload classes.
+    """
+
+    name: ClassName
+    doc: str
+    fields: tuple[FieldSpec, ...]
+    literal: str | None = None
+
+
+@dataclass(frozen=True)
+class AliasSpec:
+    """A ``Literal`` type alias for an enum (``FinishReason = Literal["stop", ...]``)."""
+
+    name: ClassName
+    values: tuple[Any, ...]
+    doc: str
+
+
+class ModelsBuilder:
+    """Collects the classes, aliases and terminator classes of one ``models`` module.
+
+    Names are unique within the module: a different schema (or enum, or
+    terminator literal) that derived a taken name gets a disambiguated one and
+    a ``name-conflict`` warning.  Results keep first-use order, so the module is
+    laid out in the order channels and messages first need each class.
+
+    Args:
+        diagnostics: receives ``name-conflict``, ``identifier-collision``,
+            ``identifier-lossy`` and ``identifier-renamed``.
+    """
+
+    def __init__(self, diagnostics: Diagnostics) -> None:
+        self.diagnostics = diagnostics
+        self._classes: dict[str, tuple[Schema, ClassSpec | None]] = {}
+        self._aliases: dict[str, AliasSpec] = {}
+        self._terminators: dict[str, ClassSpec] = {}
+
+    @property
+    def classes(self) -> list[ClassSpec]:
+        """Payload classes in first-use order (a class's members' classes after it)."""
+        return [spec for _, spec in self._classes.values() if spec is not None]
+
+    @property
+    def aliases(self) -> list[AliasSpec]:
+        """Enum aliases in first-use order."""
+        return list(self._aliases.values())
+
+    @property
+    def terminators(self) -> list[ClassSpec]:
+        """Terminator classes (one field ``data`` holding the literal) in first-use order."""
+        return list(self._terminators.values())
+
+    def annotation(self, schema: Schema, *, optional: bool = False) -> str:
+        """The lenient type expression for ``schema`` (see module docstring);
+        ``| None`` when the schema is nullable or ``optional`` (never on ``Any``)."""
+        expr = self._base_annotation(schema)
+        if (schema.nullable or optional) and expr != "Any":
+            expr += " | None"
+        return expr
+
+    def payload_class(self, schema: Schema) -> ClassName | None:
+        """The class a message payload decodes to; None when the payload is not an
+        object with members (its events then decode as ``UnknownEvent``)."""
+        if schema.type != "object" or not schema.properties:
+            return None
+        return self._class(schema)
+
+    def terminator(self, message: Message) -> ClassName:
+        """The class of a terminator message whose payload is one literal string (``[DONE]``).
+
+        Its name is the message's, with ``Event`` appended while a class, an alias
+        or a terminator with another literal holds it.
+        """
+        text = str(message.payload.enum[0])
+        name = message.name
+        known = self._terminators.get(name)
+        if known is None or known.literal != text:
+            while (
+                name in self._classes
+                or name in self._aliases
+                or (name in self._terminators and self._terminators[name].literal != text)
+            ):
+                name = name + "Event"
+        if name not in self._terminators:
+            doc = message.description or message.summary or message.payload.description
+            data = FieldSpec(
+                PythonIdentifier("data"), "data", "str", False, f"the literal SSE data, {message.payload.enum[0]!r}"
+            )
+            self._terminators[name] = ClassSpec(ClassName.verbatim(name), doc, (data,), text)
+        return self._terminators[name].name
+
+    def _base_annotation(self, schema: Schema) -> str:
+        if schema.type == "object":
+            if not schema.properties:
+                return "dict[str, Any]"
+            return self._class(schema)
+        if schema.type == "array":
+            item = self.annotation(schema.items) if schema.items is not None else "Any"
+            if schema.max_items == 0:
+                return f"Annotated[list[{item}], msgspec.Meta(max_length=0)]"
+            return f"list[{item}]"
+        if schema.type in _SCALARS:
+            py = _SCALARS[schema.type]
+            if schema.enum and _literal_values(schema):
+                return f"{self._alias(schema)} | {py}"
+            return py
+        if schema.type == "null":
+            return "None"
+        if schema.type == "union":
+            parts: list[str] = []
+            for variant in schema.variants:
+                if variant.type in ("object", "array", "union", "any"):
+                    return "Any"  # msgspec cannot tell untagged objects apart; stay lenient
+                part = self._base_annotation(variant)
+                if part not in parts:
+                    parts.append(part)
+            return " | ".join(parts)
+        return "Any"
+
+    def _taken(self, name: str) -> bool:
+        """True when ``name`` is already a class, alias or terminator of the module."""
+        return name in self._classes or name in self._aliases or name in self._terminators
+
+    def _alias(self, schema: Schema) -> str:
+        name = schema.name or "Value"
+        existing = self._aliases.get(name)
+        if (existing is not None and existing.values != schema.enum) or (existing is None and self._taken(name)):
+            name = self._unique(name, schema)
+            existing = self._aliases.get(name)
+        if existing is None:
+            self._aliases[name] = AliasSpec(ClassName.verbatim(name), schema.enum, schema.description)
+        return name
+
+    def _class(self, schema: Schema) -> ClassName:
+        name = schema.name or "Object"
+        key = replace(schema, nullable=False)
+        known = self._classes.get(name)
+        if known is not None and known[0] == key:
+            return ClassName.verbatim(name)
+        if self._taken(name):
+            for other, (other_key, _) in self._classes.items():
+                if other_key == key and other != name:
+                    return ClassName.verbatim(other)  # this schema already got a disambiguated name
+            name = self._unique(name, schema)
+        self._classes[name] = (key, None)  # reserve first: recursive members see the name
+        fields = self._fields(schema)
+        self._classes[name] = (key, ClassSpec(ClassName.verbatim(name), schema.description or schema.title, fields))
+        return ClassName.verbatim(name)
+
+    def _unique(self, name: str, schema: Schema) -> str:
+        """A new name for a different schema that derived an existing name.
+
+        The disambiguator comes from the schema's place (file stem, pointer
+        tokens), never a counter, so it is stable under key order.
+        """
+        tokens = [
+            t
+            for t in schema.provenance.pointer.split("/")
+            if t and t not in ("properties", "items", "components", "schemas")
+        ]
+        candidate = name
+        for token in reversed(tokens):
+            prefix = str(ClassName(token))
+            candidate = candidate if candidate.startswith(prefix) else prefix + candidate
+            if not self._taken(candidate):
+                break
+        while self._taken(candidate):
+            candidate += "Alt"
+        self.diagnostics.at(
+            schema.provenance,
+            "name-conflict",
+            Severity.WARNING,
+            f"two different schemas are named {name!r}; this one is emitted as {candidate!r}",
+        )
+        return candidate
+
+    def _fields(self, schema: Schema) -> tuple[FieldSpec, ...]:
+        idents = field_identifiers(schema)
+        specs: list[FieldSpec] = []
+        for prop in schema.properties:
+            ident = idents[prop.name]
+            original = PythonIdentifier(prop.name)
+            self._check_identifier(prop, original)
+            if ident != original:
+                self.diagnostics.at(
+                    prop.provenance,
+                    "identifier-collision",
+                    Severity.WARNING,
+                    f"member {prop.name!r} maps to identifier {str(original)!r} like an earlier member; "
+                    f"emitted as {str(ident)!r}",
+                )
+            # A required member that may be null ("always present, may be null") tells no
+            # message from another, so lenient decoding does not insist on it; conform does.
+            required = prop.required and not prop.schema.nullable
+            specs.append(
+                FieldSpec(
+                    ident, prop.name, self.annotation(prop.schema, optional=not required), required, prop.description
+                )
+            )
+        return tuple(sorted(specs, key=lambda f: not f.required))
+
+    def _check_identifier(self, prop: Property, ident: str) -> None:
+        """Say when a member's identifier is not just its name re-cased (the alias keeps the wire name)."""
+        if not snake(prop.name):
+            self.diagnostics.at(
+                prop.provenance,
+                "identifier-lossy",
+                Severity.WARNING,
+                f"member {prop.name!r} has no ASCII letter or digit to name a field after; emitted as {str(ident)!r}",
+            )
+        elif ident != snake(prop.name):
+            self.diagnostics.at(
+                prop.provenance,
+                "identifier-renamed",
+                Severity.INFO,
+                f"member {prop.name!r} is a keyword, a reserved name or starts with a digit; emitted as {str(ident)!r}",
+            )
+
+
+_SCALARS = {"string": "str", "integer": "int", "number": "float", "boolean": "bool"}
+
+
+def field_identifiers(schema: Schema) -> dict[str, PythonIdentifier]:
+    """Wire name -> Python identifier of each member of ``schema``, unique per class.
+
+    Members whose names map to one identifier (``x-y`` and ``x_y``) are told
+    apart by trailing underscores in source order; the accumulation plans read
+    members through this same mapping, so they name the right field.
+    """
+    used: set[str] = set()
+    result: dict[str, PythonIdentifier] = {}
+    for prop in schema.properties:
+        ident = str(PythonIdentifier(prop.name))
+        while ident in used:
+            ident += "_"
+        used.add(ident)
+        result[prop.name] = PythonIdentifier.verbatim(ident)
+    return result
+
+
+def _literal_values(schema: Schema) -> bool:
+    """True when ``schema.enum`` can be a ``Literal`` msgspec decodes: strings of a
+    string schema, or 64-bit integers of an integer schema (msgspec refuses
+    larger integer literals; other enums stay their plain type).
+    """
+    if schema.type == "string":
+        return all(isinstance(v, str) for v in schema.enum)
+    if schema.type == "integer":
+        return all(isinstance(v, int) and not isinstance(v, bool) and -(2**63) <= v < 2**63 for v in schema.enum)
+    return False

@@ -1,0 +1,1 @@
+"""Unit tests of the code model (src/ssegen/codemodel/): one decision per test."""

@@ -1,0 +1,150 @@
+"""The channels module's decisions: message order, decoders, tag dispatch, handlers, batch plan."""
+
+from __future__ import annotations
+
+from ssegen.codemodel.channels import ChannelSpec, channel_spec, common_prefix
+from ssegen.codemodel.models import ModelsBuilder
+from ssegen.diagnostics import Diagnostics
+from ssegen.ir import Channel
+from ssegen.load import load_provider
+from ssegen.naming import PythonIdentifier
+
+from codemodel.build_ir import array, channel, done, integer, message, obj, opt, req, string
+from conftest import SPECS
+
+
+def _spec(ch: Channel) -> tuple[ChannelSpec, Diagnostics]:
+    diagnostics = Diagnostics()
+    return channel_spec(ch, ModelsBuilder(diagnostics), diagnostics), diagnostics
+
+
+def _chunk(name: str = "Chunk") -> object:
+    return message(name, obj(name, req("id", string()), opt("model", string())))
+
+
+def _vendor(name: str, tag: str, member: str = "type") -> object:
+    return message(name, obj(name, req(member, string(tag, name=f"{name}Tag"))), kind="vendor")
+
+
+def test_required_members_order_messages_most_constrained_first() -> None:
+    """Mistral's usage-only chunk (``choices`` with ``maxItems: 0``, specs/mistral/asyncapi-page.txt:427)
+    is tried before the general chunk that would also accept it."""
+    mistral = load_provider(SPECS, "mistral").provider.channel("/chat/completions")
+    assert mistral is not None
+    spec, _ = _spec(mistral)
+    assert [m.name for m in mistral.messages] == ["ChatCompletionChunk", "ChatCompletionUsageChunk", "StreamDone"]
+    assert [m.name for m in spec.messages] == ["StreamDone", "ChatCompletionUsageChunk", "ChatCompletionChunk"]
+
+
+def test_literal_terminators_come_first_then_tagged_vendors_then_json_by_specificity() -> None:
+    loose = message("Loose", obj("Loose", opt("a", string())))
+    strict = message("Strict", obj("Strict", req("a", string()), req("b", string())))
+    spec, _ = _spec(channel(loose, _vendor("Search", "x_search"), strict, done()))
+    assert [m.name for m in spec.messages] == ["Done", "Search", "Strict", "Loose"]
+    assert [m.name for m in spec.json_messages] == ["Strict", "Loose"]
+
+
+def test_each_json_message_has_its_own_decoder_named_for_message_and_channel() -> None:
+    spec, _ = _spec(channel(_chunk(), address="/fim/completions"))
+    assert spec.json_messages[0].decoder == "_decode_chunk_fim_completions"
+    assert isinstance(spec.json_messages[0].decoder, PythonIdentifier)
+
+
+def test_generated_names_derive_from_the_channel_identifier() -> None:
+    spec, _ = _spec(channel(_chunk()))
+    names = (spec.event_type, spec.classify, spec.apply, spec.handlers_table, spec.tagged_table, spec.read_tag)
+    assert names == (
+        "CHAT_COMPLETIONS_EVENT",
+        "classify_chat_completions",
+        "apply_chat_completions",
+        "_APPLY_CHAT_COMPLETIONS",
+        "_TAGGED_CHAT_COMPLETIONS",
+        "_read_tag_chat_completions",
+    )
+    assert all(isinstance(n, PythonIdentifier) for n in names)
+
+
+def test_vendor_messages_dispatch_by_their_tag_and_unlisted_tags_by_common_prefix() -> None:
+    spec, diagnostics = _spec(
+        channel(_chunk(), _vendor("Search", "x_research.searching"), _vendor("Read", "x_research.reading"))
+    )
+    assert (spec.tag_field, spec.tag_probe, spec.tag_prefix) == ("type", '"type"', "x_research.")
+    assert [m.tag for m in spec.tagged_messages] == ["x_research.searching", "x_research.reading"]
+    assert spec.branches[0].tagged
+    assert diagnostics.items == []
+
+
+def test_vendor_messages_told_apart_by_several_members_warn_and_use_the_first() -> None:
+    spec, diagnostics = _spec(channel(_vendor("A", "x_a", member="type"), _vendor("B", "x_b", member="kind")))
+    assert spec.tag_field == "kind"
+    assert [d.code for d in diagnostics.items] == ["vendor-tag-fields"]
+
+
+def test_common_prefix_is_cut_after_the_last_separator() -> None:
+    assert common_prefix(["x_research.a", "x_rest"]) == "x_"
+    assert common_prefix(["x_only"]) == ""
+    assert common_prefix(["ab", "ac"]) == ""
+
+
+def test_message_whose_payload_is_not_an_object_is_left_out_with_a_warning() -> None:
+    spec, diagnostics = _spec(channel(_chunk(), message("Text", string())))
+    assert [m.name for m in spec.messages] == ["Chunk"]
+    assert [d.code for d in diagnostics.items] == ["message-not-object"]
+
+
+def test_handlers_follow_the_message_kind_or_its_accumulation_plan() -> None:
+    error = message("Error", obj("Error", req("message", string())), kind="error", event="error")
+    spec, _ = _spec(channel(_chunk(), error, _vendor("Search", "x_search"), done()))
+    assert spec.handlers == (
+        ("models.Done", "Accumulator.done"),
+        ("models.Search", "Accumulator.vendor"),
+        ("models.Chunk", "_apply_chat_completions_chunk"),
+        ("models.Error", "Accumulator.error"),
+        ("VendorEvent", "Accumulator.vendor"),
+        ("UnknownEvent", "Accumulator.unknown"),
+    )
+    assert (
+        spec.event_union == "Union[models.Done, models.Search, models.Chunk, models.Error, VendorEvent, UnknownEvent]"
+    )
+
+
+def test_branches_are_per_sse_event_type_sorted_each_in_decode_order() -> None:
+    error = message("Error", obj("Error", req("message", string())), kind="error", event="error")
+    spec, _ = _spec(channel(_chunk(), error, done()))
+    assert [(b.event, [m.name for m in b.literals], [m.name for m in b.decoders]) for b in spec.branches] == [
+        ("error", [], ["Error"]),
+        ("message", ["Done"], ["Chunk"]),
+    ]
+
+
+def test_batch_plan_when_plain_events_carry_one_json_message() -> None:
+    error = message("Error", obj("Error", req("message", string())), kind="error", event="error")
+    spec, _ = _spec(channel(_chunk(), error, done()))
+    assert spec.batch is not None
+    assert (spec.batch.function, spec.batch.message.name) == ("classify_values_chat_completions", "Chunk")
+    assert [(s.text, s.ascii) for s in spec.batch.sentinels] == [("[DONE]", True)]
+    assert spec.batch.apply_values == "_apply_chat_completions_chunk_run"
+
+
+def test_batch_plan_of_an_error_message_has_no_batch_handler() -> None:
+    spec, _ = _spec(channel(message("Error", obj("Error", req("message", string())), kind="error")))
+    assert spec.batch is not None and spec.batch.apply_values is None
+
+
+def test_no_batch_plan_with_vendor_tags_or_several_plain_json_messages() -> None:
+    tagged, _ = _spec(channel(_chunk(), _vendor("Search", "x_search")))
+    several, _ = _spec(channel(_chunk(), message("Other", obj("Other", req("n", integer())))))
+    assert (tagged.batch, several.batch) == (None, None)
+
+
+def test_non_ascii_sentinel_is_marked_for_encoding() -> None:
+    stop = message("Stop", string("[FIN—]"), kind="terminator")
+    spec, _ = _spec(channel(_chunk(), stop))
+    assert spec.batch is not None
+    assert [(s.text, s.ascii) for s in spec.batch.sentinels] == [("[FIN—]", False)]
+
+
+def test_class_list_names_the_classes_in_decode_order() -> None:
+    usage_only = message("UsageChunk", obj("UsageChunk", req("choices", array(integer(), max_items=0))))
+    spec, _ = _spec(channel(_chunk(), usage_only, done()))
+    assert spec.class_list == "Done, UsageChunk, Chunk"

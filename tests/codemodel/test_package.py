@@ -1,0 +1,52 @@
+"""The package spec handed to the templates, and templates that only lay it out."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+from ssegen.codemodel import build_package_spec
+from ssegen.diagnostics import Diagnostics
+from ssegen.ir import ErrorCode, Provenance
+from ssegen.load import load_provider
+from ssegen.output import templates_dir
+
+from codemodel.build_ir import channel, done, message, obj, provider, req, string
+from conftest import SPECS
+
+
+def test_title_falls_back_to_the_provider_name() -> None:
+    spec = build_package_spec(provider(), Diagnostics())
+    assert (spec.title, spec.usage_address, spec.error_codes_source) == ("demo", "/chat/completions", "none documented")
+
+
+def test_usage_example_opens_the_first_channel_and_error_codes_name_their_file() -> None:
+    chunk = message("Chunk", obj("Chunk", req("id", string())))
+    demo = provider(channel(chunk, done(), address="/v1/stream"), title="Demo API")
+    demo = replace(demo, error_codes=(ErrorCode(400, "bad", Provenance("demo/errors.md", 3)),))
+    spec = build_package_spec(demo, Diagnostics())
+    assert (spec.title, spec.usage_address, spec.error_codes_source) == (
+        "Demo API",
+        "/v1/stream",
+        "from demo/errors.md",
+    )
+    assert [c.name for c in spec.terminators] == ["Done"] and [c.name for c in spec.classes] == ["Chunk"]
+
+
+def test_examples_name_the_class_their_channel_decodes_them_to() -> None:
+    spec = build_package_spec(load_provider(SPECS, "deepseek").provider, Diagnostics())
+    assert spec.examples and all(e.cls for e in spec.examples)
+    assert {s.file for s in spec.streams} == {"examples/stream-example.sse"}
+
+
+#: Jinja logic a template must not hold: comparisons, boolean operators, list filters, computed names.
+_DECISION = re.compile(
+    r"==|!=|\bor\b|\band\b|selectattr|rejectattr|\|\s*first|\|\s*upper|isascii|\{%-?\s*set\s+\w+\s*="
+)
+
+
+def test_templates_make_no_decisions() -> None:
+    for path in sorted(templates_dir().glob("*.jinja")):
+        tags = re.findall(r"\{[{%].*?[%}]\}", path.read_text(encoding="utf-8"), flags=re.S)
+        code = [re.sub(r'"(?:[^"\\]|\\.)*"', '""', t) for t in tags]  # prose in string literals is not logic
+        assert [t for t in code if _DECISION.search(t)] == [], path.name
