@@ -29,9 +29,9 @@ from .sources import detect
 from .sources.asyncapi import load_asyncapi
 from .sources.docs_text import DocsResult, load_docs_text
 from .sources.document import DocumentError, parse_document
-from .sources.examples import PageResult
-from .sources.html_page import load_html_page
-from .sources.markdown_page import load_markdown_page
+from .sources.pages.html import load_html_page
+from .sources.pages.markdown import load_markdown_page
+from .sources.pages.messages import PageResult
 from .sources.refs import RefResolver
 
 @dataclass

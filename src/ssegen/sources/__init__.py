@@ -53,8 +53,8 @@ def detect(text: str) -> Detected | None:
     if _ASYNCAPI_KEY.search(head):
         return Detected("asyncapi", head, 0)
     from .docs_text import looks_like_docs_text
-    from .html_page import looks_like_html_table_page
-    from .markdown_page import looks_like_markdown_streaming_page
+    from .pages.html import looks_like_html_table_page
+    from .pages.markdown import looks_like_markdown_streaming_page
 
     for name, looks_like in (
         ("html-tables", looks_like_html_table_page),
