@@ -27,7 +27,7 @@ from dataclasses import dataclass, field, replace
 from ...diagnostics import Severity
 from ...ir import Property, Provenance, Schema
 from ...naming import pascal, singular
-from .cells import Report, type_schema
+from .cells import type_schema
 
 #: A description that states the only value: ``Always "chat.completion.chunk".``
 #: (``specs/xerotier/streaming-api.md:20``), ``Currently returns "chat.completion.chunk".``
@@ -120,9 +120,6 @@ def _child(level: list[FieldRow], name: str) -> FieldRow:
     return found
 
 
-#: The schema of a Type cell: ``(cell, provenance, class name, report) -> Schema``.
-SchemaFor = Callable[[str, Provenance, str, Report], Schema]
-
 #: Receives a problem found in a row: ``(code, severity, message, provenance)``.
 RowReport = Callable[[str, Severity, str, Provenance], None]
 
@@ -133,7 +130,6 @@ def field_property(
     report: RowReport,
     *,
     listed_values: Callable[[str], Sequence[str]] = lambda description: (),
-    schema_for: SchemaFor = type_schema,
 ) -> Property:
     """The property a field row states (rules in the module docstring).
 
@@ -143,7 +139,6 @@ def field_property(
         report: receives the problems found, at the row's provenance.
         listed_values: the enum a description lists (none by default), used
             for a string with no :data:`ALWAYS_VALUE` (a page's own wording).
-        schema_for: the schema of a Type cell.
 
     Returns:
         The property, with the description on the property and its schema;
@@ -152,16 +147,16 @@ def field_property(
     if row.implicit:
         prov = row.first_provenance()
         members = tuple(
-            field_property(c, member_name(name, c.name), report, listed_values=listed_values, schema_for=schema_for)
+            field_property(c, member_name(name, c.name), report, listed_values=listed_values)
             for c in row.children
         )
         return Property(row.name, Schema("object", prov, name=name, properties=members), False, "", prov)
     prov = row.provenance
-    schema = schema_for(row.type_text, prov, name, lambda code, severity, message: report(code, severity, message, prov))
+    schema = type_schema(row.type_text, prov, name, lambda code, severity, message: report(code, severity, message, prov))
     # Members of a list's items are named from the item (``choices`` -> ``...ChoiceDelta``).
     parent = singular(name) if schema.type == "array" else name
     children = tuple(
-        field_property(c, member_name(parent, c.name), report, listed_values=listed_values, schema_for=schema_for)
+        field_property(c, member_name(parent, c.name), report, listed_values=listed_values)
         for c in row.children
     )
     if children:

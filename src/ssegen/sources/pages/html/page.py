@@ -43,8 +43,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ....diagnostics import Diagnostics, Severity
-from ....ir import ErrorCode, Message, Property, Provenance, Schema, SchemaType
-from ..cells import TYPE_WORDS, Report, is_type_cell, type_words
+from ....ir import ErrorCode, Message, Property, Provenance, Schema
+from ..cells import is_type_cell
 from ..fields import FieldRow, field_property, member_name
 from ..instances import instances, refine_with_instances
 from ..markdown.blocks import MARKDOWN
@@ -114,18 +114,6 @@ class _HtmlTable:
     index: int
     caption: str
     element: Any
-
-
-def _legacy_type_schema(cell: str, prov: Provenance, name: str, report: Report) -> Schema:
-    """The HTML loader's own reading of a Type cell: several types are any JSON (the drift from markdown)."""
-    words = type_words(cell)
-    nullable = "null" in words
-    kinds = [TYPE_WORDS.get(w) for w in words if w != "null"]
-    if not kinds or any(k is None for k in kinds) or len(set(kinds)) > 1:
-        report("type-unknown", Severity.WARNING, f"unknown type {cell!r}; typed as any JSON")
-        return Schema("any", prov, nullable=nullable)
-    kind: SchemaType = kinds[0]  # type: ignore[assignment]
-    return Schema(kind, prov, name=name if kind == "object" else "", nullable=nullable)
 
 
 class _HtmlPage:
@@ -332,9 +320,7 @@ class _HtmlPage:
         return FieldRow(node.name, node.type_text, node.description, prov, [self._field_row(table, c) for c in node.children])
 
     def _property(self, table: _HtmlTable, node: GridRow, name: str) -> Property:
-        return field_property(
-            self._field_row(table, node), name, self._report_at, listed_values=prose.listed_values, schema_for=_legacy_type_schema
-        )
+        return field_property(self._field_row(table, node), name, self._report_at, listed_values=prose.listed_values)
 
     def _compare_tables(self, table: _HtmlTable, schema: Schema, other: _HtmlTable, other_schema: Schema) -> None:
         """Report a second copy of the chunk table: same structure (info) or conflicts (warnings)."""
