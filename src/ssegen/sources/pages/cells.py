@@ -2,7 +2,7 @@
 
 A Type cell names one or more JSON types: ``string``, ``string | null``
 (``specs/xerotier/streaming-api.md:23``), ``array | null``, ``string or integer``,
-``int``/``float``/``list``/``dict`` (``specs/siliconstorm/inference-api.md:768``).
+``int``/``float``/``list``/``dict`` (``specs/siliconstorm/inference-api.md:766``).
 Both page loaders read it here, so a cell means the same in markdown and HTML.
 """
 

@@ -4,7 +4,7 @@ A field row is what both page loaders read out of their tables: a member
 name, a Type cell, a description, where it is, and its nested rows (markdown
 writes nesting as dotted names, ``logprobs.content``,
 ``specs/xerotier/streaming-api.md:54``; HTML as indented rows,
-``specs/siliconstorm/inference-api.md:760``).  The rules that turn a row into
+``specs/siliconstorm/inference-api.md:770``).  The rules that turn a row into
 a property are here, once:
 
 * the type comes from the Type cell (:func:`.cells.type_schema`);
@@ -31,7 +31,7 @@ from .cells import type_schema
 
 #: A description that states the only value: ``Always "chat.completion.chunk".``
 #: (``specs/xerotier/streaming-api.md:20``), ``Currently returns "chat.completion.chunk".``
-#: (``specs/siliconstorm/inference-api.md:790``).
+#: (``specs/siliconstorm/inference-api.md:912``).
 ALWAYS_VALUE = re.compile(r'\b(?:always(?: returns)?|currently(?: always)? returns)\s+"([^"]+)"', re.IGNORECASE)
 
 #: A description that makes a member conditional (not required): "Present only in

@@ -55,7 +55,7 @@ def is_notation(value: str) -> bool:
     """A ``data:`` value that documents the format rather than showing a payload.
 
     An elided ``...``/``…`` or an escaped ``\\n`` at the end
-    (``data: {"type":"x_research.searching",...}\\n\\n``, ``specs/xerotier/streaming-api.md:94``).
+    (``data: {"type":"x_research.searching",...}\\n\\n``, ``specs/xerotier/streaming-api.md:11``).
     """
     return "..." in value or "…" in value or value.rstrip().endswith("\\n")
 

@@ -1,6 +1,6 @@
 """HTML tables embedded in a page, parsed with lxml, their ``rowspan``/``colspan`` laid out on a grid.
 
-A nested parameter table (``specs/siliconstorm/inference-api.md:760``) writes
+A nested parameter table (``specs/siliconstorm/inference-api.md:770``) writes
 nesting with placeholder cells: a body row's first cells are ``-`` (one per
 nesting level, each with a ``rowspan`` covering the rows below it).  On the
 grid the spans describe, a row's **depth** is the grid column its name cell

@@ -6,12 +6,12 @@ scrape breaks is repaired on top of them (the page reports each repair):
 
 * no blank line after a table: GFM runs the table on into the prose below;
   the table ends at its last line with a ``|`` and the rest of the page is
-  re-read from there (:func:`parse_blocks`, ``specs/xerotier/streaming-api.md:73``);
+  re-read from there (:func:`parse_blocks`, ``specs/xerotier/streaming-api.md:26``);
 * an unescaped ``|`` in a cell (``string | null``,
   ``specs/xerotier/streaming-api.md:23``): a row with more cells than the header
   is re-read from its source line and the extra cells are joined into the
   column the caller names, if they fit it, else into the last cell;
-* a row spread over several lines (``specs/xerotier/streaming-api.md:279``):
+* a row spread over several lines (``specs/xerotier/streaming-api.md:289``):
   markdown-it reads every line as a padded row of its own; the body is re-read
   from its source lines, a line without a leading ``|`` continuing the open
   row until it has every cell;

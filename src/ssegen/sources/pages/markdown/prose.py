@@ -4,13 +4,13 @@ Only this module knows how ``specs/xerotier/streaming-api.md`` phrases things:
 
 * the choice object is named only in prose, in the ``choices`` row: "choice
   objects containing delta content, finish_reason, and optional logprobs"
-  (:func:`prose_members`, ``specs/xerotier/streaming-api.md:22``);
+  (:func:`prose_members`, ``specs/xerotier/streaming-api.md:25``);
 * a vendor event's payload is a ``Fields: name (note), ...`` list
   (:func:`fields_text`, :func:`field_items`, :func:`field_property`,
-  ``specs/xerotier/streaming-api.md:188``), or ``Same fields as x_artifact.created``
+  ``specs/xerotier/streaming-api.md:163``), or ``Same fields as x_artifact.created``
   (:func:`same_fields_as`, :func:`rename`);
 * a section titled ``... (x_name)`` documents one vendor event
-  (:func:`event_type_in_title`, ``specs/xerotier/streaming-api.md:231``);
+  (:func:`event_type_in_title`, ``specs/xerotier/streaming-api.md:230``);
 * "the field is null" in a section's prose makes its object nullable (:func:`says_null`).
 """
 
