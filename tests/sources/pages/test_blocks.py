@@ -29,7 +29,14 @@ def test_extra_cells_join_into_the_named_column_when_they_fit_it() -> None:
     blocks, _ = parse_blocks(page)
     header, _ = table_cells(blocks[0])
     reports: list[tuple[str, int, int]] = []
-    rows = table_rows(page, blocks[0], header, 1, lambda c: c in ("string", "null"), lambda code, s, m, line, row: reports.append((code, line, row)))
+    rows = table_rows(
+        page,
+        blocks[0],
+        header,
+        1,
+        lambda c: c in ("string", "null"),
+        lambda code, s, m, line, row: reports.append((code, line, row)),
+    )
     assert [r.cells for r in rows] == [("a", "string | null", "x"), ("b", "one", "two | three")]
     assert reports == [("table-cell-pipe", 3, 0), ("table-cell-extra", 4, 1)]
 

@@ -33,12 +33,22 @@ def test_null_makes_the_one_other_type_nullable() -> None:
 
 def test_two_types_are_a_union_named_for_the_member() -> None:
     schema, reports = _schema("string or integer")
-    assert (schema.type, schema.name, [v.type for v in schema.variants], reports) == ("union", "Member", ["string", "integer"], [])
+    assert (schema.type, schema.name, [v.type for v in schema.variants], reports) == (
+        "union",
+        "Member",
+        ["string", "integer"],
+        [],
+    )
 
 
 def test_documentation_type_names_map_to_json_types() -> None:
     assert [_schema(cell)[0].type for cell in ("int", "float", "list", "dict", "bool", "str")] == [
-        "integer", "number", "array", "object", "boolean", "string"
+        "integer",
+        "number",
+        "array",
+        "object",
+        "boolean",
+        "string",
     ]
     assert _schema("dict")[0].name == "Member"
 

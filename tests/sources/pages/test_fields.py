@@ -6,7 +6,9 @@ from ssegen.ir import Property, Provenance
 from ssegen.sources.pages.fields import FieldRow, dotted_rows, field_property, is_conditional
 
 
-def _row(name: str, cell: str, description: str = "", line: int = 1, children: list[FieldRow] | None = None) -> FieldRow:
+def _row(
+    name: str, cell: str, description: str = "", line: int = 1, children: list[FieldRow] | None = None
+) -> FieldRow:
     return FieldRow(name, cell, description, Provenance("p.md", line, f"/rows/{line}"), children or [])
 
 
@@ -17,7 +19,10 @@ def _property(row: FieldRow, name: str = "Chunk") -> tuple[Property, list[str]]:
 
 def test_dotted_names_nest_under_implicit_parents_at_the_first_nested_row() -> None:
     rows = dotted_rows([_row("a.b", "string", line=3), _row("a.c", "integer", line=4), _row("d", "string", line=5)])
-    assert [(r.name, r.implicit, [c.name for c in r.children]) for r in rows] == [("a", True, ["b", "c"]), ("d", False, [])]
+    assert [(r.name, r.implicit, [c.name for c in r.children]) for r in rows] == [
+        ("a", True, ["b", "c"]),
+        ("d", False, []),
+    ]
     prop, _ = _property(rows[0], "ChunkA")
     assert (prop.schema.type, prop.schema.name, prop.required, prop.provenance.line) == ("object", "ChunkA", False, 3)
 
@@ -28,7 +33,11 @@ def test_a_prefix_keeps_only_the_rows_under_it() -> None:
 
 
 def test_nested_rows_of_an_array_are_its_items_named_from_the_item() -> None:
-    row = _row("choices", "list", children=[_row("index", "integer"), _row("delta", "object", children=[_row("content", "string")])])
+    row = _row(
+        "choices",
+        "list",
+        children=[_row("index", "integer"), _row("delta", "object", children=[_row("content", "string")])],
+    )
     prop, codes = _property(row, "ChunkChoices")
     items = prop.schema.items
     assert items is not None and (items.name, [p.name for p in items.properties]) == ("ChunkChoice", ["index", "delta"])

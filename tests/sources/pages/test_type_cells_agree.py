@@ -44,12 +44,17 @@ def _seed(template: str, cell: str, html: bool) -> tuple[Schema, list[str]]:
     return member_schema(chunk, "seed"), [d.code for d in diagnostics if d.code == "type-unknown"]
 
 
-@pytest.mark.parametrize("cell", ["string or integer", "string | integer", "integer, null", "string or integer or null", "tensor"])
+@pytest.mark.parametrize(
+    "cell", ["string or integer", "string | integer", "integer, null", "string or integer or null", "tensor"]
+)
 def test_html_and_markdown_read_a_type_cell_alike(cell: str) -> None:
     md, md_unknown = _seed(MARKDOWN, cell, html=False)
     html, html_unknown = _seed(HTML, cell, html=True)
     assert (html.type, html.name, html.nullable, [v.type for v in html.variants]) == (
-        md.type, md.name, md.nullable, [v.type for v in md.variants]
+        md.type,
+        md.name,
+        md.nullable,
+        [v.type for v in md.variants],
     )
     assert html_unknown == md_unknown
 
@@ -57,5 +62,8 @@ def test_html_and_markdown_read_a_type_cell_alike(cell: str) -> None:
 def test_string_or_integer_is_a_union_without_a_warning_in_html() -> None:
     schema, unknown = _seed(HTML, "string or integer", html=True)
     assert (schema.type, schema.name, [v.type for v in schema.variants], unknown) == (
-        "union", "ChatCompletionChunkSeed", ["string", "integer"], []
+        "union",
+        "ChatCompletionChunkSeed",
+        ["string", "integer"],
+        [],
     )

@@ -59,8 +59,16 @@ def test_page_stream_wire_events_and_lines() -> None:
     frames = read_frames(_numbered(': hi\nevent: error\ndata: {"e": 1}\ndata: [DONE]')).frames
     stream = PageStream("s", tuple(frames), Provenance("p.md", 10, "/sections/s/examples/0"))
     assert stream.wire == b': hi\n\nevent: error\ndata: {"e": 1}\n\ndata: [DONE]\n\n'
-    assert [(e.event, e.data, e.comment) for e in stream.events()] == [("", "", "hi"), ("error", '{"e": 1}', ""), ("message", "[DONE]", "")]
+    assert [(e.event, e.data, e.comment) for e in stream.events()] == [
+        ("", "", "hi"),
+        ("error", '{"e": 1}', ""),
+        ("message", "[DONE]", ""),
+    ]
     assert stream.event_lines == (10, 11, 13)
     assert stream.event_provenance(1) == Provenance("p.md", 11, "/sections/s/examples/0/events/1")
     ir = stream.to_ir("/chat/completions")
-    assert [(e.event, e.comment, e.line) for e in ir.events] == [("message", "hi", 10), ("error", None, 11), ("message", None, 13)]
+    assert [(e.event, e.comment, e.line) for e in ir.events] == [
+        ("message", "hi", 10),
+        ("error", None, 11),
+        ("message", None, 13),
+    ]

@@ -107,7 +107,12 @@ def dotted_rows(rows: Sequence[FieldRow], prefix: tuple[str, ...] = ()) -> list[
         for part in path[len(prefix) : -1]:
             level = _child(level, part).children
         found = _child(level, path[-1])  # a later row with the same path replaces an earlier one
-        found.type_text, found.description, found.provenance, found.implicit = row.type_text, row.description, row.provenance, False
+        found.type_text, found.description, found.provenance, found.implicit = (
+            row.type_text,
+            row.description,
+            row.provenance,
+            False,
+        )
     return roots
 
 
@@ -147,17 +152,17 @@ def field_property(
     if row.implicit:
         prov = row.first_provenance()
         members = tuple(
-            field_property(c, member_name(name, c.name), report, listed_values=listed_values)
-            for c in row.children
+            field_property(c, member_name(name, c.name), report, listed_values=listed_values) for c in row.children
         )
         return Property(row.name, Schema("object", prov, name=name, properties=members), False, "", prov)
     prov = row.provenance
-    schema = type_schema(row.type_text, prov, name, lambda code, severity, message: report(code, severity, message, prov))
+    schema = type_schema(
+        row.type_text, prov, name, lambda code, severity, message: report(code, severity, message, prov)
+    )
     # Members of a list's items are named from the item (``choices`` -> ``...ChoiceDelta``).
     parent = singular(name) if schema.type == "array" else name
     children = tuple(
-        field_property(c, member_name(parent, c.name), report, listed_values=listed_values)
-        for c in row.children
+        field_property(c, member_name(parent, c.name), report, listed_values=listed_values) for c in row.children
     )
     if children:
         if schema.type == "array":

@@ -20,7 +20,12 @@ from .wire import PageStream
 
 def instances(streams: Iterable[PageStream], wanted: Callable[[dict[str, Any]], bool]) -> list[tuple[Any, Provenance]]:
     """The JSON objects of the streams' events that ``wanted`` accepts, with where each is written (page order)."""
-    return [(value, prov) for stream in streams for value, prov in stream.json_events() if isinstance(value, dict) and wanted(value)]
+    return [
+        (value, prov)
+        for stream in streams
+        for value, prov in stream.json_events()
+        if isinstance(value, dict) and wanted(value)
+    ]
 
 
 def schema_from_json(

@@ -98,4 +98,6 @@ def channel_provenance(page: PageText) -> Provenance:
 
 def page_channel(messages: list[Message], provenance: Provenance, title: str, lead: str) -> Channel:
     """The page's ``/chat/completions`` channel of ``messages`` (summary the page title, description its lead paragraph)."""
-    return Channel(address=CHANNEL_ADDRESS, messages=tuple(messages), provenance=provenance, summary=title, description=lead)
+    return Channel(
+        address=CHANNEL_ADDRESS, messages=tuple(messages), provenance=provenance, summary=title, description=lead
+    )

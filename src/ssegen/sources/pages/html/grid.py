@@ -193,7 +193,9 @@ def build_grid(element: Any, first: int, report: Report) -> Grid:
     cut to them (``table-rowspan-overflow``, warning).
     """
     rows = [tr for tr in element.iter("tr") if _owner_table(tr) is element]
-    header_rows = [tr for tr in rows if tr.find("th") is not None or (tr.getparent() is not None and tr.getparent().tag == "thead")]
+    header_rows = [
+        tr for tr in rows if tr.find("th") is not None or (tr.getparent() is not None and tr.getparent().tag == "thead")
+    ]
     grid = Grid([], [tr for tr in rows if tr not in header_rows], first=first)
 
     def span(cell: Any, attr: str) -> int:
@@ -205,10 +207,22 @@ def build_grid(element: Any, first: int, report: Report) -> Grid:
         except ValueError:
             value = 0
         if value < 1:
-            report("table-span-invalid", Severity.WARNING, f"{attr}={raw!r} is not a positive integer; read as 1", grid.line_of(cell), None)
+            report(
+                "table-span-invalid",
+                Severity.WARNING,
+                f"{attr}={raw!r} is not a positive integer; read as 1",
+                grid.line_of(cell),
+                None,
+            )
             return 1
         if attr == "colspan" and value > MAX_SPAN:
-            report("table-span-invalid", Severity.WARNING, f"{attr}={raw!r} is implausibly large; cut to {MAX_SPAN}", grid.line_of(cell), None)
+            report(
+                "table-span-invalid",
+                Severity.WARNING,
+                f"{attr}={raw!r} is implausibly large; cut to {MAX_SPAN}",
+                grid.line_of(cell),
+                None,
+            )
             return MAX_SPAN
         return value
 
@@ -296,7 +310,13 @@ def row_tree(grid: Grid, names_width: int, type_col: int | None, desc_col: int |
             report("table-row-unnamed", Severity.WARNING, "row has no name cell in the name columns; skipped", line, r)
             continue
         if any(grid.cells.get((r, c)) is None for c in range(name_cell.col)):
-            report("table-row-short", Severity.WARNING, "row has fewer leading cells than its depth needs (a rowspan above it is too short?)", line, r)
+            report(
+                "table-row-short",
+                Severity.WARNING,
+                "row has fewer leading cells than its depth needs (a rowspan above it is too short?)",
+                line,
+                r,
+            )
         if name_cell.col + name_cell.colspan != names_width:
             report(
                 "table-row-misaligned",

@@ -143,7 +143,13 @@ class _HtmlPage:
         streams = self._streams()
         chunk = self._chunk_message(tables, streams)
         if chunk is None:
-            self._report("chunk-table-missing", Severity.ERROR, "no HTML table describes a streaming chunk (`choices` with `delta`)", 0, "")
+            self._report(
+                "chunk-table-missing",
+                Severity.ERROR,
+                "no HTML table describes a streaming chunk (`choices` with `delta`)",
+                0,
+                "",
+            )
             return PageResult(None, streams, error_codes, title)
         messages = [chunk]
         done = self._done_message(streams)
@@ -170,7 +176,11 @@ class _HtmlPage:
                 self.fences.append(_Fence(tok.map[0] + 1, tok.map[1], tok.info.strip(), tok.content))
         # Tables of both kinds, numbered per section in page order (pointer .../tables/<k>).
         starts = {tok.map[0] + 1 for tok in tokens if tok.type == "table_open" and tok.map is not None}
-        starts |= {n for n, line in self.page.numbered() if re.search(r"<table\b", line, re.IGNORECASE) and not self._in_fence(n)}
+        starts |= {
+            n
+            for n, line in self.page.numbered()
+            if re.search(r"<table\b", line, re.IGNORECASE) and not self._in_fence(n)
+        }
         counts: dict[str, int] = {}
         for start in sorted(starts):
             slug = self.page.section_at(start).slug
@@ -196,10 +206,18 @@ class _HtmlPage:
             index = self.table_index.get(first, 0)
             where = pointer(*section.base, "tables", index)
             if not closed:
-                self._report("html-table-unclosed", Severity.WARNING, "`<table>` has no `</table>`; read up to the next table or fence", first, where)
+                self._report(
+                    "html-table-unclosed",
+                    Severity.WARNING,
+                    "`<table>` has no `</table>`; read up to the next table or fence",
+                    first,
+                    where,
+                )
             element = parse_table("\n".join(self.page.span(first, last)))
             if element is None:
-                self._report("html-table-unreadable", Severity.WARNING, "lxml finds no table in this HTML; skipped", first, where)
+                self._report(
+                    "html-table-unreadable", Severity.WARNING, "lxml finds no table in this HTML; skipped", first, where
+                )
             else:
                 tables.append(_HtmlTable(first, last, section, index, self._caption(first), element))
         return tables
@@ -230,7 +248,9 @@ class _HtmlPage:
         if not header:
             return header, []
         type_col = next((c.col for c in header if c.title.strip().lower() == "type"), None)
-        desc_col = next((c.col for c in header if c.title.strip().lower() in ("description", "explanation", "meaning")), None)
+        desc_col = next(
+            (c.col for c in header if c.title.strip().lower() in ("description", "explanation", "meaning")), None
+        )
         return header, row_tree(grid, header[0].span, type_col, desc_col, report)
 
     def _guess_header(self, table: _HtmlTable, grid: Grid) -> list[Column]:
@@ -242,12 +262,21 @@ class _HtmlPage:
             count = sum(
                 1
                 for r in range(rows)
-                if (cell := grid.cells.get((r, c))) is not None and cell.col == c and cell.row == r and is_type_cell(cell.text)
+                if (cell := grid.cells.get((r, c))) is not None
+                and cell.col == c
+                and cell.row == r
+                and is_type_cell(cell.text)
             )
             if count > best_count:
                 best, best_count = c, count
         if best < 1 or best_count * 2 < rows:
-            self._report("table-no-header", Severity.WARNING, "table has no header row and no column of type names; skipped", table.start, self._table_pointer(table))
+            self._report(
+                "table-no-header",
+                Severity.WARNING,
+                "table has no header row and no column of type names; skipped",
+                table.start,
+                self._table_pointer(table),
+            )
             return []
         self._report(
             "table-no-header",
@@ -269,8 +298,12 @@ class _HtmlPage:
             header, roots = self._table_rows(table)
             titles = [c.title.strip().lower() for c in header]
             if "type" not in titles:
-                reason = "a request parameter table (requests are not decoded)" if "required" in titles else "no Type column"
-                self._report("table-skipped", Severity.INFO, f"table skipped: {reason}", table.start, self._table_pointer(table))
+                reason = (
+                    "a request parameter table (requests are not decoded)" if "required" in titles else "no Type column"
+                )
+                self._report(
+                    "table-skipped", Severity.INFO, f"table skipped: {reason}", table.start, self._table_pointer(table)
+                )
                 continue
             members, wrapper = roots, None
             if len(roots) == 1 and roots[0].name == "data" and roots[0].children:
@@ -291,7 +324,9 @@ class _HtmlPage:
                     what = "a non-streaming response (choices hold `message`)"
                 else:
                     what = "`choices` has no `delta` row"
-                self._report("table-skipped", Severity.INFO, f"table skipped: {what}", table.start, self._table_pointer(table))
+                self._report(
+                    "table-skipped", Severity.INFO, f"table skipped: {what}", table.start, self._table_pointer(table)
+                )
                 continue
             object_row = next((m for m in members if m.name == "object"), None)
             object_description = object_row.description if object_row else ""
@@ -313,11 +348,20 @@ class _HtmlPage:
             self._compare_tables(table, schema, other, other_schema)
         chunks = instances(streams, lambda v: v.get("object") == object_value or "choices" in v)
         schema = refine_with_instances(schema, chunks, self.diagnostics)
-        return Message(name=schema.name, kind="data", payload=schema, provenance=schema.provenance, title=table.caption, description=schema.description)
+        return Message(
+            name=schema.name,
+            kind="data",
+            payload=schema,
+            provenance=schema.provenance,
+            title=table.caption,
+            description=schema.description,
+        )
 
     def _field_row(self, table: _HtmlTable, node: GridRow) -> FieldRow:
         prov = self.page.at(node.line, self._table_pointer(table, node.index))
-        return FieldRow(node.name, node.type_text, node.description, prov, [self._field_row(table, c) for c in node.children])
+        return FieldRow(
+            node.name, node.type_text, node.description, prov, [self._field_row(table, c) for c in node.children]
+        )
 
     def _property(self, table: _HtmlTable, node: GridRow, name: str) -> Property:
         return field_property(self._field_row(table, node), name, self._report_at, listed_values=prose.listed_values)
@@ -354,7 +398,11 @@ class _HtmlPage:
             if not any(line.strip().startswith("data:") for _, line in wire):
                 if fence.info.split()[:1] == ["json"] and not parses(fence.content):
                     self._report(
-                        "fence-invalid-json", Severity.WARNING, "this ```json block is not valid JSON (e.g. single-quoted strings)", fence.first, self.page.line_pointer(fence.first)
+                        "fence-invalid-json",
+                        Severity.WARNING,
+                        "this ```json block is not valid JSON (e.g. single-quoted strings)",
+                        fence.first,
+                        self.page.line_pointer(fence.first),
                     )
                 continue
             section = self.page.section_at(fence.first)
@@ -368,7 +416,11 @@ class _HtmlPage:
             ptr = pointer(*section.base, "examples", index)
             name = names.unique(section.slug or "example")
             intro = "\n".join(self.page.span(max(section.line, 1), fence.first - 1))
-            streams.append(PageStream(name, tuple(read.frames), self.page.at(read.frames[0].line, ptr), prose.says_full_text(intro)))
+            streams.append(
+                PageStream(
+                    name, tuple(read.frames), self.page.at(read.frames[0].line, ptr), prose.says_full_text(intro)
+                )
+            )
         kept = drop_repeated_streams(streams, self.diagnostics)
         for stream in kept:
             events = stream.events()
@@ -436,7 +488,9 @@ class _HtmlPage:
                     continue
                 code: int | str = int(cells[0]) if cells[0].isdigit() else cells[0]
                 meaning = cells[1] if len(cells) > 1 else ""
-                codes.append(ErrorCode(code, meaning, self.page.at(line, pointer(*section.base, "tables", index, "rows", n))))
+                codes.append(
+                    ErrorCode(code, meaning, self.page.at(line, pointer(*section.base, "tables", index, "rows", n)))
+                )
         return codes
 
 

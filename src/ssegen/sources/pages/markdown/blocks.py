@@ -41,7 +41,9 @@ MARKDOWN = MarkdownIt("commonmark").enable("table")
 
 _DELIMITER_ROW = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?\s*$")
 _PIPE = re.compile(r"(?<!\\)\|")
-_TITLE_STOPWORDS = frozenset({"a", "an", "and", "as", "at", "by", "for", "from", "in", "of", "on", "or", "the", "to", "via", "with"})
+_TITLE_STOPWORDS = frozenset(
+    {"a", "an", "and", "as", "at", "by", "for", "from", "in", "of", "on", "or", "the", "to", "via", "with"}
+)
 
 #: Receives a repair or problem in a table: ``(code, severity, message, line, body row index)``.
 RowReport = Callable[[str, Severity, str, int, int], None]
@@ -241,7 +243,13 @@ def table_rows(
                     index,
                 )
         elif len(cells) < ncols:
-            report("table-row-short", Severity.WARNING, f"row has {len(cells)} cells for {ncols} columns; padded with empty cells", first, index)
+            report(
+                "table-row-short",
+                Severity.WARNING,
+                f"row has {len(cells)} cells for {ncols} columns; padded with empty cells",
+                first,
+                index,
+            )
             cells = cells + [""] * (ncols - len(cells))
         elif last == first and len(md_rows.get(first, [])) == ncols:
             cells = md_rows[first]  # a well-formed row: markdown-it's own cells

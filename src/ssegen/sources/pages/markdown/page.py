@@ -76,7 +76,17 @@ from ..wire import (
     read_frames,
 )
 from . import prose
-from .blocks import Block, Row, block_kinds, has_pipe_table, headerless_rows, looks_like_title, parse_blocks, table_cells, table_rows
+from .blocks import (
+    Block,
+    Row,
+    block_kinds,
+    has_pipe_table,
+    headerless_rows,
+    looks_like_title,
+    parse_blocks,
+    table_cells,
+    table_rows,
+)
 
 
 def looks_like_markdown_streaming_page(text: str) -> bool:
@@ -201,7 +211,13 @@ class _MarkdownPage:
         chunk = self._chunk_message(streams)
         messages: list[Message] = []
         if chunk is None:
-            self._report("chunk-table-missing", Severity.ERROR, "no Field/Type/Description table with a `choices` row: the page documents no chunk", 1, "")
+            self._report(
+                "chunk-table-missing",
+                Severity.ERROR,
+                "no Field/Type/Description table with a `choices` row: the page documents no chunk",
+                1,
+                "",
+            )
         else:
             messages.append(chunk)
         messages.extend(self._vendor_messages(streams, samples))
@@ -333,7 +349,9 @@ class _MarkdownPage:
         if not match or match.group(1) != "data":
             return n
         following = ((m, self.page.line(m)) for m in range(n + 1, self.page.count + 1))
-        joined = json_continuation(match.group(2).strip(), takewhile(lambda item: not self._ends_json(item[0]), following))
+        joined = json_continuation(
+            match.group(2).strip(), takewhile(lambda item: not self._ends_json(item[0]), following)
+        )
         return joined[0] if joined is not None else n
 
     def _ends_json(self, n: int) -> bool:
@@ -390,7 +408,11 @@ class _MarkdownPage:
     # -- the chunk ---------------------------------------------------------------------------------
 
     def _field_tables(self) -> list[_Table]:
-        return [t for t in self.tables if t.column("field", "name", "parameter", "member") == 0 and t.column("type") is not None]
+        return [
+            t
+            for t in self.tables
+            if t.column("field", "name", "parameter", "member") == 0 and t.column("type") is not None
+        ]
 
     def _chunk_message(self, streams: list[PageStream]) -> Message | None:
         chunk_table = next((t for t in self._field_tables() if any(_row_name(r) == "choices" for r in t.rows)), None)
@@ -405,19 +427,38 @@ class _MarkdownPage:
         choice_name = name + pascal(singular("choices"))
         choice = self._choice_schema(chunk_table, choices_row, choice_name)
         props = [
-            replace(p, schema=replace(p.schema, items=choice)) if p.name == "choices" and p.schema.type == "array" else p
+            (
+                replace(p, schema=replace(p.schema, items=choice))
+                if p.name == "choices" and p.schema.type == "array"
+                else p
+            )
             for p in props
         ]
         section = chunk_table.section
-        schema = Schema("object", self._table_prov(chunk_table), name=name, description=self._intro(section), properties=tuple(props))
+        schema = Schema(
+            "object",
+            self._table_prov(chunk_table),
+            name=name,
+            description=self._intro(section),
+            properties=tuple(props),
+        )
         object_value = chunk_object(object_description)
         found = instances(streams, lambda v: "type" not in v and (v.get("object") == object_value or "choices" in v))
         schema = refine_with_instances(schema, found, self.diagnostics, add_members=[choice_name])
-        return Message(name=name, kind="data", payload=schema, provenance=schema.provenance, title=section.title, description=schema.description)
+        return Message(
+            name=name,
+            kind="data",
+            payload=schema,
+            provenance=schema.provenance,
+            title=section.title,
+            description=schema.description,
+        )
 
     def _field_rows(self, table: _Table) -> list[FieldRow]:
         return [
-            FieldRow(_row_name(row), table.cell(row, "type"), table.cell(row, "description"), self._row_prov(table, row))
+            FieldRow(
+                _row_name(row), table.cell(row, "type"), table.cell(row, "description"), self._row_prov(table, row)
+            )
             for row in table.rows
         ]
 
@@ -449,7 +490,9 @@ class _MarkdownPage:
         props = [self._choice_member(member, optional, name, prov) for member, optional in members]
         return Schema("object", prov, name=name, properties=tuple(props))
 
-    def _table_member(self, table: _Table, member: str, name: str, optional: bool, prov: Provenance, prefix: tuple[str, ...]) -> Property:
+    def _table_member(
+        self, table: _Table, member: str, name: str, optional: bool, prov: Provenance, prefix: tuple[str, ...]
+    ) -> Property:
         """Member ``member``: an object named ``name`` whose members are ``table``'s rows
         (rows named ``<member>.x`` when ``prefix`` is ``(member,)``); the table is marked used."""
         table.used = True
@@ -503,7 +546,9 @@ class _MarkdownPage:
             elif value and value not in values:
                 values.append(value)
         text = "\n".join(lines)
-        schema = Schema("string", self._table_prov(table), name=name, description=text, nullable=nullable, enum=tuple(values))
+        schema = Schema(
+            "string", self._table_prov(table), name=name, description=text, nullable=nullable, enum=tuple(values)
+        )
         return Property(member, schema, not optional, text, prov)
 
     # -- prose ----------------------------------------------------------------------------------------
@@ -536,7 +581,11 @@ class _MarkdownPage:
             return ""
         n = first.line + 1
         titles = {s.line for s in self.page.sections}
-        return self.page.line(n).strip() if n <= self.page.count and self.kinds.get(n) == "paragraph" and n not in titles else ""
+        return (
+            self.page.line(n).strip()
+            if n <= self.page.count and self.kinds.get(n) == "paragraph" and n not in titles
+            else ""
+        )
 
     # -- example streams ------------------------------------------------------------------------------
 
@@ -603,17 +652,23 @@ class _MarkdownPage:
             summary = prose.event_summary(description)
             if example_json is not None:
                 value, json_line, member_lines = example_json
-                payload = schema_from_json(value, name, self.page.at(json_line, prov.pointer), member_provenance=member_lines)
+                payload = schema_from_json(
+                    value, name, self.page.at(json_line, prov.pointer), member_provenance=member_lines
+                )
                 payload = _with_type(payload, type_value, prov)
             else:
                 props = self._vendor_fields(description, name, prov, by_type)
                 payload = _with_type(Schema("object", prov, name=name, properties=tuple(props)), type_value, prov)
             by_type[type_value] = payload
             examples = tuple(
-                Example("wire-format", sample.title, sample.data, sample.provenance) for sample in samples if sample.type == type_value
+                Example("wire-format", sample.title, sample.data, sample.provenance)
+                for sample in samples
+                if sample.type == type_value
             )
             if example_json is not None:
-                examples += (Example("", "", compact_json(example_json[0]), self.page.at(example_json[1], prov.pointer)),)
+                examples += (
+                    Example("", "", compact_json(example_json[0]), self.page.at(example_json[1], prov.pointer)),
+                )
             payload = replace(payload, description=summary)
             messages.append(
                 Message(
@@ -646,9 +701,14 @@ class _MarkdownPage:
                 continue
             description = " ".join(self._prose(section))
             prov = self.page.at(section.line, pointer("sections", section.slug))
-            fields_line = next((n for n in range(section.line + 1, section.end) if self.page.line(n).strip().startswith("Fields:")), None)
+            fields_line = next(
+                (n for n in range(section.line + 1, section.end) if self.page.line(n).strip().startswith("Fields:")),
+                None,
+            )
             if fields_line is not None:
-                out.append((type_value, description, self.page.at(fields_line, self.page.line_pointer(fields_line)), None))
+                out.append(
+                    (type_value, description, self.page.at(fields_line, self.page.line_pointer(fields_line)), None)
+                )
                 continue
             example = None
             for run in self.runs:
@@ -686,7 +746,9 @@ class _MarkdownPage:
                     break
         return out
 
-    def _vendor_fields(self, description: str, name: str, prov: Provenance, by_type: dict[str, Schema]) -> list[Property]:
+    def _vendor_fields(
+        self, description: str, name: str, prov: Provenance, by_type: dict[str, Schema]
+    ) -> list[Property]:
         same = prose.same_fields_as(description)
         if same:
             source = by_type.get(same)
@@ -757,7 +819,12 @@ class _MarkdownPage:
             inner = []
             for prop in error_prop.schema.properties:
                 if prop.name == "type" and types:
-                    schema = replace(prop.schema, name=error_prop.schema.name + "Type", enum=tuple(types), description="\n".join(type_lines))
+                    schema = replace(
+                        prop.schema,
+                        name=error_prop.schema.name + "Type",
+                        enum=tuple(types),
+                        description="\n".join(type_lines),
+                    )
                     # A row typed `(none)` (cancellation) means an error frame may come without a type.
                     prop = replace(prop, schema=schema, description=schema.description, required=not untyped)
                 elif prop.name == "code" and code_lines:
@@ -765,7 +832,12 @@ class _MarkdownPage:
                     prop = replace(prop, schema=schema, description=schema.description)
                 inner.append(prop)
             error_schema = replace(error_prop.schema, properties=tuple(inner))
-            payload = replace(payload, properties=tuple(replace(p, schema=error_schema) if p.name == "error" else p for p in payload.properties))
+            payload = replace(
+                payload,
+                properties=tuple(
+                    replace(p, schema=error_schema) if p.name == "error" else p for p in payload.properties
+                ),
+            )
         section = self.page.section_at(prov.line)
         description = self._intro(section)
         message = Message(

@@ -26,7 +26,9 @@ from ....naming import singular, snake
 from ..cells import TYPE_WORDS
 from ..fields import is_conditional, member_name
 
-_NUMERIC_WORDS = frozenset({"count", "index", "tokens", "total", "size", "sequence", "number", "num", "length", "duration", "ms"})
+_NUMERIC_WORDS = frozenset(
+    {"count", "index", "tokens", "total", "size", "sequence", "number", "num", "length", "duration", "ms"}
+)
 
 
 def prose_members(description: str) -> list[tuple[str, bool]]:
