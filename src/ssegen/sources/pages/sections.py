@@ -124,6 +124,10 @@ class PageText(Generic[S]):
         """Record a diagnostic at ``line`` (0: no line) and pointer ``ptr``."""
         self.diagnostics.add(code, severity, message, file=self.file, line=line, pointer=ptr)
 
+    def report_at(self, code: str, severity: Severity, message: str, place: Provenance) -> None:
+        """Record a diagnostic at ``place`` (its line and pointer)."""
+        self.report(code, severity, message, place.line, place.pointer)
+
     def at(self, line: int, ptr: str) -> Provenance:
         """The provenance of ``line`` (0: no line) at pointer ``ptr``."""
         return Provenance(self.file, line, ptr)

@@ -125,12 +125,6 @@ class _HtmlPage:
         self.fences: list[_Fence] = []
         self.table_index: dict[int, int] = {}  # first line -> index among its section's tables
 
-    def _report(self, code: str, severity: Severity, message: str, line: int, ptr: str) -> None:
-        self.page.report(code, severity, message, line, ptr)
-
-    def _report_at(self, code: str, severity: Severity, message: str, prov: Provenance) -> None:
-        self.page.report(code, severity, message, prov.line, prov.pointer)
-
     # -- orchestration -----------------------------------------------------------------------
 
     def load(self) -> PageResult:
@@ -143,7 +137,7 @@ class _HtmlPage:
         streams = self._streams()
         chunk = self._chunk_message(tables, streams)
         if chunk is None:
-            self._report(
+            self.page.report(
                 "chunk-table-missing",
                 Severity.ERROR,
                 "no HTML table describes a streaming chunk (`choices` with `delta`)",
@@ -206,7 +200,7 @@ class _HtmlPage:
             index = self.table_index.get(first, 0)
             where = pointer(*section.base, "tables", index)
             if not closed:
-                self._report(
+                self.page.report(
                     "html-table-unclosed",
                     Severity.WARNING,
                     "`<table>` has no `</table>`; read up to the next table or fence",
@@ -215,7 +209,7 @@ class _HtmlPage:
                 )
             element = parse_table("\n".join(self.page.span(first, last)))
             if element is None:
-                self._report(
+                self.page.report(
                     "html-table-unreadable", Severity.WARNING, "lxml finds no table in this HTML; skipped", first, where
                 )
             else:
@@ -241,7 +235,7 @@ class _HtmlPage:
         """The header columns and the row tree of one table."""
 
         def report(code: str, severity: Severity, message: str, line: int, row: int | None) -> None:
-            self._report(code, severity, message, line, self._table_pointer(table, row))
+            self.page.report(code, severity, message, line, self._table_pointer(table, row))
 
         grid = build_grid(table.element, table.start, report)
         header = grid.header or self._guess_header(table, grid)
@@ -270,7 +264,7 @@ class _HtmlPage:
             if count > best_count:
                 best, best_count = c, count
         if best < 1 or best_count * 2 < rows:
-            self._report(
+            self.page.report(
                 "table-no-header",
                 Severity.WARNING,
                 "table has no header row and no column of type names; skipped",
@@ -278,7 +272,7 @@ class _HtmlPage:
                 self._table_pointer(table),
             )
             return []
-        self._report(
+        self.page.report(
             "table-no-header",
             Severity.WARNING,
             f"table has no header row; column {best + 1} holds type names, so the columns before it are names and the last is the description",
@@ -301,7 +295,7 @@ class _HtmlPage:
                 reason = (
                     "a request parameter table (requests are not decoded)" if "required" in titles else "no Type column"
                 )
-                self._report(
+                self.page.report(
                     "table-skipped", Severity.INFO, f"table skipped: {reason}", table.start, self._table_pointer(table)
                 )
                 continue
@@ -309,7 +303,7 @@ class _HtmlPage:
             if len(roots) == 1 and roots[0].name == "data" and roots[0].children:
                 wrapper = roots[0]
                 members = roots[0].children
-                self._report(
+                self.page.report(
                     "table-data-wrapper",
                     Severity.INFO,
                     "the table's top row `data` is the SSE field carrying the chunk, not a member; its rows are the chunk's members",
@@ -324,7 +318,7 @@ class _HtmlPage:
                     what = "a non-streaming response (choices hold `message`)"
                 else:
                     what = "`choices` has no `delta` row"
-                self._report(
+                self.page.report(
                     "table-skipped", Severity.INFO, f"table skipped: {what}", table.start, self._table_pointer(table)
                 )
                 continue
@@ -364,14 +358,16 @@ class _HtmlPage:
         )
 
     def _property(self, table: _HtmlTable, node: GridRow, name: str) -> Property:
-        return field_property(self._field_row(table, node), name, self._report_at, listed_values=prose.listed_values)
+        return field_property(
+            self._field_row(table, node), name, self.page.report_at, listed_values=prose.listed_values
+        )
 
     def _compare_tables(self, table: _HtmlTable, schema: Schema, other: _HtmlTable, other_schema: Schema) -> None:
         """Report a second copy of the chunk table: same structure (info) or conflicts (warnings)."""
         conflicts: list[tuple[str, str, Provenance]] = []
         descriptions = _diff(schema, other_schema, "", conflicts)
         if not conflicts:
-            self._report(
+            self.page.report(
                 "duplicate-table",
                 Severity.INFO,
                 f"this table repeats the one at line {table.start} (another translation of the page): same members and types, "
@@ -381,7 +377,7 @@ class _HtmlPage:
             )
             return
         for path, what, prov in conflicts:
-            self._report_at(
+            self.page.report_at(
                 "duplicate-table-conflict",
                 Severity.WARNING,
                 f"this copy of the table at line {table.start} differs at {path or '/'}: {what}; the first copy is kept",
@@ -397,7 +393,7 @@ class _HtmlPage:
             wire = [(fence.first + 1 + i, line) for i, line in enumerate(fence.content.split("\n")) if line.strip()]
             if not any(line.strip().startswith("data:") for _, line in wire):
                 if fence.info.split()[:1] == ["json"] and not parses(fence.content):
-                    self._report(
+                    self.page.report(
                         "fence-invalid-json",
                         Severity.WARNING,
                         "this ```json block is not valid JSON (e.g. single-quoted strings)",
@@ -408,7 +404,7 @@ class _HtmlPage:
             section = self.page.section_at(fence.first)
             read = read_frames(wire)
             for code, severity, message, line in read.notes():
-                self._report(code, severity, message, line, self.page.line_pointer(line))
+                self.page.report(code, severity, message, line, self.page.line_pointer(line))
             if not read.frames:
                 continue
             index = section.examples
@@ -425,7 +421,7 @@ class _HtmlPage:
         for stream in kept:
             events = stream.events()
             if not events or events[-1].data != "[DONE]":
-                self._report_at(
+                self.page.report_at(
                     "example-stream-unterminated",
                     Severity.WARNING,
                     f"example stream {stream.name!r} does not end with `data: [DONE]` like the page's other streams (truncated?)",
@@ -438,7 +434,7 @@ class _HtmlPage:
             events = stream.events()
             if events and events[-1].data == "[DONE]":
                 prov = stream.event_provenance(len(events) - 1)
-                self._report_at(
+                self.page.report_at(
                     "terminator-from-example",
                     Severity.INFO,
                     "the page does not document a terminator, but its example streams end with `data: [DONE]`; StreamDone is read from them",

@@ -184,7 +184,6 @@ def _row_name(row: Row) -> str:
 class _MarkdownPage:
     def __init__(self, text: str, file: str, diagnostics: Diagnostics) -> None:
         self.page: PageText[_Section] = PageText(text, file, diagnostics)
-        self.file = file
         self.diagnostics = diagnostics
         self.blocks: list[Block] = []
         self.kinds: dict[int, str] = {}  # block type of every line inside a block
@@ -192,12 +191,6 @@ class _MarkdownPage:
         self.tables: list[_Table] = []
         self.runs: list[_Run] = []
         self.field_types: dict[str, SchemaType] = {}
-
-    def _report(self, code: str, severity: Severity, message: str, line: int, ptr: str) -> None:
-        self.page.report(code, severity, message, line, ptr)
-
-    def _report_at(self, code: str, severity: Severity, message: str, prov: Provenance) -> None:
-        self.page.report(code, severity, message, prov.line, prov.pointer)
 
     # -- orchestration --------------------------------------------------------------
 
@@ -211,7 +204,7 @@ class _MarkdownPage:
         chunk = self._chunk_message(streams)
         messages: list[Message] = []
         if chunk is None:
-            self._report(
+            self.page.report(
                 "chunk-table-missing",
                 Severity.ERROR,
                 "no Field/Type/Description table with a `choices` row: the page documents no chunk",
@@ -229,7 +222,7 @@ class _MarkdownPage:
             messages.append(done)
         for table in self.tables:
             if not table.used:
-                self._report(
+                self.page.report(
                     "table-unused",
                     Severity.INFO,
                     f"table ({' | '.join(table.header)}) in section {table.section.title!r} describes nothing ssegen decodes; ignored",
@@ -238,7 +231,7 @@ class _MarkdownPage:
                 )
         channel = None
         if chunk is not None:
-            messages = unique_messages(messages, self._report_at)
+            messages = unique_messages(messages, self.page.report_at)
             channel = page_channel(messages, channel_provenance(self.page), title, self._lead_paragraph())
         return PageResult(channel, streams, error_codes, title)
 
@@ -360,7 +353,7 @@ class _MarkdownPage:
     def _build_run(self, first: int, last: int) -> _Run:
         read = read_frames([(n, self.page.line(n)) for n in range(first, last + 1)])
         for code, severity, message, line in read.notes():
-            self._report(code, severity, message, line, self.page.line_pointer(line))
+            self.page.report(code, severity, message, line, self.page.line_pointer(line))
         json_starts = {i: lines[0] for i, lines in read.rejoined.items()}
         sample = any(
             is_notation(dict(frame.fields).get("data", ""))
@@ -373,7 +366,7 @@ class _MarkdownPage:
 
     def _read_tables(self) -> None:
         for first, last in self.unterminated:
-            self._report(
+            self.page.report(
                 "table-unterminated",
                 Severity.INFO,
                 f"no blank line ends the table at line {first}: GFM reads the prose below as more rows; "
@@ -392,12 +385,12 @@ class _MarkdownPage:
             table = _Table(tuple(header), [], block.first, section, index)
 
             def report(code: str, severity: Severity, message: str, line: int, row: int, table: _Table = table) -> None:
-                self._report(code, severity, message, line, self._table_pointer(table, row))
+                self.page.report(code, severity, message, line, self._table_pointer(table, row))
 
             table.rows = table_rows(self.page, block, header, table.column("type"), is_type_cell, report)
             self.tables.append(table)
         for first, last in headerless_rows(self.page, self.kinds):
-            self._report(
+            self.page.report(
                 "table-no-header",
                 Severity.WARNING,
                 f"lines {first}-{last} look like table rows but no header and delimiter row (`|---|`) precedes them; not read as a table",
@@ -465,7 +458,7 @@ class _MarkdownPage:
     def _table_properties(self, table: _Table, base: str, prefix: tuple[str, ...]) -> list[Property]:
         """Properties from Field/Type/Description rows; dotted names (``logprobs.content``) nest."""
         return [
-            field_property(row, member_name(base, row.name), self._report_at)
+            field_property(row, member_name(base, row.name), self.page.report_at)
             for row in dotted_rows(self._field_rows(table), prefix)
         ]
 
@@ -474,14 +467,14 @@ class _MarkdownPage:
         prov = self._row_prov(chunk_table, choices_row)
         members = prose.prose_members(chunk_table.cell(choices_row, "description"))
         if not members:
-            self._report_at(
+            self.page.report_at(
                 "choice-members-unknown",
                 Severity.WARNING,
                 "the `choices` row does not say what a choice contains; choices are typed as objects without members",
                 prov,
             )
             return Schema("object", prov, name=name)
-        self._report_at(
+        self.page.report_at(
             "choice-members-prose",
             Severity.INFO,
             f"the choice object is described only in prose; members {', '.join(m for m, _ in members)} are read from it and typed from the tables they name",
@@ -523,7 +516,7 @@ class _MarkdownPage:
                 return self._table_member(table, member, name, optional, prov, prefix=())
             if table.column("value") == 0:
                 return self._values_member(table, member, name, optional, prov)
-        self._report_at(
+        self.page.report_at(
             "member-type-unknown",
             Severity.WARNING,
             f"choice member {member!r} is named in prose but no table describes it; typed as any JSON",
@@ -603,7 +596,7 @@ class _MarkdownPage:
             per_section[section.slug] = index + 1
             ptr = pointer(*section.base, "examples", index)
             if run.sample:
-                self._report(
+                self.page.report(
                     "wire-format-sample",
                     Severity.INFO,
                     "a one-line wire-format sample (elided `...` or an escaped `\\n`), not an example stream; not harvested",
@@ -723,7 +716,7 @@ class _MarkdownPage:
                 if example:
                     break
             if example is None:
-                self._report(
+                self.page.report(
                     "vendor-fields-unknown",
                     Severity.WARNING,
                     f"vendor event {type_value!r} has neither a `Fields:` line nor a JSON example; only `type` is known",
@@ -753,7 +746,7 @@ class _MarkdownPage:
         if same:
             source = by_type.get(same)
             if source is None:
-                self._report_at(
+                self.page.report_at(
                     "vendor-fields-unknown-ref",
                     Severity.WARNING,
                     f"`Same fields as {same}` names no event documented above; only `type` is known",
@@ -765,9 +758,11 @@ class _MarkdownPage:
         for item in prose.field_items(prose.fields_text(description)):
             parsed = prose.parse_field(item)
             if parsed is None:
-                self._report_at("vendor-field-unparsed", Severity.WARNING, f"cannot read field {item!r}; skipped", prov)
+                self.page.report_at(
+                    "vendor-field-unparsed", Severity.WARNING, f"cannot read field {item!r}; skipped", prov
+                )
                 continue
-            props.append(prose.field_property(parsed[0], parsed[1], name, prov, self.field_types, self._report_at))
+            props.append(prose.field_property(parsed[0], parsed[1], name, prov, self.field_types, self.page.report_at))
         return props
 
     # -- errors and the terminator --------------------------------------------------------------------
@@ -804,7 +799,7 @@ class _MarkdownPage:
                 break
         if example is None:
             if table is not None:
-                self._report(
+                self.page.report(
                     "error-example-missing",
                     Severity.WARNING,
                     "the page lists error types but shows no `event: error` frame; no error message is built",
