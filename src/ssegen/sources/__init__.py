@@ -29,7 +29,7 @@ from .asyncapi import detect_asyncapi, detect_asyncapi_page, load_asyncapi_sourc
 from .base import SourceInput, SourceResult
 
 if TYPE_CHECKING:
-    from .examples import PageResult
+    from .pages.messages import PageResult
 
 #: What a format's detector gives for a file it recognises: (document text, lines before it).
 Found = tuple[str, int]
@@ -76,13 +76,13 @@ def _whole(looks_like: Callable[[str], bool]) -> Callable[[str], Found | None]:
 
 
 def _looks_like_html_page(text: str) -> bool:
-    from .html_page import looks_like_html_table_page
+    from .pages.html import looks_like_html_table_page
 
     return looks_like_html_table_page(text)
 
 
 def _looks_like_markdown_page(text: str) -> bool:
-    from .markdown_page import looks_like_markdown_streaming_page
+    from .pages.markdown import looks_like_markdown_streaming_page
 
     return looks_like_markdown_streaming_page(text)
 
@@ -94,13 +94,13 @@ def _looks_like_docs_text(text: str) -> bool:
 
 
 def _load_html_page(source: SourceInput, diagnostics: Diagnostics) -> SourceResult:
-    from .html_page import load_html_page
+    from .pages.html import load_html_page
 
     return _page_result(load_html_page(source.text, source.file, diagnostics), source.file, diagnostics)
 
 
 def _load_markdown_page(source: SourceInput, diagnostics: Diagnostics) -> SourceResult:
-    from .markdown_page import load_markdown_page
+    from .pages.markdown import load_markdown_page
 
     return _page_result(load_markdown_page(source.text, source.file, diagnostics), source.file, diagnostics)
 

@@ -1,4 +1,4 @@
-"""A flattened API reference page (seed 001, DeepSeek "Create Chat Completion") -> field facts.
+"""A flattened API reference page (``specs/deepseek/api-docs.txt``, DeepSeek "Create Chat Completion") -> field facts.
 
 The page is a Docusaurus OpenAPI page scraped to plain text: headings, tabs and
 schema trees are gone, and what is left is one line per rendered element.  It
@@ -6,7 +6,7 @@ is not a spec (field names are mostly lost, nesting is gone), so this loader
 yields *facts* about fields, not IR schemas; :mod:`ssegen.merge_docs`
 matches them to the members of an AsyncAPI schema of the same endpoint.
 
-Layout of the page (seed 001 line numbers)::
+Layout of the page (lines of ``specs/deepseek/api-docs.txt``)::
 
     Create Chat Completion                           title (line 1)
     POST/chat/completions                            method + path (line 2)
@@ -18,7 +18,7 @@ Layout of the page (seed 001 line numbers)::
 What a field looks like, and how each quirk is read:
 
 =============================================  ===========================================
-flattened text (seed 001)                      reading
+flattened text (api-docs.txt)                  reading
 =============================================  ===========================================
 ``choices`` / ``object[]`` / ``required``      a *name block*: an identifier line followed
                                                by a type line, then ``required`` and
@@ -50,26 +50,26 @@ none.  The reading is a heuristic; the request section (never merged) is where
 it is least exact: multi-paragraph descriptions there may split in two.
 
 Pointer scheme (JSON pointers into a page that is not JSON, in the spirit of
-:mod:`.examples`): ``/sections/<section>/facts/<k>`` for the ``k``-th fact
+:mod:`ssegen.sources.pages`): ``/sections/<section>/facts/<k>`` for the ``k``-th fact
 (0-based) of a section (``request``, ``response``, ``stream``) and
 ``/sections/<section>/examples/<k>`` for an example stream.
 """
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 from typing import Literal
 
 from ..diagnostics import Diagnostics, Severity
 from ..ir import Provenance
-from .examples import ExampleStream, WireFrame, drop_repeated_streams, pointer
+from .pages.sections import pointer
+from .pages.wire import PageStream, drop_repeated_streams, parses, read_frames
 
 Section = Literal["request", "response", "stream"]
 
 #: Capitalized line openers that continue the current description as a new
-#: paragraph instead of starting the next field (seed 001 lines 48, 68, 98, 121, 136).
+#: paragraph instead of starting the next field (``specs/deepseek/api-docs.txt:48``, 68, 98, 121, 136).
 CONTINUATION_OPENERS: tuple[str, ...] = (
     "We ",
     "You ",
@@ -154,20 +154,21 @@ class DocsResult:
     address: str = ""
     method: str = ""
     facts: list[FieldFact] = field(default_factory=list)
-    example_streams: list[ExampleStream] = field(default_factory=list)
+    example_streams: list[PageStream] = field(default_factory=list)
     title: str = ""
     file: str = ""
     address_line: int = 0
 
 
 def looks_like_docs_text(text: str) -> bool:
-    """True when ``text`` is a flattened API reference page like seed 001.
+    """True when ``text`` is a flattened API reference page like ``specs/deepseek/api-docs.txt``.
 
     Content detection: a method+path line (``POST/chat/completions``, the space
     optional), at least one ``Possible values:`` line and a ``Responses`` line;
     and none of the marks of other formats: a scraped AsyncAPI page's ``Raw ↑``
-    marker or an ``asyncapi:`` key (seeds 000, 002), an HTML tag such as
-    ``<table`` or ``<div`` (seed 004), a GFM table delimiter row (seed 003).
+    marker or an ``asyncapi:`` key (``specs/deepseek/asyncapi-page.txt``), an HTML tag such as
+    ``<table`` or ``<div`` (``specs/siliconstorm/inference-api.md``), a GFM table delimiter row
+    (``specs/xerotier/streaming-api.md``).
     Never raises.
     """
     if not isinstance(text, str):
@@ -188,7 +189,7 @@ def looks_like_docs_text(text: str) -> bool:
 
 
 def load_docs_text(text: str, file: str, diagnostics: Diagnostics) -> DocsResult:
-    """Read a flattened API reference page (seed 001) into field facts and example streams.
+    """Read a flattened API reference page (``specs/deepseek/api-docs.txt``) into field facts and example streams.
 
     Args:
         text: the page text (any line ends).
@@ -200,14 +201,14 @@ def load_docs_text(text: str, file: str, diagnostics: Diagnostics) -> DocsResult
             response section), ``docs-example-not-json`` (warning: a ``data:``
             payload that is neither JSON nor ``[DONE]``) and the
             ``example-stream-duplicate``/``-truncated`` codes of
-            :func:`.examples.drop_repeated_streams`.
+            :func:`.pages.wire.drop_repeated_streams`.
 
     Returns:
         A :class:`DocsResult`; never raises for bad input (an empty or foreign
         text gives an empty result and diagnostics).  Each run of ``data:``
         lines (blank lines allowed inside) is one example stream, one event per
         line in wire form ``data: <payload>\\n\\n``, with the page line of every
-        event in ``event_lines`` (seed 001: lines 385-396, ``data: [DONE]`` last).
+        event in ``event_lines`` (``specs/deepseek/api-docs.txt:385``-396, ``data: [DONE]`` last).
     """
     return _Reader(text if isinstance(text, str) else "", file, diagnostics).read()
 
@@ -350,7 +351,7 @@ class _Reader:
         if method_at >= 0 and not saw_stream:
             self._diag("docs-stream-missing", Severity.WARNING, "the page documents no streamed response (no `OK, returns a streamed ...` section)", method_at + 1)
         self.result.facts = self.facts
-        self.result.example_streams = drop_repeated_streams(self.result.example_streams, self.diagnostics, self.file)
+        self.result.example_streams = drop_repeated_streams(self.result.example_streams, self.diagnostics)
         return self.result
 
     def _is_stream_header(self, k: int) -> bool:
@@ -466,23 +467,13 @@ class _Reader:
         return k
 
     def _read_stream(self, k: int, section: str) -> int:
-        """Read a run of ``data:`` lines (blank lines allowed) at ``k`` into an example stream."""
-        frames: list[WireFrame] = []
+        """Read a run of ``data:`` lines (blank lines allowed) at ``k`` into an example stream; the index after it."""
         index = sum(1 for s in self.result.example_streams if s.provenance.pointer.startswith(f"/sections/{section}/"))
         stream_ptr = pointer("sections", section, "examples", index)
+        run: list[tuple[int, str]] = []
         while k < len(self.lines):
-            match = _WIRE_LINE.match(self.lines[k])
-            if match:
-                payload = match.group(1).strip()
-                if payload != "[DONE]" and not _is_json(payload):
-                    self._diag(
-                        "docs-example-not-json",
-                        Severity.WARNING,
-                        f"example `data:` payload is neither JSON nor [DONE]: {payload[:60]!r}",
-                        k + 1,
-                        pointer("sections", section, "examples", index, "events", len(frames)),
-                    )
-                frames.append(WireFrame((("data", payload),), k + 1))
+            if _WIRE_LINE.match(self.lines[k]):
+                run.append((k + 1, self.lines[k]))
                 k += 1
                 continue
             if not self.lines[k]:
@@ -491,17 +482,18 @@ class _Reader:
                     k = nxt
                     continue
             break
+        frames = read_frames(run).frames
+        for event, frame in enumerate(frames):
+            payload = dict(frame.fields).get("data", "")
+            if payload != "[DONE]" and not parses(payload):
+                self._diag(
+                    "docs-example-not-json",
+                    Severity.WARNING,
+                    f"example `data:` payload is neither JSON nor [DONE]: {payload[:60]!r}",
+                    frame.line,
+                    pointer("sections", section, "examples", index, "events", event),
+                )
         base = f"{section}-example"  # "stream-example": the section's example, named for the fixture file
         name = base if index == 0 else f"{base}-{index}"
-        self.result.example_streams.append(
-            ExampleStream(name, tuple(frames), Provenance(self.file, frames[0].line, stream_ptr))
-        )
+        self.result.example_streams.append(PageStream(name, tuple(frames), Provenance(self.file, frames[0].line, stream_ptr)))
         return k
-
-
-def _is_json(text: str) -> bool:
-    try:
-        json.loads(text)
-    except ValueError:
-        return False
-    return True

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ssegen.diagnostics import Diagnostics
 from ssegen.ir import Message, Schema
-from ssegen.sources.examples import PageResult
+from ssegen.sources.pages.messages import PageResult
 
 
 def page_message(page: PageResult, name: str) -> Message:

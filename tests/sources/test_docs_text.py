@@ -1,4 +1,4 @@
-"""The flattened docs-page loader (seed 001) and the docs -> IR merge step, on the real seeds and small texts."""
+"""The flattened docs-page loader (specs/deepseek/api-docs.txt) and the docs -> IR merge step, on the real seeds and small texts."""
 
 from __future__ import annotations
 
@@ -52,7 +52,7 @@ def _edited(edit: str) -> str:
 
 @pytest.fixture(scope="module")
 def schema_provider(tmp_path_factory: pytest.TempPathFactory) -> Provider:
-    """The DeepSeek IR from the AsyncAPI page (seed 000) alone, before any docs merge."""
+    """The DeepSeek IR from the AsyncAPI page (specs/deepseek/asyncapi-page.txt) alone, before any docs merge."""
     specs = tmp_path_factory.mktemp("specs")
     (specs / "deepseek").mkdir()
     shutil.copyfile(SPECS / "deepseek" / "asyncapi-page.txt", specs / "deepseek" / "asyncapi-page.txt")

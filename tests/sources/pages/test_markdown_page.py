@@ -1,6 +1,6 @@
-"""Tests of the markdown streaming-page loader (src/ssegen/sources/markdown_page.py).
+"""Tests of the markdown streaming-page loader (src/ssegen/sources/pages/markdown/).
 
-The real page is seed 003 (Xerotier "Streaming API", markdown as scraped), read
+The real page is ``specs/xerotier/streaming-api.md`` (Xerotier "Streaming API", markdown as scraped), read
 from its verbatim copy under ``specs/``;
 each scraped quirk also has a small synthetic page of its own.
 """
@@ -8,22 +8,20 @@ each scraped quirk also has a small synthetic page of its own.
 from __future__ import annotations
 
 from collections import Counter
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from conftest import ROOT
+from helpers.pages import diagnostic_lines as _codes
+from helpers.pages import member_schema as _member
+from helpers.pages import page_message as _message
 from ssegen.diagnostics import Diagnostics
 from ssegen.ir import dumps
-from ssegen.sources.examples import PageResult
+from ssegen.sources.pages.markdown import load_markdown_page, looks_like_markdown_streaming_page
+from ssegen.sources.pages.messages import PageResult
 
-from page_helpers import diagnostic_lines as _codes
-from page_helpers import member_schema as _member
-from page_helpers import page_message as _message
-from ssegen.sources.markdown_page import load_markdown_page, looks_like_markdown_streaming_page
-
-ROOT = Path(__file__).resolve().parents[1]
 SPEC = ROOT / "specs" / "xerotier" / "streaming-api.md"
 FILE = "xerotier/streaming-api.md"
 

@@ -1,6 +1,6 @@
-"""Tests of the HTML-table page loader (src/ssegen/sources/html_page.py).
+"""Tests of the HTML-table page loader (src/ssegen/sources/pages/html/).
 
-The real page is seed 004 (Siliconstorm/MindIE inference API: markdown with
+The real page is ``specs/siliconstorm/inference-api.md`` (Siliconstorm/MindIE inference API: markdown with
 HTML tables, two translations of one document), read from its
 verbatim copy under ``specs/``; broken
 tables and streams are small synthetic pages.
@@ -9,22 +9,20 @@ tables and streams are small synthetic pages.
 from __future__ import annotations
 
 from collections import Counter
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from conftest import ROOT
+from helpers.pages import diagnostic_lines as _codes
+from helpers.pages import member_schema as _member
+from helpers.pages import page_message as _message
 from ssegen.diagnostics import Diagnostics
-from ssegen.ir import dumps
-from ssegen.sources.examples import PageResult
+from ssegen.ir import ErrorCode, dumps
+from ssegen.sources.pages.html import load_html_page, looks_like_html_table_page
+from ssegen.sources.pages.messages import PageResult
 
-from page_helpers import diagnostic_lines as _codes
-from page_helpers import member_schema as _member
-from page_helpers import page_message as _message
-from ssegen.sources.html_page import ErrorCode, load_html_page, looks_like_html_table_page
-
-ROOT = Path(__file__).resolve().parents[1]
 SPEC = ROOT / "specs" / "siliconstorm" / "inference-api.md"
 FILE = "siliconstorm/inference-api.md"
 

@@ -1,0 +1,171 @@
+"""Schemas from example JSON, and table-derived schemas checked against example instances.
+
+A page's example streams are the only place some facts are stated: the choice
+``index`` of Xerotier (``specs/xerotier/streaming-api.md:66``), which members
+a chunk may leave out.  :func:`schema_from_json` types a JSON example;
+:func:`refine_with_instances` corrects presence by what the examples show.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Iterable, Sequence
+from dataclasses import replace
+from typing import Any
+
+from ...diagnostics import Diagnostics, Severity
+from ...ir import Property, Provenance, Schema, json_type
+from ...naming import pascal, singular
+from .wire import PageStream
+
+
+def instances(streams: Iterable[PageStream], wanted: Callable[[dict[str, Any]], bool]) -> list[tuple[Any, Provenance]]:
+    """The JSON objects of the streams' events that ``wanted`` accepts, with where each is written (page order)."""
+    return [
+        (value, prov)
+        for stream in streams
+        for value, prov in stream.json_events()
+        if isinstance(value, dict) and wanted(value)
+    ]
+
+
+def schema_from_json(
+    value: Any,
+    name: str,
+    provenance: Provenance,
+    *,
+    required: bool = False,
+    member_provenance: dict[str, Provenance] | None = None,
+) -> Schema:
+    """A schema for one example JSON value (objects named ``name`` + member path).
+
+    Members are optional unless ``required`` (one example does not show which
+    members are always sent); a ``null`` value gives a nullable ``any`` (its type
+    is not shown); an array takes its item schema from its first element.
+    ``member_provenance`` gives the line of top-level members when known.
+    """
+    kind = json_type(value)
+    if kind == "null":
+        return Schema("any", provenance, nullable=True)
+    if kind == "object":
+        props = []
+        for key, member in value.items():
+            prov = (member_provenance or {}).get(key, provenance)
+            child = schema_from_json(member, name + (pascal(key) or "Member"), prov, required=required)
+            props.append(Property(key, child, required, "", prov))
+        return Schema("object", provenance, name=name, properties=tuple(props))
+    if kind == "array":
+        items = schema_from_json(value[0], singular(name), provenance, required=required) if value else None
+        return Schema("array", provenance, items=items)
+    return Schema(kind, provenance)
+
+
+# -- checking schemas against example instances ------------------------------------------
+
+_COMPATIBLE: dict[str, tuple[str, ...]] = {
+    "string": ("string",),
+    "integer": ("integer",),
+    "number": ("number", "integer"),
+    "boolean": ("boolean",),
+    "object": ("object",),
+    "array": ("array",),
+}
+
+
+def refine_with_instances(
+    schema: Schema,
+    instances: Sequence[tuple[Any, Provenance]],
+    diagnostics: Diagnostics,
+    *,
+    add_members: Collection[str] = (),
+) -> Schema:
+    """``schema`` corrected by what example instances of it show.
+
+    A schema built from a table states types but rarely presence; the page's
+    example streams show it.  For every object member (recursively, through
+    array items):
+
+    * required, but absent from an instance -> not required (``required-relaxed``, info);
+    * an instance member the schema does not list -> reported (``example-member-undocumented``, info),
+      or, for an object named in ``add_members`` (one the page describes only
+      in prose) and present in every instance, added as a required member
+      typed from the instances (``member-from-example``, info).
+
+    Objects without documented members (``usage: object``) are left alone.
+    Values that contradict the schema (``null``, another type, a new enum value)
+    are not handled here but by the provider-wide merge step
+    :func:`ssegen.reconcile.reconcile_examples`, for every source alike.
+    Deterministic: members are visited in schema order, instances in page order.
+    """
+    return _refine(schema, list(instances), diagnostics, frozenset(add_members), set())
+
+
+def _refine(
+    schema: Schema,
+    instances: list[tuple[Any, Provenance]],
+    diagnostics: Diagnostics,
+    add_members: frozenset[str],
+    reported: set[tuple[str, str, str]],
+) -> Schema:
+    present = [(v, p) for v, p in instances if v is not None]
+    if not present:
+        return schema
+    if schema.type == "array":
+        if schema.items is None:
+            return schema
+        elements = [(e, p) for v, p in present if isinstance(v, list) for e in v]
+        return replace(schema, items=_refine(schema.items, elements, diagnostics, add_members, reported))
+    if schema.type != "object" or not schema.properties:
+        return schema
+    objects = [(v, p) for v, p in present if isinstance(v, dict)]
+    if not objects:
+        return schema
+    props: list[Property] = []
+    for prop in schema.properties:
+        absent = [p for v, p in objects if prop.name not in v]
+        values = [(v[prop.name], p) for v, p in objects if prop.name in v]
+        new_schema = prop.schema
+        required = prop.required
+        where = prop.provenance
+        if required and absent:
+            required = False
+            diagnostics.at(
+                where,
+                "required-relaxed",
+                Severity.INFO,
+                f"member {prop.name!r} of {schema.name or 'object'} is absent from the example at line {absent[0].line}; not required",
+            )
+        new_schema = _refine(new_schema, values, diagnostics, add_members, reported)
+        props.append(replace(prop, schema=new_schema, required=required))
+    known = {p.name for p in schema.properties}
+    extra: list[str] = []
+    for value, _ in objects:
+        for key in value:
+            if key not in known and key not in extra:
+                extra.append(key)
+    for key in extra:
+        holders = [(v, p) for v, p in objects if key in v]
+        first = holders[0][1]
+        if schema.name in add_members and len(holders) == len(objects):
+            sample = next((v[key] for v, _ in holders if v[key] is not None), None)
+            member = schema_from_json(sample, schema.name + (pascal(key) or "Member"), first)
+            if any(v[key] is None for v, _ in holders):
+                member = replace(member, nullable=True)
+            props.append(Property(key, member, True, "", first))
+            diagnostics.at(
+                first,
+                "member-from-example",
+                Severity.INFO,
+                f"member {key!r} of {schema.name or 'object'} is not documented but is in every example ({len(holders)}); added as a required {member.type}",
+            )
+            continue
+        rkey = ("extra", schema.provenance.pointer + "/" + schema.name, key)
+        if rkey in reported:
+            continue
+        reported.add(rkey)
+        diagnostics.at(
+            first,
+            "example-member-undocumented",
+            Severity.INFO,
+            f"the example at line {first.line} has member {key!r}, which {schema.name or 'the object'} does not document",
+        )
+    return replace(schema, properties=tuple(props))

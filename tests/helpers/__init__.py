@@ -1,0 +1,1 @@
+"""Helpers shared by the tests (importable: ``tests/`` is on ``sys.path``)."""
