@@ -99,7 +99,8 @@ def _all_diagnostics(reports: list[ProviderReport]) -> list[Diagnostic]:
 
 def _run_generate(config: Config, fmt: str, quiet: bool, force: bool) -> bool:
     """One generate run; True when every provider succeeded."""
-    from .pipeline import build, generate as run_generate
+    from .pipeline import build
+    from .pipeline import generate as run_generate
 
     started = time.perf_counter()
     reports = build(config.specs, list(config.providers) or None, config.import_name, strict=config.strict)
@@ -193,7 +194,8 @@ def check(specs: Path | None, out: Path | None, package: str | None, providers: 
             click.echo(f"missing: {config.out / rel}")
         click.echo("generated files were changed by hand; `ssegen generate --force` restores them", err=True)
         sys.exit(1)
-    from .pipeline import build, check as run_check
+    from .pipeline import build
+    from .pipeline import check as run_check
 
     reports = build(config.specs, names, config.import_name, strict=config.strict)
     todo = run_check(config.specs, config.out, reports, all_providers=not config.providers)
@@ -290,7 +292,8 @@ def conform(out: Path | None, full_text: bool, as_json: bool, provider: str, cha
     printed with its event number and JSON pointer.  Exit 0 when every event
     conforms, 1 otherwise.
     """
-    from .conform import ConformError, conform as run_conform
+    from .conform import ConformError
+    from .conform import conform as run_conform
 
     config = _config(out=out)
     try:

@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from .diagnostics import Diagnostics, Severity
+from .diagnostics import Diagnostics, codes
 from .discover import source_files
 from .ir import Provider
 from .normalize.docs import merge_docs
@@ -65,7 +65,7 @@ def load_provider(specs: Path, name: str) -> LoadResult:
     provider = merge_sources(name, results, diagnostics)
     if provider is None:
         if not diagnostics.has_errors:
-            diagnostics.add("provider-empty", Severity.ERROR, f"provider folder {name!r} has no source that describes a stream", file=f"{name}/")
+            diagnostics.add(codes.PROVIDER_EMPTY, f"provider folder {name!r} has no source that describes a stream", file=f"{name}/")
         return LoadResult(None, diagnostics, inputs)
     for docs in (result.docs for result in results if result.docs is not None):
         provider = merge_docs(provider, docs, diagnostics)
@@ -84,7 +84,7 @@ def _load_sources(specs: Path, folder: Path, resolver: RefResolver, diagnostics:
         try:
             text = path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
-            diagnostics.add("source-unreadable", Severity.ERROR, f"cannot read source: {exc}", file=file)
+            diagnostics.add(codes.SOURCE_UNREADABLE, f"cannot read source: {exc}", file=file)
             continue
         detected = detect(text)
         if detected is None:
@@ -98,7 +98,7 @@ def _load_sources(specs: Path, folder: Path, resolver: RefResolver, diagnostics:
     for path, file in unknown:
         # A part of a split spec (messages.yaml) is read through $ref, not as a source.
         if resolver.uri_for(path) not in resolver.documents:
-            diagnostics.add("source-unknown-format", Severity.WARNING, "not a recognized source format; skipped", file=file)
+            diagnostics.add(codes.SOURCE_UNKNOWN_FORMAT, "not a recognized source format; skipped", file=file)
     return results
 
 

@@ -14,7 +14,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .diagnostics import Diagnostics, Severity
+from .diagnostics import Diagnostics, Severity, codes
 from .discover import provider_names
 from .emit import render_provider, render_root
 from .load import load_provider
@@ -69,14 +69,13 @@ def build(specs: Path, providers: list[str] | None, package: str, strict: bool =
         started = time.perf_counter()
         report = ProviderReport(name, Diagnostics())
         if not (specs / name).is_dir():
-            report.diagnostics.add("provider-missing", Severity.ERROR, f"no provider folder {name!r} under {specs}")
+            report.diagnostics.add(codes.PROVIDER_MISSING, f"no provider folder {name!r} under {specs}")
             reports.append(report)
             continue
         if not is_package_name(name):
             # Checked before anything is read or rendered: the name becomes a package and file paths.
             report.diagnostics.add(
-                "provider-name-invalid",
-                Severity.ERROR,
+                codes.PROVIDER_NAME_INVALID,
                 f"provider folder name {name!r} is not a valid Python package name "
                 "(use ASCII letters, digits and underscores, not starting with a digit, not a keyword); rename the folder",
                 file=f"{name}/",
@@ -89,7 +88,7 @@ def build(specs: Path, providers: list[str] | None, package: str, strict: bool =
         if loaded.provider is not None and not loaded.diagnostics.has_errors:
             rendered = render_provider(loaded.provider, package, report.diagnostics)
             if strict and any(d.severity is Severity.WARNING for d in report.diagnostics):
-                report.diagnostics.add("strict", Severity.ERROR, "warnings are errors under --strict; nothing generated")
+                report.diagnostics.add(codes.STRICT, "warnings are errors under --strict; nothing generated")
             if not report.diagnostics.has_errors:  # errors of the code model, or --strict: nothing written
                 report.files = rendered.files
                 report.channels = len(loaded.provider.channels)

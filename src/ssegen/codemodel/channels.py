@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from ..diagnostics import Diagnostics, Severity
+from ..diagnostics import Diagnostics, codes
 from ..ir import Channel, Message
 from ..naming import ClassName, PythonIdentifier
 from .accumulation import ApplyPlan, apply_plan
@@ -176,7 +176,7 @@ def channel_spec(channel: Channel, models: ModelsBuilder, diagnostics: Diagnosti
         _warn(
             diagnostics,
             channel.messages[0],
-            "vendor-tag-fields",
+            codes.VENDOR_TAG_FIELDS,
             f"vendor messages are told apart by several members ({', '.join(tag_fields)}); "
             f"only {tag_fields[0]!r} is used",
         )
@@ -230,7 +230,7 @@ def _messages(
             _warn(
                 diagnostics,
                 message,
-                "message-not-object",
+                codes.MESSAGE_NOT_OBJECT,
                 "payload is not an object schema; its events decode as UnknownEvent",
             )
             continue
@@ -301,8 +301,8 @@ def _batch_plan(
     )
 
 
-def _warn(diagnostics: Diagnostics, message: Message, code: str, text: str) -> None:
-    diagnostics.at(message.provenance, code, Severity.WARNING, text)
+def _warn(diagnostics: Diagnostics, message: Message, code: codes.Code, text: str) -> None:
+    diagnostics.at(message.provenance, code, text)
 
 
 def vendor_tag(message: Message) -> tuple[str, str | None]:

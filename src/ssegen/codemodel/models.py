@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-from ..diagnostics import Diagnostics, Severity
+from ..diagnostics import Diagnostics, codes
 from ..ir import Message, Property, Schema
 from ..naming import ClassName, PythonIdentifier, snake
 
@@ -230,8 +230,7 @@ class ModelsBuilder:
             candidate += "Alt"
         self.diagnostics.at(
             schema.provenance,
-            "name-conflict",
-            Severity.WARNING,
+            codes.NAME_CONFLICT,
             f"two different schemas are named {name!r}; this one is emitted as {candidate!r}",
         )
         return candidate
@@ -246,8 +245,7 @@ class ModelsBuilder:
             if ident != original:
                 self.diagnostics.at(
                     prop.provenance,
-                    "identifier-collision",
-                    Severity.WARNING,
+                    codes.IDENTIFIER_COLLISION,
                     f"member {prop.name!r} maps to identifier {str(original)!r} like an earlier member; "
                     f"emitted as {str(ident)!r}",
                 )
@@ -266,15 +264,13 @@ class ModelsBuilder:
         if not snake(prop.name):
             self.diagnostics.at(
                 prop.provenance,
-                "identifier-lossy",
-                Severity.WARNING,
+                codes.IDENTIFIER_LOSSY,
                 f"member {prop.name!r} has no ASCII letter or digit to name a field after; emitted as {str(ident)!r}",
             )
         elif ident != snake(prop.name):
             self.diagnostics.at(
                 prop.provenance,
-                "identifier-renamed",
-                Severity.INFO,
+                codes.IDENTIFIER_RENAMED,
                 f"member {prop.name!r} is a keyword, a reserved name or starts with a digit; emitted as {str(ident)!r}",
             )
 

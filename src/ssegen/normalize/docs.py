@@ -65,8 +65,16 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
-from ..diagnostics import Diagnostics, Severity
-from ..ir import Message, Property, Provider, Provenance, Scalar, Schema, rewrite_payloads
+from ..diagnostics import Diagnostics, codes
+from ..ir import (
+    Message,
+    Property,
+    Provenance,
+    Provider,
+    Scalar,
+    Schema,
+    rewrite_payloads,
+)
 from ..sources.docs_text import DocsResult, FieldFact
 
 #: Lowest score at which a fact is taken to describe a member.  On seeds
@@ -179,8 +187,7 @@ def merge_docs(provider: Provider, docs: DocsResult, diagnostics: Diagnostics) -
     if channel is None:
         where = f"endpoint {docs.address!r} is not a channel of provider {provider.name!r}" if docs.address else "page names no endpoint"
         diagnostics.add(
-            "docs-channel-missing",
-            Severity.WARNING,
+            codes.DOCS_CHANNEL_MISSING,
             f"the docs {where}; its facts are not merged",
             file=docs.file,
             line=docs.address_line,
@@ -357,8 +364,7 @@ def _report_unmatched(fact: FieldFact, reason: str, address: str, diagnostics: D
     prov = fact.provenance
     diagnostics.at(
         prov,
-        "docs-unmatched",
-        Severity.INFO,
+        codes.DOCS_UNMATCHED,
         f"{_label(fact)} matches no member on {address} ({reason}; threshold {MATCH_THRESHOLD}); not merged",
     )
 
@@ -371,8 +377,7 @@ def _reconcile(match: _Match, diagnostics: Diagnostics) -> Property:
     prov = fact.provenance
     diagnostics.at(
         prov,
-        "docs-matched",
-        Severity.INFO,
+        codes.DOCS_MATCHED,
         f"{_label(fact)} describes {member.path} ({_place(prop.provenance)}), score {match.score:.2f}",
     )
     new_schema = prop.schema
@@ -389,8 +394,7 @@ def _reconcile(match: _Match, diagnostics: Diagnostics) -> Property:
         new_prop = replace(new_prop, description=fact.description)
         diagnostics.at(
             where,
-            "docs-description-added",
-            Severity.INFO,
+            codes.DOCS_DESCRIPTION_ADDED,
             f"{member.path} has no description; the docs' ({docs_place}) is used",
         )
     return new_prop
@@ -407,24 +411,21 @@ def _reconcile_enum(holder: Schema, fact: FieldFact, path: str, docs_place: str,
         if holder.type != "string":
             diagnostics.at(
                 where,
-                "docs-enum-not-applied",
-                Severity.INFO,
+                codes.DOCS_ENUM_NOT_APPLIED,
                 f"the docs ({docs_place}) list {value!r} for {path}, whose enum is {holder.type}; not applied",
             )
             continue
         added.append(value)
         diagnostics.at(
             where,
-            "docs-enum-added",
-            Severity.WARNING,
+            codes.DOCS_ENUM_ADDED,
             f"the docs ({docs_place}) list {value!r} for {path}, which the schema enum lacks; added",
         )
     for value in schema_values:
         if value not in fact.values:
             diagnostics.at(
                 where,
-                "docs-enum-missing",
-                Severity.WARNING,
+                codes.DOCS_ENUM_MISSING,
                 f"the schema enum of {path} has {value!r}, which the docs ({docs_place}) do not list; kept",
             )
     if not added:

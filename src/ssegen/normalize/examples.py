@@ -23,8 +23,17 @@ from typing import Any
 
 import jsonschema
 
-from ..diagnostics import Diagnostics, Severity
-from ..ir import Channel, Message, Property, Provenance, Provider, Schema, json_type, rewrite_payloads
+from ..diagnostics import Diagnostics, codes
+from ..ir import (
+    Channel,
+    Message,
+    Property,
+    Provenance,
+    Provider,
+    Schema,
+    json_type,
+    rewrite_payloads,
+)
 from .jsonschema import export_provider
 
 
@@ -85,7 +94,7 @@ def _collect(provider: Provider, diagnostics: Diagnostics) -> list[_Fix]:
         try:
             instance = json.loads(data)
         except ValueError:
-            diagnostics.add("example-unmatched", Severity.INFO, f"example data on {channel.address} is not JSON and matches no literal message", file=where.file, line=where.line)
+            diagnostics.add(codes.EXAMPLE_UNMATCHED, f"example data on {channel.address} is not JSON and matches no literal message", file=where.file, line=where.line)
             continue
         best: tuple[Message, list[Any]] | None = None
         for message in candidates:
@@ -96,7 +105,7 @@ def _collect(provider: Provider, diagnostics: Diagnostics) -> list[_Fix]:
             if best is None or len(errors) < len(best[1]):
                 best = (message, errors)
         if best is None:
-            diagnostics.add("example-unmatched", Severity.INFO, f"example event {event_type!r} on {channel.address} matches no message", file=where.file, line=where.line)
+            diagnostics.add(codes.EXAMPLE_UNMATCHED, f"example event {event_type!r} on {channel.address} matches no message", file=where.file, line=where.line)
             continue
         message, errors = best
         reported: set[_Fix] = set()
@@ -110,8 +119,7 @@ def _collect(provider: Provider, diagnostics: Diagnostics) -> list[_Fix]:
             schema_node, member = _locate(message.payload, list(error.absolute_path), fix)
             place = _schema_place(schema_node, member)
             diagnostics.add(
-                "example-widened",
-                Severity.WARNING,
+                codes.EXAMPLE_WIDENED,
                 f"example sends {json.dumps(error.instance, ensure_ascii=False)[:60]} at {_pointer(error.absolute_path)} of {message.name}, "
                 f"which the schema at {place} does not allow ({error.message}); widened: {fix.kind}",
                 file=where.file,

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from pathlib import PurePosixPath
 
-from ..diagnostics import Diagnostics, Severity
+from ..diagnostics import Diagnostics, codes
 from ..ir import Channel, ExampleStream, Provider
 from ..sources.base import SourceResult
 
@@ -72,8 +72,7 @@ def _merge_channel(old: Channel | None, new: Channel, diagnostics: Diagnostics) 
         if message.name in names and old.message(message.name) != message:
             diagnostics.at(
                 message.provenance,
-                "message-conflict",
-                Severity.WARNING,
+                codes.MESSAGE_CONFLICT,
                 f"message {message.name!r} on {new.address} is also defined in {old.provenance.file}; the first definition is kept",
             )
     return replace(old, messages=old.messages + added)

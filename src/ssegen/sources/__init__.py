@@ -24,7 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ..diagnostics import Diagnostics, Severity
+from ..diagnostics import Diagnostics, codes
 from .asyncapi import detect_asyncapi, detect_asyncapi_page, load_asyncapi_source
 from .base import SourceInput, SourceResult
 
@@ -114,7 +114,7 @@ def _load_docs_text(source: SourceInput, diagnostics: Diagnostics) -> SourceResu
 def _page_result(page: PageResult, file: str, diagnostics: Diagnostics) -> SourceResult:
     """A documentation page's parts; a page with no stream still gives its examples and error codes."""
     if page.channel is None:
-        diagnostics.add("page-no-stream", Severity.WARNING, "the page describes no stream; only its examples and error codes are used", file=file)
+        diagnostics.add(codes.PAGE_NO_STREAM, "the page describes no stream; only its examples and error codes are used", file=file)
     address = page.channel.address if page.channel is not None else "/chat/completions"
     return SourceResult(
         file,

@@ -61,7 +61,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Literal
 
-from ..diagnostics import Diagnostics, Severity
+from ..diagnostics import Code, Diagnostics, codes
 from ..ir import Provenance
 from .pages.sections import pointer
 from .pages.wire import PageStream, drop_repeated_streams, parses, read_frames
@@ -250,8 +250,8 @@ class _Reader:
 
     # -- helpers -----------------------------------------------------------------------
 
-    def _diag(self, code: str, severity: Severity, message: str, line: int, ptr: str = "") -> None:
-        self.diagnostics.add(code, severity, message, file=self.file, line=line, pointer=ptr)
+    def _diag(self, code: Code, message: str, line: int, ptr: str = "") -> None:
+        self.diagnostics.add(code, message, file=self.file, line=line, pointer=ptr)
 
     def _finish(self) -> None:
         fact, self.current = self.current, None
@@ -306,7 +306,7 @@ class _Reader:
                 self.result.address_line = k + 1
                 break
         if method_at < 0:
-            self._diag("docs-endpoint-missing", Severity.WARNING, "the page has no method and path line (such as `POST/chat/completions`); facts are read without an endpoint", 0)
+            self._diag(codes.DOCS_ENDPOINT_MISSING, "the page has no method and path line (such as `POST/chat/completions`); facts are read without an endpoint", 0)
         else:
             self.result.title = next((line for line in lines[:method_at] if line), "")
         start = method_at + 1
@@ -349,7 +349,7 @@ class _Reader:
             k = self._read_line(k, section, lineno)
         self._finish()
         if method_at >= 0 and not saw_stream:
-            self._diag("docs-stream-missing", Severity.WARNING, "the page documents no streamed response (no `OK, returns a streamed ...` section)", method_at + 1)
+            self._diag(codes.DOCS_STREAM_MISSING, "the page documents no streamed response (no `OK, returns a streamed ...` section)", method_at + 1)
         self.result.facts = self.facts
         self.result.example_streams = drop_repeated_streams(self.result.example_streams, self.diagnostics)
         return self.result
@@ -449,8 +449,7 @@ class _Reader:
                 k += 1
             if "]" not in text:
                 self._diag(
-                    "docs-values-unclosed",
-                    Severity.WARNING,
+                    codes.DOCS_VALUES_UNCLOSED,
                     f"`Possible values: [` list is not closed by `]`; read as {text[1:]!r}",
                     lineno,
                     pointer("sections", section, "facts", self.counts.get(section, 0)),
@@ -487,8 +486,7 @@ class _Reader:
             payload = dict(frame.fields).get("data", "")
             if payload != "[DONE]" and not parses(payload):
                 self._diag(
-                    "docs-example-not-json",
-                    Severity.WARNING,
+                    codes.DOCS_EXAMPLE_NOT_JSON,
                     f"example `data:` payload is neither JSON nor [DONE]: {payload[:60]!r}",
                     frame.line,
                     pointer("sections", section, "examples", index, "events", event),

@@ -28,7 +28,7 @@ from typing import Any
 
 import yaml
 
-from ..diagnostics import Diagnostics, Severity
+from ..diagnostics import Diagnostics, codes
 
 #: Most nodes one document may expand to (after aliases) before it is refused.
 MAX_NODES = 1_000_000
@@ -47,10 +47,10 @@ class DocumentError(Exception):
 
     Attributes:
         line: 1-based line of the problem in the source file (0 unknown).
-        code: diagnostic code (``yaml-syntax``, ``yaml-too-large``).
+        code: the diagnostic code (``yaml-syntax``, ``yaml-too-deep``, ``yaml-too-large``).
     """
 
-    def __init__(self, message: str, line: int = 0, code: str = "yaml-syntax") -> None:
+    def __init__(self, message: str, line: int = 0, code: codes.Code = codes.YAML_SYNTAX) -> None:
         super().__init__(message)
         self.line = line
         self.code = code
@@ -151,9 +151,9 @@ def parse_document(
     except yaml.YAMLError as exc:
         raise DocumentError(f"YAML error: {exc}") from None
     except _TooDeep as exc:
-        raise DocumentError(f"document nests deeper than {MAX_DEPTH} levels", exc.line + 1 + line_offset, "yaml-too-deep") from None
+        raise DocumentError(f"document nests deeper than {MAX_DEPTH} levels", exc.line + 1 + line_offset, codes.YAML_TOO_DEEP) from None
     except RecursionError:
-        raise DocumentError(f"document nests deeper than the YAML parser can follow (limit {MAX_DEPTH})", 0, "yaml-too-deep") from None
+        raise DocumentError(f"document nests deeper than the YAML parser can follow (limit {MAX_DEPTH})", 0, codes.YAML_TOO_DEEP) from None
     finally:
         loader.dispose()
     doc = Document(file=file, data=None)
@@ -183,15 +183,14 @@ class _Walker:
             raise DocumentError(
                 f"document expands to more than {MAX_NODES} nodes (alias bomb?)",
                 line,
-                "yaml-too-large",
+                codes.YAML_TOO_LARGE,
             )
         if depth > MAX_DEPTH:
-            raise DocumentError(f"document nests deeper than {MAX_DEPTH} levels", line, "yaml-too-deep")
+            raise DocumentError(f"document nests deeper than {MAX_DEPTH} levels", line, codes.YAML_TOO_DEEP)
         self.doc.lines.setdefault(pointer, line)
         if node.tag not in _PLAIN_TAGS:
             self.diagnostics.add(
-                "yaml-tag-ignored",
-                Severity.WARNING,
+                codes.YAML_TAG_IGNORED,
                 f"YAML tag {node.tag!r} is not plain JSON data; ignored (read as the text it is written as)",
                 file=self.doc.file,
                 line=line,
@@ -210,8 +209,7 @@ class _Walker:
                 self.doc.lines[child] = key_node.start_mark.line + 1 + self.offset
                 if key in result:
                     self.diagnostics.add(
-                        "duplicate-key",
-                        Severity.WARNING,
+                        codes.DUPLICATE_KEY,
                         f"duplicate key {key!r}: the last value is kept",
                         file=self.doc.file,
                         line=key_node.start_mark.line + 1 + self.offset,

@@ -18,9 +18,8 @@ import referencing
 import referencing.exceptions
 from referencing.jsonschema import DRAFT202012
 
-from ..diagnostics import Diagnostics
+from ..diagnostics import Diagnostics, codes
 from .document import Document, DocumentError, join_pointer, parse_document
-
 
 #: Most nested pointer walks through references before a loop is assumed.
 _MAX_WALK_DEPTH = 32
@@ -30,11 +29,11 @@ class RefError(Exception):
     """A ``$ref`` that cannot be followed.
 
     Attributes:
-        code: diagnostic code: ``ref-missing``, ``ref-remote``, ``ref-escape``,
-            ``ref-unreadable``, ``ref-circular``.
+        code: the diagnostic code (``ref-missing``, ``ref-remote``, ``ref-escape``,
+            ``ref-unreadable``, ``ref-circular``).
     """
 
-    def __init__(self, message: str, code: str) -> None:
+    def __init__(self, message: str, code: codes.Code) -> None:
         super().__init__(message)
         self.code = code
 
@@ -103,7 +102,7 @@ class RefResolver:
         self._check_allowed(uri, ref)
         pointer = unquote(fragment)
         if pointer and not pointer.startswith("/"):
-            raise RefError(f"$ref {ref!r}: only JSON pointer fragments are supported", "ref-missing")
+            raise RefError(f"$ref {ref!r}: only JSON pointer fragments are supported", codes.REF_MISSING)
         resolver = self.registry.resolver(base_uri=base_uri)
         try:
             resolved = resolver.lookup(ref)
@@ -113,7 +112,7 @@ class RefResolver:
                 raise cause from None
             if uri in self.documents:
                 return self._walk(ref, uri, pointer)
-            raise RefError(f"$ref {ref!r} points to nothing", "ref-missing") from None
+            raise RefError(f"$ref {ref!r} points to nothing", codes.REF_MISSING) from None
         return Target(resolved.contents, self.documents[uri], pointer, uri)
 
     def _walk(self, ref: str, uri: str, pointer: str) -> Target:
@@ -126,10 +125,10 @@ class RefResolver:
         while i < len(tokens):
             if isinstance(node, dict) and tokens[i] not in node and isinstance(node.get("$ref"), str):
                 if (here, at) in seen:
-                    raise RefError(f"$ref {ref!r}: the references on its path loop at {self.documents[here].file}#{at}", "ref-circular")
+                    raise RefError(f"$ref {ref!r}: the references on its path loop at {self.documents[here].file}#{at}", codes.REF_CIRCULAR)
                 seen.add((here, at))
                 if len(self._walking) > _MAX_WALK_DEPTH:
-                    raise RefError(f"$ref {ref!r}: the references on its path loop", "ref-circular")
+                    raise RefError(f"$ref {ref!r}: the references on its path loop", codes.REF_CIRCULAR)
                 self._walking.append(ref)
                 try:
                     inner = self.lookup(node["$ref"], here)
@@ -144,7 +143,7 @@ class RefResolver:
                 node = node[int(token)]
             else:
                 file = self.documents[uri].file
-                raise RefError(f"$ref {ref!r} points to nothing: {file} has no {pointer}", "ref-missing")
+                raise RefError(f"$ref {ref!r} points to nothing: {file} has no {pointer}", codes.REF_MISSING)
             at = join_pointer(at, token)
             i += 1
         return Target(node, self.documents[here], at, here)
@@ -154,11 +153,11 @@ class RefResolver:
         if parsed.scheme != "file" or parsed.netloc not in ("", "localhost"):
             raise RefError(
                 f"$ref {ref!r} is remote; only local and relative-file references are followed",
-                "ref-remote",
+                codes.REF_REMOTE,
             )
         path = Path(unquote(parsed.path)).resolve()
         if not path.is_relative_to(self.root):
-            raise RefError(f"$ref {ref!r} leaves the specs folder", "ref-escape")
+            raise RefError(f"$ref {ref!r} leaves the specs folder", codes.REF_ESCAPE)
 
     def _retrieve(self, uri: str) -> referencing.Resource[Any]:
         self._check_allowed(uri, uri)
@@ -167,13 +166,13 @@ class RefResolver:
         try:
             text = path.read_text(encoding="utf-8")
         except FileNotFoundError:
-            raise RefError(f"referenced file {rel} does not exist", "ref-missing") from None
+            raise RefError(f"referenced file {rel} does not exist", codes.REF_MISSING) from None
         except (OSError, UnicodeDecodeError) as exc:
-            raise RefError(f"cannot read {rel}: {exc}", "ref-unreadable") from None
+            raise RefError(f"cannot read {rel}: {exc}", codes.REF_UNREADABLE) from None
         try:
             document = parse_document(text, rel, self.diagnostics)
         except DocumentError as exc:
-            raise RefError(f"cannot parse {rel}:{exc.line}: {exc}", "ref-unreadable") from None
+            raise RefError(f"cannot parse {rel}:{exc.line}: {exc}", codes.REF_UNREADABLE) from None
         self.documents[uri] = document
         resource = DRAFT202012.create_resource(document.data)
         # Cache it: the next lookup then parses the file only once.

@@ -32,7 +32,7 @@ import math
 from dataclasses import dataclass, replace
 from typing import Any
 
-from ..diagnostics import Diagnostics, Severity
+from ..diagnostics import Diagnostics, codes
 from ..ir import Property, Provenance, Schema, SchemaType, json_type
 from ..naming import ClassName, pascal, singular
 from .document import Document, join_pointer
@@ -89,7 +89,7 @@ class SchemaConverter:
         if node is True or node == {}:
             return Schema("any", loc.provenance), ""
         if not isinstance(node, dict):
-            self._warn(loc, "schema-not-object", f"a schema must be an object, got {_kind(node)}; treated as any JSON")
+            self._report(loc, codes.SCHEMA_NOT_OBJECT, f"a schema must be an object, got {_kind(node)}; treated as any JSON")
             return Schema("any", loc.provenance), ""
         if "$ref" in node:
             return self._convert_ref(node, loc, hint)
@@ -106,18 +106,18 @@ class SchemaConverter:
             message = f"$ref has sibling keywords {', '.join(siblings)}: kept {', '.join(kept) or 'none'}"
             if ignored:
                 message += f", ignored {', '.join(ignored)}"
-            self._warn(loc, "ref-siblings", message)
+            self._report(loc, codes.REF_SIBLINGS, message)
         if not isinstance(ref, str):
-            self._error(loc.child("$ref"), "ref-invalid", f"$ref must be a string, got {_kind(ref)}")
+            self._report(loc.child("$ref"), codes.REF_INVALID, f"$ref must be a string, got {_kind(ref)}")
             return Schema("any", loc.provenance), str(node.get("description", ""))
         try:
             target = self.resolver.lookup(ref, loc.uri)
         except RefError as exc:
-            self._error(loc.child("$ref"), exc.code, str(exc))
+            self._report(loc.child("$ref"), exc.code, str(exc))
             return Schema("any", loc.provenance), str(node.get("description", ""))
         key = (target.uri, target.pointer)
         if key in self._active:
-            self._error(loc.child("$ref"), "ref-circular", f"$ref {ref!r} is circular; the recursive member is typed as any JSON")
+            self._report(loc.child("$ref"), codes.REF_CIRCULAR, f"$ref {ref!r} is circular; the recursive member is typed as any JSON")
             return Schema("any", loc.provenance), str(node.get("description", ""))
         schema = self._memo.get(key)
         if schema is None:
@@ -130,7 +130,7 @@ class SchemaConverter:
                 self._active.pop()
             self._memo[key] = schema
         if node.get("nullable") is True:
-            self._warn(loc.child("nullable"), "nullable-keyword", "OpenAPI `nullable: true` normalized to a nullable type")
+            self._report(loc.child("nullable"), codes.NULLABLE_KEYWORD, "OpenAPI `nullable: true` normalized to a nullable type")
             schema = replace(schema, nullable=True)
         description = node.get("description")
         return schema, description if isinstance(description, str) else schema.description
@@ -144,7 +144,7 @@ class SchemaConverter:
         nullable = False
 
         if node.get("nullable") is True:
-            self._warn(loc.child("nullable"), "nullable-keyword", "OpenAPI `nullable: true` normalized to a nullable type")
+            self._report(loc.child("nullable"), codes.NULLABLE_KEYWORD, "OpenAPI `nullable: true` normalized to a nullable type")
             nullable = True
 
         for key in ("oneOf", "anyOf"):
@@ -156,7 +156,7 @@ class SchemaConverter:
         if isinstance(types, list):
             type_list = [t for t in types if isinstance(t, str)]
             if "null" in type_list and len(type_list) > 1:
-                self._warn(loc.child("type"), "type-list-null", f"type list {types!r} normalized to a nullable {'/'.join(t for t in type_list if t != 'null')}")
+                self._report(loc.child("type"), codes.TYPE_LIST_NULL, f"type list {types!r} normalized to a nullable {'/'.join(t for t in type_list if t != 'null')}")
                 nullable = True
                 type_list = [t for t in type_list if t != "null"]
         elif isinstance(types, str):
@@ -165,27 +165,27 @@ class SchemaConverter:
             type_list = []
         unknown = [t for t in type_list if t not in _SCALAR_TYPES]
         if unknown:
-            self._warn(loc.child("type"), "type-unknown", f"unknown type {', '.join(unknown)}; treated as any JSON")
+            self._report(loc.child("type"), codes.TYPE_UNKNOWN, f"unknown type {', '.join(unknown)}; treated as any JSON")
             type_list = [t for t in type_list if t in _SCALAR_TYPES]
 
         enum: tuple[Any, ...] = ()
         if "enum" in node:
             values = node["enum"]
             if not isinstance(values, list):
-                self._warn(loc.child("enum"), "enum-invalid", "enum must be a list; ignored")
+                self._report(loc.child("enum"), codes.ENUM_INVALID, "enum must be a list; ignored")
             else:
                 if any(v is None for v in values):
-                    self._warn(loc.child("enum"), "enum-null", "`null` in enum normalized to a nullable type")
+                    self._report(loc.child("enum"), codes.ENUM_NULL, "`null` in enum normalized to a nullable type")
                     nullable = True
                 bad = [v for v in values if isinstance(v, (dict, list))]
                 if bad:
-                    self._warn(loc.child("enum"), "enum-invalid", "object and array enum values are not supported; ignored")
+                    self._report(loc.child("enum"), codes.ENUM_INVALID, "object and array enum values are not supported; ignored")
                 odd = [v for v in values if _non_finite(v)]
                 if odd:
-                    self._warn(loc.child("enum"), "enum-invalid", f"enum values {', '.join(map(repr, odd))} are not JSON numbers; ignored")
+                    self._report(loc.child("enum"), codes.ENUM_INVALID, f"enum values {', '.join(map(repr, odd))} are not JSON numbers; ignored")
                 enum = tuple(v for v in values if v is not None and not isinstance(v, (dict, list)) and not _non_finite(v))
                 if not values:
-                    self._warn(loc.child("enum"), "enum-empty", "enum lists no value (no instance could match); ignored")
+                    self._report(loc.child("enum"), codes.ENUM_EMPTY, "enum lists no value (no instance could match); ignored")
         if "const" in node and not enum:
             const = node["const"]
             if const is None:
@@ -236,13 +236,13 @@ class SchemaConverter:
     ) -> tuple[Schema, str]:
         branches = node[key]
         if not isinstance(branches, list) or not branches:
-            self._warn(loc.child(key), "schema-invalid", f"{key} must be a non-empty list; treated as any JSON")
+            self._report(loc.child(key), codes.SCHEMA_INVALID, f"{key} must be a non-empty list; treated as any JSON")
             return Schema("any", loc.provenance, nullable=nullable, description=description), description
         kept: list[tuple[int, Any]] = []
         for i, branch in enumerate(branches):
             if _is_null_schema(branch):
                 nullable = True
-                self._warn(loc.child(key, i), "oneof-null-branch", f"`{key}` branch `null` normalized to a nullable type")
+                self._report(loc.child(key, i), codes.ONEOF_NULL_BRANCH, f"`{key}` branch `null` normalized to a nullable type")
             else:
                 kept.append((i, branch))
         if len(kept) == 1:
@@ -266,7 +266,7 @@ class SchemaConverter:
     ) -> Schema:
         raw_props = node.get("properties", {})
         if not isinstance(raw_props, dict):
-            self._warn(loc.child("properties"), "schema-invalid", "properties must be a mapping; ignored")
+            self._report(loc.child("properties"), codes.SCHEMA_INVALID, "properties must be a mapping; ignored")
             raw_props = {}
         required_raw = node.get("required", [])
         required = set(required_raw) if isinstance(required_raw, list) else set()
@@ -277,7 +277,7 @@ class SchemaConverter:
             props.append(Property(prop_name, schema, prop_name in required, prop_desc, ploc.provenance))
         missing = sorted(required - set(raw_props))
         if missing and raw_props:
-            self._warn(loc.child("required"), "required-unknown", f"required lists undeclared members: {', '.join(missing)}")
+            self._report(loc.child("required"), codes.REQUIRED_UNKNOWN, f"required lists undeclared members: {', '.join(missing)}")
         additional = node.get("additionalProperties", True) is not False
         return Schema(
             "object",
@@ -299,7 +299,7 @@ class SchemaConverter:
         max_items = node.get("maxItems")
         min_items = node.get("minItems")
         if max_items == 0:
-            self._warn(loc.child("maxItems"), "empty-array", "array with `maxItems: 0` is always empty; kept as a discriminating constraint")
+            self._report(loc.child("maxItems"), codes.EMPTY_ARRAY, "array with `maxItems: 0` is always empty; kept as a discriminating constraint")
         return Schema(
             "array",
             loc.provenance,
@@ -313,13 +313,8 @@ class SchemaConverter:
 
     # -- diagnostics ------------------------------------------------------------
 
-    def _warn(self, loc: Location, code: str, message: str) -> None:
-        prov = loc.provenance
-        self.diagnostics.at(prov, code, Severity.WARNING, message)
-
-    def _error(self, loc: Location, code: str, message: str) -> None:
-        prov = loc.provenance
-        self.diagnostics.at(prov, code, Severity.ERROR, message)
+    def _report(self, loc: Location, code: codes.Code, message: str) -> None:
+        self.diagnostics.at(loc.provenance, code, message)
 
 
 def _is_null_schema(node: Any) -> bool:

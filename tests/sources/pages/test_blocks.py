@@ -35,7 +35,7 @@ def test_extra_cells_join_into_the_named_column_when_they_fit_it() -> None:
         header,
         1,
         lambda c: c in ("string", "null"),
-        lambda code, s, m, line, row: reports.append((code, line, row)),
+        lambda code, m, line, row: reports.append((code.name, line, row)),
     )
     assert [r.cells for r in rows] == [("a", "string | null", "x"), ("b", "one", "two | three")]
     assert reports == [("table-cell-pipe", 3, 0), ("table-cell-extra", 4, 1)]
@@ -46,6 +46,6 @@ def test_a_row_continued_on_lines_without_a_leading_pipe_is_one_row() -> None:
     blocks, _ = parse_blocks(page)
     header, _ = table_cells(blocks[0])
     reports: list[str] = []
-    rows = table_rows(page, blocks[0], header, None, lambda c: False, lambda code, *rest: reports.append(code))
+    rows = table_rows(page, blocks[0], header, None, lambda c: False, lambda code, *rest: reports.append(code.name))
     assert [(r.cells, r.first, r.last) for r in rows] == [(("a", "b", "still d"), 3, 4), (("e", "f", "g"), 5, 5)]
     assert reports == ["table-row-continued"]

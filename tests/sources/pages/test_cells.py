@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from ssegen.diagnostics import Severity
+from ssegen.diagnostics import Code, codes
 from ssegen.ir import Provenance
 from ssegen.sources.pages.cells import is_type_cell, type_schema, type_words
 
 PROV = Provenance("page.md", 7, "/sections/x/tables/0/rows/0")
 
 
-def _schema(cell: str) -> tuple[object, list[tuple[str, Severity, str]]]:
-    reports: list[tuple[str, Severity, str]] = []
+def _schema(cell: str) -> tuple[object, list[tuple[Code, str]]]:
+    reports: list[tuple[Code, str]] = []
     return type_schema(cell, PROV, "Member", lambda *args: reports.append(args)), reports
 
 
@@ -56,8 +56,8 @@ def test_documentation_type_names_map_to_json_types() -> None:
 def test_an_unknown_word_is_any_json_and_reported() -> None:
     schema, reports = _schema("tensor")
     assert schema.type == "any"
-    assert [(code, severity) for code, severity, _ in reports] == [("type-unknown", Severity.WARNING)]
-    assert "'tensor'" in reports[0][2]
+    assert [code for code, _ in reports] == [codes.TYPE_UNKNOWN]
+    assert "'tensor'" in reports[0][1]
 
 
 def test_an_empty_cell_is_any_json_and_a_lone_null_is_null() -> None:

@@ -14,7 +14,7 @@ def _row(
 
 def _property(row: FieldRow, name: str = "Chunk") -> tuple[Property, list[str]]:
     codes: list[str] = []
-    return field_property(row, name, lambda code, severity, message, prov: codes.append(code)), codes
+    return field_property(row, name, lambda code, message, prov: codes.append(code.name)), codes
 
 
 def test_dotted_names_nest_under_implicit_parents_at_the_first_nested_row() -> None:

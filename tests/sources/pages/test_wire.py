@@ -34,7 +34,7 @@ def test_json_written_over_several_lines_is_joined_into_one_compact_value() -> N
     assert read.frames[0] == WireFrame((("data", '{"a":1,"b":[1,2]}'),), 10)
     assert read.frames[1].line == 13
     assert read.rejoined == {0: (10, 12)}
-    assert [(code, line) for code, _, _, line in read.notes()] == [("example-data-rejoined", 10)]
+    assert [(code.name, line) for code, _, line in read.notes()] == [("example-data-rejoined", 10)]
 
 
 def test_a_json_value_that_never_completes_stays_as_written() -> None:
@@ -52,7 +52,7 @@ def test_continuation_stops_at_the_next_field_line() -> None:
 def test_a_line_that_is_no_field_is_left_out_and_reported() -> None:
     read = read_frames(_numbered("data: 1\nnot a field"))
     assert read.ignored == [(11, "not a field")]
-    assert [code for code, _, _, _ in read.notes()] == ["example-line-ignored"]
+    assert [code.name for code, _, _ in read.notes()] == ["example-line-ignored"]
 
 
 def test_page_stream_wire_events_and_lines() -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from ...diagnostics import Diagnostics, Severity
+from ...diagnostics import Diagnostics
 from ..base import SourceInput, SourceResult
 
 #: The marker line after which a scraped AsyncAPI page holds its raw YAML
@@ -47,7 +47,7 @@ def load_asyncapi_source(source: SourceInput, diagnostics: Diagnostics) -> Sourc
     try:
         document = parse_document(source.document, source.file, diagnostics, line_offset=source.line_offset)
     except DocumentError as exc:
-        diagnostics.add(exc.code, Severity.ERROR, str(exc), file=source.file, line=exc.line)
+        diagnostics.add(exc.code, str(exc), file=source.file, line=exc.line)
         return None
     uri = source.resolver.add(document, source.path)
     result = load_asyncapi(document, uri, source.resolver, diagnostics)

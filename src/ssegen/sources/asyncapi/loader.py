@@ -20,8 +20,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from ...diagnostics import Diagnostics, Severity
-from ...ir import Channel, Example, Message, MessageKind, Provenance, Schema, Server
+from ...diagnostics import Diagnostics, codes
+from ...ir import Channel, Example, Message, MessageKind, Schema, Server
 from ...naming import ClassName, pascal
 from ..document import Document
 from ..refs import RefError, RefResolver
@@ -76,24 +76,23 @@ def load_asyncapi(
     data = document.data
     root = Location(document, "", uri)
     if not isinstance(data, dict):
-        _diag(diagnostics, root, "document-not-mapping", Severity.ERROR, "an AsyncAPI document must be a mapping")
+        _diag(diagnostics, root, codes.DOCUMENT_NOT_MAPPING, "an AsyncAPI document must be a mapping")
         return None
     version = data.get("asyncapi")
     if version is None or (isinstance(version, str) and not version.strip()):
-        _diag(diagnostics, root, "asyncapi-version-missing", Severity.ERROR, "missing `asyncapi` version field")
+        _diag(diagnostics, root, codes.ASYNCAPI_VERSION_MISSING, "missing `asyncapi` version field")
         return None
     if not isinstance(version, str):
         _diag(
             diagnostics,
             root.child("asyncapi"),
-            "asyncapi-version-invalid",
-            Severity.ERROR,
+            codes.ASYNCAPI_VERSION_INVALID,
             f"`asyncapi` must be a version string, got {version!r}; quote it (asyncapi: '{version}')",
         )
         return None
     major = version.strip().split(".")[0]
     if major not in ("2", "3"):
-        _diag(diagnostics, root.child("asyncapi"), "asyncapi-version-unsupported", Severity.ERROR, f"unsupported AsyncAPI version {version!r} (2.x and 3.0 are supported)")
+        _diag(diagnostics, root.child("asyncapi"), codes.ASYNCAPI_VERSION_UNSUPPORTED, f"unsupported AsyncAPI version {version!r} (2.x and 3.0 are supported)")
         return None
 
     result = AsyncAPIResult()
@@ -116,13 +115,13 @@ def load_asyncapi(
 def _channels_v2(data: dict[str, Any], root: Location, reader: _MessageReader, diagnostics: Diagnostics) -> list[Channel]:
     channels = data.get("channels")
     if not isinstance(channels, dict):
-        _diag(diagnostics, root.child("channels"), "channels-missing", Severity.ERROR, "document has no `channels` mapping")
+        _diag(diagnostics, root.child("channels"), codes.CHANNELS_MISSING, "document has no `channels` mapping")
         return []
     result = []
     for address, item in channels.items():
         cloc = root.child("channels", address)
         if not isinstance(item, dict):
-            _diag(diagnostics, cloc, "channel-invalid", Severity.ERROR, "channel item must be a mapping")
+            _diag(diagnostics, cloc, codes.CHANNEL_INVALID, "channel item must be a mapping")
             continue
         operation = item.get("subscribe")
         if not isinstance(operation, dict):
@@ -156,7 +155,7 @@ def _channels_v3(data: dict[str, Any], root: Location, reader: _MessageReader, d
     """
     channels = data.get("channels")
     if not isinstance(channels, dict):
-        _diag(diagnostics, root.child("channels"), "channels-missing", Severity.ERROR, "document has no `channels` mapping")
+        _diag(diagnostics, root.child("channels"), codes.CHANNELS_MISSING, "document has no `channels` mapping")
         return []
     # Resolve every channel first: key -> (item, location); (uri, pointer) of both the
     # channel entry and its $ref target -> key, so an operation finds it either way.
@@ -170,14 +169,14 @@ def _channels_v3(data: dict[str, Any], root: Location, reader: _MessageReader, d
             continue
         item, tloc = resolved
         if not isinstance(item, dict):
-            _diag(diagnostics, tloc, "channel-invalid", Severity.ERROR, "channel must be a mapping")
+            _diag(diagnostics, tloc, codes.CHANNEL_INVALID, "channel must be a mapping")
             continue
         items[key] = (item, tloc)
         by_place[(tloc.uri, tloc.pointer)] = key
 
     raw_operations = data.get("operations")
     if raw_operations is not None and not isinstance(raw_operations, dict):
-        _diag(diagnostics, root.child("operations"), "operations-invalid", Severity.ERROR, "`operations` must be a mapping")
+        _diag(diagnostics, root.child("operations"), codes.OPERATIONS_INVALID, "`operations` must be a mapping")
         raw_operations = None
     operations: dict[str, Any] = raw_operations or {}
     # channel key -> receive uses of it: (operation id, operation, its location, message list + location)
@@ -188,7 +187,7 @@ def _channels_v3(data: dict[str, Any], root: Location, reader: _MessageReader, d
             continue
         op, oloc = resolved
         if not isinstance(op, dict):
-            _diag(diagnostics, oloc, "operation-invalid", Severity.ERROR, "operation must be a mapping")
+            _diag(diagnostics, oloc, codes.OPERATION_INVALID, "operation must be a mapping")
             continue
         action = op.get("action")
         if action == "receive":
@@ -207,7 +206,7 @@ def _channels_v3(data: dict[str, Any], root: Location, reader: _MessageReader, d
             if key is not None:
                 receivers.setdefault(key, []).append(_Use(op_id, op, rnode.get("messages"), rloc.child("messages")))
         elif action not in ("send", "receive"):
-            _diag(diagnostics, oloc.child("action"), "operation-action-invalid", Severity.WARNING, f"operation action must be `send` or `receive`, got {json.dumps(action)}; ignored")
+            _diag(diagnostics, oloc.child("action"), codes.OPERATION_ACTION_INVALID, f"operation action must be `send` or `receive`, got {json.dumps(action)}; ignored")
 
     result = []
     for key, (item, cloc) in items.items():
@@ -253,20 +252,19 @@ def _channel_key(
 ) -> str | None:
     """The key in ``channels`` of the channel an operation's ``channel: {$ref}`` names."""
     if not isinstance(node, dict) or not isinstance(node.get("$ref"), str):
-        _diag(diagnostics, loc, "operation-channel-invalid", Severity.ERROR, "operation `channel` must be a $ref to a channel of `channels`")
+        _diag(diagnostics, loc, codes.OPERATION_CHANNEL_INVALID, "operation `channel` must be a $ref to a channel of `channels`")
         return None
     try:
         target = reader.resolver.lookup(node["$ref"], loc.uri)
     except RefError as exc:
-        _diag(diagnostics, loc.child("$ref"), exc.code, Severity.ERROR, str(exc))
+        _diag(diagnostics, loc.child("$ref"), exc.code, str(exc))
         return None
     key = by_place.get((target.uri, target.pointer))
     if key is None:
         _diag(
             diagnostics,
             loc.child("$ref"),
-            "operation-channel-unknown",
-            Severity.ERROR,
+            codes.OPERATION_CHANNEL_UNKNOWN,
             f"operation channel $ref {node['$ref']!r} names no channel of `channels`",
         )
     return key
@@ -284,12 +282,12 @@ class _MessageReader:
     def read_operation_messages(self, node: Any, loc: Location) -> list[Message]:
         """Messages of a 2.x operation's ``message`` (one, or ``oneOf`` a list)."""
         if node is None:
-            _diag(self.diagnostics, loc, "operation-no-message", Severity.WARNING, "operation has no message")
+            _diag(self.diagnostics, loc, codes.OPERATION_NO_MESSAGE, "operation has no message")
             return []
         if isinstance(node, dict) and "oneOf" in node and "$ref" not in node:
             branches = node["oneOf"]
             if not isinstance(branches, list):
-                _diag(self.diagnostics, loc.child("oneOf"), "message-invalid", Severity.ERROR, "oneOf must be a list of messages")
+                _diag(self.diagnostics, loc.child("oneOf"), codes.MESSAGE_INVALID, "oneOf must be a list of messages")
                 return []
             return self.read_message_list(branches, loc.child("oneOf"))
         message = self.read_message(node, loc, "")
@@ -309,7 +307,7 @@ class _MessageReader:
         if node is None:
             return []
         if not isinstance(node, dict):
-            _diag(self.diagnostics, loc, "message-invalid", Severity.ERROR, "channel `messages` must be a mapping")
+            _diag(self.diagnostics, loc, codes.MESSAGE_INVALID, "channel `messages` must be a mapping")
             return []
         return [m for name, item in node.items() if (m := self.read_message(item, loc.child(name), name)) is not None]
 
@@ -325,20 +323,19 @@ class _MessageReader:
             ref = node["$ref"]
             rloc = loc.child("$ref")
             if not isinstance(ref, str):
-                _diag(self.diagnostics, rloc, "ref-invalid", Severity.ERROR, f"$ref must be a string, got {json.dumps(ref)}")
+                _diag(self.diagnostics, rloc, codes.REF_INVALID, f"$ref must be a string, got {json.dumps(ref)}")
                 return None
             try:
                 target = self.resolver.lookup(ref, loc.uri)
             except RefError as exc:
-                _diag(self.diagnostics, rloc, exc.code, Severity.ERROR, str(exc))
+                _diag(self.diagnostics, rloc, exc.code, str(exc))
                 return None
             place = (target.uri, target.pointer)
             if place in seen:
                 _diag(
                     self.diagnostics,
                     rloc,
-                    "ref-circular",
-                    Severity.ERROR,
+                    codes.REF_CIRCULAR,
                     f"$ref {ref!r} is circular: it leads back to {target.document.file}#{target.pointer}",
                 )
                 return None
@@ -360,29 +357,28 @@ class _MessageReader:
                 self._memo[memo_key] = self.read_message(target, tloc, token)
             return self._memo[memo_key]
         if not isinstance(node, dict):
-            _diag(self.diagnostics, loc, "message-invalid", Severity.ERROR, "message must be a mapping")
+            _diag(self.diagnostics, loc, codes.MESSAGE_INVALID, "message must be a mapping")
             return None
         name_source = _text(node.get("name")) or key or _text(node.get("messageId")) or _text(node.get("title"))
         if not pascal(name_source):
-            _diag(self.diagnostics, loc, "message-unnamed", Severity.ERROR, "message has no name, messageId, title or component key")
+            _diag(self.diagnostics, loc, codes.MESSAGE_UNNAMED, "message has no name, messageId, title or component key")
             return None
         name = str(ClassName(name_source, prefix="Message"))
         content_type = _text(node.get("contentType")) or "application/json"
         if "payload" not in node:
-            _diag(self.diagnostics, loc, "message-no-payload", Severity.WARNING, "message has no payload; any JSON is accepted")
+            _diag(self.diagnostics, loc, codes.MESSAGE_NO_PAYLOAD, "message has no payload; any JSON is accepted")
             payload = Schema("any", loc.provenance)
         else:
             payload = self._payload(node["payload"], node.get("schemaFormat"), loc, name)
         if payload.type == "any" and "payload" in node:
-            _diag(self.diagnostics, loc.child("payload"), "payload-untyped", Severity.WARNING, "payload schema has no type; any JSON is accepted")
+            _diag(self.diagnostics, loc.child("payload"), codes.PAYLOAD_UNTYPED, "payload schema has no type; any JSON is accepted")
         kind: MessageKind = "data"
         if payload.type == "string" and len(payload.enum) == 1:
             kind = "terminator"
             _diag(
                 self.diagnostics,
                 loc.child("payload"),
-                "literal-payload",
-                Severity.WARNING,
+                codes.LITERAL_PAYLOAD,
                 f"payload is the literal {payload.enum[0]!r}, not JSON: decoded as the stream terminator",
             )
         examples = self._examples(node.get("examples"), loc.child("examples"))
@@ -423,8 +419,7 @@ class _MessageReader:
             _diag(
                 self.diagnostics,
                 fmt_loc,
-                "schema-format-unsupported",
-                Severity.WARNING,
+                codes.SCHEMA_FORMAT_UNSUPPORTED,
                 f"schemaFormat {json.dumps(fmt)} is not a JSON Schema dialect; the payload accepts any JSON",
             )
             return Schema("any", ploc.provenance)
@@ -435,13 +430,13 @@ class _MessageReader:
         if node is None:
             return []
         if not isinstance(node, list):
-            _diag(self.diagnostics, loc, "example-invalid", Severity.WARNING, "examples must be a list; ignored")
+            _diag(self.diagnostics, loc, codes.EXAMPLE_INVALID, "examples must be a list; ignored")
             return []
         examples = []
         for i, item in enumerate(node):
             eloc = loc.child(i)
             if not isinstance(item, dict) or "payload" not in item:
-                _diag(self.diagnostics, eloc, "example-invalid", Severity.WARNING, "example has no payload; ignored")
+                _diag(self.diagnostics, eloc, codes.EXAMPLE_INVALID, "example has no payload; ignored")
                 continue
             payload = item["payload"]
             data = payload if isinstance(payload, str) else json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
@@ -495,17 +490,17 @@ def _json_schema_format(value: Any) -> bool:
 def _check_info(info: Any, loc: Location, diagnostics: Diagnostics) -> None:
     """Warn about ``info`` fields of the wrong type; the document is still used."""
     if info is None:
-        _diag(diagnostics, loc, "info-missing", Severity.WARNING, "document has no `info` object")
+        _diag(diagnostics, loc, codes.INFO_MISSING, "document has no `info` object")
         return
     if not isinstance(info, dict):
-        _diag(diagnostics, loc, "info-invalid", Severity.WARNING, "`info` must be a mapping; ignored")
+        _diag(diagnostics, loc, codes.INFO_INVALID, "`info` must be a mapping; ignored")
         return
 
     def walk(value: Any, here: Location) -> None:
         if here.pointer in _INFO_STRING_FIELDS and not isinstance(value, str):
             shown = json.dumps(value, ensure_ascii=False)
             hint = " (a YAML flow sequence: an unquoted `[...]` value, e.g. a scraped e-mail address)" if isinstance(value, list) else ""
-            _diag(diagnostics, here, "info-field-type", Severity.WARNING, f"{here.pointer.rsplit('/', 1)[-1]} must be a string, got {shown}{hint}; ignored")
+            _diag(diagnostics, here, codes.INFO_FIELD_TYPE, f"{here.pointer.rsplit('/', 1)[-1]} must be a string, got {shown}{hint}; ignored")
         elif isinstance(value, dict):
             for key, child in value.items():
                 walk(child, here.child(key))
@@ -513,9 +508,8 @@ def _check_info(info: Any, loc: Location, diagnostics: Diagnostics) -> None:
     walk(info, loc)
 
 
-def _diag(diagnostics: Diagnostics, loc: Location, code: str, severity: Severity, message: str) -> None:
-    prov: Provenance = loc.provenance
-    diagnostics.at(prov, code, severity, message)
+def _diag(diagnostics: Diagnostics, loc: Location, code: codes.Code, message: str) -> None:
+    diagnostics.at(loc.provenance, code, message)
 
 
 def _text(value: Any) -> str:

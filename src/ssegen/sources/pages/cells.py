@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from ...diagnostics import Severity
+from ...diagnostics import Code, codes
 from ...ir import Provenance, Schema, SchemaType
 
 #: Type words of documentation tables -> JSON Schema types (``null`` marks nullability).
@@ -39,8 +39,8 @@ TYPE_WORDS: dict[str, SchemaType] = {
 #: What splits a Type cell into its words: ``|``, ``,`` and the word ``or``.
 _SEPARATOR = re.compile(r"\||,|\bor\b")
 
-#: Receives a problem found in a cell: ``(code, severity, message)``.
-Report = Callable[[str, Severity, str], None]
+#: Receives a problem found in a cell: ``(code, message)``.
+Report = Callable[[Code, str], None]
 
 
 def type_words(cell: str) -> list[str]:
@@ -76,7 +76,7 @@ def type_schema(cell: str, provenance: Provenance, name: str, report: Report) ->
     for word in words:
         kind = TYPE_WORDS.get(word)
         if kind is None:
-            report("type-unknown", Severity.WARNING, f"unknown type {word!r} in {cell!r}; typed as any JSON")
+            report(codes.TYPE_UNKNOWN, f"unknown type {word!r} in {cell!r}; typed as any JSON")
             kind = "any"
         if kind != "null" and kind not in kinds:
             kinds.append(kind)

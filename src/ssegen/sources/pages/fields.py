@@ -24,7 +24,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
-from ...diagnostics import Severity
+from ...diagnostics import Code, codes
 from ...ir import Property, Provenance, Schema
 from ...naming import pascal, singular
 from .cells import type_schema
@@ -125,8 +125,8 @@ def _child(level: list[FieldRow], name: str) -> FieldRow:
     return found
 
 
-#: Receives a problem found in a row: ``(code, severity, message, provenance)``.
-RowReport = Callable[[str, Severity, str, Provenance], None]
+#: Receives a problem found in a row: ``(code, message, provenance)``.
+RowReport = Callable[[Code, str, Provenance], None]
 
 
 def field_property(
@@ -157,7 +157,7 @@ def field_property(
         return Property(row.name, Schema("object", prov, name=name, properties=members), False, "", prov)
     prov = row.provenance
     schema = type_schema(
-        row.type_text, prov, name, lambda code, severity, message: report(code, severity, message, prov)
+        row.type_text, prov, name, lambda code, message: report(code, message, prov)
     )
     # Members of a list's items are named from the item (``choices`` -> ``...ChoiceDelta``).
     parent = singular(name) if schema.type == "array" else name
@@ -170,8 +170,7 @@ def field_property(
         else:
             if schema.type not in ("object", "any"):
                 report(
-                    "table-children-ignored-type",
-                    Severity.WARNING,
+                    codes.TABLE_CHILDREN_IGNORED_TYPE,
                     f"{row.name!r} is typed {row.type_text!r} but has nested rows; read as an object",
                     prov,
                 )

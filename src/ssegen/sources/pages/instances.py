@@ -12,7 +12,7 @@ from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import replace
 from typing import Any
 
-from ...diagnostics import Diagnostics, Severity
+from ...diagnostics import Diagnostics, codes
 from ...ir import Property, Provenance, Schema, json_type
 from ...naming import pascal, singular
 from .wire import PageStream
@@ -130,8 +130,7 @@ def _refine(
             required = False
             diagnostics.at(
                 where,
-                "required-relaxed",
-                Severity.INFO,
+                codes.REQUIRED_RELAXED,
                 f"member {prop.name!r} of {schema.name or 'object'} is absent from the example at line {absent[0].line}; not required",
             )
         new_schema = _refine(new_schema, values, diagnostics, add_members, reported)
@@ -153,8 +152,7 @@ def _refine(
             props.append(Property(key, member, True, "", first))
             diagnostics.at(
                 first,
-                "member-from-example",
-                Severity.INFO,
+                codes.MEMBER_FROM_EXAMPLE,
                 f"member {key!r} of {schema.name or 'object'} is not documented but is in every example ({len(holders)}); added as a required {member.type}",
             )
             continue
@@ -164,8 +162,7 @@ def _refine(
         reported.add(rkey)
         diagnostics.at(
             first,
-            "example-member-undocumented",
-            Severity.INFO,
+            codes.EXAMPLE_MEMBER_UNDOCUMENTED,
             f"the example at line {first.line} has member {key!r}, which {schema.name or 'the object'} does not document",
         )
     return replace(schema, properties=tuple(props))

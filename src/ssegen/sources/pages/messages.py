@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ...diagnostics import Severity
+from ...diagnostics import Code, codes
 from ...ir import Channel, ErrorCode, Example, Message, Provenance, Schema
 from ...naming import ClassName
 from .fields import ALWAYS_VALUE
@@ -69,15 +69,14 @@ def done_message(provenance: Provenance, description: str = "") -> Message:
     )
 
 
-def unique_messages(messages: list[Message], report: Callable[[str, Severity, str, Provenance], None]) -> list[Message]:
+def unique_messages(messages: list[Message], report: Callable[[Code, str, Provenance], None]) -> list[Message]:
     """``messages`` without later ones whose name repeats an earlier one (``message-name-collision``, warning)."""
     out: list[Message] = []
     seen: dict[str, Message] = {}
     for message in messages:
         if message.name in seen:
             report(
-                "message-name-collision",
-                Severity.WARNING,
+                codes.MESSAGE_NAME_COLLISION,
                 f"{message.title or message.name!r} is named {message.name} like the message at line "
                 f"{seen[message.name].provenance.line}; the first is kept",
                 message.provenance,

@@ -12,7 +12,7 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
-from ...diagnostics import Diagnostics, Severity
+from ...diagnostics import Code, Diagnostics
 from ...ir import Provenance
 from ..document import join_pointer
 
@@ -120,13 +120,13 @@ class PageText(Generic[S]):
         """Every line with its number."""
         return list(enumerate(self.lines, start=1))
 
-    def report(self, code: str, severity: Severity, message: str, line: int, ptr: str) -> None:
+    def report(self, code: Code, message: str, line: int, ptr: str) -> None:
         """Record a diagnostic at ``line`` (0: no line) and pointer ``ptr``."""
-        self.diagnostics.add(code, severity, message, file=self.file, line=line, pointer=ptr)
+        self.diagnostics.add(code, message, file=self.file, line=line, pointer=ptr)
 
-    def report_at(self, code: str, severity: Severity, message: str, place: Provenance) -> None:
+    def report_at(self, code: Code, message: str, place: Provenance) -> None:
         """Record a diagnostic at ``place`` (its line and pointer)."""
-        self.report(code, severity, message, place.line, place.pointer)
+        self.report(code, message, place.line, place.pointer)
 
     def at(self, line: int, ptr: str) -> Provenance:
         """The provenance of ``line`` (0: no line) at pointer ``ptr``."""

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from itertools import islice, takewhile
 from typing import Any
 
-from ...diagnostics import Diagnostics, Severity
+from ...diagnostics import Code, Diagnostics, codes
 from ...ir import ExampleStream, Provenance, StreamEvent
 
 #: A field line of a wire example: ``data: {...}``, ``event: error``, ``id: 7``, ``retry: 10``.
@@ -119,18 +119,17 @@ class Frames:
     rejoined: dict[int, tuple[int, int]] = field(default_factory=dict)
     ignored: list[tuple[int, str]] = field(default_factory=list)
 
-    def notes(self) -> Iterator[tuple[str, Severity, str, int]]:
-        """``(code, severity, message, line)`` of what the reading changed, for the page to report."""
+    def notes(self) -> Iterator[tuple[Code, str, int]]:
+        """``(code, message, line)`` of what the reading changed, for the page to report."""
         for first, last in self.rejoined.values():
             yield (
-                "example-data-rejoined",
-                Severity.INFO,
+                codes.EXAMPLE_DATA_REJOINED,
                 f"the JSON after `data:` goes on for {last - first} more lines without the `data:` prefix; "
                 "joined into one compact `data:` line",
                 first,
             )
         for line, text in self.ignored:
-            yield "example-line-ignored", Severity.WARNING, f"line {text[:40]!r} in an example stream is not an SSE field; ignored", line
+            yield codes.EXAMPLE_LINE_IGNORED, f"line {text[:40]!r} in an example stream is not an SSE field; ignored", line
 
 
 def read_frames(lines: Sequence[tuple[int, str]]) -> Frames:
@@ -299,30 +298,28 @@ def drop_repeated_streams(streams: Sequence[PageStream], diagnostics: Diagnostic
     kept: list[tuple[PageStream, list[WireEvent]]] = []
     for stream in streams:
         events = stream.events()
-        code = ""
+        code: Code | None = None
         for earlier, earlier_events in kept:
             if events == earlier_events:
-                code, other = "example-stream-duplicate", earlier
+                code, other = codes.EXAMPLE_STREAM_DUPLICATE, earlier
                 break
             if len(events) < len(earlier_events) and earlier_events[: len(events)] == events:
-                code, other = "example-stream-truncated", earlier
+                code, other = codes.EXAMPLE_STREAM_TRUNCATED, earlier
                 break
         if not code:
             kept.append((stream, events))
             continue
         prov = stream.provenance
-        if code == "example-stream-duplicate":
+        if code is codes.EXAMPLE_STREAM_DUPLICATE:
             diagnostics.at(
                 prov,
                 code,
-                Severity.INFO,
                 f"example stream {stream.name!r} repeats {other.name!r} (line {other.provenance.line}) event for event; dropped",
             )
         else:
             diagnostics.at(
                 prov,
                 code,
-                Severity.WARNING,
                 f"example stream {stream.name!r} is a truncated copy of {other.name!r} (line {other.provenance.line}): "
                 f"its {len(events)} events are the first of {len(earlier_events)}; dropped",
             )

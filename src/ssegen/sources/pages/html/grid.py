@@ -20,7 +20,7 @@ from typing import Any
 import lxml.etree
 import lxml.html
 
-from ....diagnostics import Severity
+from ....diagnostics import Code, codes
 from ..sections import PageText
 
 #: Cells that stand for a nesting level, not a name.
@@ -29,8 +29,8 @@ PLACEHOLDERS = frozenset({"-", "–", "—", ""})
 #: Largest colspan honoured; beyond it the table is surely broken.
 MAX_SPAN = 1000
 
-#: Receives a problem found in a table: ``(code, severity, message, line, body row index or None)``.
-Report = Callable[[str, Severity, str, int, "int | None"], None]
+#: Receives a problem found in a table: ``(code, message, line, body row index or None)``.
+Report = Callable[[Code, str, int, "int | None"], None]
 
 
 def table_lines(page: PageText[Any], is_code: Callable[[int], bool]) -> list[tuple[int, int, bool]]:
@@ -208,8 +208,7 @@ def build_grid(element: Any, first: int, report: Report) -> Grid:
             value = 0
         if value < 1:
             report(
-                "table-span-invalid",
-                Severity.WARNING,
+                codes.TABLE_SPAN_INVALID,
                 f"{attr}={raw!r} is not a positive integer; read as 1",
                 grid.line_of(cell),
                 None,
@@ -217,8 +216,7 @@ def build_grid(element: Any, first: int, report: Report) -> Grid:
             return 1
         if attr == "colspan" and value > MAX_SPAN:
             report(
-                "table-span-invalid",
-                Severity.WARNING,
+                codes.TABLE_SPAN_INVALID,
                 f"{attr}={raw!r} is implausibly large; cut to {MAX_SPAN}",
                 grid.line_of(cell),
                 None,
@@ -246,8 +244,7 @@ def build_grid(element: Any, first: int, report: Report) -> Grid:
             left = len(grid.body) - r
             if rowspan > left:
                 report(
-                    "table-rowspan-overflow",
-                    Severity.WARNING,
+                    codes.TABLE_ROWSPAN_OVERFLOW,
                     f"rowspan={cell.get('rowspan')} claims {rowspan} rows but only {left} remain in the table; cut to {left}",
                     grid.line_of(cell),
                     r,
@@ -307,20 +304,18 @@ def row_tree(grid: Grid, names_width: int, type_col: int | None, desc_col: int |
                 name_cell = cell
                 break
         if name_cell is None:
-            report("table-row-unnamed", Severity.WARNING, "row has no name cell in the name columns; skipped", line, r)
+            report(codes.TABLE_ROW_UNNAMED, "row has no name cell in the name columns; skipped", line, r)
             continue
         if any(grid.cells.get((r, c)) is None for c in range(name_cell.col)):
             report(
-                "table-row-short",
-                Severity.WARNING,
+                codes.TABLE_ROW_SHORT,
                 "row has fewer leading cells than its depth needs (a rowspan above it is too short?)",
                 line,
                 r,
             )
         if name_cell.col + name_cell.colspan != names_width:
             report(
-                "table-row-misaligned",
-                Severity.WARNING,
+                codes.TABLE_ROW_MISALIGNED,
                 f"name cell {name_cell.text!r} covers columns {name_cell.col + 1}-{name_cell.col + name_cell.colspan} "
                 f"but the name columns are 1-{names_width} (a rowspan above is too short or too long?); "
                 "its depth is read from where it starts",
@@ -344,8 +339,7 @@ def row_tree(grid: Grid, names_width: int, type_col: int | None, desc_col: int |
             continue
         if depth > len(stack):
             report(
-                "table-depth-jump",
-                Severity.WARNING,
+                codes.TABLE_DEPTH_JUMP,
                 f"row {node.name!r} is nested {depth} levels deep but the row above is at level {len(stack) - 1}; attached to it",
                 line,
                 r,

@@ -42,13 +42,20 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from ....diagnostics import Diagnostics, Severity
+from ....diagnostics import Code, Diagnostics, codes
 from ....ir import ErrorCode, Message, Property, Provenance, Schema
 from ..cells import is_type_cell
 from ..fields import FieldRow, field_property, member_name
 from ..instances import instances, refine_with_instances
 from ..markdown.blocks import MARKDOWN
-from ..messages import PageResult, channel_provenance, chunk_name, chunk_object, done_message, page_channel
+from ..messages import (
+    PageResult,
+    channel_provenance,
+    chunk_name,
+    chunk_object,
+    done_message,
+    page_channel,
+)
 from ..sections import PageSection, PageText, Slugs, pointer
 from ..wire import PageStream, drop_repeated_streams, parses, read_frames
 from . import prose
@@ -138,8 +145,7 @@ class _HtmlPage:
         chunk = self._chunk_message(tables, streams)
         if chunk is None:
             self.page.report(
-                "chunk-table-missing",
-                Severity.ERROR,
+                codes.CHUNK_TABLE_MISSING,
                 "no HTML table describes a streaming chunk (`choices` with `delta`)",
                 0,
                 "",
@@ -201,8 +207,7 @@ class _HtmlPage:
             where = pointer(*section.base, "tables", index)
             if not closed:
                 self.page.report(
-                    "html-table-unclosed",
-                    Severity.WARNING,
+                    codes.HTML_TABLE_UNCLOSED,
                     "`<table>` has no `</table>`; read up to the next table or fence",
                     first,
                     where,
@@ -210,7 +215,7 @@ class _HtmlPage:
             element = parse_table("\n".join(self.page.span(first, last)))
             if element is None:
                 self.page.report(
-                    "html-table-unreadable", Severity.WARNING, "lxml finds no table in this HTML; skipped", first, where
+                    codes.HTML_TABLE_UNREADABLE, "lxml finds no table in this HTML; skipped", first, where
                 )
             else:
                 tables.append(_HtmlTable(first, last, section, index, self._caption(first), element))
@@ -234,8 +239,8 @@ class _HtmlPage:
     def _table_rows(self, table: _HtmlTable) -> tuple[list[Column], list[GridRow]]:
         """The header columns and the row tree of one table."""
 
-        def report(code: str, severity: Severity, message: str, line: int, row: int | None) -> None:
-            self.page.report(code, severity, message, line, self._table_pointer(table, row))
+        def report(code: Code, message: str, line: int, row: int | None) -> None:
+            self.page.report(code, message, line, self._table_pointer(table, row))
 
         grid = build_grid(table.element, table.start, report)
         header = grid.header or self._guess_header(table, grid)
@@ -265,16 +270,14 @@ class _HtmlPage:
                 best, best_count = c, count
         if best < 1 or best_count * 2 < rows:
             self.page.report(
-                "table-no-header",
-                Severity.WARNING,
+                codes.TABLE_NO_HEADER,
                 "table has no header row and no column of type names; skipped",
                 table.start,
                 self._table_pointer(table),
             )
             return []
         self.page.report(
-            "table-no-header",
-            Severity.WARNING,
+            codes.TABLE_NO_HEADER,
             f"table has no header row; column {best + 1} holds type names, so the columns before it are names and the last is the description",
             table.start,
             self._table_pointer(table),
@@ -296,7 +299,7 @@ class _HtmlPage:
                     "a request parameter table (requests are not decoded)" if "required" in titles else "no Type column"
                 )
                 self.page.report(
-                    "table-skipped", Severity.INFO, f"table skipped: {reason}", table.start, self._table_pointer(table)
+                    codes.TABLE_SKIPPED, f"table skipped: {reason}", table.start, self._table_pointer(table)
                 )
                 continue
             members, wrapper = roots, None
@@ -304,8 +307,7 @@ class _HtmlPage:
                 wrapper = roots[0]
                 members = roots[0].children
                 self.page.report(
-                    "table-data-wrapper",
-                    Severity.INFO,
+                    codes.TABLE_DATA_WRAPPER,
                     "the table's top row `data` is the SSE field carrying the chunk, not a member; its rows are the chunk's members",
                     wrapper.line,
                     self._table_pointer(table, wrapper.index),
@@ -319,7 +321,7 @@ class _HtmlPage:
                 else:
                     what = "`choices` has no `delta` row"
                 self.page.report(
-                    "table-skipped", Severity.INFO, f"table skipped: {what}", table.start, self._table_pointer(table)
+                    codes.TABLE_SKIPPED, f"table skipped: {what}", table.start, self._table_pointer(table)
                 )
                 continue
             object_row = next((m for m in members if m.name == "object"), None)
@@ -368,8 +370,7 @@ class _HtmlPage:
         descriptions = _diff(schema, other_schema, "", conflicts)
         if not conflicts:
             self.page.report(
-                "duplicate-table",
-                Severity.INFO,
+                codes.DUPLICATE_TABLE,
                 f"this table repeats the one at line {table.start} (another translation of the page): same members and types, "
                 f"{descriptions} description(s) worded differently; the first is kept",
                 other.start,
@@ -378,8 +379,7 @@ class _HtmlPage:
             return
         for path, what, prov in conflicts:
             self.page.report_at(
-                "duplicate-table-conflict",
-                Severity.WARNING,
+                codes.DUPLICATE_TABLE_CONFLICT,
                 f"this copy of the table at line {table.start} differs at {path or '/'}: {what}; the first copy is kept",
                 prov,
             )
@@ -394,8 +394,7 @@ class _HtmlPage:
             if not any(line.strip().startswith("data:") for _, line in wire):
                 if fence.info.split()[:1] == ["json"] and not parses(fence.content):
                     self.page.report(
-                        "fence-invalid-json",
-                        Severity.WARNING,
+                        codes.FENCE_INVALID_JSON,
                         "this ```json block is not valid JSON (e.g. single-quoted strings)",
                         fence.first,
                         self.page.line_pointer(fence.first),
@@ -403,8 +402,8 @@ class _HtmlPage:
                 continue
             section = self.page.section_at(fence.first)
             read = read_frames(wire)
-            for code, severity, message, line in read.notes():
-                self.page.report(code, severity, message, line, self.page.line_pointer(line))
+            for code, message, line in read.notes():
+                self.page.report(code, message, line, self.page.line_pointer(line))
             if not read.frames:
                 continue
             index = section.examples
@@ -422,8 +421,7 @@ class _HtmlPage:
             events = stream.events()
             if not events or events[-1].data != "[DONE]":
                 self.page.report_at(
-                    "example-stream-unterminated",
-                    Severity.WARNING,
+                    codes.EXAMPLE_STREAM_UNTERMINATED,
                     f"example stream {stream.name!r} does not end with `data: [DONE]` like the page's other streams (truncated?)",
                     stream.provenance,
                 )
@@ -435,8 +433,7 @@ class _HtmlPage:
             if events and events[-1].data == "[DONE]":
                 prov = stream.event_provenance(len(events) - 1)
                 self.page.report_at(
-                    "terminator-from-example",
-                    Severity.INFO,
+                    codes.TERMINATOR_FROM_EXAMPLE,
                     "the page does not document a terminator, but its example streams end with `data: [DONE]`; StreamDone is read from them",
                     prov,
                 )

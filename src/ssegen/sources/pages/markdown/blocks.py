@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
-from ....diagnostics import Severity
+from ....diagnostics import Code, codes
 from ..sections import PageText
 
 #: The markdown parser of the page loaders (CommonMark with GFM tables).
@@ -45,8 +45,8 @@ _TITLE_STOPWORDS = frozenset(
     {"a", "an", "and", "as", "at", "by", "for", "from", "in", "of", "on", "or", "the", "to", "via", "with"}
 )
 
-#: Receives a repair or problem in a table: ``(code, severity, message, line, body row index)``.
-RowReport = Callable[[str, Severity, str, int, int], None]
+#: Receives a repair or problem in a table: ``(code, message, line, body row index)``.
+RowReport = Callable[[Code, str, int, int], None]
 
 
 def has_pipe_table(text: str) -> bool:
@@ -215,8 +215,7 @@ def table_rows(
         index = len(rows)
         if last > first:
             report(
-                "table-row-continued",
-                Severity.INFO,
+                codes.TABLE_ROW_CONTINUED,
                 f"a row's cells are spread over lines {first}-{last} (markdown-it reads each line as a row); joined into one row",
                 first,
                 index,
@@ -227,8 +226,7 @@ def table_rows(
             if join_column is not None and all(joinable(c) for c in merged):
                 cells = cells[:join_column] + [" | ".join(merged)] + cells[join_column + extra + 1 :]
                 report(
-                    "table-cell-pipe",
-                    Severity.INFO,
+                    codes.TABLE_CELL_PIPE,
                     f"the type cell `{' | '.join(merged)}` holds an unescaped `|`, which splits the row into {ncols + extra} cells; rejoined",
                     first,
                     index,
@@ -236,16 +234,14 @@ def table_rows(
             else:
                 cells = cells[: ncols - 1] + [" | ".join(cells[ncols - 1 :])]
                 report(
-                    "table-cell-extra",
-                    Severity.WARNING,
+                    codes.TABLE_CELL_EXTRA,
                     f"row has {ncols + extra} cells for {ncols} columns; the extra cells are joined into the last one",
                     first,
                     index,
                 )
         elif len(cells) < ncols:
             report(
-                "table-row-short",
-                Severity.WARNING,
+                codes.TABLE_ROW_SHORT,
                 f"row has {len(cells)} cells for {ncols} columns; padded with empty cells",
                 first,
                 index,

@@ -43,11 +43,11 @@ from __future__ import annotations
 
 import json
 import re
-from itertools import takewhile
 from dataclasses import dataclass, field, replace
+from itertools import takewhile
 from typing import Any
 
-from ....diagnostics import Diagnostics, Severity
+from ....diagnostics import Code, Diagnostics, codes
 from ....ir import ErrorCode, Example, Message, Property, Provenance, Schema, SchemaType
 from ....naming import ClassName, pascal, singular
 from ..cells import is_type_cell
@@ -205,8 +205,7 @@ class _MarkdownPage:
         messages: list[Message] = []
         if chunk is None:
             self.page.report(
-                "chunk-table-missing",
-                Severity.ERROR,
+                codes.CHUNK_TABLE_MISSING,
                 "no Field/Type/Description table with a `choices` row: the page documents no chunk",
                 1,
                 "",
@@ -223,8 +222,7 @@ class _MarkdownPage:
         for table in self.tables:
             if not table.used:
                 self.page.report(
-                    "table-unused",
-                    Severity.INFO,
+                    codes.TABLE_UNUSED,
                     f"table ({' | '.join(table.header)}) in section {table.section.title!r} describes nothing ssegen decodes; ignored",
                     table.start,
                     self._table_pointer(table),
@@ -352,8 +350,8 @@ class _MarkdownPage:
 
     def _build_run(self, first: int, last: int) -> _Run:
         read = read_frames([(n, self.page.line(n)) for n in range(first, last + 1)])
-        for code, severity, message, line in read.notes():
-            self.page.report(code, severity, message, line, self.page.line_pointer(line))
+        for code, message, line in read.notes():
+            self.page.report(code, message, line, self.page.line_pointer(line))
         json_starts = {i: lines[0] for i, lines in read.rejoined.items()}
         sample = any(
             is_notation(dict(frame.fields).get("data", ""))
@@ -367,8 +365,7 @@ class _MarkdownPage:
     def _read_tables(self) -> None:
         for first, last in self.unterminated:
             self.page.report(
-                "table-unterminated",
-                Severity.INFO,
+                codes.TABLE_UNTERMINATED,
                 f"no blank line ends the table at line {first}: GFM reads the prose below as more rows; "
                 f"the table ends at line {last} (its last line with a `|`)",
                 last,
@@ -384,15 +381,14 @@ class _MarkdownPage:
             per_section[section.slug] = index + 1
             table = _Table(tuple(header), [], block.first, section, index)
 
-            def report(code: str, severity: Severity, message: str, line: int, row: int, table: _Table = table) -> None:
-                self.page.report(code, severity, message, line, self._table_pointer(table, row))
+            def report(code: Code, message: str, line: int, row: int, table: _Table = table) -> None:
+                self.page.report(code, message, line, self._table_pointer(table, row))
 
             table.rows = table_rows(self.page, block, header, table.column("type"), is_type_cell, report)
             self.tables.append(table)
         for first, last in headerless_rows(self.page, self.kinds):
             self.page.report(
-                "table-no-header",
-                Severity.WARNING,
+                codes.TABLE_NO_HEADER,
                 f"lines {first}-{last} look like table rows but no header and delimiter row (`|---|`) precedes them; not read as a table",
                 first,
                 self.page.line_pointer(first),
@@ -468,15 +464,13 @@ class _MarkdownPage:
         members = prose.prose_members(chunk_table.cell(choices_row, "description"))
         if not members:
             self.page.report_at(
-                "choice-members-unknown",
-                Severity.WARNING,
+                codes.CHOICE_MEMBERS_UNKNOWN,
                 "the `choices` row does not say what a choice contains; choices are typed as objects without members",
                 prov,
             )
             return Schema("object", prov, name=name)
         self.page.report_at(
-            "choice-members-prose",
-            Severity.INFO,
+            codes.CHOICE_MEMBERS_PROSE,
             f"the choice object is described only in prose; members {', '.join(m for m, _ in members)} are read from it and typed from the tables they name",
             prov,
         )
@@ -517,8 +511,7 @@ class _MarkdownPage:
             if table.column("value") == 0:
                 return self._values_member(table, member, name, optional, prov)
         self.page.report_at(
-            "member-type-unknown",
-            Severity.WARNING,
+            codes.MEMBER_TYPE_UNKNOWN,
             f"choice member {member!r} is named in prose but no table describes it; typed as any JSON",
             prov,
         )
@@ -597,8 +590,7 @@ class _MarkdownPage:
             ptr = pointer(*section.base, "examples", index)
             if run.sample:
                 self.page.report(
-                    "wire-format-sample",
-                    Severity.INFO,
+                    codes.WIRE_FORMAT_SAMPLE,
                     "a one-line wire-format sample (elided `...` or an escaped `\\n`), not an example stream; not harvested",
                     run.frames[0].line,
                     ptr,
@@ -717,8 +709,7 @@ class _MarkdownPage:
                     break
             if example is None:
                 self.page.report(
-                    "vendor-fields-unknown",
-                    Severity.WARNING,
+                    codes.VENDOR_FIELDS_UNKNOWN,
                     f"vendor event {type_value!r} has neither a `Fields:` line nor a JSON example; only `type` is known",
                     section.line,
                     pointer("sections", section.slug),
@@ -747,8 +738,7 @@ class _MarkdownPage:
             source = by_type.get(same)
             if source is None:
                 self.page.report_at(
-                    "vendor-fields-unknown-ref",
-                    Severity.WARNING,
+                    codes.VENDOR_FIELDS_UNKNOWN_REF,
                     f"`Same fields as {same}` names no event documented above; only `type` is known",
                     prov,
                 )
@@ -759,7 +749,7 @@ class _MarkdownPage:
             parsed = prose.parse_field(item)
             if parsed is None:
                 self.page.report_at(
-                    "vendor-field-unparsed", Severity.WARNING, f"cannot read field {item!r}; skipped", prov
+                    codes.VENDOR_FIELD_UNPARSED, f"cannot read field {item!r}; skipped", prov
                 )
                 continue
             props.append(prose.field_property(parsed[0], parsed[1], name, prov, self.field_types, self.page.report_at))
@@ -769,7 +759,7 @@ class _MarkdownPage:
 
     def _error_message(self, streams: list[PageStream]) -> tuple[Message | None, list[ErrorCode]]:
         table = next((t for t in self.tables if t.column("type") is not None and t.column("code") is not None), None)
-        codes: list[ErrorCode] = []
+        error_codes: list[ErrorCode] = []
         type_lines: list[str] = []
         code_lines: list[str] = []
         types: list[str] = []
@@ -787,7 +777,7 @@ class _MarkdownPage:
                     type_lines.append(f"- {etype}: {meaning}")
                 code_lines.append(f"- {code} [{etype or '(none)'}]: {meaning}")
                 if code and code.lower() not in ("varies", "(none)", "-"):
-                    codes.append(ErrorCode(code, meaning, self._row_prov(table, row)))
+                    error_codes.append(ErrorCode(code, meaning, self._row_prov(table, row)))
         example: tuple[Any, Provenance] | None = None
         for stream in streams:
             for i, event in enumerate(stream.events()):
@@ -800,13 +790,12 @@ class _MarkdownPage:
         if example is None:
             if table is not None:
                 self.page.report(
-                    "error-example-missing",
-                    Severity.WARNING,
+                    codes.ERROR_EXAMPLE_MISSING,
                     "the page lists error types but shows no `event: error` frame; no error message is built",
                     table.start,
                     self._table_pointer(table),
                 )
-            return None, codes
+            return None, error_codes
         value, prov = example
         payload = schema_from_json(value, "StreamError", prov, required=True)
         error_prop = payload.property("error")
@@ -845,7 +834,7 @@ class _MarkdownPage:
             event="error",
             examples=(Example("", "", compact_json(value), prov),),
         )
-        return message, codes
+        return message, error_codes
 
     def _done_message(self) -> Message | None:
         for n, line in self.page.numbered():

@@ -20,7 +20,7 @@ import re
 from collections.abc import Callable
 from dataclasses import replace
 
-from ....diagnostics import Severity
+from ....diagnostics import Code, codes
 from ....ir import Property, Provenance, Schema, SchemaType
 from ....naming import singular, snake
 from ..cells import TYPE_WORDS
@@ -131,7 +131,7 @@ def field_property(
     parent: str,
     provenance: Provenance,
     known_types: dict[str, SchemaType],
-    report: Callable[[str, Severity, str, Provenance], None],
+    report: Callable[[Code, str, Provenance], None],
 ) -> Property:
     """One ``name (note)`` field of a ``Fields:`` list as a property of ``parent``.
 
@@ -170,8 +170,7 @@ def field_property(
     elif set(snake(field_name).split("_")) & _NUMERIC_WORDS or _looks_plural(field_name):
         kind = "a number" if set(snake(field_name).split("_")) & _NUMERIC_WORDS else "a collection"
         report(
-            "field-type-unknown",
-            Severity.WARNING,
+            codes.FIELD_TYPE_UNKNOWN,
             f"field {field_name!r} of {parent} has no stated type and its name suggests {kind}; typed as any JSON",
             prov,
         )

@@ -6,15 +6,20 @@ Shaped after @asyncapi/parser-js diagnostics (``code``, ``severity``, ``message`
 (0 when unknown) and a JSON ``pointer`` into the source document ("" for the root).
 
 A warning still produces output; an error stops the piece of work it concerns
-(one document, one provider) while the rest goes on.
+(one document, one provider) while the rest goes on.  Every code, with its severity
+and meaning, is in the catalogue :mod:`ssegen.diagnostics.codes`; reporters pass a
+:class:`~ssegen.diagnostics.codes.Code`, never a string.
 """
 
 from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass, field
-from enum import Enum
 from typing import Iterable, Iterator, Protocol
+
+from .codes import Code, Severity
+
+__all__ = ["Code", "Diagnostic", "Diagnostics", "Place", "Severity", "to_json"]
 
 
 class Place(Protocol):
@@ -28,14 +33,6 @@ class Place(Protocol):
 
     @property
     def pointer(self) -> str: ...
-
-
-class Severity(str, Enum):
-    """How bad a diagnostic is; ``error`` stops the piece of work it concerns."""
-
-    ERROR = "error"
-    WARNING = "warning"
-    INFO = "info"
 
 
 @dataclass(frozen=True, order=True)
@@ -77,26 +74,23 @@ class Diagnostics:
 
     items: list[Diagnostic] = field(default_factory=list)
 
-    def add(
-        self,
-        code: str,
-        severity: Severity,
-        message: str,
-        *,
-        file: str = "",
-        line: int = 0,
-        pointer: str = "",
-    ) -> Diagnostic:
-        """Record a diagnostic (an identical one is kept once) and return it."""
-        diag = Diagnostic(file, line, pointer, code, severity, message)
+    def add(self, code: Code, message: str, *, file: str = "", line: int = 0, pointer: str = "") -> Diagnostic:
+        """Record a diagnostic of ``code`` (its severity is the catalogue's; an identical one is kept once).
+
+        Args:
+            code: an entry of :mod:`ssegen.diagnostics.codes`.
+            message: one human sentence about this occurrence.
+            file, line, pointer: the place (see :class:`Diagnostic`).
+        """
+        diag = Diagnostic(file, line, pointer, code.name, code.severity, message)
         if diag not in self.items:
             self.items.append(diag)
         return diag
 
-    def at(self, place: Place, code: str, severity: Severity, message: str) -> Diagnostic:
-        """Record a diagnostic at ``place`` (anything with ``file``, ``line`` and
+    def at(self, place: Place, code: Code, message: str) -> Diagnostic:
+        """Record a diagnostic of ``code`` at ``place`` (anything with ``file``, ``line`` and
         ``pointer``, e.g. an IR :class:`~ssegen.ir.Provenance`)."""
-        return self.add(code, severity, message, file=place.file, line=place.line, pointer=place.pointer)
+        return self.add(code, message, file=place.file, line=place.line, pointer=place.pointer)
 
     def extend(self, other: Iterable[Diagnostic]) -> None:
         """Append every diagnostic of ``other`` not already recorded."""
