@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import black
-from mypy import api as mypy_api
-
 from conftest import GENERATED, ROOT
+from mypy import api as mypy_api
 
 
 def test_generated_code_is_black_formatted() -> None:

@@ -110,7 +110,9 @@ def load_config(start: Path) -> Config:
         raise ConfigError(f"{path}: [tool.ssegen] strict must be true or false")
     model = text("model", "msgspec")
     if model not in MODEL_FLAVOURS:
-        raise ConfigError(f"{path}: [tool.ssegen] model {model!r} is not supported (supported: {', '.join(MODEL_FLAVOURS)})")
+        raise ConfigError(
+            f"{path}: [tool.ssegen] model {model!r} is not supported (supported: {', '.join(MODEL_FLAVOURS)})"
+        )
     return Config(
         specs=_relative(base, Path(text("specs", "specs"))),
         out=_relative(base, Path(text("out", "generated"))),

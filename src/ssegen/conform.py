@@ -93,7 +93,9 @@ def import_package(out: Path, provider: str) -> ModuleType:
     try:
         return importlib.import_module(name)
     except ImportError as exc:
-        raise ConformError(f"cannot import generated package {name!r} from {out}: {exc} (run `ssegen generate` first)") from None
+        raise ConformError(
+            f"cannot import generated package {name!r} from {out}: {exc} (run `ssegen generate` first)"
+        ) from None
 
 
 def _chunks(stream: BinaryIO) -> Iterator[bytes]:

@@ -31,6 +31,8 @@ def source_files(folder: Path) -> list[Path]:
     files = [
         p
         for p in folder.rglob("*")
-        if p.is_file() and p.name not in IGNORED_NAMES and not any(part.startswith(".") for part in p.relative_to(folder).parts)
+        if p.is_file()
+        and p.name not in IGNORED_NAMES
+        and not any(part.startswith(".") for part in p.relative_to(folder).parts)
     ]
     return sorted(files, key=lambda p: p.relative_to(folder).as_posix())

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import functools
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any
 
 import black
 import jinja2
@@ -63,7 +64,13 @@ def docstring(text: str, attributes: Iterable[FieldSpec] = ()) -> str:
     body = "\n".join(lines)
     body = body.replace("\\", "\\\\").replace('"""', '\\"\\"\\"')
     body = "".join(
-        ch if ch.isprintable() or ch == "\n" else f"\\x{ord(ch):02x}" if ord(ch) < 0x100 else f"\\u{ord(ch):04x}" if ord(ch) < 0x10000 else f"\\U{ord(ch):08x}"
+        ch
+        if ch.isprintable() or ch == "\n"
+        else f"\\x{ord(ch):02x}"
+        if ord(ch) < 0x100
+        else f"\\u{ord(ch):04x}"
+        if ord(ch) < 0x10000
+        else f"\\U{ord(ch):08x}"
         for ch in body
     )
     if body.endswith('"'):

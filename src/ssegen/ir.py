@@ -26,9 +26,7 @@ from typing import Any, Literal
 
 #: JSON Schema types an IR schema can have; ``any`` is unconstrained JSON and
 #: ``union`` has its alternatives in :attr:`Schema.variants`.
-SchemaType = Literal[
-    "object", "array", "string", "integer", "number", "boolean", "null", "any", "union"
-]
+SchemaType = Literal["object", "array", "string", "integer", "number", "boolean", "null", "any", "union"]
 
 #: What a message means to a stream consumer.
 #: ``data``: a payload to decode (chunks); ``terminator``: the end-of-stream
@@ -351,7 +349,9 @@ def rewrite_payloads(provider: Provider, fn: Callable[[Schema, Message, bool], S
     channels = []
     for channel in provider.channels:
         messages = tuple(
-            message if (payload := walk(message.payload, message, True)) is message.payload else replace(message, payload=payload)
+            message
+            if (payload := walk(message.payload, message, True)) is message.payload
+            else replace(message, payload=payload)
             for message in channel.messages
         )
         same = all(a is b for a, b in zip(messages, channel.messages))

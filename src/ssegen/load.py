@@ -65,7 +65,9 @@ def load_provider(specs: Path, name: str) -> LoadResult:
     provider = merge_sources(name, results, diagnostics)
     if provider is None:
         if not diagnostics.has_errors:
-            diagnostics.add(codes.PROVIDER_EMPTY, f"provider folder {name!r} has no source that describes a stream", file=f"{name}/")
+            diagnostics.add(
+                codes.PROVIDER_EMPTY, f"provider folder {name!r} has no source that describes a stream", file=f"{name}/"
+            )
         return LoadResult(None, diagnostics, inputs)
     for docs in (result.docs for result in results if result.docs is not None):
         provider = merge_docs(provider, docs, diagnostics)

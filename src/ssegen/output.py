@@ -225,9 +225,7 @@ def _inside(root: Path, path: Path) -> Path:
     return resolved
 
 
-def build_manifest(
-    specs: Path, files: dict[str, str], reports: list[Any], old: Manifest | None
-) -> Manifest:
+def build_manifest(specs: Path, files: dict[str, str], reports: list[Any], old: Manifest | None) -> Manifest:
     """The manifest for ``files``: built providers replace their entries, others are kept.
 
     Args:

@@ -100,7 +100,9 @@ def build(specs: Path, providers: list[str] | None, package: str, strict: bool =
     return reports
 
 
-def produce(specs: Path, out: Path, reports: list[ProviderReport], all_providers: bool) -> tuple[dict[str, str], Manifest | None]:
+def produce(
+    specs: Path, out: Path, reports: list[ProviderReport], all_providers: bool
+) -> tuple[dict[str, str], Manifest | None]:
     """Every file the specs produce now (root files, providers, manifest) and the old manifest.
 
     With ``all_providers`` (no explicit provider list), providers that are gone
@@ -134,7 +136,9 @@ def _scanned(reports: list[ProviderReport], old: Manifest | None, all_providers:
     return sorted(names)
 
 
-def generate(specs: Path, out: Path, reports: list[ProviderReport], *, all_providers: bool, force: bool = False) -> tuple[Plan, list[str]]:
+def generate(
+    specs: Path, out: Path, reports: list[ProviderReport], *, all_providers: bool, force: bool = False
+) -> tuple[Plan, list[str]]:
     """Bring ``out`` up to date; return the plan and the paths written.
 
     Hand-edited generated files and files ssegen did not write are left alone

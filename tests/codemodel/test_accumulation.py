@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
+from codemodel.build_ir import array, integer, obj, opt, req, string
 from ssegen.codemodel.accumulation import ApplyPlan, ChoicesPlan, Feed, apply_plan
 from ssegen.ir import Schema
 from ssegen.naming import PythonIdentifier
-
-from codemodel.build_ir import array, integer, obj, opt, req, string
 
 
 def _plan(payload: Schema) -> ApplyPlan:

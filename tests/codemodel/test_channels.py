@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
+from conftest import SPECS
+
+from codemodel.build_ir import array, channel, done, integer, message, obj, opt, req, string
 from ssegen.codemodel.channels import ChannelSpec, channel_spec, common_prefix
 from ssegen.codemodel.models import ModelsBuilder
 from ssegen.diagnostics import Diagnostics
 from ssegen.ir import Channel
 from ssegen.load import load_provider
 from ssegen.naming import PythonIdentifier
-
-from codemodel.build_ir import array, channel, done, integer, message, obj, opt, req, string
-from conftest import SPECS
 
 
 def _spec(ch: Channel) -> tuple[ChannelSpec, Diagnostics]:

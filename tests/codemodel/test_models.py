@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
+from codemodel.build_ir import HERE, array, done, integer, message, obj, opt, req, string
 from ssegen.codemodel.models import ModelsBuilder, field_identifiers
 from ssegen.diagnostics import Diagnostics
 from ssegen.ir import Schema
 from ssegen.naming import ClassName, PythonIdentifier
-
-from codemodel.build_ir import HERE, array, done, integer, message, obj, opt, req, string
 
 
 def _builder() -> tuple[ModelsBuilder, Diagnostics]:

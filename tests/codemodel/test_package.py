@@ -5,14 +5,14 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
+from conftest import SPECS
+
+from codemodel.build_ir import channel, done, message, obj, provider, req, string
 from ssegen.codemodel import build_package_spec
 from ssegen.diagnostics import Diagnostics
 from ssegen.ir import ErrorCode, Provenance
 from ssegen.load import load_provider
 from ssegen.output import templates_dir
-
-from codemodel.build_ir import channel, done, message, obj, provider, req, string
-from conftest import SPECS
 
 
 def test_title_falls_back_to_the_provider_name() -> None:

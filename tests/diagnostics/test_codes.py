@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from conftest import ROOT
+
 from ssegen.diagnostics import Diagnostics
 from ssegen.diagnostics.codes import CATALOGUE, Severity, markdown_table
 

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 import yaml
 from click.testing import CliRunner
-
 from conftest import ROOT, SPECS
+
 from ssegen.cli import main
 
 
@@ -43,14 +43,18 @@ def test_config_sets_specs_out_and_providers_and_output_imports_by_its_package(p
     assert code == 0, output
     out = project / "src" / "myapp" / "llm_stream"
     assert (out / "mistral" / "models.py").is_file() and not (out / "deepseek").exists()
-    assert "from myapp.llm_stream.mistral import CHANNELS" in (out / "mistral" / "__init__.py").read_text(encoding="utf-8")
+    assert "from myapp.llm_stream.mistral import CHANNELS" in (out / "mistral" / "__init__.py").read_text(
+        encoding="utf-8"
+    )
     probe = (
         "from myapp.llm_stream.mistral import CHANNELS\n"
         "ch = CHANNELS['/chat/completions']\n"
-        "print(ch.accumulate(ch.decode([b'data: {\"id\":\"a\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\",'\n"
-        "  b'\"choices\":[{\"index\":0,\"delta\":{\"content\":\"ok\"},\"finish_reason\":\"stop\"}]}\\n\\ndata: [DONE]\\n\\n'])).choices[0].content)\n"
+        'print(ch.accumulate(ch.decode([b\'data: {"id":"a","object":"chat.completion.chunk","created":1,"model":"m",\'\n'
+        '  b\'"choices":[{"index":0,"delta":{"content":"ok"},"finish_reason":"stop"}]}\\n\\ndata: [DONE]\\n\\n\'])).choices[0].content)\n'
     )
-    done = subprocess.run([sys.executable, "-c", probe], cwd=project / "src", capture_output=True, text=True, check=False)
+    done = subprocess.run(
+        [sys.executable, "-c", probe], cwd=project / "src", capture_output=True, text=True, check=False
+    )
     assert done.stdout.strip() == "ok", done.stderr
 
 
@@ -71,7 +75,9 @@ def test_check_fails_after_a_spec_edit_naming_stale_files_and_passes_after_regen
     assert _run("generate")[0] == 0
     assert _run("check") == (0, "src/myapp/llm_stream/ is up to date (1 providers)\n")
     page = project / "api" / "mistral" / "asyncapi-page.txt"
-    page.write_text(page.read_text(encoding="utf-8").replace("Number of tokens in the prompt.", "Prompt tokens."), encoding="utf-8")
+    page.write_text(
+        page.read_text(encoding="utf-8").replace("Number of tokens in the prompt.", "Prompt tokens."), encoding="utf-8"
+    )
     code, output = _run("check")
     assert code == 1
     assert "stale: src/myapp/llm_stream/mistral/models.py" in output

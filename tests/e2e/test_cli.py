@@ -7,8 +7,8 @@ import shutil
 from pathlib import Path
 
 from click.testing import CliRunner
-
 from conftest import SPECS
+
 from ssegen.cli import main
 
 
@@ -37,7 +37,9 @@ def test_check_passes_then_fails_after_a_spec_edit_and_names_stale_files(tmp_pat
     ok = runner.invoke(main, ["check", "--specs", str(specs), "--out", str(out)])
     assert ok.exit_code == 0 and "up to date" in ok.output
     page = specs / "mistral" / "asyncapi-page.txt"
-    page.write_text(page.read_text(encoding="utf-8").replace("Number of tokens in the prompt.", "Prompt tokens."), encoding="utf-8")
+    page.write_text(
+        page.read_text(encoding="utf-8").replace("Number of tokens in the prompt.", "Prompt tokens."), encoding="utf-8"
+    )
     stale = runner.invoke(main, ["check", "--specs", str(specs), "--out", str(out)])
     assert stale.exit_code == 1
     assert "stale: " in stale.output and "mistral/models.py" in stale.output and "deepseek" not in stale.output
@@ -45,19 +47,29 @@ def test_check_passes_then_fails_after_a_spec_edit_and_names_stale_files(tmp_pat
 
 def test_generate_diagnostics_as_json(tmp_path: Path) -> None:
     specs = _copy_specs(tmp_path)
-    result = CliRunner().invoke(main, ["generate", "--specs", str(specs), "--out", str(tmp_path / "g"), "--format", "json"])
+    result = CliRunner().invoke(
+        main, ["generate", "--specs", str(specs), "--out", str(tmp_path / "g"), "--format", "json"]
+    )
     assert result.exit_code == 0
     diags = json.loads(result.stdout)
     email = [d for d in diags if d["code"] == "info-field-type"]
-    assert email == [{
-        "code": "info-field-type", "severity": "warning", "message": email[0]["message"],
-        "file": "mistral/asyncapi-page.txt", "line": 79, "pointer": "/info/contact/email",
-    }]
+    assert email == [
+        {
+            "code": "info-field-type",
+            "severity": "warning",
+            "message": email[0]["message"],
+            "file": "mistral/asyncapi-page.txt",
+            "line": 79,
+            "pointer": "/info/contact/email",
+        }
+    ]
 
 
 def test_strict_turns_warnings_into_errors(tmp_path: Path) -> None:
     specs = _copy_specs(tmp_path)
-    result = CliRunner().invoke(main, ["generate", "--specs", str(specs), "--out", str(tmp_path / "g"), "--strict", "mistral"])
+    result = CliRunner().invoke(
+        main, ["generate", "--specs", str(specs), "--out", str(tmp_path / "g"), "--strict", "mistral"]
+    )
     assert result.exit_code == 1 and "FAILED" in result.output
 
 
@@ -70,8 +82,15 @@ def test_ir_prints_stable_json(tmp_path: Path) -> None:
     assert [c["address"] for c in ir["channels"]] == ["/agents/completions", "/chat/completions", "/fim/completions"]
     usage_chunk = ir["channels"][1]["messages"][1]
     assert usage_chunk["name"] == "ChatCompletionUsageChunk"
-    assert "    ChatCompletionUsageChunk:" == (SPECS / "mistral" / "asyncapi-page.txt").read_text(encoding="utf-8").splitlines()[258]
-    assert usage_chunk["provenance"] == {"file": "mistral/asyncapi-page.txt", "line": 259, "pointer": "/components/messages/ChatCompletionUsageChunk"}
+    assert (
+        "    ChatCompletionUsageChunk:"
+        == (SPECS / "mistral" / "asyncapi-page.txt").read_text(encoding="utf-8").splitlines()[258]
+    )
+    assert usage_chunk["provenance"] == {
+        "file": "mistral/asyncapi-page.txt",
+        "line": 259,
+        "pointer": "/components/messages/ChatCompletionUsageChunk",
+    }
 
 
 def test_broken_provider_fails_alone(tmp_path: Path) -> None:
@@ -92,11 +111,15 @@ def test_conform_reports_violations_with_event_number_and_pointer(tmp_path: Path
     assert result.exit_code == 1  # decoding is lenient; the strict check is not
     report = json.loads(result.stdout)
     assert report["events"] == 12 and report["provider"] == "deepseek"
-    assert [(v["event"], v["message"], v["pointer"]) for v in report["violations"]] == [(11, "ChatCompletionChunk", "/choices/0/finish_reason")]
+    assert [(v["event"], v["message"], v["pointer"]) for v in report["violations"]] == [
+        (11, "ChatCompletionChunk", "/choices/0/finish_reason")
+    ]
     assert report["final"]["choices"][0]["finish_reason"] == "cut_short"
 
 
-def test_conform_passes_the_deepseek_docs_stream_after_reconciliation(tmp_path: Path, deepseek_docs_stream: bytes) -> None:
+def test_conform_passes_the_deepseek_docs_stream_after_reconciliation(
+    tmp_path: Path, deepseek_docs_stream: bytes
+) -> None:
     capture = tmp_path / "capture.sse"
     capture.write_bytes(deepseek_docs_stream)
     result = CliRunner().invoke(main, ["conform", "deepseek", "/chat/completions", str(capture), "--json"])
@@ -106,12 +129,25 @@ def test_conform_passes_the_deepseek_docs_stream_after_reconciliation(tmp_path: 
     final = report["final"]
     assert final["choices"][0]["content"] == "Hello! How can I assist you today?"
     assert sorted(final) == ["choices", "complete", "errors", "id", "model", "usage", "vendor_events"]
-    assert sorted(final["choices"][0]) == ["content", "finish_reason", "index", "reasoning_content", "refusal", "tool_calls"]
+    assert sorted(final["choices"][0]) == [
+        "content",
+        "finish_reason",
+        "index",
+        "reasoning_content",
+        "refusal",
+        "tool_calls",
+    ]
 
 
 def test_conform_passes_a_conforming_stream(tmp_path: Path) -> None:
     capture = tmp_path / "ok.sse"
-    chunk = {"id": "c", "object": "chat.completion.chunk", "created": 1, "model": "m", "choices": [{"index": 0, "delta": {"content": "hi"}, "finish_reason": None}]}
+    chunk = {
+        "id": "c",
+        "object": "chat.completion.chunk",
+        "created": 1,
+        "model": "m",
+        "choices": [{"index": 0, "delta": {"content": "hi"}, "finish_reason": None}],
+    }
     capture.write_text(f"data: {json.dumps(chunk)}\n\n: keep-alive\n\ndata: [DONE]\n\n", encoding="utf-8")
     result = CliRunner().invoke(main, ["conform", "mistral", "/chat/completions", str(capture)])
     assert result.exit_code == 0, result.output

@@ -10,7 +10,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from conftest import GENERATED, ROOT, SPECS
 from golden import regen as golden_records
 
@@ -60,5 +59,7 @@ def test_output_is_identical_across_hash_seeds(tmp_path: Path) -> None:
 def test_ir_and_diagnostics_match_the_golden_records(provider: str) -> None:
     ir_json, diagnostics = golden_records.ir_and_diagnostics(provider)
     golden = Path(golden_records.__file__).parent
-    assert ir_json == (golden / "ir" / f"{provider}.json").read_text(encoding="utf-8"), "refresh on purpose: tests/golden/regen.py"
+    assert ir_json == (golden / "ir" / f"{provider}.json").read_text(encoding="utf-8"), (
+        "refresh on purpose: tests/golden/regen.py"
+    )
     assert diagnostics == (golden / "diagnostics" / f"{provider}.txt").read_text(encoding="utf-8")

@@ -47,16 +47,23 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from mypy import api as mypy_api
-
 from conftest import ROOT
+from mypy import api as mypy_api
 
 CORPUS = ROOT / "tests" / "specs_with_errors"
 CASES = sorted(p.name for p in CORPUS.iterdir() if (p / "expected.json").is_file())
 PWNED = Path("/tmp/ssegen-pwned")  # what the injection payloads try to create
 #: Diagnostics of the code model (src/ssegen/codemodel/): `ssegen ir` stops before it.
 CODE_MODEL_CODES = frozenset(
-    {"identifier-collision", "identifier-lossy", "identifier-renamed", "message-not-object", "name-conflict", "provider-name-invalid", "vendor-tag-fields"}
+    {
+        "identifier-collision",
+        "identifier-lossy",
+        "identifier-renamed",
+        "message-not-object",
+        "name-conflict",
+        "provider-name-invalid",
+        "vendor-tag-fields",
+    }
 )
 
 
@@ -120,7 +127,9 @@ def emitted(runs: tuple[Path, dict[str, dict[str, Any]]]) -> list[str]:
     return [
         case
         for case in CASES
-        if _expected(case)["emits"] and not _expected(case).get("xfail") and (root / _package(case) / _expected(case)["provider"] / "models.py").is_file()
+        if _expected(case)["emits"]
+        and not _expected(case).get("xfail")
+        and (root / _package(case) / _expected(case)["provider"] / "models.py").is_file()
     ]
 
 
@@ -249,12 +258,21 @@ print(json.dumps(report))
 def imported(runs: tuple[Path, dict[str, dict[str, Any]]], emitted: list[str]) -> dict[str, Any]:
     root, _ = runs
     jobs = [
-        {"case": c, "package": _package(c), "provider": _expected(c)["provider"], "decode": _expected(c).get("decode", [])}
+        {
+            "case": c,
+            "package": _package(c),
+            "provider": _expected(c)["provider"],
+            "decode": _expected(c).get("decode", []),
+        }
         for c in emitted
     ]
     proc = subprocess.run(
         [sys.executable, "-c", _IMPORT_SCRIPT, str(root), json.dumps(jobs)],
-        capture_output=True, text=True, check=False, cwd=root, env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=root,
+        env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},
     )
     assert proc.returncode == 0, proc.stderr
     report: dict[str, Any] = json.loads(proc.stdout)
@@ -291,7 +309,9 @@ def test_provider_folder_name_with_newlines_cannot_inject(tmp_path: Path) -> Non
     source = CORPUS / "provider-name-dash" / "my-provider" / "asyncapi.yaml"
     (tmp_path / "specs" / name / "asyncapi.yaml").write_bytes(source.read_bytes())
     out = tmp_path / "hostile_out"
-    run = CliRunner().invoke(main, ["generate", "--specs", str(tmp_path / "specs"), "--out", str(out), "--format", "json"])
+    run = CliRunner().invoke(
+        main, ["generate", "--specs", str(tmp_path / "specs"), "--out", str(out), "--format", "json"]
+    )
     assert run.exception is None or isinstance(run.exception, SystemExit), run.exception
     assert run.exit_code == 1
     assert "provider-name-invalid" in {d["code"] for d in json.loads(run.stdout)}

@@ -31,7 +31,6 @@ from typing import Any
 
 import httpx
 import pytest
-
 from conftest import GENERATED
 
 PROVIDERS = sorted(p.name for p in GENERATED.iterdir() if (p / "test_conformance.py").is_file())
@@ -84,7 +83,9 @@ def _streams(provider: str) -> list[Stream]:
     for channel in sorted({e[0] for e in conformance.EXAMPLES}):
         examples = [e for e in conformance.EXAMPLES if e[0] == channel]
         for suffix, fix in (("", lambda d: d), ("-unicode", _unicode_data)):
-            frames = "".join(("" if e[1] == "message" else f"event: {e[1]}\n") + f"data: {fix(e[4])}\n\n" for e in examples)
+            frames = "".join(
+                ("" if e[1] == "message" else f"event: {e[1]}\n") + f"data: {fix(e[4])}\n\n" for e in examples
+            )
             bodies.append((channel, f"examples{channel.replace('/', '-')}{suffix}", frames.encode("utf-8"), False))
     return [
         Stream(provider, channel, name, variant, data, full_text)
@@ -183,10 +184,16 @@ def _lf_result(stream: Stream) -> dict[str, Any]:
 def test_served_streams_cover_the_fixtures_and_the_hard_cuts() -> None:
     names = {(s.provider, s.name) for s in ALL_STREAMS.values()}
     for provider in PROVIDERS:
-        for sse in (GENERATED / provider / "examples").glob("*.sse") if (GENERATED / provider / "examples").is_dir() else []:
+        for sse in (
+            (GENERATED / provider / "examples").glob("*.sse") if (GENERATED / provider / "examples").is_dir() else []
+        ):
             assert (provider, f"stream-{sse.stem}") in names
     assert {p for p, _ in names} == set(PROVIDERS)
-    unicode = [s for s in ALL_STREAMS.values() if s.name.endswith("-unicode") and s.variant == "crlf" and UNICODE_TEXT.encode() in s.body]
+    unicode = [
+        s
+        for s in ALL_STREAMS.values()
+        if s.name.endswith("-unicode") and s.variant == "crlf" and UNICODE_TEXT.encode() in s.body
+    ]
     assert unicode, "some stream must carry multi-byte characters"
     cut = pieces(unicode[0].body, "x")
     assert any(p[-1:] == b"\r" for p in cut) and any(0x80 <= p[0] <= 0xBF for p in cut)
@@ -241,7 +248,11 @@ def test_async_httpx_stream_through_generated_decoder(server: str, provider: str
 
 def test_a_truncated_response_is_reported_the_same_over_http(server: str) -> None:
     """A body cut mid-event (no terminator) assembles to the same truncated result over HTTP."""
-    stream = next(s for s in ALL_STREAMS.values() if s.provider == "deepseek" and s.variant == "crlf" and s.name.startswith("stream-"))
+    stream = next(
+        s
+        for s in ALL_STREAMS.values()
+        if s.provider == "deepseek" and s.variant == "crlf" and s.name.startswith("stream-")
+    )
     cut = Stream(stream.provider, stream.channel, "truncated", "crlf", stream.body[: len(stream.body) // 2], False)
     ALL_STREAMS[cut.path] = cut
     try:

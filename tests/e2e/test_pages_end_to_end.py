@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-
 import pytest
 from click.testing import CliRunner
-
 from conftest import GENERATED
+
 from generated.siliconstorm import CHANNELS as SILICONSTORM
 from generated.siliconstorm import ERROR_CODES as SILICONSTORM_ERRORS
 from generated.xerotier import CHANNELS as XEROTIER

@@ -12,7 +12,11 @@ from conftest import GENERATED, ROOT, SPECS
 
 
 def _tree(root: Path) -> dict[str, bytes]:
-    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file() and "__pycache__" not in p.parts}
+    return {
+        p.relative_to(root).as_posix(): p.read_bytes()
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and "__pycache__" not in p.parts
+    }
 
 
 def test_wheel_installs_into_a_fresh_venv_and_generates_the_golden_output(tmp_path: Path) -> None:
@@ -26,13 +30,21 @@ def test_wheel_installs_into_a_fresh_venv_and_generates_the_golden_output(tmp_pa
     env_dir = tmp_path / "venv"
     venv.create(env_dir, with_pip=True)
     python = env_dir / "bin" / "python"
-    install = subprocess.run([str(python), "-m", "pip", "install", "--quiet", str(wheel)], capture_output=True, text=True, check=False)
+    install = subprocess.run(
+        [str(python), "-m", "pip", "install", "--quiet", str(wheel)], capture_output=True, text=True, check=False
+    )
     assert install.returncode == 0, install.stderr[-2000:]
 
     work = tmp_path / "elsewhere"
     shutil.copytree(SPECS, work / "specs")
     ssegen = env_dir / "bin" / "ssegen"
-    where = subprocess.run([str(python), "-c", "import ssegen; print(ssegen.__file__)"], cwd=work, capture_output=True, text=True, check=True)
+    where = subprocess.run(
+        [str(python), "-c", "import ssegen; print(ssegen.__file__)"],
+        cwd=work,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     assert where.stdout.strip().startswith(str(env_dir)), "the wheel, not the source tree, must be imported"
     run = subprocess.run([str(ssegen), "generate", "-q"], cwd=work, capture_output=True, text=True, check=False)
     assert run.returncode == 0, run.stdout + run.stderr

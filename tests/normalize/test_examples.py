@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from conftest import SPECS
+
 from ssegen.diagnostics import Diagnostics, Severity
 from ssegen.ir import ExampleStream, Provenance, StreamEvent
 from ssegen.load import load_provider
@@ -23,7 +24,12 @@ def test_deepseek_docs_role_null_widens_the_asyncapi_schema_with_both_places() -
     diag = widened[0]
     assert diag.severity is Severity.WARNING
     assert (diag.file, diag.pointer) == ("deepseek/api-docs.txt", "/choices/0/delta/role")
-    assert (SPECS / "deepseek" / "api-docs.txt").read_text(encoding="utf-8").splitlines()[diag.line - 1].startswith('data: {"choices": [{"delta": {"content": "", "role": null}')
+    assert (
+        (SPECS / "deepseek" / "api-docs.txt")
+        .read_text(encoding="utf-8")
+        .splitlines()[diag.line - 1]
+        .startswith('data: {"choices": [{"delta": {"content": "", "role": null}')
+    )
     assert "deepseek/asyncapi-page.txt:422 /components/schemas/ChatCompletionDelta/properties/role" in diag.message
     assert _delta_role(result.provider).schema.nullable  # type: ignore[attr-defined]
 
@@ -35,11 +41,18 @@ def test_unknown_enum_value_in_an_example_is_added() -> None:
     stream = ExampleStream("s", "/chat/completions", (StreamEvent(data, line=7),), Provenance("mistral/page.md", 7))
     diagnostics = Diagnostics()
     widened = reconcile_examples(replace(provider, example_streams=(stream,)), diagnostics)
-    assert sorted(d.pointer for d in diagnostics if d.code == "example-widened") == ["/choices/0/delta/role", "/choices/0/finish_reason"]
+    assert sorted(d.pointer for d in diagnostics if d.code == "example-widened") == [
+        "/choices/0/delta/role",
+        "/choices/0/finish_reason",
+    ]
     role = _delta_role(widened).schema  # type: ignore[attr-defined]
     assert role.enum == ("assistant", "tool")
-    agents_choice = widened.channel("/agents/completions").message("AgentCompletionChunk").payload.property("choices").schema.items
-    assert "error" in agents_choice.property("finish_reason").schema.enum  # one class (ChatStreamChoice), widened everywhere
+    agents_choice = (
+        widened.channel("/agents/completions").message("AgentCompletionChunk").payload.property("choices").schema.items
+    )
+    assert (
+        "error" in agents_choice.property("finish_reason").schema.enum
+    )  # one class (ChatStreamChoice), widened everywhere
 
 
 def test_conforming_examples_change_nothing() -> None:

@@ -29,10 +29,9 @@ from types import ModuleType
 from typing import Any
 
 import pytest
+from conftest import GENERATED
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-from conftest import GENERATED
 
 settings.register_profile(
     "ssegen-fuzz-quick",
@@ -49,9 +48,7 @@ settings.register_profile(
 FUZZ = settings.get_profile("ssegen-fuzz-" + os.environ.get("SSEGEN_FUZZ", "quick"))
 """The selected profile; applied to each property test below (not loaded globally)."""
 
-PROVIDERS = sorted(
-    p.name for p in GENERATED.iterdir() if (p / "__init__.py").is_file() and (p / "sse.py").is_file()
-)
+PROVIDERS = sorted(p.name for p in GENERATED.iterdir() if (p / "__init__.py").is_file() and (p / "sse.py").is_file())
 
 
 @dataclass(frozen=True)
@@ -93,7 +90,7 @@ def _streams() -> list[Stream]:
                 f": keep-alive {i}\nid: {i}\n{'retry: 1000' + chr(10) if i % 3 == 0 else ''}{frame}"
                 for i, frame in enumerate(frames)
             )
-            streams.append(Stream(provider, address, "examples-spiced", (spiced + "data: {\"trunc").encode(), False))
+            streams.append(Stream(provider, address, "examples-spiced", (spiced + 'data: {"trunc').encode(), False))
             for name, channel, file, full_text in tests.STREAMS:
                 if channel == address:
                     wire = (GENERATED / provider / file).read_bytes()

@@ -10,8 +10,10 @@ from typing import Any
 from conftest import sse_body
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
 from generated.deepseek import CHANNELS as DEEPSEEK
-from generated.deepseek import UnknownEvent, models as ds_models
+from generated.deepseek import UnknownEvent
+from generated.deepseek import models as ds_models
 from generated.deepseek.stream import ChoiceState
 from generated.mistral import CHANNELS as MISTRAL
 from generated.mistral import models as ms_models
@@ -21,8 +23,14 @@ HELLO = "Hello! How can I assist you today?"
 
 def _chunk(delta: dict[str, object], finish: str | None = None, **extra: object) -> str:
     return json.dumps(
-        {"id": "c1", "object": "chat.completion.chunk", "created": 1, "model": "m",
-         "choices": [{"index": 0, "delta": delta, "finish_reason": finish}], **extra}
+        {
+            "id": "c1",
+            "object": "chat.completion.chunk",
+            "created": 1,
+            "model": "m",
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+            **extra,
+        }
     )
 
 
@@ -70,41 +78,68 @@ def test_async_decode_matches_sync(deepseek_docs_stream: bytes) -> None:
 
 def test_reasoning_content_is_assembled_apart_from_content() -> None:
     chat = DEEPSEEK["/chat/completions"]
-    body = sse_body([
-        _chunk({"role": "assistant", "reasoning_content": "Let me "}),
-        _chunk({"reasoning_content": "think."}),
-        _chunk({"content": "42"}),
-        _chunk({}, "stop"),
-        "[DONE]",
-    ])
+    body = sse_body(
+        [
+            _chunk({"role": "assistant", "reasoning_content": "Let me "}),
+            _chunk({"reasoning_content": "think."}),
+            _chunk({"content": "42"}),
+            _chunk({}, "stop"),
+            "[DONE]",
+        ]
+    )
     choice = chat.accumulate(chat.decode([body])).choices[0]
     assert (choice.reasoning_content, choice.content, choice.finish_reason) == ("Let me think.", "42", "stop")
 
 
 def test_parallel_tool_calls_are_merged_by_index() -> None:
-    body = sse_body([
-        _chunk({"role": "assistant", "tool_calls": [
-            {"index": 0, "id": "call_a", "type": "function", "function": {"name": "get_weather", "arguments": ""}},
-            {"index": 1, "id": "call_b", "type": "function", "function": {"name": "get_time", "arguments": "{\"tz\":"}},
-        ]}),
-        _chunk({"tool_calls": [{"index": 0, "function": {"arguments": "{\"city\":"}}]}),
-        _chunk({"tool_calls": [{"index": 1, "function": {"arguments": "\"UTC\"}"}}]}),
-        _chunk({"tool_calls": [{"index": 0, "function": {"arguments": "\"Paris\"}"}}]}),
-        _chunk({}, "tool_calls"),
-        "[DONE]",
-    ])
+    body = sse_body(
+        [
+            _chunk(
+                {
+                    "role": "assistant",
+                    "tool_calls": [
+                        {
+                            "index": 0,
+                            "id": "call_a",
+                            "type": "function",
+                            "function": {"name": "get_weather", "arguments": ""},
+                        },
+                        {
+                            "index": 1,
+                            "id": "call_b",
+                            "type": "function",
+                            "function": {"name": "get_time", "arguments": '{"tz":'},
+                        },
+                    ],
+                }
+            ),
+            _chunk({"tool_calls": [{"index": 0, "function": {"arguments": '{"city":'}}]}),
+            _chunk({"tool_calls": [{"index": 1, "function": {"arguments": '"UTC"}'}}]}),
+            _chunk({"tool_calls": [{"index": 0, "function": {"arguments": '"Paris"}'}}]}),
+            _chunk({}, "tool_calls"),
+            "[DONE]",
+        ]
+    )
     for chat in (MISTRAL["/chat/completions"], DEEPSEEK["/chat/completions"]):  # typed and untyped items
         calls = chat.accumulate(chat.decode([body])).to_dict()["choices"][0]["tool_calls"]
         assert calls == [
-            {"index": 0, "id": "call_a", "type": "function", "function": {"name": "get_weather", "arguments": "{\"city\":\"Paris\"}"}},
-            {"index": 1, "id": "call_b", "type": "function", "function": {"name": "get_time", "arguments": "{\"tz\":\"UTC\"}"}},
+            {
+                "index": 0,
+                "id": "call_a",
+                "type": "function",
+                "function": {"name": "get_weather", "arguments": '{"city":"Paris"}'},
+            },
+            {
+                "index": 1,
+                "id": "call_b",
+                "type": "function",
+                "function": {"name": "get_time", "arguments": '{"tz":"UTC"}'},
+            },
         ]
 
 
 _ANY_JSON = st.sampled_from([None, True, 1, -1, 1.5, "", "x", "y", [], {}])
-_FUNCTION = st.one_of(
-    _ANY_JSON, st.dictionaries(st.sampled_from(["name", "arguments", "other"]), _ANY_JSON)
-)
+_FUNCTION = st.one_of(_ANY_JSON, st.dictionaries(st.sampled_from(["name", "arguments", "other"]), _ANY_JSON))
 _FRAGMENT = st.one_of(
     _ANY_JSON,
     st.fixed_dictionaries(
@@ -150,14 +185,30 @@ def test_untyped_tool_call_fragments_merge_as_add_tool_call(deltas: list[list[An
 def test_mistral_usage_only_chunk_is_its_own_message() -> None:
     chat = MISTRAL["/chat/completions"]
     usage = {"prompt_tokens": 14, "completion_tokens": 22, "total_tokens": 36}
-    body = sse_body([
-        _chunk({"content": " Paris"}),
-        _chunk({}, "stop"),
-        json.dumps({"id": "c1", "object": "chat.completion.chunk", "created": 1, "model": "m", "choices": [], "usage": usage}),
-        "[DONE]",
-    ])
+    body = sse_body(
+        [
+            _chunk({"content": " Paris"}),
+            _chunk({}, "stop"),
+            json.dumps(
+                {
+                    "id": "c1",
+                    "object": "chat.completion.chunk",
+                    "created": 1,
+                    "model": "m",
+                    "choices": [],
+                    "usage": usage,
+                }
+            ),
+            "[DONE]",
+        ]
+    )
     events = list(chat.decode([body]))
-    assert [type(e) for e in events] == [ms_models.ChatCompletionChunk, ms_models.ChatCompletionChunk, ms_models.ChatCompletionUsageChunk, ms_models.StreamDone]
+    assert [type(e) for e in events] == [
+        ms_models.ChatCompletionChunk,
+        ms_models.ChatCompletionChunk,
+        ms_models.ChatCompletionUsageChunk,
+        ms_models.StreamDone,
+    ]
     result = chat.accumulate(events)
     assert result.usage == usage and result.choices[0].content == " Paris" and result.complete
 
@@ -187,7 +238,7 @@ def test_event_with_another_sse_event_type_is_unknown_not_dropped() -> None:
 
 def test_unterminated_last_event_is_discarded_and_reported(deepseek_docs_stream: bytes) -> None:
     chat = DEEPSEEK["/chat/completions"]
-    truncated = deepseek_docs_stream[: deepseek_docs_stream.rindex(b"data: [DONE]")] + b"data: {\"choi"
+    truncated = deepseek_docs_stream[: deepseek_docs_stream.rindex(b"data: [DONE]")] + b'data: {"choi'
     stream = chat.decode([truncated])
     result = chat.accumulate(stream)
     assert stream.incomplete and not result.complete
@@ -198,11 +249,13 @@ def test_unterminated_last_event_is_discarded_and_reported(deepseek_docs_stream:
 def test_fim_channel_assembles_text_deltas() -> None:
     fim = DEEPSEEK["/beta/completions"]
     chunk = {"id": "f", "object": "text_completion", "created": 1, "model": "deepseek-chat"}
-    body = sse_body([
-        json.dumps({**chunk, "choices": [{"index": 0, "text": "    return", "finish_reason": None}]}),
-        json.dumps({**chunk, "choices": [{"index": 0, "text": " a + b", "finish_reason": "stop"}]}),
-        "[DONE]",
-    ])
+    body = sse_body(
+        [
+            json.dumps({**chunk, "choices": [{"index": 0, "text": "    return", "finish_reason": None}]}),
+            json.dumps({**chunk, "choices": [{"index": 0, "text": " a + b", "finish_reason": "stop"}]}),
+            "[DONE]",
+        ]
+    )
     result = fim.accumulate(fim.decode([body]))
     assert result.choices[0].content == "    return a + b" and result.choices[0].finish_reason == "stop"
 

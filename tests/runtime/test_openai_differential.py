@@ -67,7 +67,14 @@ FULL_DELTA = {"siliconstorm"}
 
 
 def _chunk(choices: list[dict[str, Any]], **extra: Any) -> str:
-    data = {"id": "chatcmpl-synthetic", "object": "chat.completion.chunk", "created": 1748563200, "model": "synthetic-1", "choices": choices, **extra}
+    data = {
+        "id": "chatcmpl-synthetic",
+        "object": "chat.completion.chunk",
+        "created": 1748563200,
+        "model": "synthetic-1",
+        "choices": choices,
+        **extra,
+    }
     return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
 
 
@@ -84,9 +91,29 @@ def _synthetic_tool_call_and_reasoning_stream(full_delta: bool = False) -> bytes
         _chunk([c0({"role": "assistant", "content": ""}), c1({"role": "assistant", "content": None})]),
         _chunk([c0({"reasoning_content": "Let me think"})]),
         _chunk([c0({"reasoning_content": " — step by step. "})]),
-        _chunk([c1({"tool_calls": [tc(0, id="call_a", type="function", function={"name": "get_weather", "arguments": ""})]})]),
+        _chunk(
+            [
+                c1(
+                    {
+                        "tool_calls": [
+                            tc(0, id="call_a", type="function", function={"name": "get_weather", "arguments": ""})
+                        ]
+                    }
+                )
+            ]
+        ),
         _chunk([c0({"content": "Grüße, "}), c1({"tool_calls": [tc(0, function={"arguments": '{"city": '})]})]),
-        _chunk([c1({"tool_calls": [tc(1, id="call_b", type="function", function={"name": "get_time", "arguments": '{"tz"'})]})]),
+        _chunk(
+            [
+                c1(
+                    {
+                        "tool_calls": [
+                            tc(1, id="call_b", type="function", function={"name": "get_time", "arguments": '{"tz"'})
+                        ]
+                    }
+                )
+            ]
+        ),
         _chunk([c0({"content": "世界 🎉"}), c1({"tool_calls": [tc(0, function={"arguments": '"Paris"}'})]})]),
         _chunk([c1({"tool_calls": [tc(1, function={"arguments": ': "CET"}'})]})]),
         _chunk([c0({}, "stop"), c1({}, "tool_calls")]),
@@ -105,7 +132,9 @@ def _streams() -> list[tuple[str, str, bytes]]:
         examples = [e for e in conformance.EXAMPLES if e[0] == CHAT]
         frames = "".join(("" if e[1] == "message" else f"event: {e[1]}\n") + f"data: {e[4]}\n\n" for e in examples)
         cases.append((provider, "spec-examples", frames.encode("utf-8")))
-        cases.append((provider, "synthetic-tools-reasoning", _synthetic_tool_call_and_reasoning_stream(provider in FULL_DELTA)))
+        cases.append(
+            (provider, "synthetic-tools-reasoning", _synthetic_tool_call_and_reasoning_stream(provider in FULL_DELTA))
+        )
     return cases
 
 
@@ -122,7 +151,10 @@ def _sdk(body: bytes) -> tuple[list[Any], Exception | None]:
         return http.Response(200, headers={"content-type": "text/event-stream"}, content=iter(reads))
 
     client = openai.OpenAI(
-        api_key="x", base_url="http://mock.invalid/v1", max_retries=0, http_client=http.Client(transport=http.MockTransport(handler))
+        api_key="x",
+        base_url="http://mock.invalid/v1",
+        max_retries=0,
+        http_client=http.Client(transport=http.MockTransport(handler)),
     )
     stream = client.chat.completions.create(model="m", messages=[{"role": "user", "content": "hi"}], stream=True)
     assert isinstance(stream, openai.Stream)
@@ -154,17 +186,28 @@ def _sdk_accumulate(chunks: list[Any]) -> dict[str, Any]:
         for choice in chunk.choices or []:
             state = result["choices"].setdefault(
                 choice.index,
-                {"index": choice.index, "content": None, "reasoning_content": None, "refusal": None, "tool_calls": {}, "finish_reason": None},
+                {
+                    "index": choice.index,
+                    "content": None,
+                    "reasoning_content": None,
+                    "refusal": None,
+                    "tool_calls": {},
+                    "finish_reason": None,
+                },
             )
             delta = choice.delta
             state["content"] = _append(state["content"], delta.content)
             state["refusal"] = _append(state["refusal"], delta.refusal)
-            state["reasoning_content"] = _append(state["reasoning_content"], (delta.model_extra or {}).get("reasoning_content"))
+            state["reasoning_content"] = _append(
+                state["reasoning_content"], (delta.model_extra or {}).get("reasoning_content")
+            )
             for position, call in enumerate(delta.tool_calls or []):
                 # Mistral sends tool-call deltas without `index` (its spec makes it optional; the SDK
                 # keeps None): the usual client code then falls back to the position in the list.
                 index = call.index if call.index is not None else position
-                merged = state["tool_calls"].setdefault(index, {"index": index, "id": None, "type": None, "name": None, "arguments": ""})
+                merged = state["tool_calls"].setdefault(
+                    index, {"index": index, "id": None, "type": None, "name": None, "arguments": ""}
+                )
                 merged["id"] = call.id or merged["id"]
                 merged["type"] = call.type or merged["type"]
                 if call.function is not None:
@@ -181,7 +224,8 @@ def _sdk_accumulate(chunks: list[Any]) -> dict[str, Any]:
         # instead of the concatenated deltas, which repeat the text in cumulative mode.
         result["choices"][0]["content"] = full_text
     result["choices"] = [
-        {**c, "tool_calls": [c["tool_calls"][i] for i in sorted(c["tool_calls"])]} for _, c in sorted(result["choices"].items())
+        {**c, "tool_calls": [c["tool_calls"][i] for i in sorted(c["tool_calls"])]}
+        for _, c in sorted(result["choices"].items())
     ]
     return result
 
@@ -244,12 +288,20 @@ def test_sdk_and_generated_accumulate_the_same(provider: str, name: str, body: b
 
 def test_the_cases_cover_page_streams_tool_calls_reasoning_errors_and_vendor_events() -> None:
     names = {n for _, n, _ in CASES}
-    assert {"page:tool-call-stream-example.sse", "page:mid-stream-errors.sse", "page:chat-metadata-event-x_chatmetadata.sse", "page:stream-example.sse"} <= names
+    assert {
+        "page:tool-call-stream-example.sse",
+        "page:mid-stream-errors.sse",
+        "page:chat-metadata-event-x_chatmetadata.sse",
+        "page:stream-example.sse",
+    } <= names
     result = _generated("deepseek", _synthetic_tool_call_and_reasoning_stream())
     assert result["errors"] == [] and result["complete"] is True
     [c0, c1] = result["choices"]
     assert c0["reasoning_content"] == "Let me think — step by step. " and c0["content"] == "Grüße, 世界 🎉"
-    assert [t["function"]["arguments"] if "function" in t else t["arguments"] for t in c1["tool_calls"]] == ['{"city": "Paris"}', '{"tz": "CET"}']
+    assert [t["function"]["arguments"] if "function" in t else t["arguments"] for t in c1["tool_calls"]] == [
+        '{"city": "Paris"}',
+        '{"tz": "CET"}',
+    ]
     # The synthetic stream decodes without errors under every provider's spec too.
     for provider in PROVIDERS:
         body = _synthetic_tool_call_and_reasoning_stream(provider in FULL_DELTA)

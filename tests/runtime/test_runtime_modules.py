@@ -10,9 +10,9 @@ from pathlib import Path
 
 import black
 import pytest
+from conftest import GENERATED, SPECS
 from mypy import api as mypy_api
 
-from conftest import GENERATED, SPECS
 from ssegen import output
 from ssegen.runtime import MODULES
 

@@ -159,9 +159,7 @@ def test_lf_after_cr_only_skipped_once() -> None:
 def test_other_ascii_controls_are_not_line_ends() -> None:
     data = b"data: a\x0bb\x0cc\x1cd\x1de\x1ef\n\n"
     assert events_of(data) == [E("message", "a\x0bb\x0cc\x1cd\x1de\x1ef")]
-    assert events_of("data: a\u2028b\x85c\n\n".encode()) == [
-        E("message", "a\u2028b\x85c")
-    ]
+    assert events_of("data: a\u2028b\x85c\n\n".encode()) == [E("message", "a\u2028b\x85c")]
 
 
 # --------------------------------------------------------------------------
@@ -184,9 +182,7 @@ def test_only_one_leading_space_removed() -> None:
 
 
 def test_multiline_data_joined_with_lf() -> None:
-    assert events_of(b"data: YHOO\ndata: +2\ndata: 10\n\n") == [
-        E("message", "YHOO\n+2\n10")
-    ]
+    assert events_of(b"data: YHOO\ndata: +2\ndata: 10\n\n") == [E("message", "YHOO\n+2\n10")]
     # Only the one final LF is removed: an empty last data line keeps one.
     assert events_of(b"data: a\ndata:\n\n") == [E("message", "a\n")]
 
@@ -200,9 +196,7 @@ def test_event_id_retry_fields() -> None:
 
 
 def test_field_order_within_block_does_not_matter() -> None:
-    assert events_of(b"data: {}\nretry: 5\nid: 9\nevent: u\n\n") == [
-        E("u", "{}", "9", 5)
-    ]
+    assert events_of(b"data: {}\nretry: 5\nid: 9\nevent: u\n\n") == [E("u", "{}", "9", 5)]
 
 
 def test_retry_applies_to_its_event_only() -> None:
@@ -281,15 +275,11 @@ def test_field_without_colon() -> None:
 
 
 def test_unknown_field_ignored() -> None:
-    assert events_of(b"foo: bar\ndata: x\nDATA: y\nevent : z\nid : 1\n\n") == [
-        E("message", "x")
-    ]
+    assert events_of(b"foo: bar\ndata: x\nDATA: y\nevent : z\nid : 1\n\n") == [E("message", "x")]
 
 
 def test_field_names_case_sensitive() -> None:
-    assert events_of(b"Event: e\nData: d\nID: 1\nRetry: 5\ndata: x\n\n") == [
-        E("message", "x")
-    ]
+    assert events_of(b"Event: e\nData: d\nID: 1\nRetry: 5\ndata: x\n\n") == [E("message", "x")]
 
 
 def test_empty_event_type_gives_message() -> None:
@@ -312,9 +302,7 @@ def test_value_may_contain_colons() -> None:
 
 def test_empty_data_buffer_dispatches_nothing() -> None:
     # The blank line resets the event type buffer even when nothing is sent.
-    assert events_of(b"\n\n\nevent: e\n\nid: 1\n\ndata: x\n\n") == [
-        E("message", "x", "1")
-    ]
+    assert events_of(b"\n\n\nevent: e\n\nid: 1\n\ndata: x\n\n") == [E("message", "x", "1")]
 
 
 # --------------------------------------------------------------------------
@@ -322,16 +310,11 @@ def test_empty_data_buffer_dispatches_nothing() -> None:
 
 
 def test_spec_example_stock_ticker() -> None:
-    assert events_of(b"data: YHOO\ndata: +2\ndata: 10\n\n") == [
-        E("message", "YHOO\n+2\n10")
-    ]
+    assert events_of(b"data: YHOO\ndata: +2\ndata: 10\n\n") == [E("message", "YHOO\n+2\n10")]
 
 
 def test_spec_example_three_events_with_ids() -> None:
-    data = (
-        b": test stream\n\ndata: first event\nid: 1\n\n"
-        b"data:second event\nid\n\ndata:  third event\n\n"
-    )
+    data = b": test stream\n\ndata: first event\nid: 1\n\ndata:second event\nid\n\ndata:  third event\n\n"
     assert events_of(data) == [
         E("message", "first event", "1"),
         E("message", "second event", ""),
@@ -355,10 +338,7 @@ def test_spec_example_identical_events() -> None:
 
 
 def test_spec_example_event_types() -> None:
-    data = (
-        b"event: add\ndata: 73857293\n\nevent: remove\ndata: 2153\n\n"
-        b"event: add\ndata: 113411\n\n"
-    )
+    data = b"event: add\ndata: 73857293\n\nevent: remove\ndata: 2153\n\nevent: add\ndata: 113411\n\n"
     assert events_of(data) == [
         E("add", "73857293"),
         E("remove", "2153"),
@@ -367,10 +347,7 @@ def test_spec_example_event_types() -> None:
 
 
 def test_spec_example_comment_then_multiline() -> None:
-    data = (
-        b": this is a test stream\n\ndata: some text\n\n"
-        b"data: another message\ndata: with two lines\n\n"
-    )
+    data = b": this is a test stream\n\ndata: some text\n\ndata: another message\ndata: with two lines\n\n"
     assert events_of(data) == [
         E("message", "some text"),
         E("message", "another message\nwith two lines"),
@@ -451,9 +428,7 @@ def test_invalid_utf8_in_iter_events_yields_earlier_events_first() -> None:
     state = sse.StreamState()
     got = []
     with pytest.raises(sse.InvalidUTF8Error) as info:
-        for event in sse.iter_events(
-            [b"data: a\n\n", b"data: b\n\n: \x80\n"], state=state
-        ):
+        for event in sse.iter_events([b"data: a\n\n", b"data: b\n\n: \x80\n"], state=state):
             got.append(event)
     assert got == [E("message", "a"), E("message", "b")]
     assert info.value.events == []  # already yielded
@@ -490,9 +465,7 @@ def test_event_too_large() -> None:
         decode([b"data: 0123456789\ndata: 0123456789\n\n"], max_event_bytes=20)
     assert info.value.offset == 17
     # Exactly at the limit is fine.
-    assert events_of(b"data: 0123456789\n\n", max_event_bytes=16) == [
-        E("message", "0123456789")
-    ]
+    assert events_of(b"data: 0123456789\n\n", max_event_bytes=16) == [E("message", "0123456789")]
 
 
 def test_event_too_large_unterminated_line_bounded() -> None:
@@ -617,9 +590,7 @@ def test_iter_events_state() -> None:
     assert state.last_event_id == "9"
     assert state.reconnection_time == 7
     state = sse.StreamState()
-    assert list(sse.iter_events(iter([DEEPSEEK.encode()]), state=state)) == (
-        DEEPSEEK_EVENTS
-    )
+    assert list(sse.iter_events(iter([DEEPSEEK.encode()]), state=state)) == (DEEPSEEK_EVENTS)
     assert state.incomplete is False
     assert "incomplete=False" in repr(state)
 
@@ -682,9 +653,7 @@ def test_aiter_events() -> None:
 
 def test_aiter_events_incomplete_and_errors() -> None:
     state = sse.StreamState()
-    events = asyncio.run(
-        _acollect(sse.aiter_events(_agen([b"data: a\n\ndata: b"]), state=state))
-    )
+    events = asyncio.run(_acollect(sse.aiter_events(_agen([b"data: a\n\ndata: b"]), state=state)))
     assert events == [E("message", "a")]
     assert state.incomplete is True
 
@@ -700,11 +669,7 @@ def test_aiter_events_incomplete_and_errors() -> None:
     assert info.value.offset == 9
 
     with pytest.raises(sse.EventTooLargeError):
-        asyncio.run(
-            _acollect(
-                sse.aiter_events(_agen([b"data: 1234567890\n"]), max_event_bytes=8)
-            )
-        )
+        asyncio.run(_acollect(sse.aiter_events(_agen([b"data: 1234567890\n"]), max_event_bytes=8)))
 
 
 def test_httpx_response_iter_bytes_and_aiter_bytes() -> None:
@@ -713,9 +678,7 @@ def test_httpx_response_iter_bytes_and_aiter_bytes() -> None:
     pieces = [data[i : i + 13] for i in range(0, len(data), 13)]
 
     def handler(request: Any) -> Any:
-        return httpx.Response(
-            200, headers={"content-type": "text/event-stream"}, content=iter(pieces)
-        )
+        return httpx.Response(200, headers={"content-type": "text/event-stream"}, content=iter(pieces))
 
     with httpx.Client(transport=httpx.MockTransport(handler)) as client:
         with client.stream("POST", "https://example.invalid/chat") as response:
@@ -792,9 +755,7 @@ def test_random_splits_match_reference(data: bytes, cuts: list[int]) -> None:
 
 @settings(max_examples=100, deadline=None)
 @given(st.sampled_from(_variants(DEEPSEEK)), st.lists(st.integers(0, 10_000)))
-def test_random_splits_of_example_stream_give_same_events(
-    data: bytes, cuts: list[int]
-) -> None:
+def test_random_splits_of_example_stream_give_same_events(data: bytes, cuts: list[int]) -> None:
     assert decode(_split(data, cuts))[0] == DEEPSEEK_EVENTS
 
 
@@ -804,9 +765,7 @@ def test_random_splits_of_example_stream_give_same_events(
     st.lists(st.integers(0, 1000), max_size=8),
     st.integers(min_value=1, max_value=64),
 )
-def test_arbitrary_bytes_raise_nothing_but_sse_errors(
-    data: bytes, cuts: list[int], limit: int
-) -> None:
+def test_arbitrary_bytes_raise_nothing_but_sse_errors(data: bytes, cuts: list[int], limit: int) -> None:
     try:
         decode(_split(data, cuts), max_event_bytes=limit)
     except sse.SSEError:
@@ -868,9 +827,7 @@ def _outcome(chunks: list[bytes], limit: int) -> tuple[Any, ...]:
     st.lists(st.integers(0, 10_000), max_size=8),
     st.sampled_from([8, 30, 64, sse.DEFAULT_MAX_EVENT_BYTES]),
 )
-def test_event_runs_match_byte_at_a_time(
-    blocks: list[bytes], tail: bytes, cuts: list[int], limit: int
-) -> None:
+def test_event_runs_match_byte_at_a_time(blocks: list[bytes], tail: bytes, cuts: list[int], limit: int) -> None:
     """Reads holding whole runs of events give exactly what one byte per read
     gives (events, error type and byte offset, events before the error,
     incompleteness), including invalid UTF-8 and the size limit."""

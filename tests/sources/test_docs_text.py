@@ -6,8 +6,8 @@ import shutil
 from collections import Counter
 
 import pytest
-
 from conftest import ROOT, SEED_SPECS, SPECS
+
 from ssegen.diagnostics import Diagnostics, Severity
 from ssegen.ir import Channel, Message, Property, Provenance, Provider, Schema
 from ssegen.load import load_provider
@@ -95,7 +95,9 @@ def test_detects_the_flattened_docs_page_and_no_other_format() -> None:
         path = SPECS / SEED_SPECS[seed][0]
         assert not looks_like_docs_text(path.read_text(encoding="utf-8", errors="replace")), seed
     assert not looks_like_docs_text("")
-    assert not looks_like_docs_text("| a | b |\n|---|---|\n| x | y |\nPOST/chat/completions\nPossible values: [a\n]\nResponses\n")
+    assert not looks_like_docs_text(
+        "| a | b |\n|---|---|\n| x | y |\nPOST/chat/completions\nPossible values: [a\n]\nResponses\n"
+    )
     assert not looks_like_docs_text("<table><tr><td>POST/x</td></tr></table>\nPOST/x\nPossible values: [a]\nResponses")
     assert not looks_like_docs_text("POST/chat/completions\nResponses\n")  # no Possible values
 
@@ -157,7 +159,11 @@ def test_name_blocks_give_name_type_and_markers() -> None:
     delta = _fact_at(result, 356)
     assert (delta.name, delta.type, delta.required) == ("delta", "object", True)
     response_format = _fact_at(result, 67)
-    assert (response_format.name, response_format.nullable, response_format.required) == ("response_format", True, False)
+    assert (response_format.name, response_format.nullable, response_format.required) == (
+        "response_format",
+        True,
+        False,
+    )
     assert _fact_at(result, 357).name == ""  # scalar members lose their names on the page
 
 
@@ -219,14 +225,21 @@ def test_unclosed_values_list_is_a_warning_and_read_as_far_as_it_goes() -> None:
     fact = _fact_at(result, 6)
     assert fact.values == ("stop", "length") and fact.description == "The reason."
     (diag,) = _codes(diagnostics, "docs-values-unclosed")
-    assert (diag.severity, diag.file, diag.line, diag.pointer) == (Severity.WARNING, "p/page.txt", 6, "/sections/stream/facts/0")
+    assert (diag.severity, diag.file, diag.line, diag.pointer) == (
+        Severity.WARNING,
+        "p/page.txt",
+        6,
+        "/sections/stream/facts/0",
+    )
 
 
 def test_page_without_endpoint_or_stream_section_is_reported() -> None:
     result, diagnostics = _load("Possible values: [a\n]\nThe thing.\nResponses\n", "p/page.txt")
     assert result.address == "" and result.facts[0].values == ("a",)
     assert [d.code for d in diagnostics] == ["docs-endpoint-missing"]
-    _, diagnostics = _load("T\nPOST/x\nPossible values: [a\n]\nThe thing.\nResponses\nOK, returns a thing\n- application/json\n")
+    _, diagnostics = _load(
+        "T\nPOST/x\nPossible values: [a\n]\nThe thing.\nResponses\nOK, returns a thing\n- application/json\n"
+    )
     (diag,) = _codes(diagnostics, "docs-stream-missing")
     assert diag.line == 2
 
@@ -241,7 +254,15 @@ def test_non_json_example_payload_is_reported() -> None:
 
 @pytest.mark.parametrize(
     "text",
-    ["", "\n\n\n", "\x00\x01\ufeff", "Possible values: [", "POST/\nResponses\nOK, returns\ndata:", "]\n]\n,\nrequired\nobject[]\n" * 50, "data: \n" * 3],
+    [
+        "",
+        "\n\n\n",
+        "\x00\x01\ufeff",
+        "Possible values: [",
+        "POST/\nResponses\nOK, returns\ndata:",
+        "]\n]\n,\nrequired\nobject[]\n" * 50,
+        "data: \n" * 3,
+    ],
 )
 def test_bad_input_never_crashes(text: str) -> None:
     result, _ = _load(text)
@@ -263,7 +284,9 @@ def test_enum_facts_match_their_schema_members_on_the_real_seeds(schema_provider
 
 def test_every_stream_fact_matches_the_member_it_describes(schema_provider: Provider) -> None:
     _, diagnostics = _merge(schema_provider, _text())
-    pointers = {d.line: d.message.split("(", 1)[1].split(")", 1)[0].split(" ")[1] for d in _codes(diagnostics, "docs-matched")}
+    pointers = {
+        d.line: d.message.split("(", 1)[1].split(")", 1)[0].split(" ")[1] for d in _codes(diagnostics, "docs-matched")
+    }
     chunk = "/components/schemas/ChatCompletionChunk/properties"
     delta = "/components/schemas/ChatCompletionDelta/properties"
     expected = {
@@ -315,7 +338,14 @@ def test_response_fact_fills_a_member_the_stream_section_does_not_describe(schem
 def test_docs_value_missing_from_the_schema_enum_is_added_with_a_warning(schema_provider: Provider) -> None:
     merged, diagnostics = _merge(schema_provider, _edited("add"))
     finish = _member(merged, "choices", "finish_reason").schema
-    assert finish.enum == ("stop", "length", "content_filter", "tool_calls", "insufficient_system_resource", "model_length")
+    assert finish.enum == (
+        "stop",
+        "length",
+        "content_filter",
+        "tool_calls",
+        "insufficient_system_resource",
+        "model_length",
+    )
     assert finish.nullable
     (diag,) = _codes(diagnostics, "docs-enum-added")
     assert diag.severity is Severity.WARNING
@@ -370,10 +400,25 @@ Schema
 def _tiny_provider(description: str = "", shared: bool = False) -> Provider:
     prop_prov = Provenance("t/spec.yaml", 12, "/components/schemas/Chunk/properties/model")
     model = Property("model", Schema("string", prop_prov), True, description, prop_prov)
-    chunk = Schema("object", Provenance("t/spec.yaml", 10, "/components/schemas/Chunk"), name="Chunk", properties=(model,))
-    channels = [Channel("/chat/completions", (Message("Chunk", "data", chunk, chunk.provenance),), Provenance("t/spec.yaml", 3, "/channels/a"))]
+    chunk = Schema(
+        "object", Provenance("t/spec.yaml", 10, "/components/schemas/Chunk"), name="Chunk", properties=(model,)
+    )
+    channels = [
+        Channel(
+            "/chat/completions",
+            (Message("Chunk", "data", chunk, chunk.provenance),),
+            Provenance("t/spec.yaml", 3, "/channels/a"),
+        )
+    ]
     if shared:
-        channels.insert(0, Channel("/beta/completions", (Message("Chunk", "data", chunk, chunk.provenance),), Provenance("t/spec.yaml", 5, "/channels/b")))
+        channels.insert(
+            0,
+            Channel(
+                "/beta/completions",
+                (Message("Chunk", "data", chunk, chunk.provenance),),
+                Provenance("t/spec.yaml", 5, "/channels/b"),
+            ),
+        )
     return Provider("t", tuple(channels), ("t/spec.yaml",))
 
 
@@ -385,7 +430,12 @@ def test_empty_schema_description_gets_the_docs_description() -> None:
     model = chan.messages[0].payload.properties[0]
     assert model.description == "The model to generate the completion."
     (diag,) = _codes(diagnostics, "docs-description-added")
-    assert (diag.severity, diag.file, diag.line, diag.pointer) == (Severity.INFO, "t/spec.yaml", 12, "/components/schemas/Chunk/properties/model")
+    assert (diag.severity, diag.file, diag.line, diag.pointer) == (
+        Severity.INFO,
+        "t/spec.yaml",
+        12,
+        "/components/schemas/Chunk/properties/model",
+    )
     assert "t/page.txt:10" in diag.message
 
 
@@ -393,7 +443,10 @@ def test_a_change_applies_to_the_declaration_on_every_channel() -> None:
     docs, diagnostics = _load(_PAGE.format(body="The model to generate the completion."), "t/page.txt")
     merged = merge_docs(_tiny_provider(shared=True), docs, diagnostics)
     descriptions = {c.address: c.messages[0].payload.properties[0].description for c in merged.channels}
-    assert descriptions == {"/beta/completions": "The model to generate the completion.", "/chat/completions": "The model to generate the completion."}
+    assert descriptions == {
+        "/beta/completions": "The model to generate the completion.",
+        "/chat/completions": "The model to generate the completion.",
+    }
 
 
 def test_a_non_matching_fact_is_not_forced() -> None:
@@ -407,7 +460,9 @@ def test_a_non_matching_fact_is_not_forced() -> None:
 
 
 def test_a_page_for_another_endpoint_changes_nothing() -> None:
-    docs, diagnostics = _load(_PAGE.format(body="The model.").replace("POST/chat/completions", "POST/embeddings"), "t/page.txt")
+    docs, diagnostics = _load(
+        _PAGE.format(body="The model.").replace("POST/chat/completions", "POST/embeddings"), "t/page.txt"
+    )
     provider = _tiny_provider()
     assert merge_docs(provider, docs, diagnostics) is provider
     (diag,) = _codes(diagnostics, "docs-channel-missing")
@@ -423,14 +478,28 @@ def test_merge_is_deterministic(schema_provider: Provider) -> None:
 def _enum_provider(schema: Schema) -> Provider:
     prov = Provenance("t/spec.yaml", 20, "/components/schemas/Chunk/properties/finish_reason")
     member = Property("finish_reason", schema, False, "Why it stopped.", prov)
-    chunk = Schema("object", Provenance("t/spec.yaml", 10, "/components/schemas/Chunk"), name="Chunk", properties=(member,))
-    channel = Channel("/chat/completions", (Message("Chunk", "data", chunk, chunk.provenance),), Provenance("t/spec.yaml", 3, "/channels/a"))
+    chunk = Schema(
+        "object", Provenance("t/spec.yaml", 10, "/components/schemas/Chunk"), name="Chunk", properties=(member,)
+    )
+    channel = Channel(
+        "/chat/completions",
+        (Message("Chunk", "data", chunk, chunk.provenance),),
+        Provenance("t/spec.yaml", 3, "/channels/a"),
+    )
     return Provider("t", (channel,), ("t/spec.yaml",))
 
 
 def test_an_enum_inside_a_union_variant_is_extended() -> None:
-    variant = Schema("string", Provenance("t/spec.yaml", 22, "/components/schemas/Chunk/properties/finish_reason/anyOf/0"), enum=("stop",))
-    union = Schema("union", Provenance("t/spec.yaml", 20, "/components/schemas/Chunk/properties/finish_reason"), variants=(variant, Schema("object", variant.provenance)))
+    variant = Schema(
+        "string",
+        Provenance("t/spec.yaml", 22, "/components/schemas/Chunk/properties/finish_reason/anyOf/0"),
+        enum=("stop",),
+    )
+    union = Schema(
+        "union",
+        Provenance("t/spec.yaml", 20, "/components/schemas/Chunk/properties/finish_reason"),
+        variants=(variant, Schema("object", variant.provenance)),
+    )
     docs, diagnostics = _load(_PAGE.format(body="Possible values: [stop\n, length\n]\nWhy it stopped."), "t/page.txt")
     merged = merge_docs(_enum_provider(union), docs, diagnostics)
     new_union = merged.channels[0].messages[0].payload.properties[0].schema
@@ -440,7 +509,9 @@ def test_an_enum_inside_a_union_variant_is_extended() -> None:
 
 
 def test_docs_values_for_a_non_string_enum_are_not_applied() -> None:
-    codes = Schema("integer", Provenance("t/spec.yaml", 20, "/components/schemas/Chunk/properties/finish_reason"), enum=(1, 2))
+    codes = Schema(
+        "integer", Provenance("t/spec.yaml", 20, "/components/schemas/Chunk/properties/finish_reason"), enum=(1, 2)
+    )
     docs, diagnostics = _load(_PAGE.format(body="Possible values: [1\n, 2\n, 3\n]\nWhy it stopped."), "t/page.txt")
     merged = merge_docs(_enum_provider(codes), docs, diagnostics)
     assert merged.channels[0].messages[0].payload.properties[0].schema.enum == (1, 2)

@@ -14,8 +14,9 @@ and meaning, is in the catalogue :mod:`ssegen.diagnostics.codes`; reporters pass
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass, field
-from typing import Iterable, Iterator, Protocol
+from typing import Protocol
 
 from .codes import Code, Severity
 

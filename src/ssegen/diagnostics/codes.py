@@ -48,134 +48,298 @@ class Code:
 E, W, I = Severity.ERROR, Severity.WARNING, Severity.INFO  # noqa: E741 (table shorthand)
 
 # -- the run itself -------------------------------------------------------------------------
-PROVIDER_MISSING = Code("provider-missing", E, "A provider named on the command line or in the config has no folder under the specs folder.")
-PROVIDER_NAME_INVALID = Code("provider-name-invalid", E, "A provider folder's name is not a valid Python package name, so no package can be generated.")
+PROVIDER_MISSING = Code(
+    "provider-missing", E, "A provider named on the command line or in the config has no folder under the specs folder."
+)
+PROVIDER_NAME_INVALID = Code(
+    "provider-name-invalid",
+    E,
+    "A provider folder's name is not a valid Python package name, so no package can be generated.",
+)
 PROVIDER_EMPTY = Code("provider-empty", E, "No source in the provider folder describes a stream.")
 SOURCE_UNREADABLE = Code("source-unreadable", E, "A source file cannot be read (I/O error or not UTF-8).")
-SOURCE_UNKNOWN_FORMAT = Code("source-unknown-format", W, "A file in a provider folder is no source format ssegen reads; it is skipped.")
+SOURCE_UNKNOWN_FORMAT = Code(
+    "source-unknown-format", W, "A file in a provider folder is no source format ssegen reads; it is skipped."
+)
 STRICT = Code("strict", E, "Under `--strict` (or `strict = true`) a provider with warnings is not generated.")
 
 # -- YAML/JSON documents (sources/document.py) ---------------------------------------------
 YAML_SYNTAX = Code("yaml-syntax", E, "The document is not well-formed YAML or JSON.")
-YAML_TOO_DEEP = Code("yaml-too-deep", E, "The document nests deeper than the loader follows (a guard against hostile input).")
+YAML_TOO_DEEP = Code(
+    "yaml-too-deep", E, "The document nests deeper than the loader follows (a guard against hostile input)."
+)
 YAML_TOO_LARGE = Code("yaml-too-large", E, "Aliases expand the document beyond the node budget (a YAML alias bomb).")
-YAML_TAG_IGNORED = Code("yaml-tag-ignored", W, "An explicit YAML tag (`!!python/...`, `!custom`) is ignored; the value is read as written.")
+YAML_TAG_IGNORED = Code(
+    "yaml-tag-ignored", W, "An explicit YAML tag (`!!python/...`, `!custom`) is ignored; the value is read as written."
+)
 DUPLICATE_KEY = Code("duplicate-key", W, "A mapping repeats a key; the last value is kept, as YAML loaders do.")
 
 # -- $ref (sources/refs.py) ------------------------------------------------------------------
 REF_INVALID = Code("ref-invalid", E, "A `$ref` is not a string.")
-REF_MISSING = Code("ref-missing", E, "A `$ref` points to nothing (no such file or JSON pointer, or a non-pointer fragment).")
+REF_MISSING = Code(
+    "ref-missing", E, "A `$ref` points to nothing (no such file or JSON pointer, or a non-pointer fragment)."
+)
 REF_REMOTE = Code("ref-remote", E, "A `$ref` is a remote URL; only local and relative-file references are followed.")
 REF_ESCAPE = Code("ref-escape", E, "A `$ref` leaves the specs folder; it is refused.")
 REF_UNREADABLE = Code("ref-unreadable", E, "The file a `$ref` names cannot be read or parsed.")
 REF_CIRCULAR = Code("ref-circular", E, "A `$ref` leads back to itself; the recursive member is typed as any JSON.")
-REF_SIBLINGS = Code("ref-siblings", W, "A `$ref` has sibling keywords; its sibling `description` is kept on the use site.")
+REF_SIBLINGS = Code(
+    "ref-siblings", W, "A `$ref` has sibling keywords; its sibling `description` is kept on the use site."
+)
 
 # -- JSON Schema (sources/schema.py) -------------------------------------------------------
 NULLABLE_KEYWORD = Code("nullable-keyword", W, "OpenAPI `nullable: true` is normalized to a nullable type.")
-TYPE_LIST_NULL = Code("type-list-null", W, "A type list with `null` (`type: [string, 'null']`) is normalized to a nullable type.")
+TYPE_LIST_NULL = Code(
+    "type-list-null", W, "A type list with `null` (`type: [string, 'null']`) is normalized to a nullable type."
+)
 ONEOF_NULL_BRANCH = Code("oneof-null-branch", W, "A `null` branch of `oneOf`/`anyOf` is normalized to a nullable type.")
 ENUM_NULL = Code("enum-null", W, "`null` listed in an `enum` is normalized to a nullable type.")
 ENUM_EMPTY = Code("enum-empty", W, "An `enum` lists no value (no instance could match); it is ignored.")
-ENUM_INVALID = Code("enum-invalid", W, "An `enum` is not a list or holds objects, arrays or non-finite numbers; it is ignored.")
-EMPTY_ARRAY = Code("empty-array", W, "An array with `maxItems: 0` is always empty; kept as a constraint that tells messages apart.")
+ENUM_INVALID = Code(
+    "enum-invalid", W, "An `enum` is not a list or holds objects, arrays or non-finite numbers; it is ignored."
+)
+EMPTY_ARRAY = Code(
+    "empty-array", W, "An array with `maxItems: 0` is always empty; kept as a constraint that tells messages apart."
+)
 SCHEMA_NOT_OBJECT = Code("schema-not-object", W, "A schema is not a JSON object; it is treated as any JSON.")
-SCHEMA_INVALID = Code("schema-invalid", W, "A schema keyword has the wrong shape (`properties` not a mapping, an empty `oneOf`); ignored.")
+SCHEMA_INVALID = Code(
+    "schema-invalid", W, "A schema keyword has the wrong shape (`properties` not a mapping, an empty `oneOf`); ignored."
+)
 TYPE_UNKNOWN = Code("type-unknown", W, "A `type` names no JSON Schema type; the value is typed as any JSON.")
 REQUIRED_UNKNOWN = Code("required-unknown", W, "`required` lists members the schema does not declare.")
 
 # -- AsyncAPI (sources/asyncapi/) ----------------------------------------------------------
 DOCUMENT_NOT_MAPPING = Code("document-not-mapping", E, "An AsyncAPI document is not a mapping.")
 ASYNCAPI_VERSION_MISSING = Code("asyncapi-version-missing", E, "The document has no `asyncapi` version field.")
-ASYNCAPI_VERSION_INVALID = Code("asyncapi-version-invalid", E, "The `asyncapi` version is not a string (an unquoted `3.0` is a YAML float).")
+ASYNCAPI_VERSION_INVALID = Code(
+    "asyncapi-version-invalid", E, "The `asyncapi` version is not a string (an unquoted `3.0` is a YAML float)."
+)
 ASYNCAPI_VERSION_UNSUPPORTED = Code("asyncapi-version-unsupported", E, "The AsyncAPI version is neither 2.x nor 3.0.")
 INFO_MISSING = Code("info-missing", W, "The document has no `info` object.")
 INFO_INVALID = Code("info-invalid", W, "`info` is not a mapping; it is ignored.")
-INFO_FIELD_TYPE = Code("info-field-type", W, "An `info` field is not a string (a scraper's mangled e-mail); it is ignored and the rest is used.")
+INFO_FIELD_TYPE = Code(
+    "info-field-type",
+    W,
+    "An `info` field is not a string (a scraper's mangled e-mail); it is ignored and the rest is used.",
+)
 CHANNELS_MISSING = Code("channels-missing", E, "The document has no `channels` mapping.")
 CHANNEL_INVALID = Code("channel-invalid", E, "A channel item is not a mapping.")
 OPERATIONS_INVALID = Code("operations-invalid", E, "AsyncAPI 3.0 `operations` is not a mapping.")
 OPERATION_INVALID = Code("operation-invalid", E, "An operation is not a mapping.")
-OPERATION_ACTION_INVALID = Code("operation-action-invalid", W, "A 3.0 operation's `action` is neither `send` nor `receive`; the operation is ignored.")
-OPERATION_CHANNEL_INVALID = Code("operation-channel-invalid", E, "A 3.0 operation's `channel` is not a `$ref` to a channel.")
-OPERATION_CHANNEL_UNKNOWN = Code("operation-channel-unknown", E, "A 3.0 operation's `channel` names no channel of `channels`.")
+OPERATION_ACTION_INVALID = Code(
+    "operation-action-invalid",
+    W,
+    "A 3.0 operation's `action` is neither `send` nor `receive`; the operation is ignored.",
+)
+OPERATION_CHANNEL_INVALID = Code(
+    "operation-channel-invalid", E, "A 3.0 operation's `channel` is not a `$ref` to a channel."
+)
+OPERATION_CHANNEL_UNKNOWN = Code(
+    "operation-channel-unknown", E, "A 3.0 operation's `channel` names no channel of `channels`."
+)
 OPERATION_NO_MESSAGE = Code("operation-no-message", W, "An operation has no message.")
 MESSAGE_INVALID = Code("message-invalid", E, "A message (or a channel's `messages`) has the wrong shape.")
-MESSAGE_UNNAMED = Code("message-unnamed", E, "A message has no name, messageId, title or component key to name its class after.")
+MESSAGE_UNNAMED = Code(
+    "message-unnamed", E, "A message has no name, messageId, title or component key to name its class after."
+)
 MESSAGE_NO_PAYLOAD = Code("message-no-payload", W, "A message has no payload; any JSON is accepted.")
-MESSAGE_NAME_COLLISION = Code("message-name-collision", W, "Two messages of a document get the same name; the later one is renamed.")
-SCHEMA_FORMAT_UNSUPPORTED = Code("schema-format-unsupported", W, "A payload's `schemaFormat` is not a JSON Schema dialect; the payload accepts any JSON.")
+MESSAGE_NAME_COLLISION = Code(
+    "message-name-collision", W, "Two messages of a document get the same name; the later one is renamed."
+)
+SCHEMA_FORMAT_UNSUPPORTED = Code(
+    "schema-format-unsupported",
+    W,
+    "A payload's `schemaFormat` is not a JSON Schema dialect; the payload accepts any JSON.",
+)
 EXAMPLE_INVALID = Code("example-invalid", W, "A message's `examples` is not a list of examples; ignored.")
-LITERAL_PAYLOAD = Code("literal-payload", W, "A payload is a literal string (`[DONE]`), not JSON; it is decoded as the stream terminator.")
+LITERAL_PAYLOAD = Code(
+    "literal-payload", W, "A payload is a literal string (`[DONE]`), not JSON; it is decoded as the stream terminator."
+)
 PAYLOAD_UNTYPED = Code("payload-untyped", W, "A payload schema has no type; any JSON is accepted.")
 
 # -- documentation pages (sources/pages/) ---------------------------------------------------
-PAGE_NO_STREAM = Code("page-no-stream", W, "A documentation page describes no stream; only its examples and error codes are used.")
-CHUNK_TABLE_MISSING = Code("chunk-table-missing", E, "No table of the page describes a streaming chunk (`choices` with `delta`).")
-CHOICE_MEMBERS_PROSE = Code("choice-members-prose", I, "The choice object is described only in prose; its members are read from the prose and typed from the tables it names.")
-CHOICE_MEMBERS_UNKNOWN = Code("choice-members-unknown", W, "Nothing says what a choice contains; choices are typed as objects without members.")
-MEMBER_TYPE_UNKNOWN = Code("member-type-unknown", W, "A member named in prose is described by no table; it is typed as any JSON.")
-FIELD_TYPE_UNKNOWN = Code("field-type-unknown", W, "A field has no stated type; it is typed as any JSON (its name may suggest one).")
-TABLE_UNTERMINATED = Code("table-unterminated", I, "No blank line ends a markdown table; it ends at its last line with a `|`, not where GFM would end it.")
-TABLE_ROW_CONTINUED = Code("table-row-continued", I, "A table row's cells are spread over several lines; joined into one row.")
-TABLE_CELL_PIPE = Code("table-cell-pipe", I, "A type cell holds an unescaped `|` (`string | null`) that splits its row; the cells are rejoined.")
-TABLE_CELL_EXTRA = Code("table-cell-extra", W, "A row has more cells than the table has columns; the extra cells are joined into the last one.")
-TABLE_NO_HEADER = Code("table-no-header", W, "A table has no header row; its columns are read from where the type names are.")
+PAGE_NO_STREAM = Code(
+    "page-no-stream", W, "A documentation page describes no stream; only its examples and error codes are used."
+)
+CHUNK_TABLE_MISSING = Code(
+    "chunk-table-missing", E, "No table of the page describes a streaming chunk (`choices` with `delta`)."
+)
+CHOICE_MEMBERS_PROSE = Code(
+    "choice-members-prose",
+    I,
+    "The choice object is described only in prose; its members are read from the prose and typed from the tables it names.",
+)
+CHOICE_MEMBERS_UNKNOWN = Code(
+    "choice-members-unknown", W, "Nothing says what a choice contains; choices are typed as objects without members."
+)
+MEMBER_TYPE_UNKNOWN = Code(
+    "member-type-unknown", W, "A member named in prose is described by no table; it is typed as any JSON."
+)
+FIELD_TYPE_UNKNOWN = Code(
+    "field-type-unknown", W, "A field has no stated type; it is typed as any JSON (its name may suggest one)."
+)
+TABLE_UNTERMINATED = Code(
+    "table-unterminated",
+    I,
+    "No blank line ends a markdown table; it ends at its last line with a `|`, not where GFM would end it.",
+)
+TABLE_ROW_CONTINUED = Code(
+    "table-row-continued", I, "A table row's cells are spread over several lines; joined into one row."
+)
+TABLE_CELL_PIPE = Code(
+    "table-cell-pipe",
+    I,
+    "A type cell holds an unescaped `|` (`string | null`) that splits its row; the cells are rejoined.",
+)
+TABLE_CELL_EXTRA = Code(
+    "table-cell-extra",
+    W,
+    "A row has more cells than the table has columns; the extra cells are joined into the last one.",
+)
+TABLE_NO_HEADER = Code(
+    "table-no-header", W, "A table has no header row; its columns are read from where the type names are."
+)
 TABLE_ROW_SHORT = Code("table-row-short", W, "A row has fewer leading cells than its nesting depth needs.")
 TABLE_ROW_UNNAMED = Code("table-row-unnamed", W, "A row has no name cell; it is skipped.")
-TABLE_ROW_MISALIGNED = Code("table-row-misaligned", W, "A name cell spans columns that disagree with its nesting; the row is placed by its first column.")
-TABLE_DEPTH_JUMP = Code("table-depth-jump", W, "A row is nested more than one level below the row above it; it is attached to the nearest parent.")
-TABLE_CHILDREN_IGNORED_TYPE = Code("table-children-ignored-type", W, "A row typed as a scalar has nested rows; it is read as an object.")
-TABLE_ROWSPAN_OVERFLOW = Code("table-rowspan-overflow", W, "A `rowspan` claims more rows than the table has left; it is cut.")
+TABLE_ROW_MISALIGNED = Code(
+    "table-row-misaligned",
+    W,
+    "A name cell spans columns that disagree with its nesting; the row is placed by its first column.",
+)
+TABLE_DEPTH_JUMP = Code(
+    "table-depth-jump",
+    W,
+    "A row is nested more than one level below the row above it; it is attached to the nearest parent.",
+)
+TABLE_CHILDREN_IGNORED_TYPE = Code(
+    "table-children-ignored-type", W, "A row typed as a scalar has nested rows; it is read as an object."
+)
+TABLE_ROWSPAN_OVERFLOW = Code(
+    "table-rowspan-overflow", W, "A `rowspan` claims more rows than the table has left; it is cut."
+)
 TABLE_SPAN_INVALID = Code("table-span-invalid", W, "A `rowspan`/`colspan` is not a positive integer; read as 1.")
-TABLE_DATA_WRAPPER = Code("table-data-wrapper", I, "A table's top row `data` is the SSE field carrying the chunk; its rows are the chunk's members.")
-TABLE_SKIPPED = Code("table-skipped", I, "A table describes no streamed payload (a request or non-streaming table); skipped.")
+TABLE_DATA_WRAPPER = Code(
+    "table-data-wrapper",
+    I,
+    "A table's top row `data` is the SSE field carrying the chunk; its rows are the chunk's members.",
+)
+TABLE_SKIPPED = Code(
+    "table-skipped", I, "A table describes no streamed payload (a request or non-streaming table); skipped."
+)
 TABLE_UNUSED = Code("table-unused", I, "A table describes nothing ssegen decodes; ignored.")
-DUPLICATE_TABLE = Code("duplicate-table", I, "A table repeats an earlier one (another translation of the page) with the same members; merged.")
-DUPLICATE_TABLE_CONFLICT = Code("duplicate-table-conflict", W, "A repeated table differs from its first copy; the first copy is kept.")
-HTML_TABLE_UNCLOSED = Code("html-table-unclosed", W, "A `<table>` has no `</table>`; read up to the next table or fence.")
+DUPLICATE_TABLE = Code(
+    "duplicate-table",
+    I,
+    "A table repeats an earlier one (another translation of the page) with the same members; merged.",
+)
+DUPLICATE_TABLE_CONFLICT = Code(
+    "duplicate-table-conflict", W, "A repeated table differs from its first copy; the first copy is kept."
+)
+HTML_TABLE_UNCLOSED = Code(
+    "html-table-unclosed", W, "A `<table>` has no `</table>`; read up to the next table or fence."
+)
 HTML_TABLE_UNREADABLE = Code("html-table-unreadable", W, "lxml finds no table in an HTML block; skipped.")
-FENCE_INVALID_JSON = Code("fence-invalid-json", W, "A ```json block is not valid JSON (single-quoted strings, comments).")
-VENDOR_FIELDS_UNKNOWN = Code("vendor-fields-unknown", W, "A vendor (`x_*`) event has neither a `Fields:` line nor a JSON example; only its `type` is known.")
-VENDOR_FIELDS_UNKNOWN_REF = Code("vendor-fields-unknown-ref", W, "`Same fields as X` names no vendor event documented above; only `type` is known.")
-VENDOR_FIELD_UNPARSED = Code("vendor-field-unparsed", W, "A vendor event's field cannot be read from its `Fields:` line; skipped.")
-ERROR_EXAMPLE_MISSING = Code("error-example-missing", W, "The page lists error types but shows no `event: error` frame; no error message is built.")
-TERMINATOR_FROM_EXAMPLE = Code("terminator-from-example", I, "No terminator is documented, but the example streams end with `data: [DONE]`; it is read as one.")
-MEMBER_FROM_EXAMPLE = Code("member-from-example", I, "A member is undocumented but present in every example; added as required.")
+FENCE_INVALID_JSON = Code(
+    "fence-invalid-json", W, "A ```json block is not valid JSON (single-quoted strings, comments)."
+)
+VENDOR_FIELDS_UNKNOWN = Code(
+    "vendor-fields-unknown",
+    W,
+    "A vendor (`x_*`) event has neither a `Fields:` line nor a JSON example; only its `type` is known.",
+)
+VENDOR_FIELDS_UNKNOWN_REF = Code(
+    "vendor-fields-unknown-ref", W, "`Same fields as X` names no vendor event documented above; only `type` is known."
+)
+VENDOR_FIELD_UNPARSED = Code(
+    "vendor-field-unparsed", W, "A vendor event's field cannot be read from its `Fields:` line; skipped."
+)
+ERROR_EXAMPLE_MISSING = Code(
+    "error-example-missing",
+    W,
+    "The page lists error types but shows no `event: error` frame; no error message is built.",
+)
+TERMINATOR_FROM_EXAMPLE = Code(
+    "terminator-from-example",
+    I,
+    "No terminator is documented, but the example streams end with `data: [DONE]`; it is read as one.",
+)
+MEMBER_FROM_EXAMPLE = Code(
+    "member-from-example", I, "A member is undocumented but present in every example; added as required."
+)
 REQUIRED_RELAXED = Code("required-relaxed", I, "A documented member is absent from an example; it is not required.")
-EXAMPLE_MEMBER_UNDOCUMENTED = Code("example-member-undocumented", I, "An example has a member its object does not document.")
-WIRE_FORMAT_SAMPLE = Code("wire-format-sample", I, "A one-line wire-format sample (elided `...`, escaped `\\n`) is not an example stream; not harvested.")
-EXAMPLE_DATA_REJOINED = Code("example-data-rejoined", I, "An example's JSON continues over lines without `data:`; joined into one `data:` line.")
+EXAMPLE_MEMBER_UNDOCUMENTED = Code(
+    "example-member-undocumented", I, "An example has a member its object does not document."
+)
+WIRE_FORMAT_SAMPLE = Code(
+    "wire-format-sample",
+    I,
+    "A one-line wire-format sample (elided `...`, escaped `\\n`) is not an example stream; not harvested.",
+)
+EXAMPLE_DATA_REJOINED = Code(
+    "example-data-rejoined", I, "An example's JSON continues over lines without `data:`; joined into one `data:` line."
+)
 EXAMPLE_LINE_IGNORED = Code("example-line-ignored", W, "A line inside an example stream is not an SSE field; ignored.")
-EXAMPLE_STREAM_DUPLICATE = Code("example-stream-duplicate", I, "An example stream repeats an earlier one event for event; dropped.")
-EXAMPLE_STREAM_TRUNCATED = Code("example-stream-truncated", W, "An example stream is a truncated copy of an earlier one; dropped.")
-EXAMPLE_STREAM_UNTERMINATED = Code("example-stream-unterminated", W, "An example stream does not end with the terminator the page's other streams end with.")
+EXAMPLE_STREAM_DUPLICATE = Code(
+    "example-stream-duplicate", I, "An example stream repeats an earlier one event for event; dropped."
+)
+EXAMPLE_STREAM_TRUNCATED = Code(
+    "example-stream-truncated", W, "An example stream is a truncated copy of an earlier one; dropped."
+)
+EXAMPLE_STREAM_UNTERMINATED = Code(
+    "example-stream-unterminated",
+    W,
+    "An example stream does not end with the terminator the page's other streams end with.",
+)
 
 # -- flattened docs text and its merge (sources/docs_text.py, normalize/docs.py) ------------
-DOCS_ENDPOINT_MISSING = Code("docs-endpoint-missing", W, "The docs page has no method and path line (`POST/chat/completions`).")
+DOCS_ENDPOINT_MISSING = Code(
+    "docs-endpoint-missing", W, "The docs page has no method and path line (`POST/chat/completions`)."
+)
 DOCS_STREAM_MISSING = Code("docs-stream-missing", W, "The docs page documents no streamed response.")
 DOCS_VALUES_UNCLOSED = Code("docs-values-unclosed", W, "A `Possible values: [` list is not closed by `]`.")
-DOCS_EXAMPLE_NOT_JSON = Code("docs-example-not-json", W, "An example `data:` payload on the docs page is neither JSON nor `[DONE]`.")
-DOCS_CHANNEL_MISSING = Code("docs-channel-missing", W, "The docs page's endpoint matches no channel of the provider; its facts are not merged.")
+DOCS_EXAMPLE_NOT_JSON = Code(
+    "docs-example-not-json", W, "An example `data:` payload on the docs page is neither JSON nor `[DONE]`."
+)
+DOCS_CHANNEL_MISSING = Code(
+    "docs-channel-missing", W, "The docs page's endpoint matches no channel of the provider; its facts are not merged."
+)
 DOCS_MATCHED = Code("docs-matched", I, "A docs field is matched to the schema member it describes.")
 DOCS_UNMATCHED = Code("docs-unmatched", I, "A docs field matches no schema member (or several equally); not merged.")
-DOCS_DESCRIPTION_ADDED = Code("docs-description-added", I, "A schema member without a description takes the docs' description.")
+DOCS_DESCRIPTION_ADDED = Code(
+    "docs-description-added", I, "A schema member without a description takes the docs' description."
+)
 DOCS_ENUM_ADDED = Code("docs-enum-added", W, "The docs list an enum value the schema lacks; it is added.")
 DOCS_ENUM_MISSING = Code("docs-enum-missing", W, "The schema's enum has a value the docs do not list; it is kept.")
-DOCS_ENUM_NOT_APPLIED = Code("docs-enum-not-applied", I, "The docs list values for a member whose type cannot hold them; not applied.")
+DOCS_ENUM_NOT_APPLIED = Code(
+    "docs-enum-not-applied", I, "The docs list values for a member whose type cannot hold them; not applied."
+)
 
 # -- merge and reconciliation (normalize/) ---------------------------------------------------
-MESSAGE_CONFLICT = Code("message-conflict", W, "Two sources define a message of one channel differently; the first (in path order) is kept.")
-EXAMPLE_WIDENED = Code("example-widened", W, "An example contradicts the schema; the schema is widened to admit what the provider sends.")
+MESSAGE_CONFLICT = Code(
+    "message-conflict", W, "Two sources define a message of one channel differently; the first (in path order) is kept."
+)
+EXAMPLE_WIDENED = Code(
+    "example-widened", W, "An example contradicts the schema; the schema is widened to admit what the provider sends."
+)
 EXAMPLE_UNMATCHED = Code("example-unmatched", I, "An example event matches no message of its channel.")
 
 # -- code model (codemodel/) -------------------------------------------------------------------
 NAME_CONFLICT = Code("name-conflict", W, "Two different schemas have the same name; the later class is renamed.")
-IDENTIFIER_RENAMED = Code("identifier-renamed", I, "A member name is a Python keyword, reserved or starts with a digit; its field is renamed (the wire name is kept).")
-IDENTIFIER_COLLISION = Code("identifier-collision", W, "Two members map to the same Python identifier; the later field is renamed.")
+IDENTIFIER_RENAMED = Code(
+    "identifier-renamed",
+    I,
+    "A member name is a Python keyword, reserved or starts with a digit; its field is renamed (the wire name is kept).",
+)
+IDENTIFIER_COLLISION = Code(
+    "identifier-collision", W, "Two members map to the same Python identifier; the later field is renamed."
+)
 IDENTIFIER_LOSSY = Code("identifier-lossy", W, "A member name has no ASCII letter or digit to name a field after.")
-MESSAGE_NOT_OBJECT = Code("message-not-object", W, "A message payload is not an object schema; its events decode as `UnknownEvent`.")
-VENDOR_TAG_FIELDS = Code("vendor-tag-fields", W, "Vendor messages are told apart by several members; only the first is used.")
+MESSAGE_NOT_OBJECT = Code(
+    "message-not-object", W, "A message payload is not an object schema; its events decode as `UnknownEvent`."
+)
+VENDOR_TAG_FIELDS = Code(
+    "vendor-tag-fields", W, "Vendor messages are told apart by several members; only the first is used."
+)
 
 del E, W, I
 
@@ -186,7 +350,9 @@ CATALOGUE: dict[str, Code] = {code.name: code for code in list(globals().values(
 def markdown_table() -> str:
     """The README's table of codes (``| code | severity | meaning |``), one row per code, by name."""
     rows = ["| code | severity | meaning |", "|---|---|---|"]
-    rows += [f"| `{c.name}` | {c.severity.value} | {c.summary} |" for c in sorted(CATALOGUE.values(), key=lambda c: c.name)]
+    rows += [
+        f"| `{c.name}` | {c.severity.value} | {c.summary} |" for c in sorted(CATALOGUE.values(), key=lambda c: c.name)
+    ]
     return "\n".join(rows) + "\n"
 
 

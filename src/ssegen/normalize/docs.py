@@ -185,7 +185,11 @@ def merge_docs(provider: Provider, docs: DocsResult, diagnostics: Diagnostics) -
     """
     channel = provider.channel(docs.address) if docs.address else None
     if channel is None:
-        where = f"endpoint {docs.address!r} is not a channel of provider {provider.name!r}" if docs.address else "page names no endpoint"
+        where = (
+            f"endpoint {docs.address!r} is not a channel of provider {provider.name!r}"
+            if docs.address
+            else "page names no endpoint"
+        )
         diagnostics.add(
             codes.DOCS_CHANNEL_MISSING,
             f"the docs {where}; its facts are not merged",
@@ -213,6 +217,7 @@ def merge_docs(provider: Provider, docs: DocsResult, diagnostics: Diagnostics) -
             changes[match.member.key] = _reconcile(match, diagnostics)
         elif id(fact) in unmatched:
             _report_unmatched(fact, unmatched[id(fact)], docs.address, diagnostics)
+
     def swap_members(schema: Schema, message: Message, root: bool) -> Schema:
         """The schema with each changed member declaration swapped in (shared nodes stay shared)."""
         props = tuple(changes.get(_key(prop), prop) for prop in schema.properties)
@@ -329,9 +334,7 @@ def _assign(facts: list[FieldFact], members: list[_Member]) -> tuple[list[_Match
             break
         open_facts.remove(i)
         if score - second < AMBIGUITY_MARGIN:
-            reasons[i] = (
-                f"ambiguous: {members[j].path} scores {score:.2f} and {members[runner_up].path} {second:.2f}"
-            )
+            reasons[i] = f"ambiguous: {members[j].path} scores {score:.2f} and {members[runner_up].path} {second:.2f}"
             continue
         free.remove(j)
         found.append(_Match(facts[i], members[j], score))
@@ -385,8 +388,12 @@ def _reconcile(match: _Match, diagnostics: Diagnostics) -> Property:
     if holder is not None:  # always so for a fact with values (see _score)
         new_holder = _reconcile_enum(holder, fact, member.path, docs_place, diagnostics)
         if new_holder is not holder:
-            new_schema = new_holder if holder is prop.schema else replace(
-                prop.schema, variants=tuple(new_holder if v is holder else v for v in prop.schema.variants)
+            new_schema = (
+                new_holder
+                if holder is prop.schema
+                else replace(
+                    prop.schema, variants=tuple(new_holder if v is holder else v for v in prop.schema.variants)
+                )
             )
     new_prop = prop if new_schema is prop.schema else replace(prop, schema=new_schema)
     if not prop.description.strip() and fact.description:

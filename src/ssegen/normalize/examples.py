@@ -94,18 +94,31 @@ def _collect(provider: Provider, diagnostics: Diagnostics) -> list[_Fix]:
         try:
             instance = json.loads(data)
         except ValueError:
-            diagnostics.add(codes.EXAMPLE_UNMATCHED, f"example data on {channel.address} is not JSON and matches no literal message", file=where.file, line=where.line)
+            diagnostics.add(
+                codes.EXAMPLE_UNMATCHED,
+                f"example data on {channel.address} is not JSON and matches no literal message",
+                file=where.file,
+                line=where.line,
+            )
             continue
         best: tuple[Message, list[Any]] | None = None
         for message in candidates:
             if message.kind == "terminator" or not _tag_matches(message, instance):
                 continue
             schema = {"$defs": schemas["$defs"], **schemas["channels"][channel.address][message.name]}
-            errors = sorted(jsonschema.Draft202012Validator(schema).iter_errors(instance), key=lambda e: [str(p) for p in e.absolute_path])
+            errors = sorted(
+                jsonschema.Draft202012Validator(schema).iter_errors(instance),
+                key=lambda e: [str(p) for p in e.absolute_path],
+            )
             if best is None or len(errors) < len(best[1]):
                 best = (message, errors)
         if best is None:
-            diagnostics.add(codes.EXAMPLE_UNMATCHED, f"example event {event_type!r} on {channel.address} matches no message", file=where.file, line=where.line)
+            diagnostics.add(
+                codes.EXAMPLE_UNMATCHED,
+                f"example event {event_type!r} on {channel.address} matches no message",
+                file=where.file,
+                line=where.line,
+            )
             continue
         message, errors = best
         reported: set[_Fix] = set()
@@ -198,7 +211,9 @@ def _apply(provider: Provider, fixes: list[_Fix]) -> Provider:
         if schema.type != "object" or not (schema.name or root):
             return schema
         owner_message = message.name if root and not schema.name else ""
-        mine = [f for f in fixes if (f.owner and f.owner == schema.name) or (not f.owner and f.message == owner_message)]
+        mine = [
+            f for f in fixes if (f.owner and f.owner == schema.name) or (not f.owner and f.message == owner_message)
+        ]
         if not mine:
             return schema
         props = []

@@ -114,7 +114,9 @@ def _load_docs_text(source: SourceInput, diagnostics: Diagnostics) -> SourceResu
 def _page_result(page: PageResult, file: str, diagnostics: Diagnostics) -> SourceResult:
     """A documentation page's parts; a page with no stream still gives its examples and error codes."""
     if page.channel is None:
-        diagnostics.add(codes.PAGE_NO_STREAM, "the page describes no stream; only its examples and error codes are used", file=file)
+        diagnostics.add(
+            codes.PAGE_NO_STREAM, "the page describes no stream; only its examples and error codes are used", file=file
+        )
     address = page.channel.address if page.channel is not None else "/chat/completions"
     return SourceResult(
         file,

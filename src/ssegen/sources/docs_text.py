@@ -306,7 +306,11 @@ class _Reader:
                 self.result.address_line = k + 1
                 break
         if method_at < 0:
-            self._diag(codes.DOCS_ENDPOINT_MISSING, "the page has no method and path line (such as `POST/chat/completions`); facts are read without an endpoint", 0)
+            self._diag(
+                codes.DOCS_ENDPOINT_MISSING,
+                "the page has no method and path line (such as `POST/chat/completions`); facts are read without an endpoint",
+                0,
+            )
         else:
             self.result.title = next((line for line in lines[:method_at] if line), "")
         start = method_at + 1
@@ -349,7 +353,11 @@ class _Reader:
             k = self._read_line(k, section, lineno)
         self._finish()
         if method_at >= 0 and not saw_stream:
-            self._diag(codes.DOCS_STREAM_MISSING, "the page documents no streamed response (no `OK, returns a streamed ...` section)", method_at + 1)
+            self._diag(
+                codes.DOCS_STREAM_MISSING,
+                "the page documents no streamed response (no `OK, returns a streamed ...` section)",
+                method_at + 1,
+            )
         self.result.facts = self.facts
         self.result.example_streams = drop_repeated_streams(self.result.example_streams, self.diagnostics)
         return self.result
@@ -387,7 +395,13 @@ class _Reader:
         line = self.lines[k]
         current = self.current
         # a name block: identifier + type line (+ required/nullable markers)
-        if _IDENTIFIER.match(line) and not _TYPE_LINE.match(line) and line not in _COMBINERS and line not in _MARKERS and self._is_type_line(k + 1):
+        if (
+            _IDENTIFIER.match(line)
+            and not _TYPE_LINE.match(line)
+            and line not in _COMBINERS
+            and line not in _MARKERS
+            and self._is_type_line(k + 1)
+        ):
             fact = self._start(section, lineno)
             fact.name, fact.type = line, self.lines[k + 1]
             k += 2
@@ -400,7 +414,7 @@ class _Reader:
         if line.startswith(_DEFAULT_VALUE):
             if current is None or current.description:
                 current = self._start(section, lineno)
-            current.default = line[len(_DEFAULT_VALUE):].strip()
+            current.default = line[len(_DEFAULT_VALUE) :].strip()
             self.open_prose = False
             return k + 1
         if line in _MARKERS and k > 0 and self._is_structural(k - 1) and not self.open_prose:
@@ -440,7 +454,7 @@ class _Reader:
         if current is None or not current.bare_name:
             current = self._start(section, lineno)
         self.open_prose = False
-        rest = self.lines[k][len(_POSSIBLE_VALUES):].strip()
+        rest = self.lines[k][len(_POSSIBLE_VALUES) :].strip()
         k += 1
         if rest.startswith("["):
             text = rest
@@ -493,5 +507,7 @@ class _Reader:
                 )
         base = f"{section}-example"  # "stream-example": the section's example, named for the fixture file
         name = base if index == 0 else f"{base}-{index}"
-        self.result.example_streams.append(PageStream(name, tuple(frames), Provenance(self.file, frames[0].line, stream_ptr)))
+        self.result.example_streams.append(
+            PageStream(name, tuple(frames), Provenance(self.file, frames[0].line, stream_ptr))
+        )
         return k

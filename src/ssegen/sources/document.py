@@ -37,9 +37,7 @@ MAX_NODES = 1_000_000
 MAX_DEPTH = 128
 
 #: Tags whose values are plain JSON data; any other tag is ignored (read as plain data).
-_PLAIN_TAGS = frozenset(
-    f"tag:yaml.org,2002:{name}" for name in ("str", "int", "float", "bool", "null", "map", "seq")
-)
+_PLAIN_TAGS = frozenset(f"tag:yaml.org,2002:{name}" for name in ("str", "int", "float", "bool", "null", "map", "seq"))
 
 
 class DocumentError(Exception):
@@ -124,9 +122,7 @@ class Document:
             pointer = pointer.rsplit("/", 1)[0]
 
 
-def parse_document(
-    text: str, file: str, diagnostics: Diagnostics, *, line_offset: int = 0
-) -> Document:
+def parse_document(text: str, file: str, diagnostics: Diagnostics, *, line_offset: int = 0) -> Document:
     """Parse YAML or JSON ``text`` from ``file`` into a :class:`Document`.
 
     Args:
@@ -151,9 +147,13 @@ def parse_document(
     except yaml.YAMLError as exc:
         raise DocumentError(f"YAML error: {exc}") from None
     except _TooDeep as exc:
-        raise DocumentError(f"document nests deeper than {MAX_DEPTH} levels", exc.line + 1 + line_offset, codes.YAML_TOO_DEEP) from None
+        raise DocumentError(
+            f"document nests deeper than {MAX_DEPTH} levels", exc.line + 1 + line_offset, codes.YAML_TOO_DEEP
+        ) from None
     except RecursionError:
-        raise DocumentError(f"document nests deeper than the YAML parser can follow (limit {MAX_DEPTH})", 0, codes.YAML_TOO_DEEP) from None
+        raise DocumentError(
+            f"document nests deeper than the YAML parser can follow (limit {MAX_DEPTH})", 0, codes.YAML_TOO_DEEP
+        ) from None
     finally:
         loader.dispose()
     doc = Document(file=file, data=None)
@@ -167,9 +167,7 @@ def parse_document(
 class _Walker:
     """Builds plain data from a composed node graph, recording lines per pointer."""
 
-    def __init__(
-        self, loader: _Loader, doc: Document, diagnostics: Diagnostics, line_offset: int
-    ) -> None:
+    def __init__(self, loader: _Loader, doc: Document, diagnostics: Diagnostics, line_offset: int) -> None:
         self.loader = loader
         self.doc = doc
         self.diagnostics = diagnostics
@@ -228,8 +226,6 @@ class _Walker:
         try:
             return self.loader.construct_object(node, deep=True)
         except yaml.constructor.ConstructorError as exc:
-            raise DocumentError(
-                f"YAML value error: {exc.problem}", node.start_mark.line + 1 + self.offset
-            ) from None
+            raise DocumentError(f"YAML value error: {exc.problem}", node.start_mark.line + 1 + self.offset) from None
         except ValueError as exc:  # e.g. an integer longer than int() accepts (4300 digits)
             raise DocumentError(f"YAML value error: {exc}", node.start_mark.line + 1 + self.offset) from None

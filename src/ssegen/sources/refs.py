@@ -125,7 +125,10 @@ class RefResolver:
         while i < len(tokens):
             if isinstance(node, dict) and tokens[i] not in node and isinstance(node.get("$ref"), str):
                 if (here, at) in seen:
-                    raise RefError(f"$ref {ref!r}: the references on its path loop at {self.documents[here].file}#{at}", codes.REF_CIRCULAR)
+                    raise RefError(
+                        f"$ref {ref!r}: the references on its path loop at {self.documents[here].file}#{at}",
+                        codes.REF_CIRCULAR,
+                    )
                 seen.add((here, at))
                 if len(self._walking) > _MAX_WALK_DEPTH:
                     raise RefError(f"$ref {ref!r}: the references on its path loop", codes.REF_CIRCULAR)

@@ -89,7 +89,9 @@ class SchemaConverter:
         if node is True or node == {}:
             return Schema("any", loc.provenance), ""
         if not isinstance(node, dict):
-            self._report(loc, codes.SCHEMA_NOT_OBJECT, f"a schema must be an object, got {_kind(node)}; treated as any JSON")
+            self._report(
+                loc, codes.SCHEMA_NOT_OBJECT, f"a schema must be an object, got {_kind(node)}; treated as any JSON"
+            )
             return Schema("any", loc.provenance), ""
         if "$ref" in node:
             return self._convert_ref(node, loc, hint)
@@ -117,7 +119,11 @@ class SchemaConverter:
             return Schema("any", loc.provenance), str(node.get("description", ""))
         key = (target.uri, target.pointer)
         if key in self._active:
-            self._report(loc.child("$ref"), codes.REF_CIRCULAR, f"$ref {ref!r} is circular; the recursive member is typed as any JSON")
+            self._report(
+                loc.child("$ref"),
+                codes.REF_CIRCULAR,
+                f"$ref {ref!r} is circular; the recursive member is typed as any JSON",
+            )
             return Schema("any", loc.provenance), str(node.get("description", ""))
         schema = self._memo.get(key)
         if schema is None:
@@ -130,7 +136,9 @@ class SchemaConverter:
                 self._active.pop()
             self._memo[key] = schema
         if node.get("nullable") is True:
-            self._report(loc.child("nullable"), codes.NULLABLE_KEYWORD, "OpenAPI `nullable: true` normalized to a nullable type")
+            self._report(
+                loc.child("nullable"), codes.NULLABLE_KEYWORD, "OpenAPI `nullable: true` normalized to a nullable type"
+            )
             schema = replace(schema, nullable=True)
         description = node.get("description")
         return schema, description if isinstance(description, str) else schema.description
@@ -144,7 +152,9 @@ class SchemaConverter:
         nullable = False
 
         if node.get("nullable") is True:
-            self._report(loc.child("nullable"), codes.NULLABLE_KEYWORD, "OpenAPI `nullable: true` normalized to a nullable type")
+            self._report(
+                loc.child("nullable"), codes.NULLABLE_KEYWORD, "OpenAPI `nullable: true` normalized to a nullable type"
+            )
             nullable = True
 
         for key in ("oneOf", "anyOf"):
@@ -156,7 +166,11 @@ class SchemaConverter:
         if isinstance(types, list):
             type_list = [t for t in types if isinstance(t, str)]
             if "null" in type_list and len(type_list) > 1:
-                self._report(loc.child("type"), codes.TYPE_LIST_NULL, f"type list {types!r} normalized to a nullable {'/'.join(t for t in type_list if t != 'null')}")
+                self._report(
+                    loc.child("type"),
+                    codes.TYPE_LIST_NULL,
+                    f"type list {types!r} normalized to a nullable {'/'.join(t for t in type_list if t != 'null')}",
+                )
                 nullable = True
                 type_list = [t for t in type_list if t != "null"]
         elif isinstance(types, str):
@@ -165,7 +179,9 @@ class SchemaConverter:
             type_list = []
         unknown = [t for t in type_list if t not in _SCALAR_TYPES]
         if unknown:
-            self._report(loc.child("type"), codes.TYPE_UNKNOWN, f"unknown type {', '.join(unknown)}; treated as any JSON")
+            self._report(
+                loc.child("type"), codes.TYPE_UNKNOWN, f"unknown type {', '.join(unknown)}; treated as any JSON"
+            )
             type_list = [t for t in type_list if t in _SCALAR_TYPES]
 
         enum: tuple[Any, ...] = ()
@@ -179,13 +195,23 @@ class SchemaConverter:
                     nullable = True
                 bad = [v for v in values if isinstance(v, (dict, list))]
                 if bad:
-                    self._report(loc.child("enum"), codes.ENUM_INVALID, "object and array enum values are not supported; ignored")
+                    self._report(
+                        loc.child("enum"), codes.ENUM_INVALID, "object and array enum values are not supported; ignored"
+                    )
                 odd = [v for v in values if _non_finite(v)]
                 if odd:
-                    self._report(loc.child("enum"), codes.ENUM_INVALID, f"enum values {', '.join(map(repr, odd))} are not JSON numbers; ignored")
-                enum = tuple(v for v in values if v is not None and not isinstance(v, (dict, list)) and not _non_finite(v))
+                    self._report(
+                        loc.child("enum"),
+                        codes.ENUM_INVALID,
+                        f"enum values {', '.join(map(repr, odd))} are not JSON numbers; ignored",
+                    )
+                enum = tuple(
+                    v for v in values if v is not None and not isinstance(v, (dict, list)) and not _non_finite(v)
+                )
                 if not values:
-                    self._report(loc.child("enum"), codes.ENUM_EMPTY, "enum lists no value (no instance could match); ignored")
+                    self._report(
+                        loc.child("enum"), codes.ENUM_EMPTY, "enum lists no value (no instance could match); ignored"
+                    )
         if "const" in node and not enum:
             const = node["const"]
             if const is None:
@@ -209,7 +235,15 @@ class SchemaConverter:
             untitled = {k: v for k, v in node.items() if k != "title"}
             variants = tuple(self._convert_inline({**untitled, "type": t}, loc, name + pascal(t))[0] for t in type_list)
             return (
-                Schema("union", loc.provenance, name=name, title=title, description=description, nullable=nullable, variants=variants),
+                Schema(
+                    "union",
+                    loc.provenance,
+                    name=name,
+                    title=title,
+                    description=description,
+                    nullable=nullable,
+                    variants=variants,
+                ),
                 description,
             )
         stype: SchemaType = type_list[0] if type_list else "any"  # type: ignore[assignment]
@@ -242,7 +276,9 @@ class SchemaConverter:
         for i, branch in enumerate(branches):
             if _is_null_schema(branch):
                 nullable = True
-                self._report(loc.child(key, i), codes.ONEOF_NULL_BRANCH, f"`{key}` branch `null` normalized to a nullable type")
+                self._report(
+                    loc.child(key, i), codes.ONEOF_NULL_BRANCH, f"`{key}` branch `null` normalized to a nullable type"
+                )
             else:
                 kept.append((i, branch))
         if len(kept) == 1:
@@ -257,7 +293,9 @@ class SchemaConverter:
         if not variants:
             return Schema("null", loc.provenance, nullable=True, description=description), description
         return (
-            Schema("union", loc.provenance, name=name, description=description, nullable=nullable, variants=tuple(variants)),
+            Schema(
+                "union", loc.provenance, name=name, description=description, nullable=nullable, variants=tuple(variants)
+            ),
             description,
         )
 
@@ -273,11 +311,17 @@ class SchemaConverter:
         props = []
         for prop_name, prop_node in raw_props.items():
             ploc = loc.child("properties", prop_name)
-            schema, prop_desc = self.convert(prop_node, ploc, name + pascal(prop_name) if pascal(prop_name) else name + "Member")
+            schema, prop_desc = self.convert(
+                prop_node, ploc, name + pascal(prop_name) if pascal(prop_name) else name + "Member"
+            )
             props.append(Property(prop_name, schema, prop_name in required, prop_desc, ploc.provenance))
         missing = sorted(required - set(raw_props))
         if missing and raw_props:
-            self._report(loc.child("required"), codes.REQUIRED_UNKNOWN, f"required lists undeclared members: {', '.join(missing)}")
+            self._report(
+                loc.child("required"),
+                codes.REQUIRED_UNKNOWN,
+                f"required lists undeclared members: {', '.join(missing)}",
+            )
         additional = node.get("additionalProperties", True) is not False
         return Schema(
             "object",
@@ -299,7 +343,11 @@ class SchemaConverter:
         max_items = node.get("maxItems")
         min_items = node.get("minItems")
         if max_items == 0:
-            self._report(loc.child("maxItems"), codes.EMPTY_ARRAY, "array with `maxItems: 0` is always empty; kept as a discriminating constraint")
+            self._report(
+                loc.child("maxItems"),
+                codes.EMPTY_ARRAY,
+                "array with `maxItems: 0` is always empty; kept as a discriminating constraint",
+            )
         return Schema(
             "array",
             loc.provenance,
@@ -344,7 +392,9 @@ def _name_from_pointer(pointer: str) -> str:
 
 
 def _kind(value: Any) -> str:
-    return {dict: "a mapping", list: "a list", str: "a string", bool: "a boolean"}.get(type(value), type(value).__name__)
+    return {dict: "a mapping", list: "a list", str: "a string", bool: "a boolean"}.get(
+        type(value), type(value).__name__
+    )
 
 
 def _text(value: Any) -> str:

@@ -6,8 +6,8 @@ import hashlib
 from pathlib import Path
 
 import pytest
-
 from conftest import SEED_SPECS, SPECS, shared_path
+
 from ssegen.diagnostics import Severity
 from ssegen.load import load_provider
 from ssegen.sources import detect
@@ -51,14 +51,19 @@ def test_seeds_load_without_errors() -> None:
 
 
 def test_mistral_contact_email_flow_sequence_is_a_warning_with_its_line() -> None:
-    (file, line, pointer), = _codes("mistral")["info-field-type"]
+    ((file, line, pointer),) = _codes("mistral")["info-field-type"]
     assert (file, pointer) == ("mistral/asyncapi-page.txt", "/info/contact/email")
     # The scraped value is `[email\xa0protected]` (a no-break space inside): a YAML flow sequence.
-    assert "email: [email\xa0protected]" in (SPECS / "mistral" / "asyncapi-page.txt").read_text(encoding="utf-8").splitlines()[line - 1]
+    assert (
+        "email: [email\xa0protected]"
+        in (SPECS / "mistral" / "asyncapi-page.txt").read_text(encoding="utf-8").splitlines()[line - 1]
+    )
 
 
 def test_ref_with_sibling_description_keeps_the_description() -> None:
-    assert ("mistral/asyncapi-page.txt", 395, "/components/schemas/ChatCompletionChunk/properties/usage") in _codes("mistral")["ref-siblings"]
+    assert ("mistral/asyncapi-page.txt", 395, "/components/schemas/ChatCompletionChunk/properties/usage") in _codes(
+        "mistral"
+    )["ref-siblings"]
     provider = load_provider(SPECS, "mistral").provider
     assert provider is not None
     chunk = provider.channel("/chat/completions").message("ChatCompletionChunk").payload  # type: ignore[union-attr]
@@ -72,7 +77,11 @@ def test_ref_with_sibling_description_keeps_the_description() -> None:
     [
         ("deepseek", "nullable-keyword", "/components/schemas/ChatCompletionDelta/properties/content/nullable"),
         ("mistral", "type-list-null", "/components/schemas/DeltaMessage/properties/content/type"),
-        ("deepseek", "oneof-null-branch", "/components/schemas/ChatCompletionChunkChoice/properties/finish_reason/oneOf/0"),
+        (
+            "deepseek",
+            "oneof-null-branch",
+            "/components/schemas/ChatCompletionChunkChoice/properties/finish_reason/oneOf/0",
+        ),
         ("mistral", "enum-null", "/components/schemas/ChatStreamChoice/properties/finish_reason/enum"),
         ("mistral", "empty-array", "/components/schemas/ChatCompletionUsageChunk/properties/choices/maxItems"),
         ("deepseek", "literal-payload", "/components/messages/StreamDone/payload"),
@@ -108,7 +117,14 @@ def test_names_come_from_spec_and_path_never_counters() -> None:
     fim_choice = ms.channel("/fim/completions").message("FimCompletionChunk").payload.property("choices").schema.items  # type: ignore[union-attr]
     assert fim_choice.name == "FimStreamChoice"
     assert fim_choice.property("delta").schema.name == "FimStreamChoiceDelta"  # type: ignore[union-attr]
-    tool = ms.channel("/chat/completions").message("ChatCompletionChunk").payload.property("choices").schema.items.property("delta").schema.property("tool_calls").schema.items  # type: ignore[union-attr]
+    tool = (
+        ms.channel("/chat/completions")
+        .message("ChatCompletionChunk")
+        .payload.property("choices")
+        .schema.items.property("delta")
+        .schema.property("tool_calls")
+        .schema.items
+    )  # type: ignore[union-attr]
     assert tool.property("function").schema.name == "ToolCallDeltaFunction"  # type: ignore[union-attr]
 
 

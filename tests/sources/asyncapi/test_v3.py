@@ -29,8 +29,8 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-
 from conftest import GENERATED, ROOT, SPECS
+
 from ssegen.cli import main
 from ssegen.diagnostics import Diagnostic
 from ssegen.ir import to_jsonable
@@ -106,7 +106,9 @@ def test_converted_spec_gives_the_same_intermediate_model(tmp_path: Path, provid
     assert _strip_provenance(to_jsonable(converted.provider)) == _strip_provenance(to_jsonable(original.provider))
 
 
-def _wart_view(diags: list[Diagnostic], provider: str, files: list[str], split: bool) -> Counter[tuple[str, str, str, str]]:
+def _wart_view(
+    diags: list[Diagnostic], provider: str, files: list[str], split: bool
+) -> Counter[tuple[str, str, str, str]]:
     """(code, severity, pointer, message) of each diagnostic, provenance normalized.
 
     Split parts hold ``components/schemas/X`` at ``schemas/*.yaml#/X`` and
@@ -126,7 +128,11 @@ def _wart_view(diags: list[Diagnostic], provider: str, files: list[str], split: 
             pointer = "/components/messages" + pointer
         message = normalize(d.message)
         if split:
-            message = re.sub(r"<asyncapi>:<line> /(?!components|info|channels|operations|servers)", "<asyncapi>:<line> /components/schemas/", message)
+            message = re.sub(
+                r"<asyncapi>:<line> /(?!components|info|channels|operations|servers)",
+                "<asyncapi>:<line> /components/schemas/",
+                message,
+            )
         view[(d.code, d.severity.value, pointer, message)] += 1
     return view
 
@@ -313,7 +319,8 @@ def test_escaping_ref_is_refused(tmp_path: Path, ref: str) -> None:
 def test_nested_ref_failure_names_the_file_that_holds_it(tmp_path: Path) -> None:
     files = {
         "asyncapi.yaml": _doc("./messages.yaml#/Broken"),
-        "messages.yaml": MESSAGES + "Broken:\n  payload:\n    schemaFormat: application/schema+json;version=draft-07\n    schema:\n      $ref: './schemas/none.yaml#/X'\n",
+        "messages.yaml": MESSAGES
+        + "Broken:\n  payload:\n    schemaFormat: application/schema+json;version=draft-07\n    schema:\n      $ref: './schemas/none.yaml#/X'\n",
     }
     [d] = _diagnostics(tmp_path, files)
     assert _where(d) == ("ref-missing", "p/messages.yaml", 11, "/Broken/payload/schema/$ref")
@@ -340,7 +347,10 @@ operations:
       - $ref: '#/channels/chat/messages/Chunk'
 """
     channels = "chat:\n  address: /chat/completions\n  messages:\n    Chunk:\n      $ref: './messages.yaml#/Chunk'\n    Unused:\n      $ref: './messages.yaml#/Chunk'\n"
-    specs = _write(tmp_path, {"asyncapi.yaml": doc, "channels.yaml": channels, "messages.yaml": MESSAGES, "schemas/chunk.yaml": CHUNK})
+    specs = _write(
+        tmp_path,
+        {"asyncapi.yaml": doc, "channels.yaml": channels, "messages.yaml": MESSAGES, "schemas/chunk.yaml": CHUNK},
+    )
     result = load_provider(specs, "p")
     assert [d.format() for d in result.diagnostics.items if d.severity.value == "error"] == []
     assert result.provider is not None
@@ -375,8 +385,14 @@ operations:
 
 
 def test_unsupported_schema_format_is_a_warning_with_place(tmp_path: Path) -> None:
-    messages = MESSAGES + "Avro:\n  payload:\n    schemaFormat: application/vnd.apache.avro;version=1.9.0\n    schema: {type: record}\n"
-    specs = _write(tmp_path, {"asyncapi.yaml": _doc("./messages.yaml#/Avro"), "messages.yaml": messages, "schemas/chunk.yaml": CHUNK})
+    messages = (
+        MESSAGES
+        + "Avro:\n  payload:\n    schemaFormat: application/vnd.apache.avro;version=1.9.0\n    schema: {type: record}\n"
+    )
+    specs = _write(
+        tmp_path,
+        {"asyncapi.yaml": _doc("./messages.yaml#/Avro"), "messages.yaml": messages, "schemas/chunk.yaml": CHUNK},
+    )
     result = load_provider(specs, "p")
     [d] = [d for d in result.diagnostics.items if d.code == "schema-format-unsupported"]
     assert (d.file, d.line, d.pointer) == ("p/messages.yaml", 9, "/Avro/payload/schemaFormat")

@@ -11,13 +11,13 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
 from conftest import ROOT
 from helpers.pages import diagnostic_lines as _codes
 from helpers.pages import member_schema as _member
 from helpers.pages import page_message as _message
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from ssegen.diagnostics import Diagnostics
 from ssegen.ir import ErrorCode, dumps
 from ssegen.sources.pages.html import load_html_page, looks_like_html_table_page
@@ -58,14 +58,17 @@ def lines(source: str) -> list[str]:
     return source.split("\n")
 
 
-
 # -- the seed ------------------------------------------------------------------------------
 
 
 def test_detects_html_table_page_by_content(source: str) -> None:
     assert looks_like_html_table_page(source)
-    assert not looks_like_html_table_page((ROOT / "specs" / "xerotier" / "streaming-api.md").read_text(encoding="utf-8"))
-    assert not looks_like_html_table_page((ROOT / "specs" / "mistral" / "asyncapi-page.txt").read_text(encoding="utf-8"))
+    assert not looks_like_html_table_page(
+        (ROOT / "specs" / "xerotier" / "streaming-api.md").read_text(encoding="utf-8")
+    )
+    assert not looks_like_html_table_page(
+        (ROOT / "specs" / "mistral" / "asyncapi-page.txt").read_text(encoding="utf-8")
+    )
     assert not looks_like_html_table_page("<p>no tables</p>")
 
 
@@ -82,13 +85,25 @@ def test_data_row_is_the_payload_itself(page: PageResult, diags: Diagnostics) ->
     assert chunk.kind == "data"
     assert chunk.title == "Explanation of Streaming Inference Results"
     assert chunk.payload.description == "The result of a single inference."
-    assert [p.name for p in chunk.payload.properties] == ["id", "object", "created", "model", "full_text", "usage", "choices"]
+    assert [p.name for p in chunk.payload.properties] == [
+        "id",
+        "object",
+        "created",
+        "model",
+        "full_text",
+        "usage",
+        "choices",
+    ]
     assert _codes(diags, "table-data-wrapper") == [898, 1353]
 
 
 def test_nesting_from_rowspan_placeholders(page: PageResult) -> None:
     chunk = _message(page, "ChatCompletionChunk").payload
-    assert [p.name for p in _member(chunk, "usage").properties] == ["prompt_tokens", "completion_tokens", "total_tokens"]
+    assert [p.name for p in _member(chunk, "usage").properties] == [
+        "prompt_tokens",
+        "completion_tokens",
+        "total_tokens",
+    ]
     choice = _member(chunk, "choices").items
     assert choice is not None
     assert [p.name for p in choice.properties] == ["index", "delta", "finish_reason"]
@@ -114,7 +129,9 @@ def test_types_are_mapped_to_json_types(page: PageResult) -> None:
 
 def test_descriptions_keep_list_items(page: PageResult) -> None:
     finish = _member(_message(page, "ChatCompletionChunk").payload, "choices", "finish_reason")
-    assert finish.description.startswith("Reason for completion, returned only in the final inference result.\n- stop:\n  - The request was CANCELLED")
+    assert finish.description.startswith(
+        "Reason for completion, returned only in the final inference result.\n- stop:\n  - The request was CANCELLED"
+    )
     assert "\n- length:\n  - The request ended because it reached the maximum sequence length" in finish.description
 
 
@@ -142,7 +159,15 @@ def test_examples_sending_null_widen_the_schema_in_the_provider() -> None:
 def test_presence_from_descriptions_and_examples(page: PageResult) -> None:
     chunk = _message(page, "ChatCompletionChunk").payload
     required = {p.name: p.required for p in chunk.properties}
-    assert required == {"id": True, "object": True, "created": True, "model": True, "full_text": False, "usage": False, "choices": True}
+    assert required == {
+        "id": True,
+        "object": True,
+        "created": True,
+        "model": True,
+        "full_text": False,
+        "usage": False,
+        "choices": True,
+    }
     assert _member(chunk, "object").enum == ("chat.completion.chunk",)
 
 
@@ -160,8 +185,11 @@ def test_request_and_non_streaming_tables_are_skipped(diags: Diagnostics) -> Non
 
 def test_error_codes(page: PageResult) -> None:
     assert [(e.code, e.meaning) for e in page.error_codes] == [
-        (701, "Insufficient balance"), (702, "Authorization not passed"), (801, "Apikey error"),
-        (802, "Request timeout"), (9999, "Model response exception, handle according to message prompts"),
+        (701, "Insufficient balance"),
+        (702, "Authorization not passed"),
+        (801, "Apikey error"),
+        (802, "Request timeout"),
+        (9999, "Model response exception, handle according to message prompts"),
     ]
     assert [e.provenance.line for e in page.error_codes] == [1480, 1481, 1482, 1483, 1484]
     assert isinstance(page.error_codes[0], ErrorCode)
@@ -219,10 +247,17 @@ def test_provenance_lines_point_at_the_source(page: PageResult, lines: list[str]
 
 
 def test_seed_diagnostics(diags: Diagnostics) -> None:
-    assert Counter(d.code for d in diags) == Counter({
-        "duplicate-table": 1, "example-stream-duplicate": 2, "fence-invalid-json": 1,
-        "required-relaxed": 1, "table-data-wrapper": 2, "table-skipped": 3, "terminator-from-example": 1,
-    })
+    assert Counter(d.code for d in diags) == Counter(
+        {
+            "duplicate-table": 1,
+            "example-stream-duplicate": 2,
+            "fence-invalid-json": 1,
+            "required-relaxed": 1,
+            "table-data-wrapper": 2,
+            "table-skipped": 3,
+            "terminator-from-example": 1,
+        }
+    )
     assert not diags.has_errors
 
 
@@ -278,7 +313,10 @@ def test_synthetic_depth_from_placeholders_and_covered_cells() -> None:
 
 def test_synthetic_chinese_text_is_kept() -> None:
     page, _ = _load(HEAD + ROWS + TAIL)
-    assert _member(_message(page, "ChatCompletionChunk").payload, "choices", "delta", "content").description == "推理文本结果。"
+    assert (
+        _member(_message(page, "ChatCompletionChunk").payload, "choices", "delta", "content").description
+        == "推理文本结果。"
+    )
 
 
 def test_synthetic_broken_rowspan_reports_its_line() -> None:
@@ -298,13 +336,21 @@ def test_synthetic_short_rowspan_is_reported_not_fatal() -> None:
 
 
 def test_synthetic_invalid_span_values() -> None:
-    rows = ROWS.replace('rowspan="3"', 'rowspan="three"').replace('<td colspan="3">id</td>', '<td colspan="99999">id</td>')
+    rows = ROWS.replace('rowspan="3"', 'rowspan="three"').replace(
+        '<td colspan="3">id</td>', '<td colspan="99999">id</td>'
+    )
     page, diags = _load(HEAD + rows + TAIL)
     assert "table-span-invalid" in {d.code for d in diags}
 
 
 def test_synthetic_table_without_header_row() -> None:
-    text = HEAD.replace('<thead><tr><th colspan="3">Parameter Name</th><th>Type</th><th>Description</th></tr></thead>\n', "") + ROWS + TAIL
+    text = (
+        HEAD.replace(
+            '<thead><tr><th colspan="3">Parameter Name</th><th>Type</th><th>Description</th></tr></thead>\n', ""
+        )
+        + ROWS
+        + TAIL
+    )
     page, diags = _load(text)
     assert _codes(diags, "table-no-header") == [7]
     chunk = _message(page, "ChatCompletionChunk").payload
@@ -320,7 +366,9 @@ def test_synthetic_conflicting_duplicate_table_reports_differences() -> None:
 
 
 def test_synthetic_truncated_copy_of_a_stream_is_dropped() -> None:
-    truncated = '\n### Streamed Inference 1\n\n```json\ndata: {"id":"a","choices":[{"index":0,"delta":{"content":"x"}}]}\n```\n'
+    truncated = (
+        '\n### Streamed Inference 1\n\n```json\ndata: {"id":"a","choices":[{"index":0,"delta":{"content":"x"}}]}\n```\n'
+    )
     page, diags = _load(HEAD + ROWS + TAIL + STREAM + truncated)
     assert [s.name for s in page.example_streams] == ["streaming-inference-1"]
     assert _codes(diags, "example-stream-truncated") == [31]
@@ -341,7 +389,9 @@ def test_synthetic_examples_relax_and_check_the_table() -> None:
 
 
 def test_page_without_streaming_table_has_no_channel() -> None:
-    page, diags = _load("# T\n\n<table><tr><th>Parameter</th><th>Required</th></tr><tr><td>a</td><td>yes</td></tr></table>\n")
+    page, diags = _load(
+        "# T\n\n<table><tr><th>Parameter</th><th>Required</th></tr><tr><td>a</td><td>yes</td></tr></table>\n"
+    )
     assert page.channel is None
     assert "chunk-table-missing" in {d.code for d in diags}
 
@@ -349,9 +399,15 @@ def test_page_without_streaming_table_has_no_channel() -> None:
 @pytest.mark.parametrize(
     "text",
     [
-        "", "<table>", "<table><tr><td rowspan='-3'>x</td></tr>", "<table></table>", "<table><tr></tr></table>",
-        "```json\ndata: {\n```", "<table><thead><tr><th colspan='0'>P</th><th>Type</th></tr></thead><tbody><tr><td>-</td></tr></tbody></table>",
-        "<TABLE><TR><TD>a<TD>string<TD>d</TABLE>", "\x00<table>\x00",
+        "",
+        "<table>",
+        "<table><tr><td rowspan='-3'>x</td></tr>",
+        "<table></table>",
+        "<table><tr></tr></table>",
+        "```json\ndata: {\n```",
+        "<table><thead><tr><th colspan='0'>P</th><th>Type</th></tr></thead><tbody><tr><td>-</td></tr></tbody></table>",
+        "<TABLE><TR><TD>a<TD>string<TD>d</TABLE>",
+        "\x00<table>\x00",
     ],
 )
 def test_bad_input_never_raises(text: str) -> None:
@@ -359,10 +415,35 @@ def test_bad_input_never_raises(text: str) -> None:
 
 
 @settings(max_examples=150, deadline=None)
-@given(st.lists(st.sampled_from([
-    "<table>", "</table>", "<thead>", "<tr>", "</tr>", "<th colspan='2'>Parameter Name</th>", "<th>Type</th>",
-    "<td rowspan='4'>-</td>", "<td colspan='3'>choices</td>", "<td>list</td>", "<td>delta</td>", "<td>object</td>",
-    "```json", "```", "data: {\"a\":1}", "data: [DONE]", "### Streaming Inference 1", "| code | x |", "|---|---|", "| 1 | y |", "",
-]), max_size=30))
+@given(
+    st.lists(
+        st.sampled_from(
+            [
+                "<table>",
+                "</table>",
+                "<thead>",
+                "<tr>",
+                "</tr>",
+                "<th colspan='2'>Parameter Name</th>",
+                "<th>Type</th>",
+                "<td rowspan='4'>-</td>",
+                "<td colspan='3'>choices</td>",
+                "<td>list</td>",
+                "<td>delta</td>",
+                "<td>object</td>",
+                "```json",
+                "```",
+                'data: {"a":1}',
+                "data: [DONE]",
+                "### Streaming Inference 1",
+                "| code | x |",
+                "|---|---|",
+                "| 1 | y |",
+                "",
+            ]
+        ),
+        max_size=30,
+    )
+)
 def test_random_pages_never_raise(parts: list[str]) -> None:
     _load("\n".join(parts))

@@ -10,13 +10,13 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
 from conftest import ROOT
 from helpers.pages import diagnostic_lines as _codes
 from helpers.pages import member_schema as _member
 from helpers.pages import page_message as _message
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from ssegen.diagnostics import Diagnostics
 from ssegen.ir import dumps
 from ssegen.sources.pages.markdown import load_markdown_page, looks_like_markdown_streaming_page
@@ -57,14 +57,17 @@ def lines(source: str) -> list[str]:
     return source.split("\n")
 
 
-
 # -- the seed ---------------------------------------------------------------------------
 
 
 def test_detects_markdown_streaming_page_by_content(source: str) -> None:
     assert looks_like_markdown_streaming_page(source)
-    assert not looks_like_markdown_streaming_page((ROOT / "specs" / "siliconstorm" / "inference-api.md").read_text(encoding="utf-8"))
-    assert not looks_like_markdown_streaming_page((ROOT / "specs" / "deepseek" / "asyncapi-page.txt").read_text(encoding="utf-8"))
+    assert not looks_like_markdown_streaming_page(
+        (ROOT / "specs" / "siliconstorm" / "inference-api.md").read_text(encoding="utf-8")
+    )
+    assert not looks_like_markdown_streaming_page(
+        (ROOT / "specs" / "deepseek" / "asyncapi-page.txt").read_text(encoding="utf-8")
+    )
     assert not looks_like_markdown_streaming_page("# Title\n\nJust prose.\n")
     assert not looks_like_markdown_streaming_page("")
 
@@ -82,7 +85,14 @@ def test_chunk_schema_is_named_from_its_object_row(page: PageResult) -> None:
     assert chunk.kind == "data"
     assert chunk.payload.name == "ChatCompletionChunk"
     assert [p.name for p in chunk.payload.properties] == [
-        "id", "object", "created", "model", "service_tier", "system_fingerprint", "choices", "usage",
+        "id",
+        "object",
+        "created",
+        "model",
+        "service_tier",
+        "system_fingerprint",
+        "choices",
+        "usage",
     ]
     assert _member(chunk.payload, "object").enum == ("chat.completion.chunk",)
 
@@ -150,7 +160,10 @@ def test_dotted_names_nest_under_logprobs(page: PageResult) -> None:
 def test_members_absent_from_examples_are_not_required(page: PageResult, diags: Diagnostics) -> None:
     delta = _member(_message(page, "ChatCompletionChunk").payload, "choices", "delta")
     assert {p.name: p.required for p in delta.properties} == {
-        "role": False, "content": False, "tool_calls": False, "refusal": False,
+        "role": False,
+        "content": False,
+        "tool_calls": False,
+        "refusal": False,
     }
     assert _codes(diags, "required-relaxed") == [32, 33, 34]
 
@@ -208,7 +221,14 @@ def test_prose_only_vendor_events(page: PageResult) -> None:
     assert [p.name for p in fork.payload.properties] == ["type", "branch_id", "branch_name", "message_count"]
     assert fork.provenance.line == 232
     metadata = _message(page, "XChatMetadata")
-    assert [p.name for p in metadata.payload.properties] == ["type", "messageId", "userMessageId", "sequence", "context", "usage"]
+    assert [p.name for p in metadata.payload.properties] == [
+        "type",
+        "messageId",
+        "userMessageId",
+        "sequence",
+        "context",
+        "usage",
+    ]
     assert _member(metadata.payload, "context").name == "XChatMetadataContext"
     assert _member(metadata.payload, "sequence").type == "integer"
     assert metadata.payload.property("messageId").provenance.line == 244  # type: ignore[union-attr]
@@ -233,7 +253,9 @@ def test_stream_error_message(page: PageResult) -> None:
 
 def test_error_codes_from_the_error_types_table(page: PageResult) -> None:
     assert [(e.code, e.provenance.line) for e in page.error_codes] == [
-        ("timeout", 291), ("stream_idle_timeout", 294), ("cancelled", 297),
+        ("timeout", 291),
+        ("stream_idle_timeout", 294),
+        ("cancelled", 297),
     ]
     assert page.error_codes[2].provenance.pointer == "/sections/error-types/tables/0/rows/3"
 
@@ -251,8 +273,12 @@ def test_stream_done_terminator(page: PageResult) -> None:
 
 def test_example_streams_are_harvested_in_wire_form(page: PageResult) -> None:
     assert [s.name for s in page.example_streams] == [
-        "refusal-streaming", "annotated-stream-example", "tool-call-stream-example",
-        "chat-metadata-event-x_chatmetadata", "mid-stream-errors", "heartbeats",
+        "refusal-streaming",
+        "annotated-stream-example",
+        "tool-call-stream-example",
+        "chat-metadata-event-x_chatmetadata",
+        "mid-stream-errors",
+        "heartbeats",
     ]
     refusal = page.example_streams[0]
     assert refusal.provenance.line == 66
@@ -315,11 +341,19 @@ def test_repeated_section_titles_get_distinct_slugs(page: PageResult) -> None:
 
 def test_seed_diagnostics(diags: Diagnostics) -> None:
     counts = Counter(d.code for d in diags)
-    assert counts == Counter({
-        "choice-members-prose": 1, "example-data-rejoined": 1, "field-type-unknown": 11,
-        "member-from-example": 1, "required-relaxed": 3, "table-cell-pipe": 9,
-        "table-row-continued": 4, "table-unterminated": 11, "wire-format-sample": 3,
-    })
+    assert counts == Counter(
+        {
+            "choice-members-prose": 1,
+            "example-data-rejoined": 1,
+            "field-type-unknown": 11,
+            "member-from-example": 1,
+            "required-relaxed": 3,
+            "table-cell-pipe": 9,
+            "table-row-continued": 4,
+            "table-unterminated": 11,
+            "wire-format-sample": 3,
+        }
+    )
     assert not diags.has_errors
 
 
@@ -362,9 +396,15 @@ def test_synthetic_row_without_leading_pipe() -> None:
 
 
 def test_synthetic_continued_cells() -> None:
-    text = _chunk("") + "\nError Types\n| Type | Code | Description |\n|---|---|---|\nbad_error |\nbad |\nIt went badly. |\n| (none) | gone |\nGone away. |\n"
+    text = (
+        _chunk("")
+        + "\nError Types\n| Type | Code | Description |\n|---|---|---|\nbad_error |\nbad |\nIt went badly. |\n| (none) | gone |\nGone away. |\n"
+    )
     page, diags = _load(text)
-    assert [(e.code, e.meaning, e.provenance.line) for e in page.error_codes] == [("bad", "It went badly.", 9), ("gone", "Gone away.", 12)]
+    assert [(e.code, e.meaning, e.provenance.line) for e in page.error_codes] == [
+        ("bad", "It went badly.", 9),
+        ("gone", "Gone away.", 12),
+    ]
     assert _codes(diags, "table-row-continued") == [9, 12]
 
 
@@ -377,7 +417,11 @@ def test_synthetic_continued_cells_keep_the_cells_apart() -> None:
 
 
 def test_synthetic_dotted_names_nest() -> None:
-    page, _ = _load(_chunk("| usage | object | Usage. |\n| usage.prompt_tokens | integer | Prompt. |\n| usage.details.cached | integer | Cached. |\n"))
+    page, _ = _load(
+        _chunk(
+            "| usage | object | Usage. |\n| usage.prompt_tokens | integer | Prompt. |\n| usage.details.cached | integer | Cached. |\n"
+        )
+    )
     usage = _member(_message(page, "ChatCompletionChunk").payload, "usage")
     assert usage.name == "ChatCompletionChunkUsage"
     assert [p.name for p in usage.properties] == ["prompt_tokens", "details"]
@@ -408,7 +452,7 @@ def test_synthetic_extra_cells_that_are_not_types_join_the_description() -> None
 
 
 def test_synthetic_prose_line_starting_with_data_is_not_wire() -> None:
-    text = _chunk("") + "\nVendor Events\ndata: lines within the stream carry vendor events.\ndata: {\"a\": 1}\n"
+    text = _chunk("") + '\nVendor Events\ndata: lines within the stream carry vendor events.\ndata: {"a": 1}\n'
     page, _ = _load(text)
     assert [s.wire for s in page.example_streams] == [b'data: {"a": 1}\n\n']
     assert page.example_streams[0].provenance.line == 8
@@ -421,7 +465,7 @@ def test_synthetic_unknown_type_is_any_with_a_diagnostic() -> None:
 
 
 def test_page_without_chunk_table_has_no_channel() -> None:
-    page, diags = _load("Title\nSome prose.\ndata: {\"x\": 1}\n")
+    page, diags = _load('Title\nSome prose.\ndata: {"x": 1}\n')
     assert page.channel is None
     assert [d.code for d in diags if d.severity.value == "error"] == ["chunk-table-missing"]
     assert len(page.example_streams) == 1
@@ -429,18 +473,49 @@ def test_page_without_chunk_table_has_no_channel() -> None:
 
 @pytest.mark.parametrize(
     "text",
-    ["", "\n\n", "|", "| a |\n|---|\n", "data: {", "data: {\n\"a\":", "# x\ndata:", "\r\n|---|\r\n", "x_a | Fields: (((", "\x00\x01"],
+    [
+        "",
+        "\n\n",
+        "|",
+        "| a |\n|---|\n",
+        "data: {",
+        'data: {\n"a":',
+        "# x\ndata:",
+        "\r\n|---|\r\n",
+        "x_a | Fields: (((",
+        "\x00\x01",
+    ],
 )
 def test_bad_input_never_raises(text: str) -> None:
     _load(text)
 
 
 @settings(max_examples=150, deadline=None)
-@given(st.lists(st.sampled_from([
-    "| Field | Type | Description |", "|---|---|---|", "| a | string | null | x |", "b | c |", "data: {",
-    "data: [DONE]", "event: error", ": heartbeat", "# note", "Chunk Structure", "}", "| choices | array | objects containing x |",
-    "x_a.b | Fields: a (array of {b, c}), d (optional", "Same fields as x_a.b", "", "Fields: q, r",
-]), max_size=25))
+@given(
+    st.lists(
+        st.sampled_from(
+            [
+                "| Field | Type | Description |",
+                "|---|---|---|",
+                "| a | string | null | x |",
+                "b | c |",
+                "data: {",
+                "data: [DONE]",
+                "event: error",
+                ": heartbeat",
+                "# note",
+                "Chunk Structure",
+                "}",
+                "| choices | array | objects containing x |",
+                "x_a.b | Fields: a (array of {b, c}), d (optional",
+                "Same fields as x_a.b",
+                "",
+                "Fields: q, r",
+            ]
+        ),
+        max_size=25,
+    )
+)
 def test_random_pages_never_raise(parts: list[str]) -> None:
     _load("\n".join(parts))
 
@@ -460,8 +535,12 @@ def test_synthetic_vendor_fields() -> None:
     page, diags = _load(_chunk("") + VENDOR)
     one = _message(page, "XDemoOne").payload
     assert [(p.name, p.schema.type, p.required) for p in one.properties] == [
-        ("type", "string", True), ("label", "string", True), ("hits", "any", True),
-        ("flag", "boolean", True), ("items", "array", False), ("note", "string", False),
+        ("type", "string", True),
+        ("label", "string", True),
+        ("hits", "any", True),
+        ("flag", "boolean", True),
+        ("items", "array", False),
+        ("note", "string", False),
     ]
     assert _member(one, "items").items.name == "XDemoOneItem"  # type: ignore[union-attr]
     assert [p.name for p in _member(one, "items").items.properties] == ["id", "size"]  # type: ignore[union-attr]

@@ -7,8 +7,8 @@ markdown and ``Any`` in HTML, with a wrong ``type-unknown`` warning.
 from __future__ import annotations
 
 import pytest
-
 from helpers.pages import member_schema, page_message
+
 from ssegen.diagnostics import Diagnostics
 from ssegen.ir import Schema
 from ssegen.sources.pages.html import load_html_page

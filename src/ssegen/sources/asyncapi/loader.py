@@ -92,7 +92,12 @@ def load_asyncapi(
         return None
     major = version.strip().split(".")[0]
     if major not in ("2", "3"):
-        _diag(diagnostics, root.child("asyncapi"), codes.ASYNCAPI_VERSION_UNSUPPORTED, f"unsupported AsyncAPI version {version!r} (2.x and 3.0 are supported)")
+        _diag(
+            diagnostics,
+            root.child("asyncapi"),
+            codes.ASYNCAPI_VERSION_UNSUPPORTED,
+            f"unsupported AsyncAPI version {version!r} (2.x and 3.0 are supported)",
+        )
         return None
 
     result = AsyncAPIResult()
@@ -112,7 +117,9 @@ def load_asyncapi(
     return result
 
 
-def _channels_v2(data: dict[str, Any], root: Location, reader: _MessageReader, diagnostics: Diagnostics) -> list[Channel]:
+def _channels_v2(
+    data: dict[str, Any], root: Location, reader: _MessageReader, diagnostics: Diagnostics
+) -> list[Channel]:
     channels = data.get("channels")
     if not isinstance(channels, dict):
         _diag(diagnostics, root.child("channels"), codes.CHANNELS_MISSING, "document has no `channels` mapping")
@@ -142,7 +149,9 @@ def _channels_v2(data: dict[str, Any], root: Location, reader: _MessageReader, d
     return result
 
 
-def _channels_v3(data: dict[str, Any], root: Location, reader: _MessageReader, diagnostics: Diagnostics) -> list[Channel]:
+def _channels_v3(
+    data: dict[str, Any], root: Location, reader: _MessageReader, diagnostics: Diagnostics
+) -> list[Channel]:
     """Channels of a 3.0 document with the messages the application receives.
 
     A channel is kept when an operation with ``action: receive`` uses it (its
@@ -206,7 +215,12 @@ def _channels_v3(data: dict[str, Any], root: Location, reader: _MessageReader, d
             if key is not None:
                 receivers.setdefault(key, []).append(_Use(op_id, op, rnode.get("messages"), rloc.child("messages")))
         elif action not in ("send", "receive"):
-            _diag(diagnostics, oloc.child("action"), codes.OPERATION_ACTION_INVALID, f"operation action must be `send` or `receive`, got {json.dumps(action)}; ignored")
+            _diag(
+                diagnostics,
+                oloc.child("action"),
+                codes.OPERATION_ACTION_INVALID,
+                f"operation action must be `send` or `receive`, got {json.dumps(action)}; ignored",
+            )
 
     result = []
     for key, (item, cloc) in items.items():
@@ -252,7 +266,12 @@ def _channel_key(
 ) -> str | None:
     """The key in ``channels`` of the channel an operation's ``channel: {$ref}`` names."""
     if not isinstance(node, dict) or not isinstance(node.get("$ref"), str):
-        _diag(diagnostics, loc, codes.OPERATION_CHANNEL_INVALID, "operation `channel` must be a $ref to a channel of `channels`")
+        _diag(
+            diagnostics,
+            loc,
+            codes.OPERATION_CHANNEL_INVALID,
+            "operation `channel` must be a $ref to a channel of `channels`",
+        )
         return None
     try:
         target = reader.resolver.lookup(node["$ref"], loc.uri)
@@ -361,7 +380,9 @@ class _MessageReader:
             return None
         name_source = _text(node.get("name")) or key or _text(node.get("messageId")) or _text(node.get("title"))
         if not pascal(name_source):
-            _diag(self.diagnostics, loc, codes.MESSAGE_UNNAMED, "message has no name, messageId, title or component key")
+            _diag(
+                self.diagnostics, loc, codes.MESSAGE_UNNAMED, "message has no name, messageId, title or component key"
+            )
             return None
         name = str(ClassName(name_source, prefix="Message"))
         content_type = _text(node.get("contentType")) or "application/json"
@@ -371,7 +392,12 @@ class _MessageReader:
         else:
             payload = self._payload(node["payload"], node.get("schemaFormat"), loc, name)
         if payload.type == "any" and "payload" in node:
-            _diag(self.diagnostics, loc.child("payload"), codes.PAYLOAD_UNTYPED, "payload schema has no type; any JSON is accepted")
+            _diag(
+                self.diagnostics,
+                loc.child("payload"),
+                codes.PAYLOAD_UNTYPED,
+                "payload schema has no type; any JSON is accepted",
+            )
         kind: MessageKind = "data"
         if payload.type == "string" and len(payload.enum) == 1:
             kind = "terminator"
@@ -409,7 +435,12 @@ class _MessageReader:
             multi = (node, ploc)
         elif isinstance(node, dict) and isinstance(node.get("$ref"), str):
             resolved = self.follow(node, ploc)
-            if resolved is not None and isinstance(resolved[0], dict) and "schemaFormat" in resolved[0] and "schema" in resolved[0]:
+            if (
+                resolved is not None
+                and isinstance(resolved[0], dict)
+                and "schemaFormat" in resolved[0]
+                and "schema" in resolved[0]
+            ):
                 multi = resolved
         if multi is not None:
             mnode, mloc = multi
@@ -439,7 +470,9 @@ class _MessageReader:
                 _diag(self.diagnostics, eloc, codes.EXAMPLE_INVALID, "example has no payload; ignored")
                 continue
             payload = item["payload"]
-            data = payload if isinstance(payload, str) else json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
+            data = (
+                payload if isinstance(payload, str) else json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
+            )
             examples.append(
                 Example(
                     name=_text(item.get("name")),
@@ -499,8 +532,17 @@ def _check_info(info: Any, loc: Location, diagnostics: Diagnostics) -> None:
     def walk(value: Any, here: Location) -> None:
         if here.pointer in _INFO_STRING_FIELDS and not isinstance(value, str):
             shown = json.dumps(value, ensure_ascii=False)
-            hint = " (a YAML flow sequence: an unquoted `[...]` value, e.g. a scraped e-mail address)" if isinstance(value, list) else ""
-            _diag(diagnostics, here, codes.INFO_FIELD_TYPE, f"{here.pointer.rsplit('/', 1)[-1]} must be a string, got {shown}{hint}; ignored")
+            hint = (
+                " (a YAML flow sequence: an unquoted `[...]` value, e.g. a scraped e-mail address)"
+                if isinstance(value, list)
+                else ""
+            )
+            _diag(
+                diagnostics,
+                here,
+                codes.INFO_FIELD_TYPE,
+                f"{here.pointer.rsplit('/', 1)[-1]} must be a string, got {shown}{hint}; ignored",
+            )
         elif isinstance(value, dict):
             for key, child in value.items():
                 walk(child, here.child(key))

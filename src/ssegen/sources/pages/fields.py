@@ -156,9 +156,7 @@ def field_property(
         )
         return Property(row.name, Schema("object", prov, name=name, properties=members), False, "", prov)
     prov = row.provenance
-    schema = type_schema(
-        row.type_text, prov, name, lambda code, message: report(code, message, prov)
-    )
+    schema = type_schema(row.type_text, prov, name, lambda code, message: report(code, message, prov))
     # Members of a list's items are named from the item (``choices`` -> ``...ChoiceDelta``).
     parent = singular(name) if schema.type == "array" else name
     children = tuple(

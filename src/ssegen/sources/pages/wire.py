@@ -129,7 +129,11 @@ class Frames:
                 first,
             )
         for line, text in self.ignored:
-            yield codes.EXAMPLE_LINE_IGNORED, f"line {text[:40]!r} in an example stream is not an SSE field; ignored", line
+            yield (
+                codes.EXAMPLE_LINE_IGNORED,
+                f"line {text[:40]!r} in an example stream is not an SSE field; ignored",
+                line,
+            )
 
 
 def read_frames(lines: Sequence[tuple[int, str]]) -> Frames:

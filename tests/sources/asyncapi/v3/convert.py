@@ -166,7 +166,11 @@ def _rewrite_refs(node: Any, fix: Any) -> Any:
     if isinstance(node, dict):
         return {k: (fix(v) if k == "$ref" and isinstance(v, str) else _rewrite_refs(v, fix)) for k, v in node.items()}
     if isinstance(node, list):
-        return type(node)(_rewrite_refs(v, fix) for v in node) if isinstance(node, FlowList) else [_rewrite_refs(v, fix) for v in node]
+        return (
+            type(node)(_rewrite_refs(v, fix) for v in node)
+            if isinstance(node, FlowList)
+            else [_rewrite_refs(v, fix) for v in node]
+        )
     return node
 
 
@@ -212,7 +216,11 @@ def main() -> int:
         for rel, data in split(provider, v3).items():
             path = HERE / f"{provider}-split" / rel
             path.parent.mkdir(parents=True, exist_ok=True)
-            head = HEADER.format(provider=provider) if rel == "asyncapi.yaml" else f"# Part of the split AsyncAPI 3.0 form of specs/{provider}/asyncapi-page.txt.\n"
+            head = (
+                HEADER.format(provider=provider)
+                if rel == "asyncapi.yaml"
+                else f"# Part of the split AsyncAPI 3.0 form of specs/{provider}/asyncapi-page.txt.\n"
+            )
             path.write_text(head + dump(data), encoding="utf-8")
     return 0
 

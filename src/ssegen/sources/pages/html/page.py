@@ -214,9 +214,7 @@ class _HtmlPage:
                 )
             element = parse_table("\n".join(self.page.span(first, last)))
             if element is None:
-                self.page.report(
-                    codes.HTML_TABLE_UNREADABLE, "lxml finds no table in this HTML; skipped", first, where
-                )
+                self.page.report(codes.HTML_TABLE_UNREADABLE, "lxml finds no table in this HTML; skipped", first, where)
             else:
                 tables.append(_HtmlTable(first, last, section, index, self._caption(first), element))
         return tables
@@ -320,9 +318,7 @@ class _HtmlPage:
                     what = "a non-streaming response (choices hold `message`)"
                 else:
                     what = "`choices` has no `delta` row"
-                self.page.report(
-                    codes.TABLE_SKIPPED, f"table skipped: {what}", table.start, self._table_pointer(table)
-                )
+                self.page.report(codes.TABLE_SKIPPED, f"table skipped: {what}", table.start, self._table_pointer(table))
                 continue
             object_row = next((m for m in members if m.name == "object"), None)
             object_description = object_row.description if object_row else ""

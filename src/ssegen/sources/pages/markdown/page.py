@@ -748,9 +748,7 @@ class _MarkdownPage:
         for item in prose.field_items(prose.fields_text(description)):
             parsed = prose.parse_field(item)
             if parsed is None:
-                self.page.report_at(
-                    codes.VENDOR_FIELD_UNPARSED, f"cannot read field {item!r}; skipped", prov
-                )
+                self.page.report_at(codes.VENDOR_FIELD_UNPARSED, f"cannot read field {item!r}; skipped", prov)
                 continue
             props.append(prose.field_property(parsed[0], parsed[1], name, prov, self.field_types, self.page.report_at))
         return props
