@@ -41,6 +41,6 @@ def sse_body(data_lines: list[str], line_end: str = "\n") -> bytes:
 
 @pytest.fixture
 def deepseek_docs_stream() -> bytes:
-    """The DeepSeek docs example stream (seed 001, the `data:` lines near its end), in wire form."""
+    """The DeepSeek docs example stream (specs/deepseek/api-docs.txt:385-396), in wire form."""
     text = (ROOT / "tests" / "data" / "deepseek_docs_stream.sse").read_bytes()
     return text

@@ -1,4 +1,4 @@
-"""The generated packages decode and assemble real streams (seeds 000, 001, 002)."""
+"""The generated packages decode and assemble real streams (specs/deepseek/ and specs/mistral/)."""
 
 from __future__ import annotations
 

@@ -291,7 +291,7 @@ EXAMPLE_STREAM_UNTERMINATED = Code(
     "An example stream does not end with the terminator the page's other streams end with.",
 )
 
-# -- flattened docs text and its merge (sources/docs_text.py, normalize/docs.py) ------------
+# -- flattened docs text and its merge (sources/pages/docs_text.py, normalize/docs.py) ------------
 DOCS_ENDPOINT_MISSING = Code(
     "docs-endpoint-missing", W, "The docs page has no method and path line (`POST/chat/completions`)."
 )

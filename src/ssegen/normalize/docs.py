@@ -2,7 +2,7 @@
 
 The AsyncAPI document of a provider (``specs/deepseek/asyncapi-page.txt``) gives the schema;
 the provider's API reference page (``specs/deepseek/api-docs.txt``, read by
-:mod:`ssegen.sources.docs_text`) states the same members in other words,
+:mod:`ssegen.sources.pages.docs_text`) states the same members in other words,
 sometimes with other enum values.  :func:`merge_docs` finds, for every fact of
 the page, the schema member it describes, reports each match and each
 difference, and reconciles them in a new :class:`~ssegen.ir.Provider`.
@@ -75,7 +75,7 @@ from ..ir import (
     Schema,
     rewrite_payloads,
 )
-from ..sources.docs_text import DocsResult, FieldFact
+from ..sources.pages.docs_text import DocsResult, FieldFact
 
 #: Lowest score at which a fact is taken to describe a member.  On seeds
 #: 000/001 the stream facts' right members score 0.57-0.99 and their best wrong
@@ -173,7 +173,7 @@ def merge_docs(provider: Provider, docs: DocsResult, diagnostics: Diagnostics) -
 
     Args:
         provider: the IR from the provider's specs (``specs/deepseek/asyncapi-page.txt``).
-        docs: the page read by :func:`ssegen.sources.docs_text.load_docs_text`
+        docs: the page read by :func:`ssegen.sources.pages.docs_text.load_docs_text`
             (``specs/deepseek/api-docs.txt``); only its ``stream`` and ``response`` facts are used.
         diagnostics: receives one diagnostic per match, difference and unmatched
             fact (codes in the module docstring).

@@ -88,7 +88,7 @@ def _looks_like_markdown_page(text: str) -> bool:
 
 
 def _looks_like_docs_text(text: str) -> bool:
-    from .docs_text import looks_like_docs_text
+    from .pages.docs_text import looks_like_docs_text
 
     return looks_like_docs_text(text)
 
@@ -106,7 +106,7 @@ def _load_markdown_page(source: SourceInput, diagnostics: Diagnostics) -> Source
 
 
 def _load_docs_text(source: SourceInput, diagnostics: Diagnostics) -> SourceResult:
-    from .docs_text import load_docs_text
+    from .pages.docs_text import load_docs_text
 
     return SourceResult(source.file, docs=load_docs_text(source.text, source.file, diagnostics))
 

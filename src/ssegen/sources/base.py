@@ -17,7 +17,7 @@ from ..ir import Channel, ErrorCode, ExampleStream, Server
 from .refs import RefResolver
 
 if TYPE_CHECKING:
-    from .docs_text import DocsResult
+    from .pages.docs_text import DocsResult
 
 
 @dataclass(frozen=True)

@@ -106,7 +106,7 @@ def test_every_nullability_style_becomes_one_flag() -> None:
         assert finish.type == "string" and finish.nullable and None not in finish.enum and "stop" in finish.enum
     delta = ds_choice.property("delta").schema  # type: ignore[union-attr]
     assert delta.property("content").schema.nullable  # type: ignore[union-attr]
-    # `role` is not nullable in the AsyncAPI document, but the docs example (seed 001) sends
+    # `role` is not nullable in the AsyncAPI document, but the docs example (specs/deepseek/api-docs.txt:395) sends
     # `"role": null`, so reconciliation widens it (see test_reconcile.py).
     assert delta.property("role").schema.nullable  # type: ignore[union-attr]
 

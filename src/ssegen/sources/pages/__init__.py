@@ -14,7 +14,9 @@
   (Siliconstorm/MindIE, ``specs/siliconstorm/inference-api.md``);
 
 and the loaders that put them together: :func:`.markdown.load_markdown_page`
-and :func:`.html.load_html_page`.
+and :func:`.html.load_html_page`.  An API reference page flattened to text
+(``specs/deepseek/api-docs.txt``) is read by :mod:`.docs_text` into field facts, which
+:mod:`ssegen.normalize.docs` matches to the schema.
 
 Pointer scheme for pages (JSON pointers into a document that is not JSON):
 

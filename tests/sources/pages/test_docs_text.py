@@ -12,7 +12,7 @@ from ssegen.diagnostics import Diagnostics, Severity
 from ssegen.ir import Channel, Message, Property, Provenance, Provider, Schema
 from ssegen.load import load_provider
 from ssegen.normalize.docs import merge_docs
-from ssegen.sources.docs_text import DocsResult, FieldFact, load_docs_text, looks_like_docs_text
+from ssegen.sources.pages.docs_text import DocsResult, FieldFact, load_docs_text, looks_like_docs_text
 
 DOCS = SPECS / "deepseek" / "api-docs.txt"
 DOCS_REL = "deepseek/api-docs.txt"
@@ -270,7 +270,7 @@ def test_bad_input_never_crashes(text: str) -> None:
     assert not looks_like_docs_text(text)
 
 
-# -- merging into the schema (seeds 000 + 001) ----------------------------------------------
+# -- merging into the schema (specs/deepseek/: AsyncAPI page + docs text) -------------------
 
 
 def test_enum_facts_match_their_schema_members_on_the_real_seeds(schema_provider: Provider) -> None:

@@ -61,10 +61,10 @@ import re
 from dataclasses import dataclass, field
 from typing import Literal
 
-from ..diagnostics import Code, Diagnostics, codes
-from ..ir import Provenance
-from .pages.sections import pointer
-from .pages.wire import PageStream, drop_repeated_streams, parses, read_frames
+from ...diagnostics import Code, Diagnostics, codes
+from ...ir import Provenance
+from .sections import pointer
+from .wire import PageStream, drop_repeated_streams, parses, read_frames
 
 Section = Literal["request", "response", "stream"]
 
