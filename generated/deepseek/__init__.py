@@ -34,7 +34,7 @@ from .stream import (
 )
 
 PROVIDER = "deepseek"
-"""The provider name (its folder under specs/)."""
+"""The provider name (its folder under the specs folder)."""
 
 SPEC_TITLE = "DeepSeek Streaming API (HTTP + SSE)"
 """The title of the provider's spec."""

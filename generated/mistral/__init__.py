@@ -35,7 +35,7 @@ from .stream import (
 )
 
 PROVIDER = "mistral"
-"""The provider name (its folder under specs/)."""
+"""The provider name (its folder under the specs folder)."""
 
 SPEC_TITLE = "Mistral AI Streaming Completions API"
 """The title of the provider's spec."""

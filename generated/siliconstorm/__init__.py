@@ -33,7 +33,7 @@ from .stream import (
 )
 
 PROVIDER = "siliconstorm"
-"""The provider name (its folder under specs/)."""
+"""The provider name (its folder under the specs folder)."""
 
 SPEC_TITLE = "Siliconstorm Reasoning interface documentation"
 """The title of the provider's spec."""

@@ -33,7 +33,7 @@ from .stream import (
 )
 
 PROVIDER = "xerotier"
-"""The provider name (its folder under specs/)."""
+"""The provider name (its folder under the specs folder)."""
 
 SPEC_TITLE = "Streaming API"
 """The title of the provider's spec."""

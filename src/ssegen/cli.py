@@ -103,8 +103,11 @@ def _run_generate(config: Config, fmt: str, quiet: bool, force: bool) -> bool:
     from .pipeline import generate as run_generate
 
     started = time.perf_counter()
-    reports = build(config.specs, list(config.providers) or None, config.import_name, strict=config.strict)
-    todo, written = run_generate(config.specs, config.out, reports, all_providers=not config.providers, force=force)
+    settings = config.output_settings
+    reports = build(config.specs, list(config.providers) or None, settings, strict=config.strict)
+    todo, written = run_generate(
+        config.specs, config.out, reports, settings, all_providers=not config.providers, force=force
+    )
     diagnostics = _all_diagnostics(reports)
     if quiet:
         diagnostics = [d for d in diagnostics if d.severity.value == "error"]
@@ -183,7 +186,7 @@ def check(specs: Path | None, out: Path | None, package: str | None, providers: 
 
     config = _config(specs=specs, out=out, package=package, providers=providers or None)
     names = list(config.providers) or provider_names(config.specs)
-    quick = quick_check(config.specs, config.out, names)
+    quick = quick_check(config.specs, config.out, names, config.output_settings)
     if quick is not None and quick.up_to_date:
         click.echo(f"{config.out}/ is up to date ({len(names)} providers)")
         return
@@ -197,8 +200,8 @@ def check(specs: Path | None, out: Path | None, package: str | None, providers: 
     from .pipeline import build
     from .pipeline import check as run_check
 
-    reports = build(config.specs, names, config.import_name, strict=config.strict)
-    todo = run_check(config.specs, config.out, reports, all_providers=not config.providers)
+    reports = build(config.specs, names, config.output_settings, strict=config.strict)
+    todo = run_check(config.specs, config.out, reports, config.output_settings, all_providers=not config.providers)
     failed = [r for r in reports if r.failed]
     for r in failed:
         _print_diagnostics([d for d in r.diagnostics.sorted() if d.severity.value == "error"], "text")

@@ -24,9 +24,12 @@ import json
 from dataclasses import dataclass, field
 from importlib import metadata, resources
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .runtime import MODULES as RUNTIME_MODULES
+
+if TYPE_CHECKING:
+    from .config import OutputSettings
 
 MANIFEST = "ssegen-manifest.json"
 
@@ -93,25 +96,34 @@ class Manifest:
         providers: provider -> {"inputs": {path: sha}, "files": {path: sha}};
             input paths are relative to the specs folder, file paths to the output folder.
         files: the output folder's own files (``__init__.py``) -> SHA-256.
+        settings: the :class:`~ssegen.config.OutputSettings` the files were generated with
+            (package name, specs folder name).
     """
 
     ssegen: str = ""
     templates: dict[str, str] = field(default_factory=dict)
     providers: dict[str, dict[str, dict[str, str]]] = field(default_factory=dict)
     files: dict[str, str] = field(default_factory=dict)
+    settings: dict[str, str] = field(default_factory=dict)
 
     @classmethod
     def read(cls, out: Path) -> Manifest | None:
         """The manifest of ``out``, or None when there is none (or it is unreadable)."""
         try:
             data = json.loads((out / MANIFEST).read_text(encoding="utf-8"))
-            return cls(data["ssegen"], data["templates"], data["providers"], data["files"])
+            return cls(data["ssegen"], data["templates"], data["providers"], data["files"], data.get("settings", {}))
         except (OSError, ValueError, KeyError, TypeError):
             return None
 
     def dumps(self) -> str:
         """Deterministic JSON text (sorted keys, trailing newline)."""
-        data = {"ssegen": self.ssegen, "templates": self.templates, "providers": self.providers, "files": self.files}
+        data = {
+            "ssegen": self.ssegen,
+            "templates": self.templates,
+            "providers": self.providers,
+            "files": self.files,
+            "settings": self.settings,
+        }
         return json.dumps(data, indent=2, sort_keys=True) + "\n"
 
     def all_files(self) -> dict[str, str]:
@@ -225,7 +237,9 @@ def _inside(root: Path, path: Path) -> Path:
     return resolved
 
 
-def build_manifest(specs: Path, files: dict[str, str], reports: list[Any], old: Manifest | None) -> Manifest:
+def build_manifest(
+    specs: Path, files: dict[str, str], reports: list[Any], old: Manifest | None, settings: OutputSettings
+) -> Manifest:
     """The manifest for ``files``: built providers replace their entries, others are kept.
 
     Args:
@@ -233,8 +247,9 @@ def build_manifest(specs: Path, files: dict[str, str], reports: list[Any], old: 
         files: every file produced this run (output-relative path -> content).
         reports: per-provider results with ``name``, ``inputs``, ``files`` and ``failed``.
         old: the previous manifest, whose other providers' entries are kept.
+        settings: recorded, so that a change of package or specs name makes ``check`` rebuild.
     """
-    manifest = Manifest(version(), template_hashes(), dict(old.providers) if old else {}, {})
+    manifest = Manifest(version(), template_hashes(), dict(old.providers) if old else {}, {}, settings.to_manifest())
     for report in reports:
         if report.failed:
             continue
@@ -266,17 +281,19 @@ class QuickCheck:
     missing: list[str] = field(default_factory=list)
 
 
-def quick_check(specs: Path, out: Path, providers: list[str]) -> QuickCheck | None:
+def quick_check(specs: Path, out: Path, providers: list[str], settings: OutputSettings) -> QuickCheck | None:
     """Answer ``check`` from hashes alone, or None when a full rebuild must decide.
 
-    None means: no manifest, another ssegen version, changed templates, a
-    changed provider list, or a changed input (a full comparison then names
-    each stale file).
+    None means: no manifest, another ssegen version, changed templates or output
+    settings, a changed provider list, or a changed input (a full comparison then
+    names each stale file).
     """
     from .discover import source_files
 
     manifest = Manifest.read(out)
     if manifest is None or manifest.ssegen != version() or manifest.templates != template_hashes():
+        return None
+    if manifest.settings != settings.to_manifest():
         return None
     if sorted(manifest.providers) != sorted(providers):
         return None

@@ -11,9 +11,10 @@ the file, line and pointer); the other providers go on.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from .config import OutputSettings
 from .diagnostics import Diagnostics, Severity, codes
 from .discover import provider_names
 from .emit import render_provider, render_root
@@ -50,13 +51,15 @@ class ProviderReport:
         return self.diagnostics.has_errors
 
 
-def build(specs: Path, providers: list[str] | None, package: str, strict: bool = False) -> list[ProviderReport]:
+def build(
+    specs: Path, providers: list[str] | None, settings: OutputSettings, strict: bool = False
+) -> list[ProviderReport]:
     """Load and render ``providers`` (all folders under ``specs`` when None).
 
     Args:
         specs: the specs folder.
         providers: provider names to build, or None for all.
-        package: dotted import name of the output folder (for docstrings).
+        settings: the output folder's import name and the specs folder's name (for docstrings).
         strict: treat warnings as errors (nothing is produced for a provider
             with warnings).
 
@@ -86,7 +89,7 @@ def build(specs: Path, providers: list[str] | None, package: str, strict: bool =
         report.diagnostics = loaded.diagnostics
         report.inputs = loaded.inputs
         if loaded.provider is not None and not loaded.diagnostics.has_errors:
-            rendered = render_provider(loaded.provider, package, report.diagnostics)
+            rendered = render_provider(loaded.provider, settings, report.diagnostics)
             if strict and any(d.severity is Severity.WARNING for d in report.diagnostics):
                 report.diagnostics.add(codes.STRICT, "warnings are errors under --strict; nothing generated")
             if not report.diagnostics.has_errors:  # errors of the code model, or --strict: nothing written
@@ -101,7 +104,7 @@ def build(specs: Path, providers: list[str] | None, package: str, strict: bool =
 
 
 def produce(
-    specs: Path, out: Path, reports: list[ProviderReport], all_providers: bool
+    specs: Path, out: Path, reports: list[ProviderReport], all_providers: bool, settings: OutputSettings
 ) -> tuple[dict[str, str], Manifest | None]:
     """Every file the specs produce now (root files, providers, manifest) and the old manifest.
 
@@ -116,7 +119,7 @@ def produce(
     kept = old
     if old is not None and all_providers:
         current = {r.name for r in reports}
-        kept = Manifest(old.ssegen, old.templates, {k: v for k, v in old.providers.items() if k in current}, old.files)
+        kept = replace(old, providers={k: v for k, v in old.providers.items() if k in current})
     # Failed providers keep their previous output: keep those files in the set.
     for report in reports:
         if report.failed and kept is not None and report.name in kept.providers:
@@ -124,7 +127,7 @@ def produce(
                 path = out / rel
                 if path.is_file():
                     files[rel] = path.read_text(encoding="utf-8")
-    manifest = build_manifest(specs, files, reports, kept)
+    manifest = build_manifest(specs, files, reports, kept, settings)
     files[MANIFEST] = manifest.dumps()
     return files, old
 
@@ -137,20 +140,28 @@ def _scanned(reports: list[ProviderReport], old: Manifest | None, all_providers:
 
 
 def generate(
-    specs: Path, out: Path, reports: list[ProviderReport], *, all_providers: bool, force: bool = False
+    specs: Path,
+    out: Path,
+    reports: list[ProviderReport],
+    settings: OutputSettings,
+    *,
+    all_providers: bool,
+    force: bool = False,
 ) -> tuple[Plan, list[str]]:
     """Bring ``out`` up to date; return the plan and the paths written.
 
     Hand-edited generated files and files ssegen did not write are left alone
     (see :class:`ssegen.output.Plan`) unless ``force``.
     """
-    files, old = produce(specs, out, reports, all_providers)
+    files, old = produce(specs, out, reports, all_providers, settings)
     todo = plan(out, files, _scanned(reports, old, all_providers), old)
     written = apply(out, files, todo, force=force)
     return todo, written
 
 
-def check(specs: Path, out: Path, reports: list[ProviderReport], *, all_providers: bool) -> Plan:
+def check(
+    specs: Path, out: Path, reports: list[ProviderReport], settings: OutputSettings, *, all_providers: bool
+) -> Plan:
     """Compare ``out`` with what the specs produce now; writes nothing."""
-    files, old = produce(specs, out, reports, all_providers)
+    files, old = produce(specs, out, reports, all_providers, settings)
     return plan(out, files, _scanned(reports, old, all_providers), old)

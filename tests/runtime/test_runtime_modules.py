@@ -14,6 +14,7 @@ from conftest import GENERATED, SPECS
 from mypy import api as mypy_api
 
 from ssegen import output
+from ssegen.config import OutputSettings
 from ssegen.runtime import MODULES
 
 RUNTIME = Path(output.runtime_dir())
@@ -77,10 +78,12 @@ def test_editing_a_runtime_module_makes_check_stale(tmp_path: Path, monkeypatch:
     assert manifest is not None
     providers = sorted(manifest.providers)
     assert {f"runtime/{name}" for name in MODULES} <= set(output.template_hashes())
-    assert output.quick_check(SPECS, GENERATED, providers) is not None, "generated/ is stale: run ssegen generate"
+    assert output.quick_check(SPECS, GENERATED, providers, OutputSettings()) is not None, (
+        "generated/ is stale: run ssegen generate"
+    )
     copy = tmp_path / "runtime"
     shutil.copytree(RUNTIME, copy, ignore=shutil.ignore_patterns("__pycache__"))
     with (copy / "sse.py").open("a", encoding="utf-8") as f:
         f.write("# an edit\n")
     monkeypatch.setattr(output, "runtime_dir", lambda: copy)
-    assert output.quick_check(SPECS, GENERATED, providers) is None
+    assert output.quick_check(SPECS, GENERATED, providers, OutputSettings()) is None
