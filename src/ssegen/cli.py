@@ -72,7 +72,9 @@ def main() -> None:
     standard library.
 
     Settings are read from [tool.ssegen] in the nearest pyproject.toml
-    (specs, out, package, providers, model, strict); flags override them.
+    (specs, out, package, providers, model, strict, ignore, severity); paths are
+    relative to that file, so every folder of the project gives the same output.
+    Flags override them.
 
     \b
     Typical use:
@@ -80,6 +82,7 @@ def main() -> None:
       ssegen check             in CI or pre-commit: fail if they are stale
       ssegen watch             regenerate while you edit a spec
       ssegen conform P C FILE  replay a captured stream, strictly
+      ssegen codes             the diagnostic codes, their severity and meaning
     """
 
 
@@ -97,35 +100,71 @@ def _all_diagnostics(reports: list[ProviderReport]) -> list[Diagnostic]:
     return [d for r in reports for d in r.diagnostics.sorted()]
 
 
-def _run_generate(config: Config, fmt: str, quiet: bool, force: bool) -> bool:
-    """One generate run; True when every provider succeeded."""
+#: Severities from the least to the most severe: ``--min-severity warning`` prints warnings and errors.
+_LEVELS = ("info", "warning", "error")
+
+VERBOSE_OPTION = click.option(
+    "--verbose", "-v", is_flag=True, help="Also print info diagnostics (same as --min-severity info)."
+)
+QUIET_OPTION = click.option(
+    "--quiet", "-q", is_flag=True, help="No per-provider summary; diagnostics are still printed (see --min-severity)."
+)
+MIN_SEVERITY_OPTION = click.option(
+    "--min-severity",
+    type=click.Choice(_LEVELS),
+    default=None,
+    help="Print diagnostics of this severity and above.  [default: warning; info with -v or --format json]",
+)
+
+
+def _min_severity(verbose: bool, min_severity: str | None, fmt: str = "text") -> str:
+    """The least severity printed: ``--min-severity``, else info with -v or JSON output, else warning."""
+    return min_severity or ("info" if verbose or fmt == "json" else "warning")
+
+
+def _plural(count: int, noun: str, nouns: str = "") -> str:
+    return f"{count} {noun}" if count == 1 else f"{count} {nouns or noun + 's'}"
+
+
+def _run_generate(config: Config, fmt: str, min_severity: str, quiet: bool, force: bool) -> bool:
+    """One generate run; True when every provider succeeded.
+
+    Prints the diagnostics at ``min_severity`` and above, then (unless ``quiet``) one line per
+    provider with its counts, including how many diagnostics were not printed.
+    """
+    from .output import Plan
     from .pipeline import build
     from .pipeline import generate as run_generate
 
     started = time.perf_counter()
+    if not config.specs.is_dir():
+        raise click.ClickException(
+            f"no specs folder {config.specs} (set --specs or [tool.ssegen] specs; every folder in it is a provider)"
+        )
     settings = config.output_settings
-    reports = build(config.specs, list(config.providers) or None, settings, strict=config.strict)
-    todo, written = run_generate(
-        config.specs, config.out, reports, settings, all_providers=not config.providers, force=force
-    )
-    diagnostics = _all_diagnostics(reports)
-    if quiet:
-        diagnostics = [d for d in diagnostics if d.severity.value == "error"]
-    _print_diagnostics(diagnostics, fmt)
+    reports = build(config.specs, list(config.providers) or None, settings, strict=config.strict, policy=config.policy)
+    if not reports:
+        raise click.ClickException(f"no provider folder under {config.specs}")
+    first_run = not config.out.exists()
+    if first_run and all(r.failed for r in reports):
+        todo, written = Plan(), list[str]()  # nothing to write: do not create an empty output folder
+    else:
+        todo, written = run_generate(
+            config.specs, config.out, reports, settings, all_providers=not config.providers, force=force
+        )
+    shown = _LEVELS[_LEVELS.index(min_severity) :]
+    _print_diagnostics([d for d in _all_diagnostics(reports) if d.severity.value in shown], fmt)
     if fmt == "text" and not quiet:
         done = set(written)
         for r in reports:
-            if r.failed:
-                errors = sum(1 for d in r.diagnostics if d.severity.value == "error")
-                click.echo(f"{r.name}: FAILED ({errors} errors); previous output kept")
-            else:
-                click.echo(
-                    f"{r.name}: {r.channels} channels, {r.messages} messages, {r.classes} classes, "
-                    f"{len(r.diagnostics)} diagnostics, {sum(1 for f in r.files if f in done)} of {len(r.files)} files written, {r.seconds:.2f}s"
-                )
+            click.echo(_summary(r, shown, done, first_run))
         for rel in todo.remove:
             click.echo(f"removed (no longer generated): {config.out / rel}")
-        click.echo(f"done in {time.perf_counter() - started:.2f}s -> {config.out}/")
+        elapsed = time.perf_counter() - started
+        if config.out.exists():
+            click.echo(f"done in {elapsed:.2f}s -> {config.out}/")
+        else:
+            click.echo(f"nothing generated in {elapsed:.2f}s; {config.out}/ not created")
     for rel in sorted(set(todo.foreign) - set(todo.blocked)):
         click.echo(f"left alone (not written by ssegen): {config.out / rel}", err=True)
     if not force:
@@ -137,6 +176,23 @@ def _run_generate(config: Config, fmt: str, quiet: bool, force: bool) -> bool:
     return not any(r.failed for r in reports) and (force or not todo.blocked)
 
 
+def _summary(report: ProviderReport, shown: tuple[str, ...], written: set[str], first_run: bool) -> str:
+    """One line about one provider: what it holds, its diagnostics by severity, files written."""
+    counts = {level: sum(1 for d in report.diagnostics if d.severity.value == level) for level in _LEVELS}
+    hidden = [_plural(counts[level], level) for level in reversed(_LEVELS) if counts[level] and level not in shown]
+    tally = ", ".join(_plural(counts[level], level) for level in reversed(_LEVELS) if counts[level] and level in shown)
+    tally = ", ".join(part for part in (tally, f"{' and '.join(hidden)} not shown (-v)" if hidden else "") if part)
+    if report.failed:
+        kept = "nothing generated" if first_run else "previous output kept"
+        return f"{report.name}: FAILED ({tally}); {kept}"
+    files = sum(1 for f in report.files if f in written)
+    return (
+        f"{report.name}: {_plural(report.channels, 'channel')}, {_plural(report.messages, 'message')}, "
+        f"{_plural(report.classes, 'class', 'classes')}, {tally or 'no diagnostics'}; "
+        f"{files} of {_plural(len(report.files), 'file')} written, {report.seconds:.2f}s"
+    )
+
+
 @main.command()
 @SPECS_OPTION
 @OUT_OPTION
@@ -144,7 +200,9 @@ def _run_generate(config: Config, fmt: str, quiet: bool, force: bool) -> bool:
 @FORMAT_OPTION
 @click.option("--strict", is_flag=True, default=None, help="Treat warnings (spec warts, reconciliations) as errors.")
 @click.option("--force", is_flag=True, help="Overwrite generated files edited by hand, and foreign files in the way.")
-@click.option("--quiet", "-q", is_flag=True, help="Print errors only, no summary or warnings.")
+@VERBOSE_OPTION
+@MIN_SEVERITY_OPTION
+@QUIET_OPTION
 @click.argument("providers", nargs=-1)
 def generate(
     specs: Path | None,
@@ -153,6 +211,8 @@ def generate(
     fmt: str,
     strict: bool | None,
     force: bool,
+    verbose: bool,
+    min_severity: str | None,
     quiet: bool,
     providers: tuple[str, ...],
 ) -> None:
@@ -162,10 +222,12 @@ def generate(
     no longer produces, and never touches files it did not write.  A generated
     file edited by hand is reported and kept unless --force.  A provider whose
     specs have errors is skipped (its previous output is kept); the others are
-    generated.  Exits 1 if any provider failed or a file was not overwritten.
+    generated.  Prints warnings and errors, and a line per provider counting the
+    rest (-v prints infos too).  Exits 1 if any provider failed or a file was not
+    overwritten.
     """
     config = _config(specs=specs, out=out, package=package, strict=strict, providers=providers or None)
-    if not _run_generate(config, fmt, quiet, force):
+    if not _run_generate(config, fmt, _min_severity(verbose, min_severity, fmt), quiet, force):
         sys.exit(1)
 
 
@@ -173,8 +235,11 @@ def generate(
 @SPECS_OPTION
 @OUT_OPTION
 @PACKAGE_OPTION
+@click.option("--diff", "show_diff", is_flag=True, help="Print a unified diff of each stale file (disk -> specs now).")
 @click.argument("providers", nargs=-1)
-def check(specs: Path | None, out: Path | None, package: str | None, providers: tuple[str, ...]) -> None:
+def check(
+    specs: Path | None, out: Path | None, package: str | None, show_diff: bool, providers: tuple[str, ...]
+) -> None:
     """Exit 0 if --out is exactly what the specs produce now, else 1 naming each stale file.
 
     Answers from the manifest's hashes when no input, template or ssegen
@@ -185,12 +250,14 @@ def check(specs: Path | None, out: Path | None, package: str | None, providers: 
     from .output import quick_check
 
     config = _config(specs=specs, out=out, package=package, providers=providers or None)
+    if not config.specs.is_dir():
+        raise click.ClickException(f"no specs folder {config.specs} (set --specs or [tool.ssegen] specs)")
     names = list(config.providers) or provider_names(config.specs)
     quick = quick_check(config.specs, config.out, names, config.output_settings)
     if quick is not None and quick.up_to_date:
-        click.echo(f"{config.out}/ is up to date ({len(names)} providers)")
+        click.echo(f"{config.out}/ is up to date ({_plural(len(names), 'provider')})")
         return
-    if quick is not None:
+    if quick is not None and not show_diff:
         for rel in quick.edited:
             click.echo(f"edited by hand: {config.out / rel}")
         for rel in quick.missing:
@@ -200,11 +267,18 @@ def check(specs: Path | None, out: Path | None, package: str | None, providers: 
     from .pipeline import build
     from .pipeline import check as run_check
 
-    reports = build(config.specs, names, config.output_settings, strict=config.strict)
-    todo = run_check(config.specs, config.out, reports, config.output_settings, all_providers=not config.providers)
+    reports = build(config.specs, names, config.output_settings, strict=config.strict, policy=config.policy)
+    todo, files = run_check(
+        config.specs, config.out, reports, config.output_settings, all_providers=not config.providers
+    )
     failed = [r for r in reports if r.failed]
     for r in failed:
         _print_diagnostics([d for d in r.diagnostics.sorted() if d.severity.value == "error"], "text")
+    if failed:
+        click.echo(
+            f"{_plural(len(failed), 'provider')} with errors (above): fix the specs, then `ssegen generate`", err=True
+        )
+        sys.exit(1)
     for rel in todo.stale:
         why = (
             "edited by hand"
@@ -216,10 +290,32 @@ def check(specs: Path | None, out: Path | None, package: str | None, providers: 
         click.echo(f"{why}: {config.out / rel}")
     for rel in sorted(set(todo.foreign) - set(todo.blocked)):
         click.echo(f"not generated by ssegen (left alone): {config.out / rel}")
-    if todo.stale or failed:
-        click.echo(f"{len(todo.stale)} file(s) differ; run `ssegen generate` to update {config.out}/", err=True)
+    if show_diff:
+        for rel in todo.stale:
+            _echo_diff(config.out, rel, files.get(rel, ""))
+    if todo.stale:
+        click.echo(
+            f"{_plural(len(todo.stale), 'file')} differ; run `ssegen generate` to update {config.out}/", err=True
+        )
         sys.exit(1)
-    click.echo(f"{config.out}/ is up to date ({len(todo.unchanged)} files)")
+    click.echo(f"{config.out}/ is up to date ({_plural(len(todo.unchanged), 'file')})")
+
+
+def _echo_diff(out: Path, rel: str, wanted: str) -> None:
+    """A unified diff from ``out/rel`` as it is on disk to ``wanted`` (what the specs produce now)."""
+    import difflib
+
+    try:
+        disk = (out / rel).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        disk = ""
+    lines = difflib.unified_diff(
+        disk.splitlines(keepends=True),
+        wanted.splitlines(keepends=True),
+        f"{out / rel} (on disk)",
+        f"{out / rel} (specs now)",
+    )
+    click.echo("".join(line if line.endswith("\n") else line + "\n" for line in lines), nl=False)
 
 
 @main.command()
@@ -229,8 +325,20 @@ def check(specs: Path | None, out: Path | None, package: str | None, providers: 
 @click.option(
     "--debounce", default=300, show_default=True, help="Milliseconds to wait for more changes before regenerating."
 )
+@VERBOSE_OPTION
+@MIN_SEVERITY_OPTION
+@QUIET_OPTION
 @click.argument("providers", nargs=-1)
-def watch(specs: Path | None, out: Path | None, package: str | None, debounce: int, providers: tuple[str, ...]) -> None:
+def watch(
+    specs: Path | None,
+    out: Path | None,
+    package: str | None,
+    debounce: int,
+    verbose: bool,
+    min_severity: str | None,
+    quiet: bool,
+    providers: tuple[str, ...],
+) -> None:
     """Regenerate whenever a spec (or a template or runtime module of ssegen's, when editing ssegen itself) changes.
 
     Generates once at start, then watches --specs with watchfiles, ignoring the
@@ -251,15 +359,23 @@ def watch(specs: Path | None, out: Path | None, package: str | None, debounce: i
             return False
         return not resolved.name.startswith(".") and not resolved.name.endswith(("~", ".swp", ".tmp"))
 
+    level = _min_severity(verbose, min_severity)
+
+    def run() -> None:
+        try:
+            _run_generate(config, "text", level, quiet, force=False)
+        except click.ClickException as exc:  # a specs folder renamed mid-watch: say so, keep watching
+            click.echo(f"error: {exc.format_message()}", err=True)
+
     click.echo(f"watching {', '.join(str(r) for r in roots)} -> {config.out}/ (Ctrl-C to stop)")
-    _run_generate(config, "text", quiet=False, force=False)
+    run()
     try:
         for changes in watchfiles.watch(
             *roots, watch_filter=relevant, debounce=debounce, step=50, raise_interrupt=False
         ):
             names = sorted({Path(p).name for _, p in changes})
             click.echo(f"changed: {', '.join(names)}")
-            _run_generate(config, "text", quiet=False, force=False)
+            run()
     except KeyboardInterrupt:
         pass
 
@@ -279,7 +395,8 @@ def ir_command(specs: Path | None, fmt: str, provider: str) -> None:
 
     config = _config(specs=specs)
     result = load_provider(config.specs, provider)
-    diagnostics = result.diagnostics.sorted()
+    reviewed = config.policy.apply(result.diagnostics)
+    diagnostics = reviewed.sorted()
     if fmt == "json":
         payload = {
             "ir": ir.to_jsonable(result.provider) if result.provider else None,
@@ -290,7 +407,7 @@ def ir_command(specs: Path | None, fmt: str, provider: str) -> None:
         _print_diagnostics(diagnostics, "text")
         if result.provider is not None:
             click.echo(ir.dumps(result.provider), nl=False)
-    if result.diagnostics.has_errors:
+    if reviewed.has_errors:
         sys.exit(1)
 
 
@@ -352,3 +469,14 @@ def conform(out: Path | None, full_text: bool, as_json: bool, provider: str, cha
         )
     if report.violations:
         sys.exit(1)
+
+
+@main.command("codes")
+def codes_command() -> None:
+    """Print the catalogue of diagnostic codes (code, severity, meaning) as a markdown table.
+
+    Use a code in `[tool.ssegen]` `ignore = [...]` or `severity = {code = "info"}`.
+    """
+    from .diagnostics.codes import markdown_table
+
+    click.echo(markdown_table(), nl=False)

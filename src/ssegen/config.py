@@ -9,6 +9,8 @@ Example (in the consuming repository's ``pyproject.toml``)::
     providers = ["deepseek"]         # default: every folder under `specs`
     model = "msgspec"                # model flavour (msgspec.Struct is the one supported)
     strict = false                   # warnings are errors
+    ignore = ["docs-unmatched"]      # diagnostic codes to drop (never an error)
+    severity = { example-widened = "info" }  # report a code at another severity (errors stay errors)
 
 Relative paths are relative to the folder holding ``pyproject.toml`` (the project root),
 whatever the working folder: the import name of ``out`` and the specs folder named in
@@ -22,6 +24,9 @@ import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
+
+from .diagnostics import Policy, Severity
+from .diagnostics.codes import CATALOGUE
 
 #: Model flavours the emitter supports.
 MODEL_FLAVOURS = ("msgspec",)
@@ -61,6 +66,7 @@ class Config:
         providers: providers to build (empty: all).
         model: model flavour (see :data:`MODEL_FLAVOURS`).
         strict: warnings are errors.
+        policy: codes the project ignores or reports at another severity.
         source: the ``pyproject.toml`` the settings came from (None: defaults).
         root: the project root (the folder of ``source``; the working folder when None).
     """
@@ -71,6 +77,7 @@ class Config:
     providers: tuple[str, ...] = ()
     model: str = "msgspec"
     strict: bool = False
+    policy: Policy = field(default_factory=Policy)
     source: Path | None = field(default=None, compare=False)
     root: Path = field(default_factory=Path.cwd, compare=False)
 
@@ -145,7 +152,7 @@ def load_config(start: Path) -> Config:
             raise ConfigError(f"{path}: [tool.ssegen] {key} must be a string")
         return value
 
-    unknown = sorted(set(table) - {"specs", "out", "package", "providers", "model", "strict"})
+    unknown = sorted(set(table) - {"specs", "out", "package", "providers", "model", "strict", "ignore", "severity"})
     if unknown:
         raise ConfigError(f"{path}: [tool.ssegen] has unknown keys: {', '.join(unknown)}")
     providers = table.get("providers", [])
@@ -166,9 +173,36 @@ def load_config(start: Path) -> Config:
         providers=tuple(providers),
         model=model,
         strict=strict,
+        policy=_policy(path, table),
         source=path,
         root=base.resolve(),
     )
+
+
+def _policy(path: Path, table: dict[str, Any]) -> Policy:
+    """The ``ignore`` and ``severity`` review of ``[tool.ssegen]``, checked against the catalogue."""
+    ignore = table.get("ignore", [])
+    if not isinstance(ignore, list) or not all(isinstance(c, str) for c in ignore):
+        raise ConfigError(f"{path}: [tool.ssegen] ignore must be a list of diagnostic codes")
+    severity = table.get("severity", {})
+    if not isinstance(severity, dict) or not all(isinstance(v, str) for v in severity.values()):
+        raise ConfigError(f'{path}: [tool.ssegen] severity must be a table of code = "error" | "warning" | "info"')
+    levels = {s.value: s for s in Severity}
+    for name, level in severity.items():
+        if level not in levels:
+            raise ConfigError(f"{path}: [tool.ssegen] severity.{name} must be one of error, warning, info")
+    for name in [*ignore, *severity]:
+        if name not in CATALOGUE:
+            raise ConfigError(
+                f"{path}: [tool.ssegen] names an unknown diagnostic code {name!r} (see the README's table)"
+            )
+        lowered = name in ignore or levels.get(severity.get(name, "error")) is not Severity.ERROR
+        if CATALOGUE[name].severity is Severity.ERROR and lowered:
+            raise ConfigError(
+                f"{path}: [tool.ssegen] {name!r} is an error (the work it concerns cannot be done); "
+                "it cannot be ignored or lowered"
+            )
+    return Policy(frozenset(ignore), {name: levels[level] for name, level in sorted(severity.items())})
 
 
 def _relative(base: Path, path: Path) -> Path:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from .config import OutputSettings
-from .diagnostics import Diagnostics, Severity, codes
+from .diagnostics import Diagnostics, Policy, Severity, codes
 from .discover import provider_names
 from .emit import render_provider, render_root
 from .load import load_provider
@@ -52,7 +52,11 @@ class ProviderReport:
 
 
 def build(
-    specs: Path, providers: list[str] | None, settings: OutputSettings, strict: bool = False
+    specs: Path,
+    providers: list[str] | None,
+    settings: OutputSettings,
+    strict: bool = False,
+    policy: Policy | None = None,
 ) -> list[ProviderReport]:
     """Load and render ``providers`` (all folders under ``specs`` when None).
 
@@ -62,10 +66,13 @@ def build(
         settings: the output folder's import name and the specs folder's name (for docstrings).
         strict: treat warnings as errors (nothing is produced for a provider
             with warnings).
+        policy: the project's ignored codes and severity overrides, applied to every
+            diagnostic before ``strict`` and the error check.
 
     Returns:
         One report per provider, in name order.  Never raises for bad specs.
     """
+    policy = policy or Policy()
     names = providers if providers else provider_names(specs)
     reports = []
     for name in sorted(names):
@@ -86,12 +93,15 @@ def build(
             reports.append(report)
             continue
         loaded = load_provider(specs, name)
-        report.diagnostics = loaded.diagnostics
+        report.diagnostics = policy.apply(loaded.diagnostics)
         report.inputs = loaded.inputs
-        if loaded.provider is not None and not loaded.diagnostics.has_errors:
+        if loaded.provider is not None and not report.diagnostics.has_errors:
             rendered = render_provider(loaded.provider, settings, report.diagnostics)
+            report.diagnostics = policy.apply(report.diagnostics)
             if strict and any(d.severity is Severity.WARNING for d in report.diagnostics):
-                report.diagnostics.add(codes.STRICT, "warnings are errors under --strict; nothing generated")
+                report.diagnostics.add(
+                    codes.STRICT, "warnings are errors under --strict; nothing generated", file=f"{name}/"
+                )
             if not report.diagnostics.has_errors:  # errors of the code model, or --strict: nothing written
                 report.files = rendered.files
                 report.channels = len(loaded.provider.channels)
@@ -161,7 +171,11 @@ def generate(
 
 def check(
     specs: Path, out: Path, reports: list[ProviderReport], settings: OutputSettings, *, all_providers: bool
-) -> Plan:
-    """Compare ``out`` with what the specs produce now; writes nothing."""
+) -> tuple[Plan, dict[str, str]]:
+    """Compare ``out`` with what the specs produce now; writes nothing.
+
+    Returns:
+        The plan, and every file the specs produce now (output-relative path -> content).
+    """
     files, old = produce(specs, out, reports, all_providers, settings)
-    return plan(out, files, _scanned(reports, old, all_providers), old)
+    return plan(out, files, _scanned(reports, old, all_providers), old), files

@@ -54,6 +54,4 @@ def test_severity_comes_from_the_catalogue() -> None:
 def test_readme_table_of_codes_is_generated_from_the_catalogue() -> None:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     start, end = readme.index(README_START) + len(README_START), readme.index(README_END)
-    assert readme[start:end].strip("\n") + "\n" == markdown_table(), (
-        "refresh the README's table: python -m ssegen.diagnostics.codes"
-    )
+    assert readme[start:end].strip("\n") + "\n" == markdown_table(), "refresh the README's table from `ssegen codes`"

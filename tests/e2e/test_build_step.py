@@ -73,7 +73,7 @@ def test_bad_config_is_a_clear_error(project: Path) -> None:
 
 def test_check_fails_after_a_spec_edit_naming_stale_files_and_passes_after_regenerating(project: Path) -> None:
     assert _run("generate")[0] == 0
-    assert _run("check") == (0, "src/myapp/llm_stream/ is up to date (1 providers)\n")
+    assert _run("check") == (0, "src/myapp/llm_stream/ is up to date (1 provider)\n")
     page = project / "api" / "mistral" / "asyncapi-page.txt"
     page.write_text(
         page.read_text(encoding="utf-8").replace("Number of tokens in the prompt.", "Prompt tokens."), encoding="utf-8"

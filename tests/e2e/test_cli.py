@@ -6,10 +6,17 @@ import json
 import shutil
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 from conftest import SPECS
 
 from ssegen.cli import main
+
+
+@pytest.fixture(autouse=True)
+def outside_the_repository(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Run as a user would, from a folder without ssegen's own ``[tool.ssegen]`` (strict, reviewed codes)."""
+    monkeypatch.chdir(tmp_path)
 
 
 def _copy_specs(tmp_path: Path) -> Path:
@@ -56,7 +63,7 @@ def test_generate_diagnostics_as_json(tmp_path: Path) -> None:
     assert email == [
         {
             "code": "info-field-type",
-            "severity": "warning",
+            "severity": "info",
             "message": email[0]["message"],
             "file": "mistral/asyncapi-page.txt",
             "line": 79,
@@ -67,10 +74,76 @@ def test_generate_diagnostics_as_json(tmp_path: Path) -> None:
 
 def test_strict_turns_warnings_into_errors(tmp_path: Path) -> None:
     specs = _copy_specs(tmp_path)
-    result = CliRunner().invoke(
-        main, ["generate", "--specs", str(specs), "--out", str(tmp_path / "g"), "--strict", "mistral"]
+    args = ["generate", "--specs", str(specs), "--out", str(tmp_path / "g"), "--strict"]
+    result = CliRunner().invoke(main, [*args, "deepseek"])  # DeepSeek's docs example contradicts its schema
+    assert result.exit_code == 1
+    assert "deepseek/: /: error[strict]: warnings are errors under --strict; nothing generated" in result.output
+    assert "warning[example-widened]" in result.output
+    assert "deepseek: FAILED (1 error, 1 warning, 52 infos not shown (-v)); nothing generated" in result.output
+    assert not (tmp_path / "g").exists(), "a failed first run creates no output folder"
+    assert CliRunner().invoke(main, [*args, "mistral"]).exit_code == 0  # standard nullable spellings are infos
+
+
+def test_default_output_is_warnings_errors_and_one_line_per_provider(tmp_path: Path) -> None:
+    specs = _copy_specs(tmp_path)
+    result = CliRunner().invoke(main, ["generate", "--specs", str(specs), "--out", str(tmp_path / "g")])
+    assert result.exit_code == 0
+    lines = result.output.splitlines()
+    assert [line for line in lines if "info[" in line] == []
+    assert len([line for line in lines if "warning[" in line]) == 1  # DeepSeek's example-widened
+    assert "mistral: 3 channels, 7 messages, 12 classes, 9 infos not shown (-v); 8 of 8 files written" in result.output
+    verbose = CliRunner().invoke(main, ["generate", "-v", "--specs", str(specs), "--out", str(tmp_path / "g")])
+    assert sum("info[" in line for line in verbose.output.splitlines()) == 52 + 9
+    errors_only = CliRunner().invoke(
+        main, ["generate", "--min-severity", "error", "--specs", str(specs), "--out", str(tmp_path / "g")]
     )
-    assert result.exit_code == 1 and "FAILED" in result.output
+    assert "warning[" not in errors_only.output and "1 warning and 52 infos not shown (-v)" in errors_only.output
+    quiet = CliRunner().invoke(main, ["generate", "-q", "--specs", str(specs), "--out", str(tmp_path / "g")])
+    assert quiet.output.count("warning[") == 1 and "channels" not in quiet.output
+
+
+def test_ignore_and_severity_in_the_config_review_codes(tmp_path: Path) -> None:
+    _copy_specs(tmp_path)
+    pyproject = tmp_path / "pyproject.toml"
+    pyproject.write_text(
+        '[tool.ssegen]\nstrict = true\nignore = ["docs-unmatched"]\nseverity = { example-widened = "info" }\n',
+        encoding="utf-8",
+    )
+    result = CliRunner().invoke(main, ["generate", "-v", "deepseek"])
+    assert result.exit_code == 0, result.output
+    assert "info[example-widened]" in result.output and "docs-unmatched" not in result.output
+    pyproject.write_text('[tool.ssegen]\nignore = ["provider-empty"]\n', encoding="utf-8")
+    refused = CliRunner().invoke(main, ["generate"])
+    assert refused.exit_code == 1 and "'provider-empty' is an error" in refused.output
+    pyproject.write_text('[tool.ssegen]\nignore = ["no-such-code"]\n', encoding="utf-8")
+    unknown = CliRunner().invoke(main, ["check"])
+    assert unknown.exit_code == 1 and "unknown diagnostic code 'no-such-code'" in unknown.output
+
+
+def test_generate_and_check_say_what_is_missing(tmp_path: Path) -> None:
+    no_specs = CliRunner().invoke(main, ["generate", "--specs", str(tmp_path / "nowhere")])
+    assert no_specs.exit_code == 1 and "no specs folder" in no_specs.output
+    specs = _copy_specs(tmp_path)
+    out = tmp_path / "g"
+    assert CliRunner().invoke(main, ["generate", "--specs", str(specs), "--out", str(out)]).exit_code == 0
+    missing = CliRunner().invoke(main, ["check", "--specs", str(specs), "--out", str(out), "openai"])
+    assert missing.exit_code == 1
+    assert "no provider folder 'openai'" in missing.output and "differ" not in missing.output
+
+
+def test_check_diff_shows_what_is_stale(tmp_path: Path) -> None:
+    specs = _copy_specs(tmp_path)
+    out = tmp_path / "g"
+    assert CliRunner().invoke(main, ["generate", "--specs", str(specs), "--out", str(out)]).exit_code == 0
+    page = specs / "mistral" / "asyncapi-page.txt"
+    page.write_text(page.read_text(encoding="utf-8").replace("Number of tokens in the prompt.", "Prompt tokens."))
+    result = CliRunner().invoke(main, ["check", "--diff", "--specs", str(specs), "--out", str(out)])
+    assert result.exit_code == 1
+    assert "+    prompt_tokens: int" not in result.output  # only what changed
+    assert any(line.startswith("+") and "Prompt tokens." in line for line in result.output.splitlines())
+    assert any(
+        line.startswith("-") and "Number of tokens in the prompt." in line for line in result.output.splitlines()
+    )
 
 
 def test_ir_prints_stable_json(tmp_path: Path) -> None:

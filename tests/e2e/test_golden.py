@@ -63,3 +63,19 @@ def test_ir_and_diagnostics_match_the_golden_records(provider: str) -> None:
         "refresh on purpose: tests/golden/regen.py"
     )
     assert diagnostics == (golden / "diagnostics" / f"{provider}.txt").read_text(encoding="utf-8")
+
+
+def test_the_seeds_build_strict_and_print_at_most_one_screen(tmp_path: Path) -> None:
+    """`ssegen generate` from the repository root uses its [tool.ssegen] (strict = true, two reviewed
+    warts): it passes, and prints one line per provider, not a line per info."""
+    result = subprocess.run(
+        [sys.executable, "-m", "ssegen", "generate", "--out", str(tmp_path / "generated")],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    lines = (result.stdout + result.stderr).splitlines()
+    assert len(lines) <= 24, "\n".join(lines)
+    assert [line for line in lines if "[" in line] == [], "no diagnostic above info on the seeds"

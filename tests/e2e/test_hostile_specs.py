@@ -88,6 +88,7 @@ def _run_case(job: tuple[str, str]) -> dict[str, Any]:
     from ssegen.cli import main
 
     case, root = job
+    os.chdir(root)  # a worker process: run as a user would, outside ssegen's own [tool.ssegen]
     specs = CORPUS / case
     out = Path(root) / _package(case)
     provider = _expected(case)["provider"]

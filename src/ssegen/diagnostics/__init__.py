@@ -14,13 +14,13 @@ and meaning, is in the catalogue :mod:`ssegen.diagnostics.codes`; reporters pass
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator
-from dataclasses import asdict, dataclass, field
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import asdict, dataclass, field, replace
 from typing import Protocol
 
 from .codes import Code, Severity
 
-__all__ = ["Code", "Diagnostic", "Diagnostics", "Place", "Severity", "to_json"]
+__all__ = ["Code", "Diagnostic", "Diagnostics", "Place", "Policy", "Severity", "to_json"]
 
 
 class Place(Protocol):
@@ -57,8 +57,9 @@ class Diagnostic:
     message: str
 
     def format(self) -> str:
-        """Render as ``file:line: pointer: severity[code]: message`` (editor-clickable)."""
-        where = f"{self.file}:{self.line}" if self.file else "<ssegen>"
+        """Render as ``file:line: pointer: severity[code]: message`` (editor-clickable; ``file:`` alone
+        when the line is unknown)."""
+        where = (f"{self.file}:{self.line}" if self.line else self.file) if self.file else "<ssegen>"
         pointer = self.pointer or "/"
         return f"{where}: {pointer}: {self.severity.value}[{self.code}]: {self.message}"
 
@@ -113,6 +114,36 @@ class Diagnostics:
     def sorted(self) -> list[Diagnostic]:
         """Diagnostics in a stable order (file, line, pointer, code): deterministic output."""
         return sorted(self.items)
+
+
+@dataclass(frozen=True)
+class Policy:
+    """A project's review of the catalogue: codes to drop and codes to report at another severity.
+
+    Set in ``[tool.ssegen]`` (``ignore = [...]``, ``severity = {code = "info"}``) and applied to
+    every provider's diagnostics before ``--strict`` and the error check, so a reviewed wart
+    neither fails a strict build nor fills the output. Errors cannot be ignored or lowered
+    (the work they concern could not be done); :func:`ssegen.config.load_config` refuses that.
+
+    Attributes:
+        ignore: code names whose diagnostics are dropped.
+        severity: code name -> the severity to report it at.
+    """
+
+    ignore: frozenset[str] = frozenset()
+    severity: Mapping[str, Severity] = field(default_factory=dict)
+
+    def apply(self, diagnostics: Diagnostics) -> Diagnostics:
+        """A new collector with ``diagnostics`` reviewed (the input is unchanged)."""
+        if not self.ignore and not self.severity:
+            return diagnostics
+        return Diagnostics(
+            [
+                replace(d, severity=self.severity.get(d.code, d.severity))
+                for d in diagnostics
+                if d.code not in self.ignore
+            ]
+        )
 
 
 def to_json(diagnostics: Iterable[Diagnostic]) -> str:

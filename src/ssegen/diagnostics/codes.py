@@ -4,7 +4,7 @@ A :class:`Code` is the only thing a loader, merge step or emitter passes to
 :meth:`ssegen.diagnostics.Diagnostics.add`; its severity lives here, once, so the severity of
 a finding is reviewed in one table. Codes are stable kebab-case names (users filter on them);
 rename one only with a changelog entry. The README's table of codes is generated from
-:data:`CATALOGUE` (``python -m ssegen.diagnostics.codes``) and a test keeps the two equal, and
+:data:`CATALOGUE` (``ssegen codes``) and a test keeps the two equal, and
 another test checks that every code is reported somewhere in ``src/ssegen``.
 
 Severities: ``error`` stops the piece of work it concerns (one document, one provider);
@@ -14,7 +14,6 @@ Severities: ``error`` stops the piece of work it concerns (one document, one pro
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass
 from enum import Enum
 
@@ -84,28 +83,30 @@ REF_ESCAPE = Code("ref-escape", E, "A `$ref` leaves the specs folder; it is refu
 REF_UNREADABLE = Code("ref-unreadable", E, "The file a `$ref` names cannot be read or parsed.")
 REF_CIRCULAR = Code("ref-circular", E, "A `$ref` leads back to itself; the recursive member is typed as any JSON.")
 REF_SIBLINGS = Code(
-    "ref-siblings", W, "A `$ref` has sibling keywords; its sibling `description` is kept on the use site."
+    "ref-siblings", I, "A `$ref` has sibling keywords; its sibling `description` is kept on the use site."
 )
 
 # -- JSON Schema (sources/schema.py) -------------------------------------------------------
-NULLABLE_KEYWORD = Code("nullable-keyword", W, "OpenAPI `nullable: true` is normalized to a nullable type.")
+NULLABLE_KEYWORD = Code("nullable-keyword", I, "OpenAPI `nullable: true` is normalized to a nullable type.")
 TYPE_LIST_NULL = Code(
-    "type-list-null", W, "A type list with `null` (`type: [string, 'null']`) is normalized to a nullable type."
+    "type-list-null", I, "A type list with `null` (`type: [string, 'null']`) is normalized to a nullable type."
 )
-ONEOF_NULL_BRANCH = Code("oneof-null-branch", W, "A `null` branch of `oneOf`/`anyOf` is normalized to a nullable type.")
-ENUM_NULL = Code("enum-null", W, "`null` listed in an `enum` is normalized to a nullable type.")
+ONEOF_NULL_BRANCH = Code("oneof-null-branch", I, "A `null` branch of `oneOf`/`anyOf` is normalized to a nullable type.")
+ENUM_NULL = Code("enum-null", I, "`null` listed in an `enum` is normalized to a nullable type.")
 ENUM_EMPTY = Code("enum-empty", W, "An `enum` lists no value (no instance could match); it is ignored.")
 ENUM_INVALID = Code(
     "enum-invalid", W, "An `enum` is not a list or holds objects, arrays or non-finite numbers; it is ignored."
 )
 EMPTY_ARRAY = Code(
-    "empty-array", W, "An array with `maxItems: 0` is always empty; kept as a constraint that tells messages apart."
+    "empty-array", I, "An array with `maxItems: 0` is always empty; kept as a constraint that tells messages apart."
 )
 SCHEMA_NOT_OBJECT = Code("schema-not-object", W, "A schema is not a JSON object; it is treated as any JSON.")
 SCHEMA_INVALID = Code(
     "schema-invalid", W, "A schema keyword has the wrong shape (`properties` not a mapping, an empty `oneOf`); ignored."
 )
-TYPE_UNKNOWN = Code("type-unknown", W, "A `type` names no JSON Schema type; the value is typed as any JSON.")
+TYPE_UNKNOWN = Code(
+    "type-unknown", E, "A `type` names no JSON Schema type (a typo such as `strng`); the value would be any JSON."
+)
 REQUIRED_UNKNOWN = Code("required-unknown", W, "`required` lists members the schema does not declare.")
 
 # -- AsyncAPI (sources/asyncapi/) ----------------------------------------------------------
@@ -119,7 +120,7 @@ INFO_MISSING = Code("info-missing", W, "The document has no `info` object.")
 INFO_INVALID = Code("info-invalid", W, "`info` is not a mapping; it is ignored.")
 INFO_FIELD_TYPE = Code(
     "info-field-type",
-    W,
+    I,
     "An `info` field is not a string (a scraper's mangled e-mail); it is ignored and the rest is used.",
 )
 CHANNELS_MISSING = Code("channels-missing", E, "The document has no `channels` mapping.")
@@ -153,7 +154,7 @@ SCHEMA_FORMAT_UNSUPPORTED = Code(
 )
 EXAMPLE_INVALID = Code("example-invalid", W, "A message's `examples` is not a list of examples; ignored.")
 LITERAL_PAYLOAD = Code(
-    "literal-payload", W, "A payload is a literal string (`[DONE]`), not JSON; it is decoded as the stream terminator."
+    "literal-payload", I, "A payload is a literal string (`[DONE]`), not JSON; it is decoded as the stream terminator."
 )
 PAYLOAD_UNTYPED = Code("payload-untyped", W, "A payload schema has no type; any JSON is accepted.")
 
@@ -176,7 +177,7 @@ MEMBER_TYPE_UNKNOWN = Code(
     "member-type-unknown", W, "A member named in prose is described by no table; it is typed as any JSON."
 )
 FIELD_TYPE_UNKNOWN = Code(
-    "field-type-unknown", W, "A field has no stated type; it is typed as any JSON (its name may suggest one)."
+    "field-type-unknown", I, "A field has no stated type; it is typed as any JSON (its name may suggest one)."
 )
 TABLE_UNTERMINATED = Code(
     "table-unterminated",
@@ -354,7 +355,3 @@ def markdown_table() -> str:
         f"| `{c.name}` | {c.severity.value} | {c.summary} |" for c in sorted(CATALOGUE.values(), key=lambda c: c.name)
     ]
     return "\n".join(rows) + "\n"
-
-
-if __name__ == "__main__":
-    sys.stdout.write(markdown_table())

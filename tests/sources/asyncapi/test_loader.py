@@ -88,11 +88,13 @@ def test_ref_with_sibling_description_keeps_the_description() -> None:
         ("mistral", "literal-payload", "/components/messages/StreamDone/payload"),
     ],
 )
-def test_each_wart_gives_its_warning(provider: str, code: str, pointer: str) -> None:
+def test_each_standard_spelling_is_normalized_with_an_info(provider: str, code: str, pointer: str) -> None:
+    """Standard spellings (nullable forms, `maxItems: 0`, a literal `[DONE]` payload) are infos, so a
+    strict build passes on them; the place of each is still reported."""
     result = load_provider(SPECS, provider)
     found = [d for d in result.diagnostics if d.code == code and d.pointer == pointer]
     assert len(found) == 1
-    assert found[0].severity is Severity.WARNING and found[0].line > 0
+    assert found[0].severity is Severity.INFO and found[0].line > 0
 
 
 def test_every_nullability_style_becomes_one_flag() -> None:
