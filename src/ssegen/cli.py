@@ -29,18 +29,27 @@ SPECS_OPTION = click.option(
     "--specs",
     type=click.Path(path_type=Path, file_okay=False),
     default=None,
-    help="Folder of provider folders; every file in specs/<provider>/ is a source.  [default: specs, or tool.ssegen.specs]",
+    help=(
+        "Folder of provider folders; every file in specs/<provider>/ is a source.  "
+        "[default: specs, or tool.ssegen.specs]"
+    ),
 )
 OUT_OPTION = click.option(
     "--out",
     type=click.Path(path_type=Path, file_okay=False),
     default=None,
-    help="Output folder; it becomes a Python package holding one subpackage per provider.  [default: generated, or tool.ssegen.out]",
+    help=(
+        "Output folder; it becomes a Python package holding one subpackage per provider.  "
+        "[default: generated, or tool.ssegen.out]"
+    ),
 )
 PACKAGE_OPTION = click.option(
     "--package",
     default=None,
-    help="Import name of the output folder, for generated docstrings (default: derived from --out, e.g. src/myapp/llm -> myapp.llm).",
+    help=(
+        "Import name of the output folder, for generated docstrings "
+        "(default: derived from --out, e.g. src/myapp/llm -> myapp.llm)."
+    ),
 )
 FORMAT_OPTION = click.option(
     "--format",
@@ -452,7 +461,8 @@ def conform(out: Path | None, full_text: bool, as_json: bool, provider: str, cha
                     click.echo(f"  {name}: {choice[name]!r}")
             for call in choice["tool_calls"]:
                 click.echo(
-                    f"  tool call {call['index']} {call['id']}: {call['function']['name']}({call['function']['arguments']})"
+                    f"  tool call {call['index']} {call['id']}: "
+                    f"{call['function']['name']}({call['function']['arguments']})"
                 )
         for error in final["errors"]:
             click.echo(

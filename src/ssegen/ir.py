@@ -338,9 +338,9 @@ def rewrite_payloads(provider: Provider, fn: Callable[[Schema, Message, bool], S
         items = walk(node.items, message, False) if node.items is not None else None
         variants = tuple(walk(v, message, False) for v in node.variants)
         unchanged = (
-            all(a is b for a, b in zip(props, node.properties))
+            all(a is b for a, b in zip(props, node.properties, strict=True))
             and items is node.items
-            and all(a is b for a, b in zip(variants, node.variants))
+            and all(a is b for a, b in zip(variants, node.variants, strict=True))
         )
         result = node if unchanged else replace(node, properties=props, items=items, variants=variants)
         memo[key] = result
@@ -354,9 +354,9 @@ def rewrite_payloads(provider: Provider, fn: Callable[[Schema, Message, bool], S
             else replace(message, payload=payload)
             for message in channel.messages
         )
-        same = all(a is b for a, b in zip(messages, channel.messages))
+        same = all(a is b for a, b in zip(messages, channel.messages, strict=True))
         channels.append(channel if same else replace(channel, messages=messages))
-    if all(a is b for a, b in zip(channels, provider.channels)):
+    if all(a is b for a, b in zip(channels, provider.channels, strict=True)):
         return provider
     return replace(provider, channels=tuple(channels))
 

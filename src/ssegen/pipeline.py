@@ -87,7 +87,8 @@ def build(
             report.diagnostics.add(
                 codes.PROVIDER_NAME_INVALID,
                 f"provider folder name {name!r} is not a valid Python package name "
-                "(use ASCII letters, digits and underscores, not starting with a digit, not a keyword); rename the folder",
+                "(use ASCII letters, digits and underscores, not starting with a digit, not a keyword); "
+                "rename the folder",
                 file=f"{name}/",
             )
             reports.append(report)

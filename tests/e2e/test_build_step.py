@@ -49,8 +49,10 @@ def test_config_sets_specs_out_and_providers_and_output_imports_by_its_package(p
     probe = (
         "from myapp.llm_stream.mistral import CHANNELS\n"
         "ch = CHANNELS['/chat/completions']\n"
-        'print(ch.accumulate(ch.decode([b\'data: {"id":"a","object":"chat.completion.chunk","created":1,"model":"m",\'\n'
-        '  b\'"choices":[{"index":0,"delta":{"content":"ok"},"finish_reason":"stop"}]}\\n\\ndata: [DONE]\\n\\n\'])).choices[0].content)\n'
+        "print(ch.accumulate(ch.decode(["
+        'b\'data: {"id":"a","object":"chat.completion.chunk","created":1,"model":"m",\'\n'
+        '  b\'"choices":[{"index":0,"delta":{"content":"ok"},"finish_reason":"stop"}]}\\n\\ndata: [DONE]\\n\\n\''
+        "])).choices[0].content)\n"
     )
     done = subprocess.run(
         [sys.executable, "-c", probe], cwd=project / "src", capture_output=True, text=True, check=False

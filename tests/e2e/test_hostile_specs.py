@@ -114,7 +114,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, dict
     root = tmp_path_factory.mktemp("hostile")
     with multiprocessing.get_context("fork").Pool(2) as pool:
         results = pool.map(_run_case, [(case, str(root)) for case in CASES], chunksize=1)
-    return root, dict(zip(CASES, results))
+    return root, dict(zip(CASES, results, strict=True))
 
 
 @pytest.fixture(scope="module")
@@ -285,7 +285,7 @@ def test_emitted_package_imports_and_keeps_wire_names(case: str, imported: dict[
     result = imported.get(case)
     assert result is not None, "not emitted"
     assert result["ok"], result["error"]
-    for check, got in zip(_expected(case).get("decode", []), result["decoded"]):
+    for check, got in zip(_expected(case).get("decode", []), result["decoded"], strict=True):
         assert got == check["fields"], check
 
 

@@ -107,7 +107,7 @@ def pieces(body: bytes, seed: str) -> list[bytes]:
         i += rng.randint(1, 48)
         cuts.add(i)
     points = [0, *sorted(c for c in cuts if 0 < c < len(body)), len(body)]
-    return [body[a:b] for a, b in zip(points, points[1:])]
+    return [body[a:b] for a, b in zip(points, points[1:], strict=False)]
 
 
 class _Server(ThreadingHTTPServer):

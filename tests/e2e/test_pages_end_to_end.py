@@ -42,7 +42,8 @@ def test_xerotier_unlisted_vendor_type_is_a_generic_vendor_event() -> None:
 def test_xerotier_error_frame_is_a_typed_error_and_content_before_it_is_kept() -> None:
     chat = XEROTIER[CHAT]
     body = (
-        b'data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"Partial"},"finish_reason":null}]}\n\n'
+        b'data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"m",'
+        b'"choices":[{"index":0,"delta":{"content":"Partial"},"finish_reason":null}]}\n\n'
         b": heartbeat\n\n" + _read("xerotier", "mid-stream-errors")
     )
     events = list(chat.decode([body[i : i + 9] for i in range(0, len(body), 9)]))

@@ -37,7 +37,10 @@ def test_deepseek_docs_role_null_widens_the_asyncapi_schema_with_both_places() -
 def test_unknown_enum_value_in_an_example_is_added() -> None:
     provider = load_provider(SPECS, "mistral").provider
     assert provider is not None
-    data = '{"id":"x","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"role":"tool"},"finish_reason":"error"}]}'
+    data = (
+        '{"id":"x","object":"chat.completion.chunk","created":1,"model":"m",'
+        '"choices":[{"index":0,"delta":{"role":"tool"},"finish_reason":"error"}]}'
+    )
     stream = ExampleStream("s", "/chat/completions", (StreamEvent(data, line=7),), Provenance("mistral/page.md", 7))
     diagnostics = Diagnostics()
     widened = reconcile_examples(replace(provider, example_streams=(stream,)), diagnostics)

@@ -118,7 +118,7 @@ def _with_ends(body: bytes, end: bytes) -> bytes:
 def _split(data: bytes, cuts: Iterable[int]) -> list[bytes]:
     points = sorted({c % (len(data) + 1) for c in cuts})
     bounds = [0, *points, len(data)]
-    return [data[a:b] for a, b in zip(bounds, bounds[1:])]
+    return [data[a:b] for a, b in zip(bounds, bounds[1:], strict=False)]
 
 
 def _decode(stream: Stream, reads: list[bytes], **kwargs: Any) -> tuple[list[Any], dict[str, Any], bool]:
@@ -364,7 +364,7 @@ def test_payloads_matching_no_message_are_unknown_events_with_raw_text(
     events = list(channel.decode([body[i : i + 7] for i in range(0, len(body), 7)]))
     assert len(events) == len(payloads)  # nothing dropped
     classes = set(channel.messages.values()) | {package.VendorEvent}
-    for event, payload in zip(events, payloads):
+    for event, payload in zip(events, payloads, strict=True):
         if isinstance(event, package.UnknownEvent):
             assert event.data == payload and event.event == event_type and event.reason
             continue

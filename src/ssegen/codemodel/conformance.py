@@ -52,7 +52,7 @@ class StreamCase:
 def example_cases(provider: Provider, channels: list[ChannelSpec]) -> tuple[ExampleCase, ...]:
     """Every example of a message the code model kept, by channel then message, in source order."""
     rows: list[ExampleCase] = []
-    for channel, spec in zip(provider.channels, channels):
+    for channel, spec in zip(provider.channels, channels, strict=True):
         classes = {m.name: m.cls for m in spec.messages}
         for message in channel.messages:
             if message.name not in classes:

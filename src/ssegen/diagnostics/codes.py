@@ -15,10 +15,10 @@ Severities: ``error`` stops the piece of work it concerns (one document, one pro
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import Enum
+from enum import StrEnum
 
 
-class Severity(str, Enum):
+class Severity(StrEnum):
     """How bad a diagnostic is; ``error`` stops the piece of work it concerns."""
 
     ERROR = "error"
@@ -168,7 +168,8 @@ CHUNK_TABLE_MISSING = Code(
 CHOICE_MEMBERS_PROSE = Code(
     "choice-members-prose",
     I,
-    "The choice object is described only in prose; its members are read from the prose and typed from the tables it names.",
+    "The choice object is described only in prose; "
+    "its members are read from the prose and typed from the tables it names.",
 )
 CHOICE_MEMBERS_UNKNOWN = Code(
     "choice-members-unknown", W, "Nothing says what a choice contains; choices are typed as objects without members."

@@ -221,7 +221,9 @@ def merge_docs(provider: Provider, docs: DocsResult, diagnostics: Diagnostics) -
     def swap_members(schema: Schema, message: Message, root: bool) -> Schema:
         """The schema with each changed member declaration swapped in (shared nodes stay shared)."""
         props = tuple(changes.get(_key(prop), prop) for prop in schema.properties)
-        return schema if all(a is b for a, b in zip(props, schema.properties)) else replace(schema, properties=props)
+        if all(a is b for a, b in zip(props, schema.properties, strict=True)):
+            return schema
+        return replace(schema, properties=props)
 
     merged = rewrite_payloads(provider, swap_members)
     sources = provider.sources

@@ -133,7 +133,8 @@ def _collect(provider: Provider, diagnostics: Diagnostics) -> list[_Fix]:
             place = _schema_place(schema_node, member)
             diagnostics.add(
                 codes.EXAMPLE_WIDENED,
-                f"example sends {json.dumps(error.instance, ensure_ascii=False)[:60]} at {_pointer(error.absolute_path)} of {message.name}, "
+                f"example sends {json.dumps(error.instance, ensure_ascii=False)[:60]} at "
+                f"{_pointer(error.absolute_path)} of {message.name}, "
                 f"which the schema at {place} does not allow ({error.message}); widened: {fix.kind}",
                 file=where.file,
                 line=where.line,

@@ -73,6 +73,7 @@ def _merge_channel(old: Channel | None, new: Channel, diagnostics: Diagnostics) 
             diagnostics.at(
                 message.provenance,
                 codes.MESSAGE_CONFLICT,
-                f"message {message.name!r} on {new.address} is also defined in {old.provenance.file}; the first definition is kept",
+                f"message {message.name!r} on {new.address} is also defined in {old.provenance.file}; "
+                "the first definition is kept",
             )
     return replace(old, messages=old.messages + added)

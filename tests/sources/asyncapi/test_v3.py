@@ -320,7 +320,10 @@ def test_nested_ref_failure_names_the_file_that_holds_it(tmp_path: Path) -> None
     files = {
         "asyncapi.yaml": _doc("./messages.yaml#/Broken"),
         "messages.yaml": MESSAGES
-        + "Broken:\n  payload:\n    schemaFormat: application/schema+json;version=draft-07\n    schema:\n      $ref: './schemas/none.yaml#/X'\n",
+        + (
+            "Broken:\n  payload:\n    schemaFormat: application/schema+json;version=draft-07\n"
+            "    schema:\n      $ref: './schemas/none.yaml#/X'\n"
+        ),
     }
     [d] = _diagnostics(tmp_path, files)
     assert _where(d) == ("ref-missing", "p/messages.yaml", 11, "/Broken/payload/schema/$ref")
@@ -346,7 +349,11 @@ operations:
     messages:
       - $ref: '#/channels/chat/messages/Chunk'
 """
-    channels = "chat:\n  address: /chat/completions\n  messages:\n    Chunk:\n      $ref: './messages.yaml#/Chunk'\n    Unused:\n      $ref: './messages.yaml#/Chunk'\n"
+    channels = (
+        "chat:\n  address: /chat/completions\n  messages:\n"
+        "    Chunk:\n      $ref: './messages.yaml#/Chunk'\n"
+        "    Unused:\n      $ref: './messages.yaml#/Chunk'\n"
+    )
     specs = _write(
         tmp_path,
         {"asyncapi.yaml": doc, "channels.yaml": channels, "messages.yaml": MESSAGES, "schemas/chunk.yaml": CHUNK},

@@ -1,4 +1,7 @@
-"""Markdown blocks and GFM table repairs, knowing nothing of what tables describe (src/ssegen/sources/pages/markdown/blocks.py)."""
+"""Markdown blocks and GFM table repairs, knowing nothing of what tables describe.
+
+The module under test is src/ssegen/sources/pages/markdown/blocks.py.
+"""
 
 from __future__ import annotations
 

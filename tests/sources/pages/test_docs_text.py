@@ -1,4 +1,7 @@
-"""The flattened docs-page loader (specs/deepseek/api-docs.txt) and the docs -> IR merge step, on the real seeds and small texts."""
+"""The flattened docs-page loader (specs/deepseek/api-docs.txt) and the docs -> IR merge step.
+
+Tested on the real seeds and on small texts.
+"""
 
 from __future__ import annotations
 
@@ -220,7 +223,10 @@ def test_crlf_line_ends_give_the_same_facts() -> None:
 
 
 def test_unclosed_values_list_is_a_warning_and_read_as_far_as_it_goes() -> None:
-    text = "T\nPOST/x\nResponses\nOK, returns a streamed sequence\n- text/event-stream\nPossible values: [stop\n, length\nThe reason.\n"
+    text = (
+        "T\nPOST/x\nResponses\nOK, returns a streamed sequence\n- text/event-stream\n"
+        "Possible values: [stop\n, length\nThe reason.\n"
+    )
     result, diagnostics = _load(text, "p/page.txt")
     fact = _fact_at(result, 6)
     assert fact.values == ("stop", "length") and fact.description == "The reason."

@@ -375,7 +375,10 @@ def test_synthetic_truncated_copy_of_a_stream_is_dropped() -> None:
 
 
 def test_synthetic_unterminated_stream_is_kept_and_flagged() -> None:
-    stream = '\n### Streaming Inference 1\n\n```json\ndata: {"id":"a","choices":[{"index":0,"delta":{"content":"x"}}]}\n```\n'
+    stream = (
+        "\n### Streaming Inference 1\n\n"
+        '```json\ndata: {"id":"a","choices":[{"index":0,"delta":{"content":"x"}}]}\n```\n'
+    )
     page, diags = _load(HEAD + ROWS + TAIL + stream)
     assert len(page.example_streams) == 1
     assert _codes(diags, "example-stream-unterminated") == [21]

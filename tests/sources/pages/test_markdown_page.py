@@ -396,9 +396,9 @@ def test_synthetic_row_without_leading_pipe() -> None:
 
 
 def test_synthetic_continued_cells() -> None:
-    text = (
-        _chunk("")
-        + "\nError Types\n| Type | Code | Description |\n|---|---|---|\nbad_error |\nbad |\nIt went badly. |\n| (none) | gone |\nGone away. |\n"
+    text = _chunk("") + (
+        "\nError Types\n| Type | Code | Description |\n|---|---|---|\n"
+        "bad_error |\nbad |\nIt went badly. |\n| (none) | gone |\nGone away. |\n"
     )
     page, diags = _load(text)
     assert [(e.code, e.meaning, e.provenance.line) for e in page.error_codes] == [
@@ -419,7 +419,8 @@ def test_synthetic_continued_cells_keep_the_cells_apart() -> None:
 def test_synthetic_dotted_names_nest() -> None:
     page, _ = _load(
         _chunk(
-            "| usage | object | Usage. |\n| usage.prompt_tokens | integer | Prompt. |\n| usage.details.cached | integer | Cached. |\n"
+            "| usage | object | Usage. |\n| usage.prompt_tokens | integer | Prompt. |\n"
+            "| usage.details.cached | integer | Cached. |\n"
         )
     )
     usage = _member(_message(page, "ChatCompletionChunk").payload, "usage")

@@ -44,7 +44,10 @@ Report = Callable[[Code, str], None]
 
 
 def type_words(cell: str) -> list[str]:
-    """The words of a Type cell, lowercased, code backticks dropped (``"`string` | null"`` -> ``["string", "null"]``)."""
+    """The words of a Type cell, lowercased, code backticks dropped.
+
+    ``"`string` | null"`` -> ``["string", "null"]``.
+    """
     return [w.strip().strip("`").lower() for w in _SEPARATOR.split(cell) if w.strip()]
 
 

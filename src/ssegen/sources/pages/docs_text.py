@@ -308,7 +308,8 @@ class _Reader:
         if method_at < 0:
             self._diag(
                 codes.DOCS_ENDPOINT_MISSING,
-                "the page has no method and path line (such as `POST/chat/completions`); facts are read without an endpoint",
+                "the page has no method and path line (such as `POST/chat/completions`); "
+                "facts are read without an endpoint",
                 0,
             )
         else:

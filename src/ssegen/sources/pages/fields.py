@@ -54,7 +54,10 @@ def is_conditional(description: str) -> bool:
 
 
 def member_name(parent: str, member: str) -> str:
-    """The class name of member ``member`` of ``parent`` (``ChatCompletionChunk`` + ``usage`` -> ``ChatCompletionChunkUsage``)."""
+    """The class name of member ``member`` of ``parent``.
+
+    ``ChatCompletionChunk`` + ``usage`` -> ``ChatCompletionChunkUsage``.
+    """
     return parent + (pascal(member) or "Member")
 
 

@@ -131,7 +131,8 @@ def _refine(
             diagnostics.at(
                 where,
                 codes.REQUIRED_RELAXED,
-                f"member {prop.name!r} of {schema.name or 'object'} is absent from the example at line {absent[0].line}; not required",
+                f"member {prop.name!r} of {schema.name or 'object'} is absent from the example at line "
+                f"{absent[0].line}; not required",
             )
         new_schema = _refine(new_schema, values, diagnostics, add_members, reported)
         props.append(replace(prop, schema=new_schema, required=required))
@@ -153,7 +154,8 @@ def _refine(
             diagnostics.at(
                 first,
                 codes.MEMBER_FROM_EXAMPLE,
-                f"member {key!r} of {schema.name or 'object'} is not documented but is in every example ({len(holders)}); added as a required {member.type}",
+                f"member {key!r} of {schema.name or 'object'} is not documented but is in every example "
+                f"({len(holders)}); added as a required {member.type}",
             )
             continue
         rkey = ("extra", schema.provenance.pointer + "/" + schema.name, key)
@@ -163,6 +165,7 @@ def _refine(
         diagnostics.at(
             first,
             codes.EXAMPLE_MEMBER_UNDOCUMENTED,
-            f"the example at line {first.line} has member {key!r}, which {schema.name or 'the object'} does not document",
+            f"the example at line {first.line} has member {key!r}, "
+            f"which {schema.name or 'the object'} does not document",
         )
     return replace(schema, properties=tuple(props))

@@ -44,7 +44,10 @@ class PageResult:
 
 
 def chunk_object(object_description: str) -> str:
-    """The ``object`` value of the chunk from the description of its ``object`` row (:data:`CHUNK_OBJECT` if none stated)."""
+    """The ``object`` value of the chunk from the description of its ``object`` row.
+
+    :data:`CHUNK_OBJECT` if none is stated.
+    """
     always = ALWAYS_VALUE.search(object_description)
     return always.group(1) if always else CHUNK_OBJECT
 
@@ -56,7 +59,10 @@ def chunk_name(object_description: str) -> str:
 
 
 def done_message(provenance: Provenance, description: str = "") -> Message:
-    """``StreamDone``: the terminator, kind ``terminator``, the text/plain literal ``[DONE]`` written at ``provenance``."""
+    """``StreamDone``: the terminator, kind ``terminator``.
+
+    The text/plain literal ``[DONE]`` written at ``provenance``.
+    """
     payload = Schema("string", provenance, name="StreamDone", description=description, enum=("[DONE]",))
     return Message(
         name="StreamDone",
@@ -96,7 +102,10 @@ def channel_provenance(page: PageText) -> Provenance:
 
 
 def page_channel(messages: list[Message], provenance: Provenance, title: str, lead: str) -> Channel:
-    """The page's ``/chat/completions`` channel of ``messages`` (summary the page title, description its lead paragraph)."""
+    """The page's ``/chat/completions`` channel of ``messages``.
+
+    Its summary is the page title, its description the page's lead paragraph.
+    """
     return Channel(
         address=CHANNEL_ADDRESS, messages=tuple(messages), provenance=provenance, summary=title, description=lead
     )

@@ -318,7 +318,8 @@ def drop_repeated_streams(streams: Sequence[PageStream], diagnostics: Diagnostic
             diagnostics.at(
                 prov,
                 code,
-                f"example stream {stream.name!r} repeats {other.name!r} (line {other.provenance.line}) event for event; dropped",
+                f"example stream {stream.name!r} repeats {other.name!r} (line {other.provenance.line}) "
+                "event for event; dropped",
             )
         else:
             diagnostics.at(

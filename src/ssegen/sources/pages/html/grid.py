@@ -245,7 +245,8 @@ def build_grid(element: Any, first: int, report: Report) -> Grid:
             if rowspan > left:
                 report(
                     codes.TABLE_ROWSPAN_OVERFLOW,
-                    f"rowspan={cell.get('rowspan')} claims {rowspan} rows but only {left} remain in the table; cut to {left}",
+                    f"rowspan={cell.get('rowspan')} claims {rowspan} rows but only {left} remain in the table; "
+                    f"cut to {left}",
                     grid.line_of(cell),
                     r,
                 )
@@ -340,7 +341,8 @@ def row_tree(grid: Grid, names_width: int, type_col: int | None, desc_col: int |
         if depth > len(stack):
             report(
                 codes.TABLE_DEPTH_JUMP,
-                f"row {node.name!r} is nested {depth} levels deep but the row above is at level {len(stack) - 1}; attached to it",
+                f"row {node.name!r} is nested {depth} levels deep but the row above is at level {len(stack) - 1}; "
+                "attached to it",
                 line,
                 r,
             )

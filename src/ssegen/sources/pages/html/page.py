@@ -65,7 +65,9 @@ __all__ = ["load_html_page", "looks_like_html_table_page"]
 
 
 def looks_like_html_table_page(text: str) -> bool:
-    """True when ``text`` is a page with HTML parameter tables and SSE examples (like ``specs/siliconstorm/inference-api.md``).
+    """True when ``text`` is a page with HTML parameter tables and SSE examples.
+
+    Like ``specs/siliconstorm/inference-api.md``.
 
     Content detection: an HTML ``<table>`` with ``<td>`` cells, and either a
     ``data: {`` line or the string ``chat.completion.chunk``; a document with an
@@ -276,7 +278,8 @@ class _HtmlPage:
             return []
         self.page.report(
             codes.TABLE_NO_HEADER,
-            f"table has no header row; column {best + 1} holds type names, so the columns before it are names and the last is the description",
+            f"table has no header row; column {best + 1} holds type names, "
+            "so the columns before it are names and the last is the description",
             table.start,
             self._table_pointer(table),
         )
@@ -306,7 +309,8 @@ class _HtmlPage:
                 members = roots[0].children
                 self.page.report(
                     codes.TABLE_DATA_WRAPPER,
-                    "the table's top row `data` is the SSE field carrying the chunk, not a member; its rows are the chunk's members",
+                    "the table's top row `data` is the SSE field carrying the chunk, not a member; "
+                    "its rows are the chunk's members",
                     wrapper.line,
                     self._table_pointer(table, wrapper.index),
                 )
@@ -367,7 +371,8 @@ class _HtmlPage:
         if not conflicts:
             self.page.report(
                 codes.DUPLICATE_TABLE,
-                f"this table repeats the one at line {table.start} (another translation of the page): same members and types, "
+                f"this table repeats the one at line {table.start} "
+                "(another translation of the page): same members and types, "
                 f"{descriptions} description(s) worded differently; the first is kept",
                 other.start,
                 self._table_pointer(other),
@@ -376,7 +381,8 @@ class _HtmlPage:
         for path, what, prov in conflicts:
             self.page.report_at(
                 codes.DUPLICATE_TABLE_CONFLICT,
-                f"this copy of the table at line {table.start} differs at {path or '/'}: {what}; the first copy is kept",
+                f"this copy of the table at line {table.start} differs at {path or '/'}: {what}; "
+                "the first copy is kept",
                 prov,
             )
 
@@ -418,7 +424,8 @@ class _HtmlPage:
             if not events or events[-1].data != "[DONE]":
                 self.page.report_at(
                     codes.EXAMPLE_STREAM_UNTERMINATED,
-                    f"example stream {stream.name!r} does not end with `data: [DONE]` like the page's other streams (truncated?)",
+                    f"example stream {stream.name!r} does not end with `data: [DONE]` "
+                    "like the page's other streams (truncated?)",
                     stream.provenance,
                 )
         return kept
@@ -430,7 +437,8 @@ class _HtmlPage:
                 prov = stream.event_provenance(len(events) - 1)
                 self.page.report_at(
                     codes.TERMINATOR_FROM_EXAMPLE,
-                    "the page does not document a terminator, but its example streams end with `data: [DONE]`; StreamDone is read from them",
+                    "the page does not document a terminator, but its example streams end with `data: [DONE]`; "
+                    "StreamDone is read from them",
                     prov,
                 )
                 return done_message(prov)

@@ -216,7 +216,8 @@ def table_rows(
         if last > first:
             report(
                 codes.TABLE_ROW_CONTINUED,
-                f"a row's cells are spread over lines {first}-{last} (markdown-it reads each line as a row); joined into one row",
+                f"a row's cells are spread over lines {first}-{last} (markdown-it reads each line as a row); "
+                "joined into one row",
                 first,
                 index,
             )
@@ -227,7 +228,8 @@ def table_rows(
                 cells = cells[:join_column] + [" | ".join(merged)] + cells[join_column + extra + 1 :]
                 report(
                     codes.TABLE_CELL_PIPE,
-                    f"the type cell `{' | '.join(merged)}` holds an unescaped `|`, which splits the row into {ncols + extra} cells; rejoined",
+                    f"the type cell `{' | '.join(merged)}` holds an unescaped `|`, "
+                    f"which splits the row into {ncols + extra} cells; rejoined",
                     first,
                     index,
                 )
@@ -273,7 +275,10 @@ def table_rows(
 
 
 def headerless_rows(page: PageText, kinds: dict[int, str]) -> list[tuple[int, int]]:
-    """``(first, last)`` of each run of two or more paragraph lines with two ``|`` or more: table rows without a header."""
+    """Table rows without a header.
+
+    ``(first, last)`` of each run of two or more paragraph lines with two ``|`` or more.
+    """
     runs: list[tuple[int, int]] = []
     n = 1
     while n <= page.count:

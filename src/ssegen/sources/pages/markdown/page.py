@@ -223,7 +223,8 @@ class _MarkdownPage:
             if not table.used:
                 self.page.report(
                     codes.TABLE_UNUSED,
-                    f"table ({' | '.join(table.header)}) in section {table.section.title!r} describes nothing ssegen decodes; ignored",
+                    f"table ({' | '.join(table.header)}) in section {table.section.title!r} "
+                    "describes nothing ssegen decodes; ignored",
                     table.start,
                     self._table_pointer(table),
                 )
@@ -389,7 +390,8 @@ class _MarkdownPage:
         for first, last in headerless_rows(self.page, self.kinds):
             self.page.report(
                 codes.TABLE_NO_HEADER,
-                f"lines {first}-{last} look like table rows but no header and delimiter row (`|---|`) precedes them; not read as a table",
+                f"lines {first}-{last} look like table rows but no header and delimiter row (`|---|`) precedes them; "
+                "not read as a table",
                 first,
                 self.page.line_pointer(first),
             )
@@ -471,7 +473,8 @@ class _MarkdownPage:
             return Schema("object", prov, name=name)
         self.page.report_at(
             codes.CHOICE_MEMBERS_PROSE,
-            f"the choice object is described only in prose; members {', '.join(m for m, _ in members)} are read from it and typed from the tables they name",
+            f"the choice object is described only in prose; members {', '.join(m for m, _ in members)} "
+            "are read from it and typed from the tables they name",
             prov,
         )
         props = [self._choice_member(member, optional, name, prov) for member, optional in members]
@@ -591,7 +594,8 @@ class _MarkdownPage:
             if run.sample:
                 self.page.report(
                     codes.WIRE_FORMAT_SAMPLE,
-                    "a one-line wire-format sample (elided `...` or an escaped `\\n`), not an example stream; not harvested",
+                    "a one-line wire-format sample (elided `...` or an escaped `\\n`), "
+                    "not an example stream; not harvested",
                     run.frames[0].line,
                     ptr,
                 )
@@ -670,8 +674,11 @@ class _MarkdownPage:
         # Vendor events in example streams check the schemas built from prose.
         refined = []
         for message in messages:
-            title = message.title
-            found = instances(streams, lambda value: value.get("type") == title)
+
+            def of_type(value: dict[str, Any], title: str = message.title) -> bool:
+                return value.get("type") == title
+
+            found = instances(streams, of_type)
             if found:
                 message = replace(message, payload=refine_with_instances(message.payload, found, self.diagnostics))
             refined.append(message)
@@ -710,7 +717,8 @@ class _MarkdownPage:
             if example is None:
                 self.page.report(
                     codes.VENDOR_FIELDS_UNKNOWN,
-                    f"vendor event {type_value!r} has neither a `Fields:` line nor a JSON example; only `type` is known",
+                    f"vendor event {type_value!r} has neither a `Fields:` line nor a JSON example; "
+                    "only `type` is known",
                     section.line,
                     pointer("sections", section.slug),
                 )

@@ -32,7 +32,10 @@ _NUMERIC_WORDS = frozenset(
 
 
 def prose_members(description: str) -> list[tuple[str, bool]]:
-    """``(member, optional)`` named in ``... objects containing delta content, finish_reason, and optional logprobs``."""
+    """``(member, optional)`` of each member a description names.
+
+    As in ``... objects containing delta content, finish_reason, and optional logprobs``.
+    """
     match = re.search(r"\bobjects?\s+(?:containing|with)\s+(.+?)(?:\s*\(|\.(?:\s|$)|$)", description)
     if not match:
         return []
@@ -52,7 +55,10 @@ def says_null(prose: str, member: str) -> bool:
 
 
 def event_type_in_title(title: str) -> str:
-    """The vendor event type a section title names at its end (``Context Fork Event (x_context_fork)`` -> ``x_context_fork``), else ""."""
+    """The vendor event type a section title names at its end, else "".
+
+    ``Context Fork Event (x_context_fork)`` -> ``x_context_fork``.
+    """
     match = re.search(r"\((x_[\w.]+)\)\s*$", title)
     return match.group(1) if match else ""
 
