@@ -57,6 +57,7 @@ PWNED = Path("/tmp/ssegen-pwned")  # what the injection payloads try to create
 CODE_MODEL_CODES = frozenset(
     {
         "identifier-collision",
+        "member-name-unsupported",
         "identifier-lossy",
         "identifier-renamed",
         "message-not-object",

@@ -239,6 +239,16 @@ class ModelsBuilder:
         idents = field_identifiers(schema)
         specs: list[FieldSpec] = []
         for prop in schema.properties:
+            if not _mappable(prop.name):
+                self.diagnostics.at(
+                    prop.provenance,
+                    codes.MEMBER_NAME_UNSUPPORTED,
+                    f"member {prop.name!r} of {schema.name or 'the payload'} has a quote, backslash or control "
+                    "character, which a decoder field cannot be mapped to; it is not decoded (unknown members "
+                    "are skipped) and `ssegen conform` still validates it"
+                    + ("; the message is told apart without it" if prop.required else ""),
+                )
+                continue
             ident = idents[prop.name]
             original = PythonIdentifier(prop.name)
             self._check_identifier(prop, original)
@@ -276,6 +286,12 @@ class ModelsBuilder:
 
 
 _SCALARS = {"string": "str", "integer": "int", "number": "float", "boolean": "bool"}
+
+
+def _mappable(name: str) -> bool:
+    """True when a decoder field can carry ``name`` as its wire name: msgspec refuses a renamed
+    field whose name holds ``"``, ``\\`` or a control character (U+0000 to U+001F)."""
+    return not any(ch in '"\\' or ord(ch) < 0x20 for ch in name)
 
 
 def field_identifiers(schema: Schema) -> dict[str, PythonIdentifier]:

@@ -336,6 +336,11 @@ IDENTIFIER_COLLISION = Code(
     "identifier-collision", W, "Two members map to the same Python identifier; the later field is renamed."
 )
 IDENTIFIER_LOSSY = Code("identifier-lossy", W, "A member name has no ASCII letter or digit to name a field after.")
+MEMBER_NAME_UNSUPPORTED = Code(
+    "member-name-unsupported",
+    W,
+    "A member name holds a quote, backslash or control character that no decoder field can map to; not decoded.",
+)
 MESSAGE_NOT_OBJECT = Code(
     "message-not-object", W, "A message payload is not an object schema; its events decode as `UnknownEvent`."
 )
