@@ -42,6 +42,12 @@ PACKAGE_OPTION = click.option(
     default=None,
     help="Import name of the output folder, for generated docstrings (default: derived from --out, e.g. src/myapp/llm -> myapp.llm).",
 )
+MODEL_OPTION = click.option(
+    "--model",
+    type=click.Choice(["msgspec", "pydantic"]),
+    default=None,
+    help="Generated classes: msgspec Structs or pydantic v2 BaseModels.  [default: msgspec, or tool.ssegen.model]",
+)
 FORMAT_OPTION = click.option(
     "--format",
     "fmt",
@@ -103,8 +109,12 @@ def _run_generate(config: Config, fmt: str, quiet: bool, force: bool) -> bool:
     from .pipeline import generate as run_generate
 
     started = time.perf_counter()
-    reports = build(config.specs, list(config.providers) or None, config.import_name, strict=config.strict)
-    todo, written = run_generate(config.specs, config.out, reports, all_providers=not config.providers, force=force)
+    reports = build(
+        config.specs, list(config.providers) or None, config.import_name, strict=config.strict, model=config.model
+    )
+    todo, written = run_generate(
+        config.specs, config.out, reports, all_providers=not config.providers, force=force, model=config.model
+    )
     diagnostics = _all_diagnostics(reports)
     if quiet:
         diagnostics = [d for d in diagnostics if d.severity.value == "error"]
@@ -138,6 +148,7 @@ def _run_generate(config: Config, fmt: str, quiet: bool, force: bool) -> bool:
 @SPECS_OPTION
 @OUT_OPTION
 @PACKAGE_OPTION
+@MODEL_OPTION
 @FORMAT_OPTION
 @click.option("--strict", is_flag=True, default=None, help="Treat warnings (spec warts, reconciliations) as errors.")
 @click.option("--force", is_flag=True, help="Overwrite generated files edited by hand, and foreign files in the way.")
@@ -147,6 +158,7 @@ def generate(
     specs: Path | None,
     out: Path | None,
     package: str | None,
+    model: str | None,
     fmt: str,
     strict: bool | None,
     force: bool,
@@ -161,7 +173,7 @@ def generate(
     specs have errors is skipped (its previous output is kept); the others are
     generated.  Exits 1 if any provider failed or a file was not overwritten.
     """
-    config = _config(specs=specs, out=out, package=package, strict=strict, providers=providers or None)
+    config = _config(specs=specs, out=out, package=package, model=model, strict=strict, providers=providers or None)
     if not _run_generate(config, fmt, quiet, force):
         sys.exit(1)
 
@@ -170,8 +182,11 @@ def generate(
 @SPECS_OPTION
 @OUT_OPTION
 @PACKAGE_OPTION
+@MODEL_OPTION
 @click.argument("providers", nargs=-1)
-def check(specs: Path | None, out: Path | None, package: str | None, providers: tuple[str, ...]) -> None:
+def check(
+    specs: Path | None, out: Path | None, package: str | None, model: str | None, providers: tuple[str, ...]
+) -> None:
     """Exit 0 if --out is exactly what the specs produce now, else 1 naming each stale file.
 
     Answers from the manifest's hashes when no input, template or ssegen
@@ -181,9 +196,9 @@ def check(specs: Path | None, out: Path | None, package: str | None, providers: 
     from .discover import provider_names
     from .output import quick_check
 
-    config = _config(specs=specs, out=out, package=package, providers=providers or None)
+    config = _config(specs=specs, out=out, package=package, model=model, providers=providers or None)
     names = list(config.providers) or provider_names(config.specs)
-    quick = quick_check(config.specs, config.out, names)
+    quick = quick_check(config.specs, config.out, names, config.model)
     if quick is not None and quick.up_to_date:
         click.echo(f"{config.out}/ is up to date ({len(names)} providers)")
         return
@@ -197,8 +212,8 @@ def check(specs: Path | None, out: Path | None, package: str | None, providers: 
     from .pipeline import build
     from .pipeline import check as run_check
 
-    reports = build(config.specs, names, config.import_name, strict=config.strict)
-    todo = run_check(config.specs, config.out, reports, all_providers=not config.providers)
+    reports = build(config.specs, names, config.import_name, strict=config.strict, model=config.model)
+    todo = run_check(config.specs, config.out, reports, all_providers=not config.providers, model=config.model)
     failed = [r for r in reports if r.failed]
     for r in failed:
         _print_diagnostics([d for d in r.diagnostics.sorted() if d.severity.value == "error"], "text")
@@ -223,11 +238,19 @@ def check(specs: Path | None, out: Path | None, package: str | None, providers: 
 @SPECS_OPTION
 @OUT_OPTION
 @PACKAGE_OPTION
+@MODEL_OPTION
 @click.option(
     "--debounce", default=300, show_default=True, help="Milliseconds to wait for more changes before regenerating."
 )
 @click.argument("providers", nargs=-1)
-def watch(specs: Path | None, out: Path | None, package: str | None, debounce: int, providers: tuple[str, ...]) -> None:
+def watch(
+    specs: Path | None,
+    out: Path | None,
+    package: str | None,
+    model: str | None,
+    debounce: int,
+    providers: tuple[str, ...],
+) -> None:
     """Regenerate whenever a spec (or a template or runtime module of ssegen's, when editing ssegen itself) changes.
 
     Generates once at start, then watches --specs with watchfiles, ignoring the
@@ -238,7 +261,7 @@ def watch(specs: Path | None, out: Path | None, package: str | None, debounce: i
 
     from .output import runtime_dir, templates_dir
 
-    config = _config(specs=specs, out=out, package=package, providers=providers or None)
+    config = _config(specs=specs, out=out, package=package, model=model, providers=providers or None)
     out_root = config.out.resolve()
     roots = [config.specs.resolve(), templates_dir(), runtime_dir()]
 

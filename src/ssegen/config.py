@@ -7,7 +7,7 @@ Example (in the consuming repository's ``pyproject.toml``)::
     out = "src/myapp/llm_stream"     # output folder (becomes a package)
     package = "myapp.llm_stream"     # its import name (default: derived from `out`)
     providers = ["deepseek"]         # default: every folder under `specs`
-    model = "msgspec"                # model flavour (msgspec.Struct is the one supported)
+    model = "msgspec"                # model flavour: "msgspec" (msgspec.Struct) or "pydantic" (v2 BaseModel)
     strict = false                   # warnings are errors
 
 Relative paths are relative to the folder holding ``pyproject.toml``.
@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 #: Model flavours the emitter supports.
-MODEL_FLAVOURS = ("msgspec",)
+MODEL_FLAVOURS = ("msgspec", "pydantic")
 
 
 class ConfigError(Exception):

@@ -26,6 +26,7 @@ from importlib import metadata, resources
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from .runtime import FLAVOUR_MODULES
 from .runtime import MODULES as RUNTIME_MODULES
 
 MANIFEST = "ssegen-manifest.json"
@@ -74,7 +75,8 @@ def template_hashes() -> dict[str, str]:
     folder = templates_dir()
     hashes = {p.name: sha256(p.read_bytes()) for p in folder.glob("*.jinja")}
     runtime = runtime_dir()
-    hashes.update({f"runtime/{name}": sha256((runtime / name).read_bytes()) for name in RUNTIME_MODULES})
+    modules = RUNTIME_MODULES + FLAVOUR_MODULES
+    hashes.update({f"runtime/{name}": sha256((runtime / name).read_bytes()) for name in modules})
     return dict(sorted(hashes.items()))
 
 
@@ -93,25 +95,35 @@ class Manifest:
         providers: provider -> {"inputs": {path: sha}, "files": {path: sha}};
             input paths are relative to the specs folder, file paths to the output folder.
         files: the output folder's own files (``__init__.py``) -> SHA-256.
+        model: the model flavour the packages were generated with (``msgspec``, ``pydantic``).
     """
 
     ssegen: str = ""
     templates: dict[str, str] = field(default_factory=dict)
     providers: dict[str, dict[str, dict[str, str]]] = field(default_factory=dict)
     files: dict[str, str] = field(default_factory=dict)
+    model: str = "msgspec"
 
     @classmethod
     def read(cls, out: Path) -> Manifest | None:
         """The manifest of ``out``, or None when there is none (or it is unreadable)."""
         try:
             data = json.loads((out / MANIFEST).read_text(encoding="utf-8"))
-            return cls(data["ssegen"], data["templates"], data["providers"], data["files"])
+            return cls(
+                data["ssegen"], data["templates"], data["providers"], data["files"], data.get("model", "msgspec")
+            )
         except (OSError, ValueError, KeyError, TypeError):
             return None
 
     def dumps(self) -> str:
         """Deterministic JSON text (sorted keys, trailing newline)."""
-        data = {"ssegen": self.ssegen, "templates": self.templates, "providers": self.providers, "files": self.files}
+        data = {
+            "ssegen": self.ssegen,
+            "templates": self.templates,
+            "providers": self.providers,
+            "files": self.files,
+            "model": self.model,
+        }
         return json.dumps(data, indent=2, sort_keys=True) + "\n"
 
     def all_files(self) -> dict[str, str]:
@@ -225,7 +237,9 @@ def _inside(root: Path, path: Path) -> Path:
     return resolved
 
 
-def build_manifest(specs: Path, files: dict[str, str], reports: list[Any], old: Manifest | None) -> Manifest:
+def build_manifest(
+    specs: Path, files: dict[str, str], reports: list[Any], old: Manifest | None, model: str = "msgspec"
+) -> Manifest:
     """The manifest for ``files``: built providers replace their entries, others are kept.
 
     Args:
@@ -233,8 +247,9 @@ def build_manifest(specs: Path, files: dict[str, str], reports: list[Any], old: 
         files: every file produced this run (output-relative path -> content).
         reports: per-provider results with ``name``, ``inputs``, ``files`` and ``failed``.
         old: the previous manifest, whose other providers' entries are kept.
+        model: the model flavour the files were generated with.
     """
-    manifest = Manifest(version(), template_hashes(), dict(old.providers) if old else {}, {})
+    manifest = Manifest(version(), template_hashes(), dict(old.providers) if old else {}, {}, model)
     for report in reports:
         if report.failed:
             continue
@@ -266,17 +281,19 @@ class QuickCheck:
     missing: list[str] = field(default_factory=list)
 
 
-def quick_check(specs: Path, out: Path, providers: list[str]) -> QuickCheck | None:
+def quick_check(specs: Path, out: Path, providers: list[str], model: str = "msgspec") -> QuickCheck | None:
     """Answer ``check`` from hashes alone, or None when a full rebuild must decide.
 
-    None means: no manifest, another ssegen version, changed templates, a
-    changed provider list, or a changed input (a full comparison then names
-    each stale file).
+    None means: no manifest, another ssegen version, changed templates, another
+    model flavour, a changed provider list, or a changed input (a full
+    comparison then names each stale file).
     """
     from .discover import source_files
 
     manifest = Manifest.read(out)
     if manifest is None or manifest.ssegen != version() or manifest.templates != template_hashes():
+        return None
+    if manifest.model != model:
         return None
     if sorted(manifest.providers) != sorted(providers):
         return None

@@ -50,7 +50,9 @@ class ProviderReport:
         return self.diagnostics.has_errors
 
 
-def build(specs: Path, providers: list[str] | None, package: str, strict: bool = False) -> list[ProviderReport]:
+def build(
+    specs: Path, providers: list[str] | None, package: str, strict: bool = False, model: str = "msgspec"
+) -> list[ProviderReport]:
     """Load and render ``providers`` (all folders under ``specs`` when None).
 
     Args:
@@ -59,6 +61,7 @@ def build(specs: Path, providers: list[str] | None, package: str, strict: bool =
         package: dotted import name of the output folder (for docstrings).
         strict: treat warnings as errors (nothing is produced for a provider
             with warnings).
+        model: the model flavour of the generated classes (``msgspec`` or ``pydantic``).
 
     Returns:
         One report per provider, in name order.  Never raises for bad specs.
@@ -86,7 +89,7 @@ def build(specs: Path, providers: list[str] | None, package: str, strict: bool =
         report.diagnostics = loaded.diagnostics
         report.inputs = loaded.inputs
         if loaded.provider is not None and not loaded.diagnostics.has_errors:
-            rendered = render_provider(loaded.provider, package, report.diagnostics)
+            rendered = render_provider(loaded.provider, package, report.diagnostics, model)
             if strict and any(d.severity is Severity.WARNING for d in report.diagnostics):
                 report.diagnostics.add(codes.STRICT, "warnings are errors under --strict; nothing generated")
             if not report.diagnostics.has_errors:  # errors of the code model, or --strict: nothing written
@@ -101,7 +104,7 @@ def build(specs: Path, providers: list[str] | None, package: str, strict: bool =
 
 
 def produce(
-    specs: Path, out: Path, reports: list[ProviderReport], all_providers: bool
+    specs: Path, out: Path, reports: list[ProviderReport], all_providers: bool, model: str = "msgspec"
 ) -> tuple[dict[str, str], Manifest | None]:
     """Every file the specs produce now (root files, providers, manifest) and the old manifest.
 
@@ -116,7 +119,9 @@ def produce(
     kept = old
     if old is not None and all_providers:
         current = {r.name for r in reports}
-        kept = Manifest(old.ssegen, old.templates, {k: v for k, v in old.providers.items() if k in current}, old.files)
+        kept = Manifest(
+            old.ssegen, old.templates, {k: v for k, v in old.providers.items() if k in current}, old.files, old.model
+        )
     # Failed providers keep their previous output: keep those files in the set.
     for report in reports:
         if report.failed and kept is not None and report.name in kept.providers:
@@ -124,7 +129,7 @@ def produce(
                 path = out / rel
                 if path.is_file():
                     files[rel] = path.read_text(encoding="utf-8")
-    manifest = build_manifest(specs, files, reports, kept)
+    manifest = build_manifest(specs, files, reports, kept, model)
     files[MANIFEST] = manifest.dumps()
     return files, old
 
@@ -137,20 +142,28 @@ def _scanned(reports: list[ProviderReport], old: Manifest | None, all_providers:
 
 
 def generate(
-    specs: Path, out: Path, reports: list[ProviderReport], *, all_providers: bool, force: bool = False
+    specs: Path,
+    out: Path,
+    reports: list[ProviderReport],
+    *,
+    all_providers: bool,
+    force: bool = False,
+    model: str = "msgspec",
 ) -> tuple[Plan, list[str]]:
-    """Bring ``out`` up to date; return the plan and the paths written.
+    """Bring ``out`` up to date (``reports`` built with flavour ``model``); return the plan and the paths written.
 
     Hand-edited generated files and files ssegen did not write are left alone
     (see :class:`ssegen.output.Plan`) unless ``force``.
     """
-    files, old = produce(specs, out, reports, all_providers)
+    files, old = produce(specs, out, reports, all_providers, model)
     todo = plan(out, files, _scanned(reports, old, all_providers), old)
     written = apply(out, files, todo, force=force)
     return todo, written
 
 
-def check(specs: Path, out: Path, reports: list[ProviderReport], *, all_providers: bool) -> Plan:
-    """Compare ``out`` with what the specs produce now; writes nothing."""
-    files, old = produce(specs, out, reports, all_providers)
+def check(
+    specs: Path, out: Path, reports: list[ProviderReport], *, all_providers: bool, model: str = "msgspec"
+) -> Plan:
+    """Compare ``out`` with what the specs produce now (``reports`` built with flavour ``model``); writes nothing."""
+    files, old = produce(specs, out, reports, all_providers, model)
     return plan(out, files, _scanned(reports, old, all_providers), old)
