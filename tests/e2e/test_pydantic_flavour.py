@@ -95,3 +95,13 @@ def test_unknown_model_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
 def test_output_folder_name_is_the_package_the_docstrings_name() -> None:
     init = (pydantic_output() / "deepseek" / "__init__.py").read_text(encoding="utf-8")
     assert f"from {PYDANTIC_ROOT}.deepseek import CHANNELS" in init
+
+
+def test_conform_replays_a_stream_through_a_pydantic_package() -> None:
+    capture = GENERATED / "siliconstorm" / "examples" / "streaming-inference-2.sse"
+    result = CliRunner().invoke(
+        main,
+        ["conform", "--out", str(pydantic_output()), "siliconstorm", "/chat/completions", str(capture), "--full-text"],
+    )
+    assert result.exit_code == 0, result.output
+    assert "11 events, 0 violations, complete=True" in result.output
