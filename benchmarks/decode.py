@@ -18,6 +18,9 @@ of ``--runs`` runs (the openai SDK, much slower, gets fewer runs):
 ``ssegen``        ``generated.deepseek``: ``chat.accumulate(chat.decode(reads))``
 ``ssegen-async``  ``await chat.aaccumulate(chat.adecode(async reads))``
 ``ssegen-decode`` ``for event in chat.decode(reads)``: typed events, not assembled
+``pydantic``      the same DeepSeek package generated with ``model = "pydantic"``
+                  (into a temporary folder at start): ``accumulate(decode(reads))``
+``pydantic-decode`` its ``for event in chat.decode(reads)``
 ``openai``        ``openai.Stream(cast_to=ChatCompletionChunk)`` over an httpx2
                   ``MockTransport`` response: the SDK's SSE decoder + its models
 ``httpx-sse``     httpx-sse's ``SSELineDecoder`` + ``SSEDecoder`` fed directly
@@ -58,6 +61,29 @@ from generated.deepseek import CHANNELS, models  # noqa: E402
 
 READ_SIZE = 4096
 CHAT = CHANNELS["/chat/completions"]
+#: The pydantic flavour's channel, set by :func:`_generate_pydantic` before measuring.
+PYDANTIC_CHAT: Any = None
+
+
+def _generate_pydantic() -> Any:
+    """The ``/chat/completions`` channel of DeepSeek generated with ``model = "pydantic"``
+    into a temporary folder (``bench_pydantic.deepseek``), imported."""
+    import atexit
+    import importlib
+    import shutil
+    import tempfile
+
+    from ssegen.config import OutputSettings
+    from ssegen.pipeline import build, generate
+
+    parent = Path(tempfile.mkdtemp(prefix="ssegen-bench-"))
+    atexit.register(shutil.rmtree, parent, True)
+    settings = OutputSettings("bench_pydantic", "specs", "pydantic")
+    reports = build(ROOT / "specs", ["deepseek"], settings)
+    assert not any(r.failed for r in reports)
+    generate(ROOT / "specs", parent / "bench_pydantic", reports, settings, all_providers=False)
+    sys.path.insert(0, str(parent))
+    return importlib.import_module("bench_pydantic.deepseek").CHANNELS["/chat/completions"]
 
 _WORDS = [
     "Hello", "!", " How", " can", " I", " help", " you", " today", "?", " The",
@@ -140,6 +166,19 @@ def run_ssegen_decode(reads: list[bytes]) -> int:
     return count
 
 
+def run_pydantic(reads: list[bytes]) -> int | None:
+    result = PYDANTIC_CHAT.accumulate(PYDANTIC_CHAT.decode(reads))
+    assert result.complete and not result.errors
+    return None  # counted by pydantic-decode
+
+
+def run_pydantic_decode(reads: list[bytes]) -> int:
+    count = 0
+    for _event in PYDANTIC_CHAT.decode(reads):
+        count += 1
+    return count
+
+
 async def _areads(reads: list[bytes]) -> AsyncIterator[bytes]:
     for read in reads:
         yield read
@@ -212,6 +251,8 @@ CONTENDERS: dict[str, Callable[[list[bytes]], int | None]] = {
     "ssegen": run_ssegen,
     "ssegen-async": run_ssegen_async,
     "ssegen-decode": run_ssegen_decode,
+    "pydantic": run_pydantic,
+    "pydantic-decode": run_pydantic_decode,
     "openai": run_openai,
     "httpx-sse": run_httpx_sse,
     "floor": run_floor,
@@ -246,9 +287,14 @@ def measure(kind: str, n: int, runs: int, openai_runs: int, read_size: int) -> d
             "k_events_per_s": n / seconds / 1e3,
         }
     contenders = figures["contenders"]
-    for mine in ("ssegen", "ssegen-async", "ssegen-decode"):
+    for mine in ("ssegen", "ssegen-async", "ssegen-decode", "pydantic", "pydantic-decode"):
         for peer, key in PEERS.items():
             contenders[mine][key] = contenders[peer]["seconds"] / contenders[mine]["seconds"]
+    # How much the msgspec flavour saves over the pydantic one (> 1: msgspec is faster).
+    contenders["pydantic"]["msgspec_speedup"] = contenders["pydantic"]["seconds"] / contenders["ssegen"]["seconds"]
+    contenders["pydantic-decode"]["msgspec_speedup"] = (
+        contenders["pydantic-decode"]["seconds"] / contenders["ssegen-decode"]["seconds"]
+    )
     return figures
 
 
@@ -326,7 +372,7 @@ def measure_rss(megabytes: int) -> dict[str, Any]:
 
 def _table(results: dict[str, Any]) -> str:
     rows = []
-    header = f"{'stream':<10} {'contender':<14} {'MB/s':>8} {'k ev/s':>8} {'vs openai':>10} {'vs httpx-sse':>13} {'vs floor':>9}"
+    header = f"{'stream':<10} {'contender':<16} {'MB/s':>8} {'k ev/s':>8} {'vs openai':>10} {'vs httpx-sse':>13} {'vs floor':>9}"
     rows.append(header)
     rows.append("-" * len(header))
     for kind, figures in results["streams"].items():
@@ -334,7 +380,7 @@ def _table(results: dict[str, Any]) -> str:
             ratios = [c.get(key) for key in PEERS.values()]
             cells = [f"{r:>.2f}x" if r is not None else "" for r in ratios]
             rows.append(
-                f"{kind:<10} {name:<14} {c['mb_per_s']:>8.1f} {c['k_events_per_s']:>8.1f}"
+                f"{kind:<10} {name:<16} {c['mb_per_s']:>8.1f} {c['k_events_per_s']:>8.1f}"
                 f" {cells[0]:>10} {cells[1]:>13} {cells[2]:>9}"
             )
         rows.append(f"{'':<10} ({figures['bytes'] / 1e6:.1f} MB, {figures['events']} events)")
@@ -361,10 +407,14 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.chunks < 4:
         parser.error("--chunks must be at least 4")
+    global PYDANTIC_CHAT
+    PYDANTIC_CHAT = _generate_pydantic()
+    import pydantic
 
     results: dict[str, Any] = {
         "python": sys.version.split()[0],
         "msgspec": msgspec.__version__,
+        "pydantic": pydantic.VERSION,
         "read_size": args.read_size,
         "chunks": args.chunks,
         "streams": {},
@@ -380,6 +430,8 @@ def main(argv: list[str] | None = None) -> int:
     for key in PEERS.values():
         results[key] = headline["contenders"]["ssegen"][key]
         results["decode_only_" + key] = headline["contenders"]["ssegen-decode"][key]
+        results["pydantic_" + key] = headline["contenders"]["pydantic"][key]
+    results["msgspec_vs_pydantic"] = headline["contenders"]["pydantic"]["msgspec_speedup"]
     if args.rss_mb:
         results["rss"] = measure_rss(args.rss_mb)
 
@@ -387,12 +439,17 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(results, indent=2))
         return 0
     reads = f"{args.read_size}-byte reads" if args.read_size else "one read per event"
-    print(f"Python {results['python']}, msgspec {results['msgspec']}, {reads},"
+    print(f"Python {results['python']}, msgspec {results['msgspec']}, pydantic {results['pydantic']}, {reads},"
           f" best of {args.runs} (openai: {args.openai_runs})")  # fmt: skip
     print(_table(results))
     print(
         f"\nssegen (decode + accumulate) on 'chat': {results['vs_openai']:.1f}x openai,"
         f" {results['vs_httpx_sse']:.2f}x httpx-sse + json.loads, {results['vs_floor']:.2f}x floor"
+    )
+    print(
+        f"pydantic flavour (decode + accumulate) on 'chat': {results['pydantic_vs_openai']:.1f}x openai,"
+        f" {results['pydantic_vs_httpx_sse']:.2f}x httpx-sse + json.loads, {results['pydantic_vs_floor']:.2f}x floor;"
+        f" the msgspec flavour is {results['msgspec_vs_pydantic']:.2f}x as fast"
     )
     if args.rss_mb:
         r = results["rss"]

@@ -11,9 +11,11 @@ Times (best of ``--runs``, each a fresh subprocess, so imports are included):
               into an empty temporary folder;
 ``check``     ``ssegen check --specs specs --out TMP`` right after, with nothing
               changed (the no-op CI / pre-commit case);
+``generate-pydantic``  ``ssegen generate --model pydantic`` likewise;
 ``dcg``       ``datamodel-codegen`` generating ``msgspec.Struct`` models from the
               DeepSeek ``ChatCompletionChunk`` JSON Schema (exported from
-              ``generated/deepseek/schemas.json`` into a temporary file).
+              ``generated/deepseek/schemas.json`` into a temporary file);
+``dcg-pydantic``  the same schema to pydantic v2 ``BaseModel``s.
 
 Each ssegen figure is also given as a ratio to ``dcg`` (below 1: faster).
 No time is ever asserted; CI runs it once to prove it works.
@@ -67,7 +69,13 @@ def _dcg_input(folder: Path) -> Path:
 def measure(runs: int) -> dict[str, Any]:
     ssegen = _tool("ssegen")
     dcg = _tool("datamodel-codegen")
-    best = {"generate": float("inf"), "check": float("inf"), "dcg": float("inf")}
+    best = {
+        "generate": float("inf"),
+        "check": float("inf"),
+        "generate-pydantic": float("inf"),
+        "dcg": float("inf"),
+        "dcg-pydantic": float("inf"),
+    }
     with tempfile.TemporaryDirectory(prefix="ssegen-bench-") as tmp:
         schema = _dcg_input(Path(tmp))
         for i in range(runs):
@@ -79,11 +87,24 @@ def measure(runs: int) -> dict[str, Any]:
             best["check"] = min(
                 best["check"], _run([ssegen, "check", "--specs", "specs", "--out", str(out)])
             )
+            pydantic_out = Path(tmp) / f"pydantic{i}"
+            best["generate-pydantic"] = min(
+                best["generate-pydantic"],
+                _run([ssegen, "generate", "-q", "--model", "pydantic", "--specs", "specs", "--out", str(pydantic_out)]),
+            )
             best["dcg"] = min(
                 best["dcg"],
                 _run([
                     dcg, "--input", str(schema), "--input-file-type", "jsonschema",
                     "--output-model-type", "msgspec.Struct", "--output", str(Path(tmp) / f"dcg{i}.py"),
+                ]),  # fmt: skip
+            )
+            best["dcg-pydantic"] = min(
+                best["dcg-pydantic"],
+                _run([
+                    dcg, "--input", str(schema), "--input-file-type", "jsonschema",
+                    "--output-model-type", "pydantic_v2.BaseModel",
+                    "--output", str(Path(tmp) / f"dcg_pydantic{i}.py"),
                 ]),  # fmt: skip
             )
         providers = sorted(p.name for p in (Path(tmp) / "out0").iterdir() if p.is_dir())
@@ -94,6 +115,7 @@ def measure(runs: int) -> dict[str, Any]:
         "seconds": best,
         "generate_vs_dcg": best["generate"] / best["dcg"],
         "check_vs_dcg": best["check"] / best["dcg"],
+        "generate_pydantic_vs_dcg_pydantic": best["generate-pydantic"] / best["dcg-pydantic"],
     }
 
 
@@ -116,6 +138,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     print(f"{'ssegen check (no-op)':<44} {s['check']:>8.3f} {results['check_vs_dcg']:>6.2f}x")
     print(f"{'datamodel-codegen (DeepSeek chunk, msgspec)':<44} {s['dcg']:>8.3f} {1:>6.2f}x")
+    ratio = results["generate_pydantic_vs_dcg_pydantic"]
+    print(f"{'ssegen generate --model pydantic (all)':<44} {s['generate-pydantic']:>8.3f} {ratio:>6.2f}x")
+    print(f"{'datamodel-codegen (DeepSeek chunk, pydantic)':<44} {s['dcg-pydantic']:>8.3f} {1:>6.2f}x")
+    print("(the pydantic rows: ratio to datamodel-codegen's pydantic run)")
     return 0
 
 

@@ -51,6 +51,12 @@ PACKAGE_OPTION = click.option(
         "(default: derived from --out, e.g. src/myapp/llm -> myapp.llm)."
     ),
 )
+MODEL_OPTION = click.option(
+    "--model",
+    type=click.Choice(["msgspec", "pydantic"]),
+    default=None,
+    help="Generated classes: msgspec Structs or pydantic v2 BaseModels.  [default: msgspec, or tool.ssegen.model]",
+)
 FORMAT_OPTION = click.option(
     "--format",
     "fmt",
@@ -206,6 +212,7 @@ def _summary(report: ProviderReport, shown: tuple[str, ...], written: set[str], 
 @SPECS_OPTION
 @OUT_OPTION
 @PACKAGE_OPTION
+@MODEL_OPTION
 @FORMAT_OPTION
 @click.option("--strict", is_flag=True, default=None, help="Treat warnings (spec warts, reconciliations) as errors.")
 @click.option("--force", is_flag=True, help="Overwrite generated files edited by hand, and foreign files in the way.")
@@ -217,6 +224,7 @@ def generate(
     specs: Path | None,
     out: Path | None,
     package: str | None,
+    model: str | None,
     fmt: str,
     strict: bool | None,
     force: bool,
@@ -235,7 +243,7 @@ def generate(
     rest (-v prints infos too).  Exits 1 if any provider failed or a file was not
     overwritten.
     """
-    config = _config(specs=specs, out=out, package=package, strict=strict, providers=providers or None)
+    config = _config(specs=specs, out=out, package=package, model=model, strict=strict, providers=providers or None)
     if not _run_generate(config, fmt, _min_severity(verbose, min_severity, fmt), quiet, force):
         sys.exit(1)
 
@@ -245,9 +253,15 @@ def generate(
 @OUT_OPTION
 @PACKAGE_OPTION
 @click.option("--diff", "show_diff", is_flag=True, help="Print a unified diff of each stale file (disk -> specs now).")
+@MODEL_OPTION
 @click.argument("providers", nargs=-1)
 def check(
-    specs: Path | None, out: Path | None, package: str | None, show_diff: bool, providers: tuple[str, ...]
+    specs: Path | None,
+    out: Path | None,
+    package: str | None,
+    show_diff: bool,
+    model: str | None,
+    providers: tuple[str, ...],
 ) -> None:
     """Exit 0 if --out is exactly what the specs produce now, else 1 naming each stale file.
 
@@ -258,7 +272,7 @@ def check(
     from .discover import provider_names
     from .output import quick_check
 
-    config = _config(specs=specs, out=out, package=package, providers=providers or None)
+    config = _config(specs=specs, out=out, package=package, model=model, providers=providers or None)
     if not config.specs.is_dir():
         raise click.ClickException(f"no specs folder {config.specs} (set --specs or [tool.ssegen] specs)")
     names = list(config.providers) or provider_names(config.specs)
@@ -331,6 +345,7 @@ def _echo_diff(out: Path, rel: str, wanted: str) -> None:
 @SPECS_OPTION
 @OUT_OPTION
 @PACKAGE_OPTION
+@MODEL_OPTION
 @click.option(
     "--debounce", default=300, show_default=True, help="Milliseconds to wait for more changes before regenerating."
 )
@@ -342,6 +357,7 @@ def watch(
     specs: Path | None,
     out: Path | None,
     package: str | None,
+    model: str | None,
     debounce: int,
     verbose: bool,
     min_severity: str | None,
@@ -358,7 +374,7 @@ def watch(
 
     from .output import runtime_dir, templates_dir
 
-    config = _config(specs=specs, out=out, package=package, providers=providers or None)
+    config = _config(specs=specs, out=out, package=package, model=model, providers=providers or None)
     out_root = config.out.resolve()
     roots = [config.specs.resolve(), templates_dir(), runtime_dir()]
 

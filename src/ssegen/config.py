@@ -7,7 +7,7 @@ Example (in the consuming repository's ``pyproject.toml``)::
     out = "src/myapp/llm_stream"     # output folder (becomes a package)
     package = "myapp.llm_stream"     # its import name (default: derived from `out`)
     providers = ["deepseek"]         # default: every folder under `specs`
-    model = "msgspec"                # model flavour (msgspec.Struct is the one supported)
+    model = "msgspec"                # model flavour: "msgspec" (msgspec.Struct) or "pydantic" (v2 BaseModel)
     strict = false                   # warnings are errors
     ignore = ["docs-unmatched"]      # diagnostic codes to drop (never an error)
     severity = { example-widened = "info" }  # report a code at another severity (errors stay errors)
@@ -29,7 +29,7 @@ from .diagnostics import Policy, Severity
 from .diagnostics.codes import CATALOGUE
 
 #: Model flavours the emitter supports.
-MODEL_FLAVOURS = ("msgspec",)
+MODEL_FLAVOURS = ("msgspec", "pydantic")
 
 
 @dataclass(frozen=True)
@@ -41,14 +41,16 @@ class OutputSettings:
         package: dotted import name of the output folder (``myapp.llm_stream``), written
             into generated docstrings.
         specs_label: the specs folder as generated headers name it (``specs``).
+        model: the model flavour (``msgspec`` or ``pydantic``).
     """
 
     package: str = "generated"
     specs_label: str = "specs"
+    model: str = "msgspec"
 
     def to_manifest(self) -> dict[str, str]:
         """The settings as the manifest's ``settings`` object (sorted keys)."""
-        return {"package": self.package, "specs": self.specs_label}
+        return {"model": self.model, "package": self.package, "specs": self.specs_label}
 
 
 class ConfigError(Exception):
@@ -100,7 +102,7 @@ class Config:
     @property
     def output_settings(self) -> OutputSettings:
         """The :class:`OutputSettings` these settings give."""
-        return OutputSettings(self.import_name, self.specs_label)
+        return OutputSettings(self.import_name, self.specs_label, self.model)
 
     @property
     def specs_label(self) -> str:

@@ -20,7 +20,7 @@ from typing import Any
 import black
 import jinja2
 
-from .codemodel import FieldSpec, PackageSpec, build_package_spec
+from .codemodel import FLAVOURS, FieldSpec, PackageSpec, build_package_spec
 from .config import OutputSettings
 from .diagnostics import Diagnostics
 from .ir import Provider
@@ -119,10 +119,13 @@ def render_provider(provider: Provider, settings: OutputSettings, diagnostics: D
             in docstrings and headers.
         diagnostics: receives code-model warnings (name conflicts).
 
+    ``settings.model`` picks the model flavour (``msgspec`` or ``pydantic``, see
+    :mod:`ssegen.codemodel.flavour`): its ``models`` template and runtime modules.
+
     Returns:
         The files, keyed ``<provider>/<file>``.
     """
-    spec = build_package_spec(provider, diagnostics)
+    spec = build_package_spec(provider, diagnostics, FLAVOURS[settings.model])
     env = _environment()
     # The pipeline refuses provider names that are not identifiers; a comment line stays one line anyway.
     name = " ".join(provider.name.split())
@@ -137,13 +140,13 @@ def render_provider(provider: Provider, settings: OutputSettings, diagnostics: D
     rendered = Rendered(provider.name, model=spec)
     for template, name in (
         ("package_init.py.jinja", "__init__.py"),
-        ("models.py.jinja", "models.py"),
+        (spec.flavour.models_template, "models.py"),
         ("channels.py.jinja", "channels.py"),
         ("test_conformance.py.jinja", "test_conformance.py"),
     ):
         source = env.get_template(template).render(context)
         rendered.files[f"{provider.name}/{name}"] = format_python(source, f"{provider.name}/{name}")
-    for name in RUNTIME_MODULES:
+    for name in RUNTIME_MODULES + spec.flavour.runtime_modules:
         # Copied verbatim (already black-formatted): see ssegen.runtime.
         rendered.files[f"{provider.name}/{name}"] = f"{header}\n{runtime_source(name)}"
     for stream in provider.example_streams:

@@ -121,10 +121,19 @@ def is_package_name(name: str) -> bool:
     return name.isidentifier() and name.isascii() and not keyword.iskeyword(name)
 
 
-#: Names a generated ``msgspec.Struct`` field must not take: a class-body name
-#: shadows, for the annotations and defaults after it, the module-level names
-#: those use (``msgspec.field``, ``str | None``), and ``self``/``cls`` read badly.
-RESERVED_IDENTIFIERS = frozenset({"self", "cls", "msgspec", "str", "int", "float", "bool", "list", "dict"})
+#: Names a generated field (``msgspec.Struct`` or pydantic ``BaseModel``) must not take: a
+#: class-body name shadows, for the annotations and defaults after it, the module-level names
+#: those use (``msgspec.field``, ``pydantic.Field``, ``str | None``), and ``self``/``cls`` read badly.
+RESERVED_IDENTIFIERS = frozenset(
+    {"self", "cls", "msgspec", "pydantic", "str", "int", "float", "bool", "list", "dict"}
+    # pydantic.BaseModel's public attributes (pydantic 2.x): a field of that name would shadow
+    # one, so it is renamed in every flavour and field names stay the same across flavours.
+    | {"construct", "copy", "dict", "from_orm", "json", "parse_file", "parse_obj", "parse_raw", "schema"}
+    | {"schema_json", "update_forward_refs", "validate", "model_computed_fields", "model_config"}
+    | {"model_construct", "model_copy", "model_dump", "model_dump_json", "model_extra", "model_fields"}
+    | {"model_fields_set", "model_json_schema", "model_parametrized_name", "model_post_init"}
+    | {"model_rebuild", "model_validate", "model_validate_json", "model_validate_strings"}
+)
 
 #: Names a generated class must not take: what the ``models`` module imports.
 RESERVED_CLASS_NAMES = frozenset({"Annotated", "Any", "Literal"})

@@ -26,6 +26,7 @@ from importlib import metadata, resources
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
+from .runtime import FLAVOUR_MODULES
 from .runtime import MODULES as RUNTIME_MODULES
 
 if TYPE_CHECKING:
@@ -77,7 +78,8 @@ def template_hashes() -> dict[str, str]:
     folder = templates_dir()
     hashes = {p.name: sha256(p.read_bytes()) for p in folder.glob("*.jinja")}
     runtime = runtime_dir()
-    hashes.update({f"runtime/{name}": sha256((runtime / name).read_bytes()) for name in RUNTIME_MODULES})
+    modules = RUNTIME_MODULES + FLAVOUR_MODULES
+    hashes.update({f"runtime/{name}": sha256((runtime / name).read_bytes()) for name in modules})
     return dict(sorted(hashes.items()))
 
 

@@ -159,7 +159,7 @@ def generate(
     all_providers: bool,
     force: bool = False,
 ) -> tuple[Plan, list[str]]:
-    """Bring ``out`` up to date; return the plan and the paths written.
+    """Bring ``out`` up to date (``reports`` built with flavour ``model``); return the plan and the paths written.
 
     Hand-edited generated files and files ssegen did not write are left alone
     (see :class:`ssegen.output.Plan`) unless ``force``.

@@ -50,3 +50,29 @@ def test_templates_make_no_decisions() -> None:
         tags = re.findall(r"\{[{%].*?[%}]\}", path.read_text(encoding="utf-8"), flags=re.S)
         code = [re.sub(r'"(?:[^"\\]|\\.)*"', '""', t) for t in tags]  # prose in string literals is not logic
         assert [t for t in code if _DECISION.search(t)] == [], path.name
+
+
+def test_config_accepts_exactly_the_flavours_the_code_model_knows() -> None:
+    from ssegen.codemodel import FLAVOURS
+    from ssegen.config import MODEL_FLAVOURS
+
+    assert MODEL_FLAVOURS == tuple(FLAVOURS)
+
+
+def test_flavours_share_names_fields_and_decode_order() -> None:
+    from ssegen.codemodel import MSGSPEC, PYDANTIC
+
+    provider = load_provider(SPECS, "mistral").provider
+    msgspec_spec = build_package_spec(provider, Diagnostics(), MSGSPEC)
+    pydantic_spec = build_package_spec(provider, Diagnostics(), PYDANTIC)
+    fields = [[(c.name, f.name, f.wire, f.required, f.doc) for f in c.fields] for c in msgspec_spec.classes]
+    assert fields == [[(c.name, f.name, f.wire, f.required, f.doc) for f in c.fields] for c in pydantic_spec.classes]
+    assert msgspec_spec.aliases == pydantic_spec.aliases
+    assert [[m.cls for m in c.messages] for c in msgspec_spec.channels] == [
+        [m.cls for m in c.messages] for c in pydantic_spec.channels
+    ]
+    [empty] = [f for c in pydantic_spec.classes for f in c.fields if "max_length=0" in f.annotation]
+    assert empty.annotation == "Annotated[list[ChatStreamChoice], pydantic.Field(max_length=0)]"
+    assert {m.adapter for c in pydantic_spec.channels for m in c.messages if m.literal is None} >= {
+        "pydantic.TypeAdapter(models.ChatCompletionChunk)"
+    }

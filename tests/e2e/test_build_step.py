@@ -68,9 +68,9 @@ def test_flags_override_the_config(project: Path) -> None:
 
 
 def test_bad_config_is_a_clear_error(project: Path) -> None:
-    (project / "pyproject.toml").write_text('[tool.ssegen]\nmodel = "pydantic"\n', encoding="utf-8")
+    (project / "pyproject.toml").write_text('[tool.ssegen]\nmodel = "attrs"\n', encoding="utf-8")
     code, output = _run("check")
-    assert code == 1 and "pyproject.toml" in output and "model 'pydantic' is not supported" in output
+    assert code == 1 and "pyproject.toml" in output and "model 'attrs' is not supported" in output
 
 
 def test_check_fails_after_a_spec_edit_naming_stale_files_and_passes_after_regenerating(project: Path) -> None:

@@ -34,6 +34,9 @@ those fields are skipped:
 * ``usage``: the SDK's model dumps every declared field (``None`` for missing ones), the
   generated one its own spec's fields: compared with ``None`` members removed on both sides.
 
+Both model flavours are compared: the committed msgspec packages (``generated/``) and the
+same providers generated with ``model = "pydantic"`` (``helpers.flavours``).
+
 The generated accumulator runs in plain (concatenating) mode throughout, as the SDK's
 client code does; the synthetic stream carries ``role`` and ``content`` on every delta for
 Siliconstorm, whose spec requires them.
@@ -52,6 +55,7 @@ import pytest
 openai = pytest.importorskip("openai")
 
 from conftest import GENERATED  # noqa: E402
+from helpers.flavours import package  # noqa: E402
 
 # openai 1.x/2.x is built on httpx; later releases on its fork httpx2: use the one it imports.
 http: Any = sys.modules["httpx2"] if "httpx2" in sys.modules else importlib.import_module("httpx")
@@ -261,15 +265,16 @@ def _comparable(result: dict[str, Any], reasoning: bool, tools: bool = True) -> 
     return {"id": result["id"], "model": result["model"], "choices": choices, "usage": _drop_none(result["usage"])}
 
 
-def _generated(provider: str, body: bytes) -> dict[str, Any]:
-    chan = importlib.import_module(f"generated.{provider}").CHANNELS[CHAT]
+def _generated(provider: str, body: bytes, flavour: str = "msgspec") -> dict[str, Any]:
+    chan = package(provider, flavour).CHANNELS[CHAT]
     return chan.accumulate(chan.decode([body[i : i + 3] for i in range(0, len(body), 3)])).to_dict()
 
 
+@pytest.mark.parametrize("flavour", ["msgspec", "pydantic"])
 @pytest.mark.parametrize(("provider", "name", "body"), CASES, ids=[f"{p}-{n}" for p, n, _ in CASES])
-def test_sdk_and_generated_accumulate_the_same(provider: str, name: str, body: bytes) -> None:
+def test_sdk_and_generated_accumulate_the_same(provider: str, name: str, body: bytes, flavour: str) -> None:
     chunks, error = _sdk(body)
-    generated = _generated(provider, body)
+    generated = _generated(provider, body, flavour)
     error_events = [e for e in generated["errors"] if e["kind"] == "error_event"]
     # Nothing but error frames (SDK: raised) may be an error for the generated side.
     assert [e for e in generated["errors"] if e["kind"] not in ("error_event", "truncated")] == [], generated["errors"]
@@ -279,7 +284,7 @@ def test_sdk_and_generated_accumulate_the_same(provider: str, name: str, body: b
         assert isinstance(error, openai.APIError)
         assert error.message == error_events[0]["data"]["error"]["message"]
         before = body[: body.index(b"event: error")] if b"event: error" in body else body
-        generated = _generated(provider, before)
+        generated = _generated(provider, before, flavour)
     else:
         assert error is None, f"{name}: SDK raised {error!r}"
     reasoning, tools = provider in REASONING, provider in TOOL_CALLS

@@ -15,15 +15,18 @@ from mypy import api as mypy_api
 
 from ssegen import output
 from ssegen.config import OutputSettings
-from ssegen.runtime import MODULES
+from ssegen.runtime import FLAVOUR_MODULES, MODULES
 
 RUNTIME = Path(output.runtime_dir())
 
-# What each module may import: the generated package depends on msgspec and the stdlib only.
+# What each module may import: the generated package depends on msgspec and the stdlib only
+# (and on pydantic with `model = "pydantic"`, whose packages alone get pydantic_support.py).
 ALLOWED = {
     "sse.py": {"__future__", "collections.abc", "itertools", "operator", "typing"},
     "stream.py": {"__future__", "collections.abc", "itertools", "typing", "msgspec", ".sse"},
+    "pydantic_support.py": {"__future__", "typing", "msgspec", "pydantic", ".stream"},
 }
+THIRD_PARTY = {"sse.py": {"msgspec"}, "stream.py": {"msgspec"}, "pydantic_support.py": {"msgspec", "pydantic"}}
 
 
 def _imports(path: Path) -> set[str]:
@@ -37,18 +40,20 @@ def _imports(path: Path) -> set[str]:
 
 
 def test_modules_are_the_files_of_the_folder() -> None:
-    assert sorted(MODULES) == sorted(p.name for p in RUNTIME.glob("*.py") if p.name != "__init__.py")
+    assert sorted(MODULES + FLAVOUR_MODULES) == sorted(p.name for p in RUNTIME.glob("*.py") if p.name != "__init__.py")
 
 
-@pytest.mark.parametrize("name", MODULES)
+@pytest.mark.parametrize("name", MODULES + FLAVOUR_MODULES)
 def test_module_imports_only_stdlib_msgspec_and_its_sibling(name: str) -> None:
     imports = _imports(RUNTIME / name)
     assert imports <= ALLOWED[name], imports - ALLOWED[name]
     assert not any(i.startswith("ssegen") for i in imports)
-    assert all(i.startswith(".") or i.split(".")[0] in sys.stdlib_module_names or i == "msgspec" for i in imports)
+    assert all(
+        i.startswith(".") or i.split(".")[0] in sys.stdlib_module_names or i in THIRD_PARTY[name] for i in imports
+    )
 
 
-@pytest.mark.parametrize("name", MODULES)
+@pytest.mark.parametrize("name", MODULES + FLAVOUR_MODULES)
 def test_module_is_black_formatted_so_the_copy_is_verbatim(name: str) -> None:
     source = (RUNTIME / name).read_text(encoding="utf-8")
     assert black.format_str(source, mode=black.Mode(line_length=100)) == source
@@ -77,7 +82,7 @@ def test_editing_a_runtime_module_makes_check_stale(tmp_path: Path, monkeypatch:
     manifest = output.Manifest.read(GENERATED)
     assert manifest is not None
     providers = sorted(manifest.providers)
-    assert {f"runtime/{name}" for name in MODULES} <= set(output.template_hashes())
+    assert {f"runtime/{name}" for name in MODULES + FLAVOUR_MODULES} <= set(output.template_hashes())
     assert output.quick_check(SPECS, GENERATED, providers, OutputSettings()) is not None, (
         "generated/ is stale: run ssegen generate"
     )

@@ -9,7 +9,8 @@ alone, deterministically (no dict/set iteration order leaks into output):
   decoders, the vendor-tag dispatch, the handler of each event class and the
   batch plan (fast path);
 * :mod:`.accumulation`: which members of a data message feed the accumulator, and how;
-* :mod:`.conformance`: the examples and example streams the generated tests replay.
+* :mod:`.conformance`: the examples and example streams the generated tests replay;
+* :mod:`.flavour`: what differs between model flavours (msgspec, pydantic).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from ..diagnostics import Diagnostics
 from ..ir import Provider
 from .channels import ChannelSpec, channel_spec
 from .conformance import ExampleCase, StreamCase, example_cases, stream_cases
+from .flavour import FLAVOURS, MSGSPEC, PYDANTIC, Flavour
 from .models import AliasSpec, ClassSpec, FieldSpec, ModelsBuilder
 
 __all__ = [
@@ -27,7 +29,11 @@ __all__ = [
     "ChannelSpec",
     "ClassSpec",
     "ExampleCase",
+    "FLAVOURS",
     "FieldSpec",
+    "Flavour",
+    "MSGSPEC",
+    "PYDANTIC",
     "PackageSpec",
     "StreamCase",
     "build_package_spec",
@@ -53,6 +59,7 @@ class PackageSpec:
             ``none documented``).
         examples: the documented examples the conformance tests decode.
         streams: the harvested example streams the conformance tests replay.
+        flavour: the model flavour (msgspec or pydantic): what differs between them.
     """
 
     provider: Provider
@@ -65,9 +72,10 @@ class PackageSpec:
     error_codes_source: str
     examples: tuple[ExampleCase, ...]
     streams: tuple[StreamCase, ...]
+    flavour: Flavour = MSGSPEC
 
 
-def build_package_spec(provider: Provider, diagnostics: Diagnostics) -> PackageSpec:
+def build_package_spec(provider: Provider, diagnostics: Diagnostics, flavour: Flavour = MSGSPEC) -> PackageSpec:
     """The :class:`PackageSpec` of ``provider``; channels and messages are walked in IR order.
 
     Args:
@@ -75,8 +83,9 @@ def build_package_spec(provider: Provider, diagnostics: Diagnostics) -> PackageS
         diagnostics: receives the code model's warnings (``name-conflict``,
             ``identifier-collision``, ``identifier-lossy``, ``identifier-renamed``,
             ``message-not-object``, ``vendor-tag-fields``).
+        flavour: the model flavour; class names, fields and decode order do not depend on it.
     """
-    models = ModelsBuilder(diagnostics)
+    models = ModelsBuilder(diagnostics, flavour)
     channels = [channel_spec(channel, models, diagnostics) for channel in provider.channels]
     return PackageSpec(
         provider=provider,
@@ -91,4 +100,5 @@ def build_package_spec(provider: Provider, diagnostics: Diagnostics) -> PackageS
         ),
         examples=example_cases(provider, channels),
         streams=stream_cases(provider),
+        flavour=flavour,
     )

@@ -116,12 +116,14 @@ class ApplyPlan:
 TEXT_FIELDS = ("content", "reasoning_content", "refusal")
 
 
-def apply_plan(payload: Schema, cls: str, function: PythonIdentifier) -> ApplyPlan:
+def apply_plan(payload: Schema, cls: str, function: PythonIdentifier, plain: str = "{}") -> ApplyPlan:
     """The plan of a data message whose payload decodes to ``cls``.
 
     Members are matched by wire name and type: ``id``/``model``/``full_text``
     strings without enum, ``usage`` an object, ``choices`` an array of objects
     (OpenAI's chunk shape, which every provider in ``specs/`` follows).
+    ``plain`` wraps the ``usage`` value handed to ``acc.set_usage`` (``{}`` is the
+    value): the flavour's conversion to what the runtime turns into plain data.
     """
     id_ = _scalar(payload, "id", "string")
     model = _scalar(payload, "model", "string")
@@ -136,7 +138,7 @@ def apply_plan(payload: Schema, cls: str, function: PythonIdentifier) -> ApplyPl
         cls=cls,
         meta=meta,
         choices=_choices_plan(payload),
-        usage=_feed("chunk", usage, "usage", lambda v: f"acc.set_usage({v})") if usage else None,
+        usage=_feed("chunk", usage, "usage", lambda v: f"acc.set_usage({plain.format(v)})") if usage else None,
         full_text=_feed("chunk", full_text, "full_text", lambda v: f"acc.final_text = {v}") if full_text else None,
     )
 

@@ -15,6 +15,7 @@ from ..diagnostics import Diagnostics, codes
 from ..ir import Channel, Message
 from ..naming import ClassName, PythonIdentifier
 from .accumulation import ApplyPlan, apply_plan
+from .flavour import Flavour
 from .models import ModelsBuilder
 
 
@@ -28,8 +29,10 @@ class MessageSpec:
         cls: the class instances of it are decoded to.
         literal: for terminators, the literal SSE data (``[DONE]``); else None.
         event: the SSE event type carrying it.
-        decoder: module-level name of its decode function (a ``msgspec.json.Decoder``'s
-            bound ``decode``, built once), ``_decode_<message>_<channel>``.
+        decoder: module-level name of its decode function (the bound decode method of
+            ``adapter``, built once), ``_decode_<message>_<channel>``.
+        adapter: the expression building its validator (``msgspec.json.Decoder(models.Chunk)``
+            or ``pydantic.TypeAdapter(models.Chunk)``, see :mod:`.flavour`).
         doc: the message's summary or title.
         tag: for a vendor message, the value of its tag member (``x_research.searching``).
         handler: how its events feed the accumulator (``Accumulator.done``,
@@ -42,6 +45,7 @@ class MessageSpec:
     literal: str | None
     event: str
     decoder: PythonIdentifier
+    adapter: str
     doc: str
     tag: str | None = None
     handler: str = ""
@@ -168,7 +172,7 @@ def channel_spec(channel: Channel, models: ModelsBuilder, diagnostics: Diagnosti
     ident = PythonIdentifier(channel.address, prefix="channel")
     messages, plans = _messages(channel, ident, models, diagnostics)
     ordered = [
-        _with_handler(m, plans)
+        _with_handler(m, plans, models.flavour)
         for m in sorted(messages, key=lambda m: (m.literal is None, m.tag is None, -specificity(channel, m.name)))
     ]
     tag_fields = sorted({vendor_tag(m)[0] for m in channel.messages if m.kind == "vendor" and vendor_tag(m)[0]})
@@ -241,6 +245,7 @@ def _messages(
             literal=literal,
             event=message.event,
             decoder=PythonIdentifier.verbatim(f"_decode_{PythonIdentifier(message.name)}_{ident}"),
+            adapter=models.flavour.adapter.format(cls=f"models.{cls}"),
             doc=message.summary or message.title,
             tag=vendor_tag(message)[1] if message.kind == "vendor" else None,
         )
@@ -248,20 +253,21 @@ def _messages(
             messages.append(spec)
         if message.kind == "data" and literal is None:
             function = PythonIdentifier.verbatim(f"_apply_{ident}_{PythonIdentifier(message.name)}")
-            plan = apply_plan(message.payload, cls, function)
+            plan = apply_plan(message.payload, cls, function, models.flavour.plain)
             if plan not in plans:
                 plans.append(plan)
     return messages, plans
 
 
-def _with_handler(message: MessageSpec, plans: list[ApplyPlan]) -> MessageSpec:
-    """``message`` with its accumulator handler: by kind, or the first plan of its class."""
+def _with_handler(message: MessageSpec, plans: list[ApplyPlan], flavour: Flavour) -> MessageSpec:
+    """``message`` with its accumulator handler: by kind (the flavour's for errors and
+    vendor messages), or the first plan of its class."""
     if message.literal is not None:
         handler = "Accumulator.done"
     elif message.kind == "error":
-        handler = "Accumulator.error"
+        handler = flavour.error_handler
     elif message.kind == "vendor":
-        handler = "Accumulator.vendor"
+        handler = flavour.vendor_handler
     else:
         plan = next((p for p in plans if p.cls == message.cls), None)
         if plan is None:

@@ -24,6 +24,7 @@ from typing import Any
 from ..diagnostics import Diagnostics, codes
 from ..ir import Message, Property, Schema
 from ..naming import ClassName, PythonIdentifier, snake
+from .flavour import MSGSPEC, Flavour
 
 
 @dataclass(frozen=True)
@@ -37,7 +38,7 @@ class FieldSpec:
         required: no default (decoding fails without it).
         doc: description for the class docstring's Attributes section.
         alias: ``wire`` when it differs from ``name`` (the field is then declared
-            with ``msgspec.field(name=...)``), else None.
+            with ``msgspec.field(name=...)`` or ``pydantic.Field(alias=...)``), else None.
     """
 
     name: PythonIdentifier
@@ -53,7 +54,7 @@ class FieldSpec:
 
 @dataclass(frozen=True)
 class ClassSpec:
-    """A generated ``msgspec.Struct``.
+    """A generated ``msgspec.Struct`` (or pydantic ``BaseModel``, see :mod:`.flavour`).
 
     Attributes:
         name: class name.
@@ -89,10 +90,12 @@ class ModelsBuilder:
     Args:
         diagnostics: receives ``name-conflict``, ``identifier-collision``,
             ``identifier-lossy`` and ``identifier-renamed``.
+        flavour: the model flavour (only the ``maxItems: 0`` spelling depends on it).
     """
 
-    def __init__(self, diagnostics: Diagnostics) -> None:
+    def __init__(self, diagnostics: Diagnostics, flavour: Flavour = MSGSPEC) -> None:
         self.diagnostics = diagnostics
+        self.flavour = flavour
         self._classes: dict[str, tuple[Schema, ClassSpec | None]] = {}
         self._aliases: dict[str, AliasSpec] = {}
         self._terminators: dict[str, ClassSpec] = {}
@@ -159,7 +162,7 @@ class ModelsBuilder:
         if schema.type == "array":
             item = self.annotation(schema.items) if schema.items is not None else "Any"
             if schema.max_items == 0:
-                return f"Annotated[list[{item}], msgspec.Meta(max_length=0)]"
+                return self.flavour.empty_list.format(item=item)
             return f"list[{item}]"
         if schema.type in _SCALARS:
             py = _SCALARS[schema.type]

@@ -7,11 +7,17 @@
 inside any generated package they use only the standard library and msgspec,
 import each other relatively (``from .sse import ...``), and are kept
 black-formatted (line length 100) and mypy --strict clean here: the copy is
-never reformatted.  The manifest hashes them (``ssegen check`` reports an edit
-as staleness) and ``ssegen watch`` watches this folder.
+never reformatted.  ``pydantic_support.py`` (which also imports pydantic) is
+copied only into packages generated with ``model = "pydantic"``.  The manifest
+hashes them (``ssegen check`` reports an edit as staleness) and ``ssegen watch``
+watches this folder.
 """
 
 from __future__ import annotations
 
 MODULES: tuple[str, ...] = ("sse.py", "stream.py")
 """The file names copied into every generated package, in this folder."""
+
+FLAVOUR_MODULES: tuple[str, ...] = ("pydantic_support.py",)
+"""The file names copied only into packages of one model flavour (``pydantic_support.py``:
+pydantic models handed to the msgspec-based runtime; see ``ssegen.codemodel.flavour``)."""

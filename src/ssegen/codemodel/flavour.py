@@ -1,0 +1,110 @@
+"""The model flavour: which library the generated message classes are built on.
+
+Everything that differs between flavours is a fact here, and only here: the
+``models`` template, how a message's decoder is built and what it raises, how
+a typed event becomes plain data for the accumulator, the constraint spelling
+of ``maxItems: 0``, the runtime module a flavour adds and the dependencies the
+package docstring names.  The rest of the code model (class names, field
+identifiers, annotations, decode order, accumulation plans) is the same for
+every flavour, so both give the same message class for every payload.
+
+* ``msgspec`` (the default): ``msgspec.Struct`` classes and one
+  ``msgspec.json.Decoder`` per message.
+* ``pydantic``: pydantic v2 ``BaseModel`` classes (``extra="ignore"``,
+  ``strict=True`` so that a string is never coerced to a number or a bool, as
+  msgspec does not, and discrimination stays the same) validated by one
+  ``pydantic.TypeAdapter`` per message; the runtime (``sse.py``, ``stream.py``)
+  stays msgspec-based and ``pydantic_support.py`` converts models to plain data
+  for it (``ssegen/runtime/pydantic_support.py``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Flavour:
+    """The flavour-specific part of a :class:`~ssegen.codemodel.PackageSpec`.
+
+    Attributes:
+        name: ``msgspec`` or ``pydantic`` (``[tool.ssegen] model``).
+        models_template: the template laying out ``models.py``.
+        depends: the package docstring's dependency list (``msgspec and the standard library``).
+        imports: modules ``channels.py`` imports (``import <name>``), in order.
+        support_import: ``channels.py``'s import of the flavour's runtime helpers, or "".
+        runtime_modules: runtime modules copied into the package besides ``sse.py`` and ``stream.py``.
+        adapter: the per-message validator object, ``{cls}`` standing for ``models.<Class>``.
+        adapter_type: its type, as the tagged table's annotation.
+        decode_method: the method of ``adapter`` taking JSON text (``str`` or ``bytes``).
+        decoder_doc: how ``channels.py``'s docstring names the validator.
+        decode_errors: what a decoder raises on invalid JSON or a value that does not fit.
+        validation_error: what a tagged decoder raises on a value that does not fit.
+        reason: the function turning a caught error into ``UnknownEvent.reason`` text.
+        plain: wraps a typed value the runtime turns into plain data (``{}`` is the value).
+        error_handler: the accumulator handler of error messages.
+        vendor_handler: the accumulator handler of listed vendor messages.
+        empty_list: the annotation of an always-empty array (``maxItems: 0``), ``{item}`` the item type.
+    """
+
+    name: str
+    models_template: str
+    depends: str
+    imports: tuple[str, ...]
+    support_import: str
+    runtime_modules: tuple[str, ...]
+    adapter: str
+    adapter_type: str
+    decode_method: str
+    decoder_doc: str
+    decode_errors: str
+    validation_error: str
+    reason: str
+    plain: str
+    error_handler: str
+    vendor_handler: str
+    empty_list: str
+
+
+MSGSPEC = Flavour(
+    name="msgspec",
+    models_template="models.py.jinja",
+    depends="msgspec and the standard library",
+    imports=("msgspec",),
+    support_import="",
+    runtime_modules=(),
+    adapter="msgspec.json.Decoder({cls})",
+    adapter_type="msgspec.json.Decoder[Any]",
+    decode_method="decode",
+    decoder_doc="``msgspec.json.Decoder``",
+    decode_errors="(msgspec.ValidationError, msgspec.DecodeError)",
+    validation_error="msgspec.ValidationError",
+    reason="str",
+    plain="{}",
+    error_handler="Accumulator.error",
+    vendor_handler="Accumulator.vendor",
+    empty_list="Annotated[list[{item}], msgspec.Meta(max_length=0)]",
+)
+
+PYDANTIC = Flavour(
+    name="pydantic",
+    models_template="models_pydantic.py.jinja",
+    depends="pydantic, msgspec and the standard library",
+    imports=("msgspec", "pydantic"),
+    support_import="from .pydantic_support import error_event, plain, validation_reason, vendor_event",
+    runtime_modules=("pydantic_support.py",),
+    adapter="pydantic.TypeAdapter({cls})",
+    adapter_type="pydantic.TypeAdapter[Any]",
+    decode_method="validate_json",
+    decoder_doc="``pydantic.TypeAdapter``",
+    decode_errors="pydantic.ValidationError",
+    validation_error="pydantic.ValidationError",
+    reason="validation_reason",
+    plain="plain({})",
+    error_handler="error_event",
+    vendor_handler="vendor_event",
+    empty_list="Annotated[list[{item}], pydantic.Field(max_length=0)]",
+)
+
+#: The flavours by ``[tool.ssegen] model`` value.
+FLAVOURS: dict[str, Flavour] = {f.name: f for f in (MSGSPEC, PYDANTIC)}

@@ -1,0 +1,75 @@
+"""pydantic models handed to the msgspec-based runtime (``model = "pydantic"`` packages only).
+
+The runtime (``sse.py``, ``stream.py``) is the same in every package and turns
+typed values into plain data with ``msgspec.to_builtins``, which knows msgspec
+Structs but not pydantic models.  ``channels.py`` of a pydantic package passes
+usage objects, error messages and vendor messages through :func:`plain` first, so
+a :class:`~.stream.StreamResult` holds the same data in both flavours, and turns
+validation errors into one-line ``UnknownEvent.reason`` texts with
+:func:`validation_reason`.
+
+This module is ``src/ssegen/runtime/pydantic_support.py`` of ssegen, copied verbatim
+into every package generated with ``model = "pydantic"``: edit it there, then run
+``ssegen generate``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+import pydantic
+
+from .stream import Accumulator
+
+
+def plain(value: Any) -> Any:
+    """``value`` as plain data, as ``msgspec.to_builtins`` gives it for the msgspec flavour.
+
+    A model becomes a dict keyed by wire names (aliases), without the members
+    at their default (None), as msgspec's ``omit_defaults`` leaves them out;
+    dicts, lists and scalars are converted as ``msgspec.to_builtins`` does.
+
+    Raises:
+        TypeError: ``value`` holds something neither msgspec nor pydantic converts.
+    """
+    return msgspec.to_builtins(value, enc_hook=_dump)
+
+
+def _dump(value: Any) -> Any:
+    if isinstance(value, pydantic.BaseModel):
+        return value.model_dump(by_alias=True, exclude_defaults=True)
+    raise NotImplementedError(f"cannot convert {type(value).__name__} to plain data")
+
+
+def error_event(acc: Accumulator, event: Any) -> None:
+    """``acc.error`` of a typed error message, as plain data."""
+    acc.error(plain(event))
+
+
+def vendor_event(acc: Accumulator, event: Any) -> None:
+    """``acc.vendor`` of a typed vendor message, as plain data."""
+    acc.vendor(plain(event))
+
+
+def validation_reason(exc: pydantic.ValidationError) -> str:
+    """One line saying why a value does not fit, in msgspec's style.
+
+    The first error pydantic reports, with its place as a JSON path
+    (``Input should be a valid integer - at `$.usage.total_tokens```); a missing
+    member reads ``Object missing required field `text` - at `$.choices[0]```, as
+    msgspec says it.
+    """
+    errors = exc.errors(include_url=False)
+    if not errors:
+        return str(exc)
+    first = errors[0]
+    loc = list(first["loc"])
+    if first["type"] == "missing" and loc:
+        message = f"Object missing required field `{loc.pop()}`"
+    else:
+        message = first["msg"]
+    if not loc:
+        return message
+    path = "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in loc)
+    return f"{message} - at `${path}`"
