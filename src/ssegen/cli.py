@@ -81,9 +81,10 @@ def main() -> None:
 
     ssegen reads AsyncAPI documents and documentation pages from
     specs/<provider>/, builds one intermediate model per provider, and writes a
-    Python package per provider into the output folder: msgspec chunk classes,
-    a WHATWG-compliant SSE decoder (sync and async), a stream accumulator and
-    conformance tests.  The generated packages depend only on msgspec and the
+    Python package per provider into the output folder: msgspec (or, with
+    --model pydantic, pydantic v2) chunk classes, a WHATWG-compliant SSE decoder
+    (sync and async), a stream accumulator and conformance tests.  The generated
+    packages depend only on msgspec (and pydantic for that flavour) and the
     standard library.
 
     Settings are read from [tool.ssegen] in the nearest pyproject.toml
