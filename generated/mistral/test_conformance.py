@@ -16,10 +16,10 @@ from typing import Any
 import jsonschema
 import pytest
 
-from . import CHANNELS, UnknownEvent, VendorEvent
+from . import CHANNELS, UnknownEvent, VendorEvent, models
 
 SCHEMAS: dict[str, Any] = json.loads(
-    (Path(__file__).parent / "schemas.json").read_text(encoding="utf-8")
+    (Path(models.__file__).parent / "schemas.json").read_text(encoding="utf-8")
 )
 
 # (channel address, SSE event type, message name, expected class, SSE data, id)

@@ -23,7 +23,7 @@ from .config import Config, ConfigError, load_config, override
 
 if TYPE_CHECKING:
     from .diagnostics import Diagnostic
-    from .pipeline import ProviderReport
+    from .pipeline import Outcome, ProviderReport
 
 SPECS_OPTION = click.option(
     "--specs",
@@ -41,6 +41,15 @@ OUT_OPTION = click.option(
     help=(
         "Output folder; it becomes a Python package holding one subpackage per provider.  "
         "[default: generated, or tool.ssegen.out]"
+    ),
+)
+TESTS_OUT_OPTION = click.option(
+    "--tests-out",
+    type=click.Path(path_type=Path, file_okay=False),
+    default=None,
+    help=(
+        "Folder for the conformance tests and their example streams, apart from the packages "
+        "(importing them by name).  [default: inside each package, or tool.ssegen.tests_out]"
     ),
 )
 PACKAGE_OPTION = click.option(
@@ -148,7 +157,6 @@ def _run_generate(config: Config, fmt: str, min_severity: str, quiet: bool, forc
     Prints the diagnostics at ``min_severity`` and above, then (unless ``quiet``) one line per
     provider with its counts, including how many diagnostics were not printed.
     """
-    from .output import Plan
     from .pipeline import build
     from .pipeline import generate as run_generate
 
@@ -162,37 +170,49 @@ def _run_generate(config: Config, fmt: str, min_severity: str, quiet: bool, forc
     if not reports:
         raise click.ClickException(f"no provider folder under {config.specs}")
     first_run = not config.out.exists()
-    if first_run and all(r.failed for r in reports):
-        todo, written = Plan(), list[str]()  # nothing to write: do not create an empty output folder
-    else:
-        todo, written = run_generate(
-            config.specs, config.out, reports, settings, all_providers=not config.providers, force=force
+    outcomes: list[Outcome] = []
+    if not (first_run and all(r.failed for r in reports)):  # else do not create an empty output folder
+        outcomes = run_generate(
+            config.specs,
+            config.out,
+            reports,
+            settings,
+            all_providers=not config.providers,
+            force=force,
+            tests_out=config.tests_out,
         )
     shown = _LEVELS[_LEVELS.index(min_severity) :]
     _print_diagnostics([d for d in _all_diagnostics(reports) if d.severity.value in shown], fmt)
     if fmt == "text" and not quiet:
-        done = set(written)
+        written = {(o.folder, rel) for o in outcomes for rel in o.written}
         for r in reports:
-            click.echo(_summary(r, shown, done, first_run))
-        for rel in todo.remove:
-            click.echo(f"removed (no longer generated): {config.out / rel}")
+            click.echo(_summary(r, shown, written, config, first_run))
+        for o in outcomes:
+            for rel in o.plan.remove:
+                click.echo(f"removed (no longer generated): {o.folder / rel}")
         elapsed = time.perf_counter() - started
-        if config.out.exists():
-            click.echo(f"done in {elapsed:.2f}s -> {config.out}/")
+        if outcomes:
+            click.echo(f"done in {elapsed:.2f}s -> {', '.join(f'{o.folder}/' for o in outcomes)}")
         else:
             click.echo(f"nothing generated in {elapsed:.2f}s; {config.out}/ not created")
-    for rel in sorted(set(todo.foreign) - set(todo.blocked)):
-        click.echo(f"left alone (not written by ssegen): {config.out / rel}", err=True)
-    if not force:
-        for rel in todo.blocked:
-            why = "edited by hand" if rel in todo.edited else "not written by ssegen"
-            click.echo(f"NOT overwritten ({why}; use --force): {config.out / rel}", err=True)
-        for rel in sorted(set(todo.edited) - set(todo.blocked)):
-            click.echo(f"kept (edited by hand, no longer generated): {config.out / rel}", err=True)
-    return not any(r.failed for r in reports) and (force or not todo.blocked)
+    blocked = False
+    for o in outcomes:
+        todo = o.plan
+        for rel in sorted(set(todo.foreign) - set(todo.blocked)):
+            click.echo(f"left alone (not written by ssegen): {o.folder / rel}", err=True)
+        if not force:
+            for rel in todo.blocked:
+                why = "edited by hand" if rel in todo.edited else "not written by ssegen"
+                click.echo(f"NOT overwritten ({why}; use --force): {o.folder / rel}", err=True)
+            for rel in sorted(set(todo.edited) - set(todo.blocked)):
+                click.echo(f"kept (edited by hand, no longer generated): {o.folder / rel}", err=True)
+        blocked = blocked or bool(todo.blocked)
+    return not any(r.failed for r in reports) and (force or not blocked)
 
 
-def _summary(report: ProviderReport, shown: tuple[str, ...], written: set[str], first_run: bool) -> str:
+def _summary(
+    report: ProviderReport, shown: tuple[str, ...], written: set[tuple[Path, str]], config: Config, first_run: bool
+) -> str:
     """One line about one provider: what it holds, its diagnostics by severity, files written."""
     counts = {level: sum(1 for d in report.diagnostics if d.severity.value == level) for level in _LEVELS}
     hidden = [_plural(counts[level], level) for level in reversed(_LEVELS) if counts[level] and level not in shown]
@@ -201,17 +221,21 @@ def _summary(report: ProviderReport, shown: tuple[str, ...], written: set[str], 
     if report.failed:
         kept = "nothing generated" if first_run else "previous output kept"
         return f"{report.name}: FAILED ({tally}); {kept}"
-    files = sum(1 for f in report.files if f in written)
+    mine = [(config.out, rel) for rel in report.files]
+    if config.tests_out is not None:
+        mine += [(config.tests_out, rel) for rel in report.test_files]
+    files = sum(1 for place in mine if place in written)
     return (
         f"{report.name}: {_plural(report.channels, 'channel')}, {_plural(report.messages, 'message')}, "
         f"{_plural(report.classes, 'class', 'classes')}, {tally or 'no diagnostics'}; "
-        f"{files} of {_plural(len(report.files), 'file')} written, {report.seconds:.2f}s"
+        f"{files} of {_plural(len(mine), 'file')} written, {report.seconds:.2f}s"
     )
 
 
 @main.command()
 @SPECS_OPTION
 @OUT_OPTION
+@TESTS_OUT_OPTION
 @PACKAGE_OPTION
 @MODEL_OPTION
 @FORMAT_OPTION
@@ -224,6 +248,7 @@ def _summary(report: ProviderReport, shown: tuple[str, ...], written: set[str], 
 def generate(
     specs: Path | None,
     out: Path | None,
+    tests_out: Path | None,
     package: str | None,
     model: str | None,
     fmt: str,
@@ -244,7 +269,15 @@ def generate(
     rest (-v prints infos too).  Exits 1 if any provider failed or a file was not
     overwritten.
     """
-    config = _config(specs=specs, out=out, package=package, model=model, strict=strict, providers=providers or None)
+    config = _config(
+        specs=specs,
+        out=out,
+        tests_out=tests_out,
+        package=package,
+        model=model,
+        strict=strict,
+        providers=providers or None,
+    )
     if not _run_generate(config, fmt, _min_severity(verbose, min_severity, fmt), quiet, force):
         sys.exit(1)
 
@@ -252,6 +285,7 @@ def generate(
 @main.command()
 @SPECS_OPTION
 @OUT_OPTION
+@TESTS_OUT_OPTION
 @PACKAGE_OPTION
 @click.option("--diff", "show_diff", is_flag=True, help="Print a unified diff of each stale file (disk -> specs now).")
 @MODEL_OPTION
@@ -259,42 +293,45 @@ def generate(
 def check(
     specs: Path | None,
     out: Path | None,
+    tests_out: Path | None,
     package: str | None,
     show_diff: bool,
     model: str | None,
     providers: tuple[str, ...],
 ) -> None:
-    """Exit 0 if --out is exactly what the specs produce now, else 1 naming each stale file.
+    """Exit 0 if --out (and --tests-out) is exactly what the specs produce now, else 1 naming each stale file.
 
-    Answers from the manifest's hashes when no input, template or ssegen
+    Answers from the manifests' hashes when no input, template or ssegen
     version changed (fast); otherwise regenerates in memory and compares.
     Writes nothing: use it in CI and pre-commit after `ssegen generate`.
     """
     from .discover import provider_names
     from .output import quick_check
 
-    config = _config(specs=specs, out=out, package=package, model=model, providers=providers or None)
+    config = _config(
+        specs=specs, out=out, tests_out=tests_out, package=package, model=model, providers=providers or None
+    )
     if not config.specs.is_dir():
         raise click.ClickException(f"no specs folder {config.specs} (set --specs or [tool.ssegen] specs)")
     names = list(config.providers) or provider_names(config.specs)
-    quick = quick_check(config.specs, config.out, names, config.output_settings)
-    if quick is not None and quick.up_to_date:
-        click.echo(f"{config.out}/ is up to date ({_plural(len(names), 'provider')})")
+    folders = [config.out] + ([config.tests_out] if config.tests_out is not None else [])
+    quick = [quick_check(config.specs, folder, names, config.output_settings) for folder in folders]
+    if all(q is not None and q.up_to_date for q in quick):
+        click.echo(_up_to_date(folders, _plural(len(names), "provider")))
         return
-    if quick is not None and not show_diff:
-        for rel in quick.edited:
-            click.echo(f"edited by hand: {config.out / rel}")
-        for rel in quick.missing:
-            click.echo(f"missing: {config.out / rel}")
+    if all(q is not None for q in quick) and not show_diff:
+        for folder, q in zip(folders, quick, strict=True):
+            assert q is not None
+            for rel in q.edited:
+                click.echo(f"edited by hand: {folder / rel}")
+            for rel in q.missing:
+                click.echo(f"missing: {folder / rel}")
         click.echo("generated files were changed by hand; `ssegen generate --force` restores them", err=True)
         sys.exit(1)
     from .pipeline import build
     from .pipeline import check as run_check
 
     reports = build(config.specs, names, config.output_settings, strict=config.strict, policy=config.policy)
-    todo, files = run_check(
-        config.specs, config.out, reports, config.output_settings, all_providers=not config.providers
-    )
     failed = [r for r in reports if r.failed]
     for r in failed:
         _print_diagnostics([d for d in r.diagnostics.sorted() if d.severity.value == "error"], "text")
@@ -303,26 +340,41 @@ def check(
             f"{_plural(len(failed), 'provider')} with errors (above): fix the specs, then `ssegen generate`", err=True
         )
         sys.exit(1)
-    for rel in todo.stale:
-        why = (
-            "edited by hand"
-            if rel in todo.edited
-            else "not written by ssegen, in the way"
-            if rel in todo.foreign
-            else "stale"
-        )
-        click.echo(f"{why}: {config.out / rel}")
-    for rel in sorted(set(todo.foreign) - set(todo.blocked)):
-        click.echo(f"not generated by ssegen (left alone): {config.out / rel}")
-    if show_diff:
+    outcomes = run_check(
+        config.specs,
+        config.out,
+        reports,
+        config.output_settings,
+        all_providers=not config.providers,
+        tests_out=config.tests_out,
+    )
+    stale = 0
+    for o in outcomes:
+        todo = o.plan
         for rel in todo.stale:
-            _echo_diff(config.out, rel, files.get(rel, ""))
-    if todo.stale:
-        click.echo(
-            f"{_plural(len(todo.stale), 'file')} differ; run `ssegen generate` to update {config.out}/", err=True
-        )
+            why = (
+                "edited by hand"
+                if rel in todo.edited
+                else "not written by ssegen, in the way"
+                if rel in todo.foreign
+                else "stale"
+            )
+            click.echo(f"{why}: {o.folder / rel}")
+        for rel in sorted(set(todo.foreign) - set(todo.blocked)):
+            click.echo(f"not generated by ssegen (left alone): {o.folder / rel}")
+        if show_diff:
+            for rel in todo.stale:
+                _echo_diff(o.folder, rel, o.files.get(rel, ""))
+        stale += len(todo.stale)
+    if stale:
+        click.echo(f"{_plural(stale, 'file')} differ; run `ssegen generate` to update them", err=True)
         sys.exit(1)
-    click.echo(f"{config.out}/ is up to date ({_plural(len(todo.unchanged), 'file')})")
+    unchanged = sum(len(o.plan.unchanged) for o in outcomes)
+    click.echo(_up_to_date(folders, _plural(unchanged, "file")))
+
+
+def _up_to_date(folders: list[Path], detail: str) -> str:
+    return f"{', '.join(f'{f}/' for f in folders)} {'is' if len(folders) == 1 else 'are'} up to date ({detail})"
 
 
 def _echo_diff(out: Path, rel: str, wanted: str) -> None:
@@ -345,6 +397,7 @@ def _echo_diff(out: Path, rel: str, wanted: str) -> None:
 @main.command()
 @SPECS_OPTION
 @OUT_OPTION
+@TESTS_OUT_OPTION
 @PACKAGE_OPTION
 @MODEL_OPTION
 @click.option(
@@ -357,6 +410,7 @@ def _echo_diff(out: Path, rel: str, wanted: str) -> None:
 def watch(
     specs: Path | None,
     out: Path | None,
+    tests_out: Path | None,
     package: str | None,
     model: str | None,
     debounce: int,
@@ -375,13 +429,15 @@ def watch(
 
     from .output import runtime_dir, templates_dir
 
-    config = _config(specs=specs, out=out, package=package, model=model, providers=providers or None)
-    out_root = config.out.resolve()
+    config = _config(
+        specs=specs, out=out, tests_out=tests_out, package=package, model=model, providers=providers or None
+    )
+    outputs = [config.out.resolve()] + ([config.tests_out.resolve()] if config.tests_out is not None else [])
     roots = [config.specs.resolve(), templates_dir(), runtime_dir()]
 
     def relevant(change: watchfiles.Change, path: str) -> bool:
         resolved = Path(path).resolve()
-        if resolved.is_relative_to(out_root) or "__pycache__" in resolved.parts:
+        if any(resolved.is_relative_to(o) for o in outputs) or "__pycache__" in resolved.parts:
             return False
         return not resolved.name.startswith(".") and not resolved.name.endswith(("~", ".swp", ".tmp"))
 

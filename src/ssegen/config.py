@@ -5,6 +5,7 @@ Example (in the consuming repository's ``pyproject.toml``)::
     [tool.ssegen]
     specs = "api-specs"              # folder of provider folders
     out = "src/myapp/llm_stream"     # output folder (becomes a package)
+    tests_out = "tests/llm_stream"   # conformance tests apart from the package (default: inside it)
     package = "myapp.llm_stream"     # its import name (default: derived from `out`)
     providers = ["deepseek"]         # default: every folder under `specs`
     model = "msgspec"                # model flavour: "msgspec" (msgspec.Struct) or "pydantic" (v2 BaseModel)
@@ -42,15 +43,19 @@ class OutputSettings:
             into generated docstrings.
         specs_label: the specs folder as generated headers name it (``specs``).
         model: the model flavour (``msgspec`` or ``pydantic``).
+        tests_apart: conformance tests are written to a tests folder of their own
+            (``tests_out``) and import the package by name, instead of sitting in it.
     """
 
     package: str = "generated"
     specs_label: str = "specs"
     model: str = "msgspec"
+    tests_apart: bool = False
 
     def to_manifest(self) -> dict[str, str]:
         """The settings as the manifest's ``settings`` object (sorted keys)."""
-        return {"model": self.model, "package": self.package, "specs": self.specs_label}
+        tests = "apart" if self.tests_apart else "beside"
+        return {"model": self.model, "package": self.package, "specs": self.specs_label, "tests": tests}
 
 
 class ConfigError(Exception):
@@ -64,6 +69,8 @@ class Config:
     Attributes:
         specs: folder of provider folders.
         out: output folder.
+        tests_out: folder for the conformance tests and their example streams (None: inside
+            each generated package, as ``test_conformance.py`` and ``examples/``).
         package: dotted import name of ``out`` (used in generated docstrings).
         providers: providers to build (empty: all).
         model: model flavour (see :data:`MODEL_FLAVOURS`).
@@ -75,6 +82,7 @@ class Config:
 
     specs: Path = Path("specs")
     out: Path = Path("generated")
+    tests_out: Path | None = None
     package: str = ""
     providers: tuple[str, ...] = ()
     model: str = "msgspec"
@@ -102,7 +110,7 @@ class Config:
     @property
     def output_settings(self) -> OutputSettings:
         """The :class:`OutputSettings` these settings give."""
-        return OutputSettings(self.import_name, self.specs_label, self.model)
+        return OutputSettings(self.import_name, self.specs_label, self.model, self.tests_out is not None)
 
     @property
     def specs_label(self) -> str:
@@ -154,7 +162,8 @@ def load_config(start: Path) -> Config:
             raise ConfigError(f"{path}: [tool.ssegen] {key} must be a string")
         return value
 
-    unknown = sorted(set(table) - {"specs", "out", "package", "providers", "model", "strict", "ignore", "severity"})
+    keys = {"specs", "out", "tests_out", "package", "providers", "model", "strict", "ignore", "severity"}
+    unknown = sorted(set(table) - keys)
     if unknown:
         raise ConfigError(f"{path}: [tool.ssegen] has unknown keys: {', '.join(unknown)}")
     providers = table.get("providers", [])
@@ -171,6 +180,7 @@ def load_config(start: Path) -> Config:
     return Config(
         specs=_relative(base, Path(text("specs", "specs"))),
         out=_relative(base, Path(text("out", "generated"))),
+        tests_out=_relative(base, Path(text("tests_out", ""))) if table.get("tests_out") else None,
         package=text("package", ""),
         providers=tuple(providers),
         model=model,

@@ -102,11 +102,14 @@ class Rendered:
     Attributes:
         provider: the provider name.
         files: output-relative POSIX path -> file content.
+        test_files: tests-folder-relative path -> content, when tests are written apart
+            (``OutputSettings.tests_apart``); else empty (the tests are in ``files``).
         model: the package spec the files came from (counts for the summary).
     """
 
     provider: str
     files: dict[str, str] = field(default_factory=dict)
+    test_files: dict[str, str] = field(default_factory=dict)
     model: PackageSpec | None = None
 
 
@@ -137,20 +140,26 @@ def render_provider(provider: Provider, settings: OutputSettings, diagnostics: D
         "specs_folder": folder,
         "spec": spec,
     }
+    # Conformance tests sit in the package (importing it relatively) or, with tests_out, in a
+    # tests folder of their own (importing it by name, under a file name unique across providers).
+    context["tests_package"] = context["package"] if settings.tests_apart else "."
+    context["tests_sse"] = f"{context['package']}.sse" if settings.tests_apart else ".sse"
+    test_module = f"test_{provider.name}_conformance.py" if settings.tests_apart else "test_conformance.py"
     rendered = Rendered(provider.name, model=spec)
-    for template, name in (
-        ("package_init.py.jinja", "__init__.py"),
-        (spec.flavour.models_template, "models.py"),
-        ("channels.py.jinja", "channels.py"),
-        ("test_conformance.py.jinja", "test_conformance.py"),
+    tests = rendered.test_files if settings.tests_apart else rendered.files
+    for template, name, target in (
+        ("package_init.py.jinja", "__init__.py", rendered.files),
+        (spec.flavour.models_template, "models.py", rendered.files),
+        ("channels.py.jinja", "channels.py", rendered.files),
+        ("test_conformance.py.jinja", test_module, tests),
     ):
         source = env.get_template(template).render(context)
-        rendered.files[f"{provider.name}/{name}"] = format_python(source, f"{provider.name}/{name}")
+        target[f"{provider.name}/{name}"] = format_python(source, f"{provider.name}/{name}")
     for name in RUNTIME_MODULES + spec.flavour.runtime_modules:
         # Copied verbatim (already black-formatted): see ssegen.runtime.
         rendered.files[f"{provider.name}/{name}"] = f"{header}\n{runtime_source(name)}"
     for stream in provider.example_streams:
-        rendered.files[f"{provider.name}/examples/{stream.name}.sse"] = stream.wire()
+        tests[f"{provider.name}/examples/{stream.name}.sse"] = stream.wire()
     schemas = export_provider(provider)
     rendered.files[f"{provider.name}/schemas.json"] = json.dumps(schemas, indent=2, ensure_ascii=False) + "\n"
     rendered.files[f"{provider.name}/py.typed"] = ""

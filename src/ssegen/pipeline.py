@@ -31,6 +31,9 @@ class ProviderReport:
         name: the provider.
         diagnostics: every diagnostic of its sources and code model.
         files: output-relative path -> content (empty when it failed).
+        test_files: conformance tests and their example streams, relative to the tests folder,
+            when they are written apart from the package (``tests_out``); else empty (they
+            are in ``files``).
         inputs: the files it was built from, relative to the specs folder.
         channels, messages, classes: counts for the summary.
         seconds: wall time to load and render.
@@ -39,6 +42,7 @@ class ProviderReport:
     name: str
     diagnostics: Diagnostics
     files: dict[str, str] = field(default_factory=dict)
+    test_files: dict[str, str] = field(default_factory=dict)
     inputs: tuple[str, ...] = ()
     channels: int = 0
     messages: int = 0
@@ -105,6 +109,7 @@ def build(
                 )
             if not report.diagnostics.has_errors:  # errors of the code model, or --strict: nothing written
                 report.files = rendered.files
+                report.test_files = rendered.test_files
                 report.channels = len(loaded.provider.channels)
                 report.messages = sum(len(c.messages) for c in loaded.provider.channels)
                 assert rendered.model is not None
@@ -114,17 +119,50 @@ def build(
     return reports
 
 
+@dataclass(frozen=True)
+class Outcome:
+    """What one output folder needs (``check``) or got (``generate``).
+
+    Attributes:
+        folder: the package folder (``out``) or the tests folder (``tests_out``).
+        plan: how the folder compares with what the specs produce now.
+        files: every file the specs produce now for it (folder-relative path -> content).
+        written: the paths written (empty for ``check``).
+    """
+
+    folder: Path
+    plan: Plan
+    files: dict[str, str]
+    written: tuple[str, ...] = ()
+
+
+def _destinations(
+    out: Path, tests_out: Path | None, reports: list[ProviderReport]
+) -> list[tuple[Path, list[ProviderReport], bool]]:
+    """``(folder, reports with that folder's files, holds the root __init__.py)`` per output folder."""
+    destinations = [(out, reports, True)]
+    if tests_out is not None:
+        destinations.append((tests_out, [replace(r, files=r.test_files) for r in reports], False))
+    return destinations
+
+
 def produce(
-    specs: Path, out: Path, reports: list[ProviderReport], all_providers: bool, settings: OutputSettings
+    specs: Path,
+    out: Path,
+    reports: list[ProviderReport],
+    all_providers: bool,
+    settings: OutputSettings,
+    *,
+    package_root: bool = True,
 ) -> tuple[dict[str, str], Manifest | None]:
-    """Every file the specs produce now (root files, providers, manifest) and the old manifest.
+    """Every file the specs produce now for ``out`` (root files, providers, manifest) and its old manifest.
 
     With ``all_providers`` (no explicit provider list), providers that are gone
     from the specs folder are dropped from the manifest, so their files count
-    as leftovers.
+    as leftovers.  ``package_root`` is False for a tests folder (no ``__init__.py``).
     """
     old = Manifest.read(out)
-    files = dict(render_root())
+    files = dict(render_root()) if package_root else {}
     for report in reports:
         files.update(report.files)
     kept = old
@@ -158,25 +196,40 @@ def generate(
     *,
     all_providers: bool,
     force: bool = False,
-) -> tuple[Plan, list[str]]:
-    """Bring ``out`` up to date (``reports`` built with flavour ``model``); return the plan and the paths written.
+    tests_out: Path | None = None,
+) -> list[Outcome]:
+    """Bring ``out`` (and ``tests_out``, when tests are written apart) up to date.
 
     Hand-edited generated files and files ssegen did not write are left alone
-    (see :class:`ssegen.output.Plan`) unless ``force``.
+    (see :class:`ssegen.output.Plan`) unless ``force``.  Each folder has its own manifest.
+
+    Returns:
+        One :class:`Outcome` per folder, the package folder first.
     """
-    files, old = produce(specs, out, reports, all_providers, settings)
-    todo = plan(out, files, _scanned(reports, old, all_providers), old)
-    written = apply(out, files, todo, force=force)
-    return todo, written
+    outcomes = []
+    for folder, views, package_root in _destinations(out, tests_out, reports):
+        files, old = produce(specs, folder, views, all_providers, settings, package_root=package_root)
+        todo = plan(folder, files, _scanned(views, old, all_providers), old)
+        outcomes.append(Outcome(folder, todo, files, tuple(apply(folder, files, todo, force=force))))
+    return outcomes
 
 
 def check(
-    specs: Path, out: Path, reports: list[ProviderReport], settings: OutputSettings, *, all_providers: bool
-) -> tuple[Plan, dict[str, str]]:
-    """Compare ``out`` with what the specs produce now; writes nothing.
+    specs: Path,
+    out: Path,
+    reports: list[ProviderReport],
+    settings: OutputSettings,
+    *,
+    all_providers: bool,
+    tests_out: Path | None = None,
+) -> list[Outcome]:
+    """Compare ``out`` (and ``tests_out``) with what the specs produce now; writes nothing.
 
     Returns:
-        The plan, and every file the specs produce now (output-relative path -> content).
+        One :class:`Outcome` per folder, the package folder first.
     """
-    files, old = produce(specs, out, reports, all_providers, settings)
-    return plan(out, files, _scanned(reports, old, all_providers), old), files
+    outcomes = []
+    for folder, views, package_root in _destinations(out, tests_out, reports):
+        files, old = produce(specs, folder, views, all_providers, settings, package_root=package_root)
+        outcomes.append(Outcome(folder, plan(folder, files, _scanned(views, old, all_providers), old), files))
+    return outcomes

@@ -215,3 +215,31 @@ def test_check_rebuilds_when_the_package_name_changes(project: Path) -> None:
     assert code == 1 and "stale: src/myapp/llm_stream/mistral/__init__.py" in output
     assert _run("generate")[0] == 0
     assert _run("check")[0] == 0
+
+
+def test_tests_out_puts_conformance_tests_apart_from_the_package(project: Path) -> None:
+    pyproject = project / "pyproject.toml"
+    text = pyproject.read_text(encoding="utf-8").replace('providers = ["mistral"]', 'providers = ["deepseek"]')
+    pyproject.write_text(text + 'tests_out = "tests/llm_stream"\n', encoding="utf-8")
+    code, output = _run("generate")
+    assert code == 0, output
+    package, tests = project / "src" / "myapp" / "llm_stream" / "deepseek", project / "tests" / "llm_stream"
+    assert (package / "schemas.json").is_file() and not (package / "test_conformance.py").exists()
+    assert not (package / "examples").exists()
+    module = tests / "deepseek" / "test_deepseek_conformance.py"
+    assert "from myapp.llm_stream.deepseek import CHANNELS" in module.read_text(encoding="utf-8")
+    assert sorted(p.name for p in (tests / "deepseek" / "examples").iterdir()) == ["stream-example.sse"]
+    assert (tests / "ssegen-manifest.json").is_file() and not (tests / "__init__.py").exists()
+    assert _run("check") == (0, "src/myapp/llm_stream/, tests/llm_stream/ are up to date (1 provider)\n")
+    run = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(tests)],
+        cwd=project,
+        env={**os.environ, "PYTHONPATH": str(project / "src")},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert run.returncode == 0 and " passed" in run.stdout, run.stdout + run.stderr
+    (tests / "deepseek" / "examples" / "stream-example.sse").write_text("edited\n", encoding="utf-8")
+    code, output = _run("check")
+    assert code == 1 and "edited by hand: tests/llm_stream/deepseek/examples/stream-example.sse" in output
