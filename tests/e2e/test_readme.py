@@ -159,7 +159,7 @@ def check_own_repository_config(block: Block, ctx: Ctx) -> None:
 
 def check_pre_commit_config(block: Block, ctx: Ctx) -> None:
     """The pre-commit config parses, names hooks `.pre-commit-hooks.yaml` defines, and is valid for
-    pre-commit once its two placeholders (URL, commit) are filled."""
+    pre-commit once its two placeholders (URL, commit) are filled (test_pre_commit_hooks.py runs it)."""
     config = yaml.safe_load(block.text)
     (repo,) = config["repos"]
     hook_ids = {hook["id"] for hook in yaml.safe_load(HOOKS.read_text(encoding="utf-8"))}
