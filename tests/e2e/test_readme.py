@@ -6,6 +6,7 @@ no entry, or an entry whose block is gone, fails ``test_every_readme_block_has_a
 
 from __future__ import annotations
 
+import ast
 import doctest
 import json
 import re
@@ -21,10 +22,12 @@ from pathlib import Path
 import httpx
 import pytest
 import yaml
+from click.testing import CliRunner
 from conftest import GENERATED, ROOT, SPECS
 from helpers.readme import Block, readme_block, readme_blocks, readme_inline_code
 from packaging.requirements import Requirement
 
+from ssegen.cli import main
 from ssegen.config import load_config
 
 BIN = Path(sys.executable).parent
@@ -96,9 +99,9 @@ def check_httpx_example(block: Block, ctx: Ctx) -> None:
     assert str(request.url) == "https://api.deepseek.com/chat/completions"
     assert request.headers["authorization"] == "Bearer sk-readme-test"
     assert json.loads(request.content)["stream"] is True
-    assert expected_text and printed.startswith(expected_text + " "), printed
-    assert printed.rstrip().endswith(" True"), "the example stream ends with [DONE]: complete"
-    assert all(str(v) in printed for v in usage.values()), printed
+    # print(content, usage, complete): the text of every delta, the last chunk's usage, True after [DONE]
+    assert expected_text and printed.startswith(expected_text + " ") and printed.endswith(" True\n"), printed
+    assert ast.literal_eval(printed[len(expected_text) + 1 : -len(" True\n")]) == usage, printed
 
 
 def _prompted(block: Block) -> Iterator[tuple[str, str]]:
@@ -151,6 +154,14 @@ def check_own_repository_config(block: Block, ctx: Ctx) -> None:
     (ctx.tmp_path / "pyproject.toml").write_text(without, encoding="utf-8")
     assert load_config(ctx.tmp_path).import_name == settings["package"]
 
+    prose = readme_inline_code("Using ssegen in your own repository")
+    flags = [code for code in prose if code.startswith("--")]
+    assert flags == ["--specs", "--out", "--package"], "the flags said to override the config changed: check them"
+    for command in ("generate", "check"):
+        helped = CliRunner().invoke(main, [command, "--help"]).output
+        assert all(re.search(rf"{flag}\b", helped) for flag in flags), f"ssegen {command} lacks one of {flags}"
+    assert "generate --force" in prose and "--force" in CliRunner().invoke(main, ["generate", "--help"]).output
+
     (dev,) = data["project"]["optional-dependencies"]["dev"]
     requirement = Requirement(dev)
     assert requirement.name == "ssegen" and requirement.url, f"{block.name}: dev is not a direct reference"
@@ -182,20 +193,33 @@ def check_pre_commit_config(block: Block, ctx: Ctx) -> None:
 
 def check_benchmarks(block: Block, ctx: Ctx) -> None:
     """The benchmark commands: the `bench` extra exists, the scripts exist and take every flag the README
-    passes them (here and in its prose); the benchmarks themselves are not run in tests."""
+    gives them (in the block and in the section's prose); the benchmarks themselves are not run in tests."""
     commands = block.commands()
     assert commands[0] == "pip install -e '.[bench]'" and "bench" in _pyproject()["project"]["optional-dependencies"]
-    inline = [code for code in readme_inline_code() if code.startswith("python benchmarks/")]
-    for command in commands[1:] + inline:
+    prose = readme_inline_code("Benchmarks")
+    helps: dict[str, str] = {}
+    for command in commands[1:] + [code for code in prose if code.startswith("python benchmarks/")]:
         argv = shlex.split(command)
         assert argv[0] == "python" and (ROOT / argv[1]).is_file(), f"README: `{command}`: no such script"
-        flags = [word for word in argv[2:] if word.startswith("--")]
-        helped = subprocess.run(
-            [sys.executable, argv[1], "--help"], cwd=ROOT, capture_output=True, text=True, check=False
-        )
-        assert helped.returncode == 0, helped.stderr
-        for flag in flags:
-            assert re.search(rf"{re.escape(flag)}\b", helped.stdout), f"README: `{command}`: {argv[1]} has no {flag}"
+        if argv[1] not in helps:
+            run = subprocess.run([sys.executable, argv[1], "--help"], cwd=ROOT, capture_output=True, text=True)
+            assert run.returncode == 0, run.stderr
+            helps[argv[1]] = run.stdout
+        for flag in (word for word in argv[2:] if word.startswith("--")):
+            assert re.search(rf"{re.escape(flag)}\b", helps[argv[1]]), f"README: `{command}`: {argv[1]} has no {flag}"
+    assert len(helps) == 2, "both benchmark scripts are named"
+    for code in (code for code in prose if code.startswith("--")):  # `--json`, `--read-size 0` in the prose
+        flag = code.split()[0]
+        assert any(re.search(rf"{re.escape(flag)}\b", text) for text in helps.values()), f"README: no script has {flag}"
+
+
+def check_install_block(block: Block, ctx: Ctx) -> None:
+    """The install block runs in test_own_repository.py; the wheel it names is the one this version builds."""
+    version = _pyproject()["project"]["version"]
+    wheel = f"ssegen-{version}-py3-none-any.whl"
+    assert f"pip install dist/{wheel}" in block.commands(), f"{block.name}: the wheel is {wheel}"
+    assert f"ssegen @ file:///abs/path/to/{wheel}" in readme_inline_code("Using ssegen in your own repository")
+    run_by("test_own_repository.py")(block, ctx)
 
 
 def run_by(test_file: str) -> Callable[[Block, Ctx], None]:
@@ -216,7 +240,7 @@ CHECKS: dict[tuple[str, str], Callable[[Block, Ctx], None]] = {
     ("sh", "python3 -m venv .venv"): check_quickstart,
     ("python", "import os"): check_httpx_example,
     ("sh", "$ ssegen conform"): check_conform_session,
-    ("sh", "pip wheel --no-deps"): run_by("test_own_repository.py"),
+    ("sh", "pip wheel --no-deps"): check_install_block,
     ("toml", "# your pyproject.toml"): check_own_repository_config,
     ("sh", "ssegen generate"): run_by("test_own_repository.py"),
     ("sh", "pre-commit try-repo"): run_by("test_pre_commit_hooks.py"),

@@ -66,13 +66,15 @@ def readme_block(lang: str, first_line: str, path: Path = README) -> Block:
     return found[0]
 
 
-def readme_inline_code(path: Path = README) -> list[str]:
-    """Every inline code span of the README (`like this`)."""
+def readme_inline_code(section: str | None = None, path: Path = README) -> list[str]:
+    """Every inline code span of the README (`like this`), or of the ``## section`` named."""
     tokens = MarkdownIt("commonmark").parse(path.read_text(encoding="utf-8"))
-    return [
-        child.content
-        for token in tokens
-        if token.type == "inline"
-        for child in token.children or []
-        if child.type == "code_inline"
-    ]
+    spans: list[str] = []
+    current = ""
+    for i, token in enumerate(tokens):
+        if token.type == "heading_open" and token.tag == "h2":
+            current = tokens[i + 1].content
+        elif token.type == "inline" and not (i and tokens[i - 1].type == "heading_open"):
+            if section is None or current == section:
+                spans.extend(child.content for child in token.children or [] if child.type == "code_inline")
+    return spans
