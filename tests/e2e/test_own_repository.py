@@ -114,9 +114,10 @@ def test_readme_walkthrough_generate_check_edit_check_regenerate_watch(installed
     assert imported.returncode == 0 and int(imported.stdout) > 0, imported.stderr
     assert "from myapp.llm_stream.deepseek import CHANNELS" in (out / "deepseek" / "__init__.py").read_text()
 
-    done = installed.run(generate, sub)
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert _tree(project) == from_root, "`ssegen generate` from src/myapp wrote other bytes than from the root"
+    for folder in (sub, project / "api-specs"):
+        done = installed.run(generate, folder)
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert _tree(project) == from_root, f"`ssegen generate` from {folder.name} wrote other bytes than from the root"
     for folder in (project, sub):
         checked = installed.run(check, folder)
         assert checked.returncode == 0 and "up to date" in checked.stdout, checked.stdout + checked.stderr
@@ -178,3 +179,4 @@ def test_output_from_a_sub_folder_is_identical_when_package_is_derived_from_out(
     from_root = _tree(project)
     assert installed.run("ssegen generate", project / "src" / "myapp").returncode == 0
     assert _tree(project) == from_root
+    assert installed.run("ssegen check", project).returncode == 0
