@@ -1,0 +1,272 @@
+"""Every fenced block of README.md is checked: run as written where it can be, or by the test that runs it.
+
+``CHECKS`` maps each block (its language and the start of its first line) to its check. A block with
+no entry, or an entry whose block is gone, fails ``test_every_readme_block_has_a_check`` naming it.
+"""
+
+from __future__ import annotations
+
+import ast
+import doctest
+import json
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import tomllib
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+import pytest
+import yaml
+from click.testing import CliRunner
+from conftest import GENERATED, ROOT, SPECS
+from helpers.readme import Block, readme_block, readme_blocks, readme_inline_code
+from packaging.requirements import Requirement
+
+from ssegen.cli import main
+from ssegen.config import load_config
+
+BIN = Path(sys.executable).parent
+HOOKS = ROOT / ".pre-commit-hooks.yaml"
+
+
+def _tree(root: Path) -> dict[str, bytes]:
+    return {
+        p.relative_to(root).as_posix(): p.read_bytes()
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and "__pycache__" not in p.parts
+    }
+
+
+def _pyproject() -> dict:
+    return tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+
+
+@dataclass
+class Ctx:
+    """What a check may use: a temp folder, monkeypatch, captured output."""
+
+    tmp_path: Path
+    monkeypatch: pytest.MonkeyPatch
+    capsys: pytest.CaptureFixture[str]
+
+
+def check_quickstart(block: Block, ctx: Ctx) -> None:
+    """The first block: install with the `test` extra and generate; then `pytest`.
+
+    The install steps made the environment running this test; `pytest` is this suite itself (running it
+    here would recurse), so it is checked only to be what the `test` extra installs. `ssegen generate`
+    runs for real on a copy of the specs and must write exactly the committed `generated/`.
+    """
+    assert block.commands() == [
+        "python3 -m venv .venv && . .venv/bin/activate && pip install -e '.[test]' && ssegen generate",
+        "pytest",
+    ], f"{block.name} changed: update check_quickstart"
+    assert any(Requirement(r).name == "pytest" for r in _pyproject()["project"]["optional-dependencies"]["test"])
+    shutil.copytree(SPECS, ctx.tmp_path / "specs")
+    run = subprocess.run(
+        [str(BIN / "ssegen"), "generate", "-q"], cwd=ctx.tmp_path, capture_output=True, text=True, check=False
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert _tree(ctx.tmp_path / "generated") == _tree(GENERATED), "`ssegen generate` on specs/ differs from generated/"
+
+
+def check_httpx_example(block: Block, ctx: Ctx) -> None:
+    """The httpx example runs as written against a stub serving DeepSeek's example stream, chunk by chunk."""
+    stream = (GENERATED / "deepseek" / "examples" / "stream-example.sse").read_bytes()
+    payloads = [line[len(b"data: ") :] for line in stream.splitlines() if line.startswith(b"data: ")]
+    chunks = [json.loads(p) for p in payloads if p != b"[DONE]"]
+    expected_text = "".join(c["choices"][0]["delta"].get("content") or "" for c in chunks if c["choices"])
+    usage = next(c["usage"] for c in reversed(chunks) if c.get("usage"))
+    requests: list[httpx.Request] = []
+
+    def serve(request: httpx.Request) -> httpx.Response:
+        requests.append(request)
+        pieces = [stream[i : i + 7] for i in range(0, len(stream), 7)]  # split mid-line, mid-UTF-8
+        return httpx.Response(200, headers={"content-type": "text/event-stream"}, content=iter(pieces))
+
+    client = httpx.Client(transport=httpx.MockTransport(serve))
+    ctx.monkeypatch.setattr(httpx, "stream", client.stream)  # the network call, and nothing else, is replaced
+    ctx.monkeypatch.setenv("DEEPSEEK_API_KEY", "sk-readme-test")
+    exec(compile(block.text, block.name, "exec"), {"__name__": "readme_example"})
+    printed = ctx.capsys.readouterr().out
+
+    (request,) = requests
+    assert str(request.url) == "https://api.deepseek.com/chat/completions"
+    assert request.headers["authorization"] == "Bearer sk-readme-test"
+    assert json.loads(request.content)["stream"] is True
+    # print(content, usage, complete): the text of every delta, the last chunk's usage, True after [DONE]
+    assert expected_text and printed.startswith(expected_text + " ") and printed.endswith(" True\n"), printed
+    assert ast.literal_eval(printed[len(expected_text) + 1 : -len(" True\n")]) == usage, printed
+
+
+def _prompted(block: Block) -> Iterator[tuple[str, str]]:
+    """(command, printed output) pairs of a block written as a `$ ` session."""
+    command = None
+    output: list[str] = []
+    for line in block.text.splitlines():
+        if line.startswith("$ "):
+            if command is not None:
+                yield command, "".join(output)
+            command, output = line[2:], []
+        else:
+            output.append(line + "\n")
+    if command is not None:
+        yield command, "".join(output)
+
+
+def check_conform_session(block: Block, ctx: Ctx) -> None:
+    """Each `$ ssegen conform ...` prints what the README shows (`...` elides, as in doctest) and exits 0."""
+    sessions = list(_prompted(block))
+    assert sessions and all(command.startswith("ssegen conform ") for command, _ in sessions), block.name
+    checker = doctest.OutputChecker()
+    for command, shown in sessions:
+        argv = shlex.split(command)
+        run = subprocess.run([str(BIN / argv[0]), *argv[1:]], cwd=ROOT, capture_output=True, text=True, check=False)
+        assert run.returncode == 0, f"{command}: exit {run.returncode}\n{run.stdout}{run.stderr}"
+        assert checker.check_output(shown, run.stdout, doctest.ELLIPSIS), (
+            f"{block.name}: `{command}` prints\n{run.stdout}README shows\n{shown}"
+        )
+
+
+def check_own_repository_config(block: Block, ctx: Ctx) -> None:
+    """The pyproject snippet: every `[tool.ssegen]` key is accepted and means what its comment says; the
+    `dev` extra is a direct reference, which hatchling builds only with `allow-direct-references`."""
+    data = tomllib.loads(block.text)
+    settings = data["tool"]["ssegen"]
+    keys = {"specs", "out", "tests_out", "package", "providers", "model", "strict", "ignore", "severity"}
+    assert set(settings) == keys, "a key was added: check it here"
+    (ctx.tmp_path / "pyproject.toml").write_text(block.text, encoding="utf-8")
+    (ctx.tmp_path / "src" / "myapp").mkdir(parents=True)
+    ctx.monkeypatch.chdir(ctx.tmp_path / "src" / "myapp")
+    config = load_config(Path.cwd())
+    assert config.source is not None and config.source.resolve() == (ctx.tmp_path / "pyproject.toml").resolve()
+    assert (ctx.tmp_path / "src" / "myapp" / config.specs).resolve() == ctx.tmp_path.resolve() / settings["specs"]
+    assert (ctx.tmp_path / "src" / "myapp" / config.out).resolve() == ctx.tmp_path.resolve() / settings["out"]
+    assert config.package == settings["package"]
+    assert config.providers == tuple(settings["providers"]) and config.strict is settings["strict"]
+    assert config.tests_out is not None
+    assert (ctx.tmp_path / "src" / "myapp" / config.tests_out).resolve() == ctx.tmp_path.resolve() / settings[
+        "tests_out"
+    ]
+    assert config.model == settings["model"] and config.output_settings.tests_apart
+    assert config.policy.ignore == frozenset(settings["ignore"])
+    assert {code: level.value for code, level in config.policy.severity.items()} == settings["severity"]
+    # "default: `out` without a leading `src/`" — the default is the same name
+    ctx.monkeypatch.chdir(ctx.tmp_path)
+    without = block.text.replace(f'package = "{settings["package"]}"', "")
+    (ctx.tmp_path / "pyproject.toml").write_text(without, encoding="utf-8")
+    assert load_config(ctx.tmp_path).import_name == settings["package"]
+
+    prose = readme_inline_code("Using ssegen in your own repository")
+    flags = [code for code in prose if code.startswith("--")]
+    assert flags == ["--specs", "--out", "--tests-out", "--package"], "the flags said to override the config changed"
+    for command in ("generate", "check"):
+        helped = CliRunner().invoke(main, [command, "--help"]).output
+        assert all(re.search(rf"{flag}\b", helped) for flag in flags), f"ssegen {command} lacks one of {flags}"
+    assert "generate --force" in prose and "--force" in CliRunner().invoke(main, ["generate", "--help"]).output
+
+    (dev,) = data["project"]["optional-dependencies"]["dev"]
+    requirement = Requirement(dev)
+    assert requirement.name == "ssegen" and requirement.url, f"{block.name}: dev is not a direct reference"
+    assert data["tool"]["hatch"]["metadata"]["allow-direct-references"] is True
+
+
+def check_pre_commit_config(block: Block, ctx: Ctx) -> None:
+    """The pre-commit config parses, names hooks `.pre-commit-hooks.yaml` defines, and is valid for
+    pre-commit once its two placeholders (URL, commit) are filled (test_pre_commit_hooks.py runs it)."""
+    config = yaml.safe_load(block.text)
+    (repo,) = config["repos"]
+    hook_ids = {hook["id"] for hook in yaml.safe_load(HOOKS.read_text(encoding="utf-8"))}
+    assert {hook["id"] for hook in repo["hooks"]} <= hook_ids
+    assert {"ssegen-check", "ssegen-generate"} <= hook_ids
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert all(f"`{hook_id}`" in readme for hook_id in hook_ids), "every hook is described in the README"
+    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True, check=True)
+    filled = block.text.replace("<commit SHA>", head.stdout.strip())
+    (ctx.tmp_path / "pre-commit.yaml").write_text(filled, encoding="utf-8")
+    run = subprocess.run(
+        [str(BIN / "pre-commit"), "validate-config", "pre-commit.yaml"],
+        cwd=ctx.tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert run.returncode == 0 and not run.stderr.strip(), run.stdout + run.stderr
+
+
+def check_benchmarks(block: Block, ctx: Ctx) -> None:
+    """The benchmark commands: the `bench` extra exists, the scripts exist and take every flag the README
+    gives them (in the block and in the section's prose); the benchmarks themselves are not run in tests."""
+    commands = block.commands()
+    assert commands[0] == "pip install -e '.[bench]'" and "bench" in _pyproject()["project"]["optional-dependencies"]
+    prose = readme_inline_code("Benchmarks")
+    helps: dict[str, str] = {}
+    for command in commands[1:] + [code for code in prose if code.startswith("python benchmarks/")]:
+        argv = shlex.split(command)
+        assert argv[0] == "python" and (ROOT / argv[1]).is_file(), f"README: `{command}`: no such script"
+        if argv[1] not in helps:
+            run = subprocess.run([sys.executable, argv[1], "--help"], cwd=ROOT, capture_output=True, text=True)
+            assert run.returncode == 0, run.stderr
+            helps[argv[1]] = run.stdout
+        for flag in (word for word in argv[2:] if word.startswith("--")):
+            assert re.search(rf"{re.escape(flag)}\b", helps[argv[1]]), f"README: `{command}`: {argv[1]} has no {flag}"
+    assert len(helps) == 2, "both benchmark scripts are named"
+    for code in (code for code in prose if code.startswith("--")):  # `--json`, `--read-size 0` in the prose
+        flag = code.split()[0]
+        assert any(re.search(rf"{re.escape(flag)}\b", text) for text in helps.values()), f"README: no script has {flag}"
+
+
+def check_install_block(block: Block, ctx: Ctx) -> None:
+    """The install block runs in test_own_repository.py; the wheel it names is the one this version builds."""
+    version = _pyproject()["project"]["version"]
+    wheel = f"ssegen-{version}-py3-none-any.whl"
+    assert f"pip install dist/{wheel}" in block.commands(), f"{block.name}: the wheel is {wheel}"
+    assert f"ssegen @ file:///abs/path/to/{wheel}" in readme_inline_code("Using ssegen in your own repository")
+    run_by("test_own_repository.py")(block, ctx)
+
+
+def run_by(test_file: str) -> Callable[[Block, Ctx], None]:
+    """The block is run as written by ``test_file`` (it needs a fresh venv or a git repo)."""
+
+    def check(block: Block, ctx: Ctx) -> None:
+        source = (Path(__file__).parent / test_file).read_text(encoding="utf-8")
+        key = f'readme_block("{block.lang}", "'
+        assert any(block.first_line.startswith(m) for m in re.findall(re.escape(key) + r'([^"]+)"\)', source)), (
+            f"{block.name} is said to run in {test_file}, which does not read it"
+        )
+
+    return check
+
+
+#: (language, start of the block's first line) -> check.  No block is only illustrative.
+CHECKS: dict[tuple[str, str], Callable[[Block, Ctx], None]] = {
+    ("sh", "python3 -m venv .venv"): check_quickstart,
+    ("python", "import os"): check_httpx_example,
+    ("sh", "$ ssegen conform"): check_conform_session,
+    ("sh", "pip wheel --no-deps"): check_install_block,
+    ("toml", "# your pyproject.toml"): check_own_repository_config,
+    ("sh", "ssegen generate"): run_by("test_own_repository.py"),
+    ("sh", "pre-commit try-repo"): run_by("test_pre_commit_hooks.py"),
+    ("yaml", "# .pre-commit-config.yaml"): check_pre_commit_config,
+    ("sh", "pip install -e '.[bench]'"): check_benchmarks,
+}
+
+
+def test_every_readme_block_has_a_check() -> None:
+    blocks = readme_blocks()
+    unchecked = [b.name for b in blocks if not any(b.lang == lang and b.first_line.startswith(s) for lang, s in CHECKS)]
+    assert not unchecked, f"README blocks with no check in {__name__}.CHECKS: {unchecked}"
+    stale = [key for key in CHECKS if sum(b.lang == key[0] and b.first_line.startswith(key[1]) for b in blocks) != 1]
+    assert not stale, f"CHECKS entries matching no README block (or several): {stale}"
+
+
+@pytest.mark.parametrize("key", list(CHECKS), ids=[f"{lang}:{start}" for lang, start in CHECKS])
+def test_readme_block_runs_as_written(
+    key: tuple[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    CHECKS[key](readme_block(*key), Ctx(tmp_path, monkeypatch, capsys))
