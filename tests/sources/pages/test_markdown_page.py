@@ -31,32 +31,6 @@ def _load(text: str, file: str = FILE) -> tuple[PageResult, Diagnostics]:
     return load_markdown_page(text, file, diagnostics), diagnostics
 
 
-@pytest.fixture(scope="module")
-def source() -> str:
-    """The page text, from its verbatim copy under specs/ (tests/conftest.py SEED_SPECS proves the copy)."""
-    return SPEC.read_text(encoding="utf-8")
-
-
-@pytest.fixture(scope="module")
-def loaded(source: str) -> tuple[PageResult, Diagnostics]:
-    return _load(source)
-
-
-@pytest.fixture(scope="module")
-def page(loaded: tuple[PageResult, Diagnostics]) -> PageResult:
-    return loaded[0]
-
-
-@pytest.fixture(scope="module")
-def diags(loaded: tuple[PageResult, Diagnostics]) -> Diagnostics:
-    return loaded[1]
-
-
-@pytest.fixture(scope="module")
-def lines(source: str) -> list[str]:
-    return source.split("\n")
-
-
 # -- the seed ---------------------------------------------------------------------------
 
 
