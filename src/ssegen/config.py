@@ -206,7 +206,7 @@ def _policy(path: Path, table: dict[str, Any]) -> Policy:
     for name in [*ignore, *severity]:
         if name not in CATALOGUE:
             raise ConfigError(
-                f"{path}: [tool.ssegen] names an unknown diagnostic code {name!r} (see the README's table)"
+                f"{path}: [tool.ssegen] names an unknown diagnostic code {name!r} (`ssegen codes` lists them)"
             )
         lowered = name in ignore or levels.get(severity.get(name, "error")) is not Severity.ERROR
         if CATALOGUE[name].severity is Severity.ERROR and lowered:
