@@ -158,6 +158,37 @@ LITERAL_PAYLOAD = Code(
 )
 PAYLOAD_UNTYPED = Code("payload-untyped", W, "A payload schema has no type; any JSON is accepted.")
 
+# -- OpenAPI (sources/openapi/) --------------------------------------------------------------
+OPENAPI_VERSION_INVALID = Code(
+    "openapi-version-invalid", E, "The `openapi` version is not a 3.x version string (an unquoted `3.1` is a float)."
+)
+OPENAPI_STREAMS_FOUND = Code(
+    "openapi-streams-found",
+    I,
+    "How many operations of an OpenAPI document have a `text/event-stream` response; the others are skipped.",
+)
+OPENAPI_REQUESTS_SKIPPED = Code(
+    "openapi-requests-skipped", I, "Request bodies of streaming operations are not loaded (the IR has no requests)."
+)
+OPENAPI_EVENT_SCHEMA = Code(
+    "openapi-event-schema",
+    I,
+    "A `text/event-stream` `schema` describes the SSE event (`data`, `event`, `id`, `retry`); read as an `itemSchema`.",
+)
+OPENAPI_ITEM_NO_DATA = Code(
+    "openapi-item-no-data", W, "An SSE event schema (`itemSchema`) has no `data` member; its events accept any JSON."
+)
+OPENAPI_CONTENT_NOT_JSON = Code(
+    "openapi-content-not-json",
+    W,
+    "An event's `data` has a `contentMediaType` that is not JSON; it is read as text and not decoded.",
+)
+OPENAPI_TERMINATOR_DESCRIBED = Code(
+    "openapi-terminator-described",
+    I,
+    "A streaming response's description or example says the stream ends with `data: [DONE]`; it is read as one.",
+)
+
 # -- documentation pages (sources/pages/) ---------------------------------------------------
 PAGE_NO_STREAM = Code(
     "page-no-stream", W, "A documentation page describes no stream; only its examples and error codes are used."
