@@ -205,3 +205,83 @@ components:
     assert [d.pointer for d in result.diagnostics if d.code == "openapi-event-schema"] == [
         "/components/schemas/CompletionEvent"
     ]
+
+
+_HEAD = "openapi: 3.2.0\ninfo: {title: H, version: '1'}\n"
+_STREAM = """paths:
+  /s:
+    post:
+      responses:
+        '200':
+          description: OK
+          content:
+            text/event-stream:
+"""
+
+
+@pytest.mark.parametrize(
+    ("body", "code"),
+    [
+        (
+            _STREAM + "              itemSchema: {$ref: '#/components/schemas/E'}\n"
+            "components:\n  schemas:\n    E:\n      oneOf: [{$ref: '#/components/schemas/E'}]\n",
+            "ref-circular",
+        ),
+        (
+            _STREAM + "              itemSchema:\n                type: object\n                properties:\n"
+            "                  data: {contentMediaType: application/json, contentSchema: "
+            "{$ref: '#/paths/~1s/post/responses/200/content/text~1event-stream/itemSchema/properties/data'}}\n",
+            "ref-circular",
+        ),
+        ("paths: 7\n", "openapi-streams-found"),
+        ("paths:\n  /s:\n    post:\n      responses: [1, 2]\n", "openapi-streams-found"),
+        ("paths:\n  /s:\n    post:\n      responses:\n        '200': {content: text}\n", "openapi-streams-found"),
+        ("paths:\n  /s: {$ref: '#'}\n", "openapi-streams-found"),
+        (_STREAM + "              schema: {$ref: 'https://example.com/x.yaml'}\n", "ref-remote"),
+        (_STREAM + "              schema: {$ref: '../../etc/passwd'}\n", "ref-escape"),
+    ],
+    ids=[
+        "item-self-oneof",
+        "content-schema-self",
+        "paths-not-mapping",
+        "responses-list",
+        "content-text",
+        "path-item-root-ref",
+        "remote-ref",
+        "escaping-ref",
+    ],
+)
+def test_hostile_snippets_are_diagnostics_not_crashes(tmp_path: Path, body: str, code: str) -> None:
+    specs = tmp_path / "specs"
+    (specs / "demo").mkdir(parents=True)
+    (specs / "demo" / "openapi.yaml").write_text(_HEAD + body, encoding="utf-8")
+    result = load_provider(specs, "demo")
+    assert code in {d.code for d in result.diagnostics}, [d.format() for d in result.diagnostics]
+
+
+def test_all_of_parts_may_require_members_other_parts_declare(tmp_path: Path) -> None:
+    """OpenAI's ``Response`` (``openai/openapi.yaml``): ``allOf`` parts whose ``required`` names
+    members of a sibling part; the merged object requires them, with no ``required-unknown``."""
+    specs = tmp_path / "specs"
+    (specs / "demo").mkdir(parents=True)
+    (specs / "demo" / "openapi.yaml").write_text(
+        _HEAD
+        + _STREAM
+        + "              schema: {$ref: '#/components/schemas/R'}\n"
+        + "components:\n  schemas:\n    Base:\n      type: object\n      properties:\n"
+        + "        model: {type: string}\n        id: {type: string}\n"
+        + "    R:\n      allOf:\n        - $ref: '#/components/schemas/Base'\n"
+        + "        - type: object\n          required: [model, created]\n"
+        + "          properties:\n            created: {type: integer}\n",
+        encoding="utf-8",
+    )
+    result = load_provider(specs, "demo")
+    assert result.provider is not None
+    (message,) = result.provider.channels[0].messages
+    assert message.name == "R"
+    assert [(p.name, p.required) for p in message.payload.properties] == [
+        ("model", True),
+        ("id", False),
+        ("created", True),
+    ]
+    assert "required-unknown" not in {d.code for d in result.diagnostics}

@@ -100,7 +100,7 @@ def load_openapi(document: Document, uri: str, resolver: RefResolver, diagnostic
                 continue
             streams += 1
             requests += "requestBody" in op
-            messages = [m for found in media for m in reader.media_messages(op, oloc, *found)]
+            messages = [m for found in media for m in reader.media_messages(path, op, oloc, *found)]
             address = path.split("#", 1)[0] or path
             channel = Channel(
                 address=address,
@@ -150,6 +150,7 @@ class _Reader:
         self.converter = converter
         self.resolver = resolver
         self.diagnostics = diagnostics
+        self._active: set[tuple[str, str]] = set()
 
     def follow(self, node: Any, loc: Location) -> tuple[Any, Location] | None:
         """``node`` with any chain of ``$ref`` followed, and where it was found.
@@ -203,11 +204,17 @@ class _Reader:
         return found
 
     def media_messages(
-        self, op: dict[str, Any], oloc: Location, media: dict[str, Any], mloc: Location, response: dict[str, Any]
+        self,
+        path: str,
+        op: dict[str, Any],
+        oloc: Location,
+        media: dict[str, Any],
+        mloc: Location,
+        response: dict[str, Any],
     ) -> list[Message]:
-        """The messages of one ``text/event-stream`` media type object (see the module docstring)."""
-        hint = pascal(_text(op.get("operationId"))) or pascal(oloc.pointer.split("/")[2].replace("~1", "/"))
-        hint = str(ClassName(hint + "Event", prefix="Message"))
+        """The messages of one ``text/event-stream`` media type object (see the module docstring);
+        unnamed ones are named after the operation (``operationId``, else the path) + ``Event``."""
+        hint = str(ClassName((pascal(_text(op.get("operationId"))) or pascal(path)) + "Event", prefix="Message"))
         if "itemSchema" in media:
             messages = self.event_messages(media["itemSchema"], mloc.child("itemSchema"), hint)
         elif "schema" in media:
@@ -241,6 +248,19 @@ class _Reader:
                 )
         return messages
 
+    def _enter(self, tloc: Location) -> bool:
+        """Mark ``tloc`` as being read; False (with ``ref-circular``) when it already is, so an
+        event or data schema that refers back to itself through ``oneOf``/``contentSchema``
+        ends instead of recursing forever."""
+        place = (tloc.uri, tloc.pointer)
+        if place in self._active:
+            self.diagnostics.at(
+                tloc.provenance, codes.REF_CIRCULAR, "this event schema refers back to itself; the cycle is cut here"
+            )
+            return False
+        self._active.add(place)
+        return True
+
     def event_messages(self, node: Any, loc: Location, hint: str) -> list[Message]:
         """Messages of an SSE event object schema (3.2 ``itemSchema``), or of a ``oneOf``/``anyOf`` of them.
 
@@ -249,9 +269,15 @@ class _Reader:
         ``data`` is ``openapi-item-no-data`` and its events accept any JSON.
         """
         resolved = self.follow(node, loc)
-        if resolved is None or not isinstance(resolved[0], dict):
+        if resolved is None or not isinstance(resolved[0], dict) or not self._enter(resolved[1]):
             return []
-        target, tloc = resolved
+        try:
+            return self._event_object(resolved[0], resolved[1], loc, hint)
+        finally:
+            self._active.discard((resolved[1].uri, resolved[1].pointer))
+
+    def _event_object(self, target: dict[str, Any], tloc: Location, loc: Location, hint: str) -> list[Message]:
+        """:meth:`event_messages` of the event schema ``target`` found at ``tloc`` (used at ``loc``)."""
         name = _component_name(tloc, loc) or _title_name(target) or hint
         for key in ("oneOf", "anyOf"):
             branches = target.get(key)
@@ -270,7 +296,7 @@ class _Reader:
         events = _event_names(self.follow(props.get("event"), tloc.child("properties", "event")))
         own = _component_name(tloc, loc) or _title_name(target)
         dloc = tloc.child("properties", "data")
-        found = self.data_messages(props["data"], dloc, name, events[0], named=bool(own))
+        found = self.data_messages(props["data"], dloc, name, events[0] if len(events) == 1 else "message", bool(own))
         if len(events) == 1:
             # A named event object names its message (as an AsyncAPI message key does).
             return [replace(found[0], name=own)] if own and len(found) == 1 else found
@@ -292,9 +318,17 @@ class _Reader:
         one value (``const: '[DONE]'``) is a ``literal-payload`` terminator.
         """
         resolved = self.follow(node, loc)
-        if resolved is None:
+        if resolved is None or not self._enter(resolved[1]):
             return []
-        target, tloc = resolved
+        try:
+            return self._data(node, loc, resolved[0], resolved[1], hint, event, named)
+        finally:
+            self._active.discard((resolved[1].uri, resolved[1].pointer))
+
+    def _data(
+        self, node: Any, loc: Location, target: Any, tloc: Location, hint: str, event: str, named: bool
+    ) -> list[Message]:
+        """:meth:`data_messages` of ``node`` (at ``loc``), found at ``tloc`` as ``target``."""
         name = _component_name(tloc, loc) or _title_name(target) or hint
         if isinstance(target, dict) and _literal(target) == DONE and name == hint and not named:
             name = "StreamDone"
