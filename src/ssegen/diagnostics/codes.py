@@ -110,7 +110,7 @@ TYPE_UNKNOWN = Code(
 REQUIRED_UNKNOWN = Code("required-unknown", W, "`required` lists members the schema does not declare.")
 
 # -- AsyncAPI (sources/asyncapi/) ----------------------------------------------------------
-DOCUMENT_NOT_MAPPING = Code("document-not-mapping", E, "An AsyncAPI document is not a mapping.")
+DOCUMENT_NOT_MAPPING = Code("document-not-mapping", E, "An AsyncAPI or OpenAPI document is not a mapping.")
 ASYNCAPI_VERSION_MISSING = Code("asyncapi-version-missing", E, "The document has no `asyncapi` version field.")
 ASYNCAPI_VERSION_INVALID = Code(
     "asyncapi-version-invalid", E, "The `asyncapi` version is not a string (an unquoted `3.0` is a YAML float)."

@@ -44,6 +44,8 @@ def test_detected_by_the_openapi_key_in_yaml_and_json() -> None:
     as_json = detect('{\n  "openapi": "3.1.0",\n  "info": {"title": "x"}\n}')
     assert as_json is not None and as_json.format == "openapi"
     assert detect('Some page quoting `"openapi": "3.1.0"` in its prose.') is None
+    page = "# Streaming\n\nOur spec:\n\n```yaml\nopenapi: 3.1.0\ninfo: {title: x}\n```\n"
+    assert (found := detect(page)) is None or found.format != "openapi"
     asyncapi = detect((DATA / "events26" / "asyncapi.yaml").read_text(encoding="utf-8"))
     assert asyncapi is not None and asyncapi.format == "asyncapi"
 

@@ -15,6 +15,8 @@ from ..base import SourceInput, SourceResult
 
 # `openapi: 3.x` at column 0 (YAML; the version quoted or not).
 _YAML_KEY = re.compile(r"^[\"']?openapi[\"']?\s*:\s*[\"']?3\.", re.MULTILINE)
+# A markdown code fence: an `openapi:` line after one is a page quoting a document, not one.
+_FENCE = re.compile(r"^\s*(```|~~~)", re.MULTILINE)
 # `"openapi": "3.x"` in a JSON document (the text starts with `{`).
 _JSON_KEY = re.compile(r"\"openapi\"\s*:\s*\"3\.")
 
@@ -22,12 +24,13 @@ _JSON_KEY = re.compile(r"\"openapi\"\s*:\s*\"3\.")
 def detect_openapi(text: str) -> tuple[str, int] | None:
     """``(document, 0)`` when ``text`` (a leading BOM dropped) is an OpenAPI 3.x document; else None.
 
-    YAML: a line ``openapi: 3.1.0`` at column 0. JSON: the text opens with ``{`` and has an
-    ``"openapi": "3.…"`` member (a documentation page quoting one in a code block is not
-    taken for a document).
+    YAML: a line ``openapi: 3.1.0`` at column 0, not after a markdown code fence. JSON: the
+    text opens with ``{`` and has an ``"openapi": "3.…"`` member. A documentation page quoting
+    a document in a code block is not taken for one (its page loader reads it).
     """
     head = text.lstrip("\ufeff")
-    if _YAML_KEY.search(head):
+    found = _YAML_KEY.search(head)
+    if found and not _FENCE.search(head, 0, found.start()):
         return head, 0
     if head.lstrip().startswith("{") and _JSON_KEY.search(head):
         return head, 0

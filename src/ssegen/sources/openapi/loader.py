@@ -5,8 +5,9 @@ response has a ``text/event-stream`` media type becomes a channel at the path (a
 suffix some providers add to tell a streaming variant apart, ``/v1/conversations#stream``,
 is not part of the HTTP path and is dropped). Its messages come from the media type:
 
-* OpenAPI 3.2 ``itemSchema`` (3.2.0 §4.14.4 "Special Considerations for Server-Sent Events"):
-  the schema of one SSE event, an object with ``data``, ``event``, ``id``, ``retry``.
+* OpenAPI 3.2 ``itemSchema`` (OpenAPI 3.2.0, Media Type Object: "Sequential Media Types" and
+  "Special Considerations for Server-Sent Events"): the schema of one SSE event, modelled as
+  an object with ``data``, ``event``, ``id``, ``retry``.
   ``data`` is the payload; with ``contentMediaType: application/json`` its ``contentSchema``
   is the JSON schema of the payload. An ``event`` with ``const`` (or ``enum``) values gives
   the message's SSE event type (:attr:`ssegen.ir.Message.event`); a ``oneOf``/``anyOf`` of
