@@ -133,6 +133,7 @@ def test_openapi_32_and_asyncapi_26_generate_the_same_package(tmp_path: Path) ->
     """
     openapi = _generated(_specs(tmp_path / "a", "events32"))
     asyncapi = _generated(_specs(tmp_path / "b", "events26"))
+    assert _generated(_specs(tmp_path / "d", "events32")) == openapi  # deterministic, wherever the specs are
     assert openapi["demo/models.py"] == asyncapi["demo/models.py"]
     assert openapi["demo/channels.py"] != asyncapi["demo/channels.py"]
     assert 'if event == "error":' in openapi["demo/channels.py"]
@@ -287,3 +288,45 @@ def test_all_of_parts_may_require_members_other_parts_declare(tmp_path: Path) ->
         ("created", True),
     ]
     assert "required-unknown" not in {d.code for d in result.diagnostics}
+
+
+def test_event_enum_is_paired_with_the_data_branch_its_tag_names(tmp_path: Path) -> None:
+    """Mistral's ``SpeechStreamEvents`` (``mistral/openapi.yaml``): ``event`` lists every event type,
+    ``data`` is a ``oneOf`` whose branches carry the same value in ``type``; each branch is sent
+    with its own event type, not with every one."""
+    specs = tmp_path / "specs"
+    (specs / "demo").mkdir(parents=True)
+    (specs / "demo" / "openapi.yaml").write_text(
+        _HEAD
+        + _STREAM
+        + """              itemSchema:
+                type: object
+                required: [event, data]
+                properties:
+                  event: {type: string, enum: [audio.delta, audio.done, audio.ping]}
+                  data:
+                    oneOf:
+                      - $ref: '#/components/schemas/AudioDelta'
+                      - $ref: '#/components/schemas/AudioDone'
+components:
+  schemas:
+    AudioDelta:
+      type: object
+      required: [type, audio]
+      properties:
+        type: {type: string, const: audio.delta}
+        audio: {type: string}
+    AudioDone:
+      type: object
+      required: [type]
+      properties:
+        type: {type: string, const: audio.done}
+""",
+        encoding="utf-8",
+    )
+    result = load_provider(specs, "demo")
+    assert result.provider is not None
+    assert [(m.name, m.event) for m in result.provider.channels[0].messages] == [
+        ("AudioDelta", "audio.delta"),
+        ("AudioDone", "audio.done"),
+    ]
