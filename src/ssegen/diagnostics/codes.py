@@ -110,7 +110,7 @@ TYPE_UNKNOWN = Code(
 REQUIRED_UNKNOWN = Code("required-unknown", W, "`required` lists members the schema does not declare.")
 
 # -- AsyncAPI (sources/asyncapi/) ----------------------------------------------------------
-DOCUMENT_NOT_MAPPING = Code("document-not-mapping", E, "An AsyncAPI document is not a mapping.")
+DOCUMENT_NOT_MAPPING = Code("document-not-mapping", E, "An AsyncAPI or OpenAPI document is not a mapping.")
 ASYNCAPI_VERSION_MISSING = Code("asyncapi-version-missing", E, "The document has no `asyncapi` version field.")
 ASYNCAPI_VERSION_INVALID = Code(
     "asyncapi-version-invalid", E, "The `asyncapi` version is not a string (an unquoted `3.0` is a YAML float)."
@@ -157,6 +157,37 @@ LITERAL_PAYLOAD = Code(
     "literal-payload", I, "A payload is a literal string (`[DONE]`), not JSON; it is decoded as the stream terminator."
 )
 PAYLOAD_UNTYPED = Code("payload-untyped", W, "A payload schema has no type; any JSON is accepted.")
+
+# -- OpenAPI (sources/openapi/) --------------------------------------------------------------
+OPENAPI_VERSION_INVALID = Code(
+    "openapi-version-invalid", E, "The `openapi` version is not a 3.x version string (an unquoted `3.1` is a float)."
+)
+OPENAPI_STREAMS_FOUND = Code(
+    "openapi-streams-found",
+    I,
+    "How many operations of an OpenAPI document have a `text/event-stream` response; the others are skipped.",
+)
+OPENAPI_REQUESTS_SKIPPED = Code(
+    "openapi-requests-skipped", I, "Request bodies of streaming operations are not loaded (the IR has no requests)."
+)
+OPENAPI_EVENT_SCHEMA = Code(
+    "openapi-event-schema",
+    I,
+    "A `text/event-stream` `schema` describes the SSE event (`data`, `event`, `id`, `retry`); read as an `itemSchema`.",
+)
+OPENAPI_ITEM_NO_DATA = Code(
+    "openapi-item-no-data", W, "An SSE event schema (`itemSchema`) has no `data` member; its events accept any JSON."
+)
+OPENAPI_CONTENT_NOT_JSON = Code(
+    "openapi-content-not-json",
+    W,
+    "An event's `data` has a `contentMediaType` that is not JSON; it is read as text and not decoded.",
+)
+OPENAPI_TERMINATOR_DESCRIBED = Code(
+    "openapi-terminator-described",
+    I,
+    "A streaming response's description or example says the stream ends with `data: [DONE]`; it is read as one.",
+)
 
 # -- documentation pages (sources/pages/) ---------------------------------------------------
 PAGE_NO_STREAM = Code(

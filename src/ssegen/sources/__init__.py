@@ -6,13 +6,15 @@ A file's format is told from its content, never its name, by trying
 * ``asyncapi-page``: a scraped AsyncAPI page whose raw YAML follows a line reading
   ``Raw ↑`` (``specs/deepseek/asyncapi-page.txt``, ``specs/mistral/asyncapi-page.txt``);
 * ``asyncapi``: a YAML/JSON document with a top-level ``asyncapi`` key;
+* ``openapi``: an OpenAPI 3.x YAML/JSON document (a top-level ``openapi: 3.x`` key), read for
+  its ``text/event-stream`` responses (:mod:`.openapi`);
 * ``html-tables``: a documentation page whose field tables are HTML
   (``specs/siliconstorm/inference-api.md``);
 * ``markdown-tables``: a streaming documentation page with markdown tables
   (``specs/xerotier/streaming-api.md``);
 * ``docs-text``: an API reference page flattened to text (``specs/deepseek/api-docs.txt``).
 
-AsyncAPI comes first (an AsyncAPI document may contain tables in its descriptions).
+AsyncAPI and OpenAPI come first (their documents may contain tables in their descriptions).
 A new format is one :class:`SourceFormat` entry here and a module (or folder) of its own
 beside ``asyncapi/`` and the page loaders; loaders are imported only when used, so
 ``ssegen check`` stays fast.
@@ -27,6 +29,7 @@ from typing import TYPE_CHECKING
 from ..diagnostics import Diagnostics, codes
 from .asyncapi import detect_asyncapi, detect_asyncapi_page, load_asyncapi_source
 from .base import SourceInput, SourceResult
+from .openapi import detect_openapi, load_openapi_source
 
 if TYPE_CHECKING:
     from .pages.messages import PageResult
@@ -131,6 +134,7 @@ def _page_result(page: PageResult, file: str, diagnostics: Diagnostics) -> Sourc
 FORMATS: tuple[SourceFormat, ...] = (
     SourceFormat("asyncapi-page", detect_asyncapi_page, load_asyncapi_source),
     SourceFormat("asyncapi", detect_asyncapi, load_asyncapi_source),
+    SourceFormat("openapi", detect_openapi, load_openapi_source),
     SourceFormat("html-tables", _whole(_looks_like_html_page), _load_html_page),
     SourceFormat("markdown-tables", _whole(_looks_like_markdown_page), _load_markdown_page),
     SourceFormat("docs-text", _whole(_looks_like_docs_text), _load_docs_text),

@@ -160,6 +160,8 @@ class SchemaConverter:
         for key in ("oneOf", "anyOf"):
             if key in node:
                 return self._convert_alternatives(node, key, loc, name, nullable, description)
+        if "allOf" in node:
+            return self._convert_all_of(node, loc, name, title, nullable, description)
 
         types = node.get("type")
         type_list: list[str]
@@ -298,6 +300,78 @@ class SchemaConverter:
             ),
             description,
         )
+
+    def _convert_all_of(
+        self, node: dict[str, Any], loc: Location, name: str, title: str, nullable: bool, description: str
+    ) -> tuple[Schema, str]:
+        """``allOf``: the parts (and the node's own keywords beside it) merged into one schema.
+
+        Object parts give one object with every part's members in order (a later
+        part's member replaces an earlier one of the same name; ``required`` from
+        any part); one non-object part (``allOf: [$ref X]`` with ``nullable: true``,
+        OpenAPI 3.0's nullable reference, ``specs/<provider>/openapi.yaml``) is used
+        as it is. Parts of different scalar types cannot be merged: the first is
+        kept with a ``schema-invalid`` warning. A part that refers back to a schema
+        being converted is ``ref-circular`` (it counts as any JSON).
+        """
+        branches = node["allOf"]
+        if not isinstance(branches, list) or not branches:
+            self._report(loc.child("allOf"), codes.SCHEMA_INVALID, "allOf must be a non-empty list; ignored")
+            branches = []
+        # A part may require members another part declares (`specs/<provider>/openapi.yaml`,
+        # OpenAI's `Response`): inline parts' `required` lists apply to the merged object.
+        listed = (
+            [n for n in node.get("required", []) if isinstance(n, str)]
+            if isinstance(node.get("required"), list)
+            else []
+        )
+        parts = []
+        for i, branch in enumerate(branches):
+            if isinstance(branch, dict) and "$ref" not in branch and isinstance(branch.get("required"), list):
+                listed += [n for n in branch["required"] if isinstance(n, str)]
+                branch = {k: v for k, v in branch.items() if k != "required"}
+            parts.append(self.convert(branch, loc.child("allOf", i), name)[0])
+        own = {k: v for k, v in node.items() if k not in ("allOf", "nullable", "title", "description", "required")}
+        if own:
+            parts.append(self._convert_inline(own, loc, name)[0])
+        typed = [p for p in parts if p.type != "any"]
+        if not typed:
+            return Schema("any", loc.provenance, nullable=nullable, description=description, title=title), description
+        if all(p.type == "object" for p in typed):
+            members: dict[str, Property] = {}
+            for part in typed:
+                for prop in part.properties:
+                    old = members.get(prop.name)
+                    members[prop.name] = replace(prop, required=prop.required or (old is not None and old.required))
+            members = {k: replace(p, required=True) if k in listed else p for k, p in members.items()}
+            missing = sorted(set(listed) - set(members))
+            if missing and members:
+                self._report(
+                    loc.child("allOf"),
+                    codes.REQUIRED_UNKNOWN,
+                    f"required lists undeclared members: {', '.join(missing)}",
+                )
+            return (
+                Schema(
+                    "object",
+                    loc.provenance,
+                    name=name,
+                    title=title,
+                    description=description or typed[0].description,
+                    nullable=nullable or all(p.nullable for p in typed),
+                    properties=tuple(members.values()),
+                    additional_properties=all(p.additional_properties for p in typed),
+                ),
+                description or typed[0].description,
+            )
+        if len(typed) > 1:
+            self._report(
+                loc.child("allOf"),
+                codes.SCHEMA_INVALID,
+                f"allOf parts of types {', '.join(p.type for p in typed)} cannot be merged; the first is kept",
+            )
+        first = typed[0]
+        return replace(first, nullable=first.nullable or nullable), description or first.description
 
     def _convert_object(
         self, node: dict[str, Any], loc: Location, name: str, title: str, description: str, nullable: bool
