@@ -127,6 +127,11 @@ CHANNELS_MISSING = Code("channels-missing", E, "The document has no `channels` m
 CHANNEL_INVALID = Code("channel-invalid", E, "A channel item is not a mapping.")
 OPERATIONS_INVALID = Code("operations-invalid", E, "AsyncAPI 3.0 `operations` is not a mapping.")
 OPERATION_INVALID = Code("operation-invalid", E, "An operation is not a mapping.")
+OPERATION_REQUEST_SKIPPED = Code(
+    "operation-request-skipped",
+    I,
+    "A 2.x `publish` or 3.0 `receive` operation (or a `send` reply) carries what the client sends; skipped.",
+)
 OPERATION_ACTION_INVALID = Code(
     "operation-action-invalid",
     W,
@@ -142,6 +147,11 @@ OPERATION_NO_MESSAGE = Code("operation-no-message", W, "An operation has no mess
 MESSAGE_INVALID = Code("message-invalid", E, "A message (or a channel's `messages`) has the wrong shape.")
 MESSAGE_UNNAMED = Code(
     "message-unnamed", E, "A message has no name, messageId, title or component key to name its class after."
+)
+MESSAGE_NAMED_FROM_CONTEXT = Code(
+    "message-named-from-context",
+    W,
+    "An inline message has no name, messageId or title; its class is named after its operationId or channel address.",
 )
 MESSAGE_NO_PAYLOAD = Code("message-no-payload", W, "A message has no payload; any JSON is accepted.")
 MESSAGE_NAME_COLLISION = Code(

@@ -60,4 +60,5 @@ def load_asyncapi_source(source: SourceInput, diagnostics: Diagnostics) -> Sourc
         description=result.description,
         channels=tuple(result.channels),
         servers=tuple(result.servers),
+        why_empty=result.why_empty,
     )
