@@ -31,8 +31,10 @@ SchemaType = Literal["object", "array", "string", "integer", "number", "boolean"
 #: What a message means to a stream consumer.
 #: ``data``: a payload to decode (chunks); ``terminator``: the end-of-stream
 #: sentinel (``data: [DONE]``); ``error``: a mid-stream error frame;
-#: ``vendor``: a provider extension event (``x_*``).
-MessageKind = Literal["data", "terminator", "error", "vendor"]
+#: ``vendor``: a provider extension event (``x_*``); ``keepalive``: a literal
+#: payload of whitespace only (Gitter's ``"\r\n"`` heartbeat), which neither
+#: ends the stream nor carries data.
+MessageKind = Literal["data", "terminator", "error", "vendor", "keepalive"]
 
 Scalar = str | int | float | bool
 

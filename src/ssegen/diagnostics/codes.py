@@ -166,6 +166,11 @@ EXAMPLE_INVALID = Code("example-invalid", W, "A message's `examples` is not a li
 LITERAL_PAYLOAD = Code(
     "literal-payload", I, "A payload is a literal string (`[DONE]`), not JSON; it is decoded as the stream terminator."
 )
+LITERAL_KEEPALIVE = Code(
+    "literal-keepalive",
+    I,
+    "A payload is a whitespace-only literal (`\\r\\n`); it is a keep-alive, neither a terminator nor data.",
+)
 PAYLOAD_UNTYPED = Code("payload-untyped", W, "A payload schema has no type; any JSON is accepted.")
 
 # -- documentation pages (sources/pages/) ---------------------------------------------------

@@ -488,7 +488,17 @@ class _MessageReader:
                 "payload schema has no type; any JSON is accepted",
             )
         kind: MessageKind = "data"
-        if payload.type == "string" and len(payload.enum) == 1:
+        if payload.type == "string" and len(payload.enum) == 1 and not str(payload.enum[0]).strip():
+            # Whitespace only (Gitter's "\r\n" heartbeat): the connection is kept alive, not ended.
+            kind = "keepalive"
+            _diag(
+                self.diagnostics,
+                loc.child("payload"),
+                codes.LITERAL_KEEPALIVE,
+                f"payload is the whitespace literal {payload.enum[0]!r}: decoded as a keep-alive, "
+                "which neither ends the stream nor carries data",
+            )
+        elif payload.type == "string" and len(payload.enum) == 1:
             kind = "terminator"
             _diag(
                 self.diagnostics,
