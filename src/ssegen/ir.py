@@ -277,6 +277,9 @@ class Provider:
         servers: declared servers.
         error_codes: documented error codes (code, meaning), in source order.
         example_streams: harvested example streams, in source order.
+        protocols: transport protocols other than SSE over HTTP that the sources
+            declare (a server's ``protocol``, a ``bindings`` key: ``kafka``,
+            ``mqtt``, ``ws``), sorted and unique; empty for an SSE provider.
     """
 
     name: str
@@ -288,6 +291,7 @@ class Provider:
     servers: tuple[Server, ...] = field(default=())
     error_codes: tuple[ErrorCode, ...] = ()
     example_streams: tuple[ExampleStream, ...] = ()
+    protocols: tuple[str, ...] = ()
 
     def channel(self, address: str) -> Channel | None:
         """The channel at ``address``, or None."""

@@ -127,6 +127,12 @@ CHANNELS_MISSING = Code("channels-missing", E, "The document has no `channels` m
 CHANNEL_INVALID = Code("channel-invalid", E, "A channel item is not a mapping.")
 OPERATIONS_INVALID = Code("operations-invalid", E, "AsyncAPI 3.0 `operations` is not a mapping.")
 OPERATION_INVALID = Code("operation-invalid", E, "An operation is not a mapping.")
+PROTOCOL_NOT_SSE = Code(
+    "protocol-not-sse",
+    W,
+    "A server or binding names a protocol other than SSE over HTTP (kafka, mqtt, amqp, ws); "
+    "the package has models and a JSON-payload classifier only.",
+)
 OPERATION_REQUEST_SKIPPED = Code(
     "operation-request-skipped",
     I,

@@ -52,6 +52,8 @@ class AsyncAPIResult:
         title, version, description: from ``info``.
         channels: the channels with server-sent messages, in document order.
         servers: declared servers.
+        protocols: protocols other than SSE over HTTP named by servers and
+            bindings (each reported as ``protocol-not-sse``), in document order.
         skipped: the operations skipped as requests (``publish `sendMessage` on
             `/chat```), in document order, for ``provider-empty`` to name.
         why_empty: why no channel was kept, when none was ("" otherwise).
@@ -63,6 +65,7 @@ class AsyncAPIResult:
         self.description = ""
         self.channels: list[Channel] = []
         self.servers: list[Server] = []
+        self.protocols: list[str] = []
         self.skipped: list[str] = []
         self.why_empty = ""
 
@@ -120,6 +123,7 @@ def load_asyncapi(
     converter = SchemaConverter(resolver, diagnostics)
     reader = _MessageReader(converter, resolver, diagnostics)
     result.servers = _servers(data.get("servers"), root.child("servers"), reader)
+    result.protocols = _other_protocols(data, root, result.servers, diagnostics)
     if major == "2":
         result.channels = _channels_v2(data, root, reader, diagnostics, result.skipped)
     else:
@@ -600,6 +604,56 @@ def _servers(node: Any, loc: Location, reader: _MessageReader) -> list[Server]:
             url = (f"{protocol}://" if protocol and "://" not in host else "") + host + _text(item.get("pathname"))
         servers.append(Server(name, url, protocol, sloc.provenance, _text(item.get("description"))))
     return servers
+
+
+#: Protocols that carry Server-Sent Events: HTTP(S), and Mercure (SSE from a hub).
+SSE_PROTOCOLS = frozenset({"http", "https", "sse", "mercure"})
+
+#: Keys under which a document holds schemas and examples, never ``bindings`` objects.
+_NOT_BINDINGS = frozenset({"payload", "headers", "schemas", "examples", "properties", "items", "schema"})
+
+
+def _other_protocols(
+    data: dict[str, Any], root: Location, servers: list[Server], diagnostics: Diagnostics
+) -> list[str]:
+    """Protocols other than SSE over HTTP, from each server's ``protocol`` and each key of a
+    ``bindings`` object (of a server, channel, operation or message); one ``protocol-not-sse``
+    warning per server and per binding."""
+    found: list[str] = []
+    for server in servers:
+        protocol = server.protocol.lower()
+        if protocol and protocol not in SSE_PROTOCOLS:
+            found.append(protocol)
+            diagnostics.at(
+                server.provenance,
+                codes.PROTOCOL_NOT_SSE,
+                f"server {server.name!r} uses protocol {server.protocol!r}, not SSE over HTTP: "
+                "the package has the models and a JSON-payload classifier, no transport for it",
+            )
+
+    def walk(node: Any, loc: Location) -> None:
+        if isinstance(node, list):
+            for i, item in enumerate(node):
+                walk(item, loc.child(i))
+        if not isinstance(node, dict):
+            return
+        for key, value in node.items():
+            if key == "bindings" and isinstance(value, dict):
+                for protocol in value:
+                    if protocol != "$ref" and str(protocol).lower() not in SSE_PROTOCOLS:
+                        found.append(str(protocol).lower())
+                        _diag(
+                            diagnostics,
+                            loc.child("bindings", protocol),
+                            codes.PROTOCOL_NOT_SSE,
+                            f"binding {protocol!r} is not SSE over HTTP: the package has the models "
+                            "and a JSON-payload classifier, no transport for it",
+                        )
+            elif key not in _NOT_BINDINGS and key != "servers":
+                walk(value, loc.child(key))
+
+    walk(data, root)
+    return found
 
 
 _JSON_SCHEMA_FORMATS = {
