@@ -74,6 +74,11 @@ class Schema:
         max_items: ``maxItems`` of an array, if given (``0`` marks an always-empty
             array, e.g. Mistral's usage-only chunk).
         variants: alternatives of a ``union`` (never a ``null`` branch).
+        constraints: every other JSON Schema keyword the source states, as written
+            with ``$ref`` s inside inlined (value constraints ``maximum``, ``minLength``,
+            ``pattern``; applicators ``not``, ``allOf``, ``if``/``then``/``else``, ...):
+            the generated models do not use them, ``schemas.json`` (and so
+            ``ssegen conform``) enforces them.
     """
 
     type: SchemaType
@@ -90,6 +95,7 @@ class Schema:
     min_items: int | None = None
     max_items: int | None = None
     variants: tuple[Schema, ...] = ()
+    constraints: dict[str, Any] = field(default_factory=dict, hash=False)
 
     def property(self, name: str) -> Property | None:
         """The member named ``name`` (wire name), or None."""
