@@ -31,8 +31,10 @@ SchemaType = Literal["object", "array", "string", "integer", "number", "boolean"
 #: What a message means to a stream consumer.
 #: ``data``: a payload to decode (chunks); ``terminator``: the end-of-stream
 #: sentinel (``data: [DONE]``); ``error``: a mid-stream error frame;
-#: ``vendor``: a provider extension event (``x_*``).
-MessageKind = Literal["data", "terminator", "error", "vendor"]
+#: ``vendor``: a provider extension event (``x_*``); ``keepalive``: a literal
+#: payload of whitespace only (Gitter's ``"\r\n"`` heartbeat), which neither
+#: ends the stream nor carries data.
+MessageKind = Literal["data", "terminator", "error", "vendor", "keepalive"]
 
 Scalar = str | int | float | bool
 
@@ -72,6 +74,11 @@ class Schema:
         max_items: ``maxItems`` of an array, if given (``0`` marks an always-empty
             array, e.g. Mistral's usage-only chunk).
         variants: alternatives of a ``union`` (never a ``null`` branch).
+        constraints: every other JSON Schema keyword the source states, as written
+            with ``$ref`` s inside inlined (value constraints ``maximum``, ``minLength``,
+            ``pattern``; applicators ``not``, ``allOf``, ``if``/``then``/``else``, ...):
+            the generated models do not use them, ``schemas.json`` (and so
+            ``ssegen conform``) enforces them.
     """
 
     type: SchemaType
@@ -88,6 +95,7 @@ class Schema:
     min_items: int | None = None
     max_items: int | None = None
     variants: tuple[Schema, ...] = ()
+    constraints: dict[str, Any] = field(default_factory=dict, hash=False)
 
     def property(self, name: str) -> Property | None:
         """The member named ``name`` (wire name), or None."""
@@ -275,6 +283,9 @@ class Provider:
         servers: declared servers.
         error_codes: documented error codes (code, meaning), in source order.
         example_streams: harvested example streams, in source order.
+        protocols: transport protocols other than SSE over HTTP that the sources
+            declare (a server's ``protocol``, a ``bindings`` key: ``kafka``,
+            ``mqtt``, ``ws``), sorted and unique; empty for an SSE provider.
     """
 
     name: str
@@ -286,6 +297,7 @@ class Provider:
     servers: tuple[Server, ...] = field(default=())
     error_codes: tuple[ErrorCode, ...] = ()
     example_streams: tuple[ExampleStream, ...] = ()
+    protocols: tuple[str, ...] = ()
 
     def channel(self, address: str) -> Channel | None:
         """The channel at ``address``, or None."""

@@ -65,9 +65,7 @@ def load_provider(specs: Path, name: str) -> LoadResult:
     provider = merge_sources(name, results, diagnostics)
     if provider is None:
         if not diagnostics.has_errors:
-            diagnostics.add(
-                codes.PROVIDER_EMPTY, f"provider folder {name!r} has no source that describes a stream", file=f"{name}/"
-            )
+            diagnostics.add(codes.PROVIDER_EMPTY, _why_empty(name, results), file=f"{name}/")
         return LoadResult(None, diagnostics, inputs)
     for docs in (result.docs for result in results if result.docs is not None):
         provider = merge_docs(provider, docs, diagnostics)
@@ -75,6 +73,15 @@ def load_provider(specs: Path, name: str) -> LoadResult:
         provider = replace(provider, example_streams=unique_streams([*provider.example_streams, *streams]))
     provider = reconcile_examples(provider, diagnostics)
     return LoadResult(provider, diagnostics, inputs)
+
+
+def _why_empty(name: str, results: list[SourceResult]) -> str:
+    """The ``provider-empty`` message: what each source has instead of a stream."""
+    message = f"provider folder {name!r} has no source that describes a stream"
+    if not results:
+        return message + ": no file in it is a source format ssegen reads"
+    reasons = [f"{r.file}: {r.why_empty or 'no channel with server-sent messages'}" for r in results]
+    return message + "; " + "; ".join(reasons)
 
 
 def _load_sources(specs: Path, folder: Path, resolver: RefResolver, diagnostics: Diagnostics) -> list[SourceResult]:

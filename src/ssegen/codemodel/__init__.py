@@ -37,6 +37,8 @@ __all__ = [
     "PackageSpec",
     "StreamCase",
     "build_package_spec",
+    "package_summary",
+    "package_usage",
 ]
 
 #: The channel the package docstring's usage example opens when the provider has none.
@@ -60,6 +62,10 @@ class PackageSpec:
         examples: the documented examples the conformance tests decode.
         streams: the harvested example streams the conformance tests replay.
         flavour: the model flavour (msgspec or pydantic): what differs between them.
+        summary: the package docstring's first line: what the package is (typed SSE
+            decoding; models and a JSON-payload classifier when the spec declares
+            another protocol, see :func:`package_summary`).
+        usage: the lines of the docstring's usage example (after the import).
     """
 
     provider: Provider
@@ -73,6 +79,37 @@ class PackageSpec:
     examples: tuple[ExampleCase, ...]
     streams: tuple[StreamCase, ...]
     flavour: Flavour = MSGSPEC
+    summary: str = ""
+    usage: tuple[str, ...] = ()
+
+
+def package_summary(provider: Provider, title: str) -> str:
+    """What the package is, in one sentence: SSE decoding, or (for a spec over kafka, mqtt,
+    ws, ...) the models and a classifier of JSON payloads, with no transport."""
+    if not provider.protocols:
+        return f"Typed SSE decoding for the {title} streaming API."
+    return (
+        f"Models and a JSON-payload classifier for the {title} API, whose spec declares "
+        f"{', '.join(provider.protocols)} (not Server-Sent Events): bring the transport, "
+        "pass each payload to ``channel.parse``."
+    )
+
+
+def package_usage(provider: Provider, address: str) -> tuple[str, ...]:
+    """The usage example's lines after ``from <package> import CHANNELS``."""
+    opened = f"channel = CHANNELS[{address!r}]"
+    if provider.protocols:
+        return (
+            opened,
+            "event = channel.parse(payload)                   # a typed message, or UnknownEvent",
+            "print(event)",
+        )
+    return (
+        opened,
+        "events = channel.decode(response.iter_bytes())   # typed events, lazily",
+        "result = channel.accumulate(events)              # assembled StreamResult",
+        "print(result.to_dict())",
+    )
 
 
 def build_package_spec(provider: Provider, diagnostics: Diagnostics, flavour: Flavour = MSGSPEC) -> PackageSpec:
@@ -87,18 +124,22 @@ def build_package_spec(provider: Provider, diagnostics: Diagnostics, flavour: Fl
     """
     models = ModelsBuilder(diagnostics, flavour)
     channels = [channel_spec(channel, models, diagnostics) for channel in provider.channels]
+    title = provider.title or provider.name
+    usage_address = provider.channels[0].address if provider.channels else DEFAULT_ADDRESS
     return PackageSpec(
         provider=provider,
-        title=provider.title or provider.name,
+        title=title,
         classes=tuple(models.classes),
         aliases=tuple(models.aliases),
         terminators=tuple(models.terminators),
         channels=tuple(channels),
-        usage_address=provider.channels[0].address if provider.channels else DEFAULT_ADDRESS,
+        usage_address=usage_address,
         error_codes_source=(
             f"from {provider.error_codes[0].provenance.file}" if provider.error_codes else "none documented"
         ),
         examples=example_cases(provider, channels),
         streams=stream_cases(provider),
         flavour=flavour,
+        summary=package_summary(provider, title),
+        usage=package_usage(provider, usage_address),
     )

@@ -2,9 +2,10 @@
 decoder each, the vendor-tag dispatch, the accumulator handler of each event
 class, and the batch plan (the fast path decoding consecutive plain events at once).
 
-A channel tries its messages in a fixed order: literal payloads (``[DONE]``)
-by exact text, then vendor messages by their tag, then JSON messages from the
-most constrained to the least (:func:`specificity`).
+A channel tries its messages in a fixed order: literal payloads (``[DONE]``,
+a whitespace keep-alive such as ``"\\r\\n"``) by exact text, then vendor
+messages by their tag, then JSON messages from the most constrained to the
+least (:func:`specificity`).
 """
 
 from __future__ import annotations
@@ -25,9 +26,10 @@ class MessageSpec:
 
     Attributes:
         name: message name.
-        kind: IR message kind (``data``, ``terminator``, ``error``, ``vendor``).
+        kind: IR message kind (``data``, ``terminator``, ``error``, ``vendor``, ``keepalive``).
         cls: the class instances of it are decoded to.
-        literal: for terminators, the literal SSE data (``[DONE]``); else None.
+        literal: for terminators and keep-alives, the literal SSE data (``[DONE]``,
+            ``"\\r\\n"``); else None.
         event: the SSE event type carrying it.
         decoder: module-level name of its decode function (the bound decode method of
             ``adapter``, built once), ``_decode_<message>_<channel>``.
@@ -36,7 +38,10 @@ class MessageSpec:
         doc: the message's summary or title.
         tag: for a vendor message, the value of its tag member (``x_research.searching``).
         handler: how its events feed the accumulator (``Accumulator.done``,
-            ``Accumulator.error``, ``Accumulator.vendor`` or the apply plan's function).
+            ``Accumulator.error``, ``Accumulator.vendor`` or the apply plan's function);
+            "" for a keep-alive, which feeds nothing (no row in the handlers table,
+            so ``apply`` does nothing with it: the stream is not complete, and it
+            is no unknown event).
     """
 
     name: str
@@ -57,7 +62,7 @@ class EventBranch:
 
     Attributes:
         event: the SSE event type.
-        literals: terminators of this event type, compared by exact text.
+        literals: terminators and keep-alives of this event type, compared by exact text.
         tagged: vendor messages of this event type are dispatched by tag first.
         decoders: JSON messages tried in turn, most constrained first.
     """
@@ -187,7 +192,7 @@ def channel_spec(channel: Channel, models: ModelsBuilder, diagnostics: Diagnosti
     tag_field = tag_fields[0] if tag_fields else ""
     upper = ident.upper()
     json_messages = tuple(m for m in ordered if m.literal is None and m.tag is None)
-    handlers = [(f"models.{m.cls}", m.handler) for m in ordered]
+    handlers = [(f"models.{m.cls}", m.handler) for m in ordered if m.handler]
     union = [f"models.{m.cls}" for m in ordered]
     if tag_field:
         handlers.append(("VendorEvent", "Accumulator.vendor"))
@@ -225,7 +230,7 @@ def _messages(
     plans: list[ApplyPlan] = []
     for message in channel.messages:
         literal: str | None = None
-        if message.kind == "terminator" and isinstance(message.payload.enum[0], str):
+        if message.kind in ("terminator", "keepalive") and isinstance(message.payload.enum[0], str):
             cls: ClassName | None = models.terminator(message)
             literal = str(message.payload.enum[0])
         else:
@@ -262,7 +267,9 @@ def _messages(
 def _with_handler(message: MessageSpec, plans: list[ApplyPlan], flavour: Flavour) -> MessageSpec:
     """``message`` with its accumulator handler: by kind (the flavour's for errors and
     vendor messages), or the first plan of its class."""
-    if message.literal is not None:
+    if message.kind == "keepalive":
+        handler = ""
+    elif message.literal is not None:
         handler = "Accumulator.done"
     elif message.kind == "error":
         handler = flavour.error_handler

@@ -127,6 +127,17 @@ CHANNELS_MISSING = Code("channels-missing", E, "The document has no `channels` m
 CHANNEL_INVALID = Code("channel-invalid", E, "A channel item is not a mapping.")
 OPERATIONS_INVALID = Code("operations-invalid", E, "AsyncAPI 3.0 `operations` is not a mapping.")
 OPERATION_INVALID = Code("operation-invalid", E, "An operation is not a mapping.")
+PROTOCOL_NOT_SSE = Code(
+    "protocol-not-sse",
+    W,
+    "A server or binding names a protocol other than SSE over HTTP (kafka, mqtt, amqp, ws); "
+    "the package has models and a JSON-payload classifier only.",
+)
+OPERATION_REQUEST_SKIPPED = Code(
+    "operation-request-skipped",
+    I,
+    "A 2.x `publish` or 3.0 `receive` operation (or a `send` reply) carries what the client sends; skipped.",
+)
 OPERATION_ACTION_INVALID = Code(
     "operation-action-invalid",
     W,
@@ -143,6 +154,11 @@ MESSAGE_INVALID = Code("message-invalid", E, "A message (or a channel's `message
 MESSAGE_UNNAMED = Code(
     "message-unnamed", E, "A message has no name, messageId, title or component key to name its class after."
 )
+MESSAGE_NAMED_FROM_CONTEXT = Code(
+    "message-named-from-context",
+    W,
+    "An inline message has no name, messageId or title; its class is named after its operationId or channel address.",
+)
 MESSAGE_NO_PAYLOAD = Code("message-no-payload", W, "A message has no payload; any JSON is accepted.")
 MESSAGE_NAME_COLLISION = Code(
     "message-name-collision", W, "Two messages of a document get the same name; the later one is renamed."
@@ -155,6 +171,11 @@ SCHEMA_FORMAT_UNSUPPORTED = Code(
 EXAMPLE_INVALID = Code("example-invalid", W, "A message's `examples` is not a list of examples; ignored.")
 LITERAL_PAYLOAD = Code(
     "literal-payload", I, "A payload is a literal string (`[DONE]`), not JSON; it is decoded as the stream terminator."
+)
+LITERAL_KEEPALIVE = Code(
+    "literal-keepalive",
+    I,
+    "A payload is a whitespace-only literal (`\\r\\n`); it is a keep-alive, neither a terminator nor data.",
 )
 PAYLOAD_UNTYPED = Code("payload-untyped", W, "A payload schema has no type; any JSON is accepted.")
 

@@ -89,7 +89,7 @@ def _collect(provider: Provider, diagnostics: Diagnostics) -> list[_Fix]:
     fixes: list[_Fix] = []
     for channel, event_type, data, where in _samples(provider):
         candidates = [m for m in channel.messages if m.event == event_type]
-        if any(m.kind == "terminator" and data in m.payload.enum for m in candidates):
+        if any(m.kind in ("terminator", "keepalive") and data in m.payload.enum for m in candidates):
             continue
         try:
             instance = json.loads(data)
@@ -103,7 +103,7 @@ def _collect(provider: Provider, diagnostics: Diagnostics) -> list[_Fix]:
             continue
         best: tuple[Message, list[Any]] | None = None
         for message in candidates:
-            if message.kind == "terminator" or not _tag_matches(message, instance):
+            if message.kind in ("terminator", "keepalive") or not _tag_matches(message, instance):
                 continue
             schema = {"$defs": schemas["$defs"], **schemas["channels"][channel.address][message.name]}
             errors = sorted(

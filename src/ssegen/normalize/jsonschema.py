@@ -6,6 +6,8 @@ by ``ssegen conform`` and the generated conformance tests (with the
 ``jsonschema`` library).  Normalized means: one nullability style (``type``
 lists, or ``anyOf`` with ``{"type": "null"}`` around a ``$ref``), every named
 object under ``$defs`` with its title, messages as ``$ref``s to their payloads.
+Every other keyword the source states (``maximum``, ``pattern``, ``not``,
+``allOf``, ``if``...) is kept from :attr:`ssegen.ir.Schema.constraints`.
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ class _Exporter:
             out["required"] = required
         if not schema.additional_properties:
             out["additionalProperties"] = False
+        out.update(schema.constraints)
         return out
 
     def _property(self, schema: Schema, description: str) -> dict[str, Any]:
@@ -55,12 +58,12 @@ class _Exporter:
     def _inline(self, schema: Schema) -> dict[str, Any]:
         out: dict[str, Any] = {}
         if schema.type == "any":
-            return out
+            return dict(schema.constraints)
         if schema.type == "union":
             variants = [self.schema(v) for v in schema.variants]
             if schema.nullable:
                 variants.append({"type": "null"})
-            return {"anyOf": variants}
+            return {"anyOf": variants, **schema.constraints}
         if schema.type == "null":
             return {"type": "null"}
         out["type"] = [schema.type, "null"] if schema.nullable else schema.type
@@ -75,6 +78,7 @@ class _Exporter:
                 out["maxItems"] = schema.max_items
         if schema.type == "object" and not schema.additional_properties:
             out["additionalProperties"] = False
+        out.update(schema.constraints)
         return out
 
 

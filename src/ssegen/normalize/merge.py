@@ -42,6 +42,7 @@ def merge_sources(name: str, results: Sequence[SourceResult], diagnostics: Diagn
         servers=tuple(server for result in results for server in result.servers),
         error_codes=tuple(code for result in results for code in result.error_codes),
         example_streams=unique_streams(stream for result in results for stream in result.example_streams),
+        protocols=tuple(sorted({p for result in results for p in result.protocols})),
     )
 
 

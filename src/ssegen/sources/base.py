@@ -57,6 +57,10 @@ class SourceResult:
         example_streams: example streams in wire form (IR), in source order.
         docs: field facts of a flattened docs page, reconciled after the merge
             (None for every other format).
+        protocols: transport protocols other than SSE over HTTP it declares
+            (servers' ``protocol``, ``bindings`` keys), in source order.
+        why_empty: when the source yields no channel, why (its operations are all
+            requests, it has no channels, ...), for ``provider-empty`` to say.
     """
 
     file: str
@@ -68,3 +72,5 @@ class SourceResult:
     error_codes: tuple[ErrorCode, ...] = ()
     example_streams: tuple[ExampleStream, ...] = ()
     docs: DocsResult | None = None
+    protocols: tuple[str, ...] = ()
+    why_empty: str = ""

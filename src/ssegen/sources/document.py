@@ -9,6 +9,10 @@ Choices made here, each reported as a diagnostic where it changes data:
 
 * timestamps stay strings (a spec's ``version: 2024-01-01`` is text, and JSON
   has no dates);
+* booleans are YAML 1.2's (the core schema AsyncAPI tooling reads): only
+  ``true``/``false`` (``True``, ``TRUE``, ...) are booleans; YAML 1.1's
+  ``on``/``off``/``yes``/``no``/``y``/``n`` stay strings, so ``enum: [on, off]``
+  under ``type: string`` is ``["on", "off"]``, not ``[true, false]``;
 * a duplicate mapping key keeps the last value (as PyYAML does) and warns;
 * non-string keys (``200:``) become strings;
 * aliases are expanded with a budget on the number of nodes visited, so a
@@ -23,6 +27,7 @@ Choices made here, each reported as a diagnostic where it changes data:
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -93,7 +98,8 @@ else:
 
 
 class _Loader(_Bases, _EventSource):  # type: ignore[misc,valid-type]
-    """A safe loader without the timestamp resolver (dates stay strings), with a depth limit.
+    """A safe loader with YAML 1.2 core-schema booleans, no timestamp resolver (dates stay
+    strings), and a depth limit.
 
     PyYAML's composer recurses once per nesting level; counting levels here
     stops a deeply nested document at :data:`MAX_DEPTH`, at the line where it
@@ -118,10 +124,15 @@ class _Loader(_Bases, _EventSource):  # type: ignore[misc,valid-type]
             self._depth -= 1
 
 
+_BOOL_TAG = "tag:yaml.org,2002:bool"
+
 _Loader.yaml_implicit_resolvers = {
-    key: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+    key: [(tag, rx) for tag, rx in resolvers if tag not in ("tag:yaml.org,2002:timestamp", _BOOL_TAG)]
     for key, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
 }
+# YAML 1.2 core schema: true|True|TRUE|false|False|FALSE are the only booleans (1.1's
+# yes/no/on/off/y/n, in any case, resolve as plain strings).
+_Loader.add_implicit_resolver(_BOOL_TAG, re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF"))
 
 
 def escape_pointer_token(token: str) -> str:

@@ -17,6 +17,11 @@ type list              ``type: [string, 'null']``                  ``mistral/asy
                                                                    ``enum-null``
 =====================  ==========================================  ======================================
 
+JSON Schema keywords the IR does not model (value constraints such as ``maximum``,
+``minLength``, ``pattern``; applicators such as ``not``, ``if``; ``allOf`` is merged) are kept
+as written in :attr:`Schema.constraints` (``$ref`` s inside them inlined), for the
+strict ``schemas.json``; a keyword of the wrong shape is ignored (``schema-invalid``).
+
 A ``$ref`` with sibling keywords keeps its sibling ``description`` on the use site
 (``ref-siblings``); an always-empty array (``maxItems: 0``, Mistral's usage-only
 chunk) is kept as a constraint and reported (``empty-array``).
@@ -95,7 +100,54 @@ class SchemaConverter:
             return Schema("any", loc.provenance), ""
         if "$ref" in node:
             return self._convert_ref(node, loc, hint)
-        return self._convert_inline(node, loc, hint)
+        schema, description = self._convert_inline(node, loc, hint)
+        constraints = self._constraints(node, loc)
+        if constraints:
+            schema = replace(schema, constraints={**schema.constraints, **constraints})
+        return schema, description
+
+    # -- keywords kept as constraints ------------------------------------------
+
+    def _constraints(self, node: dict[str, Any], loc: Location) -> dict[str, Any]:
+        """The keywords of ``node`` the IR does not model, checked for shape, ``$ref`` s inlined."""
+        out: dict[str, Any] = {}
+        for key, value in node.items():
+            expected = _CONSTRAINTS.get(key)
+            if expected is None:
+                if key == "additionalProperties" and isinstance(value, dict) and value:
+                    out[key] = self._inline_refs(value, loc.child(key), ())  # a schema for unlisted members
+                continue
+            if not _has_shape(value, expected):
+                self._report(
+                    loc.child(key),
+                    codes.SCHEMA_INVALID,
+                    f"{key} must be {_SHAPES[expected]}, got {_kind(value)}; ignored",
+                )
+                continue
+            out[key] = (
+                self._inline_refs(value, loc.child(key), ()) if expected in ("schema", "schemas", "map") else value
+            )
+        return out
+
+    def _inline_refs(self, value: Any, loc: Location, active: tuple[tuple[str, str], ...]) -> Any:
+        """``value`` with every ``$ref`` replaced by its target (a circular one by ``{}``, any
+        JSON; an unresolvable one is reported and also ``{}``)."""
+        if isinstance(value, list):
+            return [self._inline_refs(v, loc.child(i), active) for i, v in enumerate(value)]
+        if not isinstance(value, dict):
+            return value
+        if isinstance(value.get("$ref"), str):
+            try:
+                target = self.resolver.lookup(value["$ref"], loc.uri)
+            except RefError as exc:
+                self._report(loc.child("$ref"), exc.code, str(exc))
+                return {}
+            key = (target.uri, target.pointer)
+            if key in active or len(active) > 32:
+                return {}
+            tloc = Location(target.document, target.pointer, target.uri)
+            return self._inline_refs(target.contents, tloc, (*active, key))
+        return {k: self._inline_refs(v, loc.child(k), active) for k, v in value.items()}
 
     # -- $ref ---------------------------------------------------------------
 
@@ -437,6 +489,65 @@ class SchemaConverter:
 
     def _report(self, loc: Location, code: codes.Code, message: str) -> None:
         self.diagnostics.at(loc.provenance, code, message)
+
+
+#: JSON Schema keywords kept in :attr:`Schema.constraints` (the IR models the others:
+#: ``type``, ``enum``/``const``, ``properties``, ``required``, ``items``, ``minItems``,
+#: ``maxItems``, ``oneOf``/``anyOf``, ``allOf`` (merged), ``additionalProperties: false``),
+#: with their shape.
+_CONSTRAINTS = {
+    "multipleOf": "number",
+    "maximum": "number",
+    "exclusiveMaximum": "number",
+    "minimum": "number",
+    "exclusiveMinimum": "number",
+    "maxLength": "count",
+    "minLength": "count",
+    "pattern": "string",
+    "maxProperties": "count",
+    "minProperties": "count",
+    "uniqueItems": "boolean",
+    "maxContains": "count",
+    "minContains": "count",
+    "dependentRequired": "map",
+    "not": "schema",
+    "if": "schema",
+    "then": "schema",
+    "else": "schema",
+    "contains": "schema",
+    "propertyNames": "schema",
+    "patternProperties": "map",
+    "dependentSchemas": "map",
+    "prefixItems": "schemas",
+    "unevaluatedProperties": "schema",
+    "unevaluatedItems": "schema",
+}
+
+_SHAPES = {
+    "number": "a number",
+    "count": "a non-negative integer",
+    "string": "a string",
+    "boolean": "a boolean",
+    "map": "a mapping",
+    "schema": "a schema",
+    "schemas": "a non-empty list of schemas",
+}
+
+
+def _has_shape(value: Any, shape: str) -> bool:
+    if shape == "number":
+        return isinstance(value, (int, float)) and not isinstance(value, bool) and not _non_finite(value)
+    if shape == "count":
+        return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+    if shape == "string":
+        return isinstance(value, str)
+    if shape == "boolean":
+        return isinstance(value, bool)
+    if shape == "map":
+        return isinstance(value, dict)
+    if shape == "schema":
+        return isinstance(value, (dict, bool))
+    return isinstance(value, list) and bool(value) and all(isinstance(v, (dict, bool)) for v in value)
 
 
 def _is_null_schema(node: Any) -> bool:

@@ -5,7 +5,7 @@ hand-written ``tests/sources/asyncapi/v3/convert.py`` (checked below to be repro
 
 * ``<provider>-3.0/spec.yaml``: one AsyncAPI 3.0.0 document (channels keyed by id
   with ``address``, ``messages`` maps referencing ``components/messages``,
-  ``operations`` with ``action: receive`` referencing channel and messages);
+  ``operations`` with ``action: send`` referencing channel and messages);
 * ``<provider>-split/``: the same split across ``asyncapi.yaml``,
   ``messages.yaml`` and ``schemas/*.yaml`` with relative ``$ref`` s, payloads as
   multi-format schema objects ``{schemaFormat, schema}``.
@@ -194,7 +194,7 @@ def test_3_0_documents_use_the_3_0_structure() -> None:
     assert doc["channels"]["chatCompletions"]["address"] == "/chat/completions"
     assert doc["channels"]["chatCompletions"]["messages"]["StreamDone"] == {"$ref": "#/components/messages/StreamDone"}
     op = doc["operations"]["subscribeChatCompletionStream"]
-    assert op["action"] == "receive" and op["channel"] == {"$ref": "#/channels/chatCompletions"}
+    assert op["action"] == "send" and op["channel"] == {"$ref": "#/channels/chatCompletions"}
     assert op["messages"][0] == {"$ref": "#/channels/chatCompletions/messages/ChatCompletionChunk"}
     split = yaml.safe_load((INPUTS / "mistral-split" / "messages.yaml").read_text(encoding="utf-8"))
     assert split["ChatCompletionChunk"]["payload"]["schema"] == {"$ref": "./schemas/chunk.yaml#/ChatCompletionChunk"}
@@ -229,7 +229,7 @@ channels:
         $ref: '{message_ref}'
 operations:
   recv:
-    action: receive
+    action: send
     channel:
       $ref: '#/channels/chat'
 """
@@ -344,7 +344,7 @@ channels:
     messages: {}
 operations:
   recv:
-    action: receive
+    action: send
     channel: {$ref: '#/channels/chat'}
     messages:
       - $ref: '#/channels/chat/messages/Chunk'
@@ -361,13 +361,14 @@ operations:
     result = load_provider(specs, "p")
     assert [d.format() for d in result.diagnostics.items if d.severity.value == "error"] == []
     assert result.provider is not None
-    [channel] = result.provider.channels  # /other has no receive operation
+    [channel] = result.provider.channels  # /other has no send operation
     assert channel.address == "/chat/completions" and channel.operation_id == "recv"
     assert [m.name for m in channel.messages] == ["Chunk"]
     assert channel.messages[0].provenance.file == "p/messages.yaml"
 
 
-def test_send_operation_reply_is_what_the_client_receives(tmp_path: Path) -> None:
+def test_receive_operation_reply_is_what_the_client_receives(tmp_path: Path) -> None:
+    """The application receives the request and answers with the reply: the client receives the reply."""
     doc = """asyncapi: 3.0.0
 info: {title: T, version: '1'}
 channels:
@@ -378,7 +379,7 @@ channels:
       Chunk: {$ref: './messages.yaml#/Chunk'}
 operations:
   createChat:
-    action: send
+    action: receive
     channel: {$ref: '#/channels/chat'}
     messages: [{$ref: '#/channels/chat/messages/Request'}]
     reply:
@@ -389,6 +390,8 @@ operations:
     assert result.provider is not None
     [channel] = result.provider.channels
     assert channel.operation_id == "createChat" and [m.name for m in channel.messages] == ["Chunk"]
+    [skip] = [d for d in result.diagnostics.items if d.code == "operation-request-skipped"]
+    assert skip.severity.value == "info" and "receive operation `createChat` on `/chat`" in skip.message
 
 
 def test_unsupported_schema_format_is_a_warning_with_place(tmp_path: Path) -> None:

@@ -1,10 +1,15 @@
 """AsyncAPI 2.x / 3.0 documents -> IR channels, messages and schemas.
 
-What the server streams to the client is, in AsyncAPI 2.x, the ``subscribe``
-operation's ``message`` of a channel (the client subscribes); in 3.0 it is the
-``messages`` of the channel used by an operation with ``action: receive`` (the
-application receives), the ``reply`` of an ``action: send`` operation, or, with
-no operations, all messages of the channel.  3.0 channels, operations, replies,
+What the server streams to the client is what the described application
+sends: in AsyncAPI 2.x the ``subscribe`` operation's ``message`` of a channel
+(the client subscribes to what the application publishes); in 3.0 the
+``messages`` of the channel used by an operation with ``action: send`` (the
+asyncapi/spec 2.6 -> 3.0 conversion maps ``subscribe`` to ``send``), the
+``reply`` of an ``action: receive`` operation (the application answers a
+request), or, with no operations, all messages of the channel.  2.x
+``publish`` and 3.0 ``receive`` operations (and the reply of a ``send``) carry
+what the client sends: requests, which the IR has no place for; each is
+skipped with an ``operation-request-skipped`` info naming it.  3.0 channels, operations, replies,
 messages and servers may be ``$ref`` s (local or relative-file), and a message
 ``payload`` may be a multi-format schema object ``{schemaFormat, schema}``.
 
@@ -47,6 +52,11 @@ class AsyncAPIResult:
         title, version, description: from ``info``.
         channels: the channels with server-sent messages, in document order.
         servers: declared servers.
+        protocols: protocols other than SSE over HTTP named by servers and
+            bindings (each reported as ``protocol-not-sse``), in document order.
+        skipped: the operations skipped as requests (``publish `sendMessage` on
+            `/chat```), in document order, for ``provider-empty`` to name.
+        why_empty: why no channel was kept, when none was ("" otherwise).
     """
 
     def __init__(self) -> None:
@@ -55,6 +65,9 @@ class AsyncAPIResult:
         self.description = ""
         self.channels: list[Channel] = []
         self.servers: list[Server] = []
+        self.protocols: list[str] = []
+        self.skipped: list[str] = []
+        self.why_empty = ""
 
 
 def load_asyncapi(
@@ -110,15 +123,44 @@ def load_asyncapi(
     converter = SchemaConverter(resolver, diagnostics)
     reader = _MessageReader(converter, resolver, diagnostics)
     result.servers = _servers(data.get("servers"), root.child("servers"), reader)
+    result.protocols = _other_protocols(data, root, result.servers, diagnostics)
     if major == "2":
-        result.channels = _channels_v2(data, root, reader, diagnostics)
+        result.channels = _channels_v2(data, root, reader, diagnostics, result.skipped)
     else:
-        result.channels = _channels_v3(data, root, reader, diagnostics)
+        result.channels = _channels_v3(data, root, reader, diagnostics, result.skipped)
+    if not result.channels:
+        result.why_empty = _why_empty(data, major, result.skipped)
     return result
 
 
+def _why_empty(data: dict[str, Any], major: str, skipped: list[str]) -> str:
+    """Why a document gave no channel: what it has instead of operations the application sends."""
+    channels = data.get("channels")
+    if not isinstance(channels, dict) or not channels:
+        return "it has no channels"
+    sends = "`subscribe`" if major == "2" else "`send` (or a `receive` with a `reply`)"
+    if skipped:
+        return f"it has only operations the client sends (requests), skipped: {'; '.join(skipped)}"
+    if major == "3" and isinstance(data.get("operations"), dict) and data["operations"]:
+        return f"none of its operations is a {sends} operation on one of its channels"
+    if major == "2":
+        return "none of its channels has a `subscribe` operation"
+    return "none of its channels holds a message"
+
+
+def _skip_request(diagnostics: Diagnostics, loc: Location, what: str, skipped: list[str]) -> None:
+    """Report one operation whose messages the client sends (a request) as skipped."""
+    skipped.append(what)
+    _diag(
+        diagnostics,
+        loc,
+        codes.OPERATION_REQUEST_SKIPPED,
+        f"{what} carries what the client sends (a request), not what the stream delivers; skipped",
+    )
+
+
 def _channels_v2(
-    data: dict[str, Any], root: Location, reader: _MessageReader, diagnostics: Diagnostics
+    data: dict[str, Any], root: Location, reader: _MessageReader, diagnostics: Diagnostics, skipped: list[str]
 ) -> list[Channel]:
     channels = data.get("channels")
     if not isinstance(channels, dict):
@@ -130,12 +172,22 @@ def _channels_v2(
         if not isinstance(item, dict):
             _diag(diagnostics, cloc, codes.CHANNEL_INVALID, "channel item must be a mapping")
             continue
+        publish = item.get("publish")
+        if isinstance(publish, dict):
+            # What the client publishes (the application receives): a request, nothing to decode.
+            op_id = _text(publish.get("operationId"))
+            _skip_request(
+                diagnostics,
+                cloc.child("publish"),
+                f"publish operation {('`' + op_id + '` ') if op_id else ''}on `{address}`",
+                skipped,
+            )
         operation = item.get("subscribe")
         if not isinstance(operation, dict):
-            # publish-only channels carry what the client sends; nothing to decode.
             continue
         oloc = cloc.child("subscribe")
-        messages = reader.read_operation_messages(operation.get("message"), oloc.child("message"))
+        fallback = _text(operation.get("operationId")) or f"{address} message"
+        messages = reader.read_operation_messages(operation.get("message"), oloc.child("message"), fallback)
         result.append(
             Channel(
                 address=address,
@@ -150,17 +202,19 @@ def _channels_v2(
 
 
 def _channels_v3(
-    data: dict[str, Any], root: Location, reader: _MessageReader, diagnostics: Diagnostics
+    data: dict[str, Any], root: Location, reader: _MessageReader, diagnostics: Diagnostics, skipped: list[str]
 ) -> list[Channel]:
-    """Channels of a 3.0 document with the messages the application receives.
+    """Channels of a 3.0 document with the messages the application sends (the client receives).
 
-    A channel is kept when an operation with ``action: receive`` uses it (its
+    A channel is kept when an operation with ``action: send`` uses it (its
     ``messages``, or all the channel's messages when the operation lists none),
-    or when an ``action: send`` operation's ``reply`` names it (the reply's
+    or when an ``action: receive`` operation's ``reply`` names it (the reply's
     messages); with no ``operations`` at all, every channel and all its
-    messages.  Channels, operations, replies and messages may each be a
-    ``$ref`` (local or to a relative file); a channel is matched to its
-    operations by where the references lead, not by spelling.
+    messages.  A ``receive`` operation itself, and the reply of a ``send``,
+    are requests: skipped with an ``operation-request-skipped`` info.
+    Channels, operations, replies and messages may each be a ``$ref`` (local
+    or to a relative file); a channel is matched to its operations by where
+    the references lead, not by spelling.
     """
     channels = data.get("channels")
     if not isinstance(channels, dict):
@@ -188,8 +242,9 @@ def _channels_v3(
         _diag(diagnostics, root.child("operations"), codes.OPERATIONS_INVALID, "`operations` must be a mapping")
         raw_operations = None
     operations: dict[str, Any] = raw_operations or {}
-    # channel key -> receive uses of it: (operation id, operation, its location, message list + location)
+    # channel key -> send uses of it: (operation id, operation, its location, message list + location)
     receivers: dict[str, list[_Use]] = {}
+    names = {key: (_text(item.get("address")) or key) for key, (item, _) in items.items()}
     for op_id, op in operations.items():
         resolved = reader.follow(op, root.child("operations", op_id))
         if resolved is None:
@@ -199,22 +254,37 @@ def _channels_v3(
             _diag(diagnostics, oloc, codes.OPERATION_INVALID, "operation must be a mapping")
             continue
         action = op.get("action")
-        if action == "receive":
-            key = _channel_key(op.get("channel"), oloc.child("channel"), reader, by_place, diagnostics)
-            if key is not None:
+        if action in ("send", "receive"):
+            op_key = _channel_key(op.get("channel"), oloc.child("channel"), reader, by_place, diagnostics)
+            key = op_key
+            if key is not None and action == "send":
                 receivers.setdefault(key, []).append(_Use(op_id, op, op.get("messages"), oloc.child("messages")))
-        elif action == "send" and op.get("reply") is not None:
-            # Request/reply over one HTTP exchange: what comes back is the reply's messages.
-            reply = reader.follow(op["reply"], oloc.child("reply"))
+            elif key is not None:
+                _skip_request(
+                    diagnostics,
+                    oloc.child("action"),
+                    f"receive operation `{op_id}` on `{names.get(key, key)}`",
+                    skipped,
+                )
+            reply = reader.follow(op["reply"], oloc.child("reply")) if op.get("reply") is not None else None
             if reply is None or not isinstance(reply[0], dict):
                 continue
+            # Request/reply over one HTTP exchange: what answers a receive comes back to the client.
             rnode, rloc = reply
-            channel_node = rnode.get("channel", op.get("channel"))
-            channel_loc = rloc.child("channel") if "channel" in rnode else oloc.child("channel")
-            key = _channel_key(channel_node, channel_loc, reader, by_place, diagnostics)
-            if key is not None:
+            if "channel" in rnode:
+                key = _channel_key(rnode["channel"], rloc.child("channel"), reader, by_place, diagnostics)
+            else:
+                key = op_key
+            if key is not None and action == "receive":
                 receivers.setdefault(key, []).append(_Use(op_id, op, rnode.get("messages"), rloc.child("messages")))
-        elif action not in ("send", "receive"):
+            elif key is not None:
+                _skip_request(
+                    diagnostics,
+                    oloc.child("reply"),
+                    f"reply of send operation `{op_id}` on `{names.get(key, key)}`",
+                    skipped,
+                )
+        else:
             _diag(
                 diagnostics,
                 oloc.child("action"),
@@ -253,7 +323,7 @@ def _channels_v3(
 
 @dataclass(frozen=True)
 class _Use:
-    """A 3.0 operation's use of a channel: the messages it receives (None = all)."""
+    """A 3.0 operation's use of a channel: the messages the client receives by it (None = all)."""
 
     op_id: str
     op: dict[str, Any]
@@ -298,8 +368,13 @@ class _MessageReader:
         self.diagnostics = diagnostics
         self._memo: dict[tuple[str, str], Message | None] = {}
 
-    def read_operation_messages(self, node: Any, loc: Location) -> list[Message]:
-        """Messages of a 2.x operation's ``message`` (one, or ``oneOf`` a list)."""
+    def read_operation_messages(self, node: Any, loc: Location, fallback: str = "") -> list[Message]:
+        """Messages of a 2.x operation's ``message`` (one, or ``oneOf`` a list).
+
+        ``fallback`` (the ``operationId``, else the channel address) names an
+        inline message that has no name of its own (``message-named-from-context``);
+        the branches of a ``oneOf`` get its name and their 1-based position.
+        """
         if node is None:
             _diag(self.diagnostics, loc, codes.OPERATION_NO_MESSAGE, "operation has no message")
             return []
@@ -308,15 +383,18 @@ class _MessageReader:
             if not isinstance(branches, list):
                 _diag(self.diagnostics, loc.child("oneOf"), codes.MESSAGE_INVALID, "oneOf must be a list of messages")
                 return []
-            return self.read_message_list(branches, loc.child("oneOf"))
-        message = self.read_message(node, loc, "")
+            return self.read_message_list(branches, loc.child("oneOf"), fallback, numbered=True)
+        message = self.read_message(node, loc, "", fallback)
         return [message] if message is not None else []
 
-    def read_message_list(self, nodes: list[Any], loc: Location) -> list[Message]:
-        """Messages of a list of message objects or references."""
+    def read_message_list(
+        self, nodes: list[Any], loc: Location, fallback: str = "", *, numbered: bool = False
+    ) -> list[Message]:
+        """Messages of a list of message objects or references (``fallback`` names unnamed ones)."""
         messages = []
         for i, node in enumerate(nodes):
-            message = self.read_message(node, loc.child(i), "")
+            name = f"{fallback} {i + 1}" if fallback and numbered else fallback
+            message = self.read_message(node, loc.child(i), "", name)
             if message is not None:
                 messages.append(message)
         return messages
@@ -363,8 +441,14 @@ class _MessageReader:
             loc = Location(target.document, target.pointer, target.uri)
         return node, loc
 
-    def read_message(self, node: Any, loc: Location, key: str) -> Message | None:
-        """One message object (following a ``$ref``); None with an error if unusable."""
+    def read_message(self, node: Any, loc: Location, key: str, fallback: str = "") -> Message | None:
+        """One message object (following a ``$ref``); None with an error if unusable.
+
+        A message with no name, ``messageId``, ``title`` or component ``key`` is
+        named after ``fallback`` (its operation or channel) with a
+        ``message-named-from-context`` warning; with no fallback either, it is
+        an error (``message-unnamed``).
+        """
         if isinstance(node, dict) and "$ref" in node:
             resolved = self.follow(node, loc)
             if resolved is None:
@@ -379,6 +463,15 @@ class _MessageReader:
             _diag(self.diagnostics, loc, codes.MESSAGE_INVALID, "message must be a mapping")
             return None
         name_source = _text(node.get("name")) or key or _text(node.get("messageId")) or _text(node.get("title"))
+        if not pascal(name_source) and pascal(fallback):
+            name_source = fallback
+            _diag(
+                self.diagnostics,
+                loc,
+                codes.MESSAGE_NAMED_FROM_CONTEXT,
+                f"message has no name, messageId or title; named {ClassName(fallback, prefix='Message')} "
+                "after its operation (or channel)",
+            )
         if not pascal(name_source):
             _diag(
                 self.diagnostics, loc, codes.MESSAGE_UNNAMED, "message has no name, messageId, title or component key"
@@ -399,7 +492,17 @@ class _MessageReader:
                 "payload schema has no type; any JSON is accepted",
             )
         kind: MessageKind = "data"
-        if payload.type == "string" and len(payload.enum) == 1:
+        if payload.type == "string" and len(payload.enum) == 1 and not str(payload.enum[0]).strip():
+            # Whitespace only (Gitter's "\r\n" heartbeat): the connection is kept alive, not ended.
+            kind = "keepalive"
+            _diag(
+                self.diagnostics,
+                loc.child("payload"),
+                codes.LITERAL_KEEPALIVE,
+                f"payload is the whitespace literal {payload.enum[0]!r}: decoded as a keep-alive, "
+                "which neither ends the stream nor carries data",
+            )
+        elif payload.type == "string" and len(payload.enum) == 1:
             kind = "terminator"
             _diag(
                 self.diagnostics,
@@ -501,6 +604,56 @@ def _servers(node: Any, loc: Location, reader: _MessageReader) -> list[Server]:
             url = (f"{protocol}://" if protocol and "://" not in host else "") + host + _text(item.get("pathname"))
         servers.append(Server(name, url, protocol, sloc.provenance, _text(item.get("description"))))
     return servers
+
+
+#: Protocols that carry Server-Sent Events: HTTP(S), and Mercure (SSE from a hub).
+SSE_PROTOCOLS = frozenset({"http", "https", "sse", "mercure"})
+
+#: Keys under which a document holds schemas and examples, never ``bindings`` objects.
+_NOT_BINDINGS = frozenset({"payload", "headers", "schemas", "examples", "properties", "items", "schema"})
+
+
+def _other_protocols(
+    data: dict[str, Any], root: Location, servers: list[Server], diagnostics: Diagnostics
+) -> list[str]:
+    """Protocols other than SSE over HTTP, from each server's ``protocol`` and each key of a
+    ``bindings`` object (of a server, channel, operation or message); one ``protocol-not-sse``
+    warning per server and per binding."""
+    found: list[str] = []
+    for server in servers:
+        protocol = server.protocol.lower()
+        if protocol and protocol not in SSE_PROTOCOLS:
+            found.append(protocol)
+            diagnostics.at(
+                server.provenance,
+                codes.PROTOCOL_NOT_SSE,
+                f"server {server.name!r} uses protocol {server.protocol!r}, not SSE over HTTP: "
+                "the package has the models and a JSON-payload classifier, no transport for it",
+            )
+
+    def walk(node: Any, loc: Location) -> None:
+        if isinstance(node, list):
+            for i, item in enumerate(node):
+                walk(item, loc.child(i))
+        if not isinstance(node, dict):
+            return
+        for key, value in node.items():
+            if key == "bindings" and isinstance(value, dict):
+                for protocol in value:
+                    if protocol != "$ref" and str(protocol).lower() not in SSE_PROTOCOLS:
+                        found.append(str(protocol).lower())
+                        _diag(
+                            diagnostics,
+                            loc.child("bindings", protocol),
+                            codes.PROTOCOL_NOT_SSE,
+                            f"binding {protocol!r} is not SSE over HTTP: the package has the models "
+                            "and a JSON-payload classifier, no transport for it",
+                        )
+            elif key not in _NOT_BINDINGS and key != "servers":
+                walk(value, loc.child(key))
+
+    walk(data, root)
+    return found
 
 
 _JSON_SCHEMA_FORMATS = {

@@ -16,7 +16,8 @@ example and wart is copied as parsed, so the warts give the same diagnostics):
 * ``channels`` are keyed by an id (``chatCompletions``) with the path as
   ``address``; a channel's ``messages`` map references ``components/messages``;
 * each ``subscribe`` operation becomes ``operations.<operationId>`` with
-  ``action: receive``, ``channel: {$ref: '#/channels/<id>'}`` and ``messages``
+  ``action: send`` (the application sends what the client subscribes to, as
+  asyncapi/spec converts its own 2.6 examples), ``channel: {$ref: '#/channels/<id>'}`` and ``messages``
   referencing the channel's messages (same order as the 2.6 ``oneOf``);
 * top-level ``externalDocs`` moves into ``info`` (3.0 has no root externalDocs).
 """
@@ -150,7 +151,7 @@ def to_v3(doc: dict[str, Any]) -> dict[str, Any]:
             channel[key] = value
         channel["messages"] = {n: {"$ref": f"#/components/messages/{n}"} for n in names}
         channels[cid] = channel
-        op: dict[str, Any] = {"action": "receive", "channel": {"$ref": f"#/channels/{cid}"}}
+        op: dict[str, Any] = {"action": "send", "channel": {"$ref": f"#/channels/{cid}"}}
         for key, value in sub.items():
             if key not in ("operationId", "message"):
                 op[key] = value
