@@ -182,12 +182,12 @@ class RawEvents(NamedTuple):
     values: list[bytes]
     id: str = ""
 
-    def events(self) -> list[ServerSentEvent]:
+    def events(self, start: int = 0) -> list[ServerSentEvent]:
         """The events as :class:`ServerSentEvent` instances, in stream order
-        (``ServerSentEvent("message", value.decode(), id, None)`` each)."""
-        fields = zip(
-            repeat("message"), map(bytes.decode, self.values), repeat(self.id), repeat(None)
-        )
+        (``ServerSentEvent("message", value.decode(), id, None)`` each), from
+        the ``start``-th (0-based) on."""
+        values = self.values[start:] if start else self.values
+        fields = zip(repeat("message"), map(bytes.decode, values), repeat(self.id), repeat(None))
         return list(map(_new_tuple, repeat(ServerSentEvent), fields))
 
 
