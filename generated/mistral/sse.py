@@ -403,8 +403,10 @@ class SSEDecoder:
         if cut < 0:
             return self._guarded(chunk, offset, []) if chunk else []
         pending = self._pending
-        whole = b"".join(pending) + chunk if pending else chunk
-        cut += len(whole) - len(chunk)
+        whole = chunk
+        if pending:
+            whole = b"".join(pending) + chunk
+            cut += self._pending_len
         if len(whole) <= self._max:  # so no event of the run exceeds the limit
             values = whole[6:cut].split(b"\n\ndata: ")
             # No value holding a line end means every block was exactly
