@@ -710,18 +710,24 @@ class Channel(Generic[E]):
                 acc.compact()
                 applied = 0
             if isinstance(item, RawEvents):
-                applied += len(item.values)
-                run = None if classify_values is None else classify_values(item.values)
+                values = item.values
+                applied += len(values)
+                run = None if classify_values is None else classify_values(values)
                 if not run:
                     events: Iterable[E] = map(classify, item.events())
+                elif len(run) == len(values):
+                    if apply_values is not None:
+                        apply_values(acc, run)
+                        continue
+                    events = run
                 else:
+                    # The run ends at a terminator: it and the events after it alone.
+                    rest = map(classify, item.events(len(run)))
                     if apply_values is None:
-                        events = run
+                        events = chain(run, rest)
                     else:
                         apply_values(acc, run)
-                        events = ()
-                    if len(run) < len(item.values):  # the terminator on, alone
-                        events = chain(events, map(classify, item.events(len(run))))
+                        events = rest
             else:
                 applied += 1
                 events = (classify(item),)
