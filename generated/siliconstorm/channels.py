@@ -50,11 +50,13 @@ def classify_values_chat_completions(
     values: list[bytes],
 ) -> Sequence[models.ChatCompletionChunk] | None:
     """The typed events of consecutive plain ``message`` events given as their
-    undecoded data (``sse.RawEvents``), when each is a ChatCompletionChunk (what
-    :func:`classify_chat_completions` gives then), decoded without a Python-level loop;
-    None otherwise (each is then classified alone)."""
+    undecoded data (``sse.RawEvents``), up to the channel's first literal payload
+    (the terminator, classified alone by the caller with the values after it), when
+    each is a ChatCompletionChunk (what :func:`classify_chat_completions` gives then), decoded
+    without a Python-level loop: the events of the first ``len(result)`` values.
+    None when one is not (each is then classified alone)."""
     if b"[DONE]" in values:
-        return None
+        values = values[: values.index(b"[DONE]")]
     try:
         if len(values) == 1:  # a read of one event, as servers flushing each token send
             return [_decode_chat_completion_chunk_chat_completions(values[0])]

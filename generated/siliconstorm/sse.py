@@ -29,6 +29,7 @@ every generated package: edit it there, then run ``ssegen generate``.
 
 from __future__ import annotations
 
+import re
 from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
 from itertools import compress, repeat
 from operator import itemgetter, not_
@@ -59,6 +60,10 @@ _VALUE = itemgetter(slice(6, None))  # the value of a "data: " line
 _new_tuple = tuple.__new__  # builds a NamedTuple without its Python-level __new__
 _LF = 0x0A
 _CR = 0x0D
+# A run of plain events: blocks that are each "data: " + a value + a blank line.
+_RUN = re.compile(rb"(?:data: [^\n]*\n\n)*")
+_WINDOW = 64 * 1024
+"""Largest read, in bytes, taken in one piece (see :meth:`SSEDecoder.feed_raw`)."""
 
 
 def _is_utf8(data: bytes, end: int) -> bool:
@@ -178,12 +183,12 @@ class RawEvents(NamedTuple):
     values: list[bytes]
     id: str = ""
 
-    def events(self) -> list[ServerSentEvent]:
+    def events(self, start: int = 0) -> list[ServerSentEvent]:
         """The events as :class:`ServerSentEvent` instances, in stream order
-        (``ServerSentEvent("message", value.decode(), id, None)`` each)."""
-        fields = zip(
-            repeat("message"), map(bytes.decode, self.values), repeat(self.id), repeat(None)
-        )
+        (``ServerSentEvent("message", value.decode(), id, None)`` each), from
+        the ``start``-th (0-based) on."""
+        values = self.values[start:] if start else self.values
+        fields = zip(repeat("message"), map(bytes.decode, values), repeat(self.id), repeat(None))
         return list(map(_new_tuple, repeat(ServerSentEvent), fields))
 
 
@@ -286,7 +291,9 @@ class SSEDecoder:
         "reconnection_time",
         "_max",
         "_pending",
+        "_pending_len",
         "_pending_offset",
+        "_window",
         "_skip_lf",
         "_at_start",
         "_closed",
@@ -308,8 +315,13 @@ class SSEDecoder:
         self.last_event_id: str = ""
         self.reconnection_time: int | None = None
         self._max = max_event_bytes
-        # Bytes of the current unterminated line, and its absolute offset.
-        self._pending = bytearray()
+        # Reads are taken in windows of at most this many bytes (see feed_raw).
+        self._window = min(_WINDOW, max_event_bytes)
+        # The current unterminated line as the pieces read (joined once, when
+        # the line ends: a line growing by small reads is not copied again per
+        # read), their total length, and the line's absolute offset.
+        self._pending: list[bytes] = []
+        self._pending_len = 0
         self._pending_offset = 0
         # The previous chunk ended with CR: a leading LF now ends no line.
         self._skip_lf = False
@@ -357,16 +369,25 @@ class SSEDecoder:
 
         Same events, errors (whose ``events`` are all :class:`ServerSentEvent`)
         and laziness as :meth:`feed`; :func:`expand` turns the result into
-        what :meth:`feed` returns.
+        what :meth:`feed` returns. A read longer than 64 KiB (or than
+        ``max_event_bytes``, if smaller) is taken as consecutive windows of
+        at most that size, each ending after a blank line where one is in
+        reach, so that it may give several :class:`RawEvents`.
         """
-        if not (self._ready and type(chunk) is bytes and chunk.find(b"\r") < 0):
+        if not (
+            self._ready
+            and type(chunk) is bytes
+            and len(chunk) <= self._window
+            and chunk.find(b"\r") < 0
+        ):
             return self._feed(chunk)
         # Fast path: the common read, at an event boundary. Whole events that
         # are each a "data: " line and a blank line are taken as one RawEvents
         # without a Python-level loop, and without the line interpreter
         # (_interpret, the one place for the field rules): such a block is
         # exactly an event of type "message" whose data is the line after
-        # "data: ". Anything else falls back to _guarded.
+        # "data: ". The longest run of them that starts the read is taken so;
+        # the rest of the read goes to _guarded.
         # Invariant (hypothesis differential test in ssegen's
         # tests/runtime/test_sse.py::test_event_runs_match_byte_at_a_time):
         # any split of a stream into reads gives the same events, error type,
@@ -375,28 +396,44 @@ class SSEDecoder:
         # or in _process_fast) and so apply every line through _interpret.
         offset = self.bytes_consumed  # absolute offset of chunk[0]
         self.bytes_consumed = offset + len(chunk)
+        # The last complete event ends at the last blank line, in this read:
+        # the pending line holds no line end. Without one, the pending line
+        # just grows (_apply keeps the read, without copying the line).
+        cut = chunk.rfind(b"\n\n")
+        if cut < 0:
+            return self._guarded(chunk, offset, []) if chunk else []
         pending = self._pending
-        whole = bytes(pending) + chunk if pending else chunk
-        cut = whole.rfind(b"\n\n")  # the end of the last complete event
-        if cut >= 6 and whole.startswith(b"data: ") and len(whole) <= self._max:
+        whole = chunk
+        if pending:
+            whole = b"".join(pending) + chunk
+            cut += self._pending_len
+        if len(whole) <= self._max:  # so no event of the run exceeds the limit
             values = whole[6:cut].split(b"\n\ndata: ")
             # No value holding a line end means every block was exactly
             # "data: " + value and a blank line (and no blank-line runs).
-            if b"".join(values).find(b"\n") < 0 and (whole.isascii() or _is_utf8(whole, cut)):
+            if whole.startswith(b"data: ") and b"".join(values).find(b"\n") < 0:
+                stop = cut + 2
+            else:
+                run = _RUN.match(whole)
+                stop = run.end() if run else 0
+                values = whole[6 : stop - 2].split(b"\n\ndata: ")
+            if stop and (whole.isascii() or _is_utf8(whole, stop)):
                 events: list[ServerSentEvent | RawEvents] = [
                     _new_tuple(RawEvents, (values, self._last_id))
                 ]
                 if pending:
                     offset = self._pending_offset
                     pending.clear()
-                if cut + 2 < len(whole):
-                    events += self._guarded(whole[cut + 2 :], offset + cut + 2, events)
+                    self._pending_len = 0
+                if stop < len(whole):
+                    events += self._guarded(whole[stop:], offset + stop, events)
                 return events
-        return self._guarded(chunk, offset, []) if chunk else []
+        return self._guarded(chunk, offset, [])
 
     def _feed(self, chunk: bytes | bytearray | memoryview) -> list[ServerSentEvent | RawEvents]:
         """:meth:`feed_raw` in every state: closed or failed decoders, other
-        buffer types, a leading BOM, an LF after a CR that ended a chunk, CRs."""
+        buffer types, long reads, the first read, a leading BOM, an LF after a
+        CR that ended a chunk, CRs."""
         if self._closed or self._failed:
             raise SSEError(
                 "feed() on a decoder that failed earlier"
@@ -412,6 +449,13 @@ class SSEDecoder:
             return self.feed_raw(bytes(chunk))
         if not chunk:
             return []
+        if len(chunk) > self._window:
+            return self._windows(chunk)
+        if self._at_start and not self._pending and chunk[0] != _BOM[0]:
+            # The stream has no BOM: it starts at an event boundary.
+            self._at_start = False
+            self._ready = True
+            return self.feed_raw(chunk)
         offset = self.bytes_consumed  # absolute offset of chunk[0]
         self.bytes_consumed += len(chunk)
         if self._skip_lf:
@@ -421,12 +465,14 @@ class SSEDecoder:
                 offset += 1
         if self._at_start and chunk:
             if self._pending:
-                chunk = bytes(self._pending) + chunk
+                chunk = b"".join(self._pending) + chunk
                 offset = self._pending_offset
                 self._pending.clear()
+                self._pending_len = 0
             if len(chunk) < 3 and _BOM.startswith(chunk):
                 self._pending_offset = offset
-                self._pending += chunk
+                self._pending.append(chunk)
+                self._pending_len = len(chunk)
                 return []
             self._at_start = False
             if chunk.startswith(_BOM):
@@ -436,6 +482,31 @@ class SSEDecoder:
             return self._guarded(chunk, offset, [])
         self._ready = not (self._parts or self._dirty or self._skip_lf)
         return []
+
+    def _windows(self, chunk: bytes) -> list[ServerSentEvent | RawEvents]:
+        """:meth:`feed_raw` of a read longer than a window, as the reads of at
+        most a window each that it is cut into: each ends after the last
+        blank line in reach, else at the window's length. Any split of a
+        stream gives the same events and errors (the invariant in
+        :meth:`feed_raw`), so only the grouping into :class:`RawEvents`
+        differs from one read; an error carries the events of earlier windows
+        too."""
+        events: list[ServerSentEvent | RawEvents] = []
+        size = self._window
+        start = 0
+        try:
+            while start < len(chunk):
+                stop = start + size
+                if stop < len(chunk):
+                    end = chunk.rfind(b"\n\n", start, stop)
+                    if end >= 0:
+                        stop = end + 2
+                events += self.feed_raw(chunk[start:stop])
+                start = stop
+        except SSEError as exc:
+            exc.events[:0] = expand(events)
+            raise
+        return events
 
     def _guarded(
         self, chunk: bytes, offset: int, before: list[ServerSentEvent | RawEvents]
@@ -468,38 +539,43 @@ class SSEDecoder:
             # No line end in this chunk: the current line just grows.
             if not pending:
                 self._pending_offset = offset
-            pending += chunk
-            if len(pending) + self._data_bytes > self._max:
+            pending.append(chunk)
+            self._pending_len += len(chunk)
+            if self._pending_len + self._data_bytes > self._max:
                 raise EventTooLargeError(self._max, self._pending_offset)
             return []
 
+        # The pending line ends in this chunk: copied once, to be its first line.
+        head = b""
+        first_start = offset
+        if pending:
+            head = b"".join(pending)
+            first_start = self._pending_offset
+            pending.clear()
+            self._pending_len = 0
         events: list[ServerSentEvent | RawEvents] | None = None
-        if len(pending) + len(chunk) + self._data_bytes <= self._max:
+        if len(head) + len(chunk) + self._data_bytes <= self._max:
             # Fast path: no event can outgrow the limit within this chunk.
             text = chunk
             if has_cr:
                 text = text.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
             lines = text.split(b"\n")
             lines.pop()  # the unterminated tail, chunk[end + 1 :]
-            if pending:
-                lines[0] = bytes(pending) + lines[0]
+            if head:
+                lines[0] = head + lines[0]
             events = self._process_fast(lines)
-            if events is not None:
-                pending.clear()
         if events is None:
             # Exact path, line by line, for errors and their byte offsets.
             lines = chunk[: end + 1].splitlines()
-            if pending:
-                first_start = self._pending_offset
-                lines[0] = bytes(pending) + lines[0]
-                pending.clear()
-            else:
-                first_start = offset
+            if head:
+                lines[0] = head + lines[0]
             events = self._process_exact(lines, chunk, offset, first_start)
         if end + 1 < len(chunk):
+            tail = chunk[end + 1 :]
             self._pending_offset = offset + end + 1
-            pending += chunk[end + 1 :]
-            if len(pending) + self._data_bytes > self._max:
+            pending.append(tail)
+            self._pending_len = len(tail)
+            if self._pending_len + self._data_bytes > self._max:
                 raise EventTooLargeError(self._max, self._pending_offset, expand(events))
         return events
 
@@ -524,8 +600,9 @@ class SSEDecoder:
             return []
         self._closed = True
         self._ready = False
-        self.incomplete = bool(self._pending) or bool(self._parts) or self._dirty
-        self._pending = bytearray()
+        self.incomplete = bool(self._pending_len) or bool(self._parts) or self._dirty
+        self._pending = []
+        self._pending_len = 0
         self._parts = []
         self._data_bytes = 0
         self._event_type = ""

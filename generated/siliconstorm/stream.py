@@ -494,8 +494,12 @@ class EventStream(Generic[E]):
         self._started = False
 
     def _typed(self) -> Iterator[E]:
+        classify, classify_values = self._classify, self._classify_values
         for batch in self._batches:
-            yield from _classify_batch(batch, self._classify, self._classify_values)
+            # Item by item: a long read's runs (sse.SSEDecoder.feed_raw takes
+            # it in windows) are not all held as typed events at once.
+            for item in batch:
+                yield from _classify_item(item, classify, classify_values)
 
     def __iter__(self) -> Iterator[E]:
         self._started = True
@@ -535,9 +539,11 @@ class AsyncEventStream(Generic[E]):
         self._started = False
 
     async def _typed(self) -> AsyncIterator[E]:
+        classify, classify_values = self._classify, self._classify_values
         async for batch in self._batches:
-            for event in _classify_batch(batch, self._classify, self._classify_values):
-                yield event
+            for item in batch:
+                for event in _classify_item(item, classify, classify_values):
+                    yield event
 
     def __aiter__(self) -> AsyncIterator[E]:
         self._started = True
@@ -558,21 +564,21 @@ class AsyncEventStream(Generic[E]):
         return self.state.bytes_consumed
 
 
-def _classify_batch(
-    batch: list[ServerSentEvent | RawEvents],
+def _classify_item(
+    item: ServerSentEvent | RawEvents,
     classify: Callable[[ServerSentEvent], E],
     classify_values: Callable[[list[bytes]], Sequence[E] | None] | None,
-) -> list[E]:
-    """The typed events of one chunk's SSE events (runs of plain ``data:``
-    events at once through ``classify_values`` when it takes them)."""
-    typed: list[E] = []
-    for item in batch:
-        if isinstance(item, RawEvents):
-            run = None if classify_values is None else classify_values(item.values)
-            typed += map(classify, item.events()) if run is None else run
-        else:
-            typed.append(classify(item))
-    return typed
+) -> Sequence[E]:
+    """The typed events of one SSE event, or of a run of plain ``data:`` events
+    (at once through ``classify_values`` as far as it takes them)."""
+    if not isinstance(item, RawEvents):
+        return (classify(item),)
+    run = None if classify_values is None else classify_values(item.values)
+    if not run:
+        return list(map(classify, item.events()))
+    if len(run) < len(item.values):  # the terminator on, alone
+        return [*run, *map(classify, item.events(len(run)))]
+    return run
 
 
 class Channel(Generic[E]):
@@ -588,8 +594,10 @@ class Channel(Generic[E]):
             same calls, looked up by the exact class without calling ``apply``).
         classify_values: optionally, the typed events of a run of plain
             ``data:`` events given as their undecoded data (``sse.RawEvents``),
-            all at once and all of one class, or None to have each classified
-            alone; it must give what ``classify`` would.
+            all at once and all of one class: those of its first
+            ``len(result)`` values (the rest, from a terminator such as
+            ``[DONE]`` on, are classified alone), or None to have each
+            classified alone; it must give what ``classify`` would.
         apply_values: optionally, applies a whole run that ``classify_values``
             gave, as ``apply`` would each event in turn.
     """
@@ -702,17 +710,24 @@ class Channel(Generic[E]):
                 acc.compact()
                 applied = 0
             if isinstance(item, RawEvents):
-                applied += len(item.values)
-                run = None if classify_values is None else classify_values(item.values)
-                if run is None:
+                values = item.values
+                applied += len(values)
+                run = None if classify_values is None else classify_values(values)
+                if not run:
                     events: Iterable[E] = map(classify, item.events())
-                elif run:
+                elif len(run) == len(values):
                     if apply_values is not None:
                         apply_values(acc, run)
                         continue
                     events = run
                 else:
-                    continue
+                    # The run ends at a terminator: it and the events after it alone.
+                    rest = map(classify, item.events(len(run)))
+                    if apply_values is None:
+                        events = chain(run, rest)
+                    else:
+                        apply_values(acc, run)
+                        events = rest
             else:
                 applied += 1
                 events = (classify(item),)

@@ -280,6 +280,36 @@ def test_generated_package_imports_only_msgspec_and_stdlib() -> None:
             assert roots <= allowed, f"{path}: imports {roots - allowed}"
 
 
+def test_a_whole_body_is_one_run_up_to_the_terminator() -> None:
+    """A body read at once (one run of plain events ending with ``[DONE]``) is
+    classified as a run up to the terminator; only the terminator alone (issue 17:
+    the whole run was classified event by event)."""
+    from generated.deepseek.stream import Channel
+
+    chat = DEEPSEEK["/chat/completions"]
+    alone: list[str] = []
+
+    def classify(event: Any) -> Any:
+        alone.append(event.data)
+        return chat.classify(event)
+
+    counted = Channel(
+        chat.address, chat.messages, classify, chat.apply, chat.handlers, chat.classify_values, chat.apply_values
+    )
+    deltas = ["Hel", "lo", "!"]
+    body = sse_body([_chunk({"content": t}) for t in deltas] + [_chunk({}, "stop"), "[DONE]"])
+    events = list(counted.decode([body]))
+    assert [type(e) for e in events] == [ds_models.ChatCompletionChunk] * 4 + [ds_models.StreamDone]
+    assert alone == ["[DONE]"]
+    result = counted.accumulate(counted.decode([body]))
+    assert (result.choices[0].content, result.complete, alone) == ("Hello!", True, ["[DONE]", "[DONE]"])
+    # A literal first, or events after it: those are classified alone too.
+    alone.clear()
+    body = sse_body(["[DONE]", _chunk({"content": "a"}), "[DONE]", _chunk({"content": "b"})])
+    assert [type(e) for e in counted.decode([body])] == [ds_models.StreamDone, ds_models.ChatCompletionChunk] * 2
+    assert len(alone) == 4
+
+
 def test_long_streams_are_compacted_without_changing_the_text() -> None:
     from generated.deepseek.stream import COMPACT_PARTS
 

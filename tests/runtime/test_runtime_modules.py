@@ -22,7 +22,7 @@ RUNTIME = Path(output.runtime_dir())
 # What each module may import: the generated package depends on msgspec and the stdlib only
 # (and on pydantic with `model = "pydantic"`, whose packages alone get pydantic_support.py).
 ALLOWED = {
-    "sse.py": {"__future__", "collections.abc", "itertools", "operator", "typing"},
+    "sse.py": {"__future__", "collections.abc", "itertools", "operator", "re", "typing"},
     "stream.py": {"__future__", "collections.abc", "itertools", "typing", "msgspec", ".sse"},
     "pydantic_support.py": {"__future__", "typing", "msgspec", "pydantic", ".stream"},
 }

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import re
 import sys
+import tracemalloc
 from collections.abc import AsyncIterator, Iterable
 from typing import Any
 
@@ -631,6 +632,78 @@ def test_iter_raw_gives_each_chunks_events_as_feed_raw_does() -> None:
         list(sse.iter_raw([b"data: a\n\n\xff\n"]))
 
 
+# --------------------------------------------------------------------------
+# Runs of plain events (feed_raw's fast path, issue 17)
+
+R = sse.RawEvents
+
+
+def test_first_read_takes_runs_of_plain_events_up_to_done() -> None:
+    body = b"data: {}\n\ndata: x\n\ndata: [DONE]\n\n"
+    assert sse.SSEDecoder().feed_raw(body) == [R([b"{}", b"x", b"[DONE]"])]
+    assert sse.SSEDecoder().feed_raw(body + b": bye\n\n") == [R([b"{}", b"x", b"[DONE]"])]
+    # Behind a BOM, the same events (line by line).
+    assert sse.expand(sse.SSEDecoder().feed_raw(b"\xef\xbb\xbf" + body)) == sse.expand([R([b"{}", b"x", b"[DONE]"])])
+
+
+def test_run_ends_at_the_first_block_that_is_not_a_plain_event() -> None:
+    body = b"data: a\n\ndata: b\n\n: keep-alive\n\ndata: c\n\n"
+    assert sse.SSEDecoder().feed_raw(body) == [R([b"a", b"b"]), E("message", "c")]
+    # An extra blank line ends no run: the events before it are plain events.
+    assert sse.SSEDecoder().feed_raw(b"data: a\n\n\ndata: b\n\n") == [R([b"a"]), E("message", "b")]
+    # A two-line event is not one.
+    assert sse.SSEDecoder().feed_raw(b"data: a\n\ndata: b\ndata: c\n\n") == [R([b"a"]), E("message", "b\nc")]
+    with_id = [E("message", "a", "1"), E("message", "b", "1")]
+    assert sse.SSEDecoder().feed_raw(b"id: 1\ndata: a\n\ndata: b\n\n") == with_id
+
+
+def test_reads_longer_than_the_limit_are_taken_in_windows_of_runs() -> None:
+    values = [b"%02d" % i + b"x" * (i % 7) for i in range(60)]
+    body = b"".join(b"data: " + v + b"\n\n" for v in values)
+    expected = [E("message", v.decode()) for v in values]
+    for limit in (16, 40, 100):
+        got = sse.SSEDecoder(limit).feed_raw(body)
+        assert len(body) > limit and all(isinstance(item, R) for item in got)
+        assert sse.expand(got) == expected
+        # Reads of any size up to a window are one run of plain events each.
+        assert all(len(b"data: \n\n".join(item.values)) + 8 <= limit for item in got)
+    # Windows of 64 KiB with the default limit: a block that is not a plain
+    # event slows only the window it is in.
+    big = b"data: " + b"y" * 200 + b"\n\n"
+    got = sse.SSEDecoder().feed_raw(b": hello\n\n" + big * 1000)
+    assert sum(isinstance(item, R) for item in got) > 1
+    assert sse.expand(got) == [E("message", "y" * 200)] * 1000
+
+
+def test_one_large_event_in_small_reads_is_not_copied_per_read() -> None:
+    """An event arriving in many small reads is joined once, when its line
+    ends: work linear in its size (issue 17: the pending line was copied on
+    every read, O(n**2) for n bytes, 8 s for 8 MB in 4 KiB reads).
+
+    Measured as memory, not time: tracemalloc's peak of new allocations
+    during each read, summed over the reads, bounds the bytes copied. Copying
+    the pending line per read would allocate about n**2 / (2 * 4096) bytes,
+    some 1000 times the event here; joining it once allocates a few times
+    the event (the line, the event's data)."""
+    size = 8_000_000
+    body = b'data: "' + b"x" * (size - 10) + b'"\n\n'
+    reads = [body[i : i + 4096] for i in range(0, size, 4096)]
+    decoder = sse.SSEDecoder()
+    allocated = 0
+    events: list[Any] = []
+    tracemalloc.start()
+    try:
+        for read in reads:
+            tracemalloc.reset_peak()
+            before = tracemalloc.get_traced_memory()[0]
+            events += decoder.feed_raw(read)
+            allocated += tracemalloc.get_traced_memory()[1] - before
+    finally:
+        tracemalloc.stop()
+    assert [len(e.data) for e in sse.expand(events)] == [size - 8]
+    assert allocated < 8 * size
+
+
 async def _agen(chunks: Iterable[bytes]) -> AsyncIterator[bytes]:
     for chunk in chunks:
         await asyncio.sleep(0)
@@ -825,13 +898,18 @@ def _outcome(chunks: list[bytes], limit: int) -> tuple[Any, ...]:
     st.lists(_SIMPLE_BLOCKS, max_size=25),
     st.sampled_from([b"", b"data: {", b"data: x\n", b"\xe4\xbd"]),
     st.lists(st.integers(0, 10_000), max_size=8),
-    st.sampled_from([8, 30, 64, sse.DEFAULT_MAX_EVENT_BYTES]),
+    st.sampled_from([8, 30, 64, 200, sse.DEFAULT_MAX_EVENT_BYTES]),
+    st.booleans(),
 )
-def test_event_runs_match_byte_at_a_time(blocks: list[bytes], tail: bytes, cuts: list[int], limit: int) -> None:
+def test_event_runs_match_byte_at_a_time(
+    blocks: list[bytes], tail: bytes, cuts: list[int], limit: int, bom: bool
+) -> None:
     """Reads holding whole runs of events give exactly what one byte per read
     gives (events, error type and byte offset, events before the error,
-    incompleteness), including invalid UTF-8 and the size limit."""
-    data = b"".join(blocks) + tail
+    incompleteness), including invalid UTF-8 and the size limit: the whole
+    body as the first read (with or without a BOM; ``[DONE]`` among the
+    blocks), reads longer than the limit (taken in windows), any split."""
+    data = (b"\xef\xbb\xbf" if bom else b"") + b"".join(blocks) + tail
     one_by_one = _outcome([data[i : i + 1] for i in range(len(data))], limit)
     assert _outcome([data], limit) == one_by_one
     assert _outcome(_split(data, cuts), limit) == one_by_one

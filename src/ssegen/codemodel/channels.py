@@ -91,8 +91,10 @@ class BatchPlan:
     """The fast path of a channel whose plain ``message`` events are one JSON message.
 
     ``classify_values`` decodes a run of raw values with that message's decoder
-    without a Python-level loop; a run holding a literal of the channel, or a
-    value the decoder refuses, falls back to classifying each event alone.
+    without a Python-level loop, up to the first literal of the channel (the
+    ``[DONE]`` ending a whole body read at once), which the runtime classifies
+    alone with the values after it; a value the decoder refuses makes the whole
+    run fall back to classifying each event alone.
 
     Attributes:
         function: the generated ``classify_values_<channel>`` name.
