@@ -33,7 +33,7 @@ ChatCompletionChunkChoiceFinishReason = Literal[
 ]
 
 
-class StreamDone(msgspec.Struct, kw_only=True, omit_defaults=True):
+class StreamDone(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     """Sentinel event marking the end of the SSE stream. The raw SSE line
     is `data: [DONE]`. After this event the server closes the response
     body.
@@ -45,7 +45,7 @@ class StreamDone(msgspec.Struct, kw_only=True, omit_defaults=True):
     data: str = "[DONE]"
 
 
-class FimCompletionChunk(msgspec.Struct, kw_only=True, omit_defaults=True):
+class FimCompletionChunk(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     """Streaming chunk for the Fill-In-the-Middle (FIM) completions endpoint
     at `POST /beta/completions`. Follows the OpenAI legacy completions
     stream shape.
@@ -69,7 +69,7 @@ class FimCompletionChunk(msgspec.Struct, kw_only=True, omit_defaults=True):
     usage: ChatCompletionUsage | None = None
 
 
-class FimCompletionChunkChoice(msgspec.Struct, kw_only=True, omit_defaults=True):
+class FimCompletionChunkChoice(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     """(No description in the spec.)
 
     Attributes:
@@ -87,7 +87,7 @@ class FimCompletionChunkChoice(msgspec.Struct, kw_only=True, omit_defaults=True)
     logprobs: dict[str, Any] | None = None
 
 
-class ChatCompletionUsage(msgspec.Struct, kw_only=True, omit_defaults=True):
+class ChatCompletionUsage(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     """Token usage details for the completed streamed response.
 
     Attributes:
@@ -108,7 +108,9 @@ class ChatCompletionUsage(msgspec.Struct, kw_only=True, omit_defaults=True):
     completion_tokens_details: ChatCompletionUsageCompletionTokensDetails | None = None
 
 
-class ChatCompletionUsageCompletionTokensDetails(msgspec.Struct, kw_only=True, omit_defaults=True):
+class ChatCompletionUsageCompletionTokensDetails(
+    msgspec.Struct, kw_only=True, omit_defaults=True, gc=False
+):
     """Detailed breakdown of completion tokens.
 
     Attributes:
@@ -119,7 +121,7 @@ class ChatCompletionUsageCompletionTokensDetails(msgspec.Struct, kw_only=True, o
     reasoning_tokens: int | None = None
 
 
-class ChatCompletionChunk(msgspec.Struct, kw_only=True, omit_defaults=True):
+class ChatCompletionChunk(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     """A streaming chunk of a chat completion response. Returned by
     `POST /chat/completions` when `stream` is set to `true`. The shape
     mirrors the OpenAI Chat Completions streaming chunk and adds DeepSeek
@@ -150,7 +152,7 @@ class ChatCompletionChunk(msgspec.Struct, kw_only=True, omit_defaults=True):
     usage: ChatCompletionUsage | None = None
 
 
-class ChatCompletionChunkChoice(msgspec.Struct, kw_only=True, omit_defaults=True):
+class ChatCompletionChunkChoice(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     """(No description in the spec.)
 
     Attributes:
@@ -169,7 +171,7 @@ class ChatCompletionChunkChoice(msgspec.Struct, kw_only=True, omit_defaults=True
     logprobs: dict[str, Any] | None = None
 
 
-class ChatCompletionDelta(msgspec.Struct, kw_only=True, omit_defaults=True):
+class ChatCompletionDelta(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     """Incremental update applied to the assistant message for this choice.
     Fields are only present on chunks that contribute new information.
 

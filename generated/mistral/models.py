@@ -34,7 +34,7 @@ FimCompletionChunkObject = Literal["chat.completion.chunk"]
 FimStreamChoiceFinishReason = Literal["stop", "length", "model_length"]
 
 
-class StreamDone(msgspec.Struct, kw_only=True, omit_defaults=True):
+class StreamDone(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     """Final SSE line `data: [DONE]` that terminates every Mistral streaming response. It is not valid JSON; clients should match the literal `[DONE]` token after the `data: ` prefix and close the stream.
 
     Attributes:
@@ -44,7 +44,7 @@ class StreamDone(msgspec.Struct, kw_only=True, omit_defaults=True):
     data: str = "[DONE]"
 
 
-class AgentCompletionChunk(msgspec.Struct, kw_only=True, omit_defaults=True):
+class AgentCompletionChunk(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     """A streamed agent completion chunk."""
 
     id: str
@@ -54,7 +54,7 @@ class AgentCompletionChunk(msgspec.Struct, kw_only=True, omit_defaults=True):
     choices: list[ChatStreamChoice]
 
 
-class ChatStreamChoice(msgspec.Struct, kw_only=True, omit_defaults=True):
+class ChatStreamChoice(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     """One streamed choice within a chat.completion.chunk.
 
     Attributes:
@@ -68,7 +68,7 @@ class ChatStreamChoice(msgspec.Struct, kw_only=True, omit_defaults=True):
     finish_reason: ChatStreamChoiceFinishReason | str | None = None
 
 
-class DeltaMessage(msgspec.Struct, kw_only=True, omit_defaults=True):
+class DeltaMessage(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     """Incremental message contribution carried by a streamed choice. On the first chunk this typically carries `role: assistant`; subsequent chunks carry `content` tokens or `tool_calls` deltas; terminal chunks may be empty.
 
     Attributes:
@@ -82,7 +82,7 @@ class DeltaMessage(msgspec.Struct, kw_only=True, omit_defaults=True):
     tool_calls: list[ToolCallDelta] | None = None
 
 
-class ToolCallDelta(msgspec.Struct, kw_only=True, omit_defaults=True):
+class ToolCallDelta(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     """A streamed tool-call delta from an assistant message.
 
     Attributes:
@@ -97,7 +97,7 @@ class ToolCallDelta(msgspec.Struct, kw_only=True, omit_defaults=True):
     function: ToolCallDeltaFunction | None = None
 
 
-class ToolCallDeltaFunction(msgspec.Struct, kw_only=True, omit_defaults=True):
+class ToolCallDeltaFunction(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     """(No description in the spec.)
 
     Attributes:
@@ -109,7 +109,7 @@ class ToolCallDeltaFunction(msgspec.Struct, kw_only=True, omit_defaults=True):
     arguments: str | None = None
 
 
-class ChatCompletionChunk(msgspec.Struct, kw_only=True, omit_defaults=True):
+class ChatCompletionChunk(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     """A chat.completion.chunk event delivered over SSE.
 
     Attributes:
@@ -129,7 +129,7 @@ class ChatCompletionChunk(msgspec.Struct, kw_only=True, omit_defaults=True):
     usage: Usage | None = None
 
 
-class Usage(msgspec.Struct, kw_only=True, omit_defaults=True):
+class Usage(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     """Token usage for the completed stream.
 
     Attributes:
@@ -143,7 +143,7 @@ class Usage(msgspec.Struct, kw_only=True, omit_defaults=True):
     total_tokens: int
 
 
-class ChatCompletionUsageChunk(msgspec.Struct, kw_only=True, omit_defaults=True):
+class ChatCompletionUsageChunk(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     """The terminal chat.completion.chunk emitted when `stream_options.include_usage` is true. `choices` is empty and `usage` is populated.
 
     Attributes:
@@ -158,7 +158,7 @@ class ChatCompletionUsageChunk(msgspec.Struct, kw_only=True, omit_defaults=True)
     usage: Usage
 
 
-class FimCompletionChunk(msgspec.Struct, kw_only=True, omit_defaults=True):
+class FimCompletionChunk(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     """A streamed FIM completion chunk."""
 
     id: str
@@ -168,7 +168,7 @@ class FimCompletionChunk(msgspec.Struct, kw_only=True, omit_defaults=True):
     choices: list[FimStreamChoice]
 
 
-class FimStreamChoice(msgspec.Struct, kw_only=True, omit_defaults=True):
+class FimStreamChoice(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     """One streamed choice within a FIM chunk."""
 
     index: int
@@ -176,7 +176,7 @@ class FimStreamChoice(msgspec.Struct, kw_only=True, omit_defaults=True):
     finish_reason: FimStreamChoiceFinishReason | str | None = None
 
 
-class FimStreamChoiceDelta(msgspec.Struct, kw_only=True, omit_defaults=True):
+class FimStreamChoiceDelta(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     """(No description in the spec.)
 
     Attributes:

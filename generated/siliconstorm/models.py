@@ -32,7 +32,7 @@ ChatCompletionChunkChoiceFinishReason = Literal["stop", "length"]
 """
 
 
-class StreamDone(msgspec.Struct, kw_only=True, omit_defaults=True):
+class StreamDone(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     """(No description in the spec.)
 
     Attributes:
@@ -42,7 +42,7 @@ class StreamDone(msgspec.Struct, kw_only=True, omit_defaults=True):
     data: str = "[DONE]"
 
 
-class ChatCompletionChunk(msgspec.Struct, kw_only=True, omit_defaults=True):
+class ChatCompletionChunk(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     """The result of a single inference.
 
     Attributes:
@@ -64,7 +64,7 @@ class ChatCompletionChunk(msgspec.Struct, kw_only=True, omit_defaults=True):
     usage: ChatCompletionChunkUsage | None = None
 
 
-class ChatCompletionChunkUsage(msgspec.Struct, kw_only=True, omit_defaults=True):
+class ChatCompletionChunkUsage(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     """Inference result statistics.
 
     Attributes:
@@ -78,7 +78,7 @@ class ChatCompletionChunkUsage(msgspec.Struct, kw_only=True, omit_defaults=True)
     total_tokens: int
 
 
-class ChatCompletionChunkChoice(msgspec.Struct, kw_only=True, omit_defaults=True):
+class ChatCompletionChunkChoice(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     """(No description in the spec.)
 
     Attributes:
@@ -100,7 +100,7 @@ class ChatCompletionChunkChoice(msgspec.Struct, kw_only=True, omit_defaults=True
     finish_reason: ChatCompletionChunkChoiceFinishReason | str | None = None
 
 
-class ChatCompletionChunkChoiceDelta(msgspec.Struct, kw_only=True, omit_defaults=True):
+class ChatCompletionChunkChoiceDelta(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     """The inference return result, the last response is empty.
 
     Attributes:

@@ -125,7 +125,7 @@ StreamErrorErrorType = Literal["server_error", "timeout_error", "stream_idle_tim
 """
 
 
-class StreamDone(msgspec.Struct, kw_only=True, omit_defaults=True):
+class StreamDone(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     """The stream ends with a [DONE] sentinel
 
     Attributes:
@@ -135,7 +135,7 @@ class StreamDone(msgspec.Struct, kw_only=True, omit_defaults=True):
     data: str = "[DONE]"
 
 
-class ChatCompletionChunk(msgspec.Struct, kw_only=True, omit_defaults=True):
+class ChatCompletionChunk(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     """Each streaming chunk follows this schema
 
     Attributes:
@@ -159,7 +159,7 @@ class ChatCompletionChunk(msgspec.Struct, kw_only=True, omit_defaults=True):
     usage: dict[str, Any] | None = None
 
 
-class ChatCompletionChunkChoice(msgspec.Struct, kw_only=True, omit_defaults=True):
+class ChatCompletionChunkChoice(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     """(No description in the spec.)
 
     Attributes:
@@ -178,7 +178,7 @@ class ChatCompletionChunkChoice(msgspec.Struct, kw_only=True, omit_defaults=True
     logprobs: ChatCompletionChunkChoiceLogprobs | None = None
 
 
-class ChatCompletionChunkChoiceDelta(msgspec.Struct, kw_only=True, omit_defaults=True):
+class ChatCompletionChunkChoiceDelta(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     """The delta field in each choice contains the incremental content
 
     Attributes:
@@ -194,7 +194,7 @@ class ChatCompletionChunkChoiceDelta(msgspec.Struct, kw_only=True, omit_defaults
     refusal: str | None = None
 
 
-class ChatCompletionChunkChoiceLogprobs(msgspec.Struct, kw_only=True, omit_defaults=True):
+class ChatCompletionChunkChoiceLogprobs(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     """When logprobs: true is set in the request, each streaming choice includes a logprobs object with per-token log probabilities for the tokens in that chunk. The structure mirrors the non-streaming logprobs format
 
     Attributes:
@@ -206,7 +206,7 @@ class ChatCompletionChunkChoiceLogprobs(msgspec.Struct, kw_only=True, omit_defau
     refusal: list[Any] | None = None
 
 
-class XResearchSearching(msgspec.Struct, kw_only=True, omit_defaults=True):
+class XResearchSearching(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     """Web search tool invoked.
 
     Attributes:
@@ -218,7 +218,7 @@ class XResearchSearching(msgspec.Struct, kw_only=True, omit_defaults=True):
     arguments: str
 
 
-class XResearchReading(msgspec.Struct, kw_only=True, omit_defaults=True):
+class XResearchReading(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     """URL fetch tool invoked.
 
     Attributes:
@@ -230,7 +230,7 @@ class XResearchReading(msgspec.Struct, kw_only=True, omit_defaults=True):
     arguments: str
 
 
-class XResearchCodeSearching(msgspec.Struct, kw_only=True, omit_defaults=True):
+class XResearchCodeSearching(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     """Code search tool invoked."""
 
     type: XResearchCodeSearchingType | str
@@ -238,7 +238,7 @@ class XResearchCodeSearching(msgspec.Struct, kw_only=True, omit_defaults=True):
     arguments: str
 
 
-class XResearchCalculating(msgspec.Struct, kw_only=True, omit_defaults=True):
+class XResearchCalculating(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     """Calculator tool invoked."""
 
     type: XResearchCalculatingType | str
@@ -246,7 +246,7 @@ class XResearchCalculating(msgspec.Struct, kw_only=True, omit_defaults=True):
     arguments: str
 
 
-class XResearchResult(msgspec.Struct, kw_only=True, omit_defaults=True):
+class XResearchResult(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     """Tool returned a result.
 
     Attributes:
@@ -259,91 +259,91 @@ class XResearchResult(msgspec.Struct, kw_only=True, omit_defaults=True):
     metadata: XResearchResultMetadata
 
 
-class XResearchResultMetadata(msgspec.Struct, kw_only=True, omit_defaults=True):
+class XResearchResultMetadata(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     """object with summary"""
 
     summary: str
 
 
-class XResearchGapAnalysis(msgspec.Struct, kw_only=True, omit_defaults=True):
+class XResearchGapAnalysis(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     """Loop is identifying gaps before a deepening pass."""
 
     type: XResearchGapAnalysisType | str
 
 
-class XResearchDeepeningRound(msgspec.Struct, kw_only=True, omit_defaults=True):
+class XResearchDeepeningRound(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     """A deepening iteration has begun."""
 
     type: XResearchDeepeningRoundType | str
 
 
-class XResearchContextCompacted(msgspec.Struct, kw_only=True, omit_defaults=True):
+class XResearchContextCompacted(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     """Conversation context was compacted to free input budget."""
 
     type: XResearchContextCompactedType | str
 
 
-class XResearchTrackingDecision(msgspec.Struct, kw_only=True, omit_defaults=True):
+class XResearchTrackingDecision(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     """Loop is recording a decision into intelligence storage."""
 
     type: XResearchTrackingDecisionType | str
 
 
-class XResearchQueryingDecisions(msgspec.Struct, kw_only=True, omit_defaults=True):
+class XResearchQueryingDecisions(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     """Loop is querying recorded decisions."""
 
     type: XResearchQueryingDecisionsType | str
 
 
-class XResearchTrackingMilestone(msgspec.Struct, kw_only=True, omit_defaults=True):
+class XResearchTrackingMilestone(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     """Loop is recording a milestone."""
 
     type: XResearchTrackingMilestoneType | str
 
 
-class XResearchQueryingTimeline(msgspec.Struct, kw_only=True, omit_defaults=True):
+class XResearchQueryingTimeline(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     """Loop is reading the timeline of tracked events."""
 
     type: XResearchQueryingTimelineType | str
 
 
-class XResearchBriefing(msgspec.Struct, kw_only=True, omit_defaults=True):
+class XResearchBriefing(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     """Intelligence briefing is being prepared."""
 
     type: XResearchBriefingType | str
 
 
-class XResearchRelating(msgspec.Struct, kw_only=True, omit_defaults=True):
+class XResearchRelating(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     """Loop is computing entity/document relationships."""
 
     type: XResearchRelatingType | str
 
 
-class XResearchCreatingMockup(msgspec.Struct, kw_only=True, omit_defaults=True):
+class XResearchCreatingMockup(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     """Loop is dispatching create_mockup."""
 
     type: XResearchCreatingMockupType | str
 
 
-class XResearchUpdatingMockup(msgspec.Struct, kw_only=True, omit_defaults=True):
+class XResearchUpdatingMockup(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     """Loop is dispatching update_mockup."""
 
     type: XResearchUpdatingMockupType | str
 
 
-class XResearchToolCall(msgspec.Struct, kw_only=True, omit_defaults=True):
+class XResearchToolCall(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     """Generic tool invocation notification (covers tools not modeled above)."""
 
     type: XResearchToolCallType | str
 
 
-class XDeepThinkPlanningStarted(msgspec.Struct, kw_only=True, omit_defaults=True):
+class XDeepThinkPlanningStarted(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     """Planner has begun building the deep-think plan."""
 
     type: XDeepThinkPlanningStartedType | str
 
 
-class XDeepThinkPlanCreated(msgspec.Struct, kw_only=True, omit_defaults=True):
+class XDeepThinkPlanCreated(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     """Planning phase complete."""
 
     type: XDeepThinkPlanCreatedType | str
@@ -351,33 +351,33 @@ class XDeepThinkPlanCreated(msgspec.Struct, kw_only=True, omit_defaults=True):
     total_subtasks: Any
 
 
-class XDeepThinkPlanCritiqued(msgspec.Struct, kw_only=True, omit_defaults=True):
+class XDeepThinkPlanCritiqued(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     """Planner critique pass finished."""
 
     type: XDeepThinkPlanCritiquedType | str
 
 
-class XDeepThinkDiscoveryStarted(msgspec.Struct, kw_only=True, omit_defaults=True):
+class XDeepThinkDiscoveryStarted(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     """Target-focused discovery phase begun."""
 
     type: XDeepThinkDiscoveryStartedType | str
     message: str
 
 
-class XDeepThinkDiscoveryCompleted(msgspec.Struct, kw_only=True, omit_defaults=True):
+class XDeepThinkDiscoveryCompleted(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     """Discovery phase complete."""
 
     type: XDeepThinkDiscoveryCompletedType | str
     message: str
 
 
-class XDeepThinkSubtaskPlanned(msgspec.Struct, kw_only=True, omit_defaults=True):
+class XDeepThinkSubtaskPlanned(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     """A sub-task plan has been generated."""
 
     type: XDeepThinkSubtaskPlannedType | str
 
 
-class XDeepThinkSubtaskStarted(msgspec.Struct, kw_only=True, omit_defaults=True):
+class XDeepThinkSubtaskStarted(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     """Sub-task begun."""
 
     type: XDeepThinkSubtaskStartedType | str
@@ -387,13 +387,13 @@ class XDeepThinkSubtaskStarted(msgspec.Struct, kw_only=True, omit_defaults=True)
     total_subtasks: Any
 
 
-class XDeepThinkSubtaskRetried(msgspec.Struct, kw_only=True, omit_defaults=True):
+class XDeepThinkSubtaskRetried(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     """Sub-task retried after a transient failure."""
 
     type: XDeepThinkSubtaskRetriedType | str
 
 
-class XDeepThinkSubtaskCompleted(msgspec.Struct, kw_only=True, omit_defaults=True):
+class XDeepThinkSubtaskCompleted(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     """Sub-task finished."""
 
     type: XDeepThinkSubtaskCompletedType | str
@@ -402,49 +402,49 @@ class XDeepThinkSubtaskCompleted(msgspec.Struct, kw_only=True, omit_defaults=Tru
     output_tokens: Any
 
 
-class XDeepThinkDeepeningRoundCompleted(msgspec.Struct, kw_only=True, omit_defaults=True):
+class XDeepThinkDeepeningRoundCompleted(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     """A deepening round across sub-tasks finished."""
 
     type: XDeepThinkDeepeningRoundCompletedType | str
 
 
-class XDeepThinkCrossReference(msgspec.Struct, kw_only=True, omit_defaults=True):
+class XDeepThinkCrossReference(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     """Cross-referencing between sub-task findings."""
 
     type: XDeepThinkCrossReferenceType | str
 
 
-class XDeepThinkSynthesizing(msgspec.Struct, kw_only=True, omit_defaults=True):
+class XDeepThinkSynthesizing(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     """Synthesis phase begun."""
 
     type: XDeepThinkSynthesizingType | str
 
 
-class XDeepThinkStructuredSynthesis(msgspec.Struct, kw_only=True, omit_defaults=True):
+class XDeepThinkStructuredSynthesis(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     """Structured synthesis output produced."""
 
     type: XDeepThinkStructuredSynthesisType | str
 
 
-class XDeepThinkClaimEmitted(msgspec.Struct, kw_only=True, omit_defaults=True):
+class XDeepThinkClaimEmitted(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     """A discrete synthesis claim was emitted."""
 
     type: XDeepThinkClaimEmittedType | str
 
 
-class XDeepThinkSynthesisFailed(msgspec.Struct, kw_only=True, omit_defaults=True):
+class XDeepThinkSynthesisFailed(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     """Synthesis pass failed."""
 
     type: XDeepThinkSynthesisFailedType | str
 
 
-class XDeepThinkMemoryExtracted(msgspec.Struct, kw_only=True, omit_defaults=True):
+class XDeepThinkMemoryExtracted(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     """A workspace memory candidate was extracted from synthesis."""
 
     type: XDeepThinkMemoryExtractedType | str
 
 
-class XArtifactCreated(msgspec.Struct, kw_only=True, omit_defaults=True):
+class XArtifactCreated(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     """New artifact created."""
 
     type: XArtifactCreatedType | str
@@ -456,7 +456,7 @@ class XArtifactCreated(msgspec.Struct, kw_only=True, omit_defaults=True):
     content: str
 
 
-class XArtifactUpdated(msgspec.Struct, kw_only=True, omit_defaults=True):
+class XArtifactUpdated(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     """Existing artifact updated."""
 
     type: XArtifactUpdatedType | str
@@ -468,7 +468,7 @@ class XArtifactUpdated(msgspec.Struct, kw_only=True, omit_defaults=True):
     content: str
 
 
-class XMockupCalling(msgspec.Struct, kw_only=True, omit_defaults=True):
+class XMockupCalling(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     """Placeholder fired before parse/persist begins so the UI can show a card immediately.
 
     Attributes:
@@ -480,7 +480,7 @@ class XMockupCalling(msgspec.Struct, kw_only=True, omit_defaults=True):
     title: str | None = None
 
 
-class XMockupCreated(msgspec.Struct, kw_only=True, omit_defaults=True):
+class XMockupCreated(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     """Bundle creation succeeded. Fired once after create_mockup.
 
     Attributes:
@@ -495,7 +495,7 @@ class XMockupCreated(msgspec.Struct, kw_only=True, omit_defaults=True):
     files: list[XMockupCreatedFile]
 
 
-class XMockupCreatedFile(msgspec.Struct, kw_only=True, omit_defaults=True):
+class XMockupCreatedFile(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     """(No description in the spec.)"""
 
     path: str
@@ -503,7 +503,7 @@ class XMockupCreatedFile(msgspec.Struct, kw_only=True, omit_defaults=True):
     size: Any
 
 
-class XMockupUpdated(msgspec.Struct, kw_only=True, omit_defaults=True):
+class XMockupUpdated(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     """Bundle update succeeded. Fired once after update_mockup.
 
     Attributes:
@@ -520,7 +520,7 @@ class XMockupUpdated(msgspec.Struct, kw_only=True, omit_defaults=True):
     deleted: list[Any]
 
 
-class XMockupError(msgspec.Struct, kw_only=True, omit_defaults=True):
+class XMockupError(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     """Validation, storage, or partial-write failure.
 
     Attributes:
@@ -537,7 +537,7 @@ class XMockupError(msgspec.Struct, kw_only=True, omit_defaults=True):
     failed_path: str | None = msgspec.field(default=None, name="failedPath")
 
 
-class XAskUserQuestion(msgspec.Struct, kw_only=True, omit_defaults=True):
+class XAskUserQuestion(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     """Model needs user input.
 
     Attributes:
@@ -560,7 +560,7 @@ class XAskUserQuestion(msgspec.Struct, kw_only=True, omit_defaults=True):
     fields: Any = None
 
 
-class XAskUserPendingState(msgspec.Struct, kw_only=True, omit_defaults=True):
+class XAskUserPendingState(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     """Captures the assistant content and tool calls accumulated before the pause, for resumption after the user responds."""
 
     type: XAskUserPendingStateType | str
@@ -568,7 +568,7 @@ class XAskUserPendingState(msgspec.Struct, kw_only=True, omit_defaults=True):
     tool_calls: Any = msgspec.field(name="toolCalls")
 
 
-class XContextFork(msgspec.Struct, kw_only=True, omit_defaults=True):
+class XContextFork(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     """Emitted when the user's message triggered creation of a new conversation branch."""
 
     type: XContextForkType | str
@@ -577,7 +577,7 @@ class XContextFork(msgspec.Struct, kw_only=True, omit_defaults=True):
     message_count: Any
 
 
-class XChatMetadata(msgspec.Struct, kw_only=True, omit_defaults=True):
+class XChatMetadata(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     """Dashboard-only event. x_chat.metadata is emitted by the dashboard frontend controller, not by the public API surface. SDK clients calling POST /:project_id/:endpoint_slug/v1/chat/completions directly will not observe this event. Emitted as the final data event before [DONE] on dashboard chat streams. Contains server-side persistence identifiers, context budget breakdown, and combined token usage (including any research or deep think overhead)."""
 
     type: XChatMetadataType | str
@@ -588,7 +588,7 @@ class XChatMetadata(msgspec.Struct, kw_only=True, omit_defaults=True):
     usage: XChatMetadataUsage | None = None
 
 
-class XChatMetadataContext(msgspec.Struct, kw_only=True, omit_defaults=True):
+class XChatMetadataContext(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     """(No description in the spec.)"""
 
     system_tokens: int | None = msgspec.field(default=None, name="systemTokens")
@@ -608,7 +608,7 @@ class XChatMetadataContext(msgspec.Struct, kw_only=True, omit_defaults=True):
     chunk_selection_method: str | None = msgspec.field(default=None, name="chunkSelectionMethod")
 
 
-class XChatMetadataUsage(msgspec.Struct, kw_only=True, omit_defaults=True):
+class XChatMetadataUsage(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     """(No description in the spec.)"""
 
     input_tokens: int | None = None
@@ -616,37 +616,37 @@ class XChatMetadataUsage(msgspec.Struct, kw_only=True, omit_defaults=True):
     total_tokens: int | None = None
 
 
-class XAnalystContextGathering(msgspec.Struct, kw_only=True, omit_defaults=True):
+class XAnalystContextGathering(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     """Workspace context gathering begun."""
 
     type: XAnalystContextGatheringType | str
 
 
-class XAnalystContextCompleted(msgspec.Struct, kw_only=True, omit_defaults=True):
+class XAnalystContextCompleted(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     """Gathering finished. Contains item counts."""
 
     type: XAnalystContextCompletedType | str
 
 
-class XAnalystContextBriefCreated(msgspec.Struct, kw_only=True, omit_defaults=True):
+class XAnalystContextBriefCreated(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     """LLM-generated context brief is ready."""
 
     type: XAnalystContextBriefCreatedType | str
 
 
-class XAnalystContextRefreshed(msgspec.Struct, kw_only=True, omit_defaults=True):
+class XAnalystContextRefreshed(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     """Cached context brief refreshed due to workspace changes."""
 
     type: XAnalystContextRefreshedType | str
 
 
-class StreamError(msgspec.Struct, kw_only=True, omit_defaults=True):
+class StreamError(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     """Errors that occur during an active stream use the event: error SSE event type (not the standard data: prefix). The [DONE] sentinel is always sent after the error"""
 
     error: StreamErrorError
 
 
-class StreamErrorError(msgspec.Struct, kw_only=True, omit_defaults=True):
+class StreamErrorError(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     """(No description in the spec.)
 
     Attributes:
