@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from .config import Config, ConfigError, load_config, override
+from .config import MODEL_FLAVOURS, Config, ConfigError, load_config, override
 
 if TYPE_CHECKING:
     from .diagnostics import Diagnostic
@@ -62,7 +62,7 @@ PACKAGE_OPTION = click.option(
 )
 MODEL_OPTION = click.option(
     "--model",
-    type=click.Choice(["msgspec", "pydantic"]),
+    type=click.Choice(MODEL_FLAVOURS),
     default=None,
     help="Generated classes: msgspec Structs or pydantic v2 BaseModels.  [default: msgspec, or tool.ssegen.model]",
 )
