@@ -58,3 +58,18 @@ def test_corpus_document_generates_a_package_with_its_chat_chunk(
     channels = (out / name / "channels.py").read_text(encoding="utf-8")
     assert f'"{address}"' in channels
     assert (out / name / "models.py").is_file()
+
+
+def test_openai_chat_stream_ends_with_done_as_its_request_documents(tmp_path: Path) -> None:
+    """OpenAI states `data: [DONE]` only on the request (`stream_options.include_usage`): the
+    channel gets its terminator, so captured DeepSeek-shaped streams assemble as complete."""
+    loaded = load_provider(_provider(tmp_path, "openai"), "openai")
+    assert loaded.provider is not None
+    channel = loaded.provider.channel("/chat/completions")
+    assert channel is not None
+    done = channel.message("StreamDone")
+    assert done is not None and done.kind == "terminator" and done.payload.enum == ("[DONE]",)
+    (place,) = [
+        d.pointer for d in loaded.diagnostics if d.code == "openapi-terminator-described" and "Chat" in d.pointer
+    ]
+    assert place.endswith("/properties/include_usage/description")

@@ -104,6 +104,62 @@ def test_done_stated_in_the_description_is_the_terminator(tmp_path: Path) -> Non
     ]
 
 
+def test_done_stated_by_the_request_stream_member_is_the_terminator(tmp_path: Path) -> None:
+    """OpenAI's document says it only on the request: `stream` is "terminated by a `data: [DONE]`
+    message" (CreateChatCompletionRequest, inside an allOf part, the text wrapped over lines)."""
+    specs = _specs(tmp_path, "chat31")
+    document = specs / "demo" / "openapi.yaml"
+    text = document.read_text(encoding="utf-8")
+    text = text.replace("ended by `data: [DONE]`.", "streamed.").replace(
+        """      requestBody:
+        content:
+          application/json:
+            schema:
+              type: object
+""",
+        """      requestBody:
+        content:
+          application/json:
+            schema:
+              $ref: '#/components/schemas/ChatRequest'
+""",
+    )
+    text = text.replace(
+        """components:
+  responses:""",
+        """components:
+  requestBodies: {}
+  responses:""",
+    ).replace(
+        """  schemas:
+    ChatCompletionChunk:""",
+        """  schemas:
+    ChatRequest:
+      allOf:
+        - type: object
+          properties:
+            model: {type: string}
+        - type: object
+          properties:
+            stream:
+              type: boolean
+              description: >-
+                If set, tokens are sent as data-only server-sent events, the stream terminated by a `data:
+                [DONE]` message.
+    ChatCompletionChunk:""",
+    )
+    document.write_text(text, encoding="utf-8")
+    result = load_provider(specs, "demo")
+    assert result.provider is not None
+    done = result.provider.channels[0].message("StreamDone")
+    assert done is not None and done.payload.enum == ("[DONE]",)
+    [(file, _, pointer)] = _places(result, "openapi-terminator-described")
+    assert (file, pointer) == (
+        "demo/openapi.yaml",
+        "/components/schemas/ChatRequest/allOf/1/properties/stream/description",
+    )
+
+
 def test_item_schema_events_with_json_content_event_names_and_done(tmp_path: Path) -> None:
     result, provider = _load(tmp_path, "events32")
     channel = provider.channels[0]

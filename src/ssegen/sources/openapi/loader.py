@@ -236,7 +236,7 @@ class _Reader:
             self.diagnostics.at(mloc.provenance, codes.MESSAGE_NO_PAYLOAD, "the event stream has no schema")
             return []
         if not any(m.kind == "terminator" for m in messages):
-            said = _done_stated(response, media, op, mloc)
+            said = _done_stated(response, media, op, mloc) or self.request_says_done(op, oloc)
             if said is not None:
                 self.diagnostics.at(
                     said.provenance,
@@ -248,6 +248,52 @@ class _Reader:
                     Message("StreamDone", "terminator", literal, said.provenance, content_type="text/plain")
                 )
         return messages
+
+    def request_says_done(self, op: dict[str, Any], oloc: Location) -> Location | None:
+        """Where the JSON request body's ``stream`` members say the stream ends with ``data: [DONE]``;
+        None when they do not.
+
+        OpenAI's document says it only there: ``CreateCompletionRequest.stream`` ("terminated by a
+        `data: [DONE]` message") and, for chat, ``ChatCompletionStreamOptions.include_usage`` under
+        ``stream_options`` ("streamed before the `data: [DONE]` message"; ``openai/openai-openapi``
+        ``openapi.yaml``). Members named ``stream*`` are searched, with their own members, through
+        ``$ref``, ``allOf``, ``anyOf`` and ``oneOf``, a few levels deep; a reference that cannot be
+        followed is reported by :meth:`follow` and ends that branch.
+        """
+        body = self.follow(op.get("requestBody"), oloc.child("requestBody"))
+        content = body[0].get("content") if body is not None and isinstance(body[0], dict) else None
+        if body is None or not isinstance(content, dict):
+            return None
+        for media_type, media in content.items():
+            if _is_json(media_type) and isinstance(media, dict) and "schema" in media:
+                found = self._says_done(media["schema"], body[1].child("content", media_type, "schema"), False)
+                if found is not None:
+                    return found
+        return None
+
+    def _says_done(self, node: Any, loc: Location, inside: bool, depth: int = 0) -> Location | None:
+        """The first description saying ``data: [DONE]`` in ``node`` (its own, when ``inside`` a
+        ``stream*`` member), its members' or its ``allOf``/``anyOf``/``oneOf`` parts'."""
+        resolved = self.follow(node, loc) if depth < 6 else None
+        if resolved is None or not isinstance(resolved[0], dict):
+            return None
+        target, tloc = resolved
+        text = target.get("description")
+        if inside and isinstance(text, str) and f"data: {DONE}" in " ".join(text.split()):
+            return tloc.child("description")
+        properties = target.get("properties")
+        for member, schema in properties.items() if isinstance(properties, dict) else ():
+            if isinstance(member, str) and (inside or member.startswith("stream")):
+                found = self._says_done(schema, tloc.child("properties", member), True, depth + 1)
+                if found is not None:
+                    return found
+        for key in ("allOf", "anyOf", "oneOf"):  # 3.1's nullable object is anyOf [object, null]
+            parts = target.get(key)
+            for i, part in enumerate(parts if isinstance(parts, list) else []):
+                found = self._says_done(part, tloc.child(key, i), inside, depth + 1)
+                if found is not None:
+                    return found
+        return None
 
     def _enter(self, tloc: Location) -> bool:
         """Mark ``tloc`` as being read; False (with ``ref-circular``) when it already is, so an
