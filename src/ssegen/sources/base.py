@@ -13,7 +13,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..diagnostics import Diagnostics
 from ..ir import Channel, ErrorCode, ExampleStream, Server
+from .document import Document, DocumentError, parse_document
 from .refs import RefResolver
 
 if TYPE_CHECKING:
@@ -74,3 +76,15 @@ class SourceResult:
     docs: DocsResult | None = None
     protocols: tuple[str, ...] = ()
     why_empty: str = ""
+
+
+def parse_registered(source: SourceInput, diagnostics: Diagnostics) -> tuple[Document, str] | None:
+    """``(document, base URI)`` of a YAML/JSON source, registered with the provider's ``$ref``
+    resolver so other documents can refer to it; None when the text is not a readable document
+    (the ``DocumentError``'s code, e.g. ``yaml-syntax``, is reported at its line)."""
+    try:
+        document = parse_document(source.document, source.file, diagnostics, line_offset=source.line_offset)
+    except DocumentError as exc:
+        diagnostics.add(exc.code, str(exc), file=source.file, line=exc.line)
+        return None
+    return document, source.resolver.add(document, source.path)

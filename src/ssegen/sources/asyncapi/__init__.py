@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from ...diagnostics import Diagnostics
-from ..base import SourceInput, SourceResult
+from ..base import SourceInput, SourceResult, parse_registered
 
 #: The marker line after which a scraped AsyncAPI page holds its raw YAML
 #: (``specs/mistral/asyncapi-page.txt``).
@@ -41,16 +41,12 @@ def detect_asyncapi(text: str) -> tuple[str, int] | None:
 
 def load_asyncapi_source(source: SourceInput, diagnostics: Diagnostics) -> SourceResult | None:
     """Parse and read one AsyncAPI document; None when it is unusable (an error diagnostic says why)."""
-    from ..document import DocumentError, parse_document
     from .loader import load_asyncapi
 
-    try:
-        document = parse_document(source.document, source.file, diagnostics, line_offset=source.line_offset)
-    except DocumentError as exc:
-        diagnostics.add(exc.code, str(exc), file=source.file, line=exc.line)
+    parsed = parse_registered(source, diagnostics)
+    if parsed is None:
         return None
-    uri = source.resolver.add(document, source.path)
-    result = load_asyncapi(document, uri, source.resolver, diagnostics)
+    result = load_asyncapi(*parsed, source.resolver, diagnostics)
     if result is None:
         return None
     return SourceResult(

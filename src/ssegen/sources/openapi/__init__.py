@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from ...diagnostics import Diagnostics
-from ..base import SourceInput, SourceResult
+from ..base import SourceInput, SourceResult, parse_registered
 
 # `openapi: 3.x` at column 0 (YAML; the version quoted or not).
 _YAML_KEY = re.compile(r"^[\"']?openapi[\"']?\s*:\s*[\"']?3\.", re.MULTILINE)
@@ -39,13 +39,7 @@ def detect_openapi(text: str) -> tuple[str, int] | None:
 
 def load_openapi_source(source: SourceInput, diagnostics: Diagnostics) -> SourceResult | None:
     """Parse and read one OpenAPI document; None when it is unusable (an error diagnostic says why)."""
-    from ..document import DocumentError, parse_document
     from .loader import load_openapi
 
-    try:
-        document = parse_document(source.document, source.file, diagnostics, line_offset=source.line_offset)
-    except DocumentError as exc:
-        diagnostics.add(exc.code, str(exc), file=source.file, line=exc.line)
-        return None
-    uri = source.resolver.add(document, source.path)
-    return load_openapi(document, uri, source.resolver, diagnostics)
+    parsed = parse_registered(source, diagnostics)
+    return None if parsed is None else load_openapi(*parsed, source.resolver, diagnostics)
