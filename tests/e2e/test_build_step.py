@@ -13,6 +13,7 @@ import pytest
 import yaml
 from click.testing import CliRunner
 from conftest import ROOT, SPECS
+from helpers.trees import file_tree
 
 from ssegen.cli import main
 
@@ -184,10 +185,6 @@ def test_watch_regenerates_on_spec_change_and_survives_a_broken_spec(project: Pa
         proc.wait(timeout=10)
 
 
-def _tree(root: Path) -> dict[str, bytes]:
-    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
-
-
 def test_generate_writes_the_same_bytes_from_any_folder_of_the_project(
     project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -198,7 +195,7 @@ def test_generate_writes_the_same_bytes_from_any_folder_of_the_project(
         monkeypatch.chdir(folder)
         code, output = _run("generate")
         assert code == 0, output
-        trees.append(_tree(out))
+        trees.append(file_tree(out))
         assert _run("check")[0] == 0
     assert trees[0] == trees[1] == trees[2]
     init = (out / "mistral" / "__init__.py").read_text(encoding="utf-8")

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from conftest import GENERATED, ROOT, SPECS
 from golden import regen as golden_records
+from helpers.trees import file_tree
 
 
 def _generate(out: Path, hashseed: str) -> subprocess.CompletedProcess[str]:
@@ -26,19 +27,11 @@ def _generate(out: Path, hashseed: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-def _tree(root: Path) -> dict[str, bytes]:
-    return {
-        p.relative_to(root).as_posix(): p.read_bytes()
-        for p in sorted(root.rglob("*"))
-        if p.is_file() and "__pycache__" not in p.parts
-    }
-
-
 def test_regenerating_reproduces_committed_output(tmp_path: Path) -> None:
     out = tmp_path / "generated"
     result = _generate(out, "0")
     assert result.returncode == 0, result.stdout + result.stderr
-    fresh, golden = _tree(out), _tree(GENERATED)
+    fresh, golden = file_tree(out), file_tree(GENERATED)
     assert sorted(fresh) == sorted(golden)
     different = [name for name in fresh if fresh[name] != golden[name]]
     assert different == [], "regenerate with `ssegen generate` and commit: " + ", ".join(different)
@@ -51,7 +44,7 @@ def test_output_is_identical_across_hash_seeds(tmp_path: Path) -> None:
         out = tmp_path / f"seed{seed}" / "generated"
         result = _generate(out, seed)
         assert result.returncode == 0, result.stderr
-        trees.append(_tree(out))
+        trees.append(file_tree(out))
     assert trees[0] == trees[1] == trees[2]
 
 

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 from conftest import ROOT, SPECS
 from helpers.readme import readme_block
+from helpers.trees import file_tree
 
 # The user's project is built by hatchling, the backend whose direct-reference rule the README states.
 PROJECT_HEADER = (
@@ -71,15 +72,6 @@ def _project(installed: Installed, name: str, pyproject: str) -> Path:
     return project
 
 
-def _tree(root: Path) -> dict[str, bytes]:
-    """Every file of the project but its venv and wheel."""
-    return {
-        p.relative_to(root).as_posix(): p.read_bytes()
-        for p in sorted(root.rglob("*"))
-        if p.is_file() and "__pycache__" not in p.parts and p.relative_to(root).parts[0] not in (".venv", "dist")
-    }
-
-
 def _edit_spec(project: Path, old: str, new: str) -> None:
     spec = project / SPEC
     text = spec.read_text(encoding="utf-8")
@@ -107,7 +99,7 @@ def test_readme_walkthrough_generate_check_edit_check_regenerate_watch(installed
     done = installed.run(generate, project)
     assert done.returncode == 0, done.stdout + done.stderr
     assert (out / "deepseek" / "models.py").is_file() and (out / "ssegen-manifest.json").is_file()
-    from_root = _tree(project)
+    from_root = file_tree(project, skip_top=(".venv", "dist"))
     imported = installed.run(
         'python -c "from myapp.llm_stream.deepseek import CHANNELS; print(len(CHANNELS))"', sub.parent
     )
@@ -117,7 +109,9 @@ def test_readme_walkthrough_generate_check_edit_check_regenerate_watch(installed
     for folder in (sub, project / "api-specs"):
         done = installed.run(generate, folder)
         assert done.returncode == 0, done.stdout + done.stderr
-        assert _tree(project) == from_root, f"`ssegen generate` from {folder.name} wrote other bytes than from the root"
+        assert file_tree(project, skip_top=(".venv", "dist")) == from_root, (
+            f"`ssegen generate` from {folder.name} wrote other bytes than from the root"
+        )
     for folder in (project, sub):
         checked = installed.run(check, folder)
         assert checked.returncode == 0 and "up to date" in checked.stdout, checked.stdout + checked.stderr
@@ -175,7 +169,7 @@ def test_output_from_a_sub_folder_is_identical_when_package_is_derived_from_out(
     assert line in config
     project = _project(installed, "derived-package", config.replace(line, ""))
     assert installed.run("ssegen generate", project).returncode == 0
-    from_root = _tree(project)
+    from_root = file_tree(project, skip_top=(".venv", "dist"))
     assert installed.run("ssegen generate", project / "src" / "myapp").returncode == 0
-    assert _tree(project) == from_root
+    assert file_tree(project, skip_top=(".venv", "dist")) == from_root
     assert installed.run("ssegen check", project).returncode == 0

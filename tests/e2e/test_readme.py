@@ -25,6 +25,7 @@ import yaml
 from click.testing import CliRunner
 from conftest import GENERATED, ROOT, SPECS
 from helpers.readme import Block, readme_block, readme_blocks, readme_inline_code
+from helpers.trees import file_tree
 from packaging.requirements import Requirement
 
 from ssegen.cli import main
@@ -32,14 +33,6 @@ from ssegen.config import load_config
 
 BIN = Path(sys.executable).parent
 HOOKS = ROOT / ".pre-commit-hooks.yaml"
-
-
-def _tree(root: Path) -> dict[str, bytes]:
-    return {
-        p.relative_to(root).as_posix(): p.read_bytes()
-        for p in sorted(root.rglob("*"))
-        if p.is_file() and "__pycache__" not in p.parts
-    }
 
 
 def _pyproject() -> dict:
@@ -72,7 +65,9 @@ def check_quickstart(block: Block, ctx: Ctx) -> None:
         [str(BIN / "ssegen"), "generate", "-q"], cwd=ctx.tmp_path, capture_output=True, text=True, check=False
     )
     assert run.returncode == 0, run.stdout + run.stderr
-    assert _tree(ctx.tmp_path / "generated") == _tree(GENERATED), "`ssegen generate` on specs/ differs from generated/"
+    assert file_tree(ctx.tmp_path / "generated") == file_tree(GENERATED), (
+        "`ssegen generate` on specs/ differs from generated/"
+    )
 
 
 def check_httpx_example(block: Block, ctx: Ctx) -> None:

@@ -9,14 +9,7 @@ import venv
 from pathlib import Path
 
 from conftest import GENERATED, ROOT, SPECS
-
-
-def _tree(root: Path) -> dict[str, bytes]:
-    return {
-        p.relative_to(root).as_posix(): p.read_bytes()
-        for p in sorted(root.rglob("*"))
-        if p.is_file() and "__pycache__" not in p.parts
-    }
+from helpers.trees import file_tree
 
 
 def test_wheel_installs_into_a_fresh_venv_and_generates_the_golden_output(tmp_path: Path) -> None:
@@ -48,6 +41,6 @@ def test_wheel_installs_into_a_fresh_venv_and_generates_the_golden_output(tmp_pa
     assert where.stdout.strip().startswith(str(env_dir)), "the wheel, not the source tree, must be imported"
     run = subprocess.run([str(ssegen), "generate", "-q"], cwd=work, capture_output=True, text=True, check=False)
     assert run.returncode == 0, run.stdout + run.stderr
-    assert _tree(work / "generated") == _tree(GENERATED)
+    assert file_tree(work / "generated") == file_tree(GENERATED)
     check = subprocess.run([str(ssegen), "check"], cwd=work, capture_output=True, text=True, check=False)
     assert check.returncode == 0 and "up to date" in check.stdout

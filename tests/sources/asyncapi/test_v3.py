@@ -30,6 +30,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from conftest import GENERATED, ROOT, SPECS
+from helpers.trees import file_tree
 
 from ssegen.cli import main
 from ssegen.diagnostics import Diagnostic
@@ -68,14 +69,6 @@ def _normalizer(provider: str, files: list[str]):  # type: ignore[no-untyped-def
     return lambda text: pattern.sub(lambda m: "<asyncapi>" + (":<line>" if m.group(1) else ""), text)
 
 
-def _tree(root: Path) -> dict[str, bytes]:
-    return {
-        p.relative_to(root).as_posix(): p.read_bytes()
-        for p in sorted(root.rglob("*"))
-        if p.is_file() and "__pycache__" not in p.parts
-    }
-
-
 @pytest.mark.parametrize(("provider", "variant"), VARIANTS)
 def test_converted_spec_generates_the_committed_package(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, provider: str, variant: str
@@ -84,7 +77,7 @@ def test_converted_spec_generates_the_committed_package(
     monkeypatch.chdir(tmp_path)
     result = CliRunner().invoke(main, ["generate", "--specs", "specs", "--out", "generated", "-q", provider])
     assert result.exit_code == 0, result.output
-    fresh, golden = _tree(tmp_path / "generated" / provider), _tree(GENERATED / provider)
+    fresh, golden = file_tree(tmp_path / "generated" / provider), file_tree(GENERATED / provider)
     assert sorted(fresh) == sorted(golden)
     different = [name for name in sorted(golden) if fresh[name] != golden[name]]
     assert different == [], f"{variant} generates different bytes in {different}"
@@ -183,7 +176,7 @@ def test_inputs_are_what_the_converter_writes(tmp_path: Path) -> None:
     (tmp_path / "specs").symlink_to(SPECS)
     result = subprocess.run([sys.executable, str(copy / "convert.py")], capture_output=True, text=True, check=False)
     assert result.returncode == 0, result.stderr
-    assert _tree(copy) == _tree(INPUTS), "rerun tests/sources/asyncapi/v3/convert.py"
+    assert file_tree(copy) == file_tree(INPUTS), "rerun tests/sources/asyncapi/v3/convert.py"
 
 
 def test_3_0_documents_use_the_3_0_structure() -> None:
