@@ -455,7 +455,23 @@ class Accumulator:
         )
 
 
-class EventStream(Generic[E]):
+class _StreamProgress:
+    """What both event streams tell about their source once read: see :class:`EventStream`."""
+
+    state: StreamState
+
+    @property
+    def incomplete(self) -> bool:
+        """True when the stream ended inside an event (known once iteration ends)."""
+        return self.state.incomplete
+
+    @property
+    def bytes_consumed(self) -> int:
+        """Bytes read from the source so far."""
+        return self.state.bytes_consumed
+
+
+class EventStream(_StreamProgress, Generic[E]):
     """Typed events of one stream, decoded lazily from an iterable of bytes.
 
     Iterate it once.  After iteration, :attr:`incomplete` tells whether the
@@ -509,18 +525,8 @@ class EventStream(Generic[E]):
         self._started = True
         return next(self._events)
 
-    @property
-    def incomplete(self) -> bool:
-        """True when the stream ended inside an event (known once iteration ends)."""
-        return self.state.incomplete
 
-    @property
-    def bytes_consumed(self) -> int:
-        """Bytes read from the source so far."""
-        return self.state.bytes_consumed
-
-
-class AsyncEventStream(Generic[E]):
+class AsyncEventStream(_StreamProgress, Generic[E]):
     """The asynchronous twin of :class:`EventStream`, over an async iterable of bytes:
     same arguments, attributes and errors."""
 
@@ -552,16 +558,6 @@ class AsyncEventStream(Generic[E]):
     async def __anext__(self) -> E:
         self._started = True
         return await self._events.__anext__()
-
-    @property
-    def incomplete(self) -> bool:
-        """True when the stream ended inside an event (known once iteration ends)."""
-        return self.state.incomplete
-
-    @property
-    def bytes_consumed(self) -> int:
-        """Bytes read from the source so far."""
-        return self.state.bytes_consumed
 
 
 def _classify_item(
