@@ -14,6 +14,7 @@ import yaml
 from click.testing import CliRunner
 from conftest import ROOT, SPECS
 from helpers.trees import file_tree
+from helpers.waiting import wait_for
 
 from ssegen.cli import main
 
@@ -145,15 +146,6 @@ def test_pre_commit_hook_runs_ssegen_check() -> None:
     assert check["entry"] == "ssegen check" and check["language"] == "python" and check["pass_filenames"] is False
 
 
-def _wait_for(predicate: object, timeout: float = 30.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():  # type: ignore[operator]
-            return True
-        time.sleep(0.1)
-    return False
-
-
 def test_watch_regenerates_on_spec_change_and_survives_a_broken_spec(project: Path) -> None:
     models = project / "src" / "myapp" / "llm_stream" / "mistral" / "models.py"
     log = project / "watch.log"
@@ -166,17 +158,17 @@ def test_watch_regenerates_on_spec_change_and_survives_a_broken_spec(project: Pa
             env={**os.environ, "PYTHONPATH": str(ROOT)},
         )
     try:
-        assert _wait_for(lambda: models.is_file() and "done in" in log.read_text()), log.read_text()
+        assert wait_for(lambda: models.is_file() and "done in" in log.read_text()), log.read_text()
         time.sleep(0.5)  # the watcher is armed once the first run is printed
         page = project / "api" / "mistral" / "asyncapi-page.txt"
         original = page.read_text(encoding="utf-8")
         page.write_text(original.replace("Number of tokens in the prompt.", "Tokens read."), encoding="utf-8")
-        assert _wait_for(lambda: "Tokens read." in models.read_text(encoding="utf-8")), log.read_text()
+        assert wait_for(lambda: "Tokens read." in models.read_text(encoding="utf-8")), log.read_text()
         page.write_text(original.replace("channels:\n", "channels: [\n", 1), encoding="utf-8")
-        assert _wait_for(lambda: "yaml-syntax" in log.read_text()), log.read_text()
+        assert wait_for(lambda: "yaml-syntax" in log.read_text()), log.read_text()
         assert proc.poll() is None, "watch died on a broken spec"
         page.write_text(original.replace("Number of tokens in the prompt.", "Tokens read again."), encoding="utf-8")
-        assert _wait_for(lambda: "Tokens read again." in models.read_text(encoding="utf-8")), log.read_text()
+        assert wait_for(lambda: "Tokens read again." in models.read_text(encoding="utf-8")), log.read_text()
         runs = log.read_text().count("done in")
         time.sleep(1.0)
         assert log.read_text().count("done in") == runs, "watch regenerated without a spec change (its own output?)"

@@ -19,6 +19,7 @@ import pytest
 from conftest import ROOT, SPECS
 from helpers.readme import readme_block
 from helpers.trees import file_tree
+from helpers.waiting import wait_for
 
 # The user's project is built by hatchling, the backend whose direct-reference rule the README states.
 PROJECT_HEADER = (
@@ -79,15 +80,6 @@ def _edit_spec(project: Path, old: str, new: str) -> None:
     spec.write_text(text.replace(old, new, 1), encoding="utf-8")
 
 
-def _wait_for(predicate: object, timeout: float = 60.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():  # type: ignore[operator]
-            return True
-        time.sleep(0.1)
-    return False
-
-
 def test_readme_walkthrough_generate_check_edit_check_regenerate_watch(installed: Installed) -> None:
     config = readme_block("toml", "# your pyproject.toml")
     project = _project(installed, "walkthrough", config.text)
@@ -132,14 +124,14 @@ def test_readme_walkthrough_generate_check_edit_check_regenerate_watch(installed
             ["bash", "-ec", f"exec {watch}"], cwd=project, env=installed.env, stdout=sink, stderr=sink
         )
     try:
-        assert _wait_for(lambda: "done in" in log.read_text()), log.read_text()
+        assert wait_for(lambda: "done in" in log.read_text(), timeout=60.0), log.read_text()
         time.sleep(0.5)  # armed once the first run is printed
         _edit_spec(project, EDIT[1], "Id of the chat completion.")
-        assert _wait_for(lambda: "Id of the chat completion." in (out / "deepseek" / "models.py").read_text()), (
-            log.read_text()
-        )
+        assert wait_for(
+            lambda: "Id of the chat completion." in (out / "deepseek" / "models.py").read_text(), timeout=60.0
+        ), log.read_text()
         _edit_spec(project, "channels:\n", "channels: [\n")
-        assert _wait_for(lambda: "yaml-syntax" in log.read_text()), log.read_text()
+        assert wait_for(lambda: "yaml-syntax" in log.read_text(), timeout=60.0), log.read_text()
         assert proc.poll() is None, "watch stopped at a broken spec"
     finally:
         proc.terminate()
