@@ -17,7 +17,8 @@ from .ir import Schema
 def minimal_instance(schema: Schema) -> Any:
     """The smallest JSON value ``schema`` admits as lenient decoding sees it: required
     members only (and members fixed to one value), the first enum value, empty
-    arrays unless ``minItems``, zero values of scalars."""
+    arrays unless ``minItems``, zero values of scalars (``"x"`` for a string, longer
+    when ``minLength`` says so)."""
     return _instance(schema, full=False, depth=0)
 
 
@@ -45,10 +46,14 @@ def _instance(schema: Schema, *, full: bool, depth: int) -> Any:
         return [item] * count
     if schema.type == "union" and schema.variants:
         return _instance(schema.variants[0], full=full, depth=depth + 1)
+    if schema.type == "string":
+        size = schema.constraints.get("minLength", 1)
+        return "x" * max(1, size if isinstance(size, int) and size < 64 else 1)
     return _ZERO.get(schema.type)
 
 
-_ZERO: dict[str, Any] = {"string": "", "integer": 0, "number": 0.5, "boolean": False, "null": None, "any": None}
+#: Scalars of a synthesized instance (a string is ``"x"``: no provider sends an empty id or model).
+_ZERO: dict[str, Any] = {"integer": 0, "number": 0.5, "boolean": False, "null": None, "any": None}
 
 
 def accepts(schema: Schema, value: Any, *tags: str) -> bool:

@@ -252,6 +252,11 @@ class Dispatch:
     tagged: tuple[Tagged, ...] = ()
     shaped: tuple[str, ...] = ()
 
+    @property
+    def tags(self) -> tuple[str, ...]:
+        """The members this dispatch reads values of: its tag and every sub-tag."""
+        return tuple(dict.fromkeys(t for t in (self.tag, *(g.subtag for g in self.tagged)) if t))
+
 
 @dataclass(frozen=True)
 class Channel:
@@ -281,6 +286,11 @@ class Channel:
     description: str = ""
     dispatch: tuple[Dispatch, ...] = ()
     fallback: Dispatch | None = None
+
+    @property
+    def plans(self) -> tuple[Dispatch, ...]:
+        """Every dispatch of the plan, the fallback last."""
+        return (*self.dispatch, *((self.fallback,) if self.fallback is not None else ()))
 
     def message(self, name: str) -> Message | None:
         """The message named ``name``, or None."""

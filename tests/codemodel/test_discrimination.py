@@ -373,3 +373,16 @@ def test_mistral_usage_chunk_and_chunk_are_not_reported(tmp_path: Path) -> None:
     assert chat is not None and chat.fallback is not None
     assert chat.fallback.shaped == ("ChatCompletionUsageChunk", "ChatCompletionChunk")
     assert json.loads(json.dumps(chat.fallback.literals)) == ["StreamDone"]
+
+
+def test_ssegen_ir_plan_prints_the_plan_in_decode_order(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from ssegen.cli import main
+
+    _channel(tmp_path, SLACK)
+    result = CliRunner().invoke(main, ["ir", "--plan", "--specs", str(tmp_path / "ir"), "demo"])
+    assert result.exit_code == 0, result.output
+    plan = result.stdout
+    assert plan.startswith("/\n  any event type:\n    tag type = 'hello' -> Hello\n")
+    assert "    tag type = 'emoji_changed', by subtype -> EmojiRemoved, EmojiAdded\n" in plan

@@ -216,7 +216,7 @@ def channel_spec(channel: Channel, models: ModelsBuilder, diagnostics: Diagnosti
     """
     ident = PythonIdentifier(channel.address, prefix="channel")
     tags: dict[str, tuple[str, ...]] = {}
-    for plan in _plans(channel):
+    for plan in channel.plans:
         for t in plan.tagged:
             for name in t.messages:
                 tags[name] = tuple(dict.fromkeys((*tags.get(name, ()), plan.tag, *((t.subtag,) if t.subtag else ()))))
@@ -224,7 +224,7 @@ def channel_spec(channel: Channel, models: ModelsBuilder, diagnostics: Diagnosti
     by_name = {m.name: _with_handler(m, plans, models.flavour) for m in specs}
     upper = ident.upper()
     readers: dict[str, PythonIdentifier] = {}
-    for plan in _plans(channel):
+    for plan in channel.plans:
         if plan.tag and plan.tag not in readers:
             suffix = "" if not readers else f"_{PythonIdentifier(plan.tag)}"
             readers[plan.tag] = PythonIdentifier.verbatim(f"_read_tag_{ident}{suffix}")
@@ -285,10 +285,6 @@ def channel_spec(channel: Channel, models: ModelsBuilder, diagnostics: Diagnosti
     )
 
 
-def _plans(channel: Channel) -> list[Dispatch]:
-    return [*channel.dispatch, *((channel.fallback,) if channel.fallback is not None else ())]
-
-
 def _declares(channel: Channel, name: str, member: str) -> bool:
     """True when message ``name`` declares ``member`` (without fixing its value)."""
     message = channel.message(name)
@@ -298,7 +294,7 @@ def _declares(channel: Channel, name: str, member: str) -> bool:
 def _decode_order(channel: Channel, by_name: dict[str, MessageSpec]) -> list[MessageSpec]:
     """Every decodable message once: literals, tagged ones, then the others most
     constrained first (IR order among equals)."""
-    tagged = {name for plan in _plans(channel) for t in plan.tagged for name in t.messages}
+    tagged = {name for plan in channel.plans for t in plan.tagged for name in t.messages}
     messages = [m for m in channel.messages if m.name in by_name]
     literals = [m.name for m in messages if m.literal is not None]
     shaped = sorted(

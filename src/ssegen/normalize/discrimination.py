@@ -159,6 +159,36 @@ def _dispatch(event: str, messages: list[Message]) -> Dispatch:
     )
 
 
+def plan_text(provider: Provider) -> str:
+    """Each channel's discrimination plan in words, for ``ssegen ir --plan``::
+
+    /v1/messages
+      event error:
+        tag type = 'error' -> Error
+      any other event type:
+        literal '[DONE]' -> StreamDone
+        tag type = 'emoji_changed', by subtype -> EmojiRemoved, EmojiAdded
+        shape -> ChatCompletionUsageChunk, ChatCompletionChunk
+    """
+    lines: list[str] = []
+    for channel in provider.channels:
+        lines.append(channel.address)
+        every_message = [p.event for p in channel.dispatch] == ["message"] and channel.fallback is not None
+        named = [] if every_message else [(f"event {p.event}:", p) for p in channel.dispatch]
+        other = "any event type:" if every_message else "any other event type:"
+        for title, plan in [*named, *([(other, channel.fallback)] if channel.fallback is not None else [])]:
+            lines.append(f"  {title}")
+            lines += [f"    literal {m.literal!r} -> {m.name}" for m in channel.messages if m.name in plan.literals]
+            for group in plan.tagged:
+                by = f", by {group.subtag}" if group.subtag else ""
+                lines.append(f"    tag {plan.tag} = {group.value!r}{by} -> {', '.join(group.messages)}")
+            if plan.shaped:
+                lines.append(f"    shape -> {', '.join(plan.shaped)}")
+        if channel.fallback is None:
+            lines.append("  any other event type: unknown event")
+    return "\n".join(lines) + "\n"
+
+
 def _tagged(value: str, group: list[Message]) -> Tagged:
     """The messages of one tag value, told apart by a second tag when they fix one."""
     subtag = _tag_member(group) if len(group) > 1 else ""
