@@ -64,8 +64,8 @@ import decode as chat_stream  # noqa: E402  (benchmarks/decode.py: the chat stre
 import msgspec  # noqa: E402
 
 READ_SIZES = {"4k": 4096, "event": 0, "whole": -1}
-_FIRST = itemgetter(0)
-_LAST = itemgetter(-1)
+_FIRST = itemgetter(slice(None, 1))  # b"" for an empty value, never an IndexError
+_LAST = itemgetter(slice(-1, None))
 
 
 def batch_decode_values(
@@ -92,7 +92,7 @@ def batch_decode_values(
 
     Raises: what ``decode`` raises for the first value it rejects.
     """
-    if len(values) > 1 and set(map(_FIRST, values)) == {0x7B} and set(map(_LAST, values)) == {0x7D}:
+    if len(values) > 1 and set(map(_FIRST, values)) == {b"{"} and set(map(_LAST, values)) == {b"}"}:
         try:
             run = decode_lines(b"\r".join(values))
         except (msgspec.ValidationError, msgspec.DecodeError):
