@@ -258,6 +258,65 @@ class Dispatch:
         return tuple(dict.fromkeys(t for t in (self.tag, *(g.subtag for g in self.tagged)) if t))
 
 
+#: What one accumulation step does (:class:`AccumulateStep`).
+AccumulateAction = Literal["meta", "open", "append", "close", "stop", "usage", "done", "error"]
+
+
+@dataclass(frozen=True)
+class AccumulateStep:
+    """One thing an event of a message does to the assembled result (see
+    :mod:`ssegen.normalize.accumulation`). Paths are member names from the payload's root.
+
+    Attributes:
+        action: ``meta`` (record ``value`` as the id and ``extra`` as the model),
+            ``open`` (open the block at ``key`` from the object at ``value``: its kind,
+            id, name, first text), ``append`` (append the text at ``value`` to the
+            block's ``field``), ``close`` (the block at ``key`` is complete: its tool
+            arguments are parsed), ``stop`` (the stop reason at ``value``), ``usage``
+            (merge the usage object at ``value``: later members replace earlier ones),
+            ``done`` (the stream is complete), ``error`` (the event is an error).
+        key: path of the block key (``index``, ``output_index``).
+        value: path of the value read.
+        field: the block field ``append`` adds to: ``text``, ``thinking``,
+            ``signature``, ``refusal``, ``arguments``.
+        variant: ``(member, tag value)``: the step applies only when the union at
+            ``member`` (a top-level member, e.g. ``delta``) is the alternative with that
+            tag value (``text_delta``).
+        extra: a second path (``meta``: the model).
+    """
+
+    action: AccumulateAction
+    key: tuple[str, ...] = ()
+    value: tuple[str, ...] = ()
+    field: str = ""
+    variant: tuple[str, str] | None = None
+    extra: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Accumulation:
+    """How a channel's events assemble into one result.
+
+    Attributes:
+        family: ``chat`` (``choices[].delta`` chunks, assembled from their shape),
+            ``messages`` (Anthropic-style content blocks keyed by ``index``),
+            ``responses`` (OpenAI Responses-style output items keyed by
+            ``output_index``), ``custom`` (stated by ``x-ssegen-accumulate``), or
+            ``none`` (the events are only typed; ``accumulation-unknown``).
+        steps: ``(message name, steps)`` for each message whose events do something,
+            in channel order.
+        provenance: where the plan was recognized or stated.
+    """
+
+    family: str
+    steps: tuple[tuple[str, tuple[AccumulateStep, ...]], ...] = ()
+    provenance: Provenance | None = None
+
+    def of(self, message: str) -> tuple[AccumulateStep, ...]:
+        """The steps of ``message`` (``()`` when its events do nothing)."""
+        return next((steps for name, steps in self.steps if name == message), ())
+
+
 @dataclass(frozen=True)
 class Channel:
     """A stream endpoint (AsyncAPI ``channel``), e.g. ``/chat/completions``.
@@ -276,6 +335,10 @@ class Channel:
             every message travels as ``message`` (a named event the spec does not
             describe is then told apart by its data); None when such frames are
             unknown events.
+        accumulation: how its events assemble into one result (None before
+            :func:`ssegen.normalize.accumulation.plan_accumulation` ran).
+        extensions: the channel's ``x-ssegen-*`` extension values as written (the
+            ``x-ssegen-accumulate`` plan).
     """
 
     address: str
@@ -286,6 +349,8 @@ class Channel:
     description: str = ""
     dispatch: tuple[Dispatch, ...] = ()
     fallback: Dispatch | None = None
+    accumulation: Accumulation | None = None
+    extensions: dict[str, Any] = field(default_factory=dict, hash=False, compare=False)
 
     @property
     def plans(self) -> tuple[Dispatch, ...]:

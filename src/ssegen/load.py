@@ -13,7 +13,8 @@ A provider is a folder; every file in it is a source. In this order:
 5. schemas are widened where the provider's own examples contradict them
    (:func:`ssegen.normalize.examples.reconcile_examples`);
 6. each channel gets its discrimination plan
-   (:func:`ssegen.normalize.discrimination.plan_channels`).
+   (:func:`ssegen.normalize.discrimination.plan_channels`) and its accumulation plan
+   (:func:`ssegen.normalize.accumulation.plan_accumulation`).
 
 A source that cannot be read gives an error diagnostic naming it, and the other
 sources of the provider are still used.
@@ -27,6 +28,7 @@ from pathlib import Path
 from .diagnostics import Diagnostics, codes
 from .discover import source_files
 from .ir import Provider
+from .normalize.accumulation import plan_accumulation
 from .normalize.discrimination import plan_channels, split_unions
 from .normalize.docs import merge_docs
 from .normalize.examples import reconcile_examples
@@ -79,6 +81,7 @@ def load_provider(specs: Path, name: str) -> LoadResult:
     provider = split_unions(provider, diagnostics)
     provider = reconcile_examples(provider, diagnostics)
     provider = plan_channels(provider, diagnostics)
+    provider = plan_accumulation(provider, diagnostics)
     return LoadResult(provider, diagnostics, inputs)
 
 

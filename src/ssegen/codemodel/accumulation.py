@@ -10,10 +10,10 @@ absent from the spec, or of another type, is left out of the plan.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from ..ir import Property, Schema
+from ..ir import AccumulateStep, Property, Schema
 from ..naming import PythonIdentifier
 from .models import field_identifiers
 
@@ -96,6 +96,8 @@ class ApplyPlan:
         usage: ``acc.set_usage`` of the ``usage`` object, or None.
         full_text: ``acc.final_text`` from a cumulative ``full_text`` (SiliconStorm,
             ``specs/siliconstorm/inference-api.md:725``), or None.
+        steps: for the Messages and Responses families and stated plans, the statements of
+            the message's accumulation steps (:func:`step_feeds`), in order.
     """
 
     function: PythonIdentifier
@@ -105,15 +107,131 @@ class ApplyPlan:
     choices: ChoicesPlan | None
     usage: Feed | None
     full_text: Feed | None
+    steps: tuple[Feed, ...] = ()
 
     @property
     def reads_nothing(self) -> bool:
         """True when the spec gives the message no member the accumulator reads."""
-        return not (self.meta or self.choices or self.usage or self.full_text)
+        return not (self.meta or self.choices or self.usage or self.full_text or self.steps)
 
 
 #: Delta members appended to the choice's text of the same name, in this order.
 TEXT_FIELDS = ("content", "reasoning_content", "refusal")
+
+
+def steps_plan(
+    payload: Schema,
+    cls: str,
+    function: PythonIdentifier,
+    steps: tuple[AccumulateStep, ...],
+    class_of: Callable[[Schema], str | None],
+    plain: str = "{}",
+) -> ApplyPlan:
+    """The plan of a message of a block family (or a stated plan): its ``steps``
+    (:class:`ssegen.ir.AccumulateStep`) as statements (:func:`step_feeds`)."""
+    return ApplyPlan(
+        function=function,
+        run=PythonIdentifier.verbatim(f"{function}_run"),
+        cls=cls,
+        meta=None,
+        choices=None,
+        usage=None,
+        full_text=None,
+        steps=step_feeds(payload, steps, class_of, plain),
+    )
+
+
+def step_feeds(
+    payload: Schema, steps: tuple[AccumulateStep, ...], class_of: Callable[[Schema], str | None], plain: str = "{}"
+) -> tuple[Feed, ...]:
+    """Each step as a statement on ``chunk`` (the event) and ``acc``, under the guards its
+    path needs: a member that may be None is bound and tested, a union alternative is
+    tested with ``isinstance`` against its class (``class_of``); a step whose path
+    cannot be read from the typed classes is left out.
+
+    Runtime calls (``ssegen/runtime/stream.py``): ``acc.meta``, ``acc.block(key)`` then
+    ``.open(value)``, ``.<field>.append(text)`` or ``.close()``, ``acc.stop_reason =``,
+    ``acc.merge_usage``, ``acc.done()``, ``acc.error(chunk)``.
+    """
+    names = (f"v{i}" for i in range(1000))
+    feeds: list[Feed] = []
+    for step in steps:
+        guards: list[str] = []
+        key = value = "None"
+        if step.key:
+            read = _step_path(payload, step.key, None, class_of, names)
+            if read is None:
+                continue
+            guards += read[0]
+            key = read[1]
+        if step.value:
+            read = _step_path(payload, step.value, step.variant, class_of, names)
+            if read is None:
+                continue
+            guards += read[0]
+            value = read[1]
+        if step.action == "meta":
+            extra = _step_path(payload, step.extra, None, class_of, names) if step.extra else None
+            if step.value:
+                feeds.append(_guarded(guards, f"acc.meta({value}, None)"))
+            if extra is not None:
+                feeds.append(_guarded(extra[0], f"acc.meta(None, {extra[1]})"))
+            continue
+        statement = {
+            "open": f"acc.block({key}).open({value})",
+            "append": f"acc.block({key}).{step.field}.append({value})",
+            "close": f"acc.block({key}).close()",
+            "stop": f"acc.stop_reason = {value}",
+            "usage": f"acc.merge_usage({plain.format(value)})",
+            "done": "acc.done()",
+            "error": "acc.error(chunk)",
+        }[step.action]
+        feeds.append(_guarded(guards, statement))
+    return tuple(feeds)
+
+
+def _guarded(guards: list[str], statement: str) -> Feed:
+    return Feed(" and ".join(guards) if guards else None, statement)
+
+
+def _step_path(
+    payload: Schema,
+    path: tuple[str, ...],
+    variant: tuple[str, str] | None,
+    class_of: Callable[[Schema], str | None],
+    names: Iterator[str],
+) -> tuple[list[str], str] | None:
+    """``(guards, expression)`` reading member ``path`` of ``chunk``; None when the typed
+    classes cannot read it (a member typed as any JSON on the way, an alternative
+    without a class)."""
+    guards: list[str] = []
+    expr = "chunk"
+    node = payload
+    for depth, name in enumerate(path):
+        if node.type == "union":
+            tag = variant[1] if variant is not None and depth == 1 and path[0] == variant[0] else None
+            options = [
+                v for v in node.variants if v.type == "object" and (tag is None or v.tag(node.discriminator) == tag)
+            ]
+            cls = class_of(options[0]) if len(options) == 1 and node.discriminator else None
+            if cls is None:
+                return None
+            bound = next(names)
+            guards.append(f"isinstance({bound} := {expr}, models.{cls})")
+            expr, node = bound, options[0]
+        if node.type != "object" or not node.properties:
+            return None
+        prop = node.property(name)
+        if prop is None:
+            return None
+        expr = f"{expr}.{field_identifiers(node)[name]}"
+        next_is_union = depth + 1 < len(path) and prop.schema.type == "union"
+        if (not prop.required or prop.schema.nullable) and not next_is_union:
+            bound = next(names)
+            guards.append(f"({bound} := {expr}) is not None")
+            expr = bound
+        node = prop.schema
+    return guards, expr
 
 
 def apply_plan(payload: Schema, cls: str, function: PythonIdentifier, plain: str = "{}") -> ApplyPlan:

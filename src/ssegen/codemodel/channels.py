@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 from ..diagnostics import Diagnostics, codes
 from ..ir import ANY_EVENT, Channel, Dispatch, Message
 from ..naming import ClassName, PythonIdentifier
-from .accumulation import ApplyPlan, apply_plan
+from .accumulation import ApplyPlan, apply_plan, steps_plan
 from .flavour import Flavour
 from .models import ModelsBuilder
 
@@ -209,10 +209,6 @@ def channel_spec(channel: Channel, models: ModelsBuilder, diagnostics: Diagnosti
 
     Warns ``message-not-object`` for a message whose payload is neither an object
     with members nor a literal string (its events decode as ``UnknownEvent``).
-
-    Raises:
-        ValueError: a JSON message that is neither data, error nor vendor (a
-            terminator whose literal is not a string) has no accumulator handler.
     """
     ident = PythonIdentifier(channel.address, prefix="channel")
     tags: dict[str, tuple[str, ...]] = {}
@@ -317,6 +313,7 @@ def _messages(
     """
     messages: list[MessageSpec] = []
     plans: list[ApplyPlan] = []
+    accumulation = channel.accumulation
     for message in channel.messages:
         literal: str | None = None
         if message.literal is not None:
@@ -345,11 +342,16 @@ def _messages(
         )
         if spec not in messages:
             messages.append(spec)
-        if message.kind == "data" and literal is None:
-            function = PythonIdentifier.verbatim(f"_apply_{ident}_{PythonIdentifier(message.name)}")
+        function = PythonIdentifier.verbatim(f"_apply_{ident}_{PythonIdentifier(message.name)}")
+        steps = accumulation.of(message.name) if accumulation is not None else ()
+        if literal is None and steps:
+            plan = steps_plan(message.payload, cls, function, steps, models.class_of, models.flavour.plain)
+        elif message.kind == "data" and literal is None and (accumulation is None or accumulation.family == "chat"):
             plan = apply_plan(message.payload, cls, function, models.flavour.plain)
-            if plan not in plans:
-                plans.append(plan)
+        else:
+            continue
+        if plan not in plans:
+            plans.append(plan)
     return messages, plans
 
 
@@ -365,10 +367,9 @@ def _with_handler(message: MessageSpec, plans: list[ApplyPlan], flavour: Flavour
     elif message.kind == "vendor":
         handler = flavour.vendor_handler
     else:
+        # A message of a family whose plan gives it no step (Anthropic's ``ping``) feeds nothing.
         plan = next((p for p in plans if p.cls == message.cls), None)
-        if plan is None:
-            raise ValueError(f"message {message.name!r} of kind {message.kind!r} has no handler")
-        handler = plan.function
+        handler = plan.function if plan is not None else ""
     return replace(message, handler=handler)
 
 

@@ -153,6 +153,14 @@ class ModelsBuilder:
             return None
         return self._class(schema, tuple(t for t in tags if schema.tag(t) is not None))
 
+    def class_of(self, schema: Schema) -> ClassName | None:
+        """The class already built for object ``schema`` (a union alternative, a member), or None."""
+        key = replace(schema, nullable=False)
+        for known, spec in self._classes.values():
+            if known == key and spec is not None:
+                return spec.name
+        return None
+
     def terminator(self, message: Message) -> ClassName:
         """The class of a terminator message whose payload is one literal string (``[DONE]``).
 

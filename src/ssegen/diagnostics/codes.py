@@ -399,6 +399,18 @@ MESSAGES_INDISTINGUISHABLE = Code(
     "Two messages of one channel can match the same payload; the one tried first gets it.",
 )
 
+# -- accumulation (normalize/accumulation.py) ---------------------------------------------------
+ACCUMULATION_UNKNOWN = Code(
+    "accumulation-unknown",
+    I,
+    "A channel fits no accumulation family and states no `x-ssegen-accumulate` plan; its events are only typed.",
+)
+ACCUMULATE_INVALID = Code(
+    "accumulate-invalid",
+    W,
+    "An `x-ssegen-accumulate` entry names no message, or a step with an unknown action, field or member; ignored.",
+)
+
 # -- code model (codemodel/) -------------------------------------------------------------------
 NAME_CONFLICT = Code("name-conflict", W, "Two different schemas have the same name; the later class is renamed.")
 IDENTIFIER_RENAMED = Code(

@@ -77,4 +77,4 @@ def _merge_channel(old: Channel | None, new: Channel, diagnostics: Diagnostics) 
                 f"message {message.name!r} on {new.address} is also defined in {old.provenance.file}; "
                 "the first definition is kept",
             )
-    return replace(old, messages=old.messages + added)
+    return replace(old, messages=old.messages + added, extensions={**new.extensions, **old.extensions})

@@ -197,6 +197,7 @@ def _channels_v2(
                 operation_id=_text(operation.get("operationId")),
                 summary=_text(operation.get("summary")),
                 description=_text(item.get("description")),
+                extensions=_extensions(item),
             )
         )
     return result
@@ -317,6 +318,7 @@ def _channels_v3(
                 operation_id=first.op_id,
                 summary=_text(first.op.get("summary")),
                 description=_text(item.get("description")),
+                extensions=_extensions(item),
             )
         )
     return result
@@ -757,6 +759,11 @@ def _check_info(info: Any, loc: Location, diagnostics: Diagnostics) -> None:
 
 def _diag(diagnostics: Diagnostics, loc: Location, code: codes.Code, message: str) -> None:
     diagnostics.at(loc.provenance, code, message)
+
+
+def _extensions(node: dict[str, Any]) -> dict[str, Any]:
+    """The ``x-ssegen-*`` members of a channel object, as written."""
+    return {k: v for k, v in node.items() if isinstance(k, str) and k.startswith("x-ssegen-")}
 
 
 def _text(value: Any) -> str:

@@ -1,0 +1,93 @@
+"""Accumulation plans in the IR (issue 13): families recognized from the messages' shape,
+steps kept only where the payload has their members, and ``x-ssegen-accumulate``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from codemodel.test_discrimination import MESSAGES
+from conftest import SPECS
+
+from ssegen.ir import AccumulateStep, Channel
+from ssegen.load import load_provider
+
+
+def _channel(tmp_path: Path, text: str) -> tuple[Channel, list[str]]:
+    folder = tmp_path / "specs" / "demo"
+    folder.mkdir(parents=True)
+    (folder / "asyncapi.yaml").write_text(text, encoding="utf-8")
+    result = load_provider(tmp_path / "specs", "demo")
+    assert result.provider is not None, [d.format() for d in result.diagnostics]
+    return result.provider.channels[0], [f"{d.code}: {d.message}" for d in result.diagnostics]
+
+
+def test_every_seed_channel_is_a_chat_channel() -> None:
+    for name in ("deepseek", "mistral", "siliconstorm", "xerotier"):
+        provider = load_provider(SPECS, name).provider
+        assert provider is not None
+        assert {c.accumulation.family for c in provider.channels if c.accumulation} == {"chat"}, name
+
+
+def test_messages_family_is_recognized_and_keeps_the_steps_its_payloads_can_feed(tmp_path: Path) -> None:
+    channel, diagnostics = _channel(tmp_path, MESSAGES)
+    plan = channel.accumulation
+    assert plan is not None and plan.family == "messages"
+    assert plan.of("MessageStart") == (AccumulateStep("meta", value=("message", "id")),)
+    assert plan.of("ContentBlockDelta") == (
+        AccumulateStep("append", ("index",), ("delta", "text"), "text", ("delta", "text_delta")),
+        AccumulateStep("append", ("index",), ("delta", "partial_json"), "arguments", ("delta", "input_json_delta")),
+    )
+    assert plan.of("MessageStop") == (AccumulateStep("done"),)
+    assert plan.of("Error") == (AccumulateStep("error"),)
+    assert plan.of("Ping") == ()
+    assert not [d for d in diagnostics if d.startswith("accumulation-unknown")]
+
+
+STATED = """\
+asyncapi: 2.6.0
+info: {title: Custom, version: '1'}
+channels:
+  /stream:
+    x-ssegen-accumulate:
+      token:
+        - {action: append, key: slot, value: piece.text, field: text}
+      finished:
+        - {action: stop, value: why}
+        - {action: done}
+      nothing:
+        - {action: append, value: piece.text, field: colour}
+    subscribe:
+      message:
+        oneOf:
+          - name: token
+            payload:
+              type: object
+              required: [kind, slot, piece]
+              properties:
+                kind: {const: token}
+                slot: {type: integer}
+                piece: {type: object, properties: {text: {type: string}}}
+          - name: finished
+            payload:
+              type: object
+              properties:
+                kind: {const: finished}
+                why: {type: string}
+"""
+
+
+def test_a_stated_plan_is_read_and_bad_entries_are_reported(tmp_path: Path) -> None:
+    channel, diagnostics = _channel(tmp_path, STATED)
+    plan = channel.accumulation
+    assert plan is not None and plan.family == "custom"
+    assert plan.of("Token") == (AccumulateStep("append", ("slot",), ("piece", "text"), "text"),)
+    assert plan.of("Finished") == (AccumulateStep("stop", value=("why",)), AccumulateStep("done"))
+    [bad] = [d for d in diagnostics if d.startswith("accumulate-invalid")]
+    assert "'nothing'" in bad
+
+
+def test_a_channel_no_family_fits_is_reported_once(tmp_path: Path) -> None:
+    text = STATED.replace("    x-ssegen-accumulate:", "    x-other:")
+    channel, diagnostics = _channel(tmp_path, text)
+    assert channel.accumulation is not None and channel.accumulation.family == "none"
+    assert len([d for d in diagnostics if d.startswith("accumulation-unknown")]) == 1
