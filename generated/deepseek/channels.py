@@ -18,7 +18,7 @@ import msgspec
 
 from . import models
 from .sse import ServerSentEvent
-from .stream import Accumulator, Channel, UnknownEvent, VendorEvent, tag_reader
+from .stream import Accumulator, Channel, StreamTruncated, UnknownEvent, VendorEvent, tag_reader
 
 _decode_fim_completion_chunk_beta_completions = msgspec.json.Decoder(
     models.FimCompletionChunk
@@ -28,7 +28,9 @@ _decode_chat_completion_chunk_chat_completions = msgspec.json.Decoder(
 ).decode
 
 
-BETA_COMPLETIONS_EVENT = Union[models.StreamDone, models.FimCompletionChunk, UnknownEvent]
+BETA_COMPLETIONS_EVENT = Union[
+    models.StreamDone, models.FimCompletionChunk, UnknownEvent, StreamTruncated
+]
 """Any event of channel /beta/completions."""
 
 
@@ -98,6 +100,7 @@ _APPLY_BETA_COMPLETIONS: dict[type, Callable[[Accumulator, Any], None]] = {
     models.StreamDone: Accumulator.done,
     models.FimCompletionChunk: _apply_beta_completions_fim_completion_chunk,
     UnknownEvent: Accumulator.unknown,
+    StreamTruncated: Accumulator.truncated,
 }
 """How each event class of channel /beta/completions feeds the accumulator."""
 
@@ -114,7 +117,9 @@ def apply_beta_completions(acc: Accumulator, event: BETA_COMPLETIONS_EVENT) -> N
             return
 
 
-CHAT_COMPLETIONS_EVENT = Union[models.StreamDone, models.ChatCompletionChunk, UnknownEvent]
+CHAT_COMPLETIONS_EVENT = Union[
+    models.StreamDone, models.ChatCompletionChunk, UnknownEvent, StreamTruncated
+]
 """Any event of channel /chat/completions."""
 
 
@@ -191,6 +196,7 @@ _APPLY_CHAT_COMPLETIONS: dict[type, Callable[[Accumulator, Any], None]] = {
     models.StreamDone: Accumulator.done,
     models.ChatCompletionChunk: _apply_chat_completions_chat_completion_chunk,
     UnknownEvent: Accumulator.unknown,
+    StreamTruncated: Accumulator.truncated,
 }
 """How each event class of channel /chat/completions feeds the accumulator."""
 

@@ -18,7 +18,7 @@ import msgspec
 
 from . import models
 from .sse import ServerSentEvent
-from .stream import Accumulator, Channel, UnknownEvent, VendorEvent, tag_reader
+from .stream import Accumulator, Channel, StreamTruncated, UnknownEvent, VendorEvent, tag_reader
 
 _decode_agent_completion_chunk_agents_completions = msgspec.json.Decoder(
     models.AgentCompletionChunk
@@ -34,7 +34,9 @@ _decode_fim_completion_chunk_fim_completions = msgspec.json.Decoder(
 ).decode
 
 
-AGENTS_COMPLETIONS_EVENT = Union[models.StreamDone, models.AgentCompletionChunk, UnknownEvent]
+AGENTS_COMPLETIONS_EVENT = Union[
+    models.StreamDone, models.AgentCompletionChunk, UnknownEvent, StreamTruncated
+]
 """Any event of channel /agents/completions."""
 
 
@@ -113,6 +115,7 @@ _APPLY_AGENTS_COMPLETIONS: dict[type, Callable[[Accumulator, Any], None]] = {
     models.StreamDone: Accumulator.done,
     models.AgentCompletionChunk: _apply_agents_completions_agent_completion_chunk,
     UnknownEvent: Accumulator.unknown,
+    StreamTruncated: Accumulator.truncated,
 }
 """How each event class of channel /agents/completions feeds the accumulator."""
 
@@ -130,7 +133,11 @@ def apply_agents_completions(acc: Accumulator, event: AGENTS_COMPLETIONS_EVENT) 
 
 
 CHAT_COMPLETIONS_EVENT = Union[
-    models.StreamDone, models.ChatCompletionUsageChunk, models.ChatCompletionChunk, UnknownEvent
+    models.StreamDone,
+    models.ChatCompletionUsageChunk,
+    models.ChatCompletionChunk,
+    UnknownEvent,
+    StreamTruncated,
 ]
 """Any event of channel /chat/completions."""
 
@@ -234,6 +241,7 @@ _APPLY_CHAT_COMPLETIONS: dict[type, Callable[[Accumulator, Any], None]] = {
     models.ChatCompletionUsageChunk: _apply_chat_completions_chat_completion_usage_chunk,
     models.ChatCompletionChunk: _apply_chat_completions_chat_completion_chunk,
     UnknownEvent: Accumulator.unknown,
+    StreamTruncated: Accumulator.truncated,
 }
 """How each event class of channel /chat/completions feeds the accumulator."""
 
@@ -250,7 +258,9 @@ def apply_chat_completions(acc: Accumulator, event: CHAT_COMPLETIONS_EVENT) -> N
             return
 
 
-FIM_COMPLETIONS_EVENT = Union[models.StreamDone, models.FimCompletionChunk, UnknownEvent]
+FIM_COMPLETIONS_EVENT = Union[
+    models.StreamDone, models.FimCompletionChunk, UnknownEvent, StreamTruncated
+]
 """Any event of channel /fim/completions."""
 
 
@@ -320,6 +330,7 @@ _APPLY_FIM_COMPLETIONS: dict[type, Callable[[Accumulator, Any], None]] = {
     models.StreamDone: Accumulator.done,
     models.FimCompletionChunk: _apply_fim_completions_fim_completion_chunk,
     UnknownEvent: Accumulator.unknown,
+    StreamTruncated: Accumulator.truncated,
 }
 """How each event class of channel /fim/completions feeds the accumulator."""
 

@@ -39,6 +39,9 @@ from .sse import (
 
 E = TypeVar("E")
 
+#: The reason of a :class:`StreamTruncated` event (and of the ``truncated`` error).
+TRUNCATED_REASON = "the stream ended inside an event; the unterminated event was discarded"
+
 
 class UnknownEvent(msgspec.Struct, kw_only=True):
     """An SSE event that matches no message of its channel, kept with its raw text.
@@ -95,6 +98,22 @@ def tag_reader(member: str) -> Callable[[str], str | None]:
         return value if isinstance(value, str) else None
 
     return read
+
+
+class StreamTruncated(msgspec.Struct, kw_only=True):
+    """The last event of a decoded stream whose body ended inside an event: the
+    unterminated event was discarded (WHATWG HTML 9.2.6, "any pending data must be
+    discarded"). Yielded by :meth:`Channel.decode` and :meth:`Channel.adecode` so that
+    the fact travels with the events: ``accumulate`` of any iterable of them (a
+    list included) records it as a ``truncated`` error.
+
+    Attributes:
+        reason: what happened, in words.
+        bytes_consumed: bytes of the body read in all, the discarded ones included.
+    """
+
+    reason: str = TRUNCATED_REASON
+    bytes_consumed: int = 0
 
 
 class ToolCallResult(msgspec.Struct, kw_only=True):
@@ -426,16 +445,15 @@ class Accumulator:
         else:
             self.vendor_events.append(msgspec.to_builtins(event))
 
-    def truncated(self, state: StreamState) -> None:
+    def truncated(self, event: StreamTruncated | StreamState) -> None:
         """Record that the stream ended inside an event: WHATWG HTML 9.2.6
-        discards it; ``state.bytes_consumed`` is reported as ``bytes``."""
-        self.errors.append(
-            {
-                "kind": "truncated",
-                "message": "the stream ended inside an event; the unterminated event was discarded",
-                "bytes": state.bytes_consumed,
-            }
-        )
+        discards it. Takes the :class:`StreamTruncated` event a decoded stream
+        ends with (or the ``sse.StreamState`` of one); its bytes consumed are
+        reported as ``bytes``. Recorded once per stream."""
+        if any(e["kind"] == "truncated" for e in self.errors):
+            return
+        message = event.reason if isinstance(event, StreamTruncated) else TRUNCATED_REASON
+        self.errors.append({"kind": "truncated", "message": message, "bytes": event.bytes_consumed})
 
     def result(self) -> StreamResult:
         """The assembled :class:`StreamResult` (the accumulator stays usable)."""
@@ -474,9 +492,10 @@ class _StreamProgress:
 class EventStream(_StreamProgress, Generic[E]):
     """Typed events of one stream, decoded lazily from an iterable of bytes.
 
-    Iterate it once.  After iteration, :attr:`incomplete` tells whether the
-    stream ended inside an event (WHATWG HTML 9.2.6: that event is discarded) and
-    :attr:`bytes_consumed` how many bytes were read.
+    Iterate it once.  A stream that ended inside an event (WHATWG HTML 9.2.6: that
+    event is discarded) ends with a :class:`StreamTruncated` event; after iteration,
+    :attr:`incomplete` tells the same and :attr:`bytes_consumed` how many bytes were
+    read.
 
     Args:
         chunks: the body, in byte chunks of any size, read lazily.
@@ -516,6 +535,8 @@ class EventStream(_StreamProgress, Generic[E]):
             # it in windows) are not all held as typed events at once.
             for item in batch:
                 yield from _classify_item(item, classify, classify_values)
+        if self.state.incomplete:
+            yield _truncated(self.state)
 
     def __iter__(self) -> Iterator[E]:
         self._started = True
@@ -550,6 +571,8 @@ class AsyncEventStream(_StreamProgress, Generic[E]):
             for item in batch:
                 for event in _classify_item(item, classify, classify_values):
                     yield event
+        if self.state.incomplete:
+            yield _truncated(self.state)
 
     def __aiter__(self) -> AsyncIterator[E]:
         self._started = True
@@ -558,6 +581,12 @@ class AsyncEventStream(_StreamProgress, Generic[E]):
     async def __anext__(self) -> E:
         self._started = True
         return await self._events.__anext__()
+
+
+def _truncated(state: StreamState) -> Any:
+    """The :class:`StreamTruncated` event ending a stream (typed ``Any``: every
+    channel's event union includes the class)."""
+    return StreamTruncated(bytes_consumed=state.bytes_consumed)
 
 
 def _classify_item(
@@ -662,7 +691,8 @@ class Channel(Generic[E]):
 
         Returns:
             The :class:`StreamResult`; a stream that ended inside an event
-            gets a ``truncated`` entry in ``errors``.
+            (a :class:`StreamTruncated` among ``events``, or a decoded stream
+            found incomplete) gets one ``truncated`` entry in ``errors``.
 
         Raises:
             sse.SSEError: from iterating a decoded stream (invalid UTF-8, an

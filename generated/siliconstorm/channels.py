@@ -18,14 +18,16 @@ import msgspec
 
 from . import models
 from .sse import ServerSentEvent
-from .stream import Accumulator, Channel, UnknownEvent, VendorEvent, tag_reader
+from .stream import Accumulator, Channel, StreamTruncated, UnknownEvent, VendorEvent, tag_reader
 
 _decode_chat_completion_chunk_chat_completions = msgspec.json.Decoder(
     models.ChatCompletionChunk
 ).decode
 
 
-CHAT_COMPLETIONS_EVENT = Union[models.StreamDone, models.ChatCompletionChunk, UnknownEvent]
+CHAT_COMPLETIONS_EVENT = Union[
+    models.StreamDone, models.ChatCompletionChunk, UnknownEvent, StreamTruncated
+]
 """Any event of channel /chat/completions."""
 
 
@@ -98,6 +100,7 @@ _APPLY_CHAT_COMPLETIONS: dict[type, Callable[[Accumulator, Any], None]] = {
     models.StreamDone: Accumulator.done,
     models.ChatCompletionChunk: _apply_chat_completions_chat_completion_chunk,
     UnknownEvent: Accumulator.unknown,
+    StreamTruncated: Accumulator.truncated,
 }
 """How each event class of channel /chat/completions feeds the accumulator."""
 

@@ -18,7 +18,7 @@ import msgspec
 
 from . import models
 from .sse import ServerSentEvent
-from .stream import Accumulator, Channel, UnknownEvent, VendorEvent, tag_reader
+from .stream import Accumulator, Channel, StreamTruncated, UnknownEvent, VendorEvent, tag_reader
 
 _decode_chat_completion_chunk_chat_completions = msgspec.json.Decoder(
     models.ChatCompletionChunk
@@ -131,6 +131,7 @@ CHAT_COMPLETIONS_EVENT = Union[
     models.StreamError,
     VendorEvent,
     UnknownEvent,
+    StreamTruncated,
 ]
 """Any event of channel /chat/completions."""
 
@@ -256,6 +257,7 @@ _APPLY_CHAT_COMPLETIONS: dict[type, Callable[[Accumulator, Any], None]] = {
     models.StreamError: Accumulator.error,
     VendorEvent: Accumulator.vendor,
     UnknownEvent: Accumulator.unknown,
+    StreamTruncated: Accumulator.truncated,
 }
 """How each event class of channel /chat/completions feeds the accumulator."""
 

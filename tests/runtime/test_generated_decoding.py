@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from generated.deepseek import CHANNELS as DEEPSEEK
-from generated.deepseek import UnknownEvent
+from generated.deepseek import StreamTruncated, UnknownEvent
 from generated.deepseek import models as ds_models
 from generated.deepseek.stream import ChoiceState
 from generated.mistral import CHANNELS as MISTRAL
@@ -244,6 +244,29 @@ def test_unterminated_last_event_is_discarded_and_reported(deepseek_docs_stream:
     assert stream.incomplete and not result.complete
     assert [e["kind"] for e in result.errors] == ["truncated"]
     assert result.choices[0].content == HELLO
+
+
+def test_truncation_travels_with_the_events_so_a_collected_list_reports_it(deepseek_docs_stream: bytes) -> None:
+    chat = DEEPSEEK["/chat/completions"]
+    truncated = deepseek_docs_stream[: deepseek_docs_stream.rindex(b"data: [DONE]")] + b'data: {"choi'
+    events = list(chat.decode([truncated[:100], truncated[100:]]))
+    assert events[-1] == StreamTruncated(bytes_consumed=len(truncated))
+    result = chat.accumulate(events)
+    assert [e["kind"] for e in result.errors] == ["truncated"] and result.errors[0]["bytes"] == len(truncated)
+    assert not result.complete and result.choices[0].content == HELLO
+
+    async def reads() -> AsyncIterator[bytes]:
+        yield truncated
+
+    async def collect() -> list[Any]:
+        return [event async for event in chat.adecode(reads())]
+
+    assert asyncio.run(collect())[-1] == events[-1]
+
+
+def test_complete_stream_ends_without_a_truncation_event(deepseek_docs_stream: bytes) -> None:
+    events = list(DEEPSEEK["/chat/completions"].decode([deepseek_docs_stream]))
+    assert isinstance(events[-1], ds_models.StreamDone)
 
 
 def test_fim_channel_assembles_text_deltas() -> None:

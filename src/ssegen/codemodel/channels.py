@@ -125,7 +125,8 @@ class ChannelSpec:
         branches: one per SSE event type with messages, sorted by event type.
         plans: the accumulation plans of the data messages.
         handlers: ``(class expression, handler expression)`` rows of the dispatch
-            table, ending with ``VendorEvent`` (when tagged) and ``UnknownEvent``.
+            table, ending with ``VendorEvent`` (when tagged), ``UnknownEvent`` and
+            ``StreamTruncated``.
         event_union: the ``Union[...]`` of every event class of the channel.
         tag_field: member whose value selects a vendor message (``type``), "" if none.
         tag_prefix: common prefix of vendor tags (``x_``): unlisted ones decode as VendorEvent.
@@ -201,6 +202,9 @@ def channel_spec(channel: Channel, models: ModelsBuilder, diagnostics: Diagnosti
         union.append("VendorEvent")
     handlers.append(("UnknownEvent", "Accumulator.unknown"))
     union.append("UnknownEvent")
+    # The event a decoded stream ends with when its body ended inside an event.
+    handlers.append(("StreamTruncated", "Accumulator.truncated"))
+    union.append("StreamTruncated")
     return ChannelSpec(
         address=channel.address,
         ident=ident,
