@@ -18,7 +18,16 @@ import msgspec
 
 from . import models
 from .sse import ServerSentEvent
-from .stream import Accumulator, Channel, StreamTruncated, UnknownEvent, VendorEvent, tag_reader
+from .stream import (
+    Accumulator,
+    Channel,
+    StreamTruncated,
+    UnknownEvent,
+    VendorEvent,
+    keep_usage,
+    keep_usages,
+    tag_reader,
+)
 
 _decode_agent_completion_chunk_agents_completions = msgspec.json.Decoder(
     models.AgentCompletionChunk
@@ -70,10 +79,12 @@ def classify_values_agents_completions(
         values = values[: values.index(b"[DONE]")]
     try:
         if len(values) == 1:  # a read of one event, as servers flushing each token send
-            return [_decode_agent_completion_chunk_agents_completions(values[0])]
-        return list(map(_decode_agent_completion_chunk_agents_completions, values))
+            run = [_decode_agent_completion_chunk_agents_completions(values[0])]
+        else:
+            run = list(map(_decode_agent_completion_chunk_agents_completions, values))
     except (msgspec.ValidationError, msgspec.DecodeError):
         return None
+    return run
 
 
 def _apply_agents_completions_agent_completion_chunk(
@@ -109,6 +120,8 @@ def _apply_agents_completions_agent_completion_chunk_run(
                 )
             if (finish_reason := choice.finish_reason) is not None:
                 state.finish_reason = finish_reason
+        if (error := chunk.error) is not None:
+            acc.error_in_chunk(error)
 
 
 _APPLY_AGENTS_COMPLETIONS: dict[type, Callable[[Accumulator, Any], None]] = {
@@ -151,11 +164,13 @@ def classify_chat_completions(sse: ServerSentEvent) -> CHAT_COMPLETIONS_EVENT:
         if data == "[DONE]":
             return models.StreamDone()
         try:
-            return _decode_chat_completion_usage_chunk_chat_completions(data)
+            return keep_usage(
+                _decode_chat_completion_usage_chunk_chat_completions(data), data, "usage"
+            )
         except (msgspec.ValidationError, msgspec.DecodeError) as exc:
             reason = "ChatCompletionUsageChunk: " + str(exc)
         try:
-            return _decode_chat_completion_chunk_chat_completions(data)
+            return keep_usage(_decode_chat_completion_chunk_chat_completions(data), data, "usage")
         except (msgspec.ValidationError, msgspec.DecodeError) as exc:
             reason = "ChatCompletionChunk: " + str(exc)
     if reason is None:
@@ -198,6 +213,8 @@ def _apply_chat_completions_chat_completion_chunk_run(
                 state.finish_reason = finish_reason
         if (usage := chunk.usage) is not None:
             acc.set_usage(usage)
+        if (error := chunk.error) is not None:
+            acc.error_in_chunk(error)
 
 
 def _apply_chat_completions_chat_completion_usage_chunk(
@@ -234,6 +251,8 @@ def _apply_chat_completions_chat_completion_usage_chunk_run(
             if (finish_reason := choice.finish_reason) is not None:
                 state.finish_reason = finish_reason
         acc.set_usage(chunk.usage)
+        if (error := chunk.error) is not None:
+            acc.error_in_chunk(error)
 
 
 _APPLY_CHAT_COMPLETIONS: dict[type, Callable[[Accumulator, Any], None]] = {
@@ -294,10 +313,12 @@ def classify_values_fim_completions(
         values = values[: values.index(b"[DONE]")]
     try:
         if len(values) == 1:  # a read of one event, as servers flushing each token send
-            return [_decode_fim_completion_chunk_fim_completions(values[0])]
-        return list(map(_decode_fim_completion_chunk_fim_completions, values))
+            run = [_decode_fim_completion_chunk_fim_completions(values[0])]
+        else:
+            run = list(map(_decode_fim_completion_chunk_fim_completions, values))
     except (msgspec.ValidationError, msgspec.DecodeError):
         return None
+    return run
 
 
 def _apply_fim_completions_fim_completion_chunk(
@@ -324,6 +345,8 @@ def _apply_fim_completions_fim_completion_chunk_run(
 
             if (finish_reason := choice.finish_reason) is not None:
                 state.finish_reason = finish_reason
+        if (error := chunk.error) is not None:
+            acc.error_in_chunk(error)
 
 
 _APPLY_FIM_COMPLETIONS: dict[type, Callable[[Accumulator, Any], None]] = {

@@ -116,6 +116,66 @@ class StreamTruncated(msgspec.Struct, kw_only=True):
     bytes_consumed: int = 0
 
 
+class _UsageProbe(msgspec.Struct):
+    usage: Any = None
+
+
+_read_usage = msgspec.json.Decoder(_UsageProbe).decode
+
+#: The attribute a typed usage object carries the object as sent on (see :func:`keep_usage`).
+_SENT = "_ssegen_sent"
+
+T = TypeVar("T")
+
+
+def keep_usage(chunk: T, data: str | bytes, attr: str = "usage") -> T:
+    """``chunk``, its typed usage object (member ``attr``) made to carry the usage
+    object as sent, every member included: typed decoding keeps only the members
+    the spec lists, and servers send more (DeepSeek ``prompt_cache_hit_tokens`` and
+    ``prompt_tokens_details``, OpenRouter ``cost_details``, Groq ``queue_time``).
+
+    Called by the generated ``classify`` on each chunk it decodes; the JSON ``data``
+    is decoded a second time, for its ``usage`` member only, when the typed usage is
+    not None (once per stream, on the last chunk, as providers send it:
+    specs/deepseek/asyncapi-page.txt:376-379). Never raises; read the result with
+    :func:`usage_as_sent`.
+    """
+    usage = getattr(chunk, attr, None)
+    if usage is not None:
+        _attach(usage, data)
+    return chunk
+
+
+def keep_usages(chunks: Sequence[Any], values: Sequence[bytes], attr: str = "usage") -> None:
+    """:func:`keep_usage` for a run of chunks decoded from ``values`` (their JSON
+    data, in the same order), as the generated batch decoder gives them."""
+    for chunk, value in zip(chunks, values, strict=False):
+        usage = getattr(chunk, attr, None)
+        if usage is not None:
+            _attach(usage, value)
+
+
+def _attach(usage: Any, data: str | bytes) -> None:
+    try:
+        sent = _read_usage(data).usage
+    except (msgspec.ValidationError, msgspec.DecodeError):
+        return
+    if isinstance(sent, dict):
+        try:
+            # Not a field: ``dict=True`` usage classes (and pydantic models) have room for it.
+            setattr(usage, _SENT, sent)
+        except (AttributeError, TypeError, ValueError):
+            pass  # a class without room (generated before): the typed members only
+
+
+def usage_as_sent(usage: Any) -> dict[str, Any] | None:
+    """The usage object exactly as the server sent it (plain JSON data, the members
+    the spec does not list and nested objects included), when the decoder kept it
+    on the typed ``usage`` (see :func:`keep_usage`); else None."""
+    sent = getattr(usage, _SENT, None)
+    return sent if isinstance(sent, dict) else None
+
+
 class ToolCallResult(msgspec.Struct, kw_only=True):
     """A tool call assembled from its fragments (merged by ``index``; id, type and
     name come on the first fragment, ``arguments`` in pieces:
@@ -162,10 +222,17 @@ class StreamResult(msgspec.Struct, kw_only=True):
         id: the completion id (first chunk that has one).
         model: the model name (first chunk that has one).
         choices: assembled choices, sorted by index.
-        usage: the usage object of the stream as plain data (the last one sent;
-            sent on the last chunk when requested: specs/deepseek/asyncapi-page.txt:376-379).
+        usage: the usage object of the stream as plain data, whole: every member
+            as sent, those the spec does not list and nested objects included
+            (DeepSeek ``prompt_tokens_details``, OpenRouter ``cost_details``); the
+            last one sent (on the last chunk when requested:
+            specs/deepseek/asyncapi-page.txt:376-379).
         errors: in stream order, ``{"kind": "error_event", "data": {...}}`` for an
-            error message (specs/xerotier/streaming-api.md:279-285),
+            error message (specs/xerotier/streaming-api.md:279-285), with
+            ``"event"`` and ``"reason"`` too for an error the spec does not list (an
+            ``event: error`` frame, a ``{"error": {...}}`` payload);
+            ``{"kind": "error_in_chunk", "message": str | None, "code": Any,
+            "data": Any}`` for the top-level ``error`` member of an ordinary chunk;
             ``{"kind": "unknown_event", "event": str, "data": str, "reason": str}``
             for an event no message matched, and last ``{"kind": "truncated",
             "message": str, "bytes": int}`` when the stream ended inside an event.
@@ -418,12 +485,47 @@ class Accumulator:
         """Record that the stream's terminator (e.g. ``[DONE]``) was seen."""
         self.complete = True
 
-    def set_usage(self, usage: Any) -> None:
-        """Record the stream's usage object (the last one sent wins)."""
-        self.usage = msgspec.to_builtins(usage)
+    def set_usage(self, usage: Any, typed: Any = None) -> None:
+        """Record the stream's usage object (the last one sent wins): as sent, every
+        member included, when the decoder kept it (:func:`usage_as_sent` of ``typed``,
+        or of ``usage`` when ``typed`` is None), else ``usage`` as plain data."""
+        sent = usage_as_sent(usage if typed is None else typed)
+        self.usage = sent if sent is not None else msgspec.to_builtins(usage)
+
+    def error_in_chunk(self, error: Any) -> None:
+        """Record the top-level ``error`` member of an ordinary data chunk, whatever the
+        spec says (OpenRouter ends a stream cut by a limit with a chunk holding
+        ``"error": {"code": 400, "message": "Token limit reached"}`` before
+        ``[DONE]``; the openai SDK raises ``APIError`` on it) as ``{"kind":
+        "error_in_chunk", "message": str | None, "code": Any, "data": Any}``; the
+        chunk's other members are assembled as usual."""
+        data = msgspec.to_builtins(error)
+        message = data.get("message") if isinstance(data, dict) else data
+        self.errors.append(
+            {
+                "kind": "error_in_chunk",
+                "message": message if isinstance(message, str) else None,
+                "code": data.get("code") if isinstance(data, dict) else None,
+                "data": data,
+            }
+        )
 
     def unknown(self, event: UnknownEvent) -> None:
-        """Record an event no message matched, with its raw data."""
+        """Record an event no message matched, with its raw data.
+
+        An error the spec does not list is an error all the same: an event of SSE
+        type ``error`` or a JSON object with a top-level ``error`` member (Groq's
+        ``event: error`` frame, OpenAI's ``data: {"error": {...}}``; the openai SDK
+        raises ``APIError`` on both) is recorded as ``{"kind": "error_event",
+        "data": <the JSON>, "event": str, "reason": str}``; any other as
+        ``{"kind": "unknown_event", "event": str, "data": str, "reason": str}``.
+        """
+        is_error, data = _error_data(event)
+        if is_error:
+            self.errors.append(
+                {"kind": "error_event", "data": data, "event": event.event, "reason": event.reason}
+            )
+            return
         self.errors.append(
             {
                 "kind": "unknown_event",
@@ -788,6 +890,18 @@ class Channel(Generic[E]):
         if isinstance(events, AsyncEventStream) and events.incomplete:
             acc.truncated(events.state)
         return acc.result()
+
+
+def _error_data(event: UnknownEvent) -> tuple[bool, Any]:
+    """Whether an unknown event is an error (see :meth:`Accumulator.unknown`), and its
+    JSON (its text when it is not JSON)."""
+    if event.event != "error" and '"error"' not in event.data:
+        return False, None
+    try:
+        data = msgspec.json.decode(event.data)
+    except msgspec.DecodeError:
+        return event.event == "error", event.data
+    return event.event == "error" or (isinstance(data, dict) and "error" in data), data
 
 
 def _str_or_none(value: Any) -> str | None:

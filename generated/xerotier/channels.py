@@ -18,7 +18,16 @@ import msgspec
 
 from . import models
 from .sse import ServerSentEvent
-from .stream import Accumulator, Channel, StreamTruncated, UnknownEvent, VendorEvent, tag_reader
+from .stream import (
+    Accumulator,
+    Channel,
+    StreamTruncated,
+    UnknownEvent,
+    VendorEvent,
+    keep_usage,
+    keep_usages,
+    tag_reader,
+)
 
 _decode_chat_completion_chunk_chat_completions = msgspec.json.Decoder(
     models.ChatCompletionChunk
@@ -163,7 +172,7 @@ def classify_chat_completions(sse: ServerSentEvent) -> CHAT_COMPLETIONS_EVENT:
                 if tag.startswith("x_"):
                     return VendorEvent(type=tag, payload=msgspec.json.decode(data))
         try:
-            return _decode_chat_completion_chunk_chat_completions(data)
+            return keep_usage(_decode_chat_completion_chunk_chat_completions(data), data, "usage")
         except (msgspec.ValidationError, msgspec.DecodeError) as exc:
             reason = "ChatCompletionChunk: " + str(exc)
     if reason is None:
@@ -202,6 +211,8 @@ def _apply_chat_completions_chat_completion_chunk_run(
                 state.finish_reason = finish_reason
         if (usage := chunk.usage) is not None:
             acc.set_usage(usage)
+        if (error := chunk.error) is not None:
+            acc.error_in_chunk(error)
 
 
 _APPLY_CHAT_COMPLETIONS: dict[type, Callable[[Accumulator, Any], None]] = {

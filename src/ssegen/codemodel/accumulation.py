@@ -96,6 +96,14 @@ class ApplyPlan:
         usage: ``acc.set_usage`` of the ``usage`` object, or None.
         full_text: ``acc.final_text`` from a cumulative ``full_text`` (SiliconStorm,
             ``specs/siliconstorm/inference-api.md:725``), or None.
+        error: ``acc.error_in_chunk`` of a chunk's top-level ``error`` object
+            (OpenRouter sends one inside an ordinary chunk), whatever the spec
+            says; None for a message without choices.
+        error_member: the class lacks an ``error`` member and gets one typed
+            ``Any`` (see ``ModelsBuilder.add_error_member``).
+        keep_usage: the identifier of the ``usage`` member, whose object as sent
+            (every member, the unlisted ones included) the decoder keeps for
+            ``acc.set_usage``; "" without usage.
     """
 
     function: PythonIdentifier
@@ -105,11 +113,14 @@ class ApplyPlan:
     choices: ChoicesPlan | None
     usage: Feed | None
     full_text: Feed | None
+    error: Feed | None = None
+    error_member: bool = False
+    keep_usage: str = ""
 
     @property
     def reads_nothing(self) -> bool:
         """True when the spec gives the message no member the accumulator reads."""
-        return not (self.meta or self.choices or self.usage or self.full_text)
+        return not (self.meta or self.choices or self.usage or self.full_text or self.error)
 
 
 #: Delta members appended to the choice's text of the same name, in this order.
@@ -132,15 +143,42 @@ def apply_plan(payload: Schema, cls: str, function: PythonIdentifier, plain: str
         meta = f"{_read('chunk', id_)}, {_read('chunk', model)}"
     usage = _object(payload, "usage")
     full_text = _scalar(payload, "full_text", "string")
+    choices = _choices_plan(payload)
+    error, error_member = _error(payload, plain) if choices is not None else (None, False)
     return ApplyPlan(
         function=function,
         run=PythonIdentifier.verbatim(f"{function}_run"),
         cls=cls,
         meta=meta,
-        choices=_choices_plan(payload),
-        usage=_feed("chunk", usage, "usage", lambda v: f"acc.set_usage({plain.format(v)})") if usage else None,
+        choices=choices,
+        usage=_feed("chunk", usage, "usage", lambda v: _set_usage(v, plain)) if usage else None,
         full_text=_feed("chunk", full_text, "full_text", lambda v: f"acc.final_text = {v}") if full_text else None,
+        error=error,
+        error_member=error_member,
+        keep_usage=str(usage.attr) if usage else "",
     )
+
+
+def _set_usage(value: str, plain: str) -> str:
+    """``acc.set_usage`` of the usage object; a flavour whose models the runtime does
+    not convert itself hands the object too, for what the decoder kept on it."""
+    if plain == "{}":
+        return f"acc.set_usage({value})"
+    return f"acc.set_usage({plain.format(value)}, {value})"
+
+
+def _error(payload: Schema, plain: str) -> tuple[Feed | None, bool]:
+    """The feed of a chunk's top-level ``error`` member and whether the class must get
+    one: a member the spec declares is read as declared; without one, a member
+    ``error: Any`` is added (none when another member took that identifier)."""
+    prop = payload.property("error")
+    if prop is not None:
+        access = _access(prop, payload)
+        return _feed("chunk", access, "error", lambda v: f"acc.error_in_chunk({plain.format(v)})"), False
+    if "error" in field_identifiers(payload).values():
+        return None, False
+    access = _Access(PythonIdentifier("error"), True)
+    return _feed("chunk", access, "error", lambda v: f"acc.error_in_chunk({v})"), True
 
 
 @dataclass(frozen=True)

@@ -42,6 +42,9 @@ class MessageSpec:
             "" for a keep-alive, which feeds nothing (no row in the handlers table,
             so ``apply`` does nothing with it: the stream is not complete, and it
             is no unknown event).
+        keep_usage: the identifier of the data message's ``usage`` member, whose
+            object as sent ``classify`` keeps for the accumulator (the typed object
+            drops the members the spec does not list); "" when it has none.
     """
 
     name: str
@@ -54,6 +57,7 @@ class MessageSpec:
     doc: str
     tag: str | None = None
     handler: str = ""
+    keep_usage: str = ""
 
 
 @dataclass(frozen=True)
@@ -267,6 +271,11 @@ def _messages(
             plan = apply_plan(message.payload, cls, function, models.flavour.plain)
             if plan not in plans:
                 plans.append(plan)
+            usage = message.payload.property("usage")
+            if plan.keep_usage and usage is not None:
+                models.keep_whole(usage.schema)
+            if plan.error_member:
+                models.add_error_member(cls)
     return messages, plans
 
 
@@ -285,7 +294,7 @@ def _with_handler(message: MessageSpec, plans: list[ApplyPlan], flavour: Flavour
         plan = next((p for p in plans if p.cls == message.cls), None)
         if plan is None:
             raise ValueError(f"message {message.name!r} of kind {message.kind!r} has no handler")
-        handler = plan.function
+        return replace(message, handler=plan.function, keep_usage=plan.keep_usage)
     return replace(message, handler=handler)
 
 
