@@ -205,6 +205,9 @@ class ChoiceResult(msgspec.Struct, kw_only=True):
         refusal: concatenated refusal deltas.
         tool_calls: tool calls merged by index, sorted by index.
         finish_reason: the last non-null finish reason.
+        content_parts: the parts of a list-form ``content`` that are neither text
+            nor thinking (``image_url``, ``reference``, ...), as sent, in stream order
+            (see :meth:`ChoiceState.add_content`).
     """
 
     index: int
@@ -213,6 +216,7 @@ class ChoiceResult(msgspec.Struct, kw_only=True):
     refusal: str | None = None
     tool_calls: list[ToolCallResult] = msgspec.field(default_factory=list)
     finish_reason: str | None = None
+    content_parts: list[Any] = msgspec.field(default_factory=list)
 
 
 class StreamResult(msgspec.Struct, kw_only=True):
@@ -314,6 +318,7 @@ class ChoiceState:
         "refusal",
         "finish_reason",
         "tool_calls",
+        "content_parts",
     )
 
     def __init__(self, index: int, full_text: bool) -> None:
@@ -325,6 +330,7 @@ class ChoiceState:
         self.refusal: list[str] = parts()
         self.finish_reason: str | None = None
         self.tool_calls: dict[int, _ToolCallState] = {}
+        self.content_parts: list[Any] = []
 
     def add_text(self, field: str, text: str) -> None:
         """Append ``text`` to ``field`` (``content``, ``reasoning_content``, ``refusal``).
@@ -337,6 +343,36 @@ class ChoiceState:
         if field in _TEXT_FIELDS:
             parts: list[str] = getattr(self, field)
             parts.append(text)
+
+    def add_content(self, content: Any) -> None:
+        """Append a delta's ``content``: a string, or a list of typed parts.
+
+        Mistral's reasoning models send parts (``[{"type": "thinking", "thinking":
+        [{"type": "text", "text": "..."}]}]``, then ``[{"type": "text", "text":
+        "2 + 2 = 4"}]``): ``text`` parts are appended to ``content``, ``thinking``
+        parts (their ``text`` parts, or a string) to ``reasoning_content``, and any
+        other part is kept as sent in ``content_parts``. Parts may be plain dicts or
+        typed objects (read through their wire names); None is ignored.
+        """
+        if isinstance(content, str):
+            self.content.append(content)
+        elif isinstance(content, (list, tuple)):
+            self._add_parts(content, self.content)
+
+    def _add_parts(self, parts: Iterable[Any], texts: list[str]) -> None:
+        for part in parts:
+            data = _plain(part)
+            kind = data.get("type") if isinstance(data, dict) else None
+            if kind == "text" and isinstance(data.get("text"), str):
+                texts.append(data["text"])
+            elif kind == "thinking" and isinstance(data.get("thinking"), str):
+                self.reasoning_content.append(data["thinking"])
+            elif kind == "thinking" and isinstance(data.get("thinking"), list):
+                self._add_parts(data["thinking"], self.reasoning_content)
+            elif isinstance(part, str):
+                texts.append(part)
+            else:
+                self.content_parts.append(data)
 
     def add_tool_call(
         self,
@@ -419,6 +455,7 @@ class ChoiceState:
                 for _, c in sorted(self.tool_calls.items())
             ],
             finish_reason=self.finish_reason,
+            content_parts=list(self.content_parts),
         )
 
 
@@ -902,6 +939,20 @@ def _error_data(event: UnknownEvent) -> tuple[bool, Any]:
     except msgspec.DecodeError:
         return event.event == "error", event.data
     return event.event == "error" or (isinstance(data, dict) and "error" in data), data
+
+
+def _plain(value: Any) -> Any:
+    """``value`` as plain JSON data: dicts as they are, typed objects by wire names
+    (a pydantic model through ``model_dump``; this module does not import pydantic)."""
+    if isinstance(value, (dict, str)):
+        return value
+    dump = getattr(value, "model_dump", None)
+    if dump is not None:
+        return dump(by_alias=True, exclude_defaults=True)
+    try:
+        return msgspec.to_builtins(value)
+    except TypeError:
+        return repr(value)
 
 
 def _str_or_none(value: Any) -> str | None:

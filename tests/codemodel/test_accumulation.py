@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from codemodel.build_ir import array, integer, obj, opt, req, string
+from codemodel.build_ir import HERE, array, integer, obj, opt, req, string
 from ssegen.codemodel.accumulation import ApplyPlan, ChoicesPlan, Feed, apply_plan
 from ssegen.ir import Schema
 from ssegen.naming import PythonIdentifier
@@ -128,3 +128,14 @@ def test_a_chunk_with_choices_reads_a_top_level_error_whatever_the_spec_says() -
     plan = _plan(declared)
     assert plan.error is not None and not plan.error_member
     assert _plan(obj("Chunk", req("id", string()))).error is None  # not a chunk of choices
+
+
+def test_content_that_may_be_a_list_of_parts_goes_through_add_content() -> None:
+    parts = Schema("union", HERE, variants=(string(), array(obj("Part", req("type", string())))), nullable=True)
+    choices = _choices(req("index", integer()), delta=obj("Delta", opt("content", parts), opt("refusal", string())))
+    assert choices.on_delta == (
+        Feed("(content := delta.content) is not None", "state.add_content(content)"),
+        Feed("(text := delta.refusal) is not None", "state.refusal.append(text)"),
+    )
+    number_or_text = Schema("union", HERE, variants=(string(), integer()))
+    assert _choices(delta=obj("Delta", opt("content", number_or_text))).on_delta == ()

@@ -461,3 +461,18 @@ def test_an_unlisted_error_event_is_recorded_as_an_error_with_its_json() -> None
         ("error_event", "error", error),
         ("error_event", "message", error),
     ]
+
+
+def test_list_content_parts_go_to_content_and_reasoning_and_other_parts_are_kept() -> None:
+    """Mistral's Magistral models stream ``thinking`` then ``text`` parts
+    (../shared/corpus/streams/mi_vercel_magistral_reasoning.sse)."""
+    state = ChoiceState(0, False)
+    thinking = {"type": "thinking", "thinking": [{"type": "text", "text": "2+2"}, {"type": "text", "text": "=4."}]}
+    state.add_content([thinking])
+    state.add_content([{"type": "text", "text": "2 + 2"}, {"type": "image_url", "image_url": "u"}])
+    state.add_content(" = 4")
+    state.add_content([ds_models.ChatCompletionDelta(content="!")])  # a typed part without `type`: kept
+    state.add_content(None)
+    result = state.result()
+    assert (result.content, result.reasoning_content) == ("2 + 2 = 4", "2+2=4.")
+    assert result.content_parts == [{"type": "image_url", "image_url": "u"}, {"content": "!"}]

@@ -113,7 +113,11 @@ def test_every_gap_names_a_stream_of_the_corpus() -> None:
     assert {name for name, _ in GAPS} <= set(sources)
 
 
-@pytest.mark.xfail(strict=True, reason="issue 14: list-form content parts are not assembled (the SDK drops them too)")
+@pytest.mark.xfail(
+    strict=True,
+    reason="issue 14: the Mistral seed types delta.content `string | null`, so list-form parts fail the chunk "
+    "(ChoiceState.add_content assembles them once the type admits an array; the SDK drops them)",
+)
 def test_magistral_list_content_parts_are_assembled() -> None:
     """Mistral's Magistral models send ``delta.content`` as typed parts (``thinking`` then ``text``);
     the answer and the thinking must both be assembled, as the issue's Done-when states."""

@@ -233,6 +233,8 @@ def _choices_plan(payload: Schema) -> ChoicesPlan | None:
             access = _scalar(delta_prop.schema, name, "string")
             if access is not None:
                 on_delta.append(_text("delta", name, access))
+            elif name == "content" and (parts := _content_parts(delta_prop.schema)) is not None:
+                on_delta.append(_feed("delta", parts, "content", lambda v: f"state.add_content({v})"))
         tool_calls = _tool_calls_plan(delta_prop.schema)
     # Completion-style chunks (FIM, OpenAI legacy) carry `text` on the choice itself.
     text = _scalar(choice, "text", "string")
@@ -253,6 +255,20 @@ def _choices_plan(payload: Schema) -> ChoicesPlan | None:
         tool_calls=tool_calls,
         finish_reason=finish_reason,
     )
+
+
+def _content_parts(delta: Schema) -> _Access | None:
+    """The delta's ``content`` when it may be a list of typed parts (a union of a string
+    and an array, or an array: Mistral's ``text``/``thinking`` chunks), read by
+    ``ChoiceState.add_content``."""
+    prop = delta.property("content")
+    if prop is None:
+        return None
+    schema = prop.schema
+    kinds = {v.type for v in schema.variants} if schema.type == "union" else {schema.type}
+    if "array" not in kinds or not kinds <= {"array", "string"}:
+        return None
+    return _access(prop, delta)
 
 
 def _tool_calls_plan(delta: Schema) -> ToolCallsPlan | None:
