@@ -42,7 +42,6 @@ import asyncio
 import codecs
 import gc
 import json
-import os
 import resource
 import subprocess
 import sys
@@ -372,7 +371,10 @@ def measure_rss(megabytes: int) -> dict[str, Any]:
 
 def _table(results: dict[str, Any]) -> str:
     rows = []
-    header = f"{'stream':<10} {'contender':<16} {'MB/s':>8} {'k ev/s':>8} {'vs openai':>10} {'vs httpx-sse':>13} {'vs floor':>9}"
+    header = (
+        f"{'stream':<10} {'contender':<16} {'MB/s':>8} {'k ev/s':>8} {'vs openai':>10}"
+        f" {'vs httpx-sse':>13} {'vs floor':>9}"
+    )
     rows.append(header)
     rows.append("-" * len(header))
     for kind, figures in results["streams"].items():

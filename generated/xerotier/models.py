@@ -9,7 +9,7 @@ strictly against the spec with ``ssegen conform`` (schemas in ``schemas.json``).
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 import msgspec
 
@@ -215,7 +215,7 @@ class XResearchSearching(msgspec.Struct, kw_only=True, omit_defaults=True, gc=Fa
         arguments: JSON string with query
     """
 
-    type: XResearchSearchingType | str
+    type: Literal["x_research.searching"]
     name: str
     arguments: str
 
@@ -227,7 +227,7 @@ class XResearchReading(msgspec.Struct, kw_only=True, omit_defaults=True, gc=Fals
         arguments: JSON string with url
     """
 
-    type: XResearchReadingType | str
+    type: Literal["x_research.reading"]
     name: str
     arguments: str
 
@@ -235,7 +235,7 @@ class XResearchReading(msgspec.Struct, kw_only=True, omit_defaults=True, gc=Fals
 class XResearchCodeSearching(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     """Code search tool invoked."""
 
-    type: XResearchCodeSearchingType | str
+    type: Literal["x_research.code_searching"]
     name: str
     arguments: str
 
@@ -243,7 +243,7 @@ class XResearchCodeSearching(msgspec.Struct, kw_only=True, omit_defaults=True, g
 class XResearchCalculating(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     """Calculator tool invoked."""
 
-    type: XResearchCalculatingType | str
+    type: Literal["x_research.calculating"]
     name: str
     arguments: str
 
@@ -255,7 +255,7 @@ class XResearchResult(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False
         metadata: object with summary
     """
 
-    type: XResearchResultType | str
+    type: Literal["x_research.result"]
     name: str
     arguments: str
     metadata: XResearchResultMetadata
@@ -270,85 +270,85 @@ class XResearchResultMetadata(msgspec.Struct, kw_only=True, omit_defaults=True, 
 class XResearchGapAnalysis(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     """Loop is identifying gaps before a deepening pass."""
 
-    type: XResearchGapAnalysisType | str
+    type: Literal["x_research.gap_analysis"]
 
 
 class XResearchDeepeningRound(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     """A deepening iteration has begun."""
 
-    type: XResearchDeepeningRoundType | str
+    type: Literal["x_research.deepening_round"]
 
 
 class XResearchContextCompacted(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     """Conversation context was compacted to free input budget."""
 
-    type: XResearchContextCompactedType | str
+    type: Literal["x_research.context_compacted"]
 
 
 class XResearchTrackingDecision(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     """Loop is recording a decision into intelligence storage."""
 
-    type: XResearchTrackingDecisionType | str
+    type: Literal["x_research.tracking_decision"]
 
 
 class XResearchQueryingDecisions(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     """Loop is querying recorded decisions."""
 
-    type: XResearchQueryingDecisionsType | str
+    type: Literal["x_research.querying_decisions"]
 
 
 class XResearchTrackingMilestone(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     """Loop is recording a milestone."""
 
-    type: XResearchTrackingMilestoneType | str
+    type: Literal["x_research.tracking_milestone"]
 
 
 class XResearchQueryingTimeline(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     """Loop is reading the timeline of tracked events."""
 
-    type: XResearchQueryingTimelineType | str
+    type: Literal["x_research.querying_timeline"]
 
 
 class XResearchBriefing(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     """Intelligence briefing is being prepared."""
 
-    type: XResearchBriefingType | str
+    type: Literal["x_research.briefing"]
 
 
 class XResearchRelating(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     """Loop is computing entity/document relationships."""
 
-    type: XResearchRelatingType | str
+    type: Literal["x_research.relating"]
 
 
 class XResearchCreatingMockup(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     """Loop is dispatching create_mockup."""
 
-    type: XResearchCreatingMockupType | str
+    type: Literal["x_research.creating_mockup"]
 
 
 class XResearchUpdatingMockup(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     """Loop is dispatching update_mockup."""
 
-    type: XResearchUpdatingMockupType | str
+    type: Literal["x_research.updating_mockup"]
 
 
 class XResearchToolCall(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     """Generic tool invocation notification (covers tools not modeled above)."""
 
-    type: XResearchToolCallType | str
+    type: Literal["x_research.tool_call"]
 
 
 class XDeepThinkPlanningStarted(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     """Planner has begun building the deep-think plan."""
 
-    type: XDeepThinkPlanningStartedType | str
+    type: Literal["x_deep_think.planning_started"]
 
 
 class XDeepThinkPlanCreated(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     """Planning phase complete."""
 
-    type: XDeepThinkPlanCreatedType | str
+    type: Literal["x_deep_think.plan_created"]
     title: str
     total_subtasks: Any
 
@@ -356,33 +356,33 @@ class XDeepThinkPlanCreated(msgspec.Struct, kw_only=True, omit_defaults=True, gc
 class XDeepThinkPlanCritiqued(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     """Planner critique pass finished."""
 
-    type: XDeepThinkPlanCritiquedType | str
+    type: Literal["x_deep_think.plan_critiqued"]
 
 
 class XDeepThinkDiscoveryStarted(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     """Target-focused discovery phase begun."""
 
-    type: XDeepThinkDiscoveryStartedType | str
+    type: Literal["x_deep_think.discovery_started"]
     message: str
 
 
 class XDeepThinkDiscoveryCompleted(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     """Discovery phase complete."""
 
-    type: XDeepThinkDiscoveryCompletedType | str
+    type: Literal["x_deep_think.discovery_completed"]
     message: str
 
 
 class XDeepThinkSubtaskPlanned(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     """A sub-task plan has been generated."""
 
-    type: XDeepThinkSubtaskPlannedType | str
+    type: Literal["x_deep_think.subtask_planned"]
 
 
 class XDeepThinkSubtaskStarted(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     """Sub-task begun."""
 
-    type: XDeepThinkSubtaskStartedType | str
+    type: Literal["x_deep_think.subtask_started"]
     subtask_id: str
     subtask_index: Any
     subtask_query: str
@@ -392,13 +392,13 @@ class XDeepThinkSubtaskStarted(msgspec.Struct, kw_only=True, omit_defaults=True,
 class XDeepThinkSubtaskRetried(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     """Sub-task retried after a transient failure."""
 
-    type: XDeepThinkSubtaskRetriedType | str
+    type: Literal["x_deep_think.subtask_retried"]
 
 
 class XDeepThinkSubtaskCompleted(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     """Sub-task finished."""
 
-    type: XDeepThinkSubtaskCompletedType | str
+    type: Literal["x_deep_think.subtask_completed"]
     subtask_index: Any
     input_tokens: Any
     output_tokens: Any
@@ -407,49 +407,49 @@ class XDeepThinkSubtaskCompleted(msgspec.Struct, kw_only=True, omit_defaults=Tru
 class XDeepThinkDeepeningRoundCompleted(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     """A deepening round across sub-tasks finished."""
 
-    type: XDeepThinkDeepeningRoundCompletedType | str
+    type: Literal["x_deep_think.deepening_round_completed"]
 
 
 class XDeepThinkCrossReference(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     """Cross-referencing between sub-task findings."""
 
-    type: XDeepThinkCrossReferenceType | str
+    type: Literal["x_deep_think.cross_reference"]
 
 
 class XDeepThinkSynthesizing(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     """Synthesis phase begun."""
 
-    type: XDeepThinkSynthesizingType | str
+    type: Literal["x_deep_think.synthesizing"]
 
 
 class XDeepThinkStructuredSynthesis(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     """Structured synthesis output produced."""
 
-    type: XDeepThinkStructuredSynthesisType | str
+    type: Literal["x_deep_think.structured_synthesis"]
 
 
 class XDeepThinkClaimEmitted(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     """A discrete synthesis claim was emitted."""
 
-    type: XDeepThinkClaimEmittedType | str
+    type: Literal["x_deep_think.claim_emitted"]
 
 
 class XDeepThinkSynthesisFailed(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     """Synthesis pass failed."""
 
-    type: XDeepThinkSynthesisFailedType | str
+    type: Literal["x_deep_think.synthesis_failed"]
 
 
 class XDeepThinkMemoryExtracted(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     """A workspace memory candidate was extracted from synthesis."""
 
-    type: XDeepThinkMemoryExtractedType | str
+    type: Literal["x_deep_think.memory_extracted"]
 
 
 class XArtifactCreated(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     """New artifact created."""
 
-    type: XArtifactCreatedType | str
+    type: Literal["x_artifact.created"]
     artifact_id: str
     identifier: str
     title: str
@@ -461,7 +461,7 @@ class XArtifactCreated(msgspec.Struct, kw_only=True, omit_defaults=True, gc=Fals
 class XArtifactUpdated(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     """Existing artifact updated."""
 
-    type: XArtifactUpdatedType | str
+    type: Literal["x_artifact.updated"]
     artifact_id: str
     identifier: str
     title: str
@@ -477,7 +477,7 @@ class XMockupCalling(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False)
         title: when known
     """
 
-    type: XMockupCallingType | str
+    type: Literal["x_mockup.calling"]
     identifier: str
     title: str | None = None
 
@@ -489,7 +489,7 @@ class XMockupCreated(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False)
         files: array of {path, contentType, size}
     """
 
-    type: XMockupCreatedType | str
+    type: Literal["x_mockup.created"]
     bundle_id: str = msgspec.field(name="bundleId")
     identifier: str
     title: str
@@ -513,7 +513,7 @@ class XMockupUpdated(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False)
         deleted: array of paths removed
     """
 
-    type: XMockupUpdatedType | str
+    type: Literal["x_mockup.updated"]
     bundle_id: str = msgspec.field(name="bundleId")
     identifier: str
     title: str
@@ -531,7 +531,7 @@ class XMockupError(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
         failed_path: the path that triggered the failure
     """
 
-    type: XMockupErrorType | str
+    type: Literal["x_mockup.error"]
     code: str
     message: str
     bundle_id: str | None = msgspec.field(default=None, name="bundleId")
@@ -551,7 +551,7 @@ class XAskUserQuestion(msgspec.Struct, kw_only=True, omit_defaults=True, gc=Fals
         fields: structured form fields
     """
 
-    type: XAskUserQuestionType | str
+    type: Literal["x_ask_user.question"]
     ask_user_id: str = msgspec.field(name="askUserId")
     question: str
     allow_free_text: bool = msgspec.field(name="allowFreeText")
@@ -565,7 +565,7 @@ class XAskUserQuestion(msgspec.Struct, kw_only=True, omit_defaults=True, gc=Fals
 class XAskUserPendingState(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     """Captures the assistant content and tool calls accumulated before the pause, for resumption after the user responds."""
 
-    type: XAskUserPendingStateType | str
+    type: Literal["x_ask_user.pending_state"]
     assistant_content: str = msgspec.field(name="assistantContent")
     tool_calls: Any = msgspec.field(name="toolCalls")
 
@@ -573,7 +573,7 @@ class XAskUserPendingState(msgspec.Struct, kw_only=True, omit_defaults=True, gc=
 class XContextFork(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     """Emitted when the user's message triggered creation of a new conversation branch."""
 
-    type: XContextForkType | str
+    type: Literal["x_context_fork"]
     branch_id: str
     branch_name: str
     message_count: Any
@@ -582,7 +582,7 @@ class XContextFork(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
 class XChatMetadata(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     """Dashboard-only event. x_chat.metadata is emitted by the dashboard frontend controller, not by the public API surface. SDK clients calling POST /:project_id/:endpoint_slug/v1/chat/completions directly will not observe this event. Emitted as the final data event before [DONE] on dashboard chat streams. Contains server-side persistence identifiers, context budget breakdown, and combined token usage (including any research or deep think overhead)."""
 
-    type: XChatMetadataType | str
+    type: Literal["x_chat.metadata"]
     message_id: str | None = msgspec.field(default=None, name="messageId")
     user_message_id: str | None = msgspec.field(default=None, name="userMessageId")
     sequence: int | None = None
@@ -621,25 +621,25 @@ class XChatMetadataUsage(msgspec.Struct, kw_only=True, omit_defaults=True, gc=Fa
 class XAnalystContextGathering(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     """Workspace context gathering begun."""
 
-    type: XAnalystContextGatheringType | str
+    type: Literal["x_analyst.context_gathering"]
 
 
 class XAnalystContextCompleted(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     """Gathering finished. Contains item counts."""
 
-    type: XAnalystContextCompletedType | str
+    type: Literal["x_analyst.context_completed"]
 
 
 class XAnalystContextBriefCreated(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     """LLM-generated context brief is ready."""
 
-    type: XAnalystContextBriefCreatedType | str
+    type: Literal["x_analyst.context_brief_created"]
 
 
 class XAnalystContextRefreshed(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     """Cached context brief refreshed due to workspace changes."""
 
-    type: XAnalystContextRefreshedType | str
+    type: Literal["x_analyst.context_refreshed"]
 
 
 class StreamError(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):

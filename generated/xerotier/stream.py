@@ -23,7 +23,7 @@ every generated package: edit it there, then run ``ssegen generate``.
 from __future__ import annotations
 
 from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Iterator, Sequence
-from itertools import chain
+from itertools import chain, repeat
 from typing import Any, Generic, TypeVar
 
 import msgspec
@@ -662,20 +662,23 @@ class EventStream(_StreamProgress, Generic[E]):
         self.state = StreamState()
         self._classify = classify
         self._classify_values = classify_values
-        # The SSE events of each chunk, then the typed events: both lazy.
+        # The SSE events of each chunk, then the typed events: both lazy, and
+        # chained in C (no Python-level frame resumed per event). Item by item:
+        # a long read's runs (sse.SSEDecoder.feed_raw takes it in windows) are
+        # not all held as typed events at once.
         self._batches = iter_raw(chunks, max_event_bytes=max_event_bytes, state=self.state)
-        self._events = self._typed()
+        self._events: Iterator[E] = chain(
+            chain.from_iterable(
+                map(
+                    _classify_item,
+                    chain.from_iterable(self._batches),
+                    repeat(classify),
+                    repeat(classify_values),
+                )
+            ),
+            _end(self.state),  # runs once the stream is read: a StreamTruncated, or nothing
+        )
         self._started = False
-
-    def _typed(self) -> Iterator[E]:
-        classify, classify_values = self._classify, self._classify_values
-        for batch in self._batches:
-            # Item by item: a long read's runs (sse.SSEDecoder.feed_raw takes
-            # it in windows) are not all held as typed events at once.
-            for item in batch:
-                yield from _classify_item(item, classify, classify_values)
-        if self.state.incomplete:
-            yield _truncated(self.state)
 
     def __iter__(self) -> Iterator[E]:
         self._started = True
@@ -726,6 +729,13 @@ def _truncated(state: StreamState) -> Any:
     """The :class:`StreamTruncated` event ending a stream (typed ``Any``: every
     channel's event union includes the class)."""
     return StreamTruncated(bytes_consumed=state.bytes_consumed)
+
+
+def _end(state: StreamState) -> Iterator[Any]:
+    """The events after a stream's last one, computed once it is read: its
+    :class:`StreamTruncated` when it ended inside an event, else none."""
+    if state.incomplete:
+        yield _truncated(state)
 
 
 def _classify_item(

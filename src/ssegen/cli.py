@@ -465,15 +465,26 @@ def watch(
 @main.command("ir")
 @SPECS_OPTION
 @FORMAT_OPTION
+@click.option(
+    "--plan",
+    is_flag=True,
+    help="Print how each channel tells its messages apart (event types, tags, shapes) instead of the IR.",
+)
 @click.argument("provider")
-def ir_command(specs: Path | None, fmt: str, provider: str) -> None:
+def ir_command(specs: Path | None, fmt: str, plan: bool, provider: str) -> None:
     """Print the intermediate model of PROVIDER as JSON (sorted keys).
+
+    `--plan` prints each channel's discrimination plan in words instead: per SSE
+    event type, the literal payloads, the tag values and the messages told apart by
+    shape, in the order the generated decoder tries them (the same plan is in the
+    IR's `dispatch` and `fallback`).
 
     Diagnostics go to stderr (`--format json` puts them on stdout instead,
     as {"ir": ..., "diagnostics": [...]}).  Exits 1 when the specs have errors.
     """
     from . import ir
     from .load import load_provider
+    from .normalize.discrimination import plan_text
 
     config = _config(specs=specs)
     result = load_provider(config.specs, provider)
@@ -487,7 +498,9 @@ def ir_command(specs: Path | None, fmt: str, provider: str) -> None:
         click.echo(json.dumps(payload, indent=2, sort_keys=True, ensure_ascii=False))
     else:
         _print_diagnostics(diagnostics, "text")
-        if result.provider is not None:
+        if result.provider is not None and plan:
+            click.echo(plan_text(result.provider), nl=False)
+        elif result.provider is not None:
             click.echo(ir.dumps(result.provider), nl=False)
     if reviewed.has_errors:
         sys.exit(1)

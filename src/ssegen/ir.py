@@ -74,6 +74,10 @@ class Schema:
         max_items: ``maxItems`` of an array, if given (``0`` marks an always-empty
             array, e.g. Mistral's usage-only chunk).
         variants: alternatives of a ``union`` (never a ``null`` branch).
+        discriminator: for a ``union`` of objects, the member that tells the variants
+            apart (``type``): every variant declares it with one allowed string value
+            (``const``, a one-value ``enum``, or the value a ``discriminator`` mapping
+            gives it), and no two share a value; "" when no member does.
         constraints: every other JSON Schema keyword the source states, as written
             with ``$ref`` s inside inlined (value constraints ``maximum``, ``minLength``,
             ``pattern``; applicators ``not``, ``allOf``, ``if``/``then``/``else``, ...):
@@ -95,7 +99,25 @@ class Schema:
     min_items: int | None = None
     max_items: int | None = None
     variants: tuple[Schema, ...] = ()
+    discriminator: str = ""
     constraints: dict[str, Any] = field(default_factory=dict, hash=False)
+
+    @property
+    def specificity(self) -> int:
+        """How constrained an object payload is: its required members, plus 10 per
+        ``maxItems: 0`` array (``specs/mistral/asyncapi-page.txt:427``: the usage-only
+        chunk); the most constrained message is tried first."""
+        score = sum(1 for p in self.properties if p.required)
+        return score + sum(10 for p in self.properties if p.schema.type == "array" and p.schema.max_items == 0)
+
+    def tag(self, member: str) -> str | None:
+        """The one string value member ``member`` must have (a ``const`` or one-value
+        ``enum``), or None when it may have others or is not declared."""
+        prop = self.property(member)
+        if prop is None or prop.schema.type != "string" or len(prop.schema.enum) != 1:
+            return None
+        value = prop.schema.enum[0]
+        return value if isinstance(value, str) else None
 
     def property(self, name: str) -> Property | None:
         """The member named ``name`` (wire name), or None."""
@@ -153,9 +175,13 @@ class Message:
         provenance: where the message is defined.
         title, summary, description: texts from the source.
         content_type: the message ``contentType`` (``application/json``, ``text/plain``).
-        event: the SSE event type that carries it (``message`` unless the source
-            says otherwise, e.g. ``error`` for ``event: error`` frames).
+        event: the SSE event type that carries it: an explicit ``x-sse-event``, else
+            the message's own name when the source shows ``event:`` lines naming it
+            (``event: error`` frames, Anthropic's ``event: message_start``), else ``message``.
         examples: documented examples, in source order.
+        variant_of: for a message split from a ``oneOf``/``anyOf`` payload (one message
+            per variant, see :mod:`ssegen.normalize.discrimination`), the name of the
+            message the source wrote; "" otherwise.
     """
 
     name: str
@@ -168,6 +194,68 @@ class Message:
     content_type: str = "application/json"
     event: str = "message"
     examples: tuple[Example, ...] = ()
+    variant_of: str = ""
+
+    @property
+    def literal(self) -> str | None:
+        """The text a terminator or keep-alive is compared with exactly (``[DONE]``,
+        ``"\\r\\n"``): its payload's one literal string; None for a JSON message."""
+        enum = self.payload.enum
+        if self.kind in ("terminator", "keepalive") and len(enum) == 1 and isinstance(enum[0], str):
+            return enum[0]
+        return None
+
+
+#: The event type of a channel's fallback :class:`Dispatch` (every event type without one).
+ANY_EVENT = "*"
+
+
+@dataclass(frozen=True)
+class Tagged:
+    """The messages one value of a channel's tag member selects.
+
+    Attributes:
+        value: the tag member's value (``"ping"``).
+        messages: the messages fixing the tag to it, most constrained first (more
+            than one when they are told apart by shape within the value: Kraken's
+            ``subscriptionStatus`` success and error).
+        subtag: a second member that tells those messages apart by its value (Slack's
+            ``emoji_changed`` events by ``subtype: add`` / ``remove``), "" for none.
+    """
+
+    value: str
+    messages: tuple[str, ...]
+    subtag: str = ""
+
+
+@dataclass(frozen=True)
+class Dispatch:
+    """How a channel tells apart the messages one SSE event type carries, in the
+    order they are tried (the channel's discrimination plan, one per event type).
+
+    Attributes:
+        event: the SSE event type (``message`` for frames without ``event:``); ``*``
+            for the fallback over every message (see :attr:`Channel.fallback`).
+        literals: messages whose payload is one literal text (``[DONE]``, a
+            keep-alive), compared with the data exactly, first.
+        tag: the member whose value selects a message (``type``), "" for none.
+        tagged: the messages each value of the tag selects; a payload whose tag has
+            another value is none of them (it is tried against ``shaped`` messages that
+            declare the tag member without fixing it, else it is unknown).
+        shaped: JSON messages told apart by shape (required members, ``maxItems: 0``),
+            most constrained first.
+    """
+
+    event: str
+    literals: tuple[str, ...] = ()
+    tag: str = ""
+    tagged: tuple[Tagged, ...] = ()
+    shaped: tuple[str, ...] = ()
+
+    @property
+    def tags(self) -> tuple[str, ...]:
+        """The members this dispatch reads values of: its tag and every sub-tag."""
+        return tuple(dict.fromkeys(t for t in (self.tag, *(g.subtag for g in self.tagged)) if t))
 
 
 @dataclass(frozen=True)
@@ -180,6 +268,14 @@ class Channel:
         provenance: where the channel is defined.
         operation_id: the receiving operation's ``operationId``.
         summary, description: texts from the source.
+        dispatch: the discrimination plan, one :class:`Dispatch` per SSE event type
+            with messages, sorted by event type (computed from the messages by
+            :func:`ssegen.normalize.discrimination.plan_channels`).
+        fallback: the plan for frames whose event type has no dispatch: every
+            message, when frames without ``event:`` name no message of their own or
+            every message travels as ``message`` (a named event the spec does not
+            describe is then told apart by its data); None when such frames are
+            unknown events.
     """
 
     address: str
@@ -188,6 +284,13 @@ class Channel:
     operation_id: str = ""
     summary: str = ""
     description: str = ""
+    dispatch: tuple[Dispatch, ...] = ()
+    fallback: Dispatch | None = None
+
+    @property
+    def plans(self) -> tuple[Dispatch, ...]:
+        """Every dispatch of the plan, the fallback last."""
+        return (*self.dispatch, *((self.fallback,) if self.fallback is not None else ()))
 
     def message(self, name: str) -> Message | None:
         """The message named ``name``, or None."""

@@ -8,8 +8,12 @@ A provider is a folder; every file in it is a source. In this order:
    (:func:`ssegen.normalize.merge.merge_sources`);
 3. facts of a flattened docs page are matched to the schema fields they describe
    (:func:`ssegen.normalize.docs.merge_docs`), and its example streams added;
-4. schemas are widened where the provider's own examples contradict them
-   (:func:`ssegen.normalize.examples.reconcile_examples`).
+4. a message whose payload is a union of objects becomes one message per alternative
+   (:func:`ssegen.normalize.discrimination.split_unions`);
+5. schemas are widened where the provider's own examples contradict them
+   (:func:`ssegen.normalize.examples.reconcile_examples`);
+6. each channel gets its discrimination plan
+   (:func:`ssegen.normalize.discrimination.plan_channels`).
 
 A source that cannot be read gives an error diagnostic naming it, and the other
 sources of the provider are still used.
@@ -23,6 +27,7 @@ from pathlib import Path
 from .diagnostics import Diagnostics, codes
 from .discover import source_files
 from .ir import Provider
+from .normalize.discrimination import plan_channels, split_unions
 from .normalize.docs import merge_docs
 from .normalize.examples import reconcile_examples
 from .normalize.merge import merge_sources, unique_streams
@@ -71,7 +76,9 @@ def load_provider(specs: Path, name: str) -> LoadResult:
         provider = merge_docs(provider, docs, diagnostics)
         streams = [stream.to_ir(docs.address or "/chat/completions") for stream in docs.example_streams]
         provider = replace(provider, example_streams=unique_streams([*provider.example_streams, *streams]))
+    provider = split_unions(provider, diagnostics)
     provider = reconcile_examples(provider, diagnostics)
+    provider = plan_channels(provider, diagnostics)
     return LoadResult(provider, diagnostics, inputs)
 
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from ssegen.diagnostics import Diagnostics
 from ssegen.ir import Channel, Message, MessageKind, Property, Provenance, Provider, Schema
+from ssegen.normalize.discrimination import plan_channel
 
 HERE = Provenance("demo/spec.yaml", 1, "")
 
@@ -45,7 +47,8 @@ def done() -> Message:
 
 
 def channel(*messages: Message, address: str = "/chat/completions") -> Channel:
-    return Channel(address, messages, HERE)
+    """A channel of ``messages`` with its discrimination plan (as :func:`ssegen.load.load_provider` sets it)."""
+    return plan_channel(Channel(address, messages, HERE), Diagnostics())
 
 
 def provider(*channels: Channel, title: str = "") -> Provider:

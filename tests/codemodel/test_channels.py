@@ -41,7 +41,9 @@ def test_literal_terminators_come_first_then_tagged_vendors_then_json_by_specifi
     strict = message("Strict", obj("Strict", req("a", string()), req("b", string())))
     spec, _ = _spec(channel(loose, _vendor("Search", "x_search"), strict, done()))
     assert [m.name for m in spec.messages] == ["Done", "Search", "Strict", "Loose"]
-    assert [m.name for m in spec.json_messages] == ["Strict", "Loose"]
+    assert spec.fallback is not None and spec.branches == ()
+    assert [m.name for m in spec.fallback.decoders] == ["Strict", "Loose"]
+    assert [m.name for m in spec.json_messages] == ["Search", "Strict", "Loose"]
 
 
 def test_each_json_message_has_its_own_decoder_named_for_message_and_channel() -> None:
@@ -52,7 +54,15 @@ def test_each_json_message_has_its_own_decoder_named_for_message_and_channel() -
 
 def test_generated_names_derive_from_the_channel_identifier() -> None:
     spec, _ = _spec(channel(_chunk()))
-    names = (spec.event_type, spec.classify, spec.apply, spec.handlers_table, spec.tagged_table, spec.read_tag)
+    assert spec.fallback is not None
+    names = (
+        spec.event_type,
+        spec.classify,
+        spec.apply,
+        spec.handlers_table,
+        spec.fallback.table,
+        spec.fallback.read_tag,
+    )
     assert names == (
         "CHAT_COMPLETIONS_EVENT",
         "classify_chat_completions",
@@ -68,16 +78,16 @@ def test_vendor_messages_dispatch_by_their_tag_and_unlisted_tags_by_common_prefi
     spec, diagnostics = _spec(
         channel(_chunk(), _vendor("Search", "x_research.searching"), _vendor("Read", "x_research.reading"))
     )
-    assert (spec.tag_field, spec.tag_probe, spec.tag_prefix) == ("type", '"type"', "x_research.")
-    assert [m.tag for m in spec.tagged_messages] == ["x_research.searching", "x_research.reading"]
-    assert spec.branches[0].tagged
+    branch = spec.fallback
+    assert branch is not None
+    assert (branch.tag_field, branch.tag_probe, branch.vendor_prefix) == ("type", '"type"', "x_research.")
+    assert [(v, [m.name for m in ms]) for v, ms in branch.tagged] == [
+        ("x_research.searching", ["Search"]),
+        ("x_research.reading", ["Read"]),
+    ]
+    assert branch.vendor_tags == ("x_research.searching", "x_research.reading")
+    assert [m.name for m in branch.decoders] == ["Chunk"]
     assert diagnostics.items == []
-
-
-def test_vendor_messages_told_apart_by_several_members_warn_and_use_the_first() -> None:
-    spec, diagnostics = _spec(channel(_vendor("A", "x_a", member="type"), _vendor("B", "x_b", member="kind")))
-    assert spec.tag_field == "kind"
-    assert [d.code for d in diagnostics.items] == ["vendor-tag-fields"]
 
 
 def test_common_prefix_is_cut_after_the_last_separator() -> None:

@@ -1,11 +1,12 @@
-"""The ``channels`` module's facts: per channel, the order messages are tried in, one
-decoder each, the vendor-tag dispatch, the accumulator handler of each event
-class, and the batch plan (the fast path decoding consecutive plain events at once).
+"""The ``channels`` module's facts: per channel, one branch per SSE event type of its
+discrimination plan (:mod:`ssegen.normalize.discrimination`), one decoder per message,
+the tag tables, the accumulator handler of each event class, and the batch plan (the
+fast path decoding consecutive plain events at once).
 
-A channel tries its messages in a fixed order: literal payloads (``[DONE]``,
-a whitespace keep-alive such as ``"\\r\\n"``) by exact text, then vendor
-messages by their tag, then JSON messages from the most constrained to the
-least (:func:`specificity`).
+A branch tries its messages in a fixed order: literal payloads (``[DONE]``,
+a whitespace keep-alive such as ``"\\r\\n"``) by exact text, then the tag member's
+value through a table, then JSON messages from the most constrained to the
+least (:attr:`ssegen.ir.Schema.specificity`).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from ..diagnostics import Diagnostics, codes
-from ..ir import Channel, Message
+from ..ir import ANY_EVENT, Channel, Dispatch, Message
 from ..naming import ClassName, PythonIdentifier
 from .accumulation import ApplyPlan, apply_plan
 from .flavour import Flavour
@@ -62,19 +63,50 @@ class MessageSpec:
 
 @dataclass(frozen=True)
 class EventBranch:
-    """What ``classify`` tries for one SSE event type, in order.
+    """What ``classify`` tries for the frames of one SSE event type, in order (one
+    :class:`~ssegen.ir.Dispatch` of the channel's plan).
 
     Attributes:
-        event: the SSE event type.
-        literals: terminators and keep-alives of this event type, compared by exact text.
-        tagged: vendor messages of this event type are dispatched by tag first.
-        decoders: JSON messages tried in turn, most constrained first.
+        event: the SSE event type; ``*`` for the fallback serving every event type
+            without a branch of its own.
+        literals: terminators and keep-alives, compared by exact text.
+        tag_field: the member whose value selects a message (``type``), "" for none.
+        tagged: ``(value, messages)``: the messages each tag value selects, tried in
+            turn (most constrained first).
+        vendor_tags: tag values of vendor messages: a payload that does not fit its
+            listed schema is still a ``VendorEvent`` (with the reason).
+        vendor_prefix: common prefix of vendor tags (``x_``): an unlisted tag with it
+            is a ``VendorEvent``.
+        open: messages tried for a tag value no message has: the shaped messages that
+            declare the tag member without fixing it.
+        decoders: messages told apart by shape, tried in turn, most constrained first
+            (for payloads without the tag member).
+        table: generated name of the tag table (value -> decode function).
+        vendor_set: generated name of the frozenset of ``vendor_tags``.
+        read_tag: generated name of the tag reader.
     """
 
     event: str
     literals: tuple[MessageSpec, ...]
-    tagged: bool
+    tag_field: str
+    tagged: tuple[tuple[str, tuple[MessageSpec, ...]], ...]
+    vendor_tags: tuple[str, ...]
+    vendor_prefix: str
+    open: tuple[MessageSpec, ...]
     decoders: tuple[MessageSpec, ...]
+    table: PythonIdentifier
+    vendor_set: PythonIdentifier
+    read_tag: PythonIdentifier
+
+    @property
+    def tag_probe(self) -> str:
+        """The tag member's name in quotes, as JSON text holding it must contain (``"type"``)."""
+        return f'"{self.tag_field}"'
+
+    @property
+    def empty(self) -> bool:
+        """True when the branch tries nothing (its frames are unknown events)."""
+        return not (self.literals or self.tag_field or self.decoders)
 
 
 @dataclass(frozen=True)
@@ -122,21 +154,23 @@ class ChannelSpec:
         address: the channel address (``/chat/completions``).
         ident: the channel's identifier, suffix of every generated name.
         doc: the channel's summary or description.
-        messages: decode order: literals first, tagged vendor messages, then the
-            most specific JSON messages first.
-        json_messages: messages decoded by their own decoder (no literal, no tag).
-        tagged_messages: vendor messages dispatched by tag.
-        branches: one per SSE event type with messages, sorted by event type.
+        messages: every decodable message: literals first, then tagged ones, then
+            the most specific JSON messages first.
+        json_messages: messages decoded from JSON (each has a module-level decoder).
+        branches: one per SSE event type with a dispatch of its own, sorted by event
+            type (``classify`` tests ``event == ...`` for each).
+        fallback: the branch for every other event type, or None (those frames are
+            unknown events); see :attr:`ssegen.ir.Channel.fallback`.
         plans: the accumulation plans of the data messages.
         handlers: ``(class expression, handler expression)`` rows of the dispatch
             table, ending with ``VendorEvent`` (when tagged), ``UnknownEvent`` and
             ``StreamTruncated``.
         event_union: the ``Union[...]`` of every event class of the channel.
-        tag_field: member whose value selects a vendor message (``type``), "" if none.
-        tag_prefix: common prefix of vendor tags (``x_``): unlisted ones decode as VendorEvent.
+        tag_readers: ``(reader name, member)`` of each tag member a branch reads.
+        tagged_branches: the branches (fallback included) with a tag table.
         batch: the fast path, or None when plain events need per-event classification.
-        names: ``event_type``, ``classify``, ``apply``, ``handlers_table``,
-            ``tagged_table``, ``read_tag``: the generated module-level names.
+        names: ``event_type``, ``classify``, ``apply``, ``handlers_table``: the
+            generated module-level names.
     """
 
     address: str
@@ -144,25 +178,29 @@ class ChannelSpec:
     doc: str
     messages: tuple[MessageSpec, ...]
     json_messages: tuple[MessageSpec, ...]
-    tagged_messages: tuple[MessageSpec, ...]
     branches: tuple[EventBranch, ...]
+    fallback: EventBranch | None
     plans: tuple[ApplyPlan, ...]
     handlers: tuple[tuple[str, str], ...]
     event_union: str
-    tag_field: str
-    tag_prefix: str
+    tag_readers: tuple[tuple[PythonIdentifier, str], ...]
     batch: BatchPlan | None
     event_type: PythonIdentifier
     classify: PythonIdentifier
     apply: PythonIdentifier
     handlers_table: PythonIdentifier
-    tagged_table: PythonIdentifier
-    read_tag: PythonIdentifier
 
     @property
-    def tag_probe(self) -> str:
-        """The tag member's name in quotes, as JSON text holding it must contain (``"type"``)."""
-        return f'"{self.tag_field}"'
+    def tagged_branches(self) -> tuple[EventBranch, ...]:
+        """Branches with a tag table, fallback last."""
+        every = (*self.branches, *((self.fallback,) if self.fallback is not None else ()))
+        return tuple(b for b in every if b.tag_field)
+
+    @property
+    def fallback_indent(self) -> int:
+        """Indentation of the fallback branch's body in ``classify``: under ``else:``
+        after the named branches, else at the function's level."""
+        return 8 if self.branches else 4
 
     @property
     def class_list(self) -> str:
@@ -171,37 +209,60 @@ class ChannelSpec:
 
 
 def channel_spec(channel: Channel, models: ModelsBuilder, diagnostics: Diagnostics) -> ChannelSpec:
-    """The :class:`ChannelSpec` of ``channel``; message classes are registered in ``models``.
+    """The :class:`ChannelSpec` of ``channel`` from its discrimination plan
+    (:attr:`ssegen.ir.Channel.dispatch`); message classes are registered in ``models``.
 
     Warns ``message-not-object`` for a message whose payload is neither an object
-    with members nor a literal string (its events decode as ``UnknownEvent``),
-    and ``vendor-tag-fields`` when vendor messages are told apart by several members.
+    with members nor a literal string (its events decode as ``UnknownEvent``).
 
     Raises:
         ValueError: a JSON message that is neither data, error nor vendor (a
             terminator whose literal is not a string) has no accumulator handler.
     """
     ident = PythonIdentifier(channel.address, prefix="channel")
-    messages, plans = _messages(channel, ident, models, diagnostics)
-    ordered = [
-        _with_handler(m, plans, models.flavour)
-        for m in sorted(messages, key=lambda m: (m.literal is None, m.tag is None, -specificity(channel, m.name)))
-    ]
-    tag_fields = sorted({vendor_tag(m)[0] for m in channel.messages if m.kind == "vendor" and vendor_tag(m)[0]})
-    if len(tag_fields) > 1:
-        _warn(
-            diagnostics,
-            channel.messages[0],
-            codes.VENDOR_TAG_FIELDS,
-            f"vendor messages are told apart by several members ({', '.join(tag_fields)}); "
-            f"only {tag_fields[0]!r} is used",
-        )
-    tag_field = tag_fields[0] if tag_fields else ""
+    tags: dict[str, tuple[str, ...]] = {}
+    for plan in channel.plans:
+        for t in plan.tagged:
+            for name in t.messages:
+                tags[name] = tuple(dict.fromkeys((*tags.get(name, ()), plan.tag, *((t.subtag,) if t.subtag else ()))))
+    specs, plans = _messages(channel, ident, models, diagnostics, tags)
+    by_name = {m.name: _with_handler(m, plans, models.flavour) for m in specs}
     upper = ident.upper()
-    json_messages = tuple(m for m in ordered if m.literal is None and m.tag is None)
+    readers: dict[str, PythonIdentifier] = {}
+    for plan in channel.plans:
+        if plan.tag and plan.tag not in readers:
+            suffix = "" if not readers else f"_{PythonIdentifier(plan.tag)}"
+            readers[plan.tag] = PythonIdentifier.verbatim(f"_read_tag_{ident}{suffix}")
+
+    def branch(plan: Dispatch) -> EventBranch:
+        suffix = "" if plan.event in ("message", ANY_EVENT) else f"_{PythonIdentifier(plan.event).upper()}"
+        tagged = tuple(
+            (t.value, specs) for t in plan.tagged if (specs := tuple(by_name[n] for n in t.messages if n in by_name))
+        )
+        vendor_tags = tuple(v for v, specs in tagged if any(m.kind == "vendor" for m in specs))
+        shaped = [by_name[n] for n in plan.shaped if n in by_name]
+        return EventBranch(
+            event=plan.event,
+            literals=tuple(by_name[n] for n in plan.literals if n in by_name),
+            tag_field=plan.tag if tagged else "",
+            tagged=tagged,
+            vendor_tags=vendor_tags,
+            vendor_prefix=common_prefix(list(vendor_tags)),
+            open=tuple(m for m in shaped if _declares(channel, m.name, plan.tag)),
+            decoders=tuple(shaped),
+            table=PythonIdentifier.verbatim(f"_TAGGED_{upper}{suffix}"),
+            vendor_set=PythonIdentifier.verbatim(f"_VENDOR_{upper}{suffix}"),
+            read_tag=readers.get(plan.tag, PythonIdentifier.verbatim(f"_read_tag_{ident}")),
+        )
+
+    fallback = branch(channel.fallback) if channel.fallback is not None else None
+    branches = [branch(plan) for plan in channel.dispatch]
+    if fallback is not None and [b.event for b in branches] == ["message"]:
+        branches = []  # every message travels as `message`: the fallback serves every event type
+    ordered = _decode_order(channel, by_name)
     handlers = [(f"models.{m.cls}", m.handler) for m in ordered if m.handler]
     union = [f"models.{m.cls}" for m in ordered]
-    if tag_field:
+    if any(b.vendor_tags for b in (*branches, *((fallback,) if fallback else ()))):
         handlers.append(("VendorEvent", "Accumulator.vendor"))
         union.append("VendorEvent")
     handlers.append(("UnknownEvent", "Accumulator.unknown"))
@@ -209,42 +270,68 @@ def channel_spec(channel: Channel, models: ModelsBuilder, diagnostics: Diagnosti
     # The event a decoded stream ends with when its body ended inside an event.
     handlers.append(("StreamTruncated", "Accumulator.truncated"))
     union.append("StreamTruncated")
+    plain = (
+        fallback if fallback is not None and not branches else next((b for b in branches if b.event == "message"), None)
+    )
     return ChannelSpec(
         address=channel.address,
         ident=ident,
         doc=channel.summary or channel.description,
         messages=tuple(ordered),
-        json_messages=json_messages,
-        tagged_messages=tuple(m for m in ordered if m.tag is not None),
-        branches=tuple(_branch(event, ordered, tag_field) for event in sorted({m.event for m in ordered})),
+        json_messages=tuple(m for m in ordered if m.literal is None),
+        branches=tuple(branches),
+        fallback=fallback,
         plans=tuple(plans),
-        handlers=tuple(handlers),
-        event_union=f"Union[{', '.join(union)}]",
-        tag_field=tag_field,
-        tag_prefix=common_prefix([m.tag for m in ordered if m.tag is not None]),
-        batch=_batch_plan(ident, ordered, tag_field, plans),
+        handlers=tuple(dict.fromkeys(handlers)),
+        event_union=f"Union[{', '.join(dict.fromkeys(union))}]",
+        tag_readers=tuple((name, member) for member, name in readers.items()),
+        batch=_batch_plan(ident, plain, plans),
         event_type=PythonIdentifier.verbatim(f"{upper}_EVENT"),
         classify=PythonIdentifier.verbatim(f"classify_{ident}"),
         apply=PythonIdentifier.verbatim(f"apply_{ident}"),
         handlers_table=PythonIdentifier.verbatim(f"_APPLY_{upper}"),
-        tagged_table=PythonIdentifier.verbatim(f"_TAGGED_{upper}"),
-        read_tag=PythonIdentifier.verbatim(f"_read_tag_{ident}"),
     )
 
 
+def _declares(channel: Channel, name: str, member: str) -> bool:
+    """True when message ``name`` declares ``member`` (without fixing its value)."""
+    message = channel.message(name)
+    return bool(member) and message is not None and message.payload.property(member) is not None
+
+
+def _decode_order(channel: Channel, by_name: dict[str, MessageSpec]) -> list[MessageSpec]:
+    """Every decodable message once: literals, tagged ones, then the others most
+    constrained first (IR order among equals)."""
+    tagged = {name for plan in channel.plans for t in plan.tagged for name in t.messages}
+    messages = [m for m in channel.messages if m.name in by_name]
+    literals = [m.name for m in messages if m.literal is not None]
+    shaped = sorted(
+        (m for m in messages if m.literal is None and m.name not in tagged), key=lambda m: -m.payload.specificity
+    )
+    order = dict.fromkeys([*literals, *(m.name for m in messages if m.name in tagged), *(m.name for m in shaped)])
+    return [by_name[n] for n in order]
+
+
 def _messages(
-    channel: Channel, ident: PythonIdentifier, models: ModelsBuilder, diagnostics: Diagnostics
+    channel: Channel,
+    ident: PythonIdentifier,
+    models: ModelsBuilder,
+    diagnostics: Diagnostics,
+    tags: dict[str, tuple[str, ...]],
 ) -> tuple[list[MessageSpec], list[ApplyPlan]]:
-    """The channel's decodable messages and its data messages' plans, in IR order, without repeats."""
+    """The channel's decodable messages and its data messages' plans, in IR order, without repeats.
+
+    ``tags`` maps a tagged message to its tag members (their fields are then ``Literal`` s).
+    """
     messages: list[MessageSpec] = []
     plans: list[ApplyPlan] = []
     for message in channel.messages:
         literal: str | None = None
-        if message.kind in ("terminator", "keepalive") and isinstance(message.payload.enum[0], str):
+        if message.literal is not None:
             cls: ClassName | None = models.terminator(message)
-            literal = str(message.payload.enum[0])
+            literal = message.literal
         else:
-            cls = models.payload_class(message.payload)
+            cls = models.payload_class(message.payload, tags.get(message.name, ()))
         if cls is None:
             _warn(
                 diagnostics,
@@ -262,7 +349,7 @@ def _messages(
             decoder=PythonIdentifier.verbatim(f"_decode_{PythonIdentifier(message.name)}_{ident}"),
             adapter=models.flavour.adapter.format(cls=f"models.{cls}"),
             doc=message.summary or message.title,
-            tag=vendor_tag(message)[1] if message.kind == "vendor" else None,
+            tag=message.payload.tag(tags[message.name][0]) if message.name in tags else None,
         )
         if spec not in messages:
             messages.append(spec)
@@ -298,56 +385,23 @@ def _with_handler(message: MessageSpec, plans: list[ApplyPlan], flavour: Flavour
     return replace(message, handler=handler)
 
 
-def _branch(event: str, messages: list[MessageSpec], tag_field: str) -> EventBranch:
-    """What ``classify`` tries for SSE event type ``event``."""
-    of_event = [m for m in messages if m.event == event]
-    return EventBranch(
-        event=event,
-        literals=tuple(m for m in of_event if m.literal is not None),
-        tagged=bool(tag_field) and any(m.tag for m in of_event),
-        decoders=tuple(m for m in of_event if m.literal is None and m.tag is None),
-    )
-
-
-def _batch_plan(
-    ident: PythonIdentifier, messages: list[MessageSpec], tag_field: str, plans: list[ApplyPlan]
-) -> BatchPlan | None:
-    """The fast path, when plain ``message`` events carry exactly one JSON message and
-    no vendor tag: then each raw value either decodes as it or the run falls back."""
-    plain = [m for m in messages if m.event == "message" and m.literal is None]
-    if tag_field or len(plain) != 1 or plain[0].tag is not None:
+def _batch_plan(ident: PythonIdentifier, plain: EventBranch | None, plans: list[ApplyPlan]) -> BatchPlan | None:
+    """The fast path, when plain ``message`` events (branch ``plain``) carry exactly one
+    JSON message and no tag: then each raw value either decodes as it or the run falls back."""
+    if plain is None or plain.tag_field or len(plain.decoders) != 1:
         return None
-    message = plain[0]
+    message = plain.decoders[0]
     plan = next((p for p in plans if p.cls == message.cls), None)
     return BatchPlan(
         function=PythonIdentifier.verbatim(f"classify_values_{ident}"),
         message=message,
-        sentinels=tuple(
-            Sentinel(m.literal, m.literal.isascii()) for m in messages if m.event == "message" and m.literal is not None
-        ),
+        sentinels=tuple(Sentinel(m.literal, m.literal.isascii()) for m in plain.literals if m.literal is not None),
         apply_values=plan.run if plan is not None else None,
     )
 
 
 def _warn(diagnostics: Diagnostics, message: Message, code: codes.Code, text: str) -> None:
     diagnostics.at(message.provenance, code, text)
-
-
-def vendor_tag(message: Message) -> tuple[str, str | None]:
-    """The member and value that identify a vendor message: a required member with
-    one allowed string value (``"type":"x_research.searching"``,
-    ``specs/xerotier/streaming-api.md:154``), preferring ``type``;
-    ``("", None)`` when there is none.
-    """
-    candidates = [
-        p
-        for p in message.payload.properties
-        if p.required and p.schema.type == "string" and len(p.schema.enum) == 1 and isinstance(p.schema.enum[0], str)
-    ]
-    candidates.sort(key=lambda p: p.name != "type")
-    if not candidates:
-        return "", None
-    return candidates[0].name, str(candidates[0].schema.enum[0])
 
 
 def common_prefix(tags: list[str]) -> str:
@@ -362,20 +416,3 @@ def common_prefix(tags: list[str]) -> str:
     prefix = first[:size]
     cut = max(prefix.rfind("_"), prefix.rfind("."))
     return prefix[: cut + 1] if cut >= 0 else ""
-
-
-def specificity(channel: Channel, name: str) -> int:
-    """How constrained a message is: required members, plus 10 per ``maxItems: 0`` array.
-
-    More specific messages are tried first, so Mistral's usage-only chunk
-    (``choices`` with ``maxItems: 0``, ``usage`` required;
-    ``specs/mistral/asyncapi-page.txt:427``) is recognized before the general chunk
-    that would also accept it.
-    """
-    message = channel.message(name)
-    if message is None:
-        return 0
-    payload = message.payload
-    score = sum(1 for p in payload.properties if p.required)
-    score += sum(10 for p in payload.properties if p.schema.type == "array" and p.schema.max_items == 0)
-    return score

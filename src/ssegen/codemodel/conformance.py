@@ -3,9 +3,15 @@ its channel must decode it to, and the harvested example streams to replay."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
+from typing import Any
 
-from ..ir import Provider
+import jsonschema
+
+from ..instances import accepts, full_instance, minimal_instance
+from ..ir import Channel, Message, Provider
+from ..normalize.jsonschema import export_provider
 from .channels import ChannelSpec
 
 
@@ -50,7 +56,16 @@ class StreamCase:
 
 
 def example_cases(provider: Provider, channels: list[ChannelSpec]) -> tuple[ExampleCase, ...]:
-    """Every example of a message the code model kept, by channel then message, in source order."""
+    """Every example of a message the code model kept, by channel then message, in source order.
+
+    A JSON message the spec gives no example for gets a synthesized one (id ending in
+    ``synthesized``): its minimal instance, else its full one (:mod:`ssegen.instances`),
+    the first that validates strictly against ``schemas.json`` and that no other
+    message of the channel accepts; none when neither qualifies (value constraints
+    such as ``pattern`` the synthesizer does not satisfy, or messages the spec does not
+    tell apart, reported as ``messages-indistinguishable``).
+    """
+    schemas = export_provider(provider)
     rows: list[ExampleCase] = []
     for channel, spec in zip(provider.channels, channels, strict=True):
         classes = {m.name: m.cls for m in spec.messages}
@@ -64,7 +79,44 @@ def example_cases(provider: Provider, channels: list[ChannelSpec]) -> tuple[Exam
                         channel.address, message.event, message.name, classes[message.name], example.data, example_id
                     )
                 )
+            if not message.examples and message.literal is None:
+                data = _synthesized(channel, message, schemas)
+                if data is not None:
+                    example_id = f"{channel.address} {message.name} synthesized"
+                    rows.append(
+                        ExampleCase(
+                            channel.address, message.event, message.name, classes[message.name], data, example_id
+                        )
+                    )
     return tuple(rows)
+
+
+def _synthesized(channel: Channel, message: Message, schemas: dict[str, Any]) -> str | None:
+    """A synthesized example of ``message`` (compact JSON), or None (see :func:`example_cases`)."""
+    strict = jsonschema.Draft202012Validator(
+        {"$defs": schemas["$defs"], **schemas["channels"][channel.address][message.name]}
+    )
+    tags = tuple(dict.fromkeys(tag for plan in channel.plans for tag in plan.tags))
+    earlier = [m for m in _tried_before(channel, message) if m.payload != message.payload]
+    for instance in (minimal_instance(message.payload), full_instance(message.payload)):
+        if not strict.is_valid(instance) or not accepts(message.payload, instance, *tags):
+            continue
+        if any(accepts(m.payload, instance, *tags) for m in earlier):
+            continue
+        return json.dumps(instance, ensure_ascii=False, separators=(",", ":"))
+    return None
+
+
+def _tried_before(channel: Channel, message: Message) -> list[Message]:
+    """The messages a payload of ``message`` is tried against before it: those ahead of it
+    in its tag value's group or among the messages told apart by shape, in every dispatch
+    that holds it."""
+    names: set[str] = set()
+    for plan in channel.plans:
+        for group in (*(t.messages for t in plan.tagged), plan.shaped):
+            if message.name in group:
+                names.update(group[: group.index(message.name)])
+    return [m for m in channel.messages if m.name in names]
 
 
 def stream_cases(provider: Provider) -> tuple[StreamCase, ...]:

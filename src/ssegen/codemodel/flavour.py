@@ -45,6 +45,8 @@ class Flavour:
         error_handler: the accumulator handler of error messages.
         vendor_handler: the accumulator handler of listed vendor messages.
         empty_list: the annotation of an always-empty array (``maxItems: 0``), ``{item}`` the item type.
+        tagged_union: the annotation of a tagged union, ``{variants}`` its classes joined by
+            `` | `` and ``{member}`` the tag member's wire name as a literal.
     """
 
     name: str
@@ -64,6 +66,7 @@ class Flavour:
     error_handler: str
     vendor_handler: str
     empty_list: str
+    tagged_union: str
 
 
 MSGSPEC = Flavour(
@@ -84,6 +87,7 @@ MSGSPEC = Flavour(
     error_handler="Accumulator.error",
     vendor_handler="Accumulator.vendor",
     empty_list="Annotated[list[{item}], msgspec.Meta(max_length=0)]",
+    tagged_union="{variants}",
 )
 
 PYDANTIC = Flavour(
@@ -104,6 +108,7 @@ PYDANTIC = Flavour(
     error_handler="error_event",
     vendor_handler="vendor_event",
     empty_list="Annotated[list[{item}], pydantic.Field(max_length=0)]",
+    tagged_union="Annotated[{variants}, pydantic.Field(discriminator={member})]",
 )
 
 #: The flavours by ``[tool.ssegen] model`` value.

@@ -8,9 +8,16 @@ without notice):
 * an enum becomes ``Literal[...] | str``: typed known values, any string accepted;
 * an optional member is ``T | None = None`` even when the spec forbids ``null``
   (DeepSeek's docs example sends ``"role": null``, ``specs/deepseek/api-docs.txt:395``);
-* only a required, non-nullable member, and ``maxItems: 0``, constrain
-  decoding, because those are what tell one message from another (a member
-  "always present, may be null" does not).
+* only a required, non-nullable member, ``maxItems: 0`` and a tag member
+  constrain decoding, because those are what tell one message from another (a
+  member "always present, may be null" does not). A tag member (the channel's
+  discrimination plan, :mod:`ssegen.normalize.discrimination`, or a union's
+  ``discriminator``) is its one ``Literal`` value, so no payload with another
+  value is taken for this message;
+* a ``oneOf``/``anyOf`` of objects with a discriminator is a tagged union (msgspec
+  ``tag_field``/``tag``, pydantic ``Field(discriminator=...)``); without one it is
+  any JSON (``union-untagged``). Other unions of object and scalar types stay any
+  JSON, so one unexpected shape never costs the whole event.
 
 The strict view of the spec (every enum, every ``null``) is the normalized JSON
 Schema (:mod:`ssegen.schema_export`), used by ``ssegen conform``.
@@ -39,6 +46,9 @@ class FieldSpec:
         doc: description for the class docstring's Attributes section.
         alias: ``wire`` when it differs from ``name`` (the field is then declared
             with ``msgspec.field(name=...)`` or ``pydantic.Field(alias=...)``), else None.
+        fixed: for the tag member of a tagged-union alternative, its one value: the
+            field is a class constant set by the tag (msgspec ``ClassVar``; a
+            ``Literal`` field defaulting to it for pydantic); else None.
     """
 
     name: PythonIdentifier
@@ -46,6 +56,7 @@ class FieldSpec:
     annotation: str
     required: bool
     doc: str
+    fixed: str | None = None
 
     @property
     def alias(self) -> str | None:
@@ -62,6 +73,9 @@ class ClassSpec:
         fields: required fields first, then optional ones, each in source order.
         literal: for a terminator class, the literal SSE data it stands for
             (its one field ``data`` defaults to it); None for payload classes.
+        tag_field: for an alternative of a tagged union, the tag member's wire name
+            (msgspec ``tag_field``); "" otherwise.
+        tag: its value (msgspec ``tag``).
         options: the msgspec ``Struct`` options after ``omit_defaults=True``:
             ``gc=False`` (instances hold no reference cycles), or ``dict=True`` for a
             class whose instances carry what was sent beside the typed members
@@ -72,6 +86,8 @@ class ClassSpec:
     doc: str
     fields: tuple[FieldSpec, ...]
     literal: str | None = None
+    tag_field: str = ""
+    tag: str = ""
     options: str = "gc=False"
 
 
@@ -114,6 +130,8 @@ class ModelsBuilder:
         self.diagnostics = diagnostics
         self.flavour = flavour
         self._classes: dict[str, tuple[Schema, ClassSpec | None]] = {}
+        #: class name -> (tag members, whether it is a tagged-union alternative)
+        self._tags: dict[str, tuple[tuple[str, ...], bool]] = {}
         self._aliases: dict[str, AliasSpec] = {}
         self._terminators: dict[str, ClassSpec] = {}
         self._whole: set[str] = set()
@@ -176,12 +194,17 @@ class ModelsBuilder:
             expr += " | None"
         return expr
 
-    def payload_class(self, schema: Schema) -> ClassName | None:
+    def payload_class(self, schema: Schema, tags: tuple[str, ...] = ()) -> ClassName | None:
         """The class a message payload decodes to; None when the payload is not an
-        object with members (its events then decode as ``UnknownEvent``)."""
+        object with members (its events then decode as ``UnknownEvent``).
+
+        ``tags`` names the members the channel's plan tells the message apart by (its
+        tag and sub-tag): each field is then the ``Literal`` of the one value the
+        payload fixes it to.
+        """
         if schema.type != "object" or not schema.properties:
             return None
-        return self._class(schema)
+        return self._class(schema, tuple(t for t in tags if schema.tag(t) is not None))
 
     def terminator(self, message: Message) -> ClassName:
         """The class of a terminator message whose payload is one literal string (``[DONE]``).
@@ -225,14 +248,39 @@ class ModelsBuilder:
         if schema.type == "null":
             return "None"
         if schema.type == "union":
+            objects = [v for v in schema.variants if v.type == "object"]
+            if len(objects) > 1 and len(objects) == len(schema.variants):
+                return self._tagged_union(schema)
             parts: list[str] = []
             for variant in schema.variants:
                 if variant.type in ("object", "array", "union", "any"):
-                    return "Any"  # msgspec cannot tell untagged objects apart; stay lenient
+                    return "Any"  # one unexpected shape must not cost the whole event; stay lenient
                 part = self._base_annotation(variant)
                 if part not in parts:
                     parts.append(part)
             return " | ".join(parts)
+        return "Any"
+
+    def _tagged_union(self, schema: Schema) -> str:
+        """A union of objects: its alternatives' classes as a tagged union when its
+        ``discriminator`` tells them apart, else ``Any`` with ``union-untagged``."""
+        member = schema.discriminator
+        names = [v.name or "Object" for v in schema.variants]
+        if member and all(v.properties for v in schema.variants):
+            classes = [self._class(v, (member,), alternative=True) for v in schema.variants]
+            if all(self._tags.get(c) == ((member,), True) for c in classes):
+                return self.flavour.tagged_union.format(variants=" | ".join(classes), member=repr(member))
+            why = "an alternative is already told apart by another member elsewhere"
+        elif member:
+            why = "an alternative declares no member"
+        else:
+            why = "no member is fixed to a different value in each (a `const` or one-value `enum`, or a discriminator)"
+        self.diagnostics.at(
+            schema.provenance,
+            codes.UNION_UNTAGGED,
+            f"alternatives {', '.join(names)} of {schema.name or 'a member'} cannot be told apart: {why}; "
+            "decoded as any JSON",
+        )
         return "Any"
 
     def _taken(self, name: str) -> bool:
@@ -249,21 +297,53 @@ class ModelsBuilder:
             self._aliases[name] = AliasSpec(ClassName.verbatim(name), schema.enum, schema.description)
         return name
 
-    def _class(self, schema: Schema) -> ClassName:
+    def _class(self, schema: Schema, tags: tuple[str, ...] = (), *, alternative: bool = False) -> ClassName:
+        """The class of object ``schema``, built on first use.
+
+        ``tags`` are the members fixing which message or union alternative it is; an
+        ``alternative`` of a tagged union is declared with its one tag (``tag_field``),
+        a message's tag members are ``Literal`` fields. A class first built without
+        its tags is rebuilt with them (one class per schema); an alternative keeps
+        its tag (the caller sees it in :attr:`_tags`).
+        """
         name = schema.name or "Object"
         key = replace(schema, nullable=False)
         known = self._classes.get(name)
-        if known is not None and known[0] == key:
+        if known is None or known[0] != key:
+            if self._taken(name):
+                other = next((n for n, (k, _) in self._classes.items() if k == key and n != name), None)
+                if other is not None:
+                    return self._retag(other, tags, alternative)  # this schema already got a disambiguated name
+                name = self._unique(name, schema)
+            self._classes[name] = (key, None)  # reserve first: recursive members see the name
+            if tags:
+                self._tags[name] = (tags, alternative)
+            self._classes[name] = (key, self._class_spec(name, schema))
             return ClassName.verbatim(name)
-        if self._taken(name):
-            for other, (other_key, _) in self._classes.items():
-                if other_key == key and other != name:
-                    return ClassName.verbatim(other)  # this schema already got a disambiguated name
-            name = self._unique(name, schema)
-        self._classes[name] = (key, None)  # reserve first: recursive members see the name
-        fields = self._fields(schema)
-        self._classes[name] = (key, ClassSpec(ClassName.verbatim(name), schema.description or schema.title, fields))
+        return self._retag(name, tags, alternative)
+
+    def _retag(self, name: str, tags: tuple[str, ...], alternative: bool) -> ClassName:
+        """Class ``name``, rebuilt when it must now be told apart by ``tags``."""
+        key, spec = self._classes[name]
+        current = self._tags.get(name)
+        wanted = (tags, alternative)
+        if not tags or current == wanted or spec is None:
+            return ClassName.verbatim(name)
+        if current is not None and current[1]:
+            return ClassName.verbatim(name)  # an alternative of a tagged union keeps its tag
+        if current is not None and not alternative:
+            wanted = (tuple(dict.fromkeys(current[0] + tags)), False)  # strict for every plan using it
+        self._tags[name] = wanted
+        self._classes[name] = (key, self._class_spec(name, key))
         return ClassName.verbatim(name)
+
+    def _class_spec(self, name: str, schema: Schema) -> ClassSpec:
+        tags, alternative = self._tags.get(name, ((), False))
+        fields = self._fields(schema, tags, alternative)
+        doc = schema.description or schema.title
+        if alternative:
+            return ClassSpec(ClassName.verbatim(name), doc, fields, tag_field=tags[0], tag=schema.tag(tags[0]) or "")
+        return ClassSpec(ClassName.verbatim(name), doc, fields)
 
     def _unique(self, name: str, schema: Schema) -> str:
         """A new name for a different schema that derived an existing name.
@@ -291,7 +371,7 @@ class ModelsBuilder:
         )
         return candidate
 
-    def _fields(self, schema: Schema) -> tuple[FieldSpec, ...]:
+    def _fields(self, schema: Schema, tags: tuple[str, ...] = (), alternative: bool = False) -> tuple[FieldSpec, ...]:
         idents = field_identifiers(schema)
         specs: list[FieldSpec] = []
         for prop in schema.properties:
@@ -318,11 +398,14 @@ class ModelsBuilder:
             # A required member that may be null ("always present, may be null") tells no
             # message from another, so lenient decoding does not insist on it; conform does.
             required = prop.required and not prop.schema.nullable
-            specs.append(
-                FieldSpec(
-                    ident, prop.name, self.annotation(prop.schema, optional=not required), required, prop.description
-                )
-            )
+            fixed = schema.tag(prop.name) if prop.name in tags else None
+            if fixed is not None and alternative:
+                specs.append(FieldSpec(ident, prop.name, "str", False, prop.description, fixed))
+                continue
+            annotation = self.annotation(prop.schema, optional=not required)
+            if fixed is not None:
+                annotation = f"Literal[{fixed!r}]" + ("" if required else " | None")
+            specs.append(FieldSpec(ident, prop.name, annotation, required, prop.description))
         return tuple(sorted(specs, key=lambda f: not f.required))
 
     def _check_identifier(self, prop: Property, ident: str) -> None:

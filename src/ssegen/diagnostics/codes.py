@@ -100,6 +100,11 @@ ENUM_INVALID = Code(
 EMPTY_ARRAY = Code(
     "empty-array", I, "An array with `maxItems: 0` is always empty; kept as a constraint that tells messages apart."
 )
+DISCRIMINATOR_INVALID = Code(
+    "discriminator-invalid",
+    W,
+    "A `discriminator` cannot tell the alternatives apart (not objects, or values missing or shared); ignored.",
+)
 SCHEMA_NOT_OBJECT = Code("schema-not-object", W, "A schema is not a JSON object; it is treated as any JSON.")
 SCHEMA_INVALID = Code(
     "schema-invalid", W, "A schema keyword has the wrong shape (`properties` not a mapping, an empty `oneOf`); ignored."
@@ -377,6 +382,23 @@ EXAMPLE_WIDENED = Code(
 )
 EXAMPLE_UNMATCHED = Code("example-unmatched", I, "An example event matches no message of its channel.")
 
+# -- discrimination (normalize/discrimination.py) ----------------------------------------------
+EVENT_NAMED = Code(
+    "event-named",
+    I,
+    "A message travels as its own SSE event type, because the document shows `event:` lines naming it.",
+)
+MESSAGE_UNION_SPLIT = Code(
+    "message-union-split",
+    I,
+    "A message whose payload is a `oneOf`/`anyOf` of objects is one message per alternative, told apart as the others.",
+)
+MESSAGES_INDISTINGUISHABLE = Code(
+    "messages-indistinguishable",
+    W,
+    "Two messages of one channel can match the same payload; the one tried first gets it.",
+)
+
 # -- code model (codemodel/) -------------------------------------------------------------------
 NAME_CONFLICT = Code("name-conflict", W, "Two different schemas have the same name; the later class is renamed.")
 IDENTIFIER_RENAMED = Code(
@@ -395,6 +417,11 @@ MEMBER_NAME_UNSUPPORTED = Code(
 )
 MESSAGE_NOT_OBJECT = Code(
     "message-not-object", W, "A message payload is not an object schema; its events decode as `UnknownEvent`."
+)
+UNION_UNTAGGED = Code(
+    "union-untagged",
+    W,
+    "A member's `oneOf`/`anyOf` alternatives are objects no member tells apart; the member is decoded as any JSON.",
 )
 VENDOR_TAG_FIELDS = Code(
     "vendor-tag-fields", W, "Vendor messages are told apart by several members; only the first is used."

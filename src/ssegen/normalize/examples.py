@@ -67,28 +67,30 @@ def reconcile_examples(provider: Provider, diagnostics: Diagnostics) -> Provider
     return provider
 
 
-def _samples(provider: Provider) -> list[tuple[Channel, str, str, Provenance]]:
-    """(channel, SSE event type, data, where) for every example event."""
-    samples = []
+def _samples(provider: Provider) -> list[tuple[Channel, str, str, Provenance, Message | None]]:
+    """(channel, SSE event type, data, where, message) for every example event; ``message``
+    is the one a message's own example documents (None for an example stream's event,
+    which is matched to the message it fits best)."""
+    samples: list[tuple[Channel, str, str, Provenance, Message | None]] = []
     for channel in provider.channels:
         for message in channel.messages:
             for example in message.examples:
-                samples.append((channel, message.event, example.data, example.provenance))
+                samples.append((channel, message.event, example.data, example.provenance, message))
         for stream in provider.example_streams:
             if stream.channel != channel.address:
                 continue
             for event in stream.events:
                 if event.comment is None:
                     prov = Provenance(stream.provenance.file, event.line or stream.provenance.line, "")
-                    samples.append((channel, event.event, event.data, prov))
+                    samples.append((channel, event.event, event.data, prov, None))
     return samples
 
 
 def _collect(provider: Provider, diagnostics: Diagnostics) -> list[_Fix]:
     schemas = export_provider(provider)
     fixes: list[_Fix] = []
-    for channel, event_type, data, where in _samples(provider):
-        candidates = [m for m in channel.messages if m.event == event_type]
+    for channel, event_type, data, where, owner in _samples(provider):
+        candidates = [owner] if owner is not None else [m for m in channel.messages if m.event == event_type]
         if any(m.kind in ("terminator", "keepalive") and data in m.payload.enum for m in candidates):
             continue
         try:

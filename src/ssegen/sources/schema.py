@@ -346,12 +346,78 @@ class SchemaConverter:
             variants.append(variant)
         if not variants:
             return Schema("null", loc.provenance, nullable=True, description=description), description
+        member, variants = self._discriminator(node, [b for _, b in kept], variants, loc)
         return (
             Schema(
-                "union", loc.provenance, name=name, description=description, nullable=nullable, variants=tuple(variants)
+                "union",
+                loc.provenance,
+                name=name,
+                description=description,
+                nullable=nullable,
+                variants=tuple(variants),
+                discriminator=member,
             ),
             description,
         )
+
+    def _discriminator(
+        self, node: dict[str, Any], branches: list[Any], variants: list[Schema], loc: Location
+    ) -> tuple[str, list[Schema]]:
+        """The member telling a union's object variants apart, and the variants with its value.
+
+        An explicit ``discriminator`` (OpenAPI ``{propertyName, mapping}``, AsyncAPI 2.x
+        a member name) names the member; a variant that does not fix its value gets
+        the value its ``mapping`` entry gives, else its component name (OpenAPI's
+        implicit mapping). Without one, the member every variant fixes to one string
+        value (``const`` or a one-value ``enum``, ``type`` preferred) is used. Returns
+        ``("", variants)`` when the variants are not all objects or no member has a
+        distinct value in each; an explicit discriminator that cannot be used is
+        reported (``discriminator-invalid``).
+        """
+        explicit = node.get("discriminator")
+        member = ""
+        mapping: dict[str, Any] = {}
+        if isinstance(explicit, str):
+            member = explicit
+        elif isinstance(explicit, dict) and isinstance(explicit.get("propertyName"), str):
+            member = explicit["propertyName"]
+            mapping = explicit["mapping"] if isinstance(explicit.get("mapping"), dict) else {}
+        elif explicit is not None:
+            self._report(
+                loc.child("discriminator"),
+                codes.DISCRIMINATOR_INVALID,
+                "discriminator must be a member name or an object with propertyName; ignored",
+            )
+        if any(v.type != "object" for v in variants):
+            if member:
+                self._report(
+                    loc.child("discriminator"),
+                    codes.DISCRIMINATOR_INVALID,
+                    f"discriminator {member!r} on alternatives that are not all objects; ignored",
+                )
+            return "", variants
+        if member:
+            tagged = [
+                _with_tag(v, member, _mapped_value(v, b, member, mapping))
+                for v, b in zip(variants, branches, strict=True)
+            ]
+            values = [v.tag(member) for v in tagged]
+            if None not in values and len(set(values)) == len(values):
+                return member, tagged
+            self._report(
+                loc.child("discriminator"),
+                codes.DISCRIMINATOR_INVALID,
+                f"discriminator {member!r} does not give each alternative its own value; "
+                "the alternatives are told apart by their members",
+            )
+            return "", variants
+        names = [p.name for p in variants[0].properties if all(v.tag(p.name) is not None for v in variants)]
+        names.sort(key=lambda n: n != "type")
+        for name in names:
+            values = [v.tag(name) for v in variants]
+            if len(set(values)) == len(values):
+                return name, variants
+        return "", variants
 
     def _convert_all_of(
         self, node: dict[str, Any], loc: Location, name: str, title: str, nullable: bool, description: str
@@ -557,6 +623,34 @@ def _is_null_schema(node: Any) -> bool:
         return True
     enum = node.get("enum")
     return isinstance(enum, list) and enum == [None]
+
+
+def _mapped_value(variant: Schema, branch: Any, member: str, mapping: dict[str, Any]) -> str | None:
+    """The discriminator value of a union variant: its own fixed value, else the
+    ``mapping`` key naming its ``$ref`` (or component name), else its component name."""
+    own = variant.tag(member)
+    if own is not None:
+        return own
+    ref = branch.get("$ref") if isinstance(branch, dict) else None
+    if not isinstance(ref, str):
+        return None
+    component = ref.rsplit("/", 1)[-1]
+    for value, target in mapping.items():
+        if target in (ref, component):
+            return str(value)
+    return component
+
+
+def _with_tag(variant: Schema, member: str, value: str | None) -> Schema:
+    """``variant`` with member ``member`` fixed to ``value`` (added, required, when absent)."""
+    if value is None or variant.tag(member) == value:
+        return variant
+    prop = variant.property(member)
+    if prop is None:
+        tag = Schema("string", variant.provenance, enum=(value,))
+        return replace(variant, properties=(Property(member, tag, True, "", variant.provenance), *variant.properties))
+    fixed = replace(prop, schema=replace(prop.schema, type="string", enum=(value,)))
+    return replace(variant, properties=tuple(fixed if p is prop else p for p in variant.properties))
 
 
 def _variant_suffix(branch: Any) -> str:

@@ -22,6 +22,7 @@ document is used; the official parser rejects the whole document for it.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -121,7 +122,7 @@ def load_asyncapi(
     result.version = _text(info.get("version"))
     result.description = _text(info.get("description"))
     converter = SchemaConverter(resolver, diagnostics)
-    reader = _MessageReader(converter, resolver, diagnostics)
+    reader = _MessageReader(converter, resolver, diagnostics, shown_event_names(data))
     result.servers = _servers(data.get("servers"), root.child("servers"), reader)
     result.protocols = _other_protocols(data, root, result.servers, diagnostics)
     if major == "2":
@@ -362,10 +363,17 @@ def _channel_key(
 class _MessageReader:
     """Reads AsyncAPI message objects (inline, ``$ref`` or ``oneOf``) into IR messages."""
 
-    def __init__(self, converter: SchemaConverter, resolver: RefResolver, diagnostics: Diagnostics) -> None:
+    def __init__(
+        self,
+        converter: SchemaConverter,
+        resolver: RefResolver,
+        diagnostics: Diagnostics,
+        event_names: frozenset[str] = frozenset(),
+    ) -> None:
         self.converter = converter
         self.resolver = resolver
         self.diagnostics = diagnostics
+        self.event_names = event_names
         self._memo: dict[tuple[str, str], Message | None] = {}
 
     def read_operation_messages(self, node: Any, loc: Location, fallback: str = "") -> list[Message]:
@@ -520,8 +528,31 @@ class _MessageReader:
             summary=_text(node.get("summary")),
             description=_text(node.get("description")),
             content_type=content_type,
+            event=self._event(node, loc, [_text(node.get("name")), key, _text(node.get("messageId"))], payload),
             examples=tuple(examples),
         )
+
+    def _event(self, node: dict[str, Any], loc: Location, names: list[str], payload: Schema) -> str:
+        """The SSE event type of a message: its ``x-sse-event``; else the first of its
+        names (``name``, component key, ``messageId``), then of the values its payload
+        fixes a member to (``type: message_start``), that an ``event:`` line of the
+        document shows (``event-named``); else ``message``."""
+        explicit = node.get("x-sse-event")
+        if isinstance(explicit, str) and explicit.strip():
+            return explicit.strip()
+        if explicit is not None:
+            _diag(self.diagnostics, loc.child("x-sse-event"), codes.MESSAGE_INVALID, "x-sse-event must be a string")
+        fixed = [payload.tag(p.name) for p in sorted(payload.properties, key=lambda p: p.name != "type")]
+        for name in [*names, *fixed]:
+            if name and name in self.event_names:
+                _diag(
+                    self.diagnostics,
+                    loc,
+                    codes.EVENT_NAMED,
+                    f"sent as SSE event type {name!r}: the document shows `event: {name}` lines",
+                )
+                return name
+        return "message"
 
     def _payload(self, node: Any, message_format: Any, loc: Location, name: str) -> Schema:
         """A message's payload schema: a schema, or a 3.0 multi-format schema object.
@@ -585,6 +616,27 @@ class _MessageReader:
                 )
             )
         return examples
+
+
+_EVENT_LINE = re.compile(r"^[ \t]*event:[ \t]*([A-Za-z0-9_.:\-]+)[ \t]*\r?$", re.MULTILINE)
+
+
+def shown_event_names(data: Any) -> frozenset[str]:
+    """The SSE event types that ``event: <name>`` lines in the document's texts show
+    (descriptions with wire examples, in any string value; WHATWG SSE "event" field)."""
+    names: set[str] = set()
+    stack = [data]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, str):
+            if "event:" in value:
+                names.update(_EVENT_LINE.findall(value))
+        elif isinstance(value, dict):
+            stack.extend(value.values())
+        elif isinstance(value, list):
+            stack.extend(value)
+    names.discard("message")
+    return frozenset(names)
 
 
 def _servers(node: Any, loc: Location, reader: _MessageReader) -> list[Server]:

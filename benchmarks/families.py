@@ -1,0 +1,397 @@
+"""Per-family benchmark: the generated decoder against the per-event floor, per read size.
+
+Usage::
+
+    python benchmarks/families.py [--events N] [--rounds R] [--families chat,messages,responses]
+                                  [--reads 4k,event,whole] [--json]
+
+Three stream families, each a realistic stream of ``--events`` events built in memory:
+
+* ``chat``: Chat Completions chunks, data-only (``data: {...}``), ``[DONE]`` last: the
+  ``/chat/completions`` channel of ``generated.deepseek`` (the stream of ``decode.py``).
+* ``messages``: Anthropic Messages-style named events (``event: content_block_delta`` +
+  ``data: {"type": "content_block_delta", ...}``);
+* ``responses``: OpenAI Responses-style typed events, data-only, told apart by their ``type``
+  member (``response.output_text.delta`` ...).
+
+The last two come from the small OpenAPI documents in ``benchmarks/families/<family>/``,
+generated at start into a temporary folder (they are not providers of ``specs/``).
+
+Each stream is read three ways: 4 KiB reads (``4k``), one read per event as a server flushing
+every token sends them (``event``), and the whole body in one read (``whole``). Per family and
+read size, the contenders run interleaved, in a new shuffled order every round:
+
+``decode``      ``for event in channel.decode(reads)``: every typed event, in order
+``accumulate``  ``channel.accumulate(channel.decode(reads))``
+``floor``       split on blank lines, one ``msgspec.json.Decoder`` typed decode per event (the
+                decoder picked by the ``event:`` name, or the channel's messages tried in its
+                order), no SSE compliance (no CR, comments, ids, UTF-8 offsets, size limit)
+``floor-lines`` (chat) the floor, but each read's run handed to msgspec at once:
+                ``Decoder.decode_lines`` of the values joined by ``\\r``, guarded as
+                ``batch_decode_values`` below; it tells whether one batched decode beats one
+                decode per event
+
+Reported per contender: the best time of ``--rounds`` rounds, and its ratio to the floor's best
+(> 1: faster than the floor); ``spread`` is the range of the per-round ratios (each round's
+times are taken back to back, so a round's ratio is less exposed to the shared machine's drift
+than two bests are). No time is ever asserted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import atexit
+import gc
+import importlib
+import json
+import random
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from operator import itemgetter
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import decode as chat_stream  # noqa: E402  (benchmarks/decode.py: the chat stream)
+import msgspec  # noqa: E402
+
+READ_SIZES = {"4k": 4096, "event": 0, "whole": -1}
+_FIRST = itemgetter(slice(None, 1))  # b"" for an empty value, never an IndexError
+_LAST = itemgetter(slice(-1, None))
+
+
+def batch_decode_values(
+    values: list[bytes], decode_lines: Callable[[bytes], list[Any]], decode: Callable[[bytes], Any]
+) -> list[Any]:
+    """The typed values of ``values`` (each one JSON text), decoded in one
+    ``msgspec.json.Decoder.decode_lines`` call when that is provably the same as
+    decoding each alone, else one ``decode`` per value.
+
+    Proof. ``decode_lines`` (msgspec 0.22) decodes a sequence of JSON values separated by
+    optional whitespace (``{}{}`` and ``{} {}`` both give two). The values are joined by
+    ``\\r`` and the batch is taken only when every value starts with ``{`` and ends with
+    ``}`` and the count decoded equals ``len(values)``. At each joiner the parser has just
+    read a ``}``: it is not inside a string (a raw ``\\r`` may not occur in a JSON string,
+    RFC 8259 section 7, so the parse would fail there), so that ``}`` closed an object; were
+    it nested, the next token would have to be ``,``, ``]`` or ``}``, but it is the ``{``
+    starting the next value, so the parse would fail. Each joiner is therefore a top-level
+    boundary, each value's text holds at least one top-level value, and a count of
+    ``len(values)`` leaves exactly one each: value ``i`` of the batch is the decoding of
+    ``values[i]`` alone (which starts and ends with a brace, so no whitespace around it).
+    A failing batch falls back to one decode per value, which raises as before.
+    Joining as a JSON array is not the same: ``[`` + ``,``.join + ``]`` accepts ``{"a":1``
+    + ``}`` as one value, a count check cannot tell.
+
+    Raises: what ``decode`` raises for the first value it rejects.
+    """
+    if len(values) > 1 and set(map(_FIRST, values)) == {b"{"} and set(map(_LAST, values)) == {b"}"}:
+        try:
+            run = decode_lines(b"\r".join(values))
+        except (msgspec.ValidationError, msgspec.DecodeError):
+            run = []
+        if len(run) == len(values):
+            return run
+    return list(map(decode, values))
+
+
+# --------------------------------------------------------------------------
+# Streams
+
+
+def _messages_stream(n: int) -> Iterator[bytes]:
+    def event(name: str, data: dict[str, Any]) -> bytes:
+        payload = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+        return f"event: {name}\ndata: {payload}\n\n".encode()
+
+    message = {"id": "msg_01XFDUDYJgAACzvnptvVoYEL", "model": "claude-sonnet-4-5"}
+    yield event("message_start", {"type": "message_start", "message": message})
+    words = chat_stream._WORDS
+    for i in range(n - 2):
+        delta = {"type": "text_delta", "text": words[i % len(words)]}
+        yield event(
+            "content_block_delta", {"type": "content_block_delta", "index": 0, "delta": delta}
+        )
+    yield event("message_stop", {"type": "message_stop"})
+
+
+def _responses_stream(n: int) -> Iterator[bytes]:
+    def event(data: dict[str, Any]) -> bytes:
+        return (
+            b"data: "
+            + json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode()
+            + b"\n\n"
+        )
+
+    response = {"id": "resp_67ccd2bed1ec8190b14f964abc054267", "model": "gpt-4.1-2025-04-14"}
+    yield event({"type": "response.created", "sequence_number": 0, "response": response})
+    words = chat_stream._WORDS
+    for i in range(n - 2):
+        yield event(
+            {
+                "type": "response.output_text.delta",
+                "sequence_number": i + 1,
+                "item_id": "msg_67ccd2bf17f0819081ff3bb2cf6508e6",
+                "output_index": 0,
+                "content_index": 0,
+                "delta": words[i % len(words)],
+            }
+        )
+    yield event({"type": "response.completed", "sequence_number": n - 1})
+
+
+def _generate_families() -> dict[str, Any]:
+    """The channels of ``benchmarks/families/<family>/openapi.yaml``, generated into a
+    temporary folder (``bench_families.<family>``) and imported."""
+    from ssegen.config import OutputSettings
+    from ssegen.pipeline import build, generate
+
+    specs = Path(__file__).resolve().parent / "families"
+    parent = Path(tempfile.mkdtemp(prefix="ssegen-families-"))
+    atexit.register(shutil.rmtree, parent, True)
+    families = ["messages", "responses"]
+    settings = OutputSettings("bench_families", "specs", "msgspec")
+    reports = build(specs, families, settings)
+    assert not any(r.failed for r in reports)
+    generate(specs, parent / "bench_families", reports, settings, all_providers=False)
+    sys.path.insert(0, str(parent))
+    return {
+        name: importlib.import_module(f"bench_families.{name}").CHANNELS[f"/{name}"]
+        for name in families
+    }
+
+
+# --------------------------------------------------------------------------
+# Floors: no SSE compliance, one typed decode per event
+
+
+def _decoders(channel: Any) -> list[Callable[[bytes], Any]]:
+    return [msgspec.json.Decoder(cls).decode for cls in channel.messages.values()]
+
+
+def chat_floor(channel: Any) -> Callable[[list[bytes]], int]:
+    decode = msgspec.json.Decoder(chat_stream.models.ChatCompletionChunk).decode
+
+    def run(reads: list[bytes]) -> int:
+        buffer = b""
+        count = 0
+        for read in reads:
+            blocks = (buffer + read).split(b"\n\n")
+            buffer = blocks.pop()
+            for block in blocks:
+                payload = block[6:]  # "data: "
+                if payload != b"[DONE]":
+                    decode(payload)
+                count += 1
+        return count
+
+    return run
+
+
+def chat_floor_lines(channel: Any) -> Callable[[list[bytes]], int]:
+    cls = chat_stream.models.ChatCompletionChunk
+    decoder = msgspec.json.Decoder(cls)
+
+    def run(reads: list[bytes]) -> int:
+        buffer = b""
+        count = 0
+        for read in reads:
+            blocks = (buffer + read).split(b"\n\n")
+            buffer = blocks.pop()
+            values = list(map(itemgetter(slice(6, None)), blocks))
+            if b"[DONE]" in values:
+                values.remove(b"[DONE]")
+            batch_decode_values(values, decoder.decode_lines, decoder.decode)
+            count += len(blocks)
+        return count
+
+    return run
+
+
+def messages_floor(channel: Any) -> Callable[[list[bytes]], int]:
+    by_name = {
+        name.encode(): msgspec.json.Decoder(cls).decode
+        for name, cls in zip(
+            ("message_start", "content_block_delta", "message_stop"),
+            (
+                channel.messages["MessageStartEvent"],
+                channel.messages["ContentBlockDeltaEvent"],
+                channel.messages["MessageStopEvent"],
+            ),
+            strict=True,
+        )
+    }
+
+    def run(reads: list[bytes]) -> int:
+        buffer = b""
+        count = 0
+        for read in reads:
+            blocks = (buffer + read).split(b"\n\n")
+            buffer = blocks.pop()
+            for block in blocks:
+                head, _, data = block.partition(b"\ndata: ")
+                by_name[head[7:]](data)  # "event: "
+                count += 1
+        return count
+
+    return run
+
+
+def responses_floor(channel: Any) -> Callable[[list[bytes]], int]:
+    decoders = _decoders(channel)  # in the channel's order, as it tries them
+
+    def run(reads: list[bytes]) -> int:
+        buffer = b""
+        count = 0
+        for read in reads:
+            blocks = (buffer + read).split(b"\n\n")
+            buffer = blocks.pop()
+            for block in blocks:
+                payload = block[6:]
+                for decode in decoders:
+                    try:
+                        decode(payload)
+                        break
+                    except msgspec.ValidationError:
+                        continue
+                count += 1
+        return count
+
+    return run
+
+
+# --------------------------------------------------------------------------
+
+
+def contenders(family: str, channel: Any) -> dict[str, Callable[[list[bytes]], int | None]]:
+    def decode(reads: list[bytes]) -> int:
+        count = 0
+        for _event in channel.decode(reads):
+            count += 1
+        return count
+
+    def accumulate(reads: list[bytes]) -> None:
+        result = channel.accumulate(channel.decode(reads))
+        assert not result.errors, result.errors[:1]
+
+    floors = {"chat": chat_floor, "messages": messages_floor, "responses": responses_floor}
+    out: dict[str, Callable[[list[bytes]], int | None]] = {
+        "decode": decode,
+        "accumulate": accumulate,
+        "floor": floors[family](channel),
+    }
+    if family == "chat":
+        out["floor-lines"] = chat_floor_lines(channel)
+    return out
+
+
+def reads_of(events: list[bytes], size: int) -> list[bytes]:
+    if size == 0:
+        return events
+    body = b"".join(events)
+    if size < 0:
+        return [body]
+    return [body[i : i + size] for i in range(0, len(body), size)]
+
+
+def measure(
+    runs: dict[str, Callable[[list[bytes]], int | None]],
+    reads: list[bytes],
+    events: int,
+    rounds: int,
+) -> dict[str, Any]:
+    for name, fn in runs.items():  # first-call costs out, and every contender sees every event
+        assert fn(reads) in (None, events), name
+    times: dict[str, list[float]] = {name: [] for name in runs}
+    for _ in range(rounds):
+        names = list(runs)
+        random.shuffle(names)
+        for name in names:
+            gc.collect()
+            start = time.perf_counter()
+            runs[name](reads)
+            times[name].append(time.perf_counter() - start)
+    floor = times["floor"]
+    figures: dict[str, Any] = {}
+    for name, seconds in times.items():
+        ratios = sorted(f / s for f, s in zip(floor, seconds, strict=True))
+        figures[name] = {
+            "best_s": min(seconds),
+            "k_events_per_s": events / min(seconds) / 1e3,
+            "vs_floor": min(floor) / min(seconds),
+            "round_ratio_min": ratios[0],
+            "round_ratio_median": statistics.median(ratios),
+            "round_ratio_max": ratios[-1],
+        }
+    return figures
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--events", type=int, default=20_000, help="events per stream")
+    parser.add_argument("--rounds", type=int, default=11, help="rounds (the best is kept)")
+    parser.add_argument("--families", default="chat,messages,responses")
+    parser.add_argument("--reads", default="4k,event,whole", help="read sizes: 4k, event, whole")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    args = parser.parse_args(argv)
+    if args.events < 8:
+        parser.error("--events must be at least 8")
+    channels = {"chat": chat_stream.CHAT, **_generate_families()}
+    streams = {
+        "chat": lambda n: chat_stream.iter_stream("chat", n),
+        "messages": _messages_stream,
+        "responses": _responses_stream,
+    }
+    results: dict[str, Any] = {
+        "python": sys.version.split()[0],
+        "msgspec": msgspec.__version__,
+        "events": args.events,
+        "rounds": args.rounds,
+        "families": {},
+    }
+    for family in args.families.split(","):
+        events = list(streams[family](args.events))
+        runs = contenders(family, channels[family])
+        results["families"][family] = {
+            "bytes": sum(map(len, events)),
+            "reads": {
+                label: measure(runs, reads_of(events, READ_SIZES[label]), args.events, args.rounds)
+                for label in args.reads.split(",")
+            },
+        }
+    if args.json:
+        print(json.dumps(results, indent=2))
+        return 0
+    print(
+        f"Python {results['python']}, msgspec {results['msgspec']}, {args.events} events per"
+        f" stream, best of {args.rounds} interleaved rounds"
+    )
+    header = (
+        f"{'family':<10} {'reads':<6} {'contender':<12} {'k ev/s':>8} {'vs floor':>9}"
+        f" {'spread (per-round ratio)':>26}"
+    )
+    print(header)
+    print("-" * len(header))
+    for family, data in results["families"].items():
+        for label, figures in data["reads"].items():
+            for name, f in figures.items():
+                spread = (
+                    f"{f['round_ratio_min']:.2f}-{f['round_ratio_max']:.2f}"
+                    f" (median {f['round_ratio_median']:.2f})"
+                )
+                print(
+                    f"{family:<10} {label:<6} {name:<12} {f['k_events_per_s']:>8.0f}"
+                    f" {f['vs_floor']:>8.2f}x {spread:>26}"
+                )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
