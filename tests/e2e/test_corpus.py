@@ -112,7 +112,8 @@ def test_every_sent_message_decodes_to_its_own_class_in_both_wire_forms() -> Non
                 if own is None or message.literal is not None:
                     continue  # a payload that is not an object decodes as UnknownEvent (message-not-object)
                 samples = [(e.data, True) for e in message.examples]
-                samples += [(json.dumps(i), False) for i in (minimal_instance(message.payload), full_instance(message.payload))]
+                instances = (minimal_instance(message.payload), full_instance(message.payload))
+                samples += [(json.dumps(i), False) for i in instances]
                 for data, is_example in samples:
                     for event in ("message", message.event if message.event != "message" else message.name):
                         documented += is_example

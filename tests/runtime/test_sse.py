@@ -826,6 +826,37 @@ def test_random_splits_match_reference(data: bytes, cuts: list[int]) -> None:
     assert decode(_split(data, cuts))[0] == expected
 
 
+#: Blocks of named-event streams (Anthropic, OpenAI Responses): mostly ``event:`` + ``data:``
+#: + blank line, which the fast path builds at once, with the blocks that must break a run.
+_NAMED_BLOCKS = st.sampled_from(
+    [
+        'event: content_block_delta\ndata: {"text":"\u00e9t\u00e9"}\n\n',
+        "event: ping\ndata: {}\n\n",
+        "event: \ndata: empty type\n\n",
+        "event:  two spaces\ndata:  kept\n\n",
+        "event: e\ndata: \n\n",
+        "data: plain\n\n",
+        "id: 7\n",
+        ": heartbeat\n",
+        "event: e\ndata: a\ndata: b\n\n",
+        "retry: 10\nevent: e\ndata: x\n\n",
+        "event: e\r\ndata: crlf\r\n\r\n",
+        "event: cut",
+    ]
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_NAMED_BLOCKS, max_size=25), st.lists(st.integers(min_value=0, max_value=10_000), max_size=12))
+def test_named_event_runs_match_reference(blocks: list[str], cuts: list[int]) -> None:
+    """The fast path for runs of ``event:``/``data:``/blank triplets gives the events the
+    WHATWG algorithm gives, whatever the reads and whatever breaks the run."""
+    data = "".join(blocks).encode()
+    expected = _reference(data)
+    assert events_of(data) == expected
+    assert decode(_split(data, cuts))[0] == expected
+
+
 @settings(max_examples=100, deadline=None)
 @given(st.sampled_from(_variants(DEEPSEEK)), st.lists(st.integers(0, 10_000)))
 def test_random_splits_of_example_stream_give_same_events(data: bytes, cuts: list[int]) -> None:
