@@ -20,7 +20,16 @@ import msgspec
 
 from . import models
 from .sse import ServerSentEvent
-from .stream import Accumulator, Channel, UnknownEvent, VendorEvent, tag_reader
+from .stream import (
+    Accumulator,
+    Channel,
+    StreamTruncated,
+    UnknownEvent,
+    VendorEvent,
+    keep_usage,
+    keep_usages,
+    tag_reader,
+)
 
 _decode_fim_completion_chunk_beta_completions = msgspec.json.Decoder(
     models.FimCompletionChunk
@@ -30,7 +39,9 @@ _decode_chat_completion_chunk_chat_completions = msgspec.json.Decoder(
 ).decode
 
 
-BETA_COMPLETIONS_EVENT = Union[models.StreamDone, models.FimCompletionChunk, UnknownEvent]
+BETA_COMPLETIONS_EVENT = Union[
+    models.StreamDone, models.FimCompletionChunk, UnknownEvent, StreamTruncated
+]
 """Any event of channel /beta/completions."""
 
 
@@ -42,7 +53,7 @@ def classify_beta_completions(sse: ServerSentEvent) -> BETA_COMPLETIONS_EVENT:
     if data == "[DONE]":
         return models.StreamDone()
     try:
-        return _decode_fim_completion_chunk_beta_completions(data)
+        return keep_usage(_decode_fim_completion_chunk_beta_completions(data), data, "usage")
     except (msgspec.ValidationError, msgspec.DecodeError) as exc:
         reason = "FimCompletionChunk: " + str(exc)
     if reason is None:
@@ -63,10 +74,14 @@ def classify_values_beta_completions(
         values = values[: values.index(b"[DONE]")]
     try:
         if len(values) == 1:  # a read of one event, as servers flushing each token send
-            return [_decode_fim_completion_chunk_beta_completions(values[0])]
-        return list(map(_decode_fim_completion_chunk_beta_completions, values))
+            run = [_decode_fim_completion_chunk_beta_completions(values[0])]
+        else:
+            run = list(map(_decode_fim_completion_chunk_beta_completions, values))
     except (msgspec.ValidationError, msgspec.DecodeError):
         return None
+    if [chunk for chunk in run if chunk.usage is not None]:
+        keep_usages(run, values, "usage")
+    return run
 
 
 def _apply_beta_completions_fim_completion_chunk(
@@ -93,12 +108,15 @@ def _apply_beta_completions_fim_completion_chunk_run(
                 state.finish_reason = finish_reason
         if (usage := chunk.usage) is not None:
             acc.set_usage(usage)
+        if (error := chunk.error) is not None:
+            acc.error_in_chunk(error)
 
 
 _APPLY_BETA_COMPLETIONS: dict[type, Callable[[Accumulator, Any], None]] = {
     models.StreamDone: Accumulator.done,
     models.FimCompletionChunk: _apply_beta_completions_fim_completion_chunk,
     UnknownEvent: Accumulator.unknown,
+    StreamTruncated: Accumulator.truncated,
 }
 """How each event class of channel /beta/completions feeds the accumulator."""
 
@@ -115,7 +133,9 @@ def apply_beta_completions(acc: Accumulator, event: BETA_COMPLETIONS_EVENT) -> N
             return
 
 
-CHAT_COMPLETIONS_EVENT = Union[models.StreamDone, models.ChatCompletionChunk, UnknownEvent]
+CHAT_COMPLETIONS_EVENT = Union[
+    models.StreamDone, models.ChatCompletionChunk, UnknownEvent, StreamTruncated
+]
 """Any event of channel /chat/completions."""
 
 
@@ -127,7 +147,7 @@ def classify_chat_completions(sse: ServerSentEvent) -> CHAT_COMPLETIONS_EVENT:
     if data == "[DONE]":
         return models.StreamDone()
     try:
-        return _decode_chat_completion_chunk_chat_completions(data)
+        return keep_usage(_decode_chat_completion_chunk_chat_completions(data), data, "usage")
     except (msgspec.ValidationError, msgspec.DecodeError) as exc:
         reason = "ChatCompletionChunk: " + str(exc)
     if reason is None:
@@ -148,10 +168,14 @@ def classify_values_chat_completions(
         values = values[: values.index(b"[DONE]")]
     try:
         if len(values) == 1:  # a read of one event, as servers flushing each token send
-            return [_decode_chat_completion_chunk_chat_completions(values[0])]
-        return list(map(_decode_chat_completion_chunk_chat_completions, values))
+            run = [_decode_chat_completion_chunk_chat_completions(values[0])]
+        else:
+            run = list(map(_decode_chat_completion_chunk_chat_completions, values))
     except (msgspec.ValidationError, msgspec.DecodeError):
         return None
+    if [chunk for chunk in run if chunk.usage is not None]:
+        keep_usages(run, values, "usage")
+    return run
 
 
 def _apply_chat_completions_chat_completion_chunk(
@@ -185,12 +209,15 @@ def _apply_chat_completions_chat_completion_chunk_run(
                 state.finish_reason = finish_reason
         if (usage := chunk.usage) is not None:
             acc.set_usage(usage)
+        if (error := chunk.error) is not None:
+            acc.error_in_chunk(error)
 
 
 _APPLY_CHAT_COMPLETIONS: dict[type, Callable[[Accumulator, Any], None]] = {
     models.StreamDone: Accumulator.done,
     models.ChatCompletionChunk: _apply_chat_completions_chat_completion_chunk,
     UnknownEvent: Accumulator.unknown,
+    StreamTruncated: Accumulator.truncated,
 }
 """How each event class of channel /chat/completions feeds the accumulator."""
 

@@ -59,6 +59,7 @@ class FimCompletionChunk(msgspec.Struct, kw_only=True, omit_defaults=True, gc=Fa
         usage: Token usage details. Only populated on the terminal data chunk
             (immediately before `[DONE]`) when the request was sent with
             `stream_options.include_usage = true`. Null on intermediate chunks.
+        error: Not in the spec: an error object some servers put in an ordinary chunk mid-stream (OpenRouter: `{"code": 400, "message": "Token limit reached"}`); the accumulator records it in `errors` (kind `error_in_chunk`).
     """
 
     id: str
@@ -67,6 +68,7 @@ class FimCompletionChunk(msgspec.Struct, kw_only=True, omit_defaults=True, gc=Fa
     model: str
     choices: list[FimCompletionChunkChoice]
     usage: ChatCompletionUsage | None = None
+    error: Any = None
 
 
 class FimCompletionChunkChoice(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
@@ -87,7 +89,7 @@ class FimCompletionChunkChoice(msgspec.Struct, kw_only=True, omit_defaults=True,
     logprobs: dict[str, Any] | None = None
 
 
-class ChatCompletionUsage(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
+class ChatCompletionUsage(msgspec.Struct, kw_only=True, omit_defaults=True, dict=True):
     """Token usage details for the completed streamed response.
 
     Attributes:
@@ -141,6 +143,7 @@ class ChatCompletionChunk(msgspec.Struct, kw_only=True, omit_defaults=True, gc=F
         usage: Token usage details. Only populated on the terminal data chunk
             (immediately before `[DONE]`) when the request was sent with
             `stream_options.include_usage = true`. Null on intermediate chunks.
+        error: Not in the spec: an error object some servers put in an ordinary chunk mid-stream (OpenRouter: `{"code": 400, "message": "Token limit reached"}`); the accumulator records it in `errors` (kind `error_in_chunk`).
     """
 
     id: str
@@ -150,6 +153,7 @@ class ChatCompletionChunk(msgspec.Struct, kw_only=True, omit_defaults=True, gc=F
     choices: list[ChatCompletionChunkChoice]
     system_fingerprint: str | None = None
     usage: ChatCompletionUsage | None = None
+    error: Any = None
 
 
 class ChatCompletionChunkChoice(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):

@@ -20,7 +20,16 @@ import msgspec
 
 from . import models
 from .sse import ServerSentEvent
-from .stream import Accumulator, Channel, UnknownEvent, VendorEvent, tag_reader
+from .stream import (
+    Accumulator,
+    Channel,
+    StreamTruncated,
+    UnknownEvent,
+    VendorEvent,
+    keep_usage,
+    keep_usages,
+    tag_reader,
+)
 
 _decode_agent_completion_chunk_agents_completions = msgspec.json.Decoder(
     models.AgentCompletionChunk
@@ -36,7 +45,9 @@ _decode_fim_completion_chunk_fim_completions = msgspec.json.Decoder(
 ).decode
 
 
-AGENTS_COMPLETIONS_EVENT = Union[models.StreamDone, models.AgentCompletionChunk, UnknownEvent]
+AGENTS_COMPLETIONS_EVENT = Union[
+    models.StreamDone, models.AgentCompletionChunk, UnknownEvent, StreamTruncated
+]
 """Any event of channel /agents/completions."""
 
 
@@ -69,10 +80,12 @@ def classify_values_agents_completions(
         values = values[: values.index(b"[DONE]")]
     try:
         if len(values) == 1:  # a read of one event, as servers flushing each token send
-            return [_decode_agent_completion_chunk_agents_completions(values[0])]
-        return list(map(_decode_agent_completion_chunk_agents_completions, values))
+            run = [_decode_agent_completion_chunk_agents_completions(values[0])]
+        else:
+            run = list(map(_decode_agent_completion_chunk_agents_completions, values))
     except (msgspec.ValidationError, msgspec.DecodeError):
         return None
+    return run
 
 
 def _apply_agents_completions_agent_completion_chunk(
@@ -108,12 +121,15 @@ def _apply_agents_completions_agent_completion_chunk_run(
                 )
             if (finish_reason := choice.finish_reason) is not None:
                 state.finish_reason = finish_reason
+        if (error := chunk.error) is not None:
+            acc.error_in_chunk(error)
 
 
 _APPLY_AGENTS_COMPLETIONS: dict[type, Callable[[Accumulator, Any], None]] = {
     models.StreamDone: Accumulator.done,
     models.AgentCompletionChunk: _apply_agents_completions_agent_completion_chunk,
     UnknownEvent: Accumulator.unknown,
+    StreamTruncated: Accumulator.truncated,
 }
 """How each event class of channel /agents/completions feeds the accumulator."""
 
@@ -131,7 +147,11 @@ def apply_agents_completions(acc: Accumulator, event: AGENTS_COMPLETIONS_EVENT) 
 
 
 CHAT_COMPLETIONS_EVENT = Union[
-    models.StreamDone, models.ChatCompletionUsageChunk, models.ChatCompletionChunk, UnknownEvent
+    models.StreamDone,
+    models.ChatCompletionUsageChunk,
+    models.ChatCompletionChunk,
+    UnknownEvent,
+    StreamTruncated,
 ]
 """Any event of channel /chat/completions."""
 
@@ -144,11 +164,11 @@ def classify_chat_completions(sse: ServerSentEvent) -> CHAT_COMPLETIONS_EVENT:
     if data == "[DONE]":
         return models.StreamDone()
     try:
-        return _decode_chat_completion_usage_chunk_chat_completions(data)
+        return keep_usage(_decode_chat_completion_usage_chunk_chat_completions(data), data, "usage")
     except (msgspec.ValidationError, msgspec.DecodeError) as exc:
         reason = "ChatCompletionUsageChunk: " + str(exc)
     try:
-        return _decode_chat_completion_chunk_chat_completions(data)
+        return keep_usage(_decode_chat_completion_chunk_chat_completions(data), data, "usage")
     except (msgspec.ValidationError, msgspec.DecodeError) as exc:
         reason = "ChatCompletionChunk: " + str(exc)
     if reason is None:
@@ -191,6 +211,8 @@ def _apply_chat_completions_chat_completion_chunk_run(
                 state.finish_reason = finish_reason
         if (usage := chunk.usage) is not None:
             acc.set_usage(usage)
+        if (error := chunk.error) is not None:
+            acc.error_in_chunk(error)
 
 
 def _apply_chat_completions_chat_completion_usage_chunk(
@@ -227,6 +249,8 @@ def _apply_chat_completions_chat_completion_usage_chunk_run(
             if (finish_reason := choice.finish_reason) is not None:
                 state.finish_reason = finish_reason
         acc.set_usage(chunk.usage)
+        if (error := chunk.error) is not None:
+            acc.error_in_chunk(error)
 
 
 _APPLY_CHAT_COMPLETIONS: dict[type, Callable[[Accumulator, Any], None]] = {
@@ -234,6 +258,7 @@ _APPLY_CHAT_COMPLETIONS: dict[type, Callable[[Accumulator, Any], None]] = {
     models.ChatCompletionUsageChunk: _apply_chat_completions_chat_completion_usage_chunk,
     models.ChatCompletionChunk: _apply_chat_completions_chat_completion_chunk,
     UnknownEvent: Accumulator.unknown,
+    StreamTruncated: Accumulator.truncated,
 }
 """How each event class of channel /chat/completions feeds the accumulator."""
 
@@ -250,7 +275,9 @@ def apply_chat_completions(acc: Accumulator, event: CHAT_COMPLETIONS_EVENT) -> N
             return
 
 
-FIM_COMPLETIONS_EVENT = Union[models.StreamDone, models.FimCompletionChunk, UnknownEvent]
+FIM_COMPLETIONS_EVENT = Union[
+    models.StreamDone, models.FimCompletionChunk, UnknownEvent, StreamTruncated
+]
 """Any event of channel /fim/completions."""
 
 
@@ -283,10 +310,12 @@ def classify_values_fim_completions(
         values = values[: values.index(b"[DONE]")]
     try:
         if len(values) == 1:  # a read of one event, as servers flushing each token send
-            return [_decode_fim_completion_chunk_fim_completions(values[0])]
-        return list(map(_decode_fim_completion_chunk_fim_completions, values))
+            run = [_decode_fim_completion_chunk_fim_completions(values[0])]
+        else:
+            run = list(map(_decode_fim_completion_chunk_fim_completions, values))
     except (msgspec.ValidationError, msgspec.DecodeError):
         return None
+    return run
 
 
 def _apply_fim_completions_fim_completion_chunk(
@@ -313,12 +342,15 @@ def _apply_fim_completions_fim_completion_chunk_run(
 
             if (finish_reason := choice.finish_reason) is not None:
                 state.finish_reason = finish_reason
+        if (error := chunk.error) is not None:
+            acc.error_in_chunk(error)
 
 
 _APPLY_FIM_COMPLETIONS: dict[type, Callable[[Accumulator, Any], None]] = {
     models.StreamDone: Accumulator.done,
     models.FimCompletionChunk: _apply_fim_completions_fim_completion_chunk,
     UnknownEvent: Accumulator.unknown,
+    StreamTruncated: Accumulator.truncated,
 }
 """How each event class of channel /fim/completions feeds the accumulator."""
 

@@ -45,13 +45,18 @@ class StreamDone(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
 
 
 class AgentCompletionChunk(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
-    """A streamed agent completion chunk."""
+    """A streamed agent completion chunk.
+
+    Attributes:
+        error: Not in the spec: an error object some servers put in an ordinary chunk mid-stream (OpenRouter: `{"code": 400, "message": "Token limit reached"}`); the accumulator records it in `errors` (kind `error_in_chunk`).
+    """
 
     id: str
     object: AgentCompletionChunkObject | str
     created: int
     model: str
     choices: list[ChatStreamChoice]
+    error: Any = None
 
 
 class ChatStreamChoice(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
@@ -119,6 +124,7 @@ class ChatCompletionChunk(msgspec.Struct, kw_only=True, omit_defaults=True, gc=F
         model: The model that produced the chunk.
         choices: Streamed choice deltas. Empty for the final usage chunk.
         usage: Token usage. Present only on the final chunk emitted when `stream_options.include_usage` is true on the request.
+        error: Not in the spec: an error object some servers put in an ordinary chunk mid-stream (OpenRouter: `{"code": 400, "message": "Token limit reached"}`); the accumulator records it in `errors` (kind `error_in_chunk`).
     """
 
     id: str
@@ -127,9 +133,10 @@ class ChatCompletionChunk(msgspec.Struct, kw_only=True, omit_defaults=True, gc=F
     model: str
     choices: list[ChatStreamChoice]
     usage: Usage | None = None
+    error: Any = None
 
 
-class Usage(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
+class Usage(msgspec.Struct, kw_only=True, omit_defaults=True, dict=True):
     """Token usage for the completed stream.
 
     Attributes:
@@ -148,6 +155,7 @@ class ChatCompletionUsageChunk(msgspec.Struct, kw_only=True, omit_defaults=True,
 
     Attributes:
         usage: Token usage for the completed stream.
+        error: Not in the spec: an error object some servers put in an ordinary chunk mid-stream (OpenRouter: `{"code": 400, "message": "Token limit reached"}`); the accumulator records it in `errors` (kind `error_in_chunk`).
     """
 
     id: str
@@ -156,16 +164,22 @@ class ChatCompletionUsageChunk(msgspec.Struct, kw_only=True, omit_defaults=True,
     model: str
     choices: Annotated[list[ChatStreamChoice], msgspec.Meta(max_length=0)]
     usage: Usage
+    error: Any = None
 
 
 class FimCompletionChunk(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
-    """A streamed FIM completion chunk."""
+    """A streamed FIM completion chunk.
+
+    Attributes:
+        error: Not in the spec: an error object some servers put in an ordinary chunk mid-stream (OpenRouter: `{"code": 400, "message": "Token limit reached"}`); the accumulator records it in `errors` (kind `error_in_chunk`).
+    """
 
     id: str
     object: FimCompletionChunkObject | str
     created: int
     model: str
     choices: list[FimStreamChoice]
+    error: Any = None
 
 
 class FimStreamChoice(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):

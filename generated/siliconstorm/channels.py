@@ -20,14 +20,25 @@ import msgspec
 
 from . import models
 from .sse import ServerSentEvent
-from .stream import Accumulator, Channel, UnknownEvent, VendorEvent, tag_reader
+from .stream import (
+    Accumulator,
+    Channel,
+    StreamTruncated,
+    UnknownEvent,
+    VendorEvent,
+    keep_usage,
+    keep_usages,
+    tag_reader,
+)
 
 _decode_chat_completion_chunk_chat_completions = msgspec.json.Decoder(
     models.ChatCompletionChunk
 ).decode
 
 
-CHAT_COMPLETIONS_EVENT = Union[models.StreamDone, models.ChatCompletionChunk, UnknownEvent]
+CHAT_COMPLETIONS_EVENT = Union[
+    models.StreamDone, models.ChatCompletionChunk, UnknownEvent, StreamTruncated
+]
 """Any event of channel /chat/completions."""
 
 
@@ -39,7 +50,7 @@ def classify_chat_completions(sse: ServerSentEvent) -> CHAT_COMPLETIONS_EVENT:
     if data == "[DONE]":
         return models.StreamDone()
     try:
-        return _decode_chat_completion_chunk_chat_completions(data)
+        return keep_usage(_decode_chat_completion_chunk_chat_completions(data), data, "usage")
     except (msgspec.ValidationError, msgspec.DecodeError) as exc:
         reason = "ChatCompletionChunk: " + str(exc)
     if reason is None:
@@ -60,10 +71,14 @@ def classify_values_chat_completions(
         values = values[: values.index(b"[DONE]")]
     try:
         if len(values) == 1:  # a read of one event, as servers flushing each token send
-            return [_decode_chat_completion_chunk_chat_completions(values[0])]
-        return list(map(_decode_chat_completion_chunk_chat_completions, values))
+            run = [_decode_chat_completion_chunk_chat_completions(values[0])]
+        else:
+            run = list(map(_decode_chat_completion_chunk_chat_completions, values))
     except (msgspec.ValidationError, msgspec.DecodeError):
         return None
+    if [chunk for chunk in run if chunk.usage is not None]:
+        keep_usages(run, values, "usage")
+    return run
 
 
 def _apply_chat_completions_chat_completion_chunk(
@@ -91,6 +106,8 @@ def _apply_chat_completions_chat_completion_chunk_run(
                 state.finish_reason = finish_reason
         if (usage := chunk.usage) is not None:
             acc.set_usage(usage)
+        if (error := chunk.error) is not None:
+            acc.error_in_chunk(error)
         if (full_text := chunk.full_text) is not None:
             acc.final_text = full_text
 
@@ -99,6 +116,7 @@ _APPLY_CHAT_COMPLETIONS: dict[type, Callable[[Accumulator, Any], None]] = {
     models.StreamDone: Accumulator.done,
     models.ChatCompletionChunk: _apply_chat_completions_chat_completion_chunk,
     UnknownEvent: Accumulator.unknown,
+    StreamTruncated: Accumulator.truncated,
 }
 """How each event class of channel /chat/completions feeds the accumulator."""
 

@@ -53,6 +53,7 @@ class ChatCompletionChunk(msgspec.Struct, kw_only=True, omit_defaults=True, gc=F
         choices: Streaming inference results.
         full_text: Full text result, only returned when the configuration item “fullTextEnabled” is set to true.
         usage: Inference result statistics.
+        error: Not in the spec: an error object some servers put in an ordinary chunk mid-stream (OpenRouter: `{"code": 400, "message": "Token limit reached"}`); the accumulator records it in `errors` (kind `error_in_chunk`).
     """
 
     id: str
@@ -62,9 +63,10 @@ class ChatCompletionChunk(msgspec.Struct, kw_only=True, omit_defaults=True, gc=F
     choices: list[ChatCompletionChunkChoice]
     full_text: str | None = None
     usage: ChatCompletionChunkUsage | None = None
+    error: Any = None
 
 
-class ChatCompletionChunkUsage(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
+class ChatCompletionChunkUsage(msgspec.Struct, kw_only=True, omit_defaults=True, dict=True):
     """Inference result statistics.
 
     Attributes:

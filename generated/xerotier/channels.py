@@ -20,7 +20,16 @@ import msgspec
 
 from . import models
 from .sse import ServerSentEvent
-from .stream import Accumulator, Channel, UnknownEvent, VendorEvent, tag_reader
+from .stream import (
+    Accumulator,
+    Channel,
+    StreamTruncated,
+    UnknownEvent,
+    VendorEvent,
+    keep_usage,
+    keep_usages,
+    tag_reader,
+)
 
 _decode_x_research_searching_chat_completions = msgspec.json.Decoder(
     models.XResearchSearching
@@ -303,6 +312,7 @@ CHAT_COMPLETIONS_EVENT = Union[
     models.StreamError,
     VendorEvent,
     UnknownEvent,
+    StreamTruncated,
 ]
 """Any event of channel /chat/completions."""
 
@@ -339,7 +349,9 @@ def classify_chat_completions(sse: ServerSentEvent) -> CHAT_COMPLETIONS_EVENT:
                 reason = "no message has " + "type " + repr(tag)
         else:
             try:
-                return _decode_chat_completion_chunk_chat_completions(data)
+                return keep_usage(
+                    _decode_chat_completion_chunk_chat_completions(data), data, "usage"
+                )
             except (msgspec.ValidationError, msgspec.DecodeError) as exc:
                 reason = "ChatCompletionChunk: " + str(exc)
     if reason is None:
@@ -378,6 +390,8 @@ def _apply_chat_completions_chat_completion_chunk_run(
                 state.finish_reason = finish_reason
         if (usage := chunk.usage) is not None:
             acc.set_usage(usage)
+        if (error := chunk.error) is not None:
+            acc.error_in_chunk(error)
 
 
 _APPLY_CHAT_COMPLETIONS: dict[type, Callable[[Accumulator, Any], None]] = {
@@ -433,6 +447,7 @@ _APPLY_CHAT_COMPLETIONS: dict[type, Callable[[Accumulator, Any], None]] = {
     models.StreamError: Accumulator.error,
     VendorEvent: Accumulator.vendor,
     UnknownEvent: Accumulator.unknown,
+    StreamTruncated: Accumulator.truncated,
 }
 """How each event class of channel /chat/completions feeds the accumulator."""
 

@@ -147,6 +147,7 @@ class ChatCompletionChunk(msgspec.Struct, kw_only=True, omit_defaults=True, gc=F
         service_tier: Service tier. Always present, may be null.
         system_fingerprint: System fingerprint. Always present, may be null.
         usage: Token usage. Present only in the final chunk when stream_options.include_usage is true.
+        error: Not in the spec: an error object some servers put in an ordinary chunk mid-stream (OpenRouter: `{"code": 400, "message": "Token limit reached"}`); the accumulator records it in `errors` (kind `error_in_chunk`).
     """
 
     id: str
@@ -157,6 +158,7 @@ class ChatCompletionChunk(msgspec.Struct, kw_only=True, omit_defaults=True, gc=F
     service_tier: str | None = None
     system_fingerprint: str | None = None
     usage: dict[str, Any] | None = None
+    error: Any = None
 
 
 class ChatCompletionChunkChoice(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):

@@ -12,13 +12,14 @@ from __future__ import annotations
 import importlib
 import json
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
 from typing import Any, BinaryIO
 
 import jsonschema
+from jsonschema.exceptions import ValidationError, relevance
 
 #: Bytes read from the capture file per read (the decoder streams; memory stays flat).
 READ_SIZE = 64 * 1024
@@ -35,20 +36,28 @@ class Violation:
     Attributes:
         event: 1-based event number in the stream (0 for the stream as a whole).
         message: the message the event decoded as (None for unknown events).
-        pointer: JSON pointer of the offending value inside the event's data.
+        pointer: JSON pointer of the offending value inside the event's data:
+            the deepest one (inside the ``anyOf``/``oneOf`` branch that fits best).
         error: what is wrong.
+        expected: the constraints of the schema the value fails (its keywords
+            without ``description``/``title``/nested schemas), or None for an
+            event that is not checked against a schema.
+        got: the offending value as received (JSON data).
     """
 
     event: int
     message: str | None
     pointer: str
     error: str
+    expected: dict[str, Any] | None = None
+    got: Any = None
 
     def format(self) -> str:
-        """``event N (Message) /pointer: error``."""
+        """``event N (Message) /pointer: error (expected {...})``."""
         what = f"event {self.event}" if self.event else "stream"
         name = f" ({self.message})" if self.message else ""
-        return f"{what}{name} {self.pointer or '/'}: {self.error}"
+        expected = f" (expected {json.dumps(self.expected)})" if self.expected else ""
+        return f"{what}{name} {self.pointer or '/'}: {self.error}{expected}"
 
 
 @dataclass
@@ -173,13 +182,63 @@ def _check(
                 instance = json.loads(data)
             except ValueError as exc:
                 return [Violation(number, name, "", f"data is not JSON: {exc}")]
-        errors = sorted(validator.iter_errors(instance), key=lambda e: (list(map(str, e.absolute_path)), e.message))
-        found = [Violation(number, name, _pointer(e.absolute_path), e.message) for e in errors]
+        found = _violations(number, name, validator.iter_errors(instance))
         if not found:
             return []
         if best is None or len(found) < len(best):
             best = found
     return best or []
+
+
+#: Schema keywords that are not constraints (left out of ``Violation.expected``).
+_NOT_CONSTRAINTS = frozenset(
+    {"description", "title", "examples", "default", "$comment", "properties", "items", "$defs"}
+)
+
+
+def _violations(number: int, name: str, errors: Iterable[ValidationError]) -> list[Violation]:
+    """One violation per offending value, in pointer order.
+
+    The errors of one value (``"role": null`` fails both ``type`` and ``enum``)
+    count once, the most relevant kept (``jsonschema.exceptions.relevance``); an
+    error of a combinator (``anyOf``/``oneOf``: "is not valid under any of the
+    given schemas") is replaced by the errors of the branch that fits best, each
+    where it is (``/usage/completion_tokens_details`` rather than ``/usage``).
+    """
+    found: dict[str, Violation] = {}
+    for error in _leaves(list(errors)):
+        pointer = _pointer(error.absolute_path)
+        expected = None
+        if isinstance(error.schema, dict):
+            expected = {k: v for k, v in error.schema.items() if k not in _NOT_CONSTRAINTS}
+        found.setdefault(pointer, Violation(number, name, pointer, error.message, expected, error.instance))
+    return [found[p] for p in sorted(found, key=lambda p: p.split("/"))]
+
+
+def _leaves(errors: list[ValidationError]) -> Iterator[ValidationError]:
+    """The most relevant error of each offending value, combinators opened."""
+    by_value: dict[tuple[Any, ...], list[ValidationError]] = {}
+    for error in errors:
+        by_value.setdefault(tuple(error.absolute_path), []).append(error)
+    for group in by_value.values():
+        top = max(group, key=relevance)
+        if top.validator in ("anyOf", "oneOf") and top.context:
+            yield from _leaves(_best_branch(top.context))
+        else:
+            yield top
+
+
+def _best_branch(context: list[ValidationError]) -> list[ValidationError]:
+    """The errors of the combinator branch the value fits best: the one whose errors
+    reach deepest into it (a branch of another type fails at the value itself), then
+    the one with fewest errors."""
+    branches: dict[Any, list[ValidationError]] = {}
+    for error in context:
+        branches.setdefault(error.relative_schema_path[0], []).append(error)
+    return max(
+        branches.values(),
+        key=lambda b: (max(len(e.absolute_path) for e in b), -len(b)),
+    )
 
 
 def _pointer(path: Any) -> str:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from codemodel.build_ir import array, integer, obj, opt, req, string
+from codemodel.build_ir import HERE, array, integer, obj, opt, req, string
 from ssegen.codemodel.accumulation import ApplyPlan, ChoicesPlan, Feed, apply_plan
 from ssegen.ir import Schema
 from ssegen.naming import PythonIdentifier
@@ -109,3 +109,33 @@ def test_message_without_members_the_accumulator_reads_reads_nothing() -> None:
 def test_plans_read_colliding_members_through_their_disambiguated_identifiers() -> None:
     plan = _plan(obj("Chunk", opt("ID", integer()), req("id", string())))
     assert plan.meta == "chunk.id_, None"
+
+
+def test_usage_is_kept_as_sent_by_the_decoder_and_handed_with_the_typed_object_to_a_converting_flavour() -> None:
+    payload = obj("Chunk", opt("usage", obj("Usage", req("total", integer()))))
+    assert _plan(payload).keep_usage == "usage"
+    plan = apply_plan(payload, "Chunk", PythonIdentifier("apply_chunk"), "plain({})")
+    assert plan.usage == Feed("(usage := chunk.usage) is not None", "acc.set_usage(plain(usage), usage)")
+    assert _plan(obj("Chunk", req("id", string()))).keep_usage == ""
+
+
+def test_a_chunk_with_choices_reads_a_top_level_error_whatever_the_spec_says() -> None:
+    chunk = _plan(obj("Chunk", req("choices", array(obj("Choice", req("index", integer()))))))
+    assert chunk.error == Feed("(error := chunk.error) is not None", "acc.error_in_chunk(error)")
+    assert chunk.error_member  # the spec has none: the class gets `error: Any = None`
+    choices = req("choices", array(obj("Choice", req("index", integer()))))
+    declared = obj("Chunk", choices, opt("error", obj("Error", req("code", integer()))))
+    plan = _plan(declared)
+    assert plan.error is not None and not plan.error_member
+    assert _plan(obj("Chunk", req("id", string()))).error is None  # not a chunk of choices
+
+
+def test_content_that_may_be_a_list_of_parts_goes_through_add_content() -> None:
+    parts = Schema("union", HERE, variants=(string(), array(obj("Part", req("type", string())))), nullable=True)
+    choices = _choices(req("index", integer()), delta=obj("Delta", opt("content", parts), opt("refusal", string())))
+    assert choices.on_delta == (
+        Feed("(content := delta.content) is not None", "state.add_content(content)"),
+        Feed("(text := delta.refusal) is not None", "state.refusal.append(text)"),
+    )
+    number_or_text = Schema("union", HERE, variants=(string(), integer()))
+    assert _choices(delta=obj("Delta", opt("content", number_or_text))).on_delta == ()

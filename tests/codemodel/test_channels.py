@@ -112,9 +112,11 @@ def test_handlers_follow_the_message_kind_or_its_accumulation_plan() -> None:
         ("models.Error", "Accumulator.error"),
         ("VendorEvent", "Accumulator.vendor"),
         ("UnknownEvent", "Accumulator.unknown"),
+        ("StreamTruncated", "Accumulator.truncated"),
     )
     assert (
-        spec.event_union == "Union[models.Done, models.Search, models.Chunk, models.Error, VendorEvent, UnknownEvent]"
+        spec.event_union
+        == "Union[models.Done, models.Search, models.Chunk, models.Error, VendorEvent, UnknownEvent, StreamTruncated]"
     )
 
 

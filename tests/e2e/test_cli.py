@@ -204,6 +204,7 @@ def test_conform_passes_the_deepseek_docs_stream_after_reconciliation(
     assert sorted(final) == ["choices", "complete", "errors", "id", "model", "usage", "vendor_events"]
     assert sorted(final["choices"][0]) == [
         "content",
+        "content_parts",
         "finish_reason",
         "index",
         "reasoning_content",

@@ -91,10 +91,8 @@ CASES = _cases()
 
 
 def _reason_prefix(result: dict[str, Any]) -> dict[str, Any]:
-    """``result`` with each unknown event's reason cut to the message it names."""
-    errors = [
-        {**e, "reason": e["reason"].split(": ", 1)[0]} if e["kind"] == "unknown_event" else e for e in result["errors"]
-    ]
+    """``result`` with each unknown event's reason (an unlisted error's too) cut to the message it names."""
+    errors = [{**e, "reason": e["reason"].split(": ", 1)[0]} if "reason" in e else e for e in result["errors"]]
     return {**result, "errors": errors}
 
 

@@ -12,9 +12,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from generated.deepseek import CHANNELS as DEEPSEEK
-from generated.deepseek import UnknownEvent
+from generated.deepseek import StreamTruncated, UnknownEvent
 from generated.deepseek import models as ds_models
-from generated.deepseek.stream import ChoiceState
+from generated.deepseek.stream import ChoiceState, usage_as_sent
 from generated.mistral import CHANNELS as MISTRAL
 from generated.mistral import models as ms_models
 
@@ -246,6 +246,29 @@ def test_unterminated_last_event_is_discarded_and_reported(deepseek_docs_stream:
     assert result.choices[0].content == HELLO
 
 
+def test_truncation_travels_with_the_events_so_a_collected_list_reports_it(deepseek_docs_stream: bytes) -> None:
+    chat = DEEPSEEK["/chat/completions"]
+    truncated = deepseek_docs_stream[: deepseek_docs_stream.rindex(b"data: [DONE]")] + b'data: {"choi'
+    events = list(chat.decode([truncated[:100], truncated[100:]]))
+    assert events[-1] == StreamTruncated(bytes_consumed=len(truncated))
+    result = chat.accumulate(events)
+    assert [e["kind"] for e in result.errors] == ["truncated"] and result.errors[0]["bytes"] == len(truncated)
+    assert not result.complete and result.choices[0].content == HELLO
+
+    async def reads() -> AsyncIterator[bytes]:
+        yield truncated
+
+    async def collect() -> list[Any]:
+        return [event async for event in chat.adecode(reads())]
+
+    assert asyncio.run(collect())[-1] == events[-1]
+
+
+def test_complete_stream_ends_without_a_truncation_event(deepseek_docs_stream: bytes) -> None:
+    events = list(DEEPSEEK["/chat/completions"].decode([deepseek_docs_stream]))
+    assert isinstance(events[-1], ds_models.StreamDone)
+
+
 def test_fim_channel_assembles_text_deltas() -> None:
     fim = DEEPSEEK["/beta/completions"]
     chunk = {"id": "f", "object": "text_completion", "created": 1, "model": "deepseek-chat"}
@@ -385,3 +408,71 @@ def test_sync_and_async_accumulation_compact_as_they_go(monkeypatch: Any) -> Non
     calls.clear()
     assert asyncio.run(run()) == "".join(tokens)
     assert len(calls) == 2
+
+
+USAGE_AS_SENT = {
+    "prompt_tokens": 14,
+    "completion_tokens": 31,
+    "total_tokens": 45,
+    "prompt_cache_hit_tokens": 0,
+    "prompt_tokens_details": {"cached_tokens": 0},
+    "queue_time": 0.04,
+}
+
+
+def test_usage_members_the_spec_does_not_list_are_kept_on_every_path() -> None:
+    chat = DEEPSEEK["/chat/completions"]
+    body = sse_body([_chunk({"content": "Hi"}), _chunk({}, "stop", usage=USAGE_AS_SENT), "[DONE]"])
+    assert chat.accumulate(chat.decode([body])).usage == USAGE_AS_SENT  # runs decoded at once
+    one_by_one = [body[i : i + 1] for i in range(len(body))]
+    assert chat.accumulate(list(chat.decode(one_by_one))).usage == USAGE_AS_SENT
+    event = chat.parse(_chunk({}, "stop", usage=USAGE_AS_SENT))
+    assert isinstance(event, ds_models.ChatCompletionChunk) and event.usage is not None
+    assert event.usage.prompt_tokens == 14 and usage_as_sent(event.usage) == USAGE_AS_SENT
+    assert chat.accumulate([event]).to_dict()["usage"] == USAGE_AS_SENT
+
+
+def test_usage_built_by_hand_is_recorded_from_its_typed_members() -> None:
+    chat = DEEPSEEK["/chat/completions"]
+    usage = ds_models.ChatCompletionUsage(prompt_tokens=1, completion_tokens=2, total_tokens=3)
+    chunk = ds_models.ChatCompletionChunk(id="c", object="chat.completion.chunk", created=1, model="m", choices=[])
+    chunk.usage = usage
+    assert usage_as_sent(usage) is None
+    assert chat.accumulate([chunk]).usage == {"prompt_tokens": 1, "completion_tokens": 2, "total_tokens": 3}
+
+
+def test_an_error_inside_an_ordinary_chunk_is_an_error_and_its_content_still_counts() -> None:
+    chat = DEEPSEEK["/chat/completions"]
+    error = {"code": 400, "message": "Token limit reached"}
+    body = sse_body([_chunk({"content": "We need"}), _chunk({"content": "!"}, error=error), "[DONE]"])
+    result = chat.accumulate(chat.decode([body]))
+    assert result.errors == [{"kind": "error_in_chunk", "message": "Token limit reached", "code": 400, "data": error}]
+    assert result.complete and result.choices[0].content == "We need!"
+    cut = sse_body([_chunk({"content": "We need"}, error=error)])
+    assert not chat.accumulate(chat.decode([cut])).complete
+
+
+def test_an_unlisted_error_event_is_recorded_as_an_error_with_its_json() -> None:
+    chat = DEEPSEEK["/chat/completions"]
+    error = {"error": {"message": "Tool call validation failed", "code": "tool_use_failed"}}
+    body = b"event: error\ndata: " + json.dumps(error).encode() + b"\n\n" + sse_body([json.dumps(error)])
+    result = chat.accumulate(list(chat.decode([body])))
+    assert [(e["kind"], e["event"], e["data"]) for e in result.errors] == [
+        ("error_event", "error", error),
+        ("error_event", "message", error),
+    ]
+
+
+def test_list_content_parts_go_to_content_and_reasoning_and_other_parts_are_kept() -> None:
+    """Mistral's Magistral models stream ``thinking`` then ``text`` parts
+    (../shared/corpus/streams/mi_vercel_magistral_reasoning.sse)."""
+    state = ChoiceState(0, False)
+    thinking = {"type": "thinking", "thinking": [{"type": "text", "text": "2+2"}, {"type": "text", "text": "=4."}]}
+    state.add_content([thinking])
+    state.add_content([{"type": "text", "text": "2 + 2"}, {"type": "image_url", "image_url": "u"}])
+    state.add_content(" = 4")
+    state.add_content([ds_models.ChatCompletionDelta(content="!")])  # a typed part without `type`: kept
+    state.add_content(None)
+    result = state.result()
+    assert (result.content, result.reasoning_content) == ("2 + 2 = 4", "2+2=4.")
+    assert result.content_parts == [{"type": "image_url", "image_url": "u"}, {"content": "!"}]

@@ -98,6 +98,14 @@ class ApplyPlan:
             ``specs/siliconstorm/inference-api.md:725``), or None.
         steps: for the Messages and Responses families and stated plans, the statements of
             the message's accumulation steps (:func:`step_feeds`), in order.
+        error: ``acc.error_in_chunk`` of a chunk's top-level ``error`` object
+            (OpenRouter sends one inside an ordinary chunk), whatever the spec
+            says; None for a message without choices.
+        error_member: the class lacks an ``error`` member and gets one typed
+            ``Any`` (see ``ModelsBuilder.add_error_member``).
+        keep_usage: the identifier of the ``usage`` member, whose object as sent
+            (every member, the unlisted ones included) the decoder keeps for
+            ``acc.set_usage``; "" without usage.
     """
 
     function: PythonIdentifier
@@ -108,11 +116,14 @@ class ApplyPlan:
     usage: Feed | None
     full_text: Feed | None
     steps: tuple[Feed, ...] = ()
+    error: Feed | None = None
+    error_member: bool = False
+    keep_usage: str = ""
 
     @property
     def reads_nothing(self) -> bool:
         """True when the spec gives the message no member the accumulator reads."""
-        return not (self.meta or self.choices or self.usage or self.full_text or self.steps)
+        return not (self.meta or self.choices or self.usage or self.full_text or self.error or self.steps)
 
 
 #: Delta members appended to the choice's text of the same name, in this order.
@@ -250,15 +261,42 @@ def apply_plan(payload: Schema, cls: str, function: PythonIdentifier, plain: str
         meta = f"{_read('chunk', id_)}, {_read('chunk', model)}"
     usage = _object(payload, "usage")
     full_text = _scalar(payload, "full_text", "string")
+    choices = _choices_plan(payload)
+    error, error_member = _error(payload, plain) if choices is not None else (None, False)
     return ApplyPlan(
         function=function,
         run=PythonIdentifier.verbatim(f"{function}_run"),
         cls=cls,
         meta=meta,
-        choices=_choices_plan(payload),
-        usage=_feed("chunk", usage, "usage", lambda v: f"acc.set_usage({plain.format(v)})") if usage else None,
+        choices=choices,
+        usage=_feed("chunk", usage, "usage", lambda v: _set_usage(v, plain)) if usage else None,
         full_text=_feed("chunk", full_text, "full_text", lambda v: f"acc.final_text = {v}") if full_text else None,
+        error=error,
+        error_member=error_member,
+        keep_usage=str(usage.attr) if usage else "",
     )
+
+
+def _set_usage(value: str, plain: str) -> str:
+    """``acc.set_usage`` of the usage object; a flavour whose models the runtime does
+    not convert itself hands the object too, for what the decoder kept on it."""
+    if plain == "{}":
+        return f"acc.set_usage({value})"
+    return f"acc.set_usage({plain.format(value)}, {value})"
+
+
+def _error(payload: Schema, plain: str) -> tuple[Feed | None, bool]:
+    """The feed of a chunk's top-level ``error`` member and whether the class must get
+    one: a member the spec declares is read as declared; without one, a member
+    ``error: Any`` is added (none when another member took that identifier)."""
+    prop = payload.property("error")
+    if prop is not None:
+        access = _access(prop, payload)
+        return _feed("chunk", access, "error", lambda v: f"acc.error_in_chunk({plain.format(v)})"), False
+    if "error" in field_identifiers(payload).values():
+        return None, False
+    access = _Access(PythonIdentifier("error"), True)
+    return _feed("chunk", access, "error", lambda v: f"acc.error_in_chunk({v})"), True
 
 
 @dataclass(frozen=True)
@@ -313,6 +351,8 @@ def _choices_plan(payload: Schema) -> ChoicesPlan | None:
             access = _scalar(delta_prop.schema, name, "string")
             if access is not None:
                 on_delta.append(_text("delta", name, access))
+            elif name == "content" and (parts := _content_parts(delta_prop.schema)) is not None:
+                on_delta.append(_feed("delta", parts, "content", lambda v: f"state.add_content({v})"))
         tool_calls = _tool_calls_plan(delta_prop.schema)
     # Completion-style chunks (FIM, OpenAI legacy) carry `text` on the choice itself.
     text = _scalar(choice, "text", "string")
@@ -333,6 +373,20 @@ def _choices_plan(payload: Schema) -> ChoicesPlan | None:
         tool_calls=tool_calls,
         finish_reason=finish_reason,
     )
+
+
+def _content_parts(delta: Schema) -> _Access | None:
+    """The delta's ``content`` when it may be a list of typed parts (a union of a string
+    and an array, or an array: Mistral's ``text``/``thinking`` chunks), read by
+    ``ChoiceState.add_content``."""
+    prop = delta.property("content")
+    if prop is None:
+        return None
+    schema = prop.schema
+    kinds = {v.type for v in schema.variants} if schema.type == "union" else {schema.type}
+    if "array" not in kinds or not kinds <= {"array", "string"}:
+        return None
+    return _access(prop, delta)
 
 
 def _tool_calls_plan(delta: Schema) -> ToolCallsPlan | None:

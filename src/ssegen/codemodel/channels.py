@@ -43,6 +43,9 @@ class MessageSpec:
             "" for a keep-alive, which feeds nothing (no row in the handlers table,
             so ``apply`` does nothing with it: the stream is not complete, and it
             is no unknown event).
+        keep_usage: the identifier of the data message's ``usage`` member, whose
+            object as sent ``classify`` keeps for the accumulator (the typed object
+            drops the members the spec does not list); "" when it has none.
     """
 
     name: str
@@ -55,6 +58,7 @@ class MessageSpec:
     doc: str
     tag: str | None = None
     handler: str = ""
+    keep_usage: str = ""
 
 
 @dataclass(frozen=True)
@@ -159,7 +163,8 @@ class ChannelSpec:
             unknown events); see :attr:`ssegen.ir.Channel.fallback`.
         plans: the accumulation plans of the data messages.
         handlers: ``(class expression, handler expression)`` rows of the dispatch
-            table, ending with ``VendorEvent`` (when tagged) and ``UnknownEvent``.
+            table, ending with ``VendorEvent`` (when tagged), ``UnknownEvent`` and
+            ``StreamTruncated``.
         event_union: the ``Union[...]`` of every event class of the channel.
         tag_readers: ``(reader name, member)`` of each tag member a branch reads.
         tagged_branches: the branches (fallback included) with a tag table.
@@ -258,6 +263,9 @@ def channel_spec(channel: Channel, models: ModelsBuilder, diagnostics: Diagnosti
         union.append("VendorEvent")
     handlers.append(("UnknownEvent", "Accumulator.unknown"))
     union.append("UnknownEvent")
+    # The event a decoded stream ends with when its body ended inside an event.
+    handlers.append(("StreamTruncated", "Accumulator.truncated"))
+    union.append("StreamTruncated")
     plain = (
         fallback if fallback is not None and not branches else next((b for b in branches if b.event == "message"), None)
     )
@@ -352,6 +360,11 @@ def _messages(
             continue
         if plan not in plans:
             plans.append(plan)
+        usage = message.payload.property("usage")
+        if plan.keep_usage and usage is not None:
+            models.keep_whole(usage.schema)
+        if plan.error_member:
+            models.add_error_member(cls)
     return messages, plans
 
 
@@ -369,7 +382,9 @@ def _with_handler(message: MessageSpec, plans: list[ApplyPlan], flavour: Flavour
     else:
         # A message of a family whose plan gives it no step (Anthropic's ``ping``) feeds nothing.
         plan = next((p for p in plans if p.cls == message.cls), None)
-        handler = plan.function if plan is not None else ""
+        if plan is not None:
+            return replace(message, handler=plan.function, keep_usage=plan.keep_usage)
+        handler = ""
     return replace(message, handler=handler)
 
 

@@ -76,6 +76,10 @@ class ClassSpec:
         tag_field: for an alternative of a tagged union, the tag member's wire name
             (msgspec ``tag_field``); "" otherwise.
         tag: its value (msgspec ``tag``).
+        options: the msgspec ``Struct`` options after ``omit_defaults=True``:
+            ``gc=False`` (instances hold no reference cycles), or ``dict=True`` for a
+            class whose instances carry what was sent beside the typed members
+            (a stream's usage object, see :meth:`ModelsBuilder.keep_whole`).
     """
 
     name: ClassName
@@ -84,6 +88,19 @@ class ClassSpec:
     literal: str | None = None
     tag_field: str = ""
     tag: str = ""
+    options: str = "gc=False"
+
+
+ERROR_MEMBER = FieldSpec(
+    PythonIdentifier("error"),
+    "error",
+    "Any",
+    False,
+    "Not in the spec: an error object some servers put in an ordinary chunk mid-stream "
+    '(OpenRouter: `{"code": 400, "message": "Token limit reached"}`); '
+    "the accumulator records it in `errors` (kind `error_in_chunk`).",
+)
+"""The member every data chunk class gets when its spec has no ``error`` member."""
 
 
 @dataclass(frozen=True)
@@ -117,11 +134,47 @@ class ModelsBuilder:
         self._tags: dict[str, tuple[tuple[str, ...], bool]] = {}
         self._aliases: dict[str, AliasSpec] = {}
         self._terminators: dict[str, ClassSpec] = {}
+        self._whole: set[str] = set()
+        self._error_member: set[str] = set()
 
     @property
     def classes(self) -> list[ClassSpec]:
         """Payload classes in first-use order (a class's members' classes after it)."""
-        return [spec for _, spec in self._classes.values() if spec is not None]
+        specs = []
+        for _, spec in self._classes.values():
+            if spec is None:
+                continue
+            if spec.name in self._error_member:
+                spec = replace(spec, fields=(*spec.fields, ERROR_MEMBER))
+            if spec.name in self._whole:
+                spec = replace(spec, options="dict=True")
+            specs.append(spec)
+        return specs
+
+    def keep_whole(self, schema: Schema) -> None:
+        """Let instances of the class of ``schema`` carry the object as sent (msgspec:
+        ``dict=True``, so the runtime can attach it; unknown members are otherwise
+        dropped by decoding).  For a stream's ``usage`` object, met once per stream:
+        the garbage collector tracking of ``dict=True`` costs nothing on the hot path."""
+        name = self._known(schema)
+        if name is not None:
+            self._whole.add(name)
+
+    def add_error_member(self, cls: ClassName) -> None:
+        """Give class ``cls`` the member :data:`ERROR_MEMBER` (``error: Any = None``)
+        unless it has a member of that identifier: a data chunk whose class holds the
+        ``error`` object some servers put in it (OpenRouter: ``{"error": {"code": 400,
+        "message": "Token limit reached"}, "choices": [...]}``) decodes it at no cost,
+        where searching each chunk's text for it would slow the fast path."""
+        known = self._classes.get(cls)
+        spec = known[1] if known is not None else None
+        if spec is not None and all(f.name != ERROR_MEMBER.name for f in spec.fields):
+            self._error_member.add(cls)
+
+    def _known(self, schema: Schema) -> str | None:
+        """The name of the class already built for ``schema``, or None."""
+        key = replace(schema, nullable=False)
+        return next((name for name, (k, spec) in self._classes.items() if k == key and spec), None)
 
     @property
     def aliases(self) -> list[AliasSpec]:
