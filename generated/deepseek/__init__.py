@@ -23,6 +23,7 @@ from .channels import CHANNELS
 from .sse import EventTooLargeError, InvalidUTF8Error, ServerSentEvent, SSEError
 from .stream import (
     Accumulator,
+    BlockResult,
     AsyncEventStream,
     Channel,
     ChoiceResult,
@@ -49,6 +50,7 @@ ERROR_CODES: dict[int | str, str] = {}
 __all__ = [
     "Accumulator",
     "AsyncEventStream",
+    "BlockResult",
     "CHANNELS",
     "Channel",
     "ChoiceResult",

@@ -377,6 +377,7 @@ CHANNELS: dict[str, Channel[Any]] = {
         classify_agents_completions,
         apply_agents_completions,
         handlers=_APPLY_AGENTS_COMPLETIONS,
+        family="chat",
         classify_values=classify_values_agents_completions,
         apply_values=_apply_agents_completions_agent_completion_chunk_run,
     ),
@@ -390,6 +391,7 @@ CHANNELS: dict[str, Channel[Any]] = {
         classify_chat_completions,
         apply_chat_completions,
         handlers=_APPLY_CHAT_COMPLETIONS,
+        family="chat",
     ),
     "/fim/completions": Channel(
         "/fim/completions",
@@ -400,6 +402,7 @@ CHANNELS: dict[str, Channel[Any]] = {
         classify_fim_completions,
         apply_fim_completions,
         handlers=_APPLY_FIM_COMPLETIONS,
+        family="chat",
         classify_values=classify_values_fim_completions,
         apply_values=_apply_fim_completions_fim_completion_chunk_run,
     ),

@@ -143,6 +143,7 @@ CHANNELS: dict[str, Channel[Any]] = {
         classify_chat_completions,
         apply_chat_completions,
         handlers=_APPLY_CHAT_COMPLETIONS,
+        family="chat",
         classify_values=classify_values_chat_completions,
         apply_values=_apply_chat_completions_chat_completion_chunk_run,
     ),

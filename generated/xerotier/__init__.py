@@ -22,6 +22,7 @@ from .channels import CHANNELS
 from .sse import EventTooLargeError, InvalidUTF8Error, ServerSentEvent, SSEError
 from .stream import (
     Accumulator,
+    BlockResult,
     AsyncEventStream,
     Channel,
     ChoiceResult,
@@ -52,6 +53,7 @@ ERROR_CODES: dict[int | str, str] = {
 __all__ = [
     "Accumulator",
     "AsyncEventStream",
+    "BlockResult",
     "CHANNELS",
     "Channel",
     "ChoiceResult",

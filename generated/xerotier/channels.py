@@ -522,6 +522,7 @@ CHANNELS: dict[str, Channel[Any]] = {
         classify_chat_completions,
         apply_chat_completions,
         handlers=_APPLY_CHAT_COMPLETIONS,
+        family="chat",
     ),
 }
 """The provider's channels by address; see :class:`~.stream.Channel`."""

@@ -219,6 +219,38 @@ class ChoiceResult(msgspec.Struct, kw_only=True):
     content_parts: list[Any] = msgspec.field(default_factory=list)
 
 
+class BlockResult(msgspec.Struct, kw_only=True):
+    """One assembled output block (a Messages content block, a Responses output item).
+
+    Attributes:
+        index: the block's key in the stream (Messages ``index``, Responses ``output_index``).
+        kind: its type as sent: ``text``, ``thinking``, ``tool_use`` (Messages);
+            ``message``, ``function_call``, ``reasoning`` (Responses); None if never opened.
+        id: its id (a tool use's ``id``, an output item's ``id``).
+        call_id: a Responses function call's ``call_id`` (what a tool result names).
+        name: a tool's name.
+        text: its text deltas, joined (None if it had none).
+        thinking: its thinking or reasoning deltas, joined.
+        signature: a thinking block's signature.
+        refusal: its refusal deltas, joined.
+        arguments: a tool call's argument deltas as sent (JSON text; raw, always kept).
+        input: the parsed ``arguments`` when they are valid JSON, else the block's
+            ``input`` as opened (``{}`` for a Messages tool use with no deltas), else None.
+    """
+
+    index: int
+    kind: str | None = None
+    id: str | None = None
+    call_id: str | None = None
+    name: str | None = None
+    text: str | None = None
+    thinking: str | None = None
+    signature: str | None = None
+    refusal: str | None = None
+    arguments: str | None = None
+    input: Any = None
+
+
 class StreamResult(msgspec.Struct, kw_only=True):
     """What a whole stream said, assembled.
 
@@ -243,7 +275,15 @@ class StreamResult(msgspec.Struct, kw_only=True):
         vendor_events: provider extension events as plain data, in stream order
             (specs/xerotier/streaming-api.md:141-152).
         complete: True when the stream's terminator (e.g. ``data: [DONE]``:
-            specs/xerotier/streaming-api.md:12-14) was seen.
+            specs/xerotier/streaming-api.md:12-14; Messages ``message_stop``; Responses
+            ``response.completed``/``.incomplete``/``.failed``) was seen.
+        output: for the Messages and Responses families, the assembled blocks or
+            items, sorted by index (``[]`` for chat streams, which use ``choices``).
+        stop_reason: why the response stopped (Messages ``stop_reason``; Responses
+            ``status``, or the incomplete reason); None for chat streams, whose
+            choices carry ``finish_reason``.
+        family: ``chat``, ``messages``, ``responses``, ``custom`` or ``none``: how the
+            channel's events assemble (``ssegen ir`` shows the plan).
     """
 
     id: str | None = None
@@ -253,10 +293,20 @@ class StreamResult(msgspec.Struct, kw_only=True):
     errors: list[dict[str, Any]] = msgspec.field(default_factory=list)
     vendor_events: list[dict[str, Any]] = msgspec.field(default_factory=list)
     complete: bool = False
+    output: list[BlockResult] = msgspec.field(default_factory=list)
+    stop_reason: str | None = None
+    family: str = "chat"
 
     def to_dict(self) -> dict[str, Any]:
-        """The result as plain JSON-ready data (keys as in the attribute list)."""
+        """The result as plain JSON-ready data (keys as in the attribute list, without
+        ``family``); a chat stream's keeps the chat-completions keys only (no ``output``,
+        no ``stop_reason``), a block family's has no ``choices``."""
         data: dict[str, Any] = msgspec.to_builtins(self)
+        family = data.pop("family")
+        if family == "chat":
+            del data["output"], data["stop_reason"]
+        elif family in ("messages", "responses"):
+            del data["choices"]
         return data
 
 
@@ -459,6 +509,95 @@ class ChoiceState:
         )
 
 
+class BlockState:
+    """One output block being assembled (see :class:`BlockResult`); the generated
+    apply functions append to its text fields (``block.text.append(...)``)."""
+
+    __slots__ = (
+        "index",
+        "kind",
+        "id",
+        "call_id",
+        "name",
+        "input",
+        "text",
+        "thinking",
+        "signature",
+        "refusal",
+        "arguments",
+        "final",
+    )
+
+    def __init__(self, index: int) -> None:
+        self.index = index
+        self.kind: str | None = None
+        self.id: str | None = None
+        self.call_id: str | None = None
+        self.name: str | None = None
+        self.input: Any = None
+        self.text: list[str] = _Parts()
+        self.thinking: list[str] = _Parts()
+        self.signature: list[str] = _Parts()
+        self.refusal: list[str] = _Parts()
+        self.arguments: list[str] = _Parts()
+        self.final: Any = None
+
+    def open(self, block: Any) -> None:
+        """Take the block's identity from the object that opens it (Messages
+        ``content_block``, Responses ``item``): its ``type``, ``id``, ``call_id``,
+        ``name``, ``input`` and any first ``text``, ``thinking`` or ``arguments``."""
+        data = _plain(block)
+        if not isinstance(data, dict):
+            return
+        self.kind = _str_or_none(data.get("type")) or self.kind
+        self.id = _str_or_none(data.get("id")) or self.id
+        self.call_id = _str_or_none(data.get("call_id")) or self.call_id
+        self.name = _str_or_none(data.get("name")) or self.name
+        if "input" in data:
+            self.input = data["input"]
+        for field in ("text", "thinking", "arguments"):
+            value = data.get(field)
+            if isinstance(value, str) and value:
+                getattr(self, field).append(value)
+
+    def close(self, block: Any = None) -> None:
+        """The block is complete; ``block``, the final item when the event carries one
+        (Responses ``output_item.done``), fills what no delta gave."""
+        if block is not None:
+            self.final = _plain(block)
+
+    def result(self) -> BlockResult:
+        """The assembled :class:`BlockResult`."""
+        texts = {
+            f: "".join(getattr(self, f))
+            for f in ("text", "thinking", "signature", "refusal", "arguments")
+        }
+        final = self.final if isinstance(self.final, dict) else {}
+        if not texts["arguments"] and isinstance(final.get("arguments"), str):
+            texts["arguments"] = final["arguments"]
+        if not texts["text"] and isinstance(final.get("content"), list):
+            texts["text"] = "".join(
+                p["text"]
+                for p in final["content"]
+                if isinstance(p, dict) and isinstance(p.get("text"), str)
+            )
+        parsed = self.input
+        if texts["arguments"]:
+            try:
+                parsed = msgspec.json.decode(texts["arguments"])
+            except msgspec.DecodeError:
+                parsed = None
+        return BlockResult(
+            index=self.index,
+            kind=self.kind or _str_or_none(final.get("type")),
+            id=self.id or _str_or_none(final.get("id")),
+            call_id=self.call_id or _str_or_none(final.get("call_id")),
+            name=self.name or _str_or_none(final.get("name")),
+            input=parsed,
+            **{f: v or None for f, v in texts.items()},
+        )
+
+
 class Accumulator:
     """Assembles typed events into a :class:`StreamResult`.
 
@@ -486,6 +625,26 @@ class Accumulator:
         self.vendor_events: list[dict[str, Any]] = []
         self.complete = False
         self.states: dict[int, ChoiceState] = {}
+        self.blocks: dict[int, BlockState] = {}
+        self.stop_reason: str | None = None
+        self.family = "chat"
+
+    def block(self, index: int) -> BlockState:
+        """The state of output block ``index`` (created on first use)."""
+        state = self.blocks.get(index)
+        if state is None:
+            state = self.blocks[index] = BlockState(index)
+        return state
+
+    def merge_usage(self, usage: Any) -> None:
+        """Merge a usage object into the stream's (Messages sends input tokens on
+        ``message_start`` and the final output tokens on ``message_delta``: later
+        members replace earlier ones, nested objects included)."""
+        data = usage_as_sent(usage)
+        if data is None:
+            data = msgspec.to_builtins(usage)
+        if isinstance(data, dict):
+            self.usage = {**(self.usage or {}), **data}
 
     def meta(self, id: str | None, model: str | None) -> None:
         """Record the completion id and model (the first non-empty values win)."""
@@ -510,6 +669,16 @@ class Accumulator:
             for call in state.tool_calls.values():
                 if isinstance(call.arguments, _Parts):
                     call.arguments.compact()
+        for block in self.blocks.values():
+            for parts in (
+                block.text,
+                block.thinking,
+                block.signature,
+                block.refusal,
+                block.arguments,
+            ):
+                if isinstance(parts, _Parts):
+                    parts.compact()
 
     def choice(self, index: int) -> ChoiceState:
         """The state of choice ``index`` (created on first use)."""
@@ -609,6 +778,9 @@ class Accumulator:
             errors=list(self.errors),
             vendor_events=list(self.vendor_events),
             complete=self.complete,
+            output=[state.result() for _, state in sorted(self.blocks.items())],
+            stop_reason=self.stop_reason,
+            family=self.family,
         )
 
 
@@ -774,6 +946,8 @@ class Channel(Generic[E]):
             classified alone; it must give what ``classify`` would.
         apply_values: optionally, applies a whole run that ``classify_values``
             gave, as ``apply`` would each event in turn.
+        family: how the events assemble (``chat``, ``messages``, ``responses``,
+            ``custom``, ``none``), recorded on the :class:`StreamResult`.
     """
 
     def __init__(
@@ -785,8 +959,10 @@ class Channel(Generic[E]):
         handlers: dict[type, Callable[[Accumulator, Any], None]] | None = None,
         classify_values: Callable[[list[bytes]], Sequence[E] | None] | None = None,
         apply_values: Callable[[Accumulator, Sequence[Any]], None] | None = None,
+        family: str = "chat",
     ) -> None:
         self.address = address
+        self.family = family
         self.messages = messages
         self.classify = classify
         self.apply = apply
@@ -848,6 +1024,7 @@ class Channel(Generic[E]):
                 event over the size limit).
         """
         acc = Accumulator(full_text)
+        acc.family = self.family
         apply = self.apply
         if isinstance(events, EventStream) and not events._started:
             # Not iterated yet: classify and apply each chunk's events directly.
@@ -919,6 +1096,7 @@ class Channel(Generic[E]):
     ) -> StreamResult:
         """Assemble async ``events`` (typically ``adecode(...)``); see :meth:`accumulate`."""
         acc = Accumulator(full_text)
+        acc.family = self.family
         apply = self.apply
         if isinstance(events, AsyncEventStream) and not events._started:
             events._started = True

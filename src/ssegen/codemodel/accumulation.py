@@ -191,7 +191,7 @@ def step_feeds(
         statement = {
             "open": f"acc.block({key}).open({value})",
             "append": f"acc.block({key}).{step.field}.append({value})",
-            "close": f"acc.block({key}).close()",
+            "close": f"acc.block({key}).close({value if step.value else ''})",
             "stop": f"acc.stop_reason = {value}",
             "usage": f"acc.merge_usage({plain.format(value)})",
             "done": "acc.done()",

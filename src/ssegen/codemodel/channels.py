@@ -169,6 +169,7 @@ class ChannelSpec:
         tag_readers: ``(reader name, member)`` of each tag member a branch reads.
         tagged_branches: the branches (fallback included) with a tag table.
         batch: the fast path, or None when plain events need per-event classification.
+        family: how the channel's events assemble (:attr:`ssegen.ir.Accumulation.family`).
         names: ``event_type``, ``classify``, ``apply``, ``handlers_table``: the
             generated module-level names.
     """
@@ -185,6 +186,7 @@ class ChannelSpec:
     event_union: str
     tag_readers: tuple[tuple[PythonIdentifier, str], ...]
     batch: BatchPlan | None
+    family: str
     event_type: PythonIdentifier
     classify: PythonIdentifier
     apply: PythonIdentifier
@@ -282,6 +284,7 @@ def channel_spec(channel: Channel, models: ModelsBuilder, diagnostics: Diagnosti
         event_union=f"Union[{', '.join(dict.fromkeys(union))}]",
         tag_readers=tuple((name, member) for member, name in readers.items()),
         batch=_batch_plan(ident, plain, plans),
+        family=channel.accumulation.family if channel.accumulation is not None else "chat",
         event_type=PythonIdentifier.verbatim(f"{upper}_EVENT"),
         classify=PythonIdentifier.verbatim(f"classify_{ident}"),
         apply=PythonIdentifier.verbatim(f"apply_{ident}"),

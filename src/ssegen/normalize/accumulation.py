@@ -87,7 +87,7 @@ RESPONSES: dict[str, tuple[AccumulateStep, ...]] = {
     ),
     "response.reasoning_summary_text.delta": (_S("append", key=("output_index",), value=("delta",), field="thinking"),),
     "response.reasoning_text.delta": (_S("append", key=("output_index",), value=("delta",), field="thinking"),),
-    "response.output_item.done": (_S("close", key=("output_index",)),),
+    "response.output_item.done": (_S("close", key=("output_index",), value=("item",)),),
     "response.completed": (
         _S("usage", value=("response", "usage")),
         _S("stop", value=("response", "status")),
@@ -206,9 +206,9 @@ def _custom(channel: Channel, stated: Any, diagnostics: Diagnostics) -> Accumula
         diagnostics.at(where, codes.ACCUMULATE_INVALID, f"{EXTENSION} must map messages to lists of steps; ignored")
         return Accumulation("none", provenance=where)
     by_name: dict[str, Message] = {}
-    for message in channel.messages:
-        fixed = [value for p in message.payload.properties if (value := message.payload.tag(p.name))]
-        by_name.update(dict.fromkeys(fixed, message))
+    for each in channel.messages:
+        fixed = [value for p in each.payload.properties if (value := each.payload.tag(p.name))]
+        by_name.update(dict.fromkeys(fixed, each))
     by_name.update({m.name: m for m in channel.messages})
     steps: list[tuple[str, tuple[AccumulateStep, ...]]] = []
     for key, items in stated.items():
