@@ -20,7 +20,16 @@ import msgspec
 
 from . import models
 from .sse import ServerSentEvent
-from .stream import Accumulator, Channel, UnknownEvent, VendorEvent, tag_reader
+from .stream import (
+    Accumulator,
+    Channel,
+    StreamTruncated,
+    UnknownEvent,
+    VendorEvent,
+    keep_usage,
+    keep_usages,
+    tag_reader,
+)
 
 _decode_message_start_v_1_messages = msgspec.json.Decoder(models.MessageStartEvent).decode
 _decode_content_block_start_v_1_messages = msgspec.json.Decoder(
@@ -57,6 +66,7 @@ V_1_MESSAGES_EVENT = Union[
     models.PingEvent,
     models.ErrorEvent,
     UnknownEvent,
+    StreamTruncated,
 ]
 """Any event of channel /v1/messages."""
 
@@ -133,7 +143,10 @@ def _apply_v_1_messages_message_start_run(
     acc: Accumulator, chunks: Iterable[models.MessageStartEvent]
 ) -> None:
     for chunk in chunks:
-        pass  # the spec gives this message no member the accumulator reads
+        acc.meta(chunk.message.id, None)
+        acc.meta(None, chunk.message.model)
+        if (v0 := chunk.message.usage) is not None:
+            acc.merge_usage(v0)
 
 
 def _apply_v_1_messages_content_block_start(
@@ -146,7 +159,7 @@ def _apply_v_1_messages_content_block_start_run(
     acc: Accumulator, chunks: Iterable[models.ContentBlockStartEvent]
 ) -> None:
     for chunk in chunks:
-        pass  # the spec gives this message no member the accumulator reads
+        acc.block(chunk.index).open(chunk.content_block)
 
 
 def _apply_v_1_messages_content_block_delta(
@@ -159,7 +172,14 @@ def _apply_v_1_messages_content_block_delta_run(
     acc: Accumulator, chunks: Iterable[models.ContentBlockDeltaEvent]
 ) -> None:
     for chunk in chunks:
-        pass  # the spec gives this message no member the accumulator reads
+        if isinstance(v0 := chunk.delta, models.TextDelta):
+            acc.block(chunk.index).text.append(v0.text)
+        if isinstance(v1 := chunk.delta, models.ThinkingDelta):
+            acc.block(chunk.index).thinking.append(v1.thinking)
+        if isinstance(v2 := chunk.delta, models.SignatureDelta):
+            acc.block(chunk.index).signature.append(v2.signature)
+        if isinstance(v3 := chunk.delta, models.InputJsonDelta):
+            acc.block(chunk.index).arguments.append(v3.partial_json)
 
 
 def _apply_v_1_messages_content_block_stop(
@@ -172,7 +192,7 @@ def _apply_v_1_messages_content_block_stop_run(
     acc: Accumulator, chunks: Iterable[models.ContentBlockStopEvent]
 ) -> None:
     for chunk in chunks:
-        pass  # the spec gives this message no member the accumulator reads
+        acc.block(chunk.index).close()
 
 
 def _apply_v_1_messages_message_delta(acc: Accumulator, chunk: models.MessageDeltaEvent) -> None:
@@ -183,8 +203,10 @@ def _apply_v_1_messages_message_delta_run(
     acc: Accumulator, chunks: Iterable[models.MessageDeltaEvent]
 ) -> None:
     for chunk in chunks:
-        if (usage := chunk.usage) is not None:
-            acc.set_usage(usage)
+        if (v0 := chunk.delta.stop_reason) is not None:
+            acc.stop_reason = v0
+        if (v1 := chunk.usage) is not None:
+            acc.merge_usage(v1)
 
 
 def _apply_v_1_messages_message_stop(acc: Accumulator, chunk: models.MessageStopEvent) -> None:
@@ -195,16 +217,7 @@ def _apply_v_1_messages_message_stop_run(
     acc: Accumulator, chunks: Iterable[models.MessageStopEvent]
 ) -> None:
     for chunk in chunks:
-        pass  # the spec gives this message no member the accumulator reads
-
-
-def _apply_v_1_messages_ping(acc: Accumulator, chunk: models.PingEvent) -> None:
-    _apply_v_1_messages_ping_run(acc, (chunk,))
-
-
-def _apply_v_1_messages_ping_run(acc: Accumulator, chunks: Iterable[models.PingEvent]) -> None:
-    for chunk in chunks:
-        pass  # the spec gives this message no member the accumulator reads
+        acc.done()
 
 
 def _apply_v_1_messages_error(acc: Accumulator, chunk: models.ErrorEvent) -> None:
@@ -213,7 +226,7 @@ def _apply_v_1_messages_error(acc: Accumulator, chunk: models.ErrorEvent) -> Non
 
 def _apply_v_1_messages_error_run(acc: Accumulator, chunks: Iterable[models.ErrorEvent]) -> None:
     for chunk in chunks:
-        pass  # the spec gives this message no member the accumulator reads
+        acc.error(chunk)
 
 
 _APPLY_V_1_MESSAGES: dict[type, Callable[[Accumulator, Any], None]] = {
@@ -223,9 +236,9 @@ _APPLY_V_1_MESSAGES: dict[type, Callable[[Accumulator, Any], None]] = {
     models.ContentBlockStopEvent: _apply_v_1_messages_content_block_stop,
     models.MessageDeltaEvent: _apply_v_1_messages_message_delta,
     models.MessageStopEvent: _apply_v_1_messages_message_stop,
-    models.PingEvent: _apply_v_1_messages_ping,
     models.ErrorEvent: _apply_v_1_messages_error,
     UnknownEvent: Accumulator.unknown,
+    StreamTruncated: Accumulator.truncated,
 }
 """How each event class of channel /v1/messages feeds the accumulator."""
 
@@ -258,6 +271,7 @@ CHANNELS: dict[str, Channel[Any]] = {
         classify_v_1_messages,
         apply_v_1_messages,
         handlers=_APPLY_V_1_MESSAGES,
+        family="messages",
     ),
 }
 """The provider's channels by address; see :class:`~.stream.Channel`."""

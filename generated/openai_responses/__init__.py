@@ -22,11 +22,13 @@ from .channels import CHANNELS
 from .sse import EventTooLargeError, InvalidUTF8Error, ServerSentEvent, SSEError
 from .stream import (
     Accumulator,
+    BlockResult,
     AsyncEventStream,
     Channel,
     ChoiceResult,
     EventStream,
     StreamResult,
+    StreamTruncated,
     ToolCallResult,
     UnknownEvent,
     VendorEvent,
@@ -47,6 +49,7 @@ ERROR_CODES: dict[int | str, str] = {}
 __all__ = [
     "Accumulator",
     "AsyncEventStream",
+    "BlockResult",
     "CHANNELS",
     "Channel",
     "ChoiceResult",
@@ -60,6 +63,7 @@ __all__ = [
     "SSEError",
     "ServerSentEvent",
     "StreamResult",
+    "StreamTruncated",
     "ToolCallResult",
     "UnknownEvent",
     "VendorEvent",

@@ -20,7 +20,16 @@ import msgspec
 
 from . import models
 from .sse import ServerSentEvent
-from .stream import Accumulator, Channel, UnknownEvent, VendorEvent, tag_reader
+from .stream import (
+    Accumulator,
+    Channel,
+    StreamTruncated,
+    UnknownEvent,
+    VendorEvent,
+    keep_usage,
+    keep_usages,
+    tag_reader,
+)
 
 _decode_response_created_v_1_responses = msgspec.json.Decoder(models.ResponseCreatedEvent).decode
 _decode_response_in_progress_v_1_responses = msgspec.json.Decoder(
@@ -152,6 +161,7 @@ V_1_RESPONSES_EVENT = Union[
     models.ResponseFailedEvent,
     models.ResponseErrorEvent,
     UnknownEvent,
+    StreamTruncated,
 ]
 """Any event of channel /v1/responses."""
 
@@ -305,7 +315,8 @@ def _apply_v_1_responses_response_created_run(
     acc: Accumulator, chunks: Iterable[models.ResponseCreatedEvent]
 ) -> None:
     for chunk in chunks:
-        pass  # the spec gives this message no member the accumulator reads
+        acc.meta(chunk.response.id, None)
+        acc.meta(None, chunk.response.model)
 
 
 def _apply_v_1_responses_response_in_progress(
@@ -318,7 +329,8 @@ def _apply_v_1_responses_response_in_progress_run(
     acc: Accumulator, chunks: Iterable[models.ResponseInProgressEvent]
 ) -> None:
     for chunk in chunks:
-        pass  # the spec gives this message no member the accumulator reads
+        acc.meta(chunk.response.id, None)
+        acc.meta(None, chunk.response.model)
 
 
 def _apply_v_1_responses_response_output_item_added(
@@ -331,7 +343,7 @@ def _apply_v_1_responses_response_output_item_added_run(
     acc: Accumulator, chunks: Iterable[models.ResponseOutputItemAddedEvent]
 ) -> None:
     for chunk in chunks:
-        pass  # the spec gives this message no member the accumulator reads
+        acc.block(chunk.output_index).open(chunk.item)
 
 
 def _apply_v_1_responses_response_output_item_done(
@@ -344,33 +356,7 @@ def _apply_v_1_responses_response_output_item_done_run(
     acc: Accumulator, chunks: Iterable[models.ResponseOutputItemDoneEvent]
 ) -> None:
     for chunk in chunks:
-        pass  # the spec gives this message no member the accumulator reads
-
-
-def _apply_v_1_responses_response_content_part_added(
-    acc: Accumulator, chunk: models.ResponseContentPartAddedEvent
-) -> None:
-    _apply_v_1_responses_response_content_part_added_run(acc, (chunk,))
-
-
-def _apply_v_1_responses_response_content_part_added_run(
-    acc: Accumulator, chunks: Iterable[models.ResponseContentPartAddedEvent]
-) -> None:
-    for chunk in chunks:
-        pass  # the spec gives this message no member the accumulator reads
-
-
-def _apply_v_1_responses_response_content_part_done(
-    acc: Accumulator, chunk: models.ResponseContentPartDoneEvent
-) -> None:
-    _apply_v_1_responses_response_content_part_done_run(acc, (chunk,))
-
-
-def _apply_v_1_responses_response_content_part_done_run(
-    acc: Accumulator, chunks: Iterable[models.ResponseContentPartDoneEvent]
-) -> None:
-    for chunk in chunks:
-        pass  # the spec gives this message no member the accumulator reads
+        acc.block(chunk.output_index).close(chunk.item)
 
 
 def _apply_v_1_responses_response_output_text_delta(
@@ -383,33 +369,7 @@ def _apply_v_1_responses_response_output_text_delta_run(
     acc: Accumulator, chunks: Iterable[models.ResponseOutputTextDeltaEvent]
 ) -> None:
     for chunk in chunks:
-        pass  # the spec gives this message no member the accumulator reads
-
-
-def _apply_v_1_responses_response_output_text_done(
-    acc: Accumulator, chunk: models.ResponseOutputTextDoneEvent
-) -> None:
-    _apply_v_1_responses_response_output_text_done_run(acc, (chunk,))
-
-
-def _apply_v_1_responses_response_output_text_done_run(
-    acc: Accumulator, chunks: Iterable[models.ResponseOutputTextDoneEvent]
-) -> None:
-    for chunk in chunks:
-        pass  # the spec gives this message no member the accumulator reads
-
-
-def _apply_v_1_responses_response_output_text_annotation_added(
-    acc: Accumulator, chunk: models.ResponseOutputTextAnnotationAddedEvent
-) -> None:
-    _apply_v_1_responses_response_output_text_annotation_added_run(acc, (chunk,))
-
-
-def _apply_v_1_responses_response_output_text_annotation_added_run(
-    acc: Accumulator, chunks: Iterable[models.ResponseOutputTextAnnotationAddedEvent]
-) -> None:
-    for chunk in chunks:
-        pass  # the spec gives this message no member the accumulator reads
+        acc.block(chunk.output_index).text.append(chunk.delta)
 
 
 def _apply_v_1_responses_response_refusal_delta(
@@ -422,20 +382,7 @@ def _apply_v_1_responses_response_refusal_delta_run(
     acc: Accumulator, chunks: Iterable[models.ResponseRefusalDeltaEvent]
 ) -> None:
     for chunk in chunks:
-        pass  # the spec gives this message no member the accumulator reads
-
-
-def _apply_v_1_responses_response_refusal_done(
-    acc: Accumulator, chunk: models.ResponseRefusalDoneEvent
-) -> None:
-    _apply_v_1_responses_response_refusal_done_run(acc, (chunk,))
-
-
-def _apply_v_1_responses_response_refusal_done_run(
-    acc: Accumulator, chunks: Iterable[models.ResponseRefusalDoneEvent]
-) -> None:
-    for chunk in chunks:
-        pass  # the spec gives this message no member the accumulator reads
+        acc.block(chunk.output_index).refusal.append(chunk.delta)
 
 
 def _apply_v_1_responses_response_function_call_arguments_delta(
@@ -448,46 +395,7 @@ def _apply_v_1_responses_response_function_call_arguments_delta_run(
     acc: Accumulator, chunks: Iterable[models.ResponseFunctionCallArgumentsDeltaEvent]
 ) -> None:
     for chunk in chunks:
-        pass  # the spec gives this message no member the accumulator reads
-
-
-def _apply_v_1_responses_response_function_call_arguments_done(
-    acc: Accumulator, chunk: models.ResponseFunctionCallArgumentsDoneEvent
-) -> None:
-    _apply_v_1_responses_response_function_call_arguments_done_run(acc, (chunk,))
-
-
-def _apply_v_1_responses_response_function_call_arguments_done_run(
-    acc: Accumulator, chunks: Iterable[models.ResponseFunctionCallArgumentsDoneEvent]
-) -> None:
-    for chunk in chunks:
-        pass  # the spec gives this message no member the accumulator reads
-
-
-def _apply_v_1_responses_response_reasoning_summary_part_added(
-    acc: Accumulator, chunk: models.ResponseReasoningSummaryPartAddedEvent
-) -> None:
-    _apply_v_1_responses_response_reasoning_summary_part_added_run(acc, (chunk,))
-
-
-def _apply_v_1_responses_response_reasoning_summary_part_added_run(
-    acc: Accumulator, chunks: Iterable[models.ResponseReasoningSummaryPartAddedEvent]
-) -> None:
-    for chunk in chunks:
-        pass  # the spec gives this message no member the accumulator reads
-
-
-def _apply_v_1_responses_response_reasoning_summary_part_done(
-    acc: Accumulator, chunk: models.ResponseReasoningSummaryPartDoneEvent
-) -> None:
-    _apply_v_1_responses_response_reasoning_summary_part_done_run(acc, (chunk,))
-
-
-def _apply_v_1_responses_response_reasoning_summary_part_done_run(
-    acc: Accumulator, chunks: Iterable[models.ResponseReasoningSummaryPartDoneEvent]
-) -> None:
-    for chunk in chunks:
-        pass  # the spec gives this message no member the accumulator reads
+        acc.block(chunk.output_index).arguments.append(chunk.delta)
 
 
 def _apply_v_1_responses_response_reasoning_summary_text_delta(
@@ -500,20 +408,7 @@ def _apply_v_1_responses_response_reasoning_summary_text_delta_run(
     acc: Accumulator, chunks: Iterable[models.ResponseReasoningSummaryTextDeltaEvent]
 ) -> None:
     for chunk in chunks:
-        pass  # the spec gives this message no member the accumulator reads
-
-
-def _apply_v_1_responses_response_reasoning_summary_text_done(
-    acc: Accumulator, chunk: models.ResponseReasoningSummaryTextDoneEvent
-) -> None:
-    _apply_v_1_responses_response_reasoning_summary_text_done_run(acc, (chunk,))
-
-
-def _apply_v_1_responses_response_reasoning_summary_text_done_run(
-    acc: Accumulator, chunks: Iterable[models.ResponseReasoningSummaryTextDoneEvent]
-) -> None:
-    for chunk in chunks:
-        pass  # the spec gives this message no member the accumulator reads
+        acc.block(chunk.output_index).thinking.append(chunk.delta)
 
 
 def _apply_v_1_responses_response_reasoning_text_delta(
@@ -526,20 +421,7 @@ def _apply_v_1_responses_response_reasoning_text_delta_run(
     acc: Accumulator, chunks: Iterable[models.ResponseReasoningTextDeltaEvent]
 ) -> None:
     for chunk in chunks:
-        pass  # the spec gives this message no member the accumulator reads
-
-
-def _apply_v_1_responses_response_reasoning_text_done(
-    acc: Accumulator, chunk: models.ResponseReasoningTextDoneEvent
-) -> None:
-    _apply_v_1_responses_response_reasoning_text_done_run(acc, (chunk,))
-
-
-def _apply_v_1_responses_response_reasoning_text_done_run(
-    acc: Accumulator, chunks: Iterable[models.ResponseReasoningTextDoneEvent]
-) -> None:
-    for chunk in chunks:
-        pass  # the spec gives this message no member the accumulator reads
+        acc.block(chunk.output_index).thinking.append(chunk.delta)
 
 
 def _apply_v_1_responses_response_completed(
@@ -552,7 +434,10 @@ def _apply_v_1_responses_response_completed_run(
     acc: Accumulator, chunks: Iterable[models.ResponseCompletedEvent]
 ) -> None:
     for chunk in chunks:
-        pass  # the spec gives this message no member the accumulator reads
+        if (v0 := chunk.response.usage) is not None:
+            acc.merge_usage(v0)
+        acc.stop_reason = chunk.response.status
+        acc.done()
 
 
 def _apply_v_1_responses_response_incomplete(
@@ -565,7 +450,11 @@ def _apply_v_1_responses_response_incomplete_run(
     acc: Accumulator, chunks: Iterable[models.ResponseIncompleteEvent]
 ) -> None:
     for chunk in chunks:
-        pass  # the spec gives this message no member the accumulator reads
+        if (v0 := chunk.response.usage) is not None:
+            acc.merge_usage(v0)
+        if (v1 := chunk.response.incomplete_details) is not None and (v2 := v1.reason) is not None:
+            acc.stop_reason = v2
+        acc.done()
 
 
 def _apply_v_1_responses_response_failed(
@@ -578,7 +467,10 @@ def _apply_v_1_responses_response_failed_run(
     acc: Accumulator, chunks: Iterable[models.ResponseFailedEvent]
 ) -> None:
     for chunk in chunks:
-        pass  # the spec gives this message no member the accumulator reads
+        if (v0 := chunk.response.usage) is not None:
+            acc.merge_usage(v0)
+        acc.error(chunk)
+        acc.done()
 
 
 def _apply_v_1_responses_error(acc: Accumulator, chunk: models.ResponseErrorEvent) -> None:
@@ -589,7 +481,7 @@ def _apply_v_1_responses_error_run(
     acc: Accumulator, chunks: Iterable[models.ResponseErrorEvent]
 ) -> None:
     for chunk in chunks:
-        pass  # the spec gives this message no member the accumulator reads
+        acc.error(chunk)
 
 
 _APPLY_V_1_RESPONSES: dict[type, Callable[[Accumulator, Any], None]] = {
@@ -597,26 +489,17 @@ _APPLY_V_1_RESPONSES: dict[type, Callable[[Accumulator, Any], None]] = {
     models.ResponseInProgressEvent: _apply_v_1_responses_response_in_progress,
     models.ResponseOutputItemAddedEvent: _apply_v_1_responses_response_output_item_added,
     models.ResponseOutputItemDoneEvent: _apply_v_1_responses_response_output_item_done,
-    models.ResponseContentPartAddedEvent: _apply_v_1_responses_response_content_part_added,
-    models.ResponseContentPartDoneEvent: _apply_v_1_responses_response_content_part_done,
     models.ResponseOutputTextDeltaEvent: _apply_v_1_responses_response_output_text_delta,
-    models.ResponseOutputTextDoneEvent: _apply_v_1_responses_response_output_text_done,
-    models.ResponseOutputTextAnnotationAddedEvent: _apply_v_1_responses_response_output_text_annotation_added,
     models.ResponseRefusalDeltaEvent: _apply_v_1_responses_response_refusal_delta,
-    models.ResponseRefusalDoneEvent: _apply_v_1_responses_response_refusal_done,
     models.ResponseFunctionCallArgumentsDeltaEvent: _apply_v_1_responses_response_function_call_arguments_delta,
-    models.ResponseFunctionCallArgumentsDoneEvent: _apply_v_1_responses_response_function_call_arguments_done,
-    models.ResponseReasoningSummaryPartAddedEvent: _apply_v_1_responses_response_reasoning_summary_part_added,
-    models.ResponseReasoningSummaryPartDoneEvent: _apply_v_1_responses_response_reasoning_summary_part_done,
     models.ResponseReasoningSummaryTextDeltaEvent: _apply_v_1_responses_response_reasoning_summary_text_delta,
-    models.ResponseReasoningSummaryTextDoneEvent: _apply_v_1_responses_response_reasoning_summary_text_done,
     models.ResponseReasoningTextDeltaEvent: _apply_v_1_responses_response_reasoning_text_delta,
-    models.ResponseReasoningTextDoneEvent: _apply_v_1_responses_response_reasoning_text_done,
     models.ResponseCompletedEvent: _apply_v_1_responses_response_completed,
     models.ResponseIncompleteEvent: _apply_v_1_responses_response_incomplete,
     models.ResponseFailedEvent: _apply_v_1_responses_response_failed,
     models.ResponseErrorEvent: _apply_v_1_responses_error,
     UnknownEvent: Accumulator.unknown,
+    StreamTruncated: Accumulator.truncated,
 }
 """How each event class of channel /v1/responses feeds the accumulator."""
 
@@ -664,6 +547,7 @@ CHANNELS: dict[str, Channel[Any]] = {
         classify_v_1_responses,
         apply_v_1_responses,
         handlers=_APPLY_V_1_RESPONSES,
+        family="responses",
     ),
 }
 """The provider's channels by address; see :class:`~.stream.Channel`."""

@@ -57,6 +57,7 @@ DEFAULT_MAX_EVENT_BYTES: int = 8 * 1024 * 1024
 
 _BOM = b"\xef\xbb\xbf"
 _VALUE = itemgetter(slice(6, None))  # the value of a "data: " line
+_EVENT_VALUE = itemgetter(slice(7, None))  # the value of an "event: " line
 _new_tuple = tuple.__new__  # builds a NamedTuple without its Python-level __new__
 _LF = 0x0A
 _CR = 0x0D
@@ -157,7 +158,7 @@ class EventTooLargeError(SSEError):
         self, limit: int, offset: int, events: list[ServerSentEvent] | None = None
     ) -> None:
         super().__init__(
-            f"event larger than {limit} bytes" f" (line starting at byte offset {offset})",
+            f"event larger than {limit} bytes (line starting at byte offset {offset})",
             events,
         )
         self.limit = limit
@@ -443,8 +444,7 @@ class SSEDecoder:
         if type(chunk) is not bytes:
             if isinstance(chunk, str):
                 raise TypeError(
-                    "SSEDecoder.feed() needs bytes, not str"
-                    " (use response.iter_bytes(), not iter_text())"
+                    "SSEDecoder.feed() needs bytes, not str (use response.iter_bytes(), not iter_text())"
                 )
             return self.feed_raw(bytes(chunk))
         if not chunk:
@@ -627,13 +627,17 @@ class SSEDecoder:
             map(bytes.startswith, data_lines, repeat(b"data: "))
         )
         values = list(map(_VALUE, data_lines)) if simple else []
+        named: list[ServerSentEvent] = []
         try:
             # Line by line finds the same invalid bytes as all at once (a line
             # end is never part of a UTF-8 sequence); ASCII needs no decoding.
             head = list(map(bytes.decode, lines[:start]))
             for value in compress(values, map(not_, map(bytes.isascii, values))):
                 value.decode()
-            rest = list(map(bytes.decode, lines[stop if simple else start :]))
+            if not simple:
+                stop = start + (len(lines) - start) // 3 * 3
+                named = self._named(lines, start, stop)
+            rest = list(map(bytes.decode, lines[stop if simple or named else start :]))
         except UnicodeDecodeError:
             return None
         events: list[ServerSentEvent | RawEvents] = []
@@ -641,9 +645,43 @@ class SSEDecoder:
             self._interpret(head, events)
         if values:
             events.append(_new_tuple(RawEvents, (values, self._last_id)))
+        if named:
+            # The run starts where an event ended, so the event type and retry are
+            # already reset; each event's dispatch sets the last event ID to the buffer.
+            events += named
+            self.last_event_id = self._last_id
         if rest:
             self._interpret(rest, events)
         return events
+
+    def _named(self, lines: list[bytes], start: int, stop: int) -> list[ServerSentEvent]:
+        """The events of ``lines[start:stop]`` when every one is an ``event: `` line, a
+        ``data: `` line and a blank line (Anthropic's and OpenAI Responses' named
+        events), built without a Python-level loop; ``[]`` when they are not.
+
+        The same events :meth:`_interpret` dispatches from those lines: the type is the
+        ``event`` value (``message`` when empty), the data the ``data`` value, the ID
+        the last event ID buffer (unchanged by these lines), no ``retry``. It changes
+        no state: the run starts where an event ended (the event type and ``retry``
+        already reset), and ends the same way.
+
+        Raises:
+            UnicodeDecodeError: a line is not UTF-8 (the caller then takes the exact path).
+        """
+        if stop <= start:
+            return []
+        types, datas = lines[start:stop:3], lines[start + 1 : stop : 3]
+        if (
+            any(lines[start + 2 : stop : 3])
+            or not all(map(bytes.startswith, types, repeat(b"event: ")))
+            or not all(map(bytes.startswith, datas, repeat(b"data: ")))
+        ):
+            return []
+        names = [name or "message" for name in map(bytes.decode, map(_EVENT_VALUE, types))]
+        fields = zip(
+            names, map(bytes.decode, map(_VALUE, datas)), repeat(self._last_id), repeat(None)
+        )
+        return list(map(_new_tuple, repeat(ServerSentEvent), fields))
 
     def _interpret(self, lines: list[str], events: list[ServerSentEvent | RawEvents]) -> None:
         """Apply complete ``lines`` (line ends removed), appending to ``events``.

@@ -23,7 +23,7 @@ every generated package: edit it there, then run ``ssegen generate``.
 from __future__ import annotations
 
 from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Iterator, Sequence
-from itertools import chain
+from itertools import chain, repeat
 from typing import Any, Generic, TypeVar
 
 import msgspec
@@ -38,6 +38,9 @@ from .sse import (
 )
 
 E = TypeVar("E")
+
+#: The reason of a :class:`StreamTruncated` event (and of the ``truncated`` error).
+TRUNCATED_REASON = "the stream ended inside an event; the unterminated event was discarded"
 
 
 class UnknownEvent(msgspec.Struct, kw_only=True):
@@ -97,6 +100,82 @@ def tag_reader(member: str) -> Callable[[str], str | None]:
     return read
 
 
+class StreamTruncated(msgspec.Struct, kw_only=True):
+    """The last event of a decoded stream whose body ended inside an event: the
+    unterminated event was discarded (WHATWG HTML 9.2.6, "any pending data must be
+    discarded"). Yielded by :meth:`Channel.decode` and :meth:`Channel.adecode` so that
+    the fact travels with the events: ``accumulate`` of any iterable of them (a
+    list included) records it as a ``truncated`` error.
+
+    Attributes:
+        reason: what happened, in words.
+        bytes_consumed: bytes of the body read in all, the discarded ones included.
+    """
+
+    reason: str = TRUNCATED_REASON
+    bytes_consumed: int = 0
+
+
+class _UsageProbe(msgspec.Struct):
+    usage: Any = None
+
+
+_read_usage = msgspec.json.Decoder(_UsageProbe).decode
+
+#: The attribute a typed usage object carries the object as sent on (see :func:`keep_usage`).
+_SENT = "_ssegen_sent"
+
+T = TypeVar("T")
+
+
+def keep_usage(chunk: T, data: str | bytes, attr: str = "usage") -> T:
+    """``chunk``, its typed usage object (member ``attr``) made to carry the usage
+    object as sent, every member included: typed decoding keeps only the members
+    the spec lists, and servers send more (DeepSeek ``prompt_cache_hit_tokens`` and
+    ``prompt_tokens_details``, OpenRouter ``cost_details``, Groq ``queue_time``).
+
+    Called by the generated ``classify`` on each chunk it decodes; the JSON ``data``
+    is decoded a second time, for its ``usage`` member only, when the typed usage is
+    not None (once per stream, on the last chunk, as providers send it:
+    specs/deepseek/asyncapi-page.txt:376-379). Never raises; read the result with
+    :func:`usage_as_sent`.
+    """
+    usage = getattr(chunk, attr, None)
+    if usage is not None:
+        _attach(usage, data)
+    return chunk
+
+
+def keep_usages(chunks: Sequence[Any], values: Sequence[bytes], attr: str = "usage") -> None:
+    """:func:`keep_usage` for a run of chunks decoded from ``values`` (their JSON
+    data, in the same order), as the generated batch decoder gives them."""
+    for chunk, value in zip(chunks, values, strict=False):
+        usage = getattr(chunk, attr, None)
+        if usage is not None:
+            _attach(usage, value)
+
+
+def _attach(usage: Any, data: str | bytes) -> None:
+    try:
+        sent = _read_usage(data).usage
+    except (msgspec.ValidationError, msgspec.DecodeError):
+        return
+    if isinstance(sent, dict):
+        try:
+            # Not a field: ``dict=True`` usage classes (and pydantic models) have room for it.
+            setattr(usage, _SENT, sent)
+        except (AttributeError, TypeError, ValueError):
+            pass  # a class without room (generated before): the typed members only
+
+
+def usage_as_sent(usage: Any) -> dict[str, Any] | None:
+    """The usage object exactly as the server sent it (plain JSON data, the members
+    the spec does not list and nested objects included), when the decoder kept it
+    on the typed ``usage`` (see :func:`keep_usage`); else None."""
+    sent = getattr(usage, _SENT, None)
+    return sent if isinstance(sent, dict) else None
+
+
 class ToolCallResult(msgspec.Struct, kw_only=True):
     """A tool call assembled from its fragments (merged by ``index``; id, type and
     name come on the first fragment, ``arguments`` in pieces:
@@ -126,6 +205,9 @@ class ChoiceResult(msgspec.Struct, kw_only=True):
         refusal: concatenated refusal deltas.
         tool_calls: tool calls merged by index, sorted by index.
         finish_reason: the last non-null finish reason.
+        content_parts: the parts of a list-form ``content`` that are neither text
+            nor thinking (``image_url``, ``reference``, ...), as sent, in stream order
+            (see :meth:`ChoiceState.add_content`).
     """
 
     index: int
@@ -134,6 +216,39 @@ class ChoiceResult(msgspec.Struct, kw_only=True):
     refusal: str | None = None
     tool_calls: list[ToolCallResult] = msgspec.field(default_factory=list)
     finish_reason: str | None = None
+    content_parts: list[Any] = msgspec.field(default_factory=list)
+
+
+class BlockResult(msgspec.Struct, kw_only=True):
+    """One assembled output block (a Messages content block, a Responses output item).
+
+    Attributes:
+        index: the block's key in the stream (Messages ``index``, Responses ``output_index``).
+        kind: its type as sent: ``text``, ``thinking``, ``tool_use`` (Messages);
+            ``message``, ``function_call``, ``reasoning`` (Responses); None if never opened.
+        id: its id (a tool use's ``id``, an output item's ``id``).
+        call_id: a Responses function call's ``call_id`` (what a tool result names).
+        name: a tool's name.
+        text: its text deltas, joined (None if it had none).
+        thinking: its thinking or reasoning deltas, joined.
+        signature: a thinking block's signature.
+        refusal: its refusal deltas, joined.
+        arguments: a tool call's argument deltas as sent (JSON text; raw, always kept).
+        input: the parsed ``arguments`` when they are valid JSON, else the block's
+            ``input`` as opened (``{}`` for a Messages tool use with no deltas), else None.
+    """
+
+    index: int
+    kind: str | None = None
+    id: str | None = None
+    call_id: str | None = None
+    name: str | None = None
+    text: str | None = None
+    thinking: str | None = None
+    signature: str | None = None
+    refusal: str | None = None
+    arguments: str | None = None
+    input: Any = None
 
 
 class StreamResult(msgspec.Struct, kw_only=True):
@@ -143,17 +258,32 @@ class StreamResult(msgspec.Struct, kw_only=True):
         id: the completion id (first chunk that has one).
         model: the model name (first chunk that has one).
         choices: assembled choices, sorted by index.
-        usage: the usage object of the stream as plain data (the last one sent;
-            sent on the last chunk when requested: specs/deepseek/asyncapi-page.txt:376-379).
+        usage: the usage object of the stream as plain data, whole: every member
+            as sent, those the spec does not list and nested objects included
+            (DeepSeek ``prompt_tokens_details``, OpenRouter ``cost_details``); the
+            last one sent (on the last chunk when requested:
+            specs/deepseek/asyncapi-page.txt:376-379).
         errors: in stream order, ``{"kind": "error_event", "data": {...}}`` for an
-            error message (specs/xerotier/streaming-api.md:279-285),
+            error message (specs/xerotier/streaming-api.md:279-285), with
+            ``"event"`` and ``"reason"`` too for an error the spec does not list (an
+            ``event: error`` frame, a ``{"error": {...}}`` payload);
+            ``{"kind": "error_in_chunk", "message": str | None, "code": Any,
+            "data": Any}`` for the top-level ``error`` member of an ordinary chunk;
             ``{"kind": "unknown_event", "event": str, "data": str, "reason": str}``
             for an event no message matched, and last ``{"kind": "truncated",
             "message": str, "bytes": int}`` when the stream ended inside an event.
         vendor_events: provider extension events as plain data, in stream order
             (specs/xerotier/streaming-api.md:141-152).
         complete: True when the stream's terminator (e.g. ``data: [DONE]``:
-            specs/xerotier/streaming-api.md:12-14) was seen.
+            specs/xerotier/streaming-api.md:12-14; Messages ``message_stop``; Responses
+            ``response.completed``/``.incomplete``/``.failed``) was seen.
+        output: for the Messages and Responses families, the assembled blocks or
+            items, sorted by index (``[]`` for chat streams, which use ``choices``).
+        stop_reason: why the response stopped (Messages ``stop_reason``; Responses
+            ``status``, or the incomplete reason); None for chat streams, whose
+            choices carry ``finish_reason``.
+        family: ``chat``, ``messages``, ``responses``, ``custom`` or ``none``: how the
+            channel's events assemble (``ssegen ir`` shows the plan).
     """
 
     id: str | None = None
@@ -163,10 +293,20 @@ class StreamResult(msgspec.Struct, kw_only=True):
     errors: list[dict[str, Any]] = msgspec.field(default_factory=list)
     vendor_events: list[dict[str, Any]] = msgspec.field(default_factory=list)
     complete: bool = False
+    output: list[BlockResult] = msgspec.field(default_factory=list)
+    stop_reason: str | None = None
+    family: str = "chat"
 
     def to_dict(self) -> dict[str, Any]:
-        """The result as plain JSON-ready data (keys as in the attribute list)."""
+        """The result as plain JSON-ready data (keys as in the attribute list, without
+        ``family``); a chat stream's keeps the chat-completions keys only (no ``output``,
+        no ``stop_reason``), a block family's has no ``choices``."""
         data: dict[str, Any] = msgspec.to_builtins(self)
+        family = data.pop("family")
+        if family == "chat":
+            del data["output"], data["stop_reason"]
+        elif family in ("messages", "responses"):
+            del data["choices"]
         return data
 
 
@@ -228,6 +368,7 @@ class ChoiceState:
         "refusal",
         "finish_reason",
         "tool_calls",
+        "content_parts",
     )
 
     def __init__(self, index: int, full_text: bool) -> None:
@@ -239,6 +380,7 @@ class ChoiceState:
         self.refusal: list[str] = parts()
         self.finish_reason: str | None = None
         self.tool_calls: dict[int, _ToolCallState] = {}
+        self.content_parts: list[Any] = []
 
     def add_text(self, field: str, text: str) -> None:
         """Append ``text`` to ``field`` (``content``, ``reasoning_content``, ``refusal``).
@@ -251,6 +393,36 @@ class ChoiceState:
         if field in _TEXT_FIELDS:
             parts: list[str] = getattr(self, field)
             parts.append(text)
+
+    def add_content(self, content: Any) -> None:
+        """Append a delta's ``content``: a string, or a list of typed parts.
+
+        Mistral's reasoning models send parts (``[{"type": "thinking", "thinking":
+        [{"type": "text", "text": "..."}]}]``, then ``[{"type": "text", "text":
+        "2 + 2 = 4"}]``): ``text`` parts are appended to ``content``, ``thinking``
+        parts (their ``text`` parts, or a string) to ``reasoning_content``, and any
+        other part is kept as sent in ``content_parts``. Parts may be plain dicts or
+        typed objects (read through their wire names); None is ignored.
+        """
+        if isinstance(content, str):
+            self.content.append(content)
+        elif isinstance(content, (list, tuple)):
+            self._add_parts(content, self.content)
+
+    def _add_parts(self, parts: Iterable[Any], texts: list[str]) -> None:
+        for part in parts:
+            data = _plain(part)
+            kind = data.get("type") if isinstance(data, dict) else None
+            if kind == "text" and isinstance(data.get("text"), str):
+                texts.append(data["text"])
+            elif kind == "thinking" and isinstance(data.get("thinking"), str):
+                self.reasoning_content.append(data["thinking"])
+            elif kind == "thinking" and isinstance(data.get("thinking"), list):
+                self._add_parts(data["thinking"], self.reasoning_content)
+            elif isinstance(part, str):
+                texts.append(part)
+            else:
+                self.content_parts.append(data)
 
     def add_tool_call(
         self,
@@ -333,6 +505,96 @@ class ChoiceState:
                 for _, c in sorted(self.tool_calls.items())
             ],
             finish_reason=self.finish_reason,
+            content_parts=list(self.content_parts),
+        )
+
+
+class BlockState:
+    """One output block being assembled (see :class:`BlockResult`); the generated
+    apply functions append to its text fields (``block.text.append(...)``)."""
+
+    __slots__ = (
+        "index",
+        "kind",
+        "id",
+        "call_id",
+        "name",
+        "input",
+        "text",
+        "thinking",
+        "signature",
+        "refusal",
+        "arguments",
+        "final",
+    )
+
+    def __init__(self, index: int) -> None:
+        self.index = index
+        self.kind: str | None = None
+        self.id: str | None = None
+        self.call_id: str | None = None
+        self.name: str | None = None
+        self.input: Any = None
+        self.text: list[str] = _Parts()
+        self.thinking: list[str] = _Parts()
+        self.signature: list[str] = _Parts()
+        self.refusal: list[str] = _Parts()
+        self.arguments: list[str] = _Parts()
+        self.final: Any = None
+
+    def open(self, block: Any) -> None:
+        """Take the block's identity from the object that opens it (Messages
+        ``content_block``, Responses ``item``): its ``type``, ``id``, ``call_id``,
+        ``name``, ``input`` and any first ``text``, ``thinking`` or ``arguments``."""
+        data = _plain(block)
+        if not isinstance(data, dict):
+            return
+        self.kind = _str_or_none(data.get("type")) or self.kind
+        self.id = _str_or_none(data.get("id")) or self.id
+        self.call_id = _str_or_none(data.get("call_id")) or self.call_id
+        self.name = _str_or_none(data.get("name")) or self.name
+        if "input" in data:
+            self.input = data["input"]
+        for field in ("text", "thinking", "arguments"):
+            value = data.get(field)
+            if isinstance(value, str) and value:
+                getattr(self, field).append(value)
+
+    def close(self, block: Any = None) -> None:
+        """The block is complete; ``block``, the final item when the event carries one
+        (Responses ``output_item.done``), fills what no delta gave."""
+        if block is not None:
+            self.final = _plain(block)
+
+    def result(self) -> BlockResult:
+        """The assembled :class:`BlockResult`."""
+        texts = {
+            f: "".join(getattr(self, f))
+            for f in ("text", "thinking", "signature", "refusal", "arguments")
+        }
+        final = self.final if isinstance(self.final, dict) else {}
+        if not texts["arguments"] and isinstance(final.get("arguments"), str):
+            texts["arguments"] = final["arguments"]
+        if not texts["text"] and isinstance(final.get("content"), list):
+            texts["text"] = "".join(
+                p["text"]
+                for p in final["content"]
+                if isinstance(p, dict) and isinstance(p.get("text"), str)
+            )
+        parsed = self.input
+        if texts["arguments"]:
+            try:
+                parsed = msgspec.json.decode(texts["arguments"])
+            except msgspec.DecodeError:
+                parsed = None
+        return BlockResult(
+            index=self.index,
+            kind=self.kind or _str_or_none(final.get("type")),
+            id=self.id or _str_or_none(final.get("id")),
+            call_id=self.call_id or _str_or_none(final.get("call_id")),
+            name=self.name or _str_or_none(final.get("name")),
+            input=parsed,
+            **{f: v or None for f, v in texts.items()},
         )
 
 
@@ -363,6 +625,26 @@ class Accumulator:
         self.vendor_events: list[dict[str, Any]] = []
         self.complete = False
         self.states: dict[int, ChoiceState] = {}
+        self.blocks: dict[int, BlockState] = {}
+        self.stop_reason: str | None = None
+        self.family = "chat"
+
+    def block(self, index: int) -> BlockState:
+        """The state of output block ``index`` (created on first use)."""
+        state = self.blocks.get(index)
+        if state is None:
+            state = self.blocks[index] = BlockState(index)
+        return state
+
+    def merge_usage(self, usage: Any) -> None:
+        """Merge a usage object into the stream's (Messages sends input tokens on
+        ``message_start`` and the final output tokens on ``message_delta``: later
+        members replace earlier ones, nested objects included)."""
+        data = usage_as_sent(usage)
+        if data is None:
+            data = msgspec.to_builtins(usage)
+        if isinstance(data, dict):
+            self.usage = {**(self.usage or {}), **data}
 
     def meta(self, id: str | None, model: str | None) -> None:
         """Record the completion id and model (the first non-empty values win)."""
@@ -387,6 +669,16 @@ class Accumulator:
             for call in state.tool_calls.values():
                 if isinstance(call.arguments, _Parts):
                     call.arguments.compact()
+        for block in self.blocks.values():
+            for parts in (
+                block.text,
+                block.thinking,
+                block.signature,
+                block.refusal,
+                block.arguments,
+            ):
+                if isinstance(parts, _Parts):
+                    parts.compact()
 
     def choice(self, index: int) -> ChoiceState:
         """The state of choice ``index`` (created on first use)."""
@@ -399,12 +691,47 @@ class Accumulator:
         """Record that the stream's terminator (e.g. ``[DONE]``) was seen."""
         self.complete = True
 
-    def set_usage(self, usage: Any) -> None:
-        """Record the stream's usage object (the last one sent wins)."""
-        self.usage = msgspec.to_builtins(usage)
+    def set_usage(self, usage: Any, typed: Any = None) -> None:
+        """Record the stream's usage object (the last one sent wins): as sent, every
+        member included, when the decoder kept it (:func:`usage_as_sent` of ``typed``,
+        or of ``usage`` when ``typed`` is None), else ``usage`` as plain data."""
+        sent = usage_as_sent(usage if typed is None else typed)
+        self.usage = sent if sent is not None else msgspec.to_builtins(usage)
+
+    def error_in_chunk(self, error: Any) -> None:
+        """Record the top-level ``error`` member of an ordinary data chunk, whatever the
+        spec says (OpenRouter ends a stream cut by a limit with a chunk holding
+        ``"error": {"code": 400, "message": "Token limit reached"}`` before
+        ``[DONE]``; the openai SDK raises ``APIError`` on it) as ``{"kind":
+        "error_in_chunk", "message": str | None, "code": Any, "data": Any}``; the
+        chunk's other members are assembled as usual."""
+        data = msgspec.to_builtins(error)
+        message = data.get("message") if isinstance(data, dict) else data
+        self.errors.append(
+            {
+                "kind": "error_in_chunk",
+                "message": message if isinstance(message, str) else None,
+                "code": data.get("code") if isinstance(data, dict) else None,
+                "data": data,
+            }
+        )
 
     def unknown(self, event: UnknownEvent) -> None:
-        """Record an event no message matched, with its raw data."""
+        """Record an event no message matched, with its raw data.
+
+        An error the spec does not list is an error all the same: an event of SSE
+        type ``error`` or a JSON object with a top-level ``error`` member (Groq's
+        ``event: error`` frame, OpenAI's ``data: {"error": {...}}``; the openai SDK
+        raises ``APIError`` on both) is recorded as ``{"kind": "error_event",
+        "data": <the JSON>, "event": str, "reason": str}``; any other as
+        ``{"kind": "unknown_event", "event": str, "data": str, "reason": str}``.
+        """
+        is_error, data = _error_data(event)
+        if is_error:
+            self.errors.append(
+                {"kind": "error_event", "data": data, "event": event.event, "reason": event.reason}
+            )
+            return
         self.errors.append(
             {
                 "kind": "unknown_event",
@@ -426,16 +753,15 @@ class Accumulator:
         else:
             self.vendor_events.append(msgspec.to_builtins(event))
 
-    def truncated(self, state: StreamState) -> None:
+    def truncated(self, event: StreamTruncated | StreamState) -> None:
         """Record that the stream ended inside an event: WHATWG HTML 9.2.6
-        discards it; ``state.bytes_consumed`` is reported as ``bytes``."""
-        self.errors.append(
-            {
-                "kind": "truncated",
-                "message": "the stream ended inside an event; the unterminated event was discarded",
-                "bytes": state.bytes_consumed,
-            }
-        )
+        discards it. Takes the :class:`StreamTruncated` event a decoded stream
+        ends with (or the ``sse.StreamState`` of one); its bytes consumed are
+        reported as ``bytes``. Recorded once per stream."""
+        if any(e["kind"] == "truncated" for e in self.errors):
+            return
+        message = event.reason if isinstance(event, StreamTruncated) else TRUNCATED_REASON
+        self.errors.append({"kind": "truncated", "message": message, "bytes": event.bytes_consumed})
 
     def result(self) -> StreamResult:
         """The assembled :class:`StreamResult` (the accumulator stays usable)."""
@@ -452,6 +778,9 @@ class Accumulator:
             errors=list(self.errors),
             vendor_events=list(self.vendor_events),
             complete=self.complete,
+            output=[state.result() for _, state in sorted(self.blocks.items())],
+            stop_reason=self.stop_reason,
+            family=self.family,
         )
 
 
@@ -474,9 +803,10 @@ class _StreamProgress:
 class EventStream(_StreamProgress, Generic[E]):
     """Typed events of one stream, decoded lazily from an iterable of bytes.
 
-    Iterate it once.  After iteration, :attr:`incomplete` tells whether the
-    stream ended inside an event (WHATWG HTML 9.2.6: that event is discarded) and
-    :attr:`bytes_consumed` how many bytes were read.
+    Iterate it once.  A stream that ended inside an event (WHATWG HTML 9.2.6: that
+    event is discarded) ends with a :class:`StreamTruncated` event; after iteration,
+    :attr:`incomplete` tells the same and :attr:`bytes_consumed` how many bytes were
+    read.
 
     Args:
         chunks: the body, in byte chunks of any size, read lazily.
@@ -504,18 +834,23 @@ class EventStream(_StreamProgress, Generic[E]):
         self.state = StreamState()
         self._classify = classify
         self._classify_values = classify_values
-        # The SSE events of each chunk, then the typed events: both lazy.
+        # The SSE events of each chunk, then the typed events: both lazy, and
+        # chained in C (no Python-level frame resumed per event). Item by item:
+        # a long read's runs (sse.SSEDecoder.feed_raw takes it in windows) are
+        # not all held as typed events at once.
         self._batches = iter_raw(chunks, max_event_bytes=max_event_bytes, state=self.state)
-        self._events = self._typed()
+        self._events: Iterator[E] = chain(
+            chain.from_iterable(
+                map(
+                    _classify_item,
+                    chain.from_iterable(self._batches),
+                    repeat(classify),
+                    repeat(classify_values),
+                )
+            ),
+            _end(self.state),  # runs once the stream is read: a StreamTruncated, or nothing
+        )
         self._started = False
-
-    def _typed(self) -> Iterator[E]:
-        classify, classify_values = self._classify, self._classify_values
-        for batch in self._batches:
-            # Item by item: a long read's runs (sse.SSEDecoder.feed_raw takes
-            # it in windows) are not all held as typed events at once.
-            for item in batch:
-                yield from _classify_item(item, classify, classify_values)
 
     def __iter__(self) -> Iterator[E]:
         self._started = True
@@ -550,6 +885,8 @@ class AsyncEventStream(_StreamProgress, Generic[E]):
             for item in batch:
                 for event in _classify_item(item, classify, classify_values):
                     yield event
+        if self.state.incomplete:
+            yield _truncated(self.state)
 
     def __aiter__(self) -> AsyncIterator[E]:
         self._started = True
@@ -558,6 +895,19 @@ class AsyncEventStream(_StreamProgress, Generic[E]):
     async def __anext__(self) -> E:
         self._started = True
         return await self._events.__anext__()
+
+
+def _truncated(state: StreamState) -> Any:
+    """The :class:`StreamTruncated` event ending a stream (typed ``Any``: every
+    channel's event union includes the class)."""
+    return StreamTruncated(bytes_consumed=state.bytes_consumed)
+
+
+def _end(state: StreamState) -> Iterator[Any]:
+    """The events after a stream's last one, computed once it is read: its
+    :class:`StreamTruncated` when it ended inside an event, else none."""
+    if state.incomplete:
+        yield _truncated(state)
 
 
 def _classify_item(
@@ -596,6 +946,8 @@ class Channel(Generic[E]):
             classified alone; it must give what ``classify`` would.
         apply_values: optionally, applies a whole run that ``classify_values``
             gave, as ``apply`` would each event in turn.
+        family: how the events assemble (``chat``, ``messages``, ``responses``,
+            ``custom``, ``none``), recorded on the :class:`StreamResult`.
     """
 
     def __init__(
@@ -607,8 +959,10 @@ class Channel(Generic[E]):
         handlers: dict[type, Callable[[Accumulator, Any], None]] | None = None,
         classify_values: Callable[[list[bytes]], Sequence[E] | None] | None = None,
         apply_values: Callable[[Accumulator, Sequence[Any]], None] | None = None,
+        family: str = "chat",
     ) -> None:
         self.address = address
+        self.family = family
         self.messages = messages
         self.classify = classify
         self.apply = apply
@@ -662,13 +1016,15 @@ class Channel(Generic[E]):
 
         Returns:
             The :class:`StreamResult`; a stream that ended inside an event
-            gets a ``truncated`` entry in ``errors``.
+            (a :class:`StreamTruncated` among ``events``, or a decoded stream
+            found incomplete) gets one ``truncated`` entry in ``errors``.
 
         Raises:
             sse.SSEError: from iterating a decoded stream (invalid UTF-8, an
                 event over the size limit).
         """
         acc = Accumulator(full_text)
+        acc.family = self.family
         apply = self.apply
         if isinstance(events, EventStream) and not events._started:
             # Not iterated yet: classify and apply each chunk's events directly.
@@ -740,6 +1096,7 @@ class Channel(Generic[E]):
     ) -> StreamResult:
         """Assemble async ``events`` (typically ``adecode(...)``); see :meth:`accumulate`."""
         acc = Accumulator(full_text)
+        acc.family = self.family
         apply = self.apply
         if isinstance(events, AsyncEventStream) and not events._started:
             events._started = True
@@ -758,6 +1115,32 @@ class Channel(Generic[E]):
         if isinstance(events, AsyncEventStream) and events.incomplete:
             acc.truncated(events.state)
         return acc.result()
+
+
+def _error_data(event: UnknownEvent) -> tuple[bool, Any]:
+    """Whether an unknown event is an error (see :meth:`Accumulator.unknown`), and its
+    JSON (its text when it is not JSON)."""
+    if event.event != "error" and '"error"' not in event.data:
+        return False, None
+    try:
+        data = msgspec.json.decode(event.data)
+    except msgspec.DecodeError:
+        return event.event == "error", event.data
+    return event.event == "error" or (isinstance(data, dict) and "error" in data), data
+
+
+def _plain(value: Any) -> Any:
+    """``value`` as plain JSON data: dicts as they are, typed objects by wire names
+    (a pydantic model through ``model_dump``; this module does not import pydantic)."""
+    if isinstance(value, (dict, str)):
+        return value
+    dump = getattr(value, "model_dump", None)
+    if dump is not None:
+        return dump(by_alias=True, exclude_defaults=True)
+    try:
+        return msgspec.to_builtins(value)
+    except TypeError:
+        return repr(value)
 
 
 def _str_or_none(value: Any) -> str | None:

@@ -189,13 +189,13 @@ def step_feeds(
                 feeds.append(_guarded(extra[0], f"acc.meta(None, {extra[1]})"))
             continue
         statement = {
-            "open": f"acc.block({key}).open({value})",
+            "open": f"acc.block({key}).open({plain.format(value)})",
             "append": f"acc.block({key}).{step.field}.append({value})",
-            "close": f"acc.block({key}).close({value if step.value else ''})",
+            "close": f"acc.block({key}).close({plain.format(value) if step.value else ''})",
             "stop": f"acc.stop_reason = {value}",
             "usage": f"acc.merge_usage({plain.format(value)})",
             "done": "acc.done()",
-            "error": "acc.error(chunk)",
+            "error": f"acc.error({plain.format('chunk')})",
         }[step.action]
         feeds.append(_guarded(guards, statement))
     return tuple(feeds)

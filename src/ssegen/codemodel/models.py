@@ -47,8 +47,9 @@ class FieldSpec:
         alias: ``wire`` when it differs from ``name`` (the field is then declared
             with ``msgspec.field(name=...)`` or ``pydantic.Field(alias=...)``), else None.
         fixed: for the tag member of a tagged-union alternative, its one value: the
-            field is a class constant set by the tag (msgspec ``ClassVar``; a
-            ``Literal`` field defaulting to it for pydantic); else None.
+            field is a class constant set by the tag (msgspec ``ClassVar``; a required
+            ``Literal`` field for pydantic, whose discriminated union needs it on the
+            wire as msgspec's does); else None.
     """
 
     name: PythonIdentifier
