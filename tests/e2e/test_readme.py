@@ -99,6 +99,42 @@ def check_httpx_example(block: Block, ctx: Ctx) -> None:
     assert ast.literal_eval(printed[len(expected_text) + 1 : -len(" True\n")]) == usage, printed
 
 
+def check_families_example(block: Block, ctx: Ctx) -> None:
+    """The Messages example runs as written on a captured Anthropic stream (tests/data/streams)."""
+    body = (ROOT / "tests" / "data" / "streams" / "anthropic" / "sdk_tool_use.sse").read_bytes()
+
+    class Response:
+        def iter_bytes(self) -> Iterator[bytes]:
+            return iter([body[i : i + 7] for i in range(0, len(body), 7)])
+
+    exec(compile(block.text, block.name, "exec"), {"__name__": "readme_example", "response": Response()})
+    printed = ctx.capsys.readouterr().out.splitlines()
+    assert printed[0].startswith("text I'll check the current weather in Paris for you. None None")
+    assert printed[1] == "tool_use None None get_weather {'location': 'Paris'}"
+    assert printed[2].startswith("tool_use {") and printed[2].endswith("} True")
+
+
+def check_accumulate_extension(block: Block, ctx: Ctx) -> None:
+    """The ``x-ssegen-accumulate`` example, put on a channel with those messages, is read as written."""
+    from normalize.test_accumulation_plan import STATED
+
+    from ssegen.ir import AccumulateStep
+    from ssegen.load import load_provider
+
+    stated = yaml.safe_load(block.text)["channels"]["/stream"]["x-ssegen-accumulate"]
+    document = yaml.safe_load(STATED)
+    document["channels"]["/stream"]["x-ssegen-accumulate"] = stated
+    folder = ctx.tmp_path / "specs" / "custom"
+    folder.mkdir(parents=True)
+    (folder / "asyncapi.yaml").write_text(yaml.safe_dump(document), encoding="utf-8")
+    result = load_provider(ctx.tmp_path / "specs", "custom")
+    assert result.provider is not None and not [d for d in result.diagnostics if d.code == "accumulate-invalid"]
+    plan = result.provider.channels[0].accumulation
+    assert plan is not None and plan.family == "custom"
+    assert plan.of("Token") == (AccumulateStep("append", ("slot",), ("piece", "text"), "text"),)
+    assert plan.of("Finished") == (AccumulateStep("stop", value=("why",)), AccumulateStep("done"))
+
+
 def _prompted(block: Block) -> Iterator[tuple[str, str]]:
     """(command, printed output) pairs of a block written as a `$ ` session."""
     command = None
@@ -243,6 +279,8 @@ def run_by(test_file: str) -> Callable[[Block, Ctx], None]:
 CHECKS: dict[tuple[str, str], Callable[[Block, Ctx], None]] = {
     ("sh", "python3 -m venv .venv"): check_quickstart,
     ("python", "import os"): check_httpx_example,
+    ("python", "from generated.anthropic import CHANNELS"): check_families_example,
+    ("yaml", "channels:"): check_accumulate_extension,
     ("sh", "$ ssegen conform"): check_conform_session,
     ("sh", "pip wheel --no-deps"): check_install_block,
     ("toml", "# your pyproject.toml"): check_own_repository_config,
