@@ -73,3 +73,36 @@ def test_openai_chat_stream_ends_with_done_as_its_request_documents(tmp_path: Pa
         d.pointer for d in loaded.diagnostics if d.code == "openapi-terminator-described" and "Chat" in d.pointer
     ]
     assert place.endswith("/properties/include_usage/description")
+
+
+def test_mistral_seed_and_openapi_in_one_folder_decode_the_magistral_list_content_streams(tmp_path: Path) -> None:
+    """Seed 002 (Mistral's AsyncAPI page, ``delta.content`` a string) with Mistral's OpenAPI
+    document beside it (``content`` a string or a list of chunks such as ``ThinkChunk``): the
+    OpenAPI ``/v1/chat/completions`` is the seed's ``/chat/completions`` once the servers' base
+    paths are put in front, so one channel holds both chunks, and the Magistral streams of
+    ``../shared/corpus/streams/`` decode with no chunk lost."""
+    from conftest import SPECS
+    from helpers.packages import generated_package
+
+    document = shared_path("corpus", "openapi", "mistral", "openapi.yaml")
+    streams = shared_path("corpus", "streams")
+    files = {
+        "asyncapi-page.txt": (SPECS / "mistral" / "asyncapi-page.txt").read_text(encoding="utf-8"),
+        "openapi.yaml": document.read_text(encoding="utf-8"),
+    }
+    with generated_package(tmp_path, files, provider="mistral") as (package, diagnostics):
+        merged = [d for d in diagnostics if d.code == "channel-address-merged"]
+        chat = next(d for d in merged if "/v1/chat/completions" in d.message)
+        assert chat.file == "mistral/openapi.yaml" and "mistral/asyncapi-page.txt:" in chat.message
+        assert not [d for d in diagnostics if d.code == "message-conflict" and "StreamDone" in d.message]
+        channel = package.CHANNELS["/chat/completions"]
+        for name, answer in (("mi_vercel_magistral_reasoning", "2 + 2 = 4"), ("mi_pai_magistral_stream", None)):
+            body = (streams / f"{name}.sse").read_bytes()
+            events = list(channel.decode([body[i : i + 4096] for i in range(0, len(body), 4096)]))
+            assert not [e for e in events if isinstance(e, package.UnknownEvent)], name
+            result = channel.accumulate(events)
+            [choice] = result.choices
+            assert choice.reasoning_content, name
+            if answer is not None:
+                assert choice.content == answer
+            assert result.complete, name

@@ -377,6 +377,11 @@ DOCS_ENUM_NOT_APPLIED = Code(
 MESSAGE_CONFLICT = Code(
     "message-conflict", W, "Two sources define a message of one channel differently; the first (in path order) is kept."
 )
+CHANNEL_ADDRESS_MERGED = Code(
+    "channel-address-merged",
+    I,
+    "Two sources name one endpoint by different addresses (a server base path such as `/v1`); merged under the first.",
+)
 EXAMPLE_WIDENED = Code(
     "example-widened", W, "An example contradicts the schema; the schema is widened to admit what the provider sends."
 )

@@ -2,7 +2,11 @@
 
 Channels from every source are combined by address, and their messages by name: the
 first source in path order wins a conflict, with a ``message-conflict`` warning naming
-both places. The API's title, version and description come from the first source that
+both places. Two addresses are one endpoint when they name the same URL path once each
+source's server base path is put in front (Mistral's AsyncAPI page: server
+``https://api.mistral.ai/v1`` + ``/chat/completions``; its OpenAPI document: server
+``https://api.mistral.ai`` + ``/v1/chat/completions``): the channel keeps the first
+source's address, and ``channel-address-merged`` (info) names both places. The API's title, version and description come from the first source that
 states them; servers and error codes are kept in source order; example streams keep
 unique names (a repeated name gets its source file's stem as a prefix).
 """
@@ -12,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from pathlib import PurePosixPath
+from urllib.parse import urlsplit
 
 from ..diagnostics import Diagnostics, codes
 from ..ir import Channel, ExampleStream, Provider
@@ -27,9 +32,26 @@ def merge_sources(name: str, results: Sequence[SourceResult], diagnostics: Diagn
         diagnostics: receives ``message-conflict`` warnings.
     """
     channels: dict[str, Channel] = {}
+    endpoints: dict[str, str] = {}  # full URL path -> the address its channel is kept under
     for result in results:
+        bases = _base_paths(result)
         for channel in result.channels:
-            channels[channel.address] = _merge_channel(channels.get(channel.address), channel, diagnostics)
+            paths = [base + channel.address for base in bases]
+            address = channel.address
+            if address not in channels:
+                known = next((endpoints[p] for p in paths if p in endpoints), None)
+                if known is not None:
+                    diagnostics.at(
+                        channel.provenance,
+                        codes.CHANNEL_ADDRESS_MERGED,
+                        f"channel {channel.address} is the endpoint of channel {known} "
+                        f"({channels[known].provenance.file}:{channels[known].provenance.line}) once each "
+                        f"source's server path is put in front ({paths[0]}); merged under {known}",
+                    )
+                    address = known
+            channels[address] = _merge_channel(channels.get(address), replace(channel, address=address), diagnostics)
+            for path in paths:
+                endpoints.setdefault(path, address)
     if not channels:
         return None
     return Provider(
@@ -44,6 +66,18 @@ def merge_sources(name: str, results: Sequence[SourceResult], diagnostics: Diagn
         example_streams=unique_streams(stream for result in results for stream in result.example_streams),
         protocols=tuple(sorted({p for result in results for p in result.protocols})),
     )
+
+
+def _base_paths(result: SourceResult) -> list[str]:
+    """The URL paths a source's channel addresses are relative to: each server's path
+    without its trailing slash (``/v1`` for ``https://api.mistral.ai/v1``), ``""`` first
+    and always (no server, or a server at the root)."""
+    bases = [""]
+    for server in result.servers:
+        path = urlsplit(server.url if "//" in server.url else "//" + server.url).path.rstrip("/")
+        if path and path not in bases and "{" not in path:
+            bases.append(path)
+    return bases
 
 
 def unique_streams(streams: Iterable[ExampleStream]) -> tuple[ExampleStream, ...]:
@@ -70,7 +104,10 @@ def _merge_channel(old: Channel | None, new: Channel, diagnostics: Diagnostics) 
     names = {m.name for m in old.messages}
     added = tuple(m for m in new.messages if m.name not in names)
     for message in new.messages:
-        if message.name in names and old.message(message.name) != message:
+        known = old.message(message.name)
+        if known is not None and message.literal is not None and known.literal == message.literal:
+            continue  # one terminator (`[DONE]`) stated by both sources: nothing conflicts
+        if message.name in names and known != message:
             diagnostics.at(
                 message.provenance,
                 codes.MESSAGE_CONFLICT,

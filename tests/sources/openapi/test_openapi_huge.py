@@ -1,0 +1,73 @@
+"""Huge OpenAPI documents (issue 15's hostile case): thousands of operations are skipped with
+one info line, and a document past the YAML node limit is refused with an error naming it,
+while the provider's other sources still load. Built at test time (megabytes are not
+committed); how fast is measured in ``benchmarks/``, not asserted here."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from ssegen.load import load_provider
+from ssegen.sources.document import MAX_NODES
+
+STREAM = {
+    "post": {
+        "responses": {
+            "200": {
+                "description": "stream",
+                "content": {
+                    "text/event-stream": {
+                        "schema": {
+                            "type": "object",
+                            "required": ["id"],
+                            "properties": {"id": {"type": "string"}, "text": {"type": "string"}},
+                        }
+                    }
+                },
+            }
+        }
+    }
+}
+
+
+def _document(operations: int) -> dict[str, object]:
+    """An OpenAPI 3.1 document with one streaming operation and ``operations`` JSON ones."""
+    plain = {
+        "get": {
+            "responses": {"200": {"description": "ok", "content": {"application/json": {"schema": {"type": "object"}}}}}
+        }
+    }
+    paths: dict[str, object] = {f"/things/{i}": plain for i in range(operations)}
+    paths["/stream"] = STREAM
+    return {"openapi": "3.1.0", "info": {"title": "Huge", "version": "1"}, "paths": paths}
+
+
+def test_thousands_of_operations_are_skipped_with_one_info_line(tmp_path: Path) -> None:
+    folder = tmp_path / "huge"
+    folder.mkdir()
+    (folder / "openapi.json").write_text(json.dumps(_document(20_000)), encoding="utf-8")
+    result = load_provider(tmp_path, "huge")
+    assert result.provider is not None and [c.address for c in result.provider.channels] == ["/stream"]
+    (found,) = [d for d in result.diagnostics if d.code == "openapi-streams-found"]
+    assert found.message.startswith("1 of 20001 ")
+    assert len(result.diagnostics) < 10  # nothing per skipped operation
+
+
+@pytest.mark.e2e  # about 10 s: the composer walks a million nodes before refusing
+def test_a_yaml_document_past_the_node_limit_is_refused_and_the_other_sources_load(tmp_path: Path) -> None:
+    """A YAML document of more than :data:`MAX_NODES` nodes (aliases or not) is refused with
+    ``yaml-too-large`` at the line where the limit is crossed; a JSON one has no aliases and
+    is read in linear time, however large."""
+    folder = tmp_path / "huge"
+    folder.mkdir()
+    big = "openapi: 3.1.0\ninfo: {title: Big, version: '1'}\npaths: {}\nx-big: [" + "0," * MAX_NODES + "0]\n"
+    (folder / "big.yaml").write_text(big, encoding="utf-8")
+    small = {"openapi": "3.1.0", "info": {"title": "Small", "version": "1"}, "paths": {"/stream": STREAM}}
+    (folder / "small.json").write_text(json.dumps(small), encoding="utf-8")
+    result = load_provider(tmp_path, "huge")
+    errors = [d for d in result.diagnostics if d.severity.value == "error"]
+    assert [(d.code, d.file, d.line) for d in errors] == [("yaml-too-large", "huge/big.yaml", 4)]
+    assert result.provider is not None and [c.address for c in result.provider.channels] == ["/stream"]
