@@ -10,7 +10,7 @@ from typing import Any
 
 import msgspec
 import pytest
-from hypothesis import given
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
@@ -67,6 +67,7 @@ value = st.one_of(
 )
 
 
+@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(st.lists(value, max_size=6))
 def test_batch_decodes_as_one_value_at_a_time(values: list[bytes]) -> None:
     assert batched(values) == one_by_one(values)
