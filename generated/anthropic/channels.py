@@ -28,6 +28,7 @@ from .stream import (
     VendorEvent,
     keep_usage,
     keep_usages,
+    lenient_decode,
     tag_reader,
 )
 
@@ -44,6 +45,26 @@ _decode_message_stop_v_1_messages = msgspec.json.Decoder(models.MessageStopEvent
 _decode_ping_v_1_messages = msgspec.json.Decoder(models.PingEvent).decode
 _decode_error_v_1_messages = msgspec.json.Decoder(models.ErrorEvent).decode
 _read_tag_v_1_messages = tag_reader("type")
+_LENIENT_V_1_MESSAGES: dict[str, tuple[type, ...]] = {
+    "content_block_delta": (models.ContentBlockDeltaEvent,),
+    "content_block_start": (models.ContentBlockStartEvent,),
+    "content_block_stop": (models.ContentBlockStopEvent,),
+    "error": (models.ErrorEvent,),
+    "message_delta": (models.MessageDeltaEvent,),
+    "message_start": (models.MessageStartEvent,),
+    "message_stop": (models.MessageStopEvent,),
+    "ping": (models.PingEvent,),
+    "*": (
+        models.MessageStartEvent,
+        models.ContentBlockStartEvent,
+        models.ContentBlockDeltaEvent,
+        models.ContentBlockStopEvent,
+        models.MessageDeltaEvent,
+        models.MessageStopEvent,
+        models.PingEvent,
+        models.ErrorEvent,
+    ),
+}
 _TAGGED_V_1_MESSAGES: dict[str, tuple[Callable[[str], Any], ...]] = {
     "message_start": (_decode_message_start_v_1_messages,),
     "content_block_start": (_decode_content_block_start_v_1_messages,),
@@ -130,6 +151,11 @@ def classify_v_1_messages(sse: ServerSentEvent) -> V_1_MESSAGES_EVENT:
                 reason = "no message has " + "type " + repr(tag)
         else:
             reason = "no message without " + "type" + " in this event type"
+    lenient = lenient_decode(
+        data, _LENIENT_V_1_MESSAGES.get(event) or _LENIENT_V_1_MESSAGES.get("*", ())
+    )
+    if lenient is not None:
+        return lenient  # type: ignore[no-any-return]
     if reason is None:
         reason = "no message of the channel has event type " + repr(event)
     return UnknownEvent(event=event, data=data, id=sse.id, reason=reason)
@@ -247,6 +273,9 @@ def apply_v_1_messages(acc: Accumulator, event: V_1_MESSAGES_EVENT) -> None:
     """Feed one event of channel /v1/messages into ``acc``."""
     handler = _APPLY_V_1_MESSAGES.get(type(event))
     if handler is not None:
+        if getattr(event, "off_spec", None) is not None:
+            acc.lenient(event, handler)  # decoded leniently: what fits is assembled
+            return
         handler(acc, event)
         return
     for cls, handler in _APPLY_V_1_MESSAGES.items():  # subclasses

@@ -61,10 +61,15 @@ ErrorEventErrorType = Literal[
 
 
 class MessageStartEvent(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
-    """(No description in the spec.)"""
+    """(No description in the spec.)
+
+    Attributes:
+        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
+    """
 
     type: Literal["message_start"]
     message: Message
+    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
 class Message(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
@@ -305,6 +310,7 @@ class ContentBlockStartEvent(msgspec.Struct, kw_only=True, omit_defaults=True, g
 
     Attributes:
         index: Index of the block in the final `content` array.
+        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
     """
 
     type: Literal["content_block_start"]
@@ -319,6 +325,7 @@ class ContentBlockStartEvent(msgspec.Struct, kw_only=True, omit_defaults=True, g
         | WebFetchToolResultBlock
         | CodeExecutionToolResultBlock
     )
+    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
 class ContentBlockDeltaEvent(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
@@ -326,11 +333,13 @@ class ContentBlockDeltaEvent(msgspec.Struct, kw_only=True, omit_defaults=True, g
 
     Attributes:
         index: Index of the block the delta updates.
+        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
     """
 
     type: Literal["content_block_delta"]
     index: int
     delta: TextDelta | InputJsonDelta | ThinkingDelta | SignatureDelta | CitationsDelta
+    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
 class TextDelta(
@@ -411,10 +420,15 @@ class CitationsDelta(
 
 
 class ContentBlockStopEvent(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
-    """(No description in the spec.)"""
+    """(No description in the spec.)
+
+    Attributes:
+        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
+    """
 
     type: Literal["content_block_stop"]
     index: int
+    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
 class MessageDeltaEvent(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
@@ -423,12 +437,14 @@ class MessageDeltaEvent(msgspec.Struct, kw_only=True, omit_defaults=True, gc=Fal
     Attributes:
         usage: Cumulative token counts.
         context_management: Context management edits applied to the request (context editing).
+        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
     """
 
     type: Literal["message_delta"]
     delta: MessageDeltaEventDelta
     usage: MessageDeltaUsage | None = None
     context_management: MessageDeltaEventContextManagement | None = None
+    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
 class MessageDeltaEventDelta(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
@@ -463,22 +479,37 @@ class MessageDeltaEventContextManagement(
 
 
 class MessageStopEvent(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
-    """(No description in the spec.)"""
+    """(No description in the spec.)
+
+    Attributes:
+        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
+    """
 
     type: Literal["message_stop"]
+    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
 class PingEvent(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
-    """(No description in the spec.)"""
+    """(No description in the spec.)
+
+    Attributes:
+        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
+    """
 
     type: Literal["ping"]
+    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
 class ErrorEvent(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
-    """(No description in the spec.)"""
+    """(No description in the spec.)
+
+    Attributes:
+        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
+    """
 
     type: Literal["error"]
     error: ErrorEventError
+    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
 class ErrorEventError(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):

@@ -28,15 +28,22 @@ from .stream import (
     VendorEvent,
     keep_usage,
     keep_usages,
+    lenient_decode,
     tag_reader,
 )
 
 _decode_fim_completion_chunk_beta_completions = msgspec.json.Decoder(
     models.FimCompletionChunk
 ).decode
+_LENIENT_BETA_COMPLETIONS: dict[str, tuple[type, ...]] = {
+    "*": (models.FimCompletionChunk,),
+}
 _decode_chat_completion_chunk_chat_completions = msgspec.json.Decoder(
     models.ChatCompletionChunk
 ).decode
+_LENIENT_CHAT_COMPLETIONS: dict[str, tuple[type, ...]] = {
+    "*": (models.ChatCompletionChunk,),
+}
 
 
 BETA_COMPLETIONS_EVENT = Union[
@@ -56,6 +63,11 @@ def classify_beta_completions(sse: ServerSentEvent) -> BETA_COMPLETIONS_EVENT:
         return keep_usage(_decode_fim_completion_chunk_beta_completions(data), data, "usage")
     except (msgspec.ValidationError, msgspec.DecodeError) as exc:
         reason = "FimCompletionChunk: " + str(exc)
+    lenient = lenient_decode(
+        data, _LENIENT_BETA_COMPLETIONS.get(event) or _LENIENT_BETA_COMPLETIONS.get("*", ())
+    )
+    if lenient is not None:
+        return lenient  # type: ignore[no-any-return]
     if reason is None:
         reason = "no message of the channel has event type " + repr(event)
     return UnknownEvent(event=event, data=data, id=sse.id, reason=reason)
@@ -125,6 +137,9 @@ def apply_beta_completions(acc: Accumulator, event: BETA_COMPLETIONS_EVENT) -> N
     """Feed one event of channel /beta/completions into ``acc``."""
     handler = _APPLY_BETA_COMPLETIONS.get(type(event))
     if handler is not None:
+        if getattr(event, "off_spec", None) is not None:
+            acc.lenient(event, handler)  # decoded leniently: what fits is assembled
+            return
         handler(acc, event)
         return
     for cls, handler in _APPLY_BETA_COMPLETIONS.items():  # subclasses
@@ -150,6 +165,11 @@ def classify_chat_completions(sse: ServerSentEvent) -> CHAT_COMPLETIONS_EVENT:
         return keep_usage(_decode_chat_completion_chunk_chat_completions(data), data, "usage")
     except (msgspec.ValidationError, msgspec.DecodeError) as exc:
         reason = "ChatCompletionChunk: " + str(exc)
+    lenient = lenient_decode(
+        data, _LENIENT_CHAT_COMPLETIONS.get(event) or _LENIENT_CHAT_COMPLETIONS.get("*", ())
+    )
+    if lenient is not None:
+        return lenient  # type: ignore[no-any-return]
     if reason is None:
         reason = "no message of the channel has event type " + repr(event)
     return UnknownEvent(event=event, data=data, id=sse.id, reason=reason)
@@ -226,6 +246,9 @@ def apply_chat_completions(acc: Accumulator, event: CHAT_COMPLETIONS_EVENT) -> N
     """Feed one event of channel /chat/completions into ``acc``."""
     handler = _APPLY_CHAT_COMPLETIONS.get(type(event))
     if handler is not None:
+        if getattr(event, "off_spec", None) is not None:
+            acc.lenient(event, handler)  # decoded leniently: what fits is assembled
+            return
         handler(acc, event)
         return
     for cls, handler in _APPLY_CHAT_COMPLETIONS.items():  # subclasses

@@ -60,6 +60,7 @@ class FimCompletionChunk(msgspec.Struct, kw_only=True, omit_defaults=True, gc=Fa
             (immediately before `[DONE]`) when the request was sent with
             `stream_options.include_usage = true`. Null on intermediate chunks.
         error: Not in the spec: an error object some servers put in an ordinary chunk mid-stream (OpenRouter: `{"code": 400, "message": "Token limit reached"}`); the accumulator records it in `errors` (kind `error_in_chunk`).
+        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
     """
 
     id: str
@@ -69,6 +70,7 @@ class FimCompletionChunk(msgspec.Struct, kw_only=True, omit_defaults=True, gc=Fa
     choices: list[FimCompletionChunkChoice]
     usage: ChatCompletionUsage | None = None
     error: Any = None
+    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
 class FimCompletionChunkChoice(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
@@ -144,6 +146,7 @@ class ChatCompletionChunk(msgspec.Struct, kw_only=True, omit_defaults=True, gc=F
             (immediately before `[DONE]`) when the request was sent with
             `stream_options.include_usage = true`. Null on intermediate chunks.
         error: Not in the spec: an error object some servers put in an ordinary chunk mid-stream (OpenRouter: `{"code": 400, "message": "Token limit reached"}`); the accumulator records it in `errors` (kind `error_in_chunk`).
+        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
     """
 
     id: str
@@ -154,6 +157,7 @@ class ChatCompletionChunk(msgspec.Struct, kw_only=True, omit_defaults=True, gc=F
     system_fingerprint: str | None = None
     usage: ChatCompletionUsage | None = None
     error: Any = None
+    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
 class ChatCompletionChunkChoice(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):

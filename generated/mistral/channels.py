@@ -28,21 +28,34 @@ from .stream import (
     VendorEvent,
     keep_usage,
     keep_usages,
+    lenient_decode,
     tag_reader,
 )
 
 _decode_agent_completion_chunk_agents_completions = msgspec.json.Decoder(
     models.AgentCompletionChunk
 ).decode
+_LENIENT_AGENTS_COMPLETIONS: dict[str, tuple[type, ...]] = {
+    "*": (models.AgentCompletionChunk,),
+}
 _decode_chat_completion_usage_chunk_chat_completions = msgspec.json.Decoder(
     models.ChatCompletionUsageChunk
 ).decode
 _decode_chat_completion_chunk_chat_completions = msgspec.json.Decoder(
     models.ChatCompletionChunk
 ).decode
+_LENIENT_CHAT_COMPLETIONS: dict[str, tuple[type, ...]] = {
+    "*": (
+        models.ChatCompletionUsageChunk,
+        models.ChatCompletionChunk,
+    ),
+}
 _decode_fim_completion_chunk_fim_completions = msgspec.json.Decoder(
     models.FimCompletionChunk
 ).decode
+_LENIENT_FIM_COMPLETIONS: dict[str, tuple[type, ...]] = {
+    "*": (models.FimCompletionChunk,),
+}
 
 
 AGENTS_COMPLETIONS_EVENT = Union[
@@ -62,6 +75,11 @@ def classify_agents_completions(sse: ServerSentEvent) -> AGENTS_COMPLETIONS_EVEN
         return _decode_agent_completion_chunk_agents_completions(data)
     except (msgspec.ValidationError, msgspec.DecodeError) as exc:
         reason = "AgentCompletionChunk: " + str(exc)
+    lenient = lenient_decode(
+        data, _LENIENT_AGENTS_COMPLETIONS.get(event) or _LENIENT_AGENTS_COMPLETIONS.get("*", ())
+    )
+    if lenient is not None:
+        return lenient  # type: ignore[no-any-return]
     if reason is None:
         reason = "no message of the channel has event type " + repr(event)
     return UnknownEvent(event=event, data=data, id=sse.id, reason=reason)
@@ -138,6 +156,9 @@ def apply_agents_completions(acc: Accumulator, event: AGENTS_COMPLETIONS_EVENT) 
     """Feed one event of channel /agents/completions into ``acc``."""
     handler = _APPLY_AGENTS_COMPLETIONS.get(type(event))
     if handler is not None:
+        if getattr(event, "off_spec", None) is not None:
+            acc.lenient(event, handler)  # decoded leniently: what fits is assembled
+            return
         handler(acc, event)
         return
     for cls, handler in _APPLY_AGENTS_COMPLETIONS.items():  # subclasses
@@ -171,6 +192,11 @@ def classify_chat_completions(sse: ServerSentEvent) -> CHAT_COMPLETIONS_EVENT:
         return keep_usage(_decode_chat_completion_chunk_chat_completions(data), data, "usage")
     except (msgspec.ValidationError, msgspec.DecodeError) as exc:
         reason = "ChatCompletionChunk: " + str(exc)
+    lenient = lenient_decode(
+        data, _LENIENT_CHAT_COMPLETIONS.get(event) or _LENIENT_CHAT_COMPLETIONS.get("*", ())
+    )
+    if lenient is not None:
+        return lenient  # type: ignore[no-any-return]
     if reason is None:
         reason = "no message of the channel has event type " + repr(event)
     return UnknownEvent(event=event, data=data, id=sse.id, reason=reason)
@@ -267,6 +293,9 @@ def apply_chat_completions(acc: Accumulator, event: CHAT_COMPLETIONS_EVENT) -> N
     """Feed one event of channel /chat/completions into ``acc``."""
     handler = _APPLY_CHAT_COMPLETIONS.get(type(event))
     if handler is not None:
+        if getattr(event, "off_spec", None) is not None:
+            acc.lenient(event, handler)  # decoded leniently: what fits is assembled
+            return
         handler(acc, event)
         return
     for cls, handler in _APPLY_CHAT_COMPLETIONS.items():  # subclasses
@@ -292,6 +321,11 @@ def classify_fim_completions(sse: ServerSentEvent) -> FIM_COMPLETIONS_EVENT:
         return _decode_fim_completion_chunk_fim_completions(data)
     except (msgspec.ValidationError, msgspec.DecodeError) as exc:
         reason = "FimCompletionChunk: " + str(exc)
+    lenient = lenient_decode(
+        data, _LENIENT_FIM_COMPLETIONS.get(event) or _LENIENT_FIM_COMPLETIONS.get("*", ())
+    )
+    if lenient is not None:
+        return lenient  # type: ignore[no-any-return]
     if reason is None:
         reason = "no message of the channel has event type " + repr(event)
     return UnknownEvent(event=event, data=data, id=sse.id, reason=reason)
@@ -359,6 +393,9 @@ def apply_fim_completions(acc: Accumulator, event: FIM_COMPLETIONS_EVENT) -> Non
     """Feed one event of channel /fim/completions into ``acc``."""
     handler = _APPLY_FIM_COMPLETIONS.get(type(event))
     if handler is not None:
+        if getattr(event, "off_spec", None) is not None:
+            acc.lenient(event, handler)  # decoded leniently: what fits is assembled
+            return
         handler(acc, event)
         return
     for cls, handler in _APPLY_FIM_COMPLETIONS.items():  # subclasses

@@ -49,6 +49,7 @@ class AgentCompletionChunk(msgspec.Struct, kw_only=True, omit_defaults=True, gc=
 
     Attributes:
         error: Not in the spec: an error object some servers put in an ordinary chunk mid-stream (OpenRouter: `{"code": 400, "message": "Token limit reached"}`); the accumulator records it in `errors` (kind `error_in_chunk`).
+        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
     """
 
     id: str
@@ -57,6 +58,7 @@ class AgentCompletionChunk(msgspec.Struct, kw_only=True, omit_defaults=True, gc=
     model: str
     choices: list[ChatStreamChoice]
     error: Any = None
+    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
 class ChatStreamChoice(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
@@ -125,6 +127,7 @@ class ChatCompletionChunk(msgspec.Struct, kw_only=True, omit_defaults=True, gc=F
         choices: Streamed choice deltas. Empty for the final usage chunk.
         usage: Token usage. Present only on the final chunk emitted when `stream_options.include_usage` is true on the request.
         error: Not in the spec: an error object some servers put in an ordinary chunk mid-stream (OpenRouter: `{"code": 400, "message": "Token limit reached"}`); the accumulator records it in `errors` (kind `error_in_chunk`).
+        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
     """
 
     id: str
@@ -134,6 +137,7 @@ class ChatCompletionChunk(msgspec.Struct, kw_only=True, omit_defaults=True, gc=F
     choices: list[ChatStreamChoice]
     usage: Usage | None = None
     error: Any = None
+    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
 class Usage(msgspec.Struct, kw_only=True, omit_defaults=True, dict=True):
@@ -156,6 +160,7 @@ class ChatCompletionUsageChunk(msgspec.Struct, kw_only=True, omit_defaults=True,
     Attributes:
         usage: Token usage for the completed stream.
         error: Not in the spec: an error object some servers put in an ordinary chunk mid-stream (OpenRouter: `{"code": 400, "message": "Token limit reached"}`); the accumulator records it in `errors` (kind `error_in_chunk`).
+        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
     """
 
     id: str
@@ -165,6 +170,7 @@ class ChatCompletionUsageChunk(msgspec.Struct, kw_only=True, omit_defaults=True,
     choices: Annotated[list[ChatStreamChoice], msgspec.Meta(max_length=0)]
     usage: Usage
     error: Any = None
+    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
 class FimCompletionChunk(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
@@ -172,6 +178,7 @@ class FimCompletionChunk(msgspec.Struct, kw_only=True, omit_defaults=True, gc=Fa
 
     Attributes:
         error: Not in the spec: an error object some servers put in an ordinary chunk mid-stream (OpenRouter: `{"code": 400, "message": "Token limit reached"}`); the accumulator records it in `errors` (kind `error_in_chunk`).
+        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
     """
 
     id: str
@@ -180,6 +187,7 @@ class FimCompletionChunk(msgspec.Struct, kw_only=True, omit_defaults=True, gc=Fa
     model: str
     choices: list[FimStreamChoice]
     error: Any = None
+    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
 class FimStreamChoice(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):

@@ -28,6 +28,7 @@ from .stream import (
     VendorEvent,
     keep_usage,
     keep_usages,
+    lenient_decode,
     tag_reader,
 )
 
@@ -95,6 +96,56 @@ _decode_response_incomplete_v_1_responses = msgspec.json.Decoder(
 _decode_response_failed_v_1_responses = msgspec.json.Decoder(models.ResponseFailedEvent).decode
 _decode_error_v_1_responses = msgspec.json.Decoder(models.ResponseErrorEvent).decode
 _read_tag_v_1_responses = tag_reader("type")
+_LENIENT_V_1_RESPONSES: dict[str, tuple[type, ...]] = {
+    "error": (models.ResponseErrorEvent,),
+    "response.completed": (models.ResponseCompletedEvent,),
+    "response.content_part.added": (models.ResponseContentPartAddedEvent,),
+    "response.content_part.done": (models.ResponseContentPartDoneEvent,),
+    "response.created": (models.ResponseCreatedEvent,),
+    "response.failed": (models.ResponseFailedEvent,),
+    "response.function_call_arguments.delta": (models.ResponseFunctionCallArgumentsDeltaEvent,),
+    "response.function_call_arguments.done": (models.ResponseFunctionCallArgumentsDoneEvent,),
+    "response.in_progress": (models.ResponseInProgressEvent,),
+    "response.incomplete": (models.ResponseIncompleteEvent,),
+    "response.output_item.added": (models.ResponseOutputItemAddedEvent,),
+    "response.output_item.done": (models.ResponseOutputItemDoneEvent,),
+    "response.output_text.annotation.added": (models.ResponseOutputTextAnnotationAddedEvent,),
+    "response.output_text.delta": (models.ResponseOutputTextDeltaEvent,),
+    "response.output_text.done": (models.ResponseOutputTextDoneEvent,),
+    "response.reasoning_summary_part.added": (models.ResponseReasoningSummaryPartAddedEvent,),
+    "response.reasoning_summary_part.done": (models.ResponseReasoningSummaryPartDoneEvent,),
+    "response.reasoning_summary_text.delta": (models.ResponseReasoningSummaryTextDeltaEvent,),
+    "response.reasoning_summary_text.done": (models.ResponseReasoningSummaryTextDoneEvent,),
+    "response.reasoning_text.delta": (models.ResponseReasoningTextDeltaEvent,),
+    "response.reasoning_text.done": (models.ResponseReasoningTextDoneEvent,),
+    "response.refusal.delta": (models.ResponseRefusalDeltaEvent,),
+    "response.refusal.done": (models.ResponseRefusalDoneEvent,),
+    "*": (
+        models.ResponseCreatedEvent,
+        models.ResponseInProgressEvent,
+        models.ResponseOutputItemAddedEvent,
+        models.ResponseOutputItemDoneEvent,
+        models.ResponseContentPartAddedEvent,
+        models.ResponseContentPartDoneEvent,
+        models.ResponseOutputTextDeltaEvent,
+        models.ResponseOutputTextDoneEvent,
+        models.ResponseOutputTextAnnotationAddedEvent,
+        models.ResponseRefusalDeltaEvent,
+        models.ResponseRefusalDoneEvent,
+        models.ResponseFunctionCallArgumentsDeltaEvent,
+        models.ResponseFunctionCallArgumentsDoneEvent,
+        models.ResponseReasoningSummaryPartAddedEvent,
+        models.ResponseReasoningSummaryPartDoneEvent,
+        models.ResponseReasoningSummaryTextDeltaEvent,
+        models.ResponseReasoningSummaryTextDoneEvent,
+        models.ResponseReasoningTextDeltaEvent,
+        models.ResponseReasoningTextDoneEvent,
+        models.ResponseCompletedEvent,
+        models.ResponseIncompleteEvent,
+        models.ResponseFailedEvent,
+        models.ResponseErrorEvent,
+    ),
+}
 _TAGGED_V_1_RESPONSES: dict[str, tuple[Callable[[str], Any], ...]] = {
     "response.created": (_decode_response_created_v_1_responses,),
     "response.in_progress": (_decode_response_in_progress_v_1_responses,),
@@ -300,6 +351,11 @@ def classify_v_1_responses(sse: ServerSentEvent) -> V_1_RESPONSES_EVENT:
                 reason = "no message has " + "type " + repr(tag)
         else:
             reason = "no message without " + "type" + " in this event type"
+    lenient = lenient_decode(
+        data, _LENIENT_V_1_RESPONSES.get(event) or _LENIENT_V_1_RESPONSES.get("*", ())
+    )
+    if lenient is not None:
+        return lenient  # type: ignore[no-any-return]
     if reason is None:
         reason = "no message of the channel has event type " + repr(event)
     return UnknownEvent(event=event, data=data, id=sse.id, reason=reason)
@@ -508,6 +564,9 @@ def apply_v_1_responses(acc: Accumulator, event: V_1_RESPONSES_EVENT) -> None:
     """Feed one event of channel /v1/responses into ``acc``."""
     handler = _APPLY_V_1_RESPONSES.get(type(event))
     if handler is not None:
+        if getattr(event, "off_spec", None) is not None:
+            acc.lenient(event, handler)  # decoded leniently: what fits is assembled
+            return
         handler(acc, event)
         return
     for cls, handler in _APPLY_V_1_RESPONSES.items():  # subclasses

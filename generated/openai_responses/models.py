@@ -79,11 +79,13 @@ class ResponseCreatedEvent(msgspec.Struct, kw_only=True, omit_defaults=True, gc=
 
     Attributes:
         sequence_number: Position of the event in the stream.
+        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
     """
 
     type: Literal["response.created"]
     response: Response
     sequence_number: int
+    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
 class Response(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
@@ -348,11 +350,13 @@ class ResponseInProgressEvent(msgspec.Struct, kw_only=True, omit_defaults=True, 
 
     Attributes:
         sequence_number: Position of the event in the stream.
+        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
     """
 
     type: Literal["response.in_progress"]
     response: Response
     sequence_number: int
+    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
 class ResponseOutputItemAddedEvent(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
@@ -361,6 +365,7 @@ class ResponseOutputItemAddedEvent(msgspec.Struct, kw_only=True, omit_defaults=T
     Attributes:
         output_index: Index of the item in the response's `output`.
         sequence_number: Position of the event in the stream.
+        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
     """
 
     type: Literal["response.output_item.added"]
@@ -374,6 +379,7 @@ class ResponseOutputItemAddedEvent(msgspec.Struct, kw_only=True, omit_defaults=T
         | CustomToolCall
     )
     sequence_number: int
+    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
 class ResponseOutputItemDoneEvent(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
@@ -381,6 +387,7 @@ class ResponseOutputItemDoneEvent(msgspec.Struct, kw_only=True, omit_defaults=Tr
 
     Attributes:
         sequence_number: Position of the event in the stream.
+        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
     """
 
     type: Literal["response.output_item.done"]
@@ -394,6 +401,7 @@ class ResponseOutputItemDoneEvent(msgspec.Struct, kw_only=True, omit_defaults=Tr
         | CustomToolCall
     )
     sequence_number: int
+    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
 class ResponseContentPartAddedEvent(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
@@ -401,6 +409,7 @@ class ResponseContentPartAddedEvent(msgspec.Struct, kw_only=True, omit_defaults=
 
     Attributes:
         sequence_number: Position of the event in the stream.
+        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
     """
 
     type: Literal["response.content_part.added"]
@@ -409,6 +418,7 @@ class ResponseContentPartAddedEvent(msgspec.Struct, kw_only=True, omit_defaults=
     content_index: int
     part: OutputText | Refusal | ReasoningText
     sequence_number: int
+    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
 class ResponseContentPartDoneEvent(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
@@ -416,6 +426,7 @@ class ResponseContentPartDoneEvent(msgspec.Struct, kw_only=True, omit_defaults=T
 
     Attributes:
         sequence_number: Position of the event in the stream.
+        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
     """
 
     type: Literal["response.content_part.done"]
@@ -424,6 +435,7 @@ class ResponseContentPartDoneEvent(msgspec.Struct, kw_only=True, omit_defaults=T
     content_index: int
     part: OutputText | Refusal | ReasoningText
     sequence_number: int
+    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
 class ResponseOutputTextDeltaEvent(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
@@ -432,6 +444,7 @@ class ResponseOutputTextDeltaEvent(msgspec.Struct, kw_only=True, omit_defaults=T
     Attributes:
         sequence_number: Position of the event in the stream.
         logprobs: Listed as required by the reference; absent from the reference's own example and from captured streams.
+        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
     """
 
     type: Literal["response.output_text.delta"]
@@ -441,6 +454,7 @@ class ResponseOutputTextDeltaEvent(msgspec.Struct, kw_only=True, omit_defaults=T
     delta: str
     sequence_number: int
     logprobs: list[LogProb] | None = None
+    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
 class ResponseOutputTextDoneEvent(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
@@ -448,6 +462,7 @@ class ResponseOutputTextDoneEvent(msgspec.Struct, kw_only=True, omit_defaults=Tr
 
     Attributes:
         sequence_number: Position of the event in the stream.
+        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
     """
 
     type: Literal["response.output_text.done"]
@@ -457,6 +472,7 @@ class ResponseOutputTextDoneEvent(msgspec.Struct, kw_only=True, omit_defaults=Tr
     text: str
     sequence_number: int
     logprobs: list[LogProb] | None = None
+    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
 class ResponseOutputTextAnnotationAddedEvent(
@@ -467,6 +483,7 @@ class ResponseOutputTextAnnotationAddedEvent(
     Attributes:
         annotation: A citation (`file_citation`, `url_citation`, `container_file_citation`, `file_path`).
         sequence_number: Position of the event in the stream.
+        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
     """
 
     type: Literal["response.output_text.annotation.added"]
@@ -476,6 +493,7 @@ class ResponseOutputTextAnnotationAddedEvent(
     annotation_index: int
     annotation: Annotation
     sequence_number: int
+    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
 class ResponseRefusalDeltaEvent(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
@@ -483,6 +501,7 @@ class ResponseRefusalDeltaEvent(msgspec.Struct, kw_only=True, omit_defaults=True
 
     Attributes:
         sequence_number: Position of the event in the stream.
+        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
     """
 
     type: Literal["response.refusal.delta"]
@@ -491,6 +510,7 @@ class ResponseRefusalDeltaEvent(msgspec.Struct, kw_only=True, omit_defaults=True
     content_index: int
     delta: str
     sequence_number: int
+    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
 class ResponseRefusalDoneEvent(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
@@ -498,6 +518,7 @@ class ResponseRefusalDoneEvent(msgspec.Struct, kw_only=True, omit_defaults=True,
 
     Attributes:
         sequence_number: Position of the event in the stream.
+        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
     """
 
     type: Literal["response.refusal.done"]
@@ -506,6 +527,7 @@ class ResponseRefusalDoneEvent(msgspec.Struct, kw_only=True, omit_defaults=True,
     content_index: int
     refusal: str
     sequence_number: int
+    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
 class ResponseFunctionCallArgumentsDeltaEvent(
@@ -516,6 +538,7 @@ class ResponseFunctionCallArgumentsDeltaEvent(
     Attributes:
         delta: A fragment of the arguments' JSON text.
         sequence_number: Position of the event in the stream.
+        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
     """
 
     type: Literal["response.function_call_arguments.delta"]
@@ -523,6 +546,7 @@ class ResponseFunctionCallArgumentsDeltaEvent(
     output_index: int
     delta: str
     sequence_number: int
+    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
 class ResponseFunctionCallArgumentsDoneEvent(
@@ -533,6 +557,7 @@ class ResponseFunctionCallArgumentsDoneEvent(
     Attributes:
         sequence_number: Position of the event in the stream.
         name: Listed as required by the reference; absent from captured streams.
+        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
     """
 
     type: Literal["response.function_call_arguments.done"]
@@ -541,6 +566,7 @@ class ResponseFunctionCallArgumentsDoneEvent(
     arguments: str
     sequence_number: int
     name: str | None = None
+    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
 class ResponseReasoningSummaryPartAddedEvent(
@@ -550,6 +576,7 @@ class ResponseReasoningSummaryPartAddedEvent(
 
     Attributes:
         sequence_number: Position of the event in the stream.
+        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
     """
 
     type: Literal["response.reasoning_summary_part.added"]
@@ -558,6 +585,7 @@ class ResponseReasoningSummaryPartAddedEvent(
     summary_index: int
     part: SummaryText
     sequence_number: int
+    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
 class ResponseReasoningSummaryPartDoneEvent(
@@ -567,6 +595,7 @@ class ResponseReasoningSummaryPartDoneEvent(
 
     Attributes:
         sequence_number: Position of the event in the stream.
+        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
     """
 
     type: Literal["response.reasoning_summary_part.done"]
@@ -575,6 +604,7 @@ class ResponseReasoningSummaryPartDoneEvent(
     summary_index: int
     part: SummaryText
     sequence_number: int
+    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
 class ResponseReasoningSummaryTextDeltaEvent(
@@ -584,6 +614,7 @@ class ResponseReasoningSummaryTextDeltaEvent(
 
     Attributes:
         sequence_number: Position of the event in the stream.
+        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
     """
 
     type: Literal["response.reasoning_summary_text.delta"]
@@ -592,6 +623,7 @@ class ResponseReasoningSummaryTextDeltaEvent(
     summary_index: int
     delta: str
     sequence_number: int
+    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
 class ResponseReasoningSummaryTextDoneEvent(
@@ -601,6 +633,7 @@ class ResponseReasoningSummaryTextDoneEvent(
 
     Attributes:
         sequence_number: Position of the event in the stream.
+        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
     """
 
     type: Literal["response.reasoning_summary_text.done"]
@@ -609,6 +642,7 @@ class ResponseReasoningSummaryTextDoneEvent(
     summary_index: int
     text: str
     sequence_number: int
+    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
 class ResponseReasoningTextDeltaEvent(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
@@ -616,6 +650,7 @@ class ResponseReasoningTextDeltaEvent(msgspec.Struct, kw_only=True, omit_default
 
     Attributes:
         sequence_number: Position of the event in the stream.
+        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
     """
 
     type: Literal["response.reasoning_text.delta"]
@@ -624,6 +659,7 @@ class ResponseReasoningTextDeltaEvent(msgspec.Struct, kw_only=True, omit_default
     content_index: int
     delta: str
     sequence_number: int
+    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
 class ResponseReasoningTextDoneEvent(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
@@ -631,6 +667,7 @@ class ResponseReasoningTextDoneEvent(msgspec.Struct, kw_only=True, omit_defaults
 
     Attributes:
         sequence_number: Position of the event in the stream.
+        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
     """
 
     type: Literal["response.reasoning_text.done"]
@@ -639,6 +676,7 @@ class ResponseReasoningTextDoneEvent(msgspec.Struct, kw_only=True, omit_defaults
     content_index: int
     text: str
     sequence_number: int
+    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
 class ResponseCompletedEvent(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
@@ -646,11 +684,13 @@ class ResponseCompletedEvent(msgspec.Struct, kw_only=True, omit_defaults=True, g
 
     Attributes:
         sequence_number: Position of the event in the stream.
+        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
     """
 
     type: Literal["response.completed"]
     response: Response
     sequence_number: int
+    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
 class ResponseIncompleteEvent(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
@@ -658,11 +698,13 @@ class ResponseIncompleteEvent(msgspec.Struct, kw_only=True, omit_defaults=True, 
 
     Attributes:
         sequence_number: Position of the event in the stream.
+        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
     """
 
     type: Literal["response.incomplete"]
     response: Response
     sequence_number: int
+    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
 class ResponseFailedEvent(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
@@ -670,11 +712,13 @@ class ResponseFailedEvent(msgspec.Struct, kw_only=True, omit_defaults=True, gc=F
 
     Attributes:
         sequence_number: Position of the event in the stream.
+        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
     """
 
     type: Literal["response.failed"]
     response: Response
     sequence_number: int
+    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
 class ResponseErrorEvent(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
@@ -686,6 +730,7 @@ class ResponseErrorEvent(msgspec.Struct, kw_only=True, omit_defaults=True, gc=Fa
         message: The error message (top level in the reference).
         param: The parameter the error concerns (top level in the reference).
         error: The error as captured streams carry it (`type`, `code`, `message`, `param`).
+        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
     """
 
     type: Literal["error"]
@@ -694,6 +739,7 @@ class ResponseErrorEvent(msgspec.Struct, kw_only=True, omit_defaults=True, gc=Fa
     message: str | None = None
     param: str | None = None
     error: ResponseErrorEventError | None = None
+    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
 class ResponseErrorEventError(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):

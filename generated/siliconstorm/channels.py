@@ -28,12 +28,16 @@ from .stream import (
     VendorEvent,
     keep_usage,
     keep_usages,
+    lenient_decode,
     tag_reader,
 )
 
 _decode_chat_completion_chunk_chat_completions = msgspec.json.Decoder(
     models.ChatCompletionChunk
 ).decode
+_LENIENT_CHAT_COMPLETIONS: dict[str, tuple[type, ...]] = {
+    "*": (models.ChatCompletionChunk,),
+}
 
 
 CHAT_COMPLETIONS_EVENT = Union[
@@ -53,6 +57,11 @@ def classify_chat_completions(sse: ServerSentEvent) -> CHAT_COMPLETIONS_EVENT:
         return keep_usage(_decode_chat_completion_chunk_chat_completions(data), data, "usage")
     except (msgspec.ValidationError, msgspec.DecodeError) as exc:
         reason = "ChatCompletionChunk: " + str(exc)
+    lenient = lenient_decode(
+        data, _LENIENT_CHAT_COMPLETIONS.get(event) or _LENIENT_CHAT_COMPLETIONS.get("*", ())
+    )
+    if lenient is not None:
+        return lenient  # type: ignore[no-any-return]
     if reason is None:
         reason = "no message of the channel has event type " + repr(event)
     return UnknownEvent(event=event, data=data, id=sse.id, reason=reason)
@@ -125,6 +134,9 @@ def apply_chat_completions(acc: Accumulator, event: CHAT_COMPLETIONS_EVENT) -> N
     """Feed one event of channel /chat/completions into ``acc``."""
     handler = _APPLY_CHAT_COMPLETIONS.get(type(event))
     if handler is not None:
+        if getattr(event, "off_spec", None) is not None:
+            acc.lenient(event, handler)  # decoded leniently: what fits is assembled
+            return
         handler(acc, event)
         return
     for cls, handler in _APPLY_CHAT_COMPLETIONS.items():  # subclasses

@@ -28,6 +28,7 @@ from .stream import (
     VendorEvent,
     keep_usage,
     keep_usages,
+    lenient_decode,
     tag_reader,
 )
 
@@ -151,6 +152,59 @@ _decode_chat_completion_chunk_chat_completions = msgspec.json.Decoder(
 ).decode
 _decode_stream_error_chat_completions = msgspec.json.Decoder(models.StreamError).decode
 _read_tag_chat_completions = tag_reader("type")
+_LENIENT_CHAT_COMPLETIONS: dict[str, tuple[type, ...]] = {
+    "error": (models.StreamError,),
+    "message": (
+        models.XResearchSearching,
+        models.XResearchReading,
+        models.XResearchCodeSearching,
+        models.XResearchCalculating,
+        models.XResearchResult,
+        models.XResearchGapAnalysis,
+        models.XResearchDeepeningRound,
+        models.XResearchContextCompacted,
+        models.XResearchTrackingDecision,
+        models.XResearchQueryingDecisions,
+        models.XResearchTrackingMilestone,
+        models.XResearchQueryingTimeline,
+        models.XResearchBriefing,
+        models.XResearchRelating,
+        models.XResearchCreatingMockup,
+        models.XResearchUpdatingMockup,
+        models.XResearchToolCall,
+        models.XDeepThinkPlanningStarted,
+        models.XDeepThinkPlanCreated,
+        models.XDeepThinkPlanCritiqued,
+        models.XDeepThinkDiscoveryStarted,
+        models.XDeepThinkDiscoveryCompleted,
+        models.XDeepThinkSubtaskPlanned,
+        models.XDeepThinkSubtaskStarted,
+        models.XDeepThinkSubtaskRetried,
+        models.XDeepThinkSubtaskCompleted,
+        models.XDeepThinkDeepeningRoundCompleted,
+        models.XDeepThinkCrossReference,
+        models.XDeepThinkSynthesizing,
+        models.XDeepThinkStructuredSynthesis,
+        models.XDeepThinkClaimEmitted,
+        models.XDeepThinkSynthesisFailed,
+        models.XDeepThinkMemoryExtracted,
+        models.XArtifactCreated,
+        models.XArtifactUpdated,
+        models.XMockupCalling,
+        models.XMockupCreated,
+        models.XMockupUpdated,
+        models.XMockupError,
+        models.XAskUserQuestion,
+        models.XAskUserPendingState,
+        models.XContextFork,
+        models.XChatMetadata,
+        models.XAnalystContextGathering,
+        models.XAnalystContextCompleted,
+        models.XAnalystContextBriefCreated,
+        models.XAnalystContextRefreshed,
+        models.ChatCompletionChunk,
+    ),
+}
 _TAGGED_CHAT_COMPLETIONS: dict[str, tuple[Callable[[str], Any], ...]] = {
     "x_research.searching": (_decode_x_research_searching_chat_completions,),
     "x_research.reading": (_decode_x_research_reading_chat_completions,),
@@ -354,6 +408,11 @@ def classify_chat_completions(sse: ServerSentEvent) -> CHAT_COMPLETIONS_EVENT:
                 )
             except (msgspec.ValidationError, msgspec.DecodeError) as exc:
                 reason = "ChatCompletionChunk: " + str(exc)
+    lenient = lenient_decode(
+        data, _LENIENT_CHAT_COMPLETIONS.get(event) or _LENIENT_CHAT_COMPLETIONS.get("*", ())
+    )
+    if lenient is not None:
+        return lenient  # type: ignore[no-any-return]
     if reason is None:
         reason = "no message of the channel has event type " + repr(event)
     return UnknownEvent(event=event, data=data, id=sse.id, reason=reason)
@@ -456,6 +515,9 @@ def apply_chat_completions(acc: Accumulator, event: CHAT_COMPLETIONS_EVENT) -> N
     """Feed one event of channel /chat/completions into ``acc``."""
     handler = _APPLY_CHAT_COMPLETIONS.get(type(event))
     if handler is not None:
+        if getattr(event, "off_spec", None) is not None:
+            acc.lenient(event, handler)  # decoded leniently: what fits is assembled
+            return
         handler(acc, event)
         return
     for cls, handler in _APPLY_CHAT_COMPLETIONS.items():  # subclasses

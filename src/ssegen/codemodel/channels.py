@@ -167,6 +167,10 @@ class ChannelSpec:
             ``StreamTruncated``.
         event_union: the ``Union[...]`` of every event class of the channel.
         tag_readers: ``(reader name, member)`` of each tag member a branch reads.
+        lenient: ``(event type, classes)``: per branch (``*`` the fallback), the JSON
+            messages a payload no message decodes may still be, decoded leniently
+            (runtime ``lenient_decode``) when it clearly is one of them.
+        lenient_table: the generated name of that table.
         tagged_branches: the branches (fallback included) with a tag table.
         batch: the fast path, or None when plain events need per-event classification.
         family: how the channel's events assemble (:attr:`ssegen.ir.Accumulation.family`).
@@ -185,6 +189,8 @@ class ChannelSpec:
     handlers: tuple[tuple[str, str], ...]
     event_union: str
     tag_readers: tuple[tuple[PythonIdentifier, str], ...]
+    lenient: tuple[tuple[str, tuple[str, ...]], ...]
+    lenient_table: PythonIdentifier
     batch: BatchPlan | None
     family: str
     event_type: PythonIdentifier
@@ -283,6 +289,8 @@ def channel_spec(channel: Channel, models: ModelsBuilder, diagnostics: Diagnosti
         handlers=tuple(dict.fromkeys(handlers)),
         event_union=f"Union[{', '.join(dict.fromkeys(union))}]",
         tag_readers=tuple((name, member) for member, name in readers.items()),
+        lenient=_lenient(branches, fallback, models),
+        lenient_table=PythonIdentifier.verbatim(f"_LENIENT_{upper}"),
         batch=_batch_plan(ident, plain, plans),
         family=channel.accumulation.family if channel.accumulation is not None else "chat",
         event_type=PythonIdentifier.verbatim(f"{upper}_EVENT"),
@@ -290,6 +298,20 @@ def channel_spec(channel: Channel, models: ModelsBuilder, diagnostics: Diagnosti
         apply=PythonIdentifier.verbatim(f"apply_{ident}"),
         handlers_table=PythonIdentifier.verbatim(f"_APPLY_{upper}"),
     )
+
+
+def _lenient(
+    branches: list[EventBranch], fallback: EventBranch | None, models: ModelsBuilder
+) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """Per branch, the classes of its JSON messages that keep off-spec members."""
+    keeping = models.off_spec_classes
+    rows = []
+    for branch in (*branches, *((fallback,) if fallback is not None else ())):
+        messages = [m for _, group in branch.tagged for m in group] + list(branch.decoders)
+        classes = tuple(dict.fromkeys(f"models.{m.cls}" for m in messages if m.cls in keeping))
+        if classes:
+            rows.append((branch.event, classes))
+    return tuple(rows)
 
 
 def _declares(channel: Channel, name: str, member: str) -> bool:
@@ -353,6 +375,8 @@ def _messages(
         )
         if spec not in messages:
             messages.append(spec)
+        if literal is None:
+            models.add_off_spec_member(cls)  # lenient decoding keeps what does not fit
         function = PythonIdentifier.verbatim(f"_apply_{ident}_{PythonIdentifier(message.name)}")
         steps = accumulation.of(message.name) if accumulation is not None else ()
         if literal is None and steps:
@@ -368,6 +392,7 @@ def _messages(
             models.keep_whole(usage.schema)
         if plan.error_member:
             models.add_error_member(cls)
+
     return messages, plans
 
 

@@ -45,6 +45,8 @@ class Flavour:
         error_handler: the accumulator handler of error messages.
         vendor_handler: the accumulator handler of listed vendor messages.
         empty_list: the annotation of an always-empty array (``maxItems: 0``), ``{item}`` the item type.
+        lenient: the function decoding a payload leniently (``lenient_decode(data, classes)``,
+            runtime ``stream.py`` or ``pydantic_support.py``).
         tagged_union: the annotation of a tagged union, ``{variants}`` its classes joined by
             `` | `` and ``{member}`` the tag member's wire name as a literal.
     """
@@ -67,6 +69,7 @@ class Flavour:
     vendor_handler: str
     empty_list: str
     tagged_union: str
+    lenient: str = "lenient_decode"
 
 
 MSGSPEC = Flavour(
@@ -95,7 +98,9 @@ PYDANTIC = Flavour(
     models_template="models_pydantic.py.jinja",
     depends="pydantic, msgspec and the standard library",
     imports=("msgspec", "pydantic"),
-    support_import="from .pydantic_support import error_event, plain, validation_reason, vendor_event",
+    support_import=(
+        "from .pydantic_support import error_event, lenient_decode_models, plain, validation_reason, vendor_event"
+    ),
     runtime_modules=("pydantic_support.py",),
     adapter="pydantic.TypeAdapter({cls})",
     adapter_type="pydantic.TypeAdapter[Any]",
@@ -109,6 +114,7 @@ PYDANTIC = Flavour(
     vendor_handler="vendor_event",
     empty_list="Annotated[list[{item}], pydantic.Field(max_length=0)]",
     tagged_union="Annotated[{variants}, pydantic.Field(discriminator={member})]",
+    lenient="lenient_decode_models",
 )
 
 #: The flavours by ``[tool.ssegen] model`` value.

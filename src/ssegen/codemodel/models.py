@@ -92,6 +92,18 @@ class ClassSpec:
     options: str = "gc=False"
 
 
+#: The member a leniently decoded event keeps its off-spec members in (runtime
+#: ``lenient_decode``): no provider sends its wire name.
+OFF_SPEC_MEMBER = FieldSpec(
+    PythonIdentifier("off_spec"),
+    "x-ssegen-off-spec",
+    "dict[str, Any] | None",
+    False,
+    "Not in the spec: set only on an event decoded leniently, the members that did not fit "
+    "(JSON pointer -> the value as sent); the accumulator records each in `errors` "
+    "(kind `member_off_spec`).",
+)
+
 ERROR_MEMBER = FieldSpec(
     PythonIdentifier("error"),
     "error",
@@ -137,6 +149,7 @@ class ModelsBuilder:
         self._terminators: dict[str, ClassSpec] = {}
         self._whole: set[str] = set()
         self._error_member: set[str] = set()
+        self._off_spec_member: set[str] = set()
 
     @property
     def classes(self) -> list[ClassSpec]:
@@ -147,6 +160,8 @@ class ModelsBuilder:
                 continue
             if spec.name in self._error_member:
                 spec = replace(spec, fields=(*spec.fields, ERROR_MEMBER))
+            if spec.name in self._off_spec_member:
+                spec = replace(spec, fields=(*spec.fields, OFF_SPEC_MEMBER))
             if spec.name in self._whole:
                 spec = replace(spec, options="dict=True")
             specs.append(spec)
@@ -171,6 +186,22 @@ class ModelsBuilder:
         spec = known[1] if known is not None else None
         if spec is not None and all(f.name != ERROR_MEMBER.name for f in spec.fields):
             self._error_member.add(cls)
+
+    @property
+    def off_spec_classes(self) -> set[str]:
+        """The classes given :data:`OFF_SPEC_MEMBER` so far."""
+        return set(self._off_spec_member)
+
+    def add_off_spec_member(self, cls: ClassName) -> bool:
+        """Give class ``cls`` the member :data:`OFF_SPEC_MEMBER`, so that an event of it
+        decoded leniently can keep what did not fit; False (and no member) when a member
+        already has that identifier (such events then stay ``UnknownEvent``)."""
+        known = self._classes.get(cls)
+        spec = known[1] if known is not None else None
+        if spec is None or any(f.name == OFF_SPEC_MEMBER.name for f in spec.fields):
+            return False
+        self._off_spec_member.add(cls)
+        return True
 
     def _known(self, schema: Schema) -> str | None:
         """The name of the class already built for ``schema``, or None."""

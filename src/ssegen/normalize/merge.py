@@ -6,9 +6,10 @@ both places. Two addresses are one endpoint when they name the same URL path onc
 source's server base path is put in front (Mistral's AsyncAPI page: server
 ``https://api.mistral.ai/v1`` + ``/chat/completions``; its OpenAPI document: server
 ``https://api.mistral.ai`` + ``/v1/chat/completions``): the channel keeps the first
-source's address, and ``channel-address-merged`` (info) names both places. The API's title, version and description come from the first source that
-states them; servers and error codes are kept in source order; example streams keep
-unique names (a repeated name gets its source file's stem as a prefix).
+source's address, and ``channel-address-merged`` (info) names both places. The API's
+title, version and description come from the first source that states them; servers and
+error codes are kept in source order; example streams keep unique names (a repeated name
+gets its source file's stem as a prefix).
 """
 
 from __future__ import annotations

@@ -23,7 +23,8 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Iterator, Sequence
 from itertools import chain, repeat
-from typing import Any, Generic, TypeVar
+from types import UnionType
+from typing import Annotated, Any, Generic, Literal, TypeVar, Union, get_args, get_origin
 
 import msgspec
 
@@ -173,6 +174,109 @@ def usage_as_sent(usage: Any) -> dict[str, Any] | None:
     on the typed ``usage`` (see :func:`keep_usage`); else None."""
     sent = getattr(usage, _SENT, None)
     return sent if isinstance(sent, dict) else None
+
+
+#: The wire name of the member a leniently decoded event keeps its off-spec members in; no
+#: provider sends it (a decoded payload holding it is taken as sent, which changes nothing).
+OFF_SPEC_WIRE = "x-ssegen-off-spec"
+
+
+def lenient_decode(data: str, classes: Sequence[type]) -> Any | None:
+    """The event of a payload that is clearly one of ``classes`` but did not decode: the
+    members that fit, typed, and each one that does not kept raw in the event's
+    ``off_spec`` (JSON pointer -> value as sent; None for a required member that is
+    missing), at the deepest place that does not fit (Mistral's Magistral chunks send
+    ``delta.content`` as a list of parts where the spec says a string:
+    ``{"/choices/0/delta/content": [...]}``, and the rest of the chunk decodes).
+
+    "Clearly": a JSON object holding at least one of the class's required members, no
+    member fixed to one value (a ``Literal`` tag) with another value, and more required
+    members than any other of ``classes`` (the first wins a tie). None when no class is.
+    Only called after every typed decode failed, so the fast path pays nothing.
+    """
+    try:
+        raw = msgspec.json.decode(data)
+    except msgspec.DecodeError:
+        return None
+    if not isinstance(raw, dict):
+        return None
+    best: tuple[int, type] | None = None
+    for cls in classes:
+        score = _closeness(cls, raw)
+        if score > 0 and (best is None or score > best[0]):
+            best = (score, cls)
+    if best is None:
+        return None
+    off: dict[str, Any] = {}
+    event = _lenient_struct(best[1], raw, "", off)
+    event.off_spec = off
+    return event
+
+
+def _closeness(cls: type, raw: dict[str, Any]) -> int:
+    """How many required members of Struct ``cls`` ``raw`` has; 0 when a tag differs or
+    when fewer than half of them are there (then it is not clearly this message)."""
+    present = required = 0
+    for field in msgspec.structs.fields(cls):
+        required += field.required
+        if field.encode_name in raw:
+            literal = _literal(field.type)
+            value = raw[field.encode_name]
+            if literal is not None and value not in literal and value is not None:
+                return 0
+            present += field.required
+    return present if 2 * present >= required else 0
+
+
+def _literal(tp: Any) -> tuple[Any, ...] | None:
+    """The values of a ``Literal`` type (or of ``Literal | None``), else None."""
+    if get_origin(tp) is Literal:
+        return get_args(tp)
+    if get_origin(tp) in (Union, UnionType):
+        options = [a for a in get_args(tp) if a is not type(None)]
+        if len(options) == 1 and get_origin(options[0]) is Literal:
+            return get_args(options[0])
+    return None
+
+
+def _lenient_struct(cls: type, raw: dict[str, Any], pointer: str, off: dict[str, Any]) -> Any:
+    kwargs: dict[str, Any] = {}
+    for field in msgspec.structs.fields(cls):
+        if field.encode_name == OFF_SPEC_WIRE:
+            continue
+        place = pointer + "/" + field.encode_name.replace("~", "~0").replace("/", "~1")
+        if field.encode_name not in raw:
+            if field.required:
+                off[place] = None
+                kwargs[field.name] = None
+            continue
+        kwargs[field.name] = _lenient_value(field.type, raw[field.encode_name], place, off)
+    return cls(**kwargs)
+
+
+def _lenient_value(tp: Any, value: Any, pointer: str, off: dict[str, Any]) -> Any:
+    try:
+        return msgspec.convert(value, tp)
+    except msgspec.ValidationError:
+        pass
+    if get_origin(tp) is Annotated:
+        tp = get_args(tp)[0]
+    options = get_args(tp) if get_origin(tp) in (Union, UnionType) else (tp,)
+    for option in options:
+        if (
+            isinstance(option, type)
+            and issubclass(option, msgspec.Struct)
+            and isinstance(value, dict)
+        ):
+            config = option.__struct_config__
+            if config.tag_field is not None and value.get(config.tag_field) != config.tag:
+                continue
+            return _lenient_struct(option, value, pointer, off)
+        if get_origin(option) is list and isinstance(value, list):
+            item = get_args(option)[0] if get_args(option) else Any
+            return [_lenient_value(item, v, f"{pointer}/{i}", off) for i, v in enumerate(value)]
+    off[pointer] = value
+    return None
 
 
 class ToolCallResult(msgspec.Struct, kw_only=True):
@@ -339,7 +443,7 @@ class _Parts(list[str]):
         """Join the parts after the last block into one block once they number more
         than :data:`COMPACT_PARTS` (earlier blocks are not copied again)."""
         if len(self) - self.blocks > COMPACT_PARTS:
-            self[self.blocks :] = ["".join(self[self.blocks :])]
+            self[self.blocks :] = [_join(self[self.blocks :])]
             self.blocks += 1
 
 
@@ -491,15 +595,15 @@ class ChoiceState:
         """The assembled :class:`ChoiceResult`."""
         return ChoiceResult(
             index=self.index,
-            content="".join(self.content) if self.content else None,
-            reasoning_content="".join(self.reasoning_content) if self.reasoning_content else None,
-            refusal="".join(self.refusal) if self.refusal else None,
+            content=_join(self.content) if self.content else None,
+            reasoning_content=_join(self.reasoning_content) if self.reasoning_content else None,
+            refusal=_join(self.refusal) if self.refusal else None,
             tool_calls=[
                 ToolCallResult(
                     index=c.index,
                     id=c.id,
                     type=c.type,
-                    function={"name": c.name, "arguments": "".join(c.arguments)},
+                    function={"name": c.name, "arguments": _join(c.arguments)},
                 )
                 for _, c in sorted(self.tool_calls.items())
             ],
@@ -568,7 +672,7 @@ class BlockState:
     def result(self) -> BlockResult:
         """The assembled :class:`BlockResult`."""
         texts = {
-            f: "".join(getattr(self, f))
+            f: _join(getattr(self, f))
             for f in ("text", "thinking", "signature", "refusal", "arguments")
         }
         final = self.final if isinstance(self.final, dict) else {}
@@ -715,6 +819,26 @@ class Accumulator:
             }
         )
 
+    def lenient(self, event: Any, handler: Callable[[Accumulator, Any], None]) -> None:
+        """Feed an event decoded leniently (:func:`lenient_decode`): record each member
+        that does not fit the spec as ``{"kind": "member_off_spec", "pointer": str,
+        "got": Any}`` (``got`` None for a required member that is missing), assemble what
+        the members that fit give through ``handler`` (a member the plan reads that is
+        missing ends the handler's work on this event, nothing else), and where a choice's
+        ``delta.content`` came as a list of parts, assemble its parts all the same (text to
+        ``content``, thinking to ``reasoning_content``: Mistral's Magistral chunks)."""
+        members: dict[str, Any] = event.off_spec
+        try:
+            handler(self, event)
+        except (AttributeError, TypeError):
+            pass
+        for pointer, value in members.items():
+            self.errors.append({"kind": "member_off_spec", "pointer": pointer, "got": value})
+            parts = pointer.split("/")
+            if len(parts) == 5 and parts[1] == "choices" and parts[3:] == ["delta", "content"]:
+                if parts[2].isdigit() and isinstance(value, list):
+                    self.choice(int(parts[2])).add_content(value)
+
     def unknown(self, event: UnknownEvent) -> None:
         """Record an event no message matched, with its raw data.
 
@@ -764,7 +888,7 @@ class Accumulator:
 
     def result(self) -> StreamResult:
         """The assembled :class:`StreamResult` (the accumulator stays usable)."""
-        choices = [state.result() for _, state in sorted(self.states.items())]
+        choices = [state.result() for _, state in sorted(self.states.items(), key=_index_order)]
         if self.final_text is not None:
             if not choices:
                 choices.append(ChoiceResult(index=0))
@@ -777,7 +901,7 @@ class Accumulator:
             errors=list(self.errors),
             vendor_events=list(self.vendor_events),
             complete=self.complete,
-            output=[state.result() for _, state in sorted(self.blocks.items())],
+            output=[state.result() for _, state in sorted(self.blocks.items(), key=_index_order)],
             stop_reason=self.stop_reason,
             family=self.family,
         )
@@ -1084,8 +1208,8 @@ class Channel(Generic[E]):
                 events = (classify(item),)
             for event in events:
                 handler = handlers.get(type(event))
-                if handler is None:
-                    self.apply(acc, event)
+                if handler is None or getattr(event, "off_spec", None) is not None:
+                    self.apply(acc, event)  # subclasses, and events decoded leniently
                 else:
                     handler(acc, event)
         return applied
@@ -1140,6 +1264,21 @@ def _plain(value: Any) -> Any:
         return msgspec.to_builtins(value)
     except TypeError:
         return repr(value)
+
+
+def _join(parts: list[str]) -> str:
+    """The parts joined; a None a leniently decoded event appended (a required text member
+    that was missing) is left out."""
+    try:
+        return "".join(parts)
+    except TypeError:
+        return "".join(p for p in parts if isinstance(p, str))
+
+
+def _index_order(item: tuple[Any, Any]) -> tuple[bool, int]:
+    """Sort key of ``(index, state)``: by index, a state keyed by a missing (None) index
+    of a leniently decoded event last."""
+    return (not isinstance(item[0], int), item[0] if isinstance(item[0], int) else 0)
 
 
 def _str_or_none(value: Any) -> str | None:
