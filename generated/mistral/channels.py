@@ -128,6 +128,9 @@ def _apply_agents_completions_agent_completion_chunk_run(
             if (text := delta.content) is not None:
                 state.content.append(text)
 
+            if (text := delta.reasoning_content) is not None:
+                state.reasoning_content.append(text)
+
             for call in delta.tool_calls or ():
                 function = call.function
                 state.add_tool_call(
@@ -224,6 +227,9 @@ def _apply_chat_completions_chat_completion_chunk_run(
             if (text := delta.content) is not None:
                 state.content.append(text)
 
+            if (text := delta.reasoning_content) is not None:
+                state.reasoning_content.append(text)
+
             for call in delta.tool_calls or ():
                 function = call.function
                 state.add_tool_call(
@@ -262,6 +268,9 @@ def _apply_chat_completions_chat_completion_usage_chunk_run(
             delta = choice.delta
             if (text := delta.content) is not None:
                 state.content.append(text)
+
+            if (text := delta.reasoning_content) is not None:
+                state.reasoning_content.append(text)
 
             for call in delta.tool_calls or ():
                 function = call.function
@@ -373,6 +382,9 @@ def _apply_fim_completions_fim_completion_chunk_run(
             delta = choice.delta
             if (text := delta.content) is not None:
                 state.content.append(text)
+
+            if (text := delta.reasoning_content) is not None:
+                state.reasoning_content.append(text)
 
             if (finish_reason := choice.finish_reason) is not None:
                 state.finish_reason = finish_reason

@@ -82,11 +82,13 @@ class DeltaMessage(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
         role: Author role. Present on the first delta of a choice.
         content: Incremental content token. May be null on tool-call or terminal chunks.
         tool_calls: Streamed tool-call deltas. Each tool call is built up across chunks.
+        reasoning_content: Not in the spec: the reasoning text DeepSeek-shaped servers send beside `content`; assembled into the choice's `reasoning_content`.
     """
 
     role: DeltaMessageRole | str | None = None
     content: str | None = None
     tool_calls: list[ToolCallDelta] | None = None
+    reasoning_content: str | None = None
 
 
 class ToolCallDelta(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
@@ -204,7 +206,9 @@ class FimStreamChoiceDelta(msgspec.Struct, kw_only=True, omit_defaults=True, gc=
     Attributes:
         role: Present on the first chunk only.
         content: Incremental code token.
+        reasoning_content: Not in the spec: the reasoning text DeepSeek-shaped servers send beside `content`; assembled into the choice's `reasoning_content`.
     """
 
     role: str | None = None
     content: str | None = None
+    reasoning_content: str | None = None

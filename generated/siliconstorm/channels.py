@@ -111,6 +111,9 @@ def _apply_chat_completions_chat_completion_chunk_run(
             delta = choice.delta
             state.content.append(delta.content)
 
+            if (text := delta.reasoning_content) is not None:
+                state.reasoning_content.append(text)
+
             if (finish_reason := choice.finish_reason) is not None:
                 state.finish_reason = finish_reason
         if (usage := chunk.usage) is not None:

@@ -110,7 +110,9 @@ class ChatCompletionChunkChoiceDelta(msgspec.Struct, kw_only=True, omit_defaults
     Attributes:
         role: The role, currently always returns "assistant".
         content: The inference text result.
+        reasoning_content: Not in the spec: the reasoning text DeepSeek-shaped servers send beside `content`; assembled into the choice's `reasoning_content`.
     """
 
     role: ChatCompletionChunkChoiceDeltaRole | str
     content: str
+    reasoning_content: str | None = None

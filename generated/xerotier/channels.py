@@ -440,6 +440,9 @@ def _apply_chat_completions_chat_completion_chunk_run(
             if (text := delta.content) is not None:
                 state.content.append(text)
 
+            if (text := delta.reasoning_content) is not None:
+                state.reasoning_content.append(text)
+
             if (text := delta.refusal) is not None:
                 state.refusal.append(text)
 

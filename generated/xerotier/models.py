@@ -190,12 +190,14 @@ class ChatCompletionChunkChoiceDelta(msgspec.Struct, kw_only=True, omit_defaults
         content: New text tokens. Null when no text is generated (e.g., tool calls).
         tool_calls: Tool call deltas. See Tool Call Streaming.
         refusal: Content filter refusal message (streamed incrementally).
+        reasoning_content: Not in the spec: the reasoning text DeepSeek-shaped servers send beside `content`; assembled into the choice's `reasoning_content`.
     """
 
     role: str | None = None
     content: str | None = None
     tool_calls: list[Any] | None = None
     refusal: str | None = None
+    reasoning_content: str | None = None
 
 
 class ChatCompletionChunkChoiceLogprobs(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):

@@ -48,9 +48,24 @@ def test_optional_members_are_bound_and_guarded_required_ones_read_directly() ->
     choices = _choices(req("index", integer()), delta=obj("Delta", opt("content", string()), req("refusal", string())))
     assert choices.on_delta == (
         Feed("(text := delta.content) is not None", "state.content.append(text)"),
+        REASONING,
         Feed(None, "state.refusal.append(delta.refusal)"),
     )
     assert (choices.delta, choices.delta_guard) == ("choice.delta", None)
+
+
+#: The reasoning text a delta without ``reasoning_content`` in its spec is read for anyway.
+REASONING = Feed("(text := delta.reasoning_content) is not None", "state.reasoning_content.append(text)")
+
+
+def test_a_delta_without_reasoning_content_in_its_spec_is_read_for_it_anyway() -> None:
+    """OpenAI's spec has no ``reasoning_content``; DeepSeek-shaped servers send it (the 28
+    captured streams through OpenAI's own OpenAPI document agree with the SDK only so)."""
+    delta = obj("Delta", opt("content", string()))
+    choices = _choices(req("index", integer()), delta=delta)
+    assert REASONING in choices.on_delta and choices.reasoning_member == delta
+    declared = obj("Delta", opt("reasoning_content", string()))
+    assert _choices(req("index", integer()), delta=declared).reasoning_member is None
 
 
 def test_optional_delta_is_guarded() -> None:
@@ -135,7 +150,8 @@ def test_content_that_may_be_a_list_of_parts_goes_through_add_content() -> None:
     choices = _choices(req("index", integer()), delta=obj("Delta", opt("content", parts), opt("refusal", string())))
     assert choices.on_delta == (
         Feed("(content := delta.content) is not None", "state.add_content(content)"),
+        REASONING,
         Feed("(text := delta.refusal) is not None", "state.refusal.append(text)"),
     )
     number_or_text = Schema("union", HERE, variants=(string(), integer()))
-    assert _choices(delta=obj("Delta", opt("content", number_or_text))).on_delta == ()
+    assert _choices(delta=obj("Delta", opt("content", number_or_text))).on_delta == (REASONING,)

@@ -70,6 +70,9 @@ class ChoicesPlan:
         on_delta: the delta's text fields, in ``content, reasoning_content, refusal`` order.
         tool_calls: the delta's tool calls, or None.
         finish_reason: the finish reason, or None.
+        reasoning_member: the delta's schema when it lacks ``reasoning_content`` and gets
+            :data:`ssegen.codemodel.models.REASONING_MEMBER` (DeepSeek's member, which
+            other OpenAI-compatible servers send too), else None.
     """
 
     loop: str
@@ -80,6 +83,7 @@ class ChoicesPlan:
     on_delta: tuple[Feed, ...]
     tool_calls: ToolCallsPlan | None
     finish_reason: Feed | None
+    reasoning_member: Schema | None = None
 
 
 @dataclass(frozen=True)
@@ -343,6 +347,7 @@ def _choices_plan(payload: Schema) -> ChoicesPlan | None:
         )
     delta_prop = choice.property("delta")
     delta = None
+    reasoning_member: Schema | None = None
     on_delta: list[Feed] = []
     tool_calls = None
     if delta_prop is not None and delta_prop.schema.type == "object" and delta_prop.schema.properties:
@@ -353,6 +358,14 @@ def _choices_plan(payload: Schema) -> ChoicesPlan | None:
                 on_delta.append(_text("delta", name, access))
             elif name == "content" and (parts := _content_parts(delta_prop.schema)) is not None:
                 on_delta.append(_feed("delta", parts, "content", lambda v: f"state.add_content({v})"))
+            elif (
+                name == "reasoning_content"
+                and delta_prop.schema.property(name) is None
+                and name not in field_identifiers(delta_prop.schema).values()
+            ):
+                # Not in this spec (OpenAI's), but sent by DeepSeek-shaped servers: read it anyway.
+                on_delta.append(_text("delta", name, _Access(PythonIdentifier(name), True)))
+                reasoning_member = delta_prop.schema
         tool_calls = _tool_calls_plan(delta_prop.schema)
     # Completion-style chunks (FIM, OpenAI legacy) carry `text` on the choice itself.
     text = _scalar(choice, "text", "string")
@@ -372,6 +385,7 @@ def _choices_plan(payload: Schema) -> ChoicesPlan | None:
         on_delta=tuple(on_delta),
         tool_calls=tool_calls,
         finish_reason=finish_reason,
+        reasoning_member=reasoning_member,
     )
 
 

@@ -18,7 +18,7 @@ from ..ir import ANY_EVENT, Channel, Dispatch, Message
 from ..naming import ClassName, PythonIdentifier
 from .accumulation import ApplyPlan, apply_plan, steps_plan
 from .flavour import Flavour
-from .models import ModelsBuilder
+from .models import REASONING_MEMBER, ModelsBuilder
 
 
 @dataclass(frozen=True)
@@ -392,6 +392,8 @@ def _messages(
             models.keep_whole(usage.schema)
         if plan.error_member:
             models.add_error_member(cls)
+        if plan.choices is not None and plan.choices.reasoning_member is not None:
+            models.add_member(plan.choices.reasoning_member, REASONING_MEMBER)
 
     return messages, plans
 

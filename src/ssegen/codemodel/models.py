@@ -104,6 +104,18 @@ OFF_SPEC_MEMBER = FieldSpec(
     "(kind `member_off_spec`).",
 )
 
+#: ``reasoning_content``, given to a chat delta whose spec lacks it (OpenAI's): DeepSeek's
+#: reasoning text (``specs/deepseek/asyncapi-page.txt``), which other OpenAI-compatible
+#: servers (vLLM, Together, OpenRouter's DeepSeek models) send too.
+REASONING_MEMBER = FieldSpec(
+    PythonIdentifier("reasoning_content"),
+    "reasoning_content",
+    "str | None",
+    False,
+    "Not in the spec: the reasoning text DeepSeek-shaped servers send beside `content`; "
+    "assembled into the choice's `reasoning_content`.",
+)
+
 ERROR_MEMBER = FieldSpec(
     PythonIdentifier("error"),
     "error",
@@ -150,6 +162,7 @@ class ModelsBuilder:
         self._whole: set[str] = set()
         self._error_member: set[str] = set()
         self._off_spec_member: set[str] = set()
+        self._extra: dict[str, list[FieldSpec]] = {}
 
     @property
     def classes(self) -> list[ClassSpec]:
@@ -162,6 +175,8 @@ class ModelsBuilder:
                 spec = replace(spec, fields=(*spec.fields, ERROR_MEMBER))
             if spec.name in self._off_spec_member:
                 spec = replace(spec, fields=(*spec.fields, OFF_SPEC_MEMBER))
+            if spec.name in self._extra:
+                spec = replace(spec, fields=(*spec.fields, *self._extra[spec.name]))
             if spec.name in self._whole:
                 spec = replace(spec, options="dict=True")
             specs.append(spec)
@@ -186,6 +201,17 @@ class ModelsBuilder:
         spec = known[1] if known is not None else None
         if spec is not None and all(f.name != ERROR_MEMBER.name for f in spec.fields):
             self._error_member.add(cls)
+
+    def add_member(self, schema: Schema, member: FieldSpec) -> None:
+        """Give the class of ``schema`` the member ``member`` the spec does not declare
+        (:data:`REASONING_MEMBER`), unless a member already has its identifier."""
+        name = self._known(schema)
+        if name is None:
+            return
+        spec = self._classes[name][1]
+        if spec is None or any(f.name == member.name for f in (*spec.fields, *self._extra.get(name, []))):
+            return
+        self._extra.setdefault(name, []).append(member)
 
     @property
     def off_spec_classes(self) -> set[str]:
