@@ -658,7 +658,7 @@ def main(argv: list[str] | None = None) -> int:
         results["streams"][kind] = measure(
             kind, args.chunks, args.runs, args.sdk_runs, args.read_size
         )
-    for kind, figures in results["streams"].items():
+    for figures in results["streams"].values():
         mine = figures["contenders"]
         if "pydantic" in mine:
             # How much the msgspec flavour saves over the pydantic one (> 1: msgspec is faster).
@@ -673,7 +673,8 @@ def main(argv: list[str] | None = None) -> int:
         args.read_size, f"{args.read_size}-byte reads"
     )
     print(f"Python {results['python']}, msgspec {results['msgspec']}, pydantic {results['pydantic']}, {reads},"
-          f" best of {args.runs} interleaved rounds (SDKs: {args.sdk_runs}); ratio (range of per-round ratios)")  # fmt: skip
+          f" best of {args.runs} interleaved rounds (SDKs: {args.sdk_runs});"
+          " ratio (range of per-round ratios)")  # fmt: skip
     print(_table(results))
     print()
     for kind, figures in results["streams"].items():
