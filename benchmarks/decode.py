@@ -41,7 +41,9 @@ import argparse
 import asyncio
 import codecs
 import gc
+import itertools
 import json
+import random
 import resource
 import subprocess
 import sys
@@ -56,10 +58,14 @@ if str(ROOT) not in sys.path:
 
 import msgspec  # noqa: E402
 
+from generated.anthropic import CHANNELS as ANTHROPIC  # noqa: E402
 from generated.deepseek import CHANNELS, models  # noqa: E402
+from generated.openai_responses import CHANNELS as RESPONSES  # noqa: E402
 
 READ_SIZE = 4096
 CHAT = CHANNELS["/chat/completions"]
+#: The channel of each non-chat family.
+FAMILIES = {"messages": ANTHROPIC["/v1/messages"], "responses": RESPONSES["/v1/responses"]}
 #: The pydantic flavour's channel, set by :func:`_generate_pydantic` before measuring.
 PYDANTIC_CHAT: Any = None
 
@@ -140,8 +146,157 @@ def iter_stream(kind: str, n: int) -> Iterator[bytes]:
     yield b"data: [DONE]\n\n"
 
 
+def _named(name: str, data: dict[str, Any]) -> bytes:
+    """One named SSE event (``event: name`` + ``data: {...}`` + blank line)."""
+    payload = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    return f"event: {name}\ndata: {payload}\n\n".encode()
+
+
+def _argument_fragments(n: int) -> Iterator[str]:
+    """``n + 2`` fragments of one JSON object: ``{"city": ..., "notes": [<n words>]}``
+    (the first holds a ``\\u`` escape)."""
+    yield '{"city": "Z\\u00fcrich", "notes": ['
+    for i in range(n):
+        word = json.dumps(_WORDS[i % len(_WORDS)], ensure_ascii=False)
+        yield word + ("," if i < n - 1 else "")
+    yield "]}"
+
+
+def iter_messages(n: int) -> Iterator[bytes]:
+    """An Anthropic Messages stream of ``n`` events (as ``generated.anthropic`` and the
+    ``anthropic`` SDK read it): ``message_start`` with usage, ``ping``, a thinking block
+    (a quarter of the deltas, then its signature), a text block (most deltas), a
+    ``tool_use`` block whose input arrives in ``input_json_delta`` fragments (one event
+    in 20), ``message_delta`` with the stop reason and output tokens, ``message_stop``."""
+    fixed = 12
+    tools = max(1, (n - fixed) // 20)
+    thinking = (n - fixed - tools) // 4
+    text = n - fixed - tools - thinking
+    usage = {"input_tokens": 472, "cache_creation_input_tokens": 0,
+             "cache_read_input_tokens": 0, "output_tokens": 2}  # fmt: skip
+    message = {"id": "msg_01XFDUDYJgAACzvnptvVoYEL", "type": "message", "role": "assistant",
+               "model": "claude-sonnet-4-5-20250929", "content": [], "stop_reason": None,
+               "stop_sequence": None, "usage": usage}  # fmt: skip
+
+    def start(index: int, block: dict[str, Any]) -> bytes:
+        data = {"type": "content_block_start", "index": index, "content_block": block}
+        return _named("content_block_start", data)
+
+    def delta(index: int, delta: dict[str, Any]) -> bytes:
+        data = {"type": "content_block_delta", "index": index, "delta": delta}
+        return _named("content_block_delta", data)
+
+    def stop(index: int) -> bytes:
+        return _named("content_block_stop", {"type": "content_block_stop", "index": index})
+
+    yield _named("message_start", {"type": "message_start", "message": message})
+    yield _named("ping", {"type": "ping"})
+    yield start(0, {"type": "thinking", "thinking": "", "signature": ""})
+    for i in range(thinking):
+        yield delta(0, {"type": "thinking_delta", "thinking": _WORDS[i % len(_WORDS)]})
+    yield delta(0, {"type": "signature_delta", "signature": "EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxB"})
+    yield stop(0)
+    yield start(1, {"type": "text", "text": ""})
+    for i in range(text):
+        yield delta(1, {"type": "text_delta", "text": _WORDS[i % len(_WORDS)]})
+    yield stop(1)
+    tool = {"type": "tool_use", "id": "toolu_01T1x1fJ34qAmk2tNTrN7Up6", "name": "get_weather",
+            "input": {}}  # fmt: skip
+    yield start(2, tool)
+    for fragment in _argument_fragments(tools - 1):
+        yield delta(2, {"type": "input_json_delta", "partial_json": fragment})
+    yield stop(2)
+    yield _named("message_delta", {"type": "message_delta",
+                                   "delta": {"stop_reason": "tool_use", "stop_sequence": None},
+                                   "usage": {"output_tokens": 1187}})  # fmt: skip
+    yield _named("message_stop", {"type": "message_stop"})
+
+
+def iter_responses(n: int) -> Iterator[bytes]:
+    """An OpenAI Responses stream of ``n`` events, named as the API sends them
+    (``event: <type>`` + ``data: {"type": <type>, "sequence_number": ...}``):
+    ``response.created``/``in_progress``, a reasoning item with summary text deltas (a
+    quarter), a message item with output text deltas (most), a function call whose
+    arguments arrive in deltas (one event in 20), each part and item done with its
+    final text, ``response.completed`` with usage."""
+    fixed = 16
+    tools = max(2, (n - fixed) // 20)
+    summary_n = (n - fixed - tools) // 4
+    text_n = n - fixed - tools - summary_n
+    sequence = itertools.count()
+    response: dict[str, Any] = {"id": "resp_67ccd2bed1ec8190b14f964abc054267",
+                                "object": "response", "created_at": 1741476542,
+                                "status": "in_progress", "model": "gpt-4.1-2025-04-14",
+                                "output": [], "usage": None}  # fmt: skip
+
+    def ev(data: dict[str, Any]) -> bytes:
+        return _named(data["type"], {**data, "sequence_number": next(sequence)})
+
+    def words(count: int) -> list[str]:
+        return [_WORDS[i % len(_WORDS)] for i in range(count)]
+
+    yield ev({"type": "response.created", "response": response})
+    yield ev({"type": "response.in_progress", "response": response})
+    reasoning: dict[str, Any] = {"id": "rs_6876cf02e0bc8192b74af0fb64b715ff", "type": "reasoning",
+                                 "summary": []}  # fmt: skip
+    yield ev({"type": "response.output_item.added", "output_index": 0, "item": reasoning})
+    where = {"item_id": reasoning["id"], "output_index": 0, "summary_index": 0}
+    empty = {"type": "summary_text", "text": ""}
+    yield ev({"type": "response.reasoning_summary_part.added", **where, "part": empty})
+    for word in words(summary_n):
+        yield ev({"type": "response.reasoning_summary_text.delta", **where, "delta": word})
+    summary = "".join(words(summary_n))
+    yield ev({"type": "response.reasoning_summary_text.done", **where, "text": summary})
+    part = {"type": "summary_text", "text": summary}
+    yield ev({"type": "response.reasoning_summary_part.done", **where, "part": part})
+    reasoning = {**reasoning, "summary": [part]}
+    yield ev({"type": "response.output_item.done", "output_index": 0, "item": reasoning})
+    message: dict[str, Any] = {"id": "msg_67ccd2bf17f0819081ff3bb2cf6508e6", "type": "message",
+                               "status": "in_progress", "role": "assistant", "content": []}  # fmt: skip
+    yield ev({"type": "response.output_item.added", "output_index": 1, "item": message})
+    where = {"item_id": message["id"], "output_index": 1, "content_index": 0}
+    empty = {"type": "output_text", "text": "", "annotations": []}
+    yield ev({"type": "response.content_part.added", **where, "part": empty})
+    for word in words(text_n):
+        yield ev({"type": "response.output_text.delta", **where, "delta": word, "logprobs": []})
+    text = "".join(words(text_n))
+    yield ev({"type": "response.output_text.done", **where, "text": text, "logprobs": []})
+    part = {"type": "output_text", "text": text, "annotations": []}
+    yield ev({"type": "response.content_part.done", **where, "part": part})
+    message = {**message, "status": "completed", "content": [part]}
+    yield ev({"type": "response.output_item.done", "output_index": 1, "item": message})
+    call: dict[str, Any] = {"id": "fc_67ccd3acc8d48190a77525dc6de64b55", "type": "function_call",
+                            "status": "in_progress", "call_id": "call_a5bJ9TM3aWx4Tc8zn5TwiJCe",
+                            "name": "get_weather", "arguments": ""}  # fmt: skip
+    yield ev({"type": "response.output_item.added", "output_index": 2, "item": call})
+    fragments = list(_argument_fragments(tools - 2))
+    for fragment in fragments:
+        yield ev({"type": "response.function_call_arguments.delta", "item_id": call["id"],
+                  "output_index": 2, "delta": fragment})  # fmt: skip
+    arguments = "".join(fragments)
+    yield ev({"type": "response.function_call_arguments.done", "item_id": call["id"],
+              "output_index": 2, "arguments": arguments})  # fmt: skip
+    call = {**call, "status": "completed", "arguments": arguments}
+    yield ev({"type": "response.output_item.done", "output_index": 2, "item": call})
+    usage = {"input_tokens": 328, "input_tokens_details": {"cached_tokens": 0},
+             "output_tokens": 1187, "output_tokens_details": {"reasoning_tokens": 384},
+             "total_tokens": 1515}  # fmt: skip
+    final = {**response, "status": "completed", "output": [reasoning, message, call], "usage": usage}
+    yield ev({"type": "response.completed", "response": final})
+
+
+#: Each stream: its family (which package, SDK and floor read it) and its events.
+STREAMS: dict[str, tuple[str, Callable[[int], Iterator[bytes]]]] = {
+    "chat": ("chat", lambda n: iter_stream("chat", n)),
+    "reasoning": ("chat", lambda n: iter_stream("reasoning", n)),
+    "tools": ("chat", lambda n: iter_stream("tools", n)),
+    "messages": ("messages", iter_messages),
+    "responses": ("responses", iter_responses),
+}
+
+
 def build_stream(kind: str, n: int) -> bytes:
-    return b"".join(iter_stream(kind, n))
+    return b"".join(STREAMS[kind][1](n))
 
 
 def split_reads(body: bytes, size: int = READ_SIZE) -> list[bytes]:
@@ -149,33 +304,31 @@ def split_reads(body: bytes, size: int = READ_SIZE) -> list[bytes]:
 
 
 # --------------------------------------------------------------------------
-# Contenders: each decodes ``reads`` and returns the number of events seen.
+# Contenders: each decodes ``reads`` and returns the number of events seen (None:
+# counted by another contender).
 
 
-def run_ssegen(reads: list[bytes]) -> int | None:
-    result = CHAT.accumulate(CHAT.decode(reads))
-    assert result.complete and not result.errors
-    return None  # counted by ssegen-decode
+def ssegen_runs(channel: Any) -> dict[str, Callable[[list[bytes]], int | None]]:
+    """``ssegen`` (decode + accumulate), ``ssegen-async`` and ``ssegen-decode`` on ``channel``."""
 
+    def accumulate(reads: list[bytes]) -> None:
+        result = channel.accumulate(channel.decode(reads))
+        assert result.complete and not result.errors, result.errors[:1]
 
-def run_ssegen_decode(reads: list[bytes]) -> int:
-    count = 0
-    for _event in CHAT.decode(reads):  # consumed as they come, not kept
-        count += 1
-    return count
+    def decode(reads: list[bytes]) -> int:
+        count = 0
+        for _event in channel.decode(reads):  # consumed as they come, not kept
+            count += 1
+        return count
 
+    def aaccumulate(reads: list[bytes]) -> None:
+        async def main() -> None:
+            result = await channel.aaccumulate(channel.adecode(_areads(reads)))
+            assert result.complete and not result.errors
 
-def run_pydantic(reads: list[bytes]) -> int | None:
-    result = PYDANTIC_CHAT.accumulate(PYDANTIC_CHAT.decode(reads))
-    assert result.complete and not result.errors
-    return None  # counted by pydantic-decode
+        asyncio.run(main())
 
-
-def run_pydantic_decode(reads: list[bytes]) -> int:
-    count = 0
-    for _event in PYDANTIC_CHAT.decode(reads):
-        count += 1
-    return count
+    return {"ssegen": accumulate, "ssegen-async": aaccumulate, "ssegen-decode": decode}
 
 
 async def _areads(reads: list[bytes]) -> AsyncIterator[bytes]:
@@ -183,26 +336,24 @@ async def _areads(reads: list[bytes]) -> AsyncIterator[bytes]:
         yield read
 
 
-def run_ssegen_async(reads: list[bytes]) -> int | None:
-    async def main() -> None:
-        result = await CHAT.aaccumulate(CHAT.adecode(_areads(reads)))
-        assert result.complete and not result.errors
-        return None
-
-    return asyncio.run(main())
-
-
-def run_openai(reads: list[bytes]) -> int:
+def _mock_client(reads: list[bytes]) -> Any:
+    """An httpx2 client (the transport both SDKs use) answering every request with
+    ``reads`` as a ``text/event-stream`` body."""
     import httpx2
-    import openai
-    from openai.types.chat import ChatCompletionChunk
 
     def handler(request: httpx2.Request) -> httpx2.Response:
         return httpx2.Response(
             200, headers={"content-type": "text/event-stream"}, content=iter(reads)
         )
 
-    http = httpx2.Client(transport=httpx2.MockTransport(handler))
+    return httpx2.Client(transport=httpx2.MockTransport(handler))
+
+
+def run_openai(reads: list[bytes]) -> int:
+    import openai
+    from openai.types.chat import ChatCompletionChunk
+
+    http = _mock_client(reads)
     client = openai.OpenAI(api_key="bench", base_url="http://bench.invalid/v1", http_client=http)
     response = http.send(
         http.build_request("POST", "http://bench.invalid/v1/chat/completions"), stream=True
@@ -212,6 +363,36 @@ def run_openai(reads: list[bytes]) -> int:
         assert chunk.object == "chat.completion.chunk"
         count += 1
     return count + 1  # [DONE] ends the SDK's iteration without being yielded
+
+
+def run_anthropic(reads: list[bytes]) -> None:
+    """The anthropic SDK's stream path: ``messages.stream(...)`` (its SSE decoder, one
+    pydantic event per frame, the snapshot built by ``accumulate_event``),
+    ``get_final_message()``."""
+    import anthropic
+
+    client = anthropic.Anthropic(
+        api_key="bench", base_url="http://bench.invalid", max_retries=0,
+        http_client=_mock_client(reads),
+    )  # fmt: skip
+    messages = [{"role": "user", "content": "hi"}]
+    with client.messages.stream(model="m", max_tokens=64, messages=messages) as stream:  # type: ignore[arg-type]
+        message = stream.get_final_message()
+    assert message.stop_reason == "tool_use" and len(message.content) == 3
+
+
+def run_openai_responses(reads: list[bytes]) -> None:
+    """The openai SDK's Responses stream path: ``responses.stream(...)`` (its SSE
+    decoder, typed events, the response snapshot), ``get_final_response()``."""
+    import openai
+
+    client = openai.OpenAI(
+        api_key="bench", base_url="http://bench.invalid/v1", max_retries=0,
+        http_client=_mock_client(reads),
+    )  # fmt: skip
+    with client.responses.stream(model="m", input="hi") as stream:
+        response = stream.get_final_response()
+    assert response.status == "completed" and len(response.output) == 3
 
 
 def run_httpx_sse(reads: list[bytes]) -> int:
@@ -246,54 +427,94 @@ def run_floor(reads: list[bytes]) -> int:
     return count
 
 
-CONTENDERS: dict[str, Callable[[list[bytes]], int | None]] = {
-    "ssegen": run_ssegen,
-    "ssegen-async": run_ssegen_async,
-    "ssegen-decode": run_ssegen_decode,
-    "pydantic": run_pydantic,
-    "pydantic-decode": run_pydantic_decode,
-    "openai": run_openai,
-    "httpx-sse": run_httpx_sse,
-    "floor": run_floor,
-}
-PEERS = {"openai": "vs_openai", "httpx-sse": "vs_httpx_sse", "floor": "vs_floor"}
+def named_floor(channel: Any) -> Callable[[list[bytes]], int]:
+    """The floor of a named-event stream: split on blank lines, the decoder of the
+    generated class picked by the ``event:`` name, one typed decode per event."""
+    by_name = {}
+    for cls in channel.messages.values():
+        tag = next(f for f in msgspec.inspect.type_info(cls).fields if f.encode_name == "type")
+        [name] = tag.type.values  # a Literal: the event's type, also its SSE event name
+        by_name[name.encode()] = msgspec.json.Decoder(cls).decode
+
+    def run(reads: list[bytes]) -> int:
+        buffer = b""
+        count = 0
+        for read in reads:
+            blocks = (buffer + read).split(b"\n\n")
+            buffer = blocks.pop()
+            for block in blocks:
+                head, _, data = block.partition(b"\ndata: ")
+                by_name[head[7:]](data)  # "event: "
+                count += 1
+        return count
+
+    return run
 
 
-def best_time(
-    fn: Callable[[list[bytes]], int | None], reads: list[bytes], runs: int
-) -> tuple[float, int | None]:
-    best = float("inf")
-    events = None
-    for _ in range(runs):
-        gc.collect()
-        start = time.perf_counter()
-        events = fn(reads)
-        best = min(best, time.perf_counter() - start)
-    return best, events
+def contenders(kind: str) -> dict[str, Callable[[list[bytes]], int | None]]:
+    """The contenders of stream ``kind``, by name; the SDK's is named after the SDK."""
+    family = STREAMS[kind][0]
+    if family == "chat":
+        runs = ssegen_runs(CHAT)
+        pydantic = ssegen_runs(PYDANTIC_CHAT)
+        runs |= {"pydantic": pydantic["ssegen"], "pydantic-decode": pydantic["ssegen-decode"]}
+        return runs | {"openai": run_openai, "httpx-sse": run_httpx_sse, "floor": run_floor}
+    channel = FAMILIES[family]
+    sdk = {"messages": ("anthropic", run_anthropic), "responses": ("openai", run_openai_responses)}
+    name, run = sdk[family]
+    return ssegen_runs(channel) | {name: run, "httpx-sse": run_httpx_sse, "floor": named_floor(channel)}
 
 
-def measure(kind: str, n: int, runs: int, openai_runs: int, read_size: int) -> dict[str, Any]:
-    body = build_stream(kind, n)
+#: The SDK contender of each family (the slow one, given fewer rounds).
+SDKS = {"openai", "anthropic"}
+MINE = ("ssegen", "ssegen-async", "ssegen-decode", "pydantic", "pydantic-decode")
+
+
+def measure(kind: str, n: int, rounds: int, sdk_rounds: int, read_size: int) -> dict[str, Any]:
+    """Every contender of stream ``kind`` on the same reads, interleaved: ``rounds``
+    rounds (the SDK takes part in the first ``sdk_rounds``), each in a new shuffled
+    order; per contender its best time, and per ratio the best times' ratio and the
+    range of the per-round ratios (a round's times are taken close together)."""
+    events = list(STREAMS[kind][1](n))
     # read_size 0: one read per event, as a server that flushes every token delivers them.
-    reads = split_reads(body, read_size) if read_size else list(iter_stream(kind, n))
-    figures: dict[str, Any] = {"bytes": len(body), "events": n, "contenders": {}}
-    for name, fn in CONTENDERS.items():
-        seconds, events = best_time(fn, reads, openai_runs if name == "openai" else runs)
-        assert events in (None, n), (name, events, n)
+    reads = events if read_size == 0 else split_reads(b"".join(events), read_size)
+    if read_size < 0:
+        reads = [b"".join(events)]
+    runs = contenders(kind)
+    for name, fn in runs.items():  # first-call costs out; every contender sees every event
+        count = fn(reads)
+        assert count in (None, n), (name, count, n)
+    times: dict[str, list[float | None]] = {name: [] for name in runs}
+    for round_ in range(rounds):
+        names = [name for name in runs if round_ < sdk_rounds or name not in SDKS]
+        random.shuffle(names)
+        for name in runs:
+            if name not in names:
+                times[name].append(None)
+        for name in names:
+            gc.collect()
+            start = time.perf_counter()
+            runs[name](reads)
+            times[name].append(time.perf_counter() - start)
+    size = sum(map(len, events))
+    figures: dict[str, Any] = {"bytes": size, "events": n, "contenders": {}}
+    best = {name: min(t for t in seconds if t is not None) for name, seconds in times.items()}
+    for name, seconds in best.items():
         figures["contenders"][name] = {
             "seconds": seconds,
-            "mb_per_s": len(body) / seconds / 1e6,
+            "mb_per_s": size / seconds / 1e6,
             "k_events_per_s": n / seconds / 1e3,
         }
-    contenders = figures["contenders"]
-    for mine in ("ssegen", "ssegen-async", "ssegen-decode", "pydantic", "pydantic-decode"):
-        for peer, key in PEERS.items():
-            contenders[mine][key] = contenders[peer]["seconds"] / contenders[mine]["seconds"]
-    # How much the msgspec flavour saves over the pydantic one (> 1: msgspec is faster).
-    contenders["pydantic"]["msgspec_speedup"] = contenders["pydantic"]["seconds"] / contenders["ssegen"]["seconds"]
-    contenders["pydantic-decode"]["msgspec_speedup"] = (
-        contenders["pydantic-decode"]["seconds"] / contenders["ssegen-decode"]["seconds"]
-    )
+    peers = [p for p in runs if p in SDKS or p in ("httpx-sse", "floor")]
+    for mine in (m for m in MINE if m in runs):
+        c = figures["contenders"][mine]
+        for peer in peers:
+            key = "vs_sdk" if peer in SDKS else "vs_" + peer.replace("-", "_")
+            c[key] = best[peer] / best[mine]
+            ratios = [p / s for p, s in zip(times[peer], times[mine], strict=True) if p and s]
+            c[key + "_spread"] = (min(ratios), max(ratios))
+    sdk = next(p for p in runs if p in SDKS)
+    figures["sdk"] = sdk
     return figures
 
 
@@ -369,34 +590,46 @@ def measure_rss(megabytes: int) -> dict[str, Any]:
 # --------------------------------------------------------------------------
 
 
+def _ratio(c: dict[str, Any], key: str) -> str:
+    if key not in c:
+        return ""
+    low, high = c[key + "_spread"]
+    return f"{c[key]:.2f}x ({low:.2f}-{high:.2f})"
+
+
 def _table(results: dict[str, Any]) -> str:
     rows = []
     header = (
-        f"{'stream':<10} {'contender':<16} {'MB/s':>8} {'k ev/s':>8} {'vs openai':>10}"
-        f" {'vs httpx-sse':>13} {'vs floor':>9}"
+        f"{'stream':<10} {'contender':<16} {'MB/s':>7} {'k ev/s':>7} {'vs SDK (spread)':>22}"
+        f" {'vs httpx-sse (spread)':>22} {'vs floor (spread)':>20}"
     )
     rows.append(header)
     rows.append("-" * len(header))
     for kind, figures in results["streams"].items():
         for name, c in figures["contenders"].items():
-            ratios = [c.get(key) for key in PEERS.values()]
-            cells = [f"{r:>.2f}x" if r is not None else "" for r in ratios]
+            cells = [_ratio(c, key) for key in ("vs_sdk", "vs_httpx_sse", "vs_floor")]
             rows.append(
-                f"{kind:<10} {name:<16} {c['mb_per_s']:>8.1f} {c['k_events_per_s']:>8.1f}"
-                f" {cells[0]:>10} {cells[1]:>13} {cells[2]:>9}"
+                f"{kind:<10} {name:<16} {c['mb_per_s']:>7.1f} {c['k_events_per_s']:>7.1f}"
+                f" {cells[0]:>22} {cells[1]:>22} {cells[2]:>20}"
             )
-        rows.append(f"{'':<10} ({figures['bytes'] / 1e6:.1f} MB, {figures['events']} events)")
+        rows.append(
+            f"{'':<10} ({figures['bytes'] / 1e6:.1f} MB, {figures['events']} events;"
+            f" SDK: {figures['sdk']})"
+        )
     return "\n".join(rows)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--chunks", type=int, default=100_000, help="events per stream")
-    parser.add_argument("--runs", type=int, default=5, help="runs per contender (best is kept)")
-    parser.add_argument("--openai-runs", type=int, default=2, help="runs for the openai SDK")
-    parser.add_argument("--streams", default="chat,reasoning,tools")
+    parser.add_argument("--runs", type=int, default=5, help="interleaved rounds (best is kept)")
+    parser.add_argument("--sdk-runs", type=int, default=2, help="rounds the SDKs take part in")
+    parser.add_argument("--streams", default="chat,reasoning,tools,messages,responses")
     parser.add_argument(
-        "--read-size", type=int, default=READ_SIZE, help="bytes per read; 0: one read per event"
+        "--read-size",
+        type=int,
+        default=READ_SIZE,
+        help="bytes per read; 0: one read per event; -1: the whole body in one read",
     )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument(
@@ -407,8 +640,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.rss_child:
         print(json.dumps(_rss_child(args.rss_child)))
         return 0
-    if args.chunks < 4:
-        parser.error("--chunks must be at least 4")
+    if args.chunks < 24:
+        parser.error("--chunks must be at least 24")
     global PYDANTIC_CHAT
     PYDANTIC_CHAT = _generate_pydantic()
     import pydantic
@@ -421,38 +654,38 @@ def main(argv: list[str] | None = None) -> int:
         "chunks": args.chunks,
         "streams": {},
     }
-    warm_up = split_reads(build_stream("chat", 8))
-    for fn in CONTENDERS.values():  # imports and first-call costs out of the timings
-        fn(warm_up)
     for kind in args.streams.split(","):
         results["streams"][kind] = measure(
-            kind, args.chunks, args.runs, args.openai_runs, args.read_size
+            kind, args.chunks, args.runs, args.sdk_runs, args.read_size
         )
-    headline = results["streams"].get("chat") or next(iter(results["streams"].values()))
-    for key in PEERS.values():
-        results[key] = headline["contenders"]["ssegen"][key]
-        results["decode_only_" + key] = headline["contenders"]["ssegen-decode"][key]
-        results["pydantic_" + key] = headline["contenders"]["pydantic"][key]
-    results["msgspec_vs_pydantic"] = headline["contenders"]["pydantic"]["msgspec_speedup"]
+    for figures in results["streams"].values():
+        mine = figures["contenders"]
+        if "pydantic" in mine:
+            # How much the msgspec flavour saves over the pydantic one (> 1: msgspec is faster).
+            mine["pydantic"]["msgspec_speedup"] = mine["pydantic"]["seconds"] / mine["ssegen"]["seconds"]
     if args.rss_mb:
         results["rss"] = measure_rss(args.rss_mb)
 
     if args.json:
         print(json.dumps(results, indent=2))
         return 0
-    reads = f"{args.read_size}-byte reads" if args.read_size else "one read per event"
+    reads = {0: "one read per event", -1: "whole-body reads"}.get(
+        args.read_size, f"{args.read_size}-byte reads"
+    )
     print(f"Python {results['python']}, msgspec {results['msgspec']}, pydantic {results['pydantic']}, {reads},"
-          f" best of {args.runs} (openai: {args.openai_runs})")  # fmt: skip
+          f" best of {args.runs} interleaved rounds (SDKs: {args.sdk_runs});"
+          " ratio (range of per-round ratios)")  # fmt: skip
     print(_table(results))
-    print(
-        f"\nssegen (decode + accumulate) on 'chat': {results['vs_openai']:.1f}x openai,"
-        f" {results['vs_httpx_sse']:.2f}x httpx-sse + json.loads, {results['vs_floor']:.2f}x floor"
-    )
-    print(
-        f"pydantic flavour (decode + accumulate) on 'chat': {results['pydantic_vs_openai']:.1f}x openai,"
-        f" {results['pydantic_vs_httpx_sse']:.2f}x httpx-sse + json.loads, {results['pydantic_vs_floor']:.2f}x floor;"
-        f" the msgspec flavour is {results['msgspec_vs_pydantic']:.2f}x as fast"
-    )
+    print()
+    for kind, figures in results["streams"].items():
+        c = figures["contenders"]
+        line = (
+            f"ssegen decode + accumulate on {kind!r}: {c['ssegen']['vs_sdk']:.1f}x {figures['sdk']},"
+            f" {c['ssegen']['vs_floor']:.2f}x floor (decode only {c['ssegen-decode']['vs_floor']:.2f}x)"
+        )
+        if "pydantic" in c:
+            line += f"; the msgspec flavour is {c['pydantic']['msgspec_speedup']:.2f}x the pydantic one"
+        print(line)
     if args.rss_mb:
         r = results["rss"]
         print(

@@ -8,14 +8,14 @@ Usage::
 Three stream families, each a realistic stream of ``--events`` events built in memory:
 
 * ``chat``: Chat Completions chunks, data-only (``data: {...}``), ``[DONE]`` last: the
-  ``/chat/completions`` channel of ``generated.deepseek`` (the stream of ``decode.py``).
-* ``messages``: Anthropic Messages-style named events (``event: content_block_delta`` +
-  ``data: {"type": "content_block_delta", ...}``);
-* ``responses``: OpenAI Responses-style typed events, data-only, told apart by their ``type``
-  member (``response.output_text.delta`` ...).
+  ``/chat/completions`` channel of ``generated.deepseek``;
+* ``messages``: Anthropic Messages named events (``event: content_block_delta`` +
+  ``data: {"type": "content_block_delta", ...}``): ``generated.anthropic``;
+* ``responses``: OpenAI Responses named events (``event: response.output_text.delta`` ...):
+  ``generated.openai_responses``.
 
-The last two come from the small OpenAPI documents in ``benchmarks/families/<family>/``,
-generated at start into a temporary folder (they are not providers of ``specs/``).
+The streams and the named-event floor are those of ``decode.py`` (which also measures the
+SDKs); this script measures each family against its floor per read size.
 
 Each stream is read three ways: 4 KiB reads (``4k``), one read per event as a server flushing
 every token sends them (``event``), and the whole body in one read (``whole``). Per family and
@@ -24,8 +24,8 @@ read size, the contenders run interleaved, in a new shuffled order every round:
 ``decode``      ``for event in channel.decode(reads)``: every typed event, in order
 ``accumulate``  ``channel.accumulate(channel.decode(reads))``
 ``floor``       split on blank lines, one ``msgspec.json.Decoder`` typed decode per event (the
-                decoder picked by the ``event:`` name, or the channel's messages tried in its
-                order), no SSE compliance (no CR, comments, ids, UTF-8 offsets, size limit)
+                decoder picked by the ``event:`` name), no SSE compliance (no CR, comments,
+                ids, UTF-8 offsets, size limit)
 ``floor-lines`` (chat) the floor, but each read's run handed to msgspec at once:
                 ``Decoder.decode_lines`` of the values joined by ``\\r``, guarded as
                 ``batch_decode_values`` below; it tells whether one batched decode beats one
@@ -40,17 +40,13 @@ than two bests are). No time is ever asserted.
 from __future__ import annotations
 
 import argparse
-import atexit
 import gc
-import importlib
 import json
 import random
-import shutil
 import statistics
 import sys
-import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from operator import itemgetter
 from pathlib import Path
 from typing import Any
@@ -106,74 +102,8 @@ def batch_decode_values(
 # Streams
 
 
-def _messages_stream(n: int) -> Iterator[bytes]:
-    def event(name: str, data: dict[str, Any]) -> bytes:
-        payload = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
-        return f"event: {name}\ndata: {payload}\n\n".encode()
-
-    message = {"id": "msg_01XFDUDYJgAACzvnptvVoYEL", "model": "claude-sonnet-4-5"}
-    yield event("message_start", {"type": "message_start", "message": message})
-    words = chat_stream._WORDS
-    for i in range(n - 2):
-        delta = {"type": "text_delta", "text": words[i % len(words)]}
-        yield event(
-            "content_block_delta", {"type": "content_block_delta", "index": 0, "delta": delta}
-        )
-    yield event("message_stop", {"type": "message_stop"})
-
-
-def _responses_stream(n: int) -> Iterator[bytes]:
-    def event(data: dict[str, Any]) -> bytes:
-        return (
-            b"data: "
-            + json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode()
-            + b"\n\n"
-        )
-
-    response = {"id": "resp_67ccd2bed1ec8190b14f964abc054267", "model": "gpt-4.1-2025-04-14"}
-    yield event({"type": "response.created", "sequence_number": 0, "response": response})
-    words = chat_stream._WORDS
-    for i in range(n - 2):
-        yield event(
-            {
-                "type": "response.output_text.delta",
-                "sequence_number": i + 1,
-                "item_id": "msg_67ccd2bf17f0819081ff3bb2cf6508e6",
-                "output_index": 0,
-                "content_index": 0,
-                "delta": words[i % len(words)],
-            }
-        )
-    yield event({"type": "response.completed", "sequence_number": n - 1})
-
-
-def _generate_families() -> dict[str, Any]:
-    """The channels of ``benchmarks/families/<family>/openapi.yaml``, generated into a
-    temporary folder (``bench_families.<family>``) and imported."""
-    from ssegen.config import OutputSettings
-    from ssegen.pipeline import build, generate
-
-    specs = Path(__file__).resolve().parent / "families"
-    parent = Path(tempfile.mkdtemp(prefix="ssegen-families-"))
-    atexit.register(shutil.rmtree, parent, True)
-    families = ["messages", "responses"]
-    settings = OutputSettings("bench_families", "specs", "msgspec")
-    reports = build(specs, families, settings)
-    assert not any(r.failed for r in reports)
-    generate(specs, parent / "bench_families", reports, settings, all_providers=False)
-    sys.path.insert(0, str(parent))
-    return {
-        name: importlib.import_module(f"bench_families.{name}").CHANNELS[f"/{name}"]
-        for name in families
-    }
-
-
 # --------------------------------------------------------------------------
 # Floors: no SSE compliance, one typed decode per event
-
-
-def _decoders(channel: Any) -> list[Callable[[bytes], Any]]:
-    return [msgspec.json.Decoder(cls).decode for cls in channel.messages.values()]
 
 
 def chat_floor(channel: Any) -> Callable[[list[bytes]], int]:
@@ -215,58 +145,6 @@ def chat_floor_lines(channel: Any) -> Callable[[list[bytes]], int]:
     return run
 
 
-def messages_floor(channel: Any) -> Callable[[list[bytes]], int]:
-    by_name = {
-        name.encode(): msgspec.json.Decoder(cls).decode
-        for name, cls in zip(
-            ("message_start", "content_block_delta", "message_stop"),
-            (
-                channel.messages["MessageStartEvent"],
-                channel.messages["ContentBlockDeltaEvent"],
-                channel.messages["MessageStopEvent"],
-            ),
-            strict=True,
-        )
-    }
-
-    def run(reads: list[bytes]) -> int:
-        buffer = b""
-        count = 0
-        for read in reads:
-            blocks = (buffer + read).split(b"\n\n")
-            buffer = blocks.pop()
-            for block in blocks:
-                head, _, data = block.partition(b"\ndata: ")
-                by_name[head[7:]](data)  # "event: "
-                count += 1
-        return count
-
-    return run
-
-
-def responses_floor(channel: Any) -> Callable[[list[bytes]], int]:
-    decoders = _decoders(channel)  # in the channel's order, as it tries them
-
-    def run(reads: list[bytes]) -> int:
-        buffer = b""
-        count = 0
-        for read in reads:
-            blocks = (buffer + read).split(b"\n\n")
-            buffer = blocks.pop()
-            for block in blocks:
-                payload = block[6:]
-                for decode in decoders:
-                    try:
-                        decode(payload)
-                        break
-                    except msgspec.ValidationError:
-                        continue
-                count += 1
-        return count
-
-    return run
-
-
 # --------------------------------------------------------------------------
 
 
@@ -281,11 +159,10 @@ def contenders(family: str, channel: Any) -> dict[str, Callable[[list[bytes]], i
         result = channel.accumulate(channel.decode(reads))
         assert not result.errors, result.errors[:1]
 
-    floors = {"chat": chat_floor, "messages": messages_floor, "responses": responses_floor}
     out: dict[str, Callable[[list[bytes]], int | None]] = {
         "decode": decode,
         "accumulate": accumulate,
-        "floor": floors[family](channel),
+        "floor": chat_floor(channel) if family == "chat" else chat_stream.named_floor(channel),
     }
     if family == "chat":
         out["floor-lines"] = chat_floor_lines(channel)
@@ -343,12 +220,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.events < 8:
         parser.error("--events must be at least 8")
-    channels = {"chat": chat_stream.CHAT, **_generate_families()}
-    streams = {
-        "chat": lambda n: chat_stream.iter_stream("chat", n),
-        "messages": _messages_stream,
-        "responses": _responses_stream,
-    }
+    channels = {"chat": chat_stream.CHAT, **chat_stream.FAMILIES}
+    streams = {family: chat_stream.STREAMS[family][1] for family in channels}
     results: dict[str, Any] = {
         "python": sys.version.split()[0],
         "msgspec": msgspec.__version__,

@@ -14,6 +14,7 @@ dispatches on the event's exact class through a table built once.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
+from operator import call as _call
 from typing import Any, Union
 
 import msgspec
@@ -161,8 +162,36 @@ def classify_v_1_messages(sse: ServerSentEvent) -> V_1_MESSAGES_EVENT:
     return UnknownEvent(event=event, data=data, id=sse.id, reason=reason)
 
 
+_NAMED_V_1_MESSAGES: dict[bytes, Callable[[bytes], Any]] = {
+    b"content_block_delta": _decode_content_block_delta_v_1_messages,
+    b"content_block_start": _decode_content_block_start_v_1_messages,
+    b"content_block_stop": _decode_content_block_stop_v_1_messages,
+    b"error": _decode_error_v_1_messages,
+    b"message_delta": _decode_message_delta_v_1_messages,
+    b"message_start": _decode_message_start_v_1_messages,
+    b"message_stop": _decode_message_stop_v_1_messages,
+    b"ping": _decode_ping_v_1_messages,
+}
+
+
+def classify_named_v_1_messages(
+    types: list[bytes], values: list[bytes]
+) -> list[V_1_MESSAGES_EVENT] | None:
+    """The typed events of consecutive named events given as their undecoded event
+    types and data (``sse.NamedEvents``), when each type is in the table and its data
+    decodes (what :func:`classify_v_1_messages` gives then), decoded without a Python-level
+    loop; None when one is not (each is then classified alone)."""
+    try:
+        return list(map(_call, map(_NAMED_V_1_MESSAGES.__getitem__, types), values))
+    except (KeyError, msgspec.ValidationError, msgspec.DecodeError):
+        return None
+
+
 def _apply_v_1_messages_message_start(acc: Accumulator, chunk: models.MessageStartEvent) -> None:
-    _apply_v_1_messages_message_start_run(acc, (chunk,))
+    acc.meta(chunk.message.id, None)
+    acc.meta(None, chunk.message.model)
+    if (v0 := chunk.message.usage) is not None:
+        acc.merge_usage(v0)
 
 
 def _apply_v_1_messages_message_start_run(
@@ -178,20 +207,27 @@ def _apply_v_1_messages_message_start_run(
 def _apply_v_1_messages_content_block_start(
     acc: Accumulator, chunk: models.ContentBlockStartEvent
 ) -> None:
-    _apply_v_1_messages_content_block_start_run(acc, (chunk,))
+    acc.blocks[chunk.index].open(chunk.content_block)
 
 
 def _apply_v_1_messages_content_block_start_run(
     acc: Accumulator, chunks: Iterable[models.ContentBlockStartEvent]
 ) -> None:
     for chunk in chunks:
-        acc.block(chunk.index).open(chunk.content_block)
+        acc.blocks[chunk.index].open(chunk.content_block)
 
 
 def _apply_v_1_messages_content_block_delta(
     acc: Accumulator, chunk: models.ContentBlockDeltaEvent
 ) -> None:
-    _apply_v_1_messages_content_block_delta_run(acc, (chunk,))
+    if isinstance(v0 := chunk.delta, models.TextDelta):
+        acc.blocks[chunk.index].text.append(v0.text)
+    elif isinstance(v1 := chunk.delta, models.ThinkingDelta):
+        acc.blocks[chunk.index].thinking.append(v1.thinking)
+    elif isinstance(v2 := chunk.delta, models.SignatureDelta):
+        acc.blocks[chunk.index].signature.append(v2.signature)
+    elif isinstance(v3 := chunk.delta, models.InputJsonDelta):
+        acc.blocks[chunk.index].arguments.append(v3.partial_json)
 
 
 def _apply_v_1_messages_content_block_delta_run(
@@ -199,30 +235,33 @@ def _apply_v_1_messages_content_block_delta_run(
 ) -> None:
     for chunk in chunks:
         if isinstance(v0 := chunk.delta, models.TextDelta):
-            acc.block(chunk.index).text.append(v0.text)
-        if isinstance(v1 := chunk.delta, models.ThinkingDelta):
-            acc.block(chunk.index).thinking.append(v1.thinking)
-        if isinstance(v2 := chunk.delta, models.SignatureDelta):
-            acc.block(chunk.index).signature.append(v2.signature)
-        if isinstance(v3 := chunk.delta, models.InputJsonDelta):
-            acc.block(chunk.index).arguments.append(v3.partial_json)
+            acc.blocks[chunk.index].text.append(v0.text)
+        elif isinstance(v1 := chunk.delta, models.ThinkingDelta):
+            acc.blocks[chunk.index].thinking.append(v1.thinking)
+        elif isinstance(v2 := chunk.delta, models.SignatureDelta):
+            acc.blocks[chunk.index].signature.append(v2.signature)
+        elif isinstance(v3 := chunk.delta, models.InputJsonDelta):
+            acc.blocks[chunk.index].arguments.append(v3.partial_json)
 
 
 def _apply_v_1_messages_content_block_stop(
     acc: Accumulator, chunk: models.ContentBlockStopEvent
 ) -> None:
-    _apply_v_1_messages_content_block_stop_run(acc, (chunk,))
+    acc.blocks[chunk.index].close()
 
 
 def _apply_v_1_messages_content_block_stop_run(
     acc: Accumulator, chunks: Iterable[models.ContentBlockStopEvent]
 ) -> None:
     for chunk in chunks:
-        acc.block(chunk.index).close()
+        acc.blocks[chunk.index].close()
 
 
 def _apply_v_1_messages_message_delta(acc: Accumulator, chunk: models.MessageDeltaEvent) -> None:
-    _apply_v_1_messages_message_delta_run(acc, (chunk,))
+    if (v0 := chunk.delta.stop_reason) is not None:
+        acc.stop_reason = v0
+    if (v1 := chunk.usage) is not None:
+        acc.merge_usage(v1)
 
 
 def _apply_v_1_messages_message_delta_run(
@@ -236,7 +275,7 @@ def _apply_v_1_messages_message_delta_run(
 
 
 def _apply_v_1_messages_message_stop(acc: Accumulator, chunk: models.MessageStopEvent) -> None:
-    _apply_v_1_messages_message_stop_run(acc, (chunk,))
+    acc.done()
 
 
 def _apply_v_1_messages_message_stop_run(
@@ -247,7 +286,7 @@ def _apply_v_1_messages_message_stop_run(
 
 
 def _apply_v_1_messages_error(acc: Accumulator, chunk: models.ErrorEvent) -> None:
-    _apply_v_1_messages_error_run(acc, (chunk,))
+    acc.error(chunk)
 
 
 def _apply_v_1_messages_error_run(acc: Accumulator, chunks: Iterable[models.ErrorEvent]) -> None:
@@ -301,6 +340,7 @@ CHANNELS: dict[str, Channel[Any]] = {
         apply_v_1_messages,
         handlers=_APPLY_V_1_MESSAGES,
         family="messages",
+        classify_named=classify_named_v_1_messages,
     ),
 }
 """The provider's channels by address; see :class:`~.stream.Channel`."""

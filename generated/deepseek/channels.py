@@ -14,6 +14,7 @@ dispatches on the event's exact class through a table built once.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
+from operator import call as _call
 from typing import Any, Union
 
 import msgspec

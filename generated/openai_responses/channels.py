@@ -14,6 +14,7 @@ dispatches on the event's exact class through a table built once.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
+from operator import call as _call
 from typing import Any, Union
 
 import msgspec
@@ -361,10 +362,51 @@ def classify_v_1_responses(sse: ServerSentEvent) -> V_1_RESPONSES_EVENT:
     return UnknownEvent(event=event, data=data, id=sse.id, reason=reason)
 
 
+_NAMED_V_1_RESPONSES: dict[bytes, Callable[[bytes], Any]] = {
+    b"error": _decode_error_v_1_responses,
+    b"response.completed": _decode_response_completed_v_1_responses,
+    b"response.content_part.added": _decode_response_content_part_added_v_1_responses,
+    b"response.content_part.done": _decode_response_content_part_done_v_1_responses,
+    b"response.created": _decode_response_created_v_1_responses,
+    b"response.failed": _decode_response_failed_v_1_responses,
+    b"response.function_call_arguments.delta": _decode_response_function_call_arguments_delta_v_1_responses,
+    b"response.function_call_arguments.done": _decode_response_function_call_arguments_done_v_1_responses,
+    b"response.in_progress": _decode_response_in_progress_v_1_responses,
+    b"response.incomplete": _decode_response_incomplete_v_1_responses,
+    b"response.output_item.added": _decode_response_output_item_added_v_1_responses,
+    b"response.output_item.done": _decode_response_output_item_done_v_1_responses,
+    b"response.output_text.annotation.added": _decode_response_output_text_annotation_added_v_1_responses,
+    b"response.output_text.delta": _decode_response_output_text_delta_v_1_responses,
+    b"response.output_text.done": _decode_response_output_text_done_v_1_responses,
+    b"response.reasoning_summary_part.added": _decode_response_reasoning_summary_part_added_v_1_responses,
+    b"response.reasoning_summary_part.done": _decode_response_reasoning_summary_part_done_v_1_responses,
+    b"response.reasoning_summary_text.delta": _decode_response_reasoning_summary_text_delta_v_1_responses,
+    b"response.reasoning_summary_text.done": _decode_response_reasoning_summary_text_done_v_1_responses,
+    b"response.reasoning_text.delta": _decode_response_reasoning_text_delta_v_1_responses,
+    b"response.reasoning_text.done": _decode_response_reasoning_text_done_v_1_responses,
+    b"response.refusal.delta": _decode_response_refusal_delta_v_1_responses,
+    b"response.refusal.done": _decode_response_refusal_done_v_1_responses,
+}
+
+
+def classify_named_v_1_responses(
+    types: list[bytes], values: list[bytes]
+) -> list[V_1_RESPONSES_EVENT] | None:
+    """The typed events of consecutive named events given as their undecoded event
+    types and data (``sse.NamedEvents``), when each type is in the table and its data
+    decodes (what :func:`classify_v_1_responses` gives then), decoded without a Python-level
+    loop; None when one is not (each is then classified alone)."""
+    try:
+        return list(map(_call, map(_NAMED_V_1_RESPONSES.__getitem__, types), values))
+    except (KeyError, msgspec.ValidationError, msgspec.DecodeError):
+        return None
+
+
 def _apply_v_1_responses_response_created(
     acc: Accumulator, chunk: models.ResponseCreatedEvent
 ) -> None:
-    _apply_v_1_responses_response_created_run(acc, (chunk,))
+    acc.meta(chunk.response.id, None)
+    acc.meta(None, chunk.response.model)
 
 
 def _apply_v_1_responses_response_created_run(
@@ -378,7 +420,8 @@ def _apply_v_1_responses_response_created_run(
 def _apply_v_1_responses_response_in_progress(
     acc: Accumulator, chunk: models.ResponseInProgressEvent
 ) -> None:
-    _apply_v_1_responses_response_in_progress_run(acc, (chunk,))
+    acc.meta(chunk.response.id, None)
+    acc.meta(None, chunk.response.model)
 
 
 def _apply_v_1_responses_response_in_progress_run(
@@ -392,98 +435,101 @@ def _apply_v_1_responses_response_in_progress_run(
 def _apply_v_1_responses_response_output_item_added(
     acc: Accumulator, chunk: models.ResponseOutputItemAddedEvent
 ) -> None:
-    _apply_v_1_responses_response_output_item_added_run(acc, (chunk,))
+    acc.blocks[chunk.output_index].open(chunk.item)
 
 
 def _apply_v_1_responses_response_output_item_added_run(
     acc: Accumulator, chunks: Iterable[models.ResponseOutputItemAddedEvent]
 ) -> None:
     for chunk in chunks:
-        acc.block(chunk.output_index).open(chunk.item)
+        acc.blocks[chunk.output_index].open(chunk.item)
 
 
 def _apply_v_1_responses_response_output_item_done(
     acc: Accumulator, chunk: models.ResponseOutputItemDoneEvent
 ) -> None:
-    _apply_v_1_responses_response_output_item_done_run(acc, (chunk,))
+    acc.blocks[chunk.output_index].close(chunk.item)
 
 
 def _apply_v_1_responses_response_output_item_done_run(
     acc: Accumulator, chunks: Iterable[models.ResponseOutputItemDoneEvent]
 ) -> None:
     for chunk in chunks:
-        acc.block(chunk.output_index).close(chunk.item)
+        acc.blocks[chunk.output_index].close(chunk.item)
 
 
 def _apply_v_1_responses_response_output_text_delta(
     acc: Accumulator, chunk: models.ResponseOutputTextDeltaEvent
 ) -> None:
-    _apply_v_1_responses_response_output_text_delta_run(acc, (chunk,))
+    acc.blocks[chunk.output_index].text.append(chunk.delta)
 
 
 def _apply_v_1_responses_response_output_text_delta_run(
     acc: Accumulator, chunks: Iterable[models.ResponseOutputTextDeltaEvent]
 ) -> None:
     for chunk in chunks:
-        acc.block(chunk.output_index).text.append(chunk.delta)
+        acc.blocks[chunk.output_index].text.append(chunk.delta)
 
 
 def _apply_v_1_responses_response_refusal_delta(
     acc: Accumulator, chunk: models.ResponseRefusalDeltaEvent
 ) -> None:
-    _apply_v_1_responses_response_refusal_delta_run(acc, (chunk,))
+    acc.blocks[chunk.output_index].refusal.append(chunk.delta)
 
 
 def _apply_v_1_responses_response_refusal_delta_run(
     acc: Accumulator, chunks: Iterable[models.ResponseRefusalDeltaEvent]
 ) -> None:
     for chunk in chunks:
-        acc.block(chunk.output_index).refusal.append(chunk.delta)
+        acc.blocks[chunk.output_index].refusal.append(chunk.delta)
 
 
 def _apply_v_1_responses_response_function_call_arguments_delta(
     acc: Accumulator, chunk: models.ResponseFunctionCallArgumentsDeltaEvent
 ) -> None:
-    _apply_v_1_responses_response_function_call_arguments_delta_run(acc, (chunk,))
+    acc.blocks[chunk.output_index].arguments.append(chunk.delta)
 
 
 def _apply_v_1_responses_response_function_call_arguments_delta_run(
     acc: Accumulator, chunks: Iterable[models.ResponseFunctionCallArgumentsDeltaEvent]
 ) -> None:
     for chunk in chunks:
-        acc.block(chunk.output_index).arguments.append(chunk.delta)
+        acc.blocks[chunk.output_index].arguments.append(chunk.delta)
 
 
 def _apply_v_1_responses_response_reasoning_summary_text_delta(
     acc: Accumulator, chunk: models.ResponseReasoningSummaryTextDeltaEvent
 ) -> None:
-    _apply_v_1_responses_response_reasoning_summary_text_delta_run(acc, (chunk,))
+    acc.blocks[chunk.output_index].thinking.append(chunk.delta)
 
 
 def _apply_v_1_responses_response_reasoning_summary_text_delta_run(
     acc: Accumulator, chunks: Iterable[models.ResponseReasoningSummaryTextDeltaEvent]
 ) -> None:
     for chunk in chunks:
-        acc.block(chunk.output_index).thinking.append(chunk.delta)
+        acc.blocks[chunk.output_index].thinking.append(chunk.delta)
 
 
 def _apply_v_1_responses_response_reasoning_text_delta(
     acc: Accumulator, chunk: models.ResponseReasoningTextDeltaEvent
 ) -> None:
-    _apply_v_1_responses_response_reasoning_text_delta_run(acc, (chunk,))
+    acc.blocks[chunk.output_index].thinking.append(chunk.delta)
 
 
 def _apply_v_1_responses_response_reasoning_text_delta_run(
     acc: Accumulator, chunks: Iterable[models.ResponseReasoningTextDeltaEvent]
 ) -> None:
     for chunk in chunks:
-        acc.block(chunk.output_index).thinking.append(chunk.delta)
+        acc.blocks[chunk.output_index].thinking.append(chunk.delta)
 
 
 def _apply_v_1_responses_response_completed(
     acc: Accumulator, chunk: models.ResponseCompletedEvent
 ) -> None:
-    _apply_v_1_responses_response_completed_run(acc, (chunk,))
+    if (v0 := chunk.response.usage) is not None:
+        acc.merge_usage(v0)
+    acc.stop_reason = chunk.response.status
+    acc.done()
 
 
 def _apply_v_1_responses_response_completed_run(
@@ -499,7 +545,11 @@ def _apply_v_1_responses_response_completed_run(
 def _apply_v_1_responses_response_incomplete(
     acc: Accumulator, chunk: models.ResponseIncompleteEvent
 ) -> None:
-    _apply_v_1_responses_response_incomplete_run(acc, (chunk,))
+    if (v0 := chunk.response.usage) is not None:
+        acc.merge_usage(v0)
+    if (v1 := chunk.response.incomplete_details) is not None and (v2 := v1.reason) is not None:
+        acc.stop_reason = v2
+    acc.done()
 
 
 def _apply_v_1_responses_response_incomplete_run(
@@ -516,7 +566,10 @@ def _apply_v_1_responses_response_incomplete_run(
 def _apply_v_1_responses_response_failed(
     acc: Accumulator, chunk: models.ResponseFailedEvent
 ) -> None:
-    _apply_v_1_responses_response_failed_run(acc, (chunk,))
+    if (v0 := chunk.response.usage) is not None:
+        acc.merge_usage(v0)
+    acc.error(chunk)
+    acc.done()
 
 
 def _apply_v_1_responses_response_failed_run(
@@ -530,7 +583,7 @@ def _apply_v_1_responses_response_failed_run(
 
 
 def _apply_v_1_responses_error(acc: Accumulator, chunk: models.ResponseErrorEvent) -> None:
-    _apply_v_1_responses_error_run(acc, (chunk,))
+    acc.error(chunk)
 
 
 def _apply_v_1_responses_error_run(
@@ -607,6 +660,7 @@ CHANNELS: dict[str, Channel[Any]] = {
         apply_v_1_responses,
         handlers=_APPLY_V_1_RESPONSES,
         family="responses",
+        classify_named=classify_named_v_1_responses,
     ),
 }
 """The provider's channels by address; see :class:`~.stream.Channel`."""

@@ -22,8 +22,10 @@ every generated package: edit it there, then run ``ssegen generate``.
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Iterator, Sequence
 from itertools import chain, repeat
+from operator import call as _call
 from types import UnionType
 from typing import Annotated, Any, Generic, Literal, TypeVar, Union, get_args, get_origin
 
@@ -31,6 +33,7 @@ import msgspec
 
 from .sse import (
     DEFAULT_MAX_EVENT_BYTES,
+    NamedEvents,
     RawEvents,
     ServerSentEvent,
     StreamState,
@@ -39,6 +42,11 @@ from .sse import (
 )
 
 E = TypeVar("E")
+
+NamedClassifier = Callable[[list[bytes], list[bytes]], Sequence[E] | None]
+"""``classify_named(types, values)``: the typed events of a run of named events given
+as their undecoded event types and data (``sse.NamedEvents``), all at once, or None to
+have each classified alone; it must give what ``classify`` would (see :class:`Channel`)."""
 
 #: The reason of a :class:`StreamTruncated` event (and of the ``truncated`` error).
 TRUNCATED_REASON = "the stream ended inside an event; the unterminated event was discarded"
@@ -702,6 +710,15 @@ class BlockState:
         )
 
 
+class _Blocks(dict[int, BlockState]):
+    """Output blocks by index; reading an index not seen yet creates its block (so that
+    the generated apply functions read ``acc.blocks[index]`` at C speed)."""
+
+    def __missing__(self, index: int) -> BlockState:
+        state = self[index] = BlockState(index)
+        return state
+
+
 class Accumulator:
     """Assembles typed events into a :class:`StreamResult`.
 
@@ -729,16 +746,14 @@ class Accumulator:
         self.vendor_events: list[dict[str, Any]] = []
         self.complete = False
         self.states: dict[int, ChoiceState] = {}
-        self.blocks: dict[int, BlockState] = {}
+        self.blocks: dict[int, BlockState] = _Blocks()
         self.stop_reason: str | None = None
         self.family = "chat"
 
     def block(self, index: int) -> BlockState:
-        """The state of output block ``index`` (created on first use)."""
-        state = self.blocks.get(index)
-        if state is None:
-            state = self.blocks[index] = BlockState(index)
-        return state
+        """The state of output block ``index`` (created on first use, also when read
+        as ``blocks[index]``)."""
+        return self.blocks[index]
 
     def merge_usage(self, usage: Any) -> None:
         """Merge a usage object into the stream's (Messages sends input tokens on
@@ -938,6 +953,8 @@ class EventStream(_StreamProgress, Generic[E]):
         max_event_bytes: limit on one event's pending bytes (see ``sse.SSEDecoder``).
         classify_values: optionally, the typed events of a run of plain
             ``data:`` events at once (see :class:`Channel`).
+        classify_named: optionally, the typed events of a run of named
+            events at once (see :class:`Channel`).
 
     Attributes:
         state: the ``sse.StreamState`` (bytes consumed, last event ID,
@@ -954,10 +971,12 @@ class EventStream(_StreamProgress, Generic[E]):
         classify: Callable[[ServerSentEvent], E],
         max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
         classify_values: Callable[[list[bytes]], Sequence[E] | None] | None = None,
+        classify_named: NamedClassifier[E] | None = None,
     ) -> None:
         self.state = StreamState()
         self._classify = classify
         self._classify_values = classify_values
+        self._classify_named = classify_named
         # The SSE events of each chunk, then the typed events: both lazy, and
         # chained in C (no Python-level frame resumed per event). Item by item:
         # a long read's runs (sse.SSEDecoder.feed_raw takes it in windows) are
@@ -970,6 +989,7 @@ class EventStream(_StreamProgress, Generic[E]):
                     chain.from_iterable(self._batches),
                     repeat(classify),
                     repeat(classify_values),
+                    repeat(classify_named),
                 )
             ),
             _end(self.state),  # runs once the stream is read: a StreamTruncated, or nothing
@@ -995,19 +1015,22 @@ class AsyncEventStream(_StreamProgress, Generic[E]):
         classify: Callable[[ServerSentEvent], E],
         max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
         classify_values: Callable[[list[bytes]], Sequence[E] | None] | None = None,
+        classify_named: NamedClassifier[E] | None = None,
     ) -> None:
         self.state = StreamState()
         self._classify = classify
         self._classify_values = classify_values
+        self._classify_named = classify_named
         self._batches = aiter_raw(chunks, max_event_bytes=max_event_bytes, state=self.state)
         self._events = self._typed()
         self._started = False
 
     async def _typed(self) -> AsyncIterator[E]:
         classify, classify_values = self._classify, self._classify_values
+        classify_named = self._classify_named
         async for batch in self._batches:
             for item in batch:
-                for event in _classify_item(item, classify, classify_values):
+                for event in _classify_item(item, classify, classify_values, classify_named):
                     yield event
         if self.state.incomplete:
             yield _truncated(self.state)
@@ -1035,12 +1058,17 @@ def _end(state: StreamState) -> Iterator[Any]:
 
 
 def _classify_item(
-    item: ServerSentEvent | RawEvents,
+    item: ServerSentEvent | RawEvents | NamedEvents,
     classify: Callable[[ServerSentEvent], E],
     classify_values: Callable[[list[bytes]], Sequence[E] | None] | None,
+    classify_named: NamedClassifier[E] | None = None,
 ) -> Sequence[E]:
-    """The typed events of one SSE event, or of a run of plain ``data:`` events
-    (at once through ``classify_values`` as far as it takes them)."""
+    """The typed events of one SSE event, of a run of plain ``data:`` events (at
+    once through ``classify_values`` as far as it takes them), or of a run of named
+    events (at once through ``classify_named`` when it takes them all)."""
+    if isinstance(item, NamedEvents):
+        named = None if classify_named is None else classify_named(item.types, item.values)
+        return list(map(classify, item.events())) if named is None else named
     if not isinstance(item, RawEvents):
         return (classify(item),)
     run = None if classify_values is None else classify_values(item.values)
@@ -1070,6 +1098,10 @@ class Channel(Generic[E]):
             classified alone; it must give what ``classify`` would.
         apply_values: optionally, applies a whole run that ``classify_values``
             gave, as ``apply`` would each event in turn.
+        classify_named: optionally, the typed events of a run of named events
+            (``sse.NamedEvents``: ``event:`` + ``data:`` + blank line each) given as
+            their undecoded types and data, all at once, or None to have each
+            classified alone; it must give what ``classify`` would.
         family: how the events assemble (``chat``, ``messages``, ``responses``,
             ``custom``, ``none``), recorded on the :class:`StreamResult`.
     """
@@ -1084,6 +1116,7 @@ class Channel(Generic[E]):
         classify_values: Callable[[list[bytes]], Sequence[E] | None] | None = None,
         apply_values: Callable[[Accumulator, Sequence[Any]], None] | None = None,
         family: str = "chat",
+        classify_named: NamedClassifier[E] | None = None,
     ) -> None:
         self.address = address
         self.family = family
@@ -1093,6 +1126,7 @@ class Channel(Generic[E]):
         self.handlers: dict[type, Callable[[Accumulator, Any], None]] = handlers or {}
         self.classify_values = classify_values
         self.apply_values = apply_values
+        self.classify_named = classify_named
 
     def __repr__(self) -> str:
         return f"Channel({self.address!r})"
@@ -1122,14 +1156,18 @@ class Channel(Generic[E]):
             An :class:`EventStream`; iterating it raises ``sse.SSEError``
             subclasses on invalid UTF-8 or an event over ``max_event_bytes``.
         """
-        return EventStream(chunks, self.classify, max_event_bytes, self.classify_values)
+        return EventStream(
+            chunks, self.classify, max_event_bytes, self.classify_values, self.classify_named
+        )
 
     def adecode(
         self, chunks: AsyncIterable[bytes], *, max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES
     ) -> AsyncEventStream[E]:
         """Typed events from an async iterable of bytes (httpx ``aiter_bytes()``);
         see :meth:`decode`."""
-        return AsyncEventStream(chunks, self.classify, max_event_bytes, self.classify_values)
+        return AsyncEventStream(
+            chunks, self.classify, max_event_bytes, self.classify_values, self.classify_named
+        )
 
     def accumulate(self, events: Iterable[E], *, full_text: bool = False) -> StreamResult:
         """Assemble ``events`` (typically ``decode(...)``) into a :class:`StreamResult`.
@@ -1153,7 +1191,14 @@ class Channel(Generic[E]):
         if isinstance(events, EventStream) and not events._started:
             # Not iterated yet: classify and apply each chunk's events directly.
             events._started = True
-            self._apply_batches(acc, events._batches, events._classify, events._classify_values)
+            self._apply_batches(
+                acc,
+                events._batches,
+                events._classify,
+                events._classify_values,
+                0,
+                events._classify_named,
+            )
         else:
             for count, event in enumerate(events, 1):
                 apply(acc, event)
@@ -1166,13 +1211,16 @@ class Channel(Generic[E]):
     def _apply_batches(
         self,
         acc: Accumulator,
-        batches: Iterable[list[ServerSentEvent | RawEvents]],
+        batches: Iterable[list[ServerSentEvent | RawEvents | NamedEvents]],
         classify: Callable[[ServerSentEvent], E],
         classify_values: Callable[[list[bytes]], Sequence[E] | None] | None,
         applied: int = 0,
+        classify_named: NamedClassifier[E] | None = None,
     ) -> int:
         """Classify and apply the SSE events of each chunk; a run that
-        ``classify_values`` takes is applied by one ``apply_values`` call.
+        ``classify_values`` takes is applied by one ``apply_values`` call, a run
+        of named events that ``classify_named`` takes event by event without a
+        Python-level loop (each through its handler, or ``apply``).
 
         The accumulator is compacted every :data:`COMPACT_PARTS` events;
         ``applied`` events have come since the last compaction, and the count
@@ -1185,12 +1233,21 @@ class Channel(Generic[E]):
             if applied >= COMPACT_PARTS:
                 acc.compact()
                 applied = 0
-            if isinstance(item, RawEvents):
+            if isinstance(item, NamedEvents):
+                applied += len(item.values)
+                named = None if classify_named is None else classify_named(item.types, item.values)
+                if named is not None:
+                    # handlers.get(type(event), self.apply)(acc, event) for each event, in C.
+                    handles = map(handlers.get, map(type, named), repeat(self.apply))
+                    deque(map(_call, handles, repeat(acc), named), 0)
+                    continue
+                events: Iterable[E] = map(classify, item.events())  # one at a time, as below
+            elif isinstance(item, RawEvents):
                 values = item.values
                 applied += len(values)
                 run = None if classify_values is None else classify_values(values)
                 if not run:
-                    events: Iterable[E] = map(classify, item.events())
+                    events = map(classify, item.events())
                 elif len(run) == len(values):
                     if apply_values is not None:
                         apply_values(acc, run)
@@ -1227,7 +1284,12 @@ class Channel(Generic[E]):
             applied = 0
             async for batch in events._batches:
                 applied = self._apply_batches(
-                    acc, (batch,), events._classify, events._classify_values, applied
+                    acc,
+                    (batch,),
+                    events._classify,
+                    events._classify_values,
+                    applied,
+                    events._classify_named,
                 )
         else:
             count = 0

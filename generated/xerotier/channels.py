@@ -14,6 +14,7 @@ dispatches on the event's exact class through a table built once.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
+from operator import call as _call
 from typing import Any, Union
 
 import msgspec
@@ -418,6 +419,24 @@ def classify_chat_completions(sse: ServerSentEvent) -> CHAT_COMPLETIONS_EVENT:
     return UnknownEvent(event=event, data=data, id=sse.id, reason=reason)
 
 
+_NAMED_CHAT_COMPLETIONS: dict[bytes, Callable[[bytes], Any]] = {
+    b"error": _decode_stream_error_chat_completions,
+}
+
+
+def classify_named_chat_completions(
+    types: list[bytes], values: list[bytes]
+) -> list[CHAT_COMPLETIONS_EVENT] | None:
+    """The typed events of consecutive named events given as their undecoded event
+    types and data (``sse.NamedEvents``), when each type is in the table and its data
+    decodes (what :func:`classify_chat_completions` gives then), decoded without a Python-level
+    loop; None when one is not (each is then classified alone)."""
+    try:
+        return list(map(_call, map(_NAMED_CHAT_COMPLETIONS.__getitem__, types), values))
+    except (KeyError, msgspec.ValidationError, msgspec.DecodeError):
+        return None
+
+
 def _apply_chat_completions_chat_completion_chunk(
     acc: Accumulator, chunk: models.ChatCompletionChunk
 ) -> None:
@@ -588,6 +607,7 @@ CHANNELS: dict[str, Channel[Any]] = {
         apply_chat_completions,
         handlers=_APPLY_CHAT_COMPLETIONS,
         family="chat",
+        classify_named=classify_named_chat_completions,
     ),
 }
 """The provider's channels by address; see :class:`~.stream.Channel`."""

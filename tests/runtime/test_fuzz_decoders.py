@@ -97,6 +97,33 @@ def _streams() -> list[Stream]:
                     wire = (GENERATED / provider / file).read_bytes()
                     wire = wire.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
                     streams.append(Stream(provider, address, name, wire, full_text))
+    return streams + _named_streams()
+
+
+#: Captured streams of the named-event families (sources in tests/data/streams/SOURCES.json).
+CAPTURED = GENERATED.parent / "tests" / "data" / "streams"
+
+
+def _named_streams() -> list[Stream]:
+    """The captured Messages and Responses streams, alone and with what breaks a run of
+    named events decoded at once (``classify_named``): an event type no message has, a
+    payload its message refuses, invalid JSON, an empty event type (``message``)."""
+    breakers = (
+        'event: not_in_the_spec\ndata: {"type": "not_in_the_spec"}\n\n'
+        'event: ping\ndata: {"type": "ping", "extra": 1}\n\n'
+        "event: ping\ndata: {not json\n\n"
+        'event: \ndata: {"type": "ping"}\n\n'
+        'event: content_block_stop\ndata: {"type": "content_block_stop"}\n\n'
+    )
+    streams: list[Stream] = []
+    for provider, address in (("anthropic", "/v1/messages"), ("openai_responses", "/v1/responses")):
+        for path in sorted((CAPTURED / provider).glob("*.sse")):
+            wire = path.read_bytes().replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+            streams.append(Stream(provider, address, f"captured-{path.stem}", wire, False))
+            events = wire.split(b"\n\n")
+            middle = len(events) // 2
+            broken = b"\n\n".join(events[:middle]) + b"\n\n" + breakers.encode() + b"\n\n".join(events[middle:])
+            streams.append(Stream(provider, address, f"captured-{path.stem}-broken", broken, False))
     return streams
 
 

@@ -23,7 +23,17 @@ RUNTIME = Path(output.runtime_dir())
 # (and on pydantic with `model = "pydantic"`, whose packages alone get pydantic_support.py).
 ALLOWED = {
     "sse.py": {"__future__", "collections.abc", "itertools", "operator", "re", "typing"},
-    "stream.py": {"__future__", "collections.abc", "itertools", "types", "typing", "msgspec", ".sse"},
+    "stream.py": {
+        "__future__",
+        "collections",
+        "collections.abc",
+        "itertools",
+        "operator",
+        "types",
+        "typing",
+        "msgspec",
+        ".sse",
+    },
     "pydantic_support.py": {"__future__", "collections.abc", "types", "typing", "msgspec", "pydantic", ".stream"},
 }
 THIRD_PARTY = {"sse.py": {"msgspec"}, "stream.py": {"msgspec"}, "pydantic_support.py": {"msgspec", "pydantic"}}

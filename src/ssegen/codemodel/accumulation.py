@@ -11,7 +11,7 @@ absent from the spec, or of another type, is left out of the plan.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..ir import AccumulateStep, Property, Schema
 from ..naming import PythonIdentifier
@@ -27,10 +27,14 @@ class Feed:
             testing it (``(text := delta.content) is not None``); else None.
         statement: the statement, reading the bound name when guarded
             (``state.content.append(text)``).
+        chained: the guard cannot hold when the previous feed's did (both first test
+            the same union member against a different alternative class): written
+            ``elif``.
     """
 
     guard: str | None
     statement: str
+    chained: bool = False
 
 
 @dataclass(frozen=True)
@@ -125,6 +129,12 @@ class ApplyPlan:
     keep_usage: str = ""
 
     @property
+    def steps_only(self) -> bool:
+        """True when the plan is only its steps (a block family's message): the handler
+        of one event then runs them itself, without the batch handler's loop."""
+        return bool(self.steps) and not (self.meta or self.choices or self.usage or self.full_text or self.error)
+
+    @property
     def reads_nothing(self) -> bool:
         """True when the spec gives the message no member the accumulator reads."""
         return not (self.meta or self.choices or self.usage or self.full_text or self.error or self.steps)
@@ -164,23 +174,29 @@ def step_feeds(
     tested with ``isinstance`` against its class (``class_of``); a step whose path
     cannot be read from the typed classes is left out.
 
-    Runtime calls (``ssegen/runtime/stream.py``): ``acc.meta``, ``acc.block(key)`` then
+    Consecutive steps whose paths first test the same union member against different
+    alternatives (Messages' ``text_delta``, ``thinking_delta``, ...) are chained
+    (``elif``): at most one alternative class matches, and no statement changes the event.
+
+    Runtime calls (``ssegen/runtime/stream.py``): ``acc.meta``, ``acc.blocks[key]`` then
     ``.open(value)``, ``.<field>.append(text)`` or ``.close()``, ``acc.stop_reason =``,
     ``acc.merge_usage``, ``acc.done()``, ``acc.error(chunk)``.
     """
     names = (f"v{i}" for i in range(1000))
     feeds: list[Feed] = []
+    previous: tuple[str, str] | None = None  # the first union test of the previous feed
     for step in steps:
+        tests: list[tuple[str, str]] = []
         guards: list[str] = []
         key = value = "None"
         if step.key:
-            read = _step_path(payload, step.key, None, class_of, names)
+            read = _step_path(payload, step.key, None, class_of, names, tests)
             if read is None:
                 continue
             guards += read[0]
             key = read[1]
         if step.value:
-            read = _step_path(payload, step.value, step.variant, class_of, names)
+            read = _step_path(payload, step.value, step.variant, class_of, names, tests)
             if read is None:
                 continue
             guards += read[0]
@@ -191,17 +207,21 @@ def step_feeds(
                 feeds.append(_guarded(guards, f"acc.meta({value}, None)"))
             if extra is not None:
                 feeds.append(_guarded(extra[0], f"acc.meta(None, {extra[1]})"))
+            previous = None
             continue
         statement = {
-            "open": f"acc.block({key}).open({plain.format(value)})",
-            "append": f"acc.block({key}).{step.field}.append({value})",
-            "close": f"acc.block({key}).close({plain.format(value) if step.value else ''})",
+            "open": f"acc.blocks[{key}].open({plain.format(value)})",
+            "append": f"acc.blocks[{key}].{step.field}.append({value})",
+            "close": f"acc.blocks[{key}].close({plain.format(value) if step.value else ''})",
             "stop": f"acc.stop_reason = {value}",
             "usage": f"acc.merge_usage({plain.format(value)})",
             "done": "acc.done()",
             "error": f"acc.error({plain.format('chunk')})",
         }[step.action]
-        feeds.append(_guarded(guards, statement))
+        first = tests[0] if tests and guards and guards[0].startswith("isinstance(") else None
+        chained = first is not None and previous is not None and first[0] == previous[0] and first[1] != previous[1]
+        feeds.append(replace(_guarded(guards, statement), chained=chained))
+        previous = first
     return tuple(feeds)
 
 
@@ -215,10 +235,11 @@ def _step_path(
     variant: tuple[str, str] | None,
     class_of: Callable[[Schema], str | None],
     names: Iterator[str],
+    tests: list[tuple[str, str]] | None = None,
 ) -> tuple[list[str], str] | None:
     """``(guards, expression)`` reading member ``path`` of ``chunk``; None when the typed
     classes cannot read it (a member typed as any JSON on the way, an alternative
-    without a class)."""
+    without a class). Each union test (expression, class) is appended to ``tests``."""
     guards: list[str] = []
     expr = "chunk"
     node = payload
@@ -232,6 +253,8 @@ def _step_path(
             if cls is None:
                 return None
             bound = next(names)
+            if tests is not None:
+                tests.append((expr, cls))
             guards.append(f"isinstance({bound} := {expr}, models.{cls})")
             expr, node = bound, options[0]
         if node.type != "object" or not node.properties:

@@ -147,6 +147,33 @@ class BatchPlan:
 
 
 @dataclass(frozen=True)
+class NamedPlan:
+    """The fast path of a channel whose named SSE event types each carry one JSON message.
+
+    ``classify_named`` decodes a run of named events (``sse.NamedEvents``) without a
+    Python-level loop: each event type looked up in ``table`` (the UTF-8 bytes of the
+    type -> its message's decoder), each decoder called on its event's data. Only event
+    types whose branch tries exactly that one decoder are in the table (no literal, no
+    tag, no usage kept whole, not ``message``), so a decoded value is what ``classify``
+    gives; an unknown type or a value its decoder refuses makes the whole run fall back
+    to classifying each event alone.
+
+    Attributes:
+        function: the generated ``classify_named_<channel>`` name.
+        table: the generated name of the event type -> decoder table.
+        types: ``(event type, message)`` rows of the table, sorted by event type (the
+            type as a :class:`Sentinel`, to be written as a bytes literal).
+        errors: the exception tuple meaning "fall back": ``KeyError`` and what the
+            flavour's decoders raise.
+    """
+
+    function: PythonIdentifier
+    table: PythonIdentifier
+    types: tuple[tuple[Sentinel, MessageSpec], ...]
+    errors: str
+
+
+@dataclass(frozen=True)
 class ChannelSpec:
     """A channel's generated decoding and accumulation, every name and choice made.
 
@@ -173,6 +200,7 @@ class ChannelSpec:
         lenient_table: the generated name of that table.
         tagged_branches: the branches (fallback included) with a tag table.
         batch: the fast path, or None when plain events need per-event classification.
+        named: the fast path of named events, or None when none has a branch of one decoder.
         family: how the channel's events assemble (:attr:`ssegen.ir.Accumulation.family`).
         names: ``event_type``, ``classify``, ``apply``, ``handlers_table``: the
             generated module-level names.
@@ -192,6 +220,7 @@ class ChannelSpec:
     lenient: tuple[tuple[str, tuple[str, ...]], ...]
     lenient_table: PythonIdentifier
     batch: BatchPlan | None
+    named: NamedPlan | None
     family: str
     event_type: PythonIdentifier
     classify: PythonIdentifier
@@ -292,6 +321,7 @@ def channel_spec(channel: Channel, models: ModelsBuilder, diagnostics: Diagnosti
         lenient=_lenient(branches, fallback, models),
         lenient_table=PythonIdentifier.verbatim(f"_LENIENT_{upper}"),
         batch=_batch_plan(ident, plain, plans),
+        named=_named_plan(ident, branches, models.flavour),
         family=channel.accumulation.family if channel.accumulation is not None else "chat",
         event_type=PythonIdentifier.verbatim(f"{upper}_EVENT"),
         classify=PythonIdentifier.verbatim(f"classify_{ident}"),
@@ -430,6 +460,28 @@ def _batch_plan(ident: PythonIdentifier, plain: EventBranch | None, plans: list[
         message=message,
         sentinels=tuple(Sentinel(m.literal, m.literal.isascii()) for m in plain.literals if m.literal is not None),
         apply_values=plan.run if plan is not None else None,
+    )
+
+
+def _named_plan(ident: PythonIdentifier, branches: list[EventBranch], flavour: Flavour) -> NamedPlan | None:
+    """The fast path of named events: the event types (other than ``message``) whose
+    branch is exactly one JSON decoder, without literals, tag or kept usage."""
+    types = tuple(
+        (Sentinel(b.event, b.event.isascii()), b.decoders[0])
+        for b in branches
+        if b.event not in ("message", ANY_EVENT)
+        and not b.literals
+        and not b.tag_field
+        and len(b.decoders) == 1
+        and not b.decoders[0].keep_usage
+    )
+    if not types:
+        return None
+    return NamedPlan(
+        function=PythonIdentifier.verbatim(f"classify_named_{ident}"),
+        table=PythonIdentifier.verbatim(f"_NAMED_{ident.upper()}"),
+        types=types,
+        errors=f"(KeyError, {flavour.decode_errors.strip('()')})",
     )
 
 

@@ -38,6 +38,7 @@ __all__ = [
     "DEFAULT_MAX_EVENT_BYTES",
     "EventTooLargeError",
     "InvalidUTF8Error",
+    "NamedEvents",
     "RawEvents",
     "SSEDecoder",
     "SSEError",
@@ -57,6 +58,7 @@ DEFAULT_MAX_EVENT_BYTES: int = 8 * 1024 * 1024
 _BOM = b"\xef\xbb\xbf"
 _VALUE = itemgetter(slice(6, None))  # the value of a "data: " line
 _EVENT_VALUE = itemgetter(slice(7, None))  # the value of an "event: " line
+_TYPE, _SEPARATOR, _DATA = itemgetter(0), itemgetter(1), itemgetter(2)  # of a partitioned block
 _new_tuple = tuple.__new__  # builds a NamedTuple without its Python-level __new__
 _LF = 0x0A
 _CR = 0x0D
@@ -192,19 +194,49 @@ class RawEvents(NamedTuple):
         return list(map(_new_tuple, repeat(ServerSentEvent), fields))
 
 
-def expand(events: Iterable[ServerSentEvent | RawEvents]) -> list[ServerSentEvent]:
+class NamedEvents(NamedTuple):
+    """Consecutive events that are each an ``event: `` line, a ``data: `` line
+    and a blank line (Anthropic's and OpenAI Responses' framing), as
+    :meth:`SSEDecoder.feed_raw` gives them: no ``retry``, the same last event
+    ID, their types and data still as the UTF-8 bytes read (checked valid).
+
+    Attributes:
+        types: The value of each event's ``event`` line (``b""`` stands for
+            type ``message``), in stream order; never empty as a list.
+        values: The data of each event (the line after ``data: ``), in the
+            same order.
+        id: The last event ID buffer they were dispatched with.
+    """
+
+    types: list[bytes]
+    values: list[bytes]
+    id: str = ""
+
+    def events(self, start: int = 0) -> list[ServerSentEvent]:
+        """The events as :class:`ServerSentEvent` instances, in stream order
+        (``ServerSentEvent(type.decode() or "message", value.decode(), id, None)``
+        each), from the ``start``-th (0-based) on."""
+        types = self.types[start:] if start else self.types
+        values = self.values[start:] if start else self.values
+        names = [name or "message" for name in map(bytes.decode, types)]
+        fields = zip(names, map(bytes.decode, values), repeat(self.id), repeat(None))
+        return list(map(_new_tuple, repeat(ServerSentEvent), fields))
+
+
+def expand(events: Iterable[ServerSentEvent | RawEvents | NamedEvents]) -> list[ServerSentEvent]:
     """The events of a :meth:`SSEDecoder.feed_raw` result, all as :class:`ServerSentEvent`.
 
     Args:
-        events: :class:`ServerSentEvent` and :class:`RawEvents` items, in
-            stream order.
+        events: :class:`ServerSentEvent`, :class:`RawEvents` and
+            :class:`NamedEvents` items, in stream order.
 
     Returns:
-        A new list, each :class:`RawEvents` replaced by its events in place.
+        A new list, each :class:`RawEvents` or :class:`NamedEvents` replaced by
+        its events in place.
     """
     out: list[ServerSentEvent] = []
     for item in events:
-        if isinstance(item, RawEvents):
+        if isinstance(item, (RawEvents, NamedEvents)):
             out += item.events()
         else:
             out.append(item)
@@ -293,6 +325,7 @@ class SSEDecoder:
         "_pending",
         "_pending_len",
         "_pending_offset",
+        "_deferred",
         "_window",
         "_skip_lf",
         "_at_start",
@@ -323,6 +356,9 @@ class SSEDecoder:
         self._pending: list[bytes] = []
         self._pending_len = 0
         self._pending_offset = 0
+        # The pending bytes are the complete lines of an event begun in an earlier read
+        # and its unterminated line, not interpreted yet (see feed_raw).
+        self._deferred = False
         # The previous chunk ended with CR: a leading LF now ends no line.
         self._skip_lf = False
         # Nothing but a (possibly partial) BOM seen yet.
@@ -364,7 +400,9 @@ class SSEDecoder:
         """
         return expand(self.feed_raw(chunk))
 
-    def feed_raw(self, chunk: bytes | bytearray | memoryview) -> list[ServerSentEvent | RawEvents]:
+    def feed_raw(
+        self, chunk: bytes | bytearray | memoryview
+    ) -> list[ServerSentEvent | RawEvents | NamedEvents]:
         """:meth:`feed`, giving runs of plain ``data:`` events as :class:`RawEvents`.
 
         Same events, errors (whose ``events`` are all :class:`ServerSentEvent`)
@@ -408,29 +446,91 @@ class SSEDecoder:
             whole = b"".join(pending) + chunk
             cut += self._pending_len
         if len(whole) <= self._max:  # so no event of the run exceeds the limit
-            values = whole[6:cut].split(b"\n\ndata: ")
-            # No value holding a line end means every block was exactly
-            # "data: " + value and a blank line (and no blank-line runs).
-            if whole.startswith(b"data: ") and b"".join(values).find(b"\n") < 0:
-                stop = cut + 2
-            else:
-                run = _RUN.match(whole)
-                stop = run.end() if run else 0
-                values = whole[6 : stop - 2].split(b"\n\ndata: ")
+            stop = 0
+            if whole.startswith(b"data: "):
+                values = whole[6:cut].split(b"\n\ndata: ")
+                # No value holding a line end means every block was exactly
+                # "data: " + value and a blank line (and no blank-line runs).
+                if b"".join(values).find(b"\n") < 0:
+                    stop = cut + 2
+                else:
+                    run = _RUN.match(whole)
+                    stop = run.end() if run else 0
+                    values = whole[6 : stop - 2].split(b"\n\ndata: ")
             if stop and (whole.isascii() or _is_utf8(whole, stop)):
-                events: list[ServerSentEvent | RawEvents] = [
+                events: list[ServerSentEvent | RawEvents | NamedEvents] = [
                     _new_tuple(RawEvents, (values, self._last_id))
                 ]
                 if pending:
                     offset = self._pending_offset
                     pending.clear()
                     self._pending_len = 0
+                    self._deferred = False
                 if stop < len(whole):
                     events += self._guarded(whole[stop:], offset + stop, events)
                 return events
+            # Other events (named ones: "event: " + "data: " + blank line) up to the
+            # last blank line, from an event boundary; the event begun after it is kept
+            # as bytes, not interpreted, and read again whole with the next read (so
+            # that each read's run starts at an event boundary, and _process_fast takes
+            # it at once). Deferring its complete lines changes nothing observable: they
+            # dispatch nothing (no blank line among them), set no reconnection time (no
+            # "retry"), are valid UTF-8 (checked, so an error is raised by this read, as
+            # line by line), and cannot exceed the limit (the pending bytes of an event
+            # are at most its bytes, here at most the limit).
+            stop = cut + 2
+            tail = whole[stop:]
+            if b"\n" not in tail or (
+                b"retry" not in tail and (tail.isascii() or _is_utf8(tail, tail.rfind(b"\n") + 1))
+            ):
+                named = self._named_run(whole, cut) if whole.startswith(b"event: ") else None
+                if pending:
+                    offset = self._pending_offset
+                    pending.clear()
+                    self._pending_len = 0
+                    self._deferred = False
+                if named is None:
+                    events = self._guarded(whole[:stop], offset, [])
+                else:
+                    # As _process_fast applies a run of named events.
+                    events = [named]
+                    self.last_event_id = self._last_id
+                if tail:
+                    self._pending_offset = offset + stop
+                    pending.append(tail)
+                    self._pending_len = len(tail)
+                    self._deferred = b"\n" in tail
+                return events
         return self._guarded(chunk, offset, [])
 
-    def _feed(self, chunk: bytes | bytearray | memoryview) -> list[ServerSentEvent | RawEvents]:
+    def _named_run(self, whole: bytes, cut: int) -> NamedEvents | None:
+        """The events of ``whole[: cut + 2]`` (from an event boundary to a blank line)
+        as one :class:`NamedEvents` when every block is exactly ``event: `` + a type,
+        ``data: `` + a value and a blank line, and is valid UTF-8; else None.
+
+        Cut at each ``"\n\nevent: "``, then each block at its first ``"\ndata: "``:
+        a block that is such a triplet gives its type and value, each without a line
+        end. Conversely, when every block has the ``"\ndata: "`` and no type or value
+        holds a line end, each block is such a triplet: the region's only line ends are
+        those of the separators, so every line is an ``event: `` line followed by a
+        ``data: `` line and a blank line. The same events as :meth:`_named`.
+        """
+        blocks = whole[7:cut].split(b"\n\nevent: ")
+        fields = list(map(bytes.partition, blocks, repeat(b"\ndata: ")))
+        names = list(map(_TYPE, fields))
+        values = list(map(_DATA, fields))
+        if (
+            all(map(_SEPARATOR, fields))
+            and b"".join(names).find(b"\n") < 0
+            and b"".join(values).find(b"\n") < 0
+            and (whole.isascii() or _is_utf8(whole, cut + 2))
+        ):
+            return _new_tuple(NamedEvents, (names, values, self._last_id))
+        return None
+
+    def _feed(
+        self, chunk: bytes | bytearray | memoryview
+    ) -> list[ServerSentEvent | RawEvents | NamedEvents]:
         """:meth:`feed_raw` in every state: closed or failed decoders, other
         buffer types, long reads, the first read, a leading BOM, an LF after a
         CR that ended a chunk, CRs."""
@@ -482,7 +582,7 @@ class SSEDecoder:
         self._ready = not (self._parts or self._dirty or self._skip_lf)
         return []
 
-    def _windows(self, chunk: bytes) -> list[ServerSentEvent | RawEvents]:
+    def _windows(self, chunk: bytes) -> list[ServerSentEvent | RawEvents | NamedEvents]:
         """:meth:`feed_raw` of a read longer than a window, as the reads of at
         most a window each that it is cut into: each ends after the last
         blank line in reach, else at the window's length. Any split of a
@@ -490,7 +590,7 @@ class SSEDecoder:
         :meth:`feed_raw`), so only the grouping into :class:`RawEvents`
         differs from one read; an error carries the events of earlier windows
         too."""
-        events: list[ServerSentEvent | RawEvents] = []
+        events: list[ServerSentEvent | RawEvents | NamedEvents] = []
         size = self._window
         start = 0
         try:
@@ -508,8 +608,8 @@ class SSEDecoder:
         return events
 
     def _guarded(
-        self, chunk: bytes, offset: int, before: list[ServerSentEvent | RawEvents]
-    ) -> list[ServerSentEvent | RawEvents]:
+        self, chunk: bytes, offset: int, before: list[ServerSentEvent | RawEvents | NamedEvents]
+    ) -> list[ServerSentEvent | RawEvents | NamedEvents]:
         """:meth:`_apply`, marking the decoder failed on an error, whose
         ``events`` then start with the events dispatched ``before``."""
         try:
@@ -523,9 +623,17 @@ class SSEDecoder:
         self._ready = not (self._parts or self._dirty or self._skip_lf)
         return events
 
-    def _apply(self, chunk: bytes, offset: int) -> list[ServerSentEvent | RawEvents]:
+    def _apply(self, chunk: bytes, offset: int) -> list[ServerSentEvent | RawEvents | NamedEvents]:
         """Apply ``chunk`` (non-empty; BOM and skipped LF already removed), the
         stream's bytes from absolute ``offset``, after the pending line."""
+        if self._deferred:
+            # Interpret the deferred lines first: they dispatch nothing and raise
+            # nothing (see feed_raw); their unterminated line stays pending.
+            self._deferred = False
+            deferred = b"".join(self._pending)
+            self._pending.clear()
+            self._pending_len = 0
+            self._apply(deferred, self._pending_offset)
         # The complete lines of the chunk end at its last CR or LF.
         end = chunk.rfind(b"\n")
         has_cr = b"\r" in chunk
@@ -552,7 +660,7 @@ class SSEDecoder:
             first_start = self._pending_offset
             pending.clear()
             self._pending_len = 0
-        events: list[ServerSentEvent | RawEvents] | None = None
+        events: list[ServerSentEvent | RawEvents | NamedEvents] | None = None
         if len(head) + len(chunk) + self._data_bytes <= self._max:
             # Fast path: no event can outgrow the limit within this chunk.
             text = chunk
@@ -602,6 +710,7 @@ class SSEDecoder:
         self.incomplete = bool(self._pending_len) or bool(self._parts) or self._dirty
         self._pending = []
         self._pending_len = 0
+        self._deferred = False
         self._parts = []
         self._data_bytes = 0
         self._event_type = ""
@@ -609,7 +718,9 @@ class SSEDecoder:
         self._dirty = False
         return []
 
-    def _process_fast(self, lines: list[bytes]) -> list[ServerSentEvent | RawEvents] | None:
+    def _process_fast(
+        self, lines: list[bytes]
+    ) -> list[ServerSentEvent | RawEvents | NamedEvents] | None:
         """Apply complete ``lines`` (line ends removed); ``None``, with nothing
         applied, if they are not UTF-8."""
         start = 0
@@ -626,7 +737,7 @@ class SSEDecoder:
             map(bytes.startswith, data_lines, repeat(b"data: "))
         )
         values = list(map(_VALUE, data_lines)) if simple else []
-        named: list[ServerSentEvent] = []
+        named: NamedEvents | None = None
         try:
             # Line by line finds the same invalid bytes as all at once (a line
             # end is never part of a UTF-8 sequence); ASCII needs no decoding.
@@ -639,7 +750,7 @@ class SSEDecoder:
             rest = list(map(bytes.decode, lines[stop if simple or named else start :]))
         except UnicodeDecodeError:
             return None
-        events: list[ServerSentEvent | RawEvents] = []
+        events: list[ServerSentEvent | RawEvents | NamedEvents] = []
         if head:
             self._interpret(head, events)
         if values:
@@ -647,16 +758,17 @@ class SSEDecoder:
         if named:
             # The run starts where an event ended, so the event type and retry are
             # already reset; each event's dispatch sets the last event ID to the buffer.
-            events += named
+            events.append(named)
             self.last_event_id = self._last_id
         if rest:
             self._interpret(rest, events)
         return events
 
-    def _named(self, lines: list[bytes], start: int, stop: int) -> list[ServerSentEvent]:
-        """The events of ``lines[start:stop]`` when every one is an ``event: `` line, a
-        ``data: `` line and a blank line (Anthropic's and OpenAI Responses' named
-        events), built without a Python-level loop; ``[]`` when they are not.
+    def _named(self, lines: list[bytes], start: int, stop: int) -> NamedEvents | None:
+        """The events of ``lines[start:stop]`` as one :class:`NamedEvents` when every
+        one is an ``event: `` line, a ``data: `` line and a blank line (Anthropic's and
+        OpenAI Responses' named events), checked without a Python-level loop; ``None``
+        when they are not.
 
         The same events :meth:`_interpret` dispatches from those lines: the type is the
         ``event`` value (``message`` when empty), the data the ``data`` value, the ID
@@ -668,21 +780,24 @@ class SSEDecoder:
             UnicodeDecodeError: a line is not UTF-8 (the caller then takes the exact path).
         """
         if stop <= start:
-            return []
+            return None
         types, datas = lines[start:stop:3], lines[start + 1 : stop : 3]
         if (
             any(lines[start + 2 : stop : 3])
             or not all(map(bytes.startswith, types, repeat(b"event: ")))
             or not all(map(bytes.startswith, datas, repeat(b"data: ")))
         ):
-            return []
-        names = [name or "message" for name in map(bytes.decode, map(_EVENT_VALUE, types))]
-        fields = zip(
-            names, map(bytes.decode, map(_VALUE, datas)), repeat(self._last_id), repeat(None)
-        )
-        return list(map(_new_tuple, repeat(ServerSentEvent), fields))
+            return None
+        names = list(map(_EVENT_VALUE, types))
+        values = list(map(_VALUE, datas))
+        # Line by line finds the same invalid bytes as all at once; ASCII needs no decoding.
+        for line in compress(lines[start:stop], map(not_, map(bytes.isascii, lines[start:stop]))):
+            line.decode()
+        return _new_tuple(NamedEvents, (names, values, self._last_id))
 
-    def _interpret(self, lines: list[str], events: list[ServerSentEvent | RawEvents]) -> None:
+    def _interpret(
+        self, lines: list[str], events: list[ServerSentEvent | RawEvents | NamedEvents]
+    ) -> None:
         """Apply complete ``lines`` (line ends removed), appending to ``events``.
 
         The line interpreter of WHATWG HTML 9.2.6, and the one place for its
@@ -745,13 +860,13 @@ class SSEDecoder:
 
     def _process_exact(
         self, lines: list[bytes], chunk: bytes, offset: int, first_start: int
-    ) -> list[ServerSentEvent | RawEvents]:
+    ) -> list[ServerSentEvent | RawEvents | NamedEvents]:
         """Apply the complete ``lines`` (line ends removed) of ``chunk``,
         checking the size limit and decoding line by line, so that an error
         names the exact byte offset and carries exactly the events dispatched
         before it; the lines are applied by :meth:`_interpret`, in batches that
         cannot take an event over the limit."""
-        events: list[ServerSentEvent | RawEvents] = []
+        events: list[ServerSentEvent | RawEvents | NamedEvents] = []
         limit = self._max
         batch: list[str] = []
         # A line adds at most its length to the data buffer (a blank line
@@ -852,7 +967,7 @@ def iter_raw(
     *,
     max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
     state: StreamState | None = None,
-) -> Iterator[list[ServerSentEvent | RawEvents]]:
+) -> Iterator[list[ServerSentEvent | RawEvents | NamedEvents]]:
     """:func:`iter_events`, giving the events of each chunk as one list, as
     :meth:`SSEDecoder.feed_raw` returns them (runs of plain ``data:`` events
     as :class:`RawEvents`); chunks that dispatch nothing give no list.
@@ -884,7 +999,7 @@ async def aiter_raw(
     *,
     max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
     state: StreamState | None = None,
-) -> AsyncIterator[list[ServerSentEvent | RawEvents]]:
+) -> AsyncIterator[list[ServerSentEvent | RawEvents | NamedEvents]]:
     """:func:`iter_raw` over an async iterable of byte chunks (see :func:`aiter_events`)."""
     decoder = SSEDecoder(max_event_bytes)
     if state is None:
