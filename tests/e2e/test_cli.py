@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import SPECS
+from conftest import ROOT, SPECS
 
 from ssegen.cli import main
 
@@ -226,3 +226,24 @@ def test_conform_passes_a_conforming_stream(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["conform", "mistral", "/chat/completions", str(capture)])
     assert result.exit_code == 0, result.output
     assert "2 events, 0 violations, complete=True" in result.output
+
+
+def test_an_openapi_source_is_an_input_like_any_other(tmp_path: Path) -> None:
+    """``ssegen ir``, ``generate``, ``check`` and the manifest treat an OpenAPI document as
+    they treat AsyncAPI ones (issue 15): its hash is an input, an edit makes the output stale."""
+    document = ROOT / "tests" / "sources" / "openapi" / "data" / "events32" / "openapi.yaml"
+    specs = tmp_path / "specs"
+    (specs / "events").mkdir(parents=True)
+    shutil.copy(document, specs / "events" / "openapi.yaml")
+    out = tmp_path / "generated"
+    runner = CliRunner()
+    ir = runner.invoke(main, ["ir", "--specs", str(specs), "events"])
+    assert ir.exit_code == 0 and '"address":' in ir.stdout
+    assert runner.invoke(main, ["generate", "--specs", str(specs), "--out", str(out), "-q"]).exit_code == 0
+    manifest = json.loads((out / "ssegen-manifest.json").read_text(encoding="utf-8"))
+    assert list(manifest["providers"]["events"]["inputs"]) == ["events/openapi.yaml"]
+    assert runner.invoke(main, ["check", "--specs", str(specs), "--out", str(out)]).exit_code == 0
+    path = specs / "events" / "openapi.yaml"
+    path.write_text(path.read_text(encoding="utf-8").replace("title:", "title: Renamed", 1), encoding="utf-8")
+    stale = runner.invoke(main, ["check", "--specs", str(specs), "--out", str(out)])
+    assert stale.exit_code == 1 and "events/" in stale.output
