@@ -155,6 +155,7 @@ def conform(out: Path, provider: str, channel: str, capture: Path, *, full_text:
     except OSError as exc:
         raise ConformError(f"cannot read {capture}: {exc}") from None
     acc = package.Accumulator(full_text)
+    acc.family = chan.family  # the Messages and Responses families print their output blocks
     for event in events:
         chan.apply(acc, event)
     if state.incomplete:

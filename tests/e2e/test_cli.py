@@ -228,6 +228,20 @@ def test_conform_passes_a_conforming_stream(tmp_path: Path) -> None:
     assert "2 events, 0 violations, complete=True" in result.output
 
 
+def test_conform_json_prints_the_output_blocks_of_a_messages_stream() -> None:
+    """``ssegen conform --json`` of an Anthropic Messages stream (issue 13): the final result
+    has the assembled content blocks and stop reason, and no chat ``choices``."""
+    capture = ROOT / "tests" / "data" / "streams" / "anthropic" / "sdk_tool_use.sse"
+    result = CliRunner().invoke(main, ["conform", "anthropic", "/v1/messages", str(capture), "--json"])
+    assert result.exit_code == 0, result.output
+    final = json.loads(result.stdout)["final"]
+    assert "choices" not in final and final["stop_reason"] == "tool_use" and final["complete"] is True
+    assert [(b["kind"], b["name"], b["input"]) for b in final["output"]] == [
+        ("text", None, None),
+        ("tool_use", "get_weather", {"location": "Paris"}),
+    ]
+
+
 def test_an_openapi_source_is_an_input_like_any_other(tmp_path: Path) -> None:
     """``ssegen ir``, ``generate``, ``check`` and the manifest treat an OpenAPI document as
     they treat AsyncAPI ones (issue 15): its hash is an input, an edit makes the output stale."""

@@ -266,11 +266,8 @@ class ModelsBuilder:
 
     def class_of(self, schema: Schema) -> ClassName | None:
         """The class already built for object ``schema`` (a union alternative, a member), or None."""
-        key = replace(schema, nullable=False)
-        for known, spec in self._classes.values():
-            if known == key and spec is not None:
-                return spec.name
-        return None
+        name = self._known(schema)
+        return ClassName.verbatim(name) if name is not None else None
 
     def terminator(self, message: Message) -> ClassName:
         """The class of a terminator message whose payload is one literal string (``[DONE]``).
