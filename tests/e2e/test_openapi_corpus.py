@@ -75,6 +75,36 @@ def test_openai_chat_stream_ends_with_done_as_its_request_documents(tmp_path: Pa
     assert place.endswith("/properties/include_usage/description")
 
 
+def test_openai_package_assembles_every_captured_stream_like_the_openai_sdk(tmp_path: Path) -> None:
+    """The package generated from OpenAI's own document assembles each of the 28 captured
+    DeepSeek-shaped streams of ``../shared/corpus/streams/`` as the openai SDK does: texts
+    (``reasoning_content`` too, which OpenAI's spec lacks and DeepSeek-shaped servers send),
+    usage on every member the SDK has, and no unknown event."""
+    from helpers.packages import generated_package
+    from runtime.test_real_streams import _corpus, _text_differences
+
+    document = shared_path("corpus", "openapi", "openai", "openapi.yaml")
+    streams = shared_path("corpus", "streams")
+    sources, sdk = _corpus()
+    files = {"openapi.yaml": document.read_text(encoding="utf-8")}
+    differ = {}
+    with generated_package(tmp_path, files, provider="openai") as (package, _):
+        channel = package.CHANNELS["/chat/completions"]
+        for name in sorted(sources):
+            body = (streams / f"{name}.sse").read_bytes()
+            ours = channel.accumulate(channel.decode([body[i : i + 4096] for i in range(0, len(body), 4096)]))
+            result = ours.to_dict()
+            found = _text_differences(sdk[name]["openai_sdk"], result)
+            want, got = sdk[name]["openai_sdk"].get("usage"), result.get("usage") or {}
+            if want is not None and any(got.get(k) != v for k, v in want.items()):
+                found.append(f"usage: sdk {want} ours {got}")
+            found += [e["reason"] for e in result["errors"] if e["kind"] == "unknown_event"]
+            if found:
+                differ[name] = found
+    assert differ == {}
+    assert len(sources) == 28
+
+
 def test_mistral_seed_and_openapi_in_one_folder_decode_the_magistral_list_content_streams(tmp_path: Path) -> None:
     """Seed 002 (Mistral's AsyncAPI page, ``delta.content`` a string) with Mistral's OpenAPI
     document beside it (``content`` a string or a list of chunks such as ``ThinkChunk``): the
