@@ -190,7 +190,41 @@ def usage_as_sent(usage: Any) -> dict[str, Any] | None:
 OFF_SPEC_WIRE = "x-ssegen-off-spec"
 
 
-def lenient_decode(data: str, classes: Sequence[type]) -> Any | None:
+class ModelLibrary:
+    """What lenient decoding needs to know of the library the message classes are built on
+    (msgspec here; ``pydantic_support.PYDANTIC`` for the pydantic flavour), so that one
+    algorithm (:func:`lenient_decode`) serves both and they decode alike."""
+
+    def fields(self, cls: Any) -> list[tuple[str, str, Any, bool]]:
+        """``(attribute, wire name, type, required)`` of each member of class ``cls``."""
+        return [(f.name, f.encode_name, f.type, f.required) for f in msgspec.structs.fields(cls)]
+
+    def convert(self, tp: Any, value: Any) -> Any:
+        """``value`` (plain JSON data) as type ``tp``; raises :class:`ValueError` when it does
+        not fit (``msgspec.ValidationError`` is one)."""
+        return msgspec.convert(value, tp)
+
+    def build(self, cls: Any, members: dict[str, Any]) -> Any:
+        """An instance of ``cls`` from attribute values, not validated."""
+        return cls(**members)
+
+    def is_class(self, tp: Any) -> bool:
+        """True when ``tp`` is one of the library's message classes."""
+        return isinstance(tp, type) and issubclass(tp, msgspec.Struct)
+
+    def tagged_as(self, cls: Any, value: dict[str, Any]) -> bool:
+        """False when ``cls`` is a tagged-union alternative whose tag ``value`` lacks or
+        gives another value (msgspec ``tag_field``/``tag``)."""
+        config = cls.__struct_config__
+        return config.tag_field is None or value.get(config.tag_field) == config.tag
+
+
+MSGSPEC = ModelLibrary()
+
+
+def lenient_decode(
+    data: str, classes: Sequence[type], library: ModelLibrary = MSGSPEC
+) -> Any | None:
     """The event of a payload that is clearly one of ``classes`` but did not decode: the
     members that fit, typed, and each one that does not kept raw in the event's
     ``off_spec`` (JSON pointer -> value as sent; None for a required member that is
@@ -198,10 +232,10 @@ def lenient_decode(data: str, classes: Sequence[type]) -> Any | None:
     ``delta.content`` as a list of parts where the spec says a string:
     ``{"/choices/0/delta/content": [...]}``, and the rest of the chunk decodes).
 
-    "Clearly": a JSON object holding at least one of the class's required members, no
-    member fixed to one value (a ``Literal`` tag) with another value, and more required
-    members than any other of ``classes`` (the first wins a tie). None when no class is.
-    Only called after every typed decode failed, so the fast path pays nothing.
+    "Clearly": a JSON object holding at least half of the class's required members (one
+    at least), no member fixed to one value (a ``Literal`` tag) with another value, and
+    more required members than any other of ``classes`` (the first wins a tie). None when
+    no class is. Only called after every typed decode failed, so the fast path pays nothing.
     """
     try:
         raw = msgspec.json.decode(data)
@@ -211,33 +245,32 @@ def lenient_decode(data: str, classes: Sequence[type]) -> Any | None:
         return None
     best: tuple[int, type] | None = None
     for cls in classes:
-        score = _closeness(cls, raw)
+        score = _closeness(library, cls, raw)
         if score > 0 and (best is None or score > best[0]):
             best = (score, cls)
     if best is None:
         return None
     off: dict[str, Any] = {}
-    event = _lenient_struct(best[1], raw, "", off)
+    event = _lenient_object(library, best[1], raw, "", off)
     event.off_spec = off
     return event
 
 
-def _closeness(cls: type, raw: dict[str, Any]) -> int:
-    """How many required members of Struct ``cls`` ``raw`` has; 0 when a tag differs or
-    when fewer than half of them are there (then it is not clearly this message)."""
+def _closeness(library: ModelLibrary, cls: Any, raw: dict[str, Any]) -> int:
+    """How many required members of ``cls`` ``raw`` has; 0 when a tag differs or when
+    fewer than half of them are there (then it is not clearly this message)."""
     present = required = 0
-    for field in msgspec.structs.fields(cls):
-        required += field.required
-        if field.encode_name in raw:
-            literal = _literal(field.type)
-            value = raw[field.encode_name]
-            if literal is not None and value not in literal and value is not None:
+    for _, wire, tp, needed in library.fields(cls):
+        required += needed
+        if wire in raw:
+            literal = literal_values(tp)
+            if literal is not None and raw[wire] not in literal and raw[wire] is not None:
                 return 0
-            present += field.required
+            present += needed
     return present if 2 * present >= required else 0
 
 
-def _literal(tp: Any) -> tuple[Any, ...] | None:
+def literal_values(tp: Any) -> tuple[Any, ...] | None:
     """The values of a ``Literal`` type (or of ``Literal | None``), else None."""
     if get_origin(tp) is Literal:
         return get_args(tp)
@@ -248,42 +281,43 @@ def _literal(tp: Any) -> tuple[Any, ...] | None:
     return None
 
 
-def _lenient_struct(cls: type, raw: dict[str, Any], pointer: str, off: dict[str, Any]) -> Any:
-    kwargs: dict[str, Any] = {}
-    for field in msgspec.structs.fields(cls):
-        if field.encode_name == OFF_SPEC_WIRE:
+def _lenient_object(
+    library: ModelLibrary, cls: Any, raw: dict[str, Any], pointer: str, off: dict[str, Any]
+) -> Any:
+    members: dict[str, Any] = {}
+    for name, wire, tp, required in library.fields(cls):
+        if wire == OFF_SPEC_WIRE:
             continue
-        place = pointer + "/" + field.encode_name.replace("~", "~0").replace("/", "~1")
-        if field.encode_name not in raw:
-            if field.required:
+        place = pointer + "/" + wire.replace("~", "~0").replace("/", "~1")
+        if wire not in raw:
+            if required:
                 off[place] = None
-                kwargs[field.name] = None
+                members[name] = None
             continue
-        kwargs[field.name] = _lenient_value(field.type, raw[field.encode_name], place, off)
-    return cls(**kwargs)
+        members[name] = _lenient_value(library, tp, raw[wire], place, off)
+    return library.build(cls, members)
 
 
-def _lenient_value(tp: Any, value: Any, pointer: str, off: dict[str, Any]) -> Any:
+def _lenient_value(
+    library: ModelLibrary, tp: Any, value: Any, pointer: str, off: dict[str, Any]
+) -> Any:
     try:
-        return msgspec.convert(value, tp)
-    except msgspec.ValidationError:
+        return library.convert(tp, value)
+    except ValueError:
         pass
     if get_origin(tp) is Annotated:
         tp = get_args(tp)[0]
     options = get_args(tp) if get_origin(tp) in (Union, UnionType) else (tp,)
     for option in options:
-        if (
-            isinstance(option, type)
-            and issubclass(option, msgspec.Struct)
-            and isinstance(value, dict)
-        ):
-            config = option.__struct_config__
-            if config.tag_field is not None and value.get(config.tag_field) != config.tag:
+        if library.is_class(option) and isinstance(value, dict):
+            if not library.tagged_as(option, value):
                 continue
-            return _lenient_struct(option, value, pointer, off)
+            return _lenient_object(library, option, value, pointer, off)
         if get_origin(option) is list and isinstance(value, list):
             item = get_args(option)[0] if get_args(option) else Any
-            return [_lenient_value(item, v, f"{pointer}/{i}", off) for i, v in enumerate(value)]
+            return [
+                _lenient_value(library, item, v, f"{pointer}/{i}", off) for i, v in enumerate(value)
+            ]
     off[pointer] = value
     return None
 

@@ -110,6 +110,13 @@ class Schema:
         score = sum(1 for p in self.properties if p.required)
         return score + sum(10 for p in self.properties if p.schema.type == "array" and p.schema.max_items == 0)
 
+    def alternative(self, tag: str | None = None) -> Schema | None:
+        """For a ``union``: the object alternative whose :attr:`discriminator` member is
+        fixed to ``tag``, or with ``tag`` None the only object alternative; None when there
+        is not exactly one."""
+        options = [v for v in self.variants if v.type == "object" and (tag is None or v.tag(self.discriminator) == tag)]
+        return options[0] if len(options) == 1 else None
+
     def tag(self, member: str) -> str | None:
         """The one string value member ``member`` must have (a ``const`` or one-value
         ``enum``), or None when it may have others or is not declared."""

@@ -246,17 +246,15 @@ def _step_path(
     for depth, name in enumerate(path):
         if node.type == "union":
             tag = variant[1] if variant is not None and depth == 1 and path[0] == variant[0] else None
-            options = [
-                v for v in node.variants if v.type == "object" and (tag is None or v.tag(node.discriminator) == tag)
-            ]
-            cls = class_of(options[0]) if len(options) == 1 and node.discriminator else None
-            if cls is None:
+            chosen = node.alternative(tag) if node.discriminator else None
+            cls = class_of(chosen) if chosen is not None else None
+            if chosen is None or cls is None:
                 return None
             bound = next(names)
             if tests is not None:
                 tests.append((expr, cls))
             guards.append(f"isinstance({bound} := {expr}, models.{cls})")
-            expr, node = bound, options[0]
+            expr, node = bound, chosen
         if node.type != "object" or not node.properties:
             return None
         prop = node.property(name)

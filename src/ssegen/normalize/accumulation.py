@@ -179,12 +179,10 @@ def _resolve(schema: Schema, path: tuple[str, ...], variant: tuple[str, str] | N
     for depth, name in enumerate(path):
         if node.type == "union":
             tag = variant[1] if variant is not None and depth == 1 and path[0] == variant[0] else None
-            options = [
-                v for v in node.variants if v.type == "object" and (tag is None or v.tag(node.discriminator) == tag)
-            ]
-            if len(options) != 1:
+            chosen = node.alternative(tag)
+            if chosen is None:
                 return None
-            node = options[0]
+            node = chosen
         if node.type == "any":
             return node
         if node.type != "object":

@@ -16,13 +16,12 @@ into every package generated with ``model = "pydantic"``: edit it there, then ru
 from __future__ import annotations
 
 from collections.abc import Sequence
-from types import UnionType
-from typing import Annotated, Any, Literal, Union, get_args, get_origin
+from typing import Any
 
 import msgspec
 import pydantic
 
-from .stream import OFF_SPEC_WIRE, Accumulator
+from .stream import Accumulator, ModelLibrary, lenient_decode, literal_values
 
 
 def plain(value: Any) -> Any:
@@ -78,108 +77,36 @@ def validation_reason(exc: pydantic.ValidationError) -> str:
     return f"{message} - at `${path}`"
 
 
-def lenient_decode_models(data: str, classes: Sequence[type]) -> Any | None:
-    """``stream.lenient_decode`` for pydantic models: the event of a payload that is
-    clearly one of ``classes`` but did not validate, with the members that fit validated
-    and each one that does not kept raw in ``off_spec`` (JSON pointer -> value as sent;
-    None for a missing required member); None when no class is clearly it."""
-    try:
-        raw = msgspec.json.decode(data)
-    except msgspec.DecodeError:
-        return None
-    if not isinstance(raw, dict):
-        return None
-    best: tuple[int, Any] | None = None
-    for cls in classes:
-        score = _closeness(cls, raw)
-        if score > 0 and (best is None or score > best[0]):
-            best = (score, cls)
-    if best is None:
-        return None
-    off: dict[str, Any] = {}
-    event = _lenient_model(best[1], raw, "", off)
-    event.off_spec = off
-    return event
+class _Pydantic(ModelLibrary):
+    """The pydantic side of ``stream.lenient_decode``: the same algorithm, the same
+    results as with msgspec Structs (checked by the flavour differential tests)."""
 
+    def fields(self, cls: Any) -> list[tuple[str, str, Any, bool]]:
+        return [
+            (n, f.alias or n, f.annotation, f.is_required()) for n, f in cls.model_fields.items()
+        ]
 
-def _wire(name: str, field: Any) -> str:
-    return str(field.alias or name)
-
-
-def _closeness(cls: Any, raw: dict[str, Any]) -> int:
-    """``stream._closeness`` for a model: required members present, 0 below half or when
-    a tag differs."""
-    present = required = 0
-    for name, field in cls.model_fields.items():
-        wire = _wire(name, field)
-        required += field.is_required()
-        if wire in raw:
-            literal = _literal(field.annotation)
-            if literal is not None and raw[wire] not in literal and raw[wire] is not None:
-                return 0
-            present += field.is_required()
-    return present if 2 * present >= required else 0
-
-
-def _literal(tp: Any) -> tuple[Any, ...] | None:
-    if get_origin(tp) is Literal:
-        return get_args(tp)
-    if get_origin(tp) in (Union, UnionType):
-        options = [a for a in get_args(tp) if a is not type(None)]
-        if len(options) == 1 and get_origin(options[0]) is Literal:
-            return get_args(options[0])
-    return None
-
-
-def _lenient_model(cls: Any, raw: dict[str, Any], pointer: str, off: dict[str, Any]) -> Any:
-    kwargs: dict[str, Any] = {}
-    for name, field in cls.model_fields.items():
-        wire = _wire(name, field)
-        if wire == OFF_SPEC_WIRE:
-            continue
-        place = pointer + "/" + wire.replace("~", "~0").replace("/", "~1")
-        if wire not in raw:
-            if field.is_required():
-                off[place] = None
-                kwargs[name] = None
-            continue
-        kwargs[name] = _lenient_value(field.annotation, raw[wire], place, off)
-    return cls.model_construct(**kwargs)
-
-
-def _tagged_as(model: Any, value: dict[str, Any]) -> bool:
-    """False when ``model`` is a tagged-union alternative (a required ``Literal`` member)
-    and ``value`` lacks its tag or gives another value: msgspec's ``tag_field`` rule."""
-    for name, field in model.model_fields.items():
-        literal = _literal(field.annotation)
-        if (
-            literal is not None
-            and field.is_required()
-            and value.get(_wire(name, field)) not in literal
-        ):
-            return False
-    return True
-
-
-def _lenient_value(tp: Any, value: Any, pointer: str, off: dict[str, Any]) -> Any:
-    try:
+    def convert(self, tp: Any, value: Any) -> Any:
         return pydantic.TypeAdapter(tp).validate_python(value, strict=True)
-    except pydantic.ValidationError:
-        pass
-    if get_origin(tp) is Annotated:
-        tp = get_args(tp)[0]
-    options = get_args(tp) if get_origin(tp) in (Union, UnionType) else (tp,)
-    for option in options:
-        if (
-            isinstance(option, type)
-            and issubclass(option, pydantic.BaseModel)
-            and isinstance(value, dict)
-        ):
-            if not _tagged_as(option, value):
-                continue
-            return _lenient_model(option, value, pointer, off)
-        if get_origin(option) is list and isinstance(value, list):
-            item = get_args(option)[0] if get_args(option) else Any
-            return [_lenient_value(item, v, f"{pointer}/{i}", off) for i, v in enumerate(value)]
-    off[pointer] = value
-    return None
+
+    def build(self, cls: Any, members: dict[str, Any]) -> Any:
+        return cls.model_construct(**members)
+
+    def is_class(self, tp: Any) -> bool:
+        return isinstance(tp, type) and issubclass(tp, pydantic.BaseModel)
+
+    def tagged_as(self, cls: Any, value: dict[str, Any]) -> bool:
+        # An alternative of a tagged union has its tag as a required ``Literal`` member.
+        for _, wire, tp, required in self.fields(cls):
+            literal = literal_values(tp)
+            if literal is not None and required and value.get(wire) not in literal:
+                return False
+        return True
+
+
+PYDANTIC = _Pydantic()
+
+
+def lenient_decode_models(data: str, classes: Sequence[type]) -> Any | None:
+    """``stream.lenient_decode`` of pydantic models (see there)."""
+    return lenient_decode(data, classes, PYDANTIC)
