@@ -304,3 +304,16 @@ def test_readme_block_runs_as_written(
     key: tuple[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     CHECKS[key](readme_block(*key), Ctx(tmp_path, monkeypatch, capsys))
+
+
+def test_ci_benchmark_commands_use_flags_their_scripts_have() -> None:
+    """`.ci/run` runs the benchmarks once; a renamed flag would fail CI after the tests passed."""
+    commands = [line for line in (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()]
+    commands = [line for line in commands if line.startswith("python benchmarks/")]
+    assert commands
+    for command in commands:
+        argv = shlex.split(command)
+        run = subprocess.run([sys.executable, argv[1], "--help"], cwd=ROOT, capture_output=True, text=True)
+        assert run.returncode == 0, run.stderr
+        for flag in (word for word in argv[2:] if word.startswith("--")):
+            assert re.search(rf"{re.escape(flag)}\b", run.stdout), f".ci/run: `{command}`: {argv[1]} has no {flag}"
