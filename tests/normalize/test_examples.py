@@ -63,3 +63,57 @@ def test_conforming_examples_change_nothing() -> None:
     diagnostics = Diagnostics()
     assert reconcile_examples(provider, diagnostics) is provider  # type: ignore[arg-type]
     assert not [d for d in diagnostics if d.code == "example-widened"]
+
+
+#: An example that breaks a nullable object's member and a union alternative inside an array:
+#: jsonschema reports both at the ``anyOf`` (the union, the nullable's ``null`` branch).
+NESTED = """\
+asyncapi: '2.6.0'
+info: {title: r, version: '1'}
+channels:
+  /s:
+    subscribe:
+      message:
+        name: m
+        payload:
+          type: object
+          required: [type, items, d]
+          properties:
+            type: {type: string, const: m}
+            items:
+              type: array
+              items:
+                oneOf:
+                  - {$ref: '#/components/schemas/A'}
+                  - {$ref: '#/components/schemas/B'}
+                discriminator: {propertyName: type}
+            d:
+              type: [object, 'null']
+              properties:
+                reason: {type: string, enum: [x, y]}
+        examples:
+          - payload: {"type": "m", "items": [{"type": "A"}], "d": {"reason": "z"}}
+components:
+  schemas:
+    A: {type: object, required: [type, status], properties: {type: {type: string, const: A}, status: {type: string}}}
+    B: {type: object, required: [type], properties: {type: {type: string, const: B}}}
+"""
+
+
+def test_examples_widen_members_inside_unions_and_nullable_objects(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """The fix lands on the member that is wrong, in the alternative the example is of
+    (its tag), not on the union; before, nothing was reported and the generated
+    conformance test failed."""
+    (tmp_path / "r").mkdir()
+    (tmp_path / "r" / "asyncapi.yaml").write_text(NESTED, encoding="utf-8")
+    result = load_provider(tmp_path, "r")
+    assert result.provider is not None
+    widened = sorted(d.pointer for d in result.diagnostics if d.code == "example-widened")
+    assert widened == ["/d/reason", "/items/0"]
+    [message] = result.provider.channels[0].messages
+    items = message.payload.property("items")
+    d = message.payload.property("d")
+    assert items is not None and d is not None and items.schema.items is not None
+    a = items.schema.items.alternative("A")
+    assert a is not None and a.property("status") is not None and not a.property("status").required  # type: ignore[union-attr]
+    assert d.schema.property("reason").schema.enum == ("x", "y", "z")  # type: ignore[union-attr]

@@ -109,7 +109,7 @@ def _collect(provider: Provider, diagnostics: Diagnostics) -> list[_Fix]:
                 continue
             schema = {"$defs": schemas["$defs"], **schemas["channels"][channel.address][message.name]}
             errors = sorted(
-                jsonschema.Draft202012Validator(schema).iter_errors(instance),
+                _leaf_errors(jsonschema.Draft202012Validator(schema).iter_errors(instance)),
                 key=lambda e: [str(p) for p in e.absolute_path],
             )
             if best is None or len(errors) < len(best[1]):
@@ -125,13 +125,13 @@ def _collect(provider: Provider, diagnostics: Diagnostics) -> list[_Fix]:
         message, errors = best
         reported: set[_Fix] = set()
         for error in errors:
-            fix = _fix_for(message, error)
+            fix = _fix_for(message, error, instance)
             if fix is None or fix in reported or fix in fixes:
                 # One diagnostic per fix, at the first example needing it (jsonschema also
                 # reports a `null` twice, as type and as enum).
                 continue
             reported.add(fix)
-            schema_node, member = _locate(message.payload, list(error.absolute_path), fix)
+            schema_node, member = _locate(message.payload, list(error.absolute_path), fix, instance)
             place = _schema_place(schema_node, member)
             diagnostics.add(
                 codes.EXAMPLE_WIDENED,
@@ -146,6 +146,39 @@ def _collect(provider: Provider, diagnostics: Diagnostics) -> list[_Fix]:
     return fixes
 
 
+def _leaf_errors(errors: Any) -> list[Any]:
+    """``errors`` with each ``anyOf``/``oneOf`` failure replaced by the errors of the
+    alternative the value came closest to (a nullable object, ``anyOf: [object, null]``;
+    a union's alternatives): not the ``null`` one for a value that is not null, then the
+    one whose tag (a ``const`` or one-value ``enum``) fits, then the one with the fewest
+    errors, so a fix lands on the member that is wrong, not on the union."""
+    leaves: list[Any] = []
+    for error in errors:
+        if error.validator not in ("anyOf", "oneOf") or not error.context:
+            leaves.append(error)
+            continue
+        branches: dict[Any, list[Any]] = {}
+        for sub in error.context:
+            branches.setdefault(sub.relative_schema_path[0], []).append(sub)
+        best = min(
+            branches.values(),
+            key=lambda group: (
+                all(e.validator == "type" and e.validator_value == "null" for e in group),
+                sum(_is_tag_error(e) for e in group),
+                len(group),
+            ),
+        )
+        leaves.extend(_leaf_errors(best))
+    return leaves
+
+
+def _is_tag_error(error: Any) -> bool:
+    """True for a value that is not the one a ``const`` or one-value ``enum`` fixes."""
+    if error.validator == "const":
+        return True
+    return error.validator == "enum" and isinstance(error.validator_value, list) and len(error.validator_value) == 1
+
+
 def _tag_matches(message: Message, instance: Any) -> bool:
     """A vendor message only claims instances carrying its tag value."""
     if message.kind != "vendor" or not isinstance(instance, dict):
@@ -156,19 +189,19 @@ def _tag_matches(message: Message, instance: Any) -> bool:
     return True
 
 
-def _fix_for(message: Message, error: Any) -> _Fix | None:
+def _fix_for(message: Message, error: Any, instance: Any = None) -> _Fix | None:
     path = list(error.absolute_path)
     validator = error.validator
     if validator == "required":
         missing = error.message.split("'")[1] if "'" in error.message else ""
-        owner, _ = _owner(message.payload, path)
+        owner, _ = _owner(message.payload, path, instance)
         return _Fix(owner, message.name, missing, "optional")
     if validator == "additionalProperties":
-        owner, _ = _owner(message.payload, path)
+        owner, _ = _owner(message.payload, path, instance)
         return _Fix(owner, message.name, "", "open")
     if not path or not isinstance(path[-1], str):
         return None
-    owner, _ = _owner(message.payload, path[:-1])
+    owner, _ = _owner(message.payload, path[:-1], instance)
     member = path[-1]
     if error.instance is None and validator in ("type", "enum"):
         return _Fix(owner, message.name, member, "nullable")
@@ -181,10 +214,15 @@ def _fix_for(message: Message, error: Any) -> _Fix | None:
     return None
 
 
-def _owner(payload: Schema, path: list[Any]) -> tuple[str, Schema]:
-    """Name of the object schema an instance path lands in ("" for an unnamed root)."""
+def _owner(payload: Schema, path: list[Any], instance: Any = None) -> tuple[str, Schema]:
+    """Name of the object schema an instance path lands in ("" for an unnamed root).
+
+    A union on the way is entered through the alternative ``instance`` (the example) has
+    at that place: the one its discriminator value names, else the only object one."""
     node = payload
+    value = instance
     for token in path:
+        node = _alternative(node, value)
         if isinstance(token, int) and node.type == "array" and node.items is not None:
             node = node.items
         elif isinstance(token, str):
@@ -192,11 +230,32 @@ def _owner(payload: Schema, path: list[Any]) -> tuple[str, Schema]:
             if prop is None:
                 break
             node = prop.schema
+        else:
+            break
+        value = _step(value, token)
+    node = _alternative(node, value)
     return node.name, node
 
 
-def _locate(payload: Schema, path: list[Any], fix: _Fix) -> tuple[Schema, Property | None]:
-    _, owner = _owner(payload, path[:-1] if fix.kind in ("nullable", "enum", "type") else path)
+def _alternative(node: Schema, value: Any) -> Schema:
+    """``node``, or for a union the object alternative ``value`` belongs to."""
+    if node.type != "union":
+        return node
+    tag = value.get(node.discriminator) if isinstance(value, dict) and node.discriminator else None
+    return node.alternative(tag if isinstance(tag, str) else None) or node
+
+
+def _step(value: Any, token: Any) -> Any:
+    """The part of JSON ``value`` at one path token (None when absent)."""
+    if isinstance(token, int) and isinstance(value, list) and 0 <= token < len(value):
+        return value[token]
+    if isinstance(token, str) and isinstance(value, dict):
+        return value.get(token)
+    return None
+
+
+def _locate(payload: Schema, path: list[Any], fix: _Fix, instance: Any = None) -> tuple[Schema, Property | None]:
+    _, owner = _owner(payload, path[:-1] if fix.kind in ("nullable", "enum", "type") else path, instance)
     return owner, owner.property(fix.member) if fix.member else None
 
 
