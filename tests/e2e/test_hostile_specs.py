@@ -63,7 +63,7 @@ CODE_MODEL_CODES = frozenset(
         "message-not-object",
         "name-conflict",
         "provider-name-invalid",
-        "vendor-tag-fields",
+        "union-untagged",
     }
 )
 
