@@ -106,25 +106,6 @@ def batch_decode_values(
 # Floors: no SSE compliance, one typed decode per event
 
 
-def chat_floor(channel: Any) -> Callable[[list[bytes]], int]:
-    decode = msgspec.json.Decoder(chat_stream.models.ChatCompletionChunk).decode
-
-    def run(reads: list[bytes]) -> int:
-        buffer = b""
-        count = 0
-        for read in reads:
-            blocks = (buffer + read).split(b"\n\n")
-            buffer = blocks.pop()
-            for block in blocks:
-                payload = block[6:]  # "data: "
-                if payload != b"[DONE]":
-                    decode(payload)
-                count += 1
-        return count
-
-    return run
-
-
 def chat_floor_lines(channel: Any) -> Callable[[list[bytes]], int]:
     cls = chat_stream.models.ChatCompletionChunk
     decoder = msgspec.json.Decoder(cls)
@@ -162,7 +143,7 @@ def contenders(family: str, channel: Any) -> dict[str, Callable[[list[bytes]], i
     out: dict[str, Callable[[list[bytes]], int | None]] = {
         "decode": decode,
         "accumulate": accumulate,
-        "floor": chat_floor(channel) if family == "chat" else chat_stream.named_floor(channel),
+        "floor": chat_stream.run_floor if family == "chat" else chat_stream.named_floor(channel),
     }
     if family == "chat":
         out["floor-lines"] = chat_floor_lines(channel)
