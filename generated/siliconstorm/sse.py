@@ -256,6 +256,11 @@ class StreamState:
             ``False`` if the consumer stops iterating early.
         bytes_consumed: Total bytes of the stream fed to the decoder so far,
             updated after each chunk.
+        bytes_discarded: Set when the stream ends: the bytes after the last
+            blank line, discarded with the unterminated event (see
+            :attr:`SSEDecoder.bytes_discarded`); 0 for a complete stream and
+            when decoding stopped with an :class:`SSEError` (which tells what
+            was not decoded).
         last_event_id: The last event ID string as of the last blank line
             (the value to send as ``Last-Event-ID`` when reconnecting),
             updated after each chunk.
@@ -263,11 +268,18 @@ class StreamState:
             milliseconds, or ``None``; updated after each chunk.
     """
 
-    __slots__ = ("incomplete", "bytes_consumed", "last_event_id", "reconnection_time")
+    __slots__ = (
+        "incomplete",
+        "bytes_consumed",
+        "bytes_discarded",
+        "last_event_id",
+        "reconnection_time",
+    )
 
     def __init__(self) -> None:
         self.incomplete: bool = False
         self.bytes_consumed: int = 0
+        self.bytes_discarded: int = 0
         self.last_event_id: str = ""
         self.reconnection_time: int | None = None
 
@@ -275,6 +287,7 @@ class StreamState:
         return (
             f"StreamState(incomplete={self.incomplete!r},"
             f" bytes_consumed={self.bytes_consumed!r},"
+            f" bytes_discarded={self.bytes_discarded!r},"
             f" last_event_id={self.last_event_id!r},"
             f" reconnection_time={self.reconnection_time!r})"
         )
@@ -306,6 +319,10 @@ class SSEDecoder:
         incomplete: Set by :meth:`close`: ``True`` when bytes of an
             unterminated event were discarded (a non-empty unterminated line,
             or field lines after the last blank line), else ``False``.
+        bytes_discarded: Set by :meth:`close`: when :attr:`incomplete`, the
+            number of bytes after the stream's last blank line (or after its
+            BOM, if it has none): the unterminated block, comment lines
+            included, that was not dispatched; else 0.
         last_event_id: The spec's "last event ID string": the last event ID
             buffer as of the most recent blank line, ``""`` initially.
         reconnection_time: The spec's "event stream's reconnection time" as
@@ -319,6 +336,7 @@ class SSEDecoder:
 
     __slots__ = (
         "bytes_consumed",
+        "bytes_discarded",
         "incomplete",
         "last_event_id",
         "reconnection_time",
@@ -326,6 +344,7 @@ class SSEDecoder:
         "_pending",
         "_pending_len",
         "_pending_offset",
+        "_block_start",
         "_deferred",
         "_window",
         "_skip_lf",
@@ -345,6 +364,7 @@ class SSEDecoder:
         if max_event_bytes <= 0:
             raise ValueError(f"max_event_bytes must be positive, got {max_event_bytes}")
         self.bytes_consumed: int = 0
+        self.bytes_discarded: int = 0
         self.incomplete: bool = False
         self.last_event_id: str = ""
         self.reconnection_time: int | None = None
@@ -357,6 +377,9 @@ class SSEDecoder:
         self._pending: list[bytes] = []
         self._pending_len = 0
         self._pending_offset = 0
+        # Absolute offset just after the last blank line (after the BOM before
+        # any): where the block that close() would discard begins.
+        self._block_start = 0
         # The pending bytes are the complete lines of an event begun in an earlier read
         # and its unterminated line, not interpreted yet (see feed_raw).
         self._deferred = False
@@ -467,6 +490,7 @@ class SSEDecoder:
                     pending.clear()
                     self._pending_len = 0
                     self._deferred = False
+                self._block_start = offset + stop
                 if stop < len(whole):
                     events += self._guarded(whole[stop:], offset + stop, events)
                 return events
@@ -490,6 +514,7 @@ class SSEDecoder:
                     pending.clear()
                     self._pending_len = 0
                     self._deferred = False
+                self._block_start = offset + stop
                 if named is None:
                     events = self._guarded(whole[:stop], offset, [])
                 else:
@@ -561,6 +586,8 @@ class SSEDecoder:
         if self._skip_lf:
             self._skip_lf = False
             if chunk[0] == _LF:
+                if self._block_start == offset:  # the LF of a blank line's CRLF
+                    self._block_start += 1
                 chunk = chunk[1:]
                 offset += 1
         if self._at_start and chunk:
@@ -578,6 +605,7 @@ class SSEDecoder:
             if chunk.startswith(_BOM):
                 chunk = chunk[3:]
                 offset += 3
+                self._block_start = offset
         if chunk:
             return self._guarded(chunk, offset, [])
         self._ready = not (self._parts or self._dirty or self._skip_lf)
@@ -678,6 +706,17 @@ class SSEDecoder:
             if head:
                 lines[0] = head + lines[0]
             events = self._process_exact(lines, chunk, offset, first_start)
+        if b"" in lines:
+            # The block close() would discard starts after the last blank line; the lines
+            # after it are all of this chunk (only the first line holds pending bytes).
+            after = lines[::-1].index(b"")
+            ends = chunk[: end + 1].splitlines(keepends=True) if has_cr else None
+            size = (
+                sum(map(len, ends[len(ends) - after :]))
+                if ends is not None
+                else sum(map(len, lines[len(lines) - after :])) + after
+            )
+            self._block_start = offset + end + 1 - size
         if end + 1 < len(chunk):
             tail = chunk[end + 1 :]
             self._pending_offset = offset + end + 1
@@ -709,6 +748,7 @@ class SSEDecoder:
         self._closed = True
         self._ready = False
         self.incomplete = bool(self._pending_len) or bool(self._parts) or self._dirty
+        self.bytes_discarded = self.bytes_consumed - self._block_start if self.incomplete else 0
         self._pending = []
         self._pending_len = 0
         self._deferred = False
@@ -993,6 +1033,7 @@ def iter_raw(
             yield events
     decoder.close()
     state.incomplete = decoder.incomplete
+    state.bytes_discarded = decoder.bytes_discarded
 
 
 async def aiter_raw(
@@ -1019,6 +1060,7 @@ async def aiter_raw(
             yield events
     decoder.close()
     state.incomplete = decoder.incomplete
+    state.bytes_discarded = decoder.bytes_discarded
 
 
 def _update_state(state: StreamState, decoder: SSEDecoder) -> None:

@@ -250,9 +250,10 @@ def test_truncation_travels_with_the_events_so_a_collected_list_reports_it(deeps
     chat = DEEPSEEK["/chat/completions"]
     truncated = deepseek_docs_stream[: deepseek_docs_stream.rindex(b"data: [DONE]")] + b'data: {"choi'
     events = list(chat.decode([truncated[:100], truncated[100:]]))
-    assert events[-1] == StreamTruncated(bytes_consumed=len(truncated))
+    assert events[-1] == StreamTruncated(bytes_consumed=len(truncated), bytes_discarded=len(b'data: {"choi'))
     result = chat.accumulate(events)
-    assert [e["kind"] for e in result.errors] == ["truncated"] and result.errors[0]["bytes"] == len(truncated)
+    assert [e["kind"] for e in result.errors] == ["truncated"]
+    assert (result.errors[0]["bytes"], result.errors[0]["bytes_discarded"]) == (len(truncated), 12)
     assert not result.complete and result.choices[0].content == HELLO
 
     async def reads() -> AsyncIterator[bytes]:

@@ -86,7 +86,13 @@ def _differences(name: str, aspect: str) -> list[str]:
         truncated = any(e["kind"] == "truncated" for e in ours["errors"])
         cut = not body.endswith((b"\n\n", b"\r\n\r\n", b"\r\r"))
         got = (ours["complete"], truncated)
-        return [] if got == (ended, cut) else [f"(complete, truncated): ours {got}, expected {(ended, cut)}"]
+        if got != (ended, cut):
+            return [f"(complete, truncated): ours {got}, expected {(ended, cut)}"]
+        # What was discarded: every byte after the last blank line (the stream's last CRLF pair,
+        # LF pair or CR pair ends one).
+        blank = max(body.rfind(end) + len(end) if end in body else 0 for end in (b"\n\n", b"\r\n\r\n", b"\r\r"))
+        discarded = [e["bytes_discarded"] for e in ours["errors"] if e["kind"] == "truncated"]
+        return [] if discarded == ([len(body) - blank] if cut else []) else [f"bytes discarded: {discarded}"]
     if aspect == "errors":
         raised = bool(sdk.get("exception"))
         seen = any(e["kind"] in ("error_in_chunk", "error_event") for e in ours["errors"])

@@ -119,6 +119,17 @@ def _reference(data: bytes) -> list[Any]:
     return events
 
 
+def _discarded(data: bytes, incomplete: bool) -> int:
+    """The bytes after the last blank line (after the BOM if none), when the stream is
+    ``incomplete``: what ``SSEDecoder.bytes_discarded`` reports, found line by line."""
+    bom = 3 if data.startswith(b"\xef\xbb\xbf") else 0
+    block = bom
+    for line in re.finditer(rb"([^\r\n]*)(\r\n|\r|\n)", data[bom:]):
+        if not line.group(1):
+            block = bom + line.end()
+    return len(data) - block if incomplete else 0
+
+
 # --------------------------------------------------------------------------
 # Line ends
 
@@ -511,6 +522,24 @@ def test_unterminated_last_event_discarded_and_incomplete() -> None:
     assert decoder.incomplete is True
 
 
+def test_bytes_discarded_are_those_after_the_last_blank_line() -> None:
+    cases = {
+        b"data: a\n\ndata: b\n": 8,
+        b"data: a\n\ndata: b": 7,
+        b"data: a\r\n\r\nid: 1\r\ndata: b": 14,
+        b"\xef\xbb\xbfdata: b": 7,
+        b"data: a\n\n: ping\nevent: e\n": 16,
+        b"\xef\xbb": 2,
+        b"data: a\n\n": 0,
+        b"data: a\n\n: ping\n": 0,
+    }
+    for data, discarded in cases.items():
+        assert decode([data])[1].bytes_discarded == discarded, data
+        assert decode([data[i : i + 1] for i in range(len(data))])[1].bytes_discarded == discarded
+    # A CRLF blank line whose LF arrives with the next read.
+    assert decode([b"data: a\r\n\r", b"\ndata: b"])[1].bytes_discarded == 7
+
+
 def test_complete_stream_not_incomplete() -> None:
     for data in _variants(DEEPSEEK) + [b"", b"\n", b": ping\n", b"data: a\n\n\n\n"]:
         assert decode([data])[1].incomplete is False, data
@@ -823,7 +852,9 @@ def _split(data: bytes, cuts: list[int]) -> list[bytes]:
 def test_random_splits_match_reference(data: bytes, cuts: list[int]) -> None:
     expected = _reference(data)
     assert events_of(data) == expected
-    assert decode(_split(data, cuts))[0] == expected
+    events, decoder = decode(_split(data, cuts))
+    assert events == expected
+    assert decoder.bytes_discarded == _discarded(data, decoder.incomplete)
 
 
 #: Blocks of named-event streams (Anthropic, OpenAI Responses): mostly ``event:`` + ``data:``
@@ -854,7 +885,9 @@ def test_named_event_runs_match_reference(blocks: list[str], cuts: list[int]) ->
     data = "".join(blocks).encode()
     expected = _reference(data)
     assert events_of(data) == expected
-    assert decode(_split(data, cuts))[0] == expected
+    events, decoder = decode(_split(data, cuts))
+    assert events == expected
+    assert decoder.bytes_discarded == _discarded(data, decoder.incomplete)
 
 
 @settings(max_examples=100, deadline=None)
@@ -921,7 +954,7 @@ def _outcome(chunks: list[bytes], limit: int) -> tuple[Any, ...]:
     except sse.SSEError as exc:
         return events + exc.events, type(exc).__name__, getattr(exc, "offset", None)
     decoder.close()
-    return events, decoder.incomplete, decoder.last_event_id
+    return events, decoder.incomplete, decoder.bytes_discarded, decoder.last_event_id
 
 
 @settings(max_examples=400, deadline=None)

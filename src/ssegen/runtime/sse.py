@@ -255,6 +255,11 @@ class StreamState:
             ``False`` if the consumer stops iterating early.
         bytes_consumed: Total bytes of the stream fed to the decoder so far,
             updated after each chunk.
+        bytes_discarded: Set when the stream ends: the bytes after the last
+            blank line, discarded with the unterminated event (see
+            :attr:`SSEDecoder.bytes_discarded`); 0 for a complete stream and
+            when decoding stopped with an :class:`SSEError` (which tells what
+            was not decoded).
         last_event_id: The last event ID string as of the last blank line
             (the value to send as ``Last-Event-ID`` when reconnecting),
             updated after each chunk.
@@ -262,11 +267,18 @@ class StreamState:
             milliseconds, or ``None``; updated after each chunk.
     """
 
-    __slots__ = ("incomplete", "bytes_consumed", "last_event_id", "reconnection_time")
+    __slots__ = (
+        "incomplete",
+        "bytes_consumed",
+        "bytes_discarded",
+        "last_event_id",
+        "reconnection_time",
+    )
 
     def __init__(self) -> None:
         self.incomplete: bool = False
         self.bytes_consumed: int = 0
+        self.bytes_discarded: int = 0
         self.last_event_id: str = ""
         self.reconnection_time: int | None = None
 
@@ -274,6 +286,7 @@ class StreamState:
         return (
             f"StreamState(incomplete={self.incomplete!r},"
             f" bytes_consumed={self.bytes_consumed!r},"
+            f" bytes_discarded={self.bytes_discarded!r},"
             f" last_event_id={self.last_event_id!r},"
             f" reconnection_time={self.reconnection_time!r})"
         )
@@ -305,6 +318,10 @@ class SSEDecoder:
         incomplete: Set by :meth:`close`: ``True`` when bytes of an
             unterminated event were discarded (a non-empty unterminated line,
             or field lines after the last blank line), else ``False``.
+        bytes_discarded: Set by :meth:`close`: when :attr:`incomplete`, the
+            number of bytes after the stream's last blank line (or after its
+            BOM, if it has none): the unterminated block, comment lines
+            included, that was not dispatched; else 0.
         last_event_id: The spec's "last event ID string": the last event ID
             buffer as of the most recent blank line, ``""`` initially.
         reconnection_time: The spec's "event stream's reconnection time" as
@@ -318,6 +335,7 @@ class SSEDecoder:
 
     __slots__ = (
         "bytes_consumed",
+        "bytes_discarded",
         "incomplete",
         "last_event_id",
         "reconnection_time",
@@ -325,6 +343,7 @@ class SSEDecoder:
         "_pending",
         "_pending_len",
         "_pending_offset",
+        "_block_start",
         "_deferred",
         "_window",
         "_skip_lf",
@@ -344,6 +363,7 @@ class SSEDecoder:
         if max_event_bytes <= 0:
             raise ValueError(f"max_event_bytes must be positive, got {max_event_bytes}")
         self.bytes_consumed: int = 0
+        self.bytes_discarded: int = 0
         self.incomplete: bool = False
         self.last_event_id: str = ""
         self.reconnection_time: int | None = None
@@ -356,6 +376,9 @@ class SSEDecoder:
         self._pending: list[bytes] = []
         self._pending_len = 0
         self._pending_offset = 0
+        # Absolute offset just after the last blank line (after the BOM before
+        # any): where the block that close() would discard begins.
+        self._block_start = 0
         # The pending bytes are the complete lines of an event begun in an earlier read
         # and its unterminated line, not interpreted yet (see feed_raw).
         self._deferred = False
@@ -466,6 +489,7 @@ class SSEDecoder:
                     pending.clear()
                     self._pending_len = 0
                     self._deferred = False
+                self._block_start = offset + stop
                 if stop < len(whole):
                     events += self._guarded(whole[stop:], offset + stop, events)
                 return events
@@ -489,6 +513,7 @@ class SSEDecoder:
                     pending.clear()
                     self._pending_len = 0
                     self._deferred = False
+                self._block_start = offset + stop
                 if named is None:
                     events = self._guarded(whole[:stop], offset, [])
                 else:
@@ -560,6 +585,8 @@ class SSEDecoder:
         if self._skip_lf:
             self._skip_lf = False
             if chunk[0] == _LF:
+                if self._block_start == offset:  # the LF of a blank line's CRLF
+                    self._block_start += 1
                 chunk = chunk[1:]
                 offset += 1
         if self._at_start and chunk:
@@ -577,6 +604,7 @@ class SSEDecoder:
             if chunk.startswith(_BOM):
                 chunk = chunk[3:]
                 offset += 3
+                self._block_start = offset
         if chunk:
             return self._guarded(chunk, offset, [])
         self._ready = not (self._parts or self._dirty or self._skip_lf)
@@ -677,6 +705,17 @@ class SSEDecoder:
             if head:
                 lines[0] = head + lines[0]
             events = self._process_exact(lines, chunk, offset, first_start)
+        if b"" in lines:
+            # The block close() would discard starts after the last blank line; the lines
+            # after it are all of this chunk (only the first line holds pending bytes).
+            after = lines[::-1].index(b"")
+            ends = chunk[: end + 1].splitlines(keepends=True) if has_cr else None
+            size = (
+                sum(map(len, ends[len(ends) - after :]))
+                if ends is not None
+                else sum(map(len, lines[len(lines) - after :])) + after
+            )
+            self._block_start = offset + end + 1 - size
         if end + 1 < len(chunk):
             tail = chunk[end + 1 :]
             self._pending_offset = offset + end + 1
@@ -708,6 +747,7 @@ class SSEDecoder:
         self._closed = True
         self._ready = False
         self.incomplete = bool(self._pending_len) or bool(self._parts) or self._dirty
+        self.bytes_discarded = self.bytes_consumed - self._block_start if self.incomplete else 0
         self._pending = []
         self._pending_len = 0
         self._deferred = False
@@ -992,6 +1032,7 @@ def iter_raw(
             yield events
     decoder.close()
     state.incomplete = decoder.incomplete
+    state.bytes_discarded = decoder.bytes_discarded
 
 
 async def aiter_raw(
@@ -1018,6 +1059,7 @@ async def aiter_raw(
             yield events
     decoder.close()
     state.incomplete = decoder.incomplete
+    state.bytes_discarded = decoder.bytes_discarded
 
 
 def _update_state(state: StreamState, decoder: SSEDecoder) -> None:

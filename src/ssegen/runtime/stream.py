@@ -118,10 +118,13 @@ class StreamTruncated(msgspec.Struct, kw_only=True):
     Attributes:
         reason: what happened, in words.
         bytes_consumed: bytes of the body read in all, the discarded ones included.
+        bytes_discarded: the last ``bytes_discarded`` of them, the unterminated event:
+            every byte after the stream's last blank line (``sse.SSEDecoder.bytes_discarded``).
     """
 
     reason: str = TRUNCATED_REASON
     bytes_consumed: int = 0
+    bytes_discarded: int = 0
 
 
 class _UsageProbe(msgspec.Struct):
@@ -416,7 +419,8 @@ class StreamResult(msgspec.Struct, kw_only=True):
             "data": Any}`` for the top-level ``error`` member of an ordinary chunk;
             ``{"kind": "unknown_event", "event": str, "data": str, "reason": str}``
             for an event no message matched, and last ``{"kind": "truncated",
-            "message": str, "bytes": int}`` when the stream ended inside an event.
+            "message": str, "bytes": int, "bytes_discarded": int}`` when the stream
+            ended inside an event (bytes read in all, and the unterminated event's).
         vendor_events: provider extension events as plain data, in stream order
             (specs/xerotier/streaming-api.md:141-152).
         complete: True when the stream's terminator (e.g. ``data: [DONE]``:
@@ -929,11 +933,19 @@ class Accumulator:
         """Record that the stream ended inside an event: WHATWG HTML 9.2.6
         discards it. Takes the :class:`StreamTruncated` event a decoded stream
         ends with (or the ``sse.StreamState`` of one); its bytes consumed are
-        reported as ``bytes``. Recorded once per stream."""
+        reported as ``bytes``, the unterminated event's as ``bytes_discarded``. Recorded
+        once per stream."""
         if any(e["kind"] == "truncated" for e in self.errors):
             return
         message = event.reason if isinstance(event, StreamTruncated) else TRUNCATED_REASON
-        self.errors.append({"kind": "truncated", "message": message, "bytes": event.bytes_consumed})
+        self.errors.append(
+            {
+                "kind": "truncated",
+                "message": message,
+                "bytes": event.bytes_consumed,
+                "bytes_discarded": event.bytes_discarded,
+            }
+        )
 
     def result(self) -> StreamResult:
         """The assembled :class:`StreamResult` (the accumulator stays usable)."""
@@ -1080,7 +1092,9 @@ class AsyncEventStream(_StreamProgress, Generic[E]):
 def _truncated(state: StreamState) -> Any:
     """The :class:`StreamTruncated` event ending a stream (typed ``Any``: every
     channel's event union includes the class)."""
-    return StreamTruncated(bytes_consumed=state.bytes_consumed)
+    return StreamTruncated(
+        bytes_consumed=state.bytes_consumed, bytes_discarded=state.bytes_discarded
+    )
 
 
 def _end(state: StreamState) -> Iterator[Any]:
