@@ -163,26 +163,26 @@ def classify_v_1_messages(sse: ServerSentEvent) -> V_1_MESSAGES_EVENT:
 
 
 _NAMED_V_1_MESSAGES: dict[bytes, Callable[[bytes], Any]] = {
-    b"content_block_delta": _decode_content_block_delta_v_1_messages,
-    b"content_block_start": _decode_content_block_start_v_1_messages,
-    b"content_block_stop": _decode_content_block_stop_v_1_messages,
-    b"error": _decode_error_v_1_messages,
-    b"message_delta": _decode_message_delta_v_1_messages,
-    b"message_start": _decode_message_start_v_1_messages,
-    b"message_stop": _decode_message_stop_v_1_messages,
-    b"ping": _decode_ping_v_1_messages,
+    b"event: content_block_delta": _decode_content_block_delta_v_1_messages,
+    b"event: content_block_start": _decode_content_block_start_v_1_messages,
+    b"event: content_block_stop": _decode_content_block_stop_v_1_messages,
+    b"event: error": _decode_error_v_1_messages,
+    b"event: message_delta": _decode_message_delta_v_1_messages,
+    b"event: message_start": _decode_message_start_v_1_messages,
+    b"event: message_stop": _decode_message_stop_v_1_messages,
+    b"event: ping": _decode_ping_v_1_messages,
 }
 
 
 def classify_named_v_1_messages(
-    types: list[bytes], values: list[bytes]
+    event_lines: list[bytes], values: list[bytes]
 ) -> list[V_1_MESSAGES_EVENT] | None:
-    """The typed events of consecutive named events given as their undecoded event
-    types and data (``sse.NamedEvents``), when each type is in the table and its data
+    """The typed events of consecutive named events given as their undecoded ``event``
+    lines and data (``sse.NamedEvents``), when each line is in the table and its data
     decodes (what :func:`classify_v_1_messages` gives then), decoded without a Python-level
     loop; None when one is not (each is then classified alone)."""
     try:
-        return list(map(_call, map(_NAMED_V_1_MESSAGES.__getitem__, types), values))
+        return list(map(_call, map(_NAMED_V_1_MESSAGES.__getitem__, event_lines), values))
     except (KeyError, msgspec.ValidationError, msgspec.DecodeError):
         return None
 

@@ -58,8 +58,6 @@ DEFAULT_MAX_EVENT_BYTES: int = 8 * 1024 * 1024
 
 _BOM = b"\xef\xbb\xbf"
 _VALUE = itemgetter(slice(6, None))  # the value of a "data: " line
-_EVENT_VALUE = itemgetter(slice(7, None))  # the value of an "event: " line
-_TYPE, _SEPARATOR, _DATA = itemgetter(0), itemgetter(1), itemgetter(2)  # of a partitioned block
 _new_tuple = tuple.__new__  # builds a NamedTuple without its Python-level __new__
 _LF = 0x0A
 _CR = 0x0D
@@ -67,6 +65,15 @@ _CR = 0x0D
 _RUN = re.compile(rb"(?:data: [^\n]*\n\n)*")
 _WINDOW = 64 * 1024
 """Largest read, in bytes, taken in one piece (see :meth:`SSEDecoder.feed_raw`)."""
+
+
+def _all_start_with(lines: list[bytes], prefix: bytes, bound: bytes) -> bool:
+    """Whether every one of ``lines`` starts with ``prefix``, found by two C-level passes
+    (``min`` and ``max``) instead of a call per line: ``bound`` is ``prefix`` with its
+    last byte raised by one, and a byte string starts with ``prefix`` exactly when it
+    sorts in ``[prefix, bound)`` (it shares every byte of ``prefix`` but the last, and
+    that one is neither below nor above). True for no lines."""
+    return not lines or (prefix <= min(lines) and max(lines) < bound)
 
 
 def _is_utf8(data: bytes, end: int) -> bool:
@@ -199,27 +206,30 @@ class NamedEvents(NamedTuple):
     """Consecutive events that are each an ``event: `` line, a ``data: `` line
     and a blank line (Anthropic's and OpenAI Responses' framing), as
     :meth:`SSEDecoder.feed_raw` gives them: no ``retry``, the same last event
-    ID, their types and data still as the UTF-8 bytes read (checked valid).
+    ID, their ``event`` lines and data still as the UTF-8 bytes read (checked
+    valid).
 
     Attributes:
-        types: The value of each event's ``event`` line (``b""`` stands for
-            type ``message``), in stream order; never empty as a list.
+        event_lines: Each event's ``event`` line as read, without its line end:
+            ``b"event: "`` + the event type (``b"event: "`` alone stands for type
+            ``message``), in stream order; never empty as a list. Kept whole so
+            that a consumer looks the line up as it is, without a copy per event.
         values: The data of each event (the line after ``data: ``), in the
             same order.
         id: The last event ID buffer they were dispatched with.
     """
 
-    types: list[bytes]
+    event_lines: list[bytes]
     values: list[bytes]
     id: str = ""
 
     def events(self, start: int = 0) -> list[ServerSentEvent]:
         """The events as :class:`ServerSentEvent` instances, in stream order
-        (``ServerSentEvent(type.decode() or "message", value.decode(), id, None)``
+        (``ServerSentEvent(line[7:].decode() or "message", value.decode(), id, None)``
         each), from the ``start``-th (0-based) on."""
-        types = self.types[start:] if start else self.types
+        lines = self.event_lines[start:] if start else self.event_lines
         values = self.values[start:] if start else self.values
-        names = [name or "message" for name in map(bytes.decode, types)]
+        names = [line[7:].decode() or "message" for line in lines]
         fields = zip(names, map(bytes.decode, values), repeat(self.id), repeat(None))
         return list(map(_new_tuple, repeat(ServerSentEvent), fields))
 
@@ -492,7 +502,15 @@ class SSEDecoder:
                     self._deferred = False
                 self._block_start = offset + stop
                 if stop < len(whole):
-                    events += self._guarded(whole[stop:], offset + stop, events)
+                    tail = whole[stop:]
+                    if b"\n" in tail:
+                        events += self._guarded(tail, offset + stop, events)
+                    else:
+                        # The next event's first line, begun: it just waits (as _apply
+                        # keeps it; within the limit, as ``whole`` is).
+                        self._pending_offset = offset + stop
+                        pending.append(tail)
+                        self._pending_len = len(tail)
                 return events
             # Other events (named ones: "event: " + "data: " + blank line) up to the
             # last blank line, from an event boundary; the event begun after it is kept
@@ -534,25 +552,24 @@ class SSEDecoder:
         as one :class:`NamedEvents` when every block is exactly ``event: `` + a type,
         ``data: `` + a value and a blank line, and is valid UTF-8; else None.
 
-        Cut at each ``"\n\nevent: "``, then each block at its first ``"\ndata: "``:
-        a block that is such a triplet gives its type and value, each without a line
-        end. Conversely, when every block has the ``"\ndata: "`` and no type or value
-        holds a line end, each block is such a triplet: the region's only line ends are
-        those of the separators, so every line is an ``event: `` line followed by a
-        ``data: `` line and a blank line. The same events as :meth:`_named`.
+        The region before the last blank line, cut at each LF, is then exactly the
+        lines ``event: ...``, ``data: ...``, ``""`` repeated, the last ``""`` left
+        out (so 3k - 1 lines for k events); conversely, lines in that pattern are
+        such blocks, since a split at every LF leaves no line end inside a line.
+        The same events as :meth:`_named`.
         """
-        blocks = whole[7:cut].split(b"\n\nevent: ")
-        fields = list(map(bytes.partition, blocks, repeat(b"\ndata: ")))
-        names = list(map(_TYPE, fields))
-        values = list(map(_DATA, fields))
+        lines = whole[:cut].split(b"\n")
+        if len(lines) % 3 != 2:
+            return None
+        event_lines, data_lines = lines[::3], lines[1::3]
         if (
-            all(map(_SEPARATOR, fields))
-            and b"".join(names).find(b"\n") < 0
-            and b"".join(values).find(b"\n") < 0
-            and (whole.isascii() or _is_utf8(whole, cut + 2))
+            any(lines[2::3])
+            or not _all_start_with(event_lines, b"event: ", b"event:!")
+            or not _all_start_with(data_lines, b"data: ", b"data:!")
+            or not (whole.isascii() or _is_utf8(whole, cut + 2))
         ):
-            return _new_tuple(NamedEvents, (names, values, self._last_id))
-        return None
+            return None
+        return _new_tuple(NamedEvents, (event_lines, list(map(_VALUE, data_lines)), self._last_id))
 
     def _feed(
         self, chunk: bytes | bytearray | memoryview
@@ -774,8 +791,8 @@ class SSEDecoder:
         # through _interpret.
         stop = len(lines) - (len(lines) - start) % 2
         data_lines = lines[start:stop:2]
-        simple = not any(lines[start + 1 : stop : 2]) and all(
-            map(bytes.startswith, data_lines, repeat(b"data: "))
+        simple = not any(lines[start + 1 : stop : 2]) and _all_start_with(
+            data_lines, b"data: ", b"data:!"
         )
         values = list(map(_VALUE, data_lines)) if simple else []
         named: NamedEvents | None = None
@@ -822,19 +839,18 @@ class SSEDecoder:
         """
         if stop <= start:
             return None
-        types, datas = lines[start:stop:3], lines[start + 1 : stop : 3]
+        event_lines, datas = lines[start:stop:3], lines[start + 1 : stop : 3]
         if (
             any(lines[start + 2 : stop : 3])
-            or not all(map(bytes.startswith, types, repeat(b"event: ")))
-            or not all(map(bytes.startswith, datas, repeat(b"data: ")))
+            or not _all_start_with(event_lines, b"event: ", b"event:!")
+            or not _all_start_with(datas, b"data: ", b"data:!")
         ):
             return None
-        names = list(map(_EVENT_VALUE, types))
         values = list(map(_VALUE, datas))
         # Line by line finds the same invalid bytes as all at once; ASCII needs no decoding.
         for line in compress(lines[start:stop], map(not_, map(bytes.isascii, lines[start:stop]))):
             line.decode()
-        return _new_tuple(NamedEvents, (names, values, self._last_id))
+        return _new_tuple(NamedEvents, (event_lines, values, self._last_id))
 
     def _interpret(
         self, lines: list[str], events: list[ServerSentEvent | RawEvents | NamedEvents]

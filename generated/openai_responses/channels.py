@@ -363,41 +363,41 @@ def classify_v_1_responses(sse: ServerSentEvent) -> V_1_RESPONSES_EVENT:
 
 
 _NAMED_V_1_RESPONSES: dict[bytes, Callable[[bytes], Any]] = {
-    b"error": _decode_error_v_1_responses,
-    b"response.completed": _decode_response_completed_v_1_responses,
-    b"response.content_part.added": _decode_response_content_part_added_v_1_responses,
-    b"response.content_part.done": _decode_response_content_part_done_v_1_responses,
-    b"response.created": _decode_response_created_v_1_responses,
-    b"response.failed": _decode_response_failed_v_1_responses,
-    b"response.function_call_arguments.delta": _decode_response_function_call_arguments_delta_v_1_responses,
-    b"response.function_call_arguments.done": _decode_response_function_call_arguments_done_v_1_responses,
-    b"response.in_progress": _decode_response_in_progress_v_1_responses,
-    b"response.incomplete": _decode_response_incomplete_v_1_responses,
-    b"response.output_item.added": _decode_response_output_item_added_v_1_responses,
-    b"response.output_item.done": _decode_response_output_item_done_v_1_responses,
-    b"response.output_text.annotation.added": _decode_response_output_text_annotation_added_v_1_responses,
-    b"response.output_text.delta": _decode_response_output_text_delta_v_1_responses,
-    b"response.output_text.done": _decode_response_output_text_done_v_1_responses,
-    b"response.reasoning_summary_part.added": _decode_response_reasoning_summary_part_added_v_1_responses,
-    b"response.reasoning_summary_part.done": _decode_response_reasoning_summary_part_done_v_1_responses,
-    b"response.reasoning_summary_text.delta": _decode_response_reasoning_summary_text_delta_v_1_responses,
-    b"response.reasoning_summary_text.done": _decode_response_reasoning_summary_text_done_v_1_responses,
-    b"response.reasoning_text.delta": _decode_response_reasoning_text_delta_v_1_responses,
-    b"response.reasoning_text.done": _decode_response_reasoning_text_done_v_1_responses,
-    b"response.refusal.delta": _decode_response_refusal_delta_v_1_responses,
-    b"response.refusal.done": _decode_response_refusal_done_v_1_responses,
+    b"event: error": _decode_error_v_1_responses,
+    b"event: response.completed": _decode_response_completed_v_1_responses,
+    b"event: response.content_part.added": _decode_response_content_part_added_v_1_responses,
+    b"event: response.content_part.done": _decode_response_content_part_done_v_1_responses,
+    b"event: response.created": _decode_response_created_v_1_responses,
+    b"event: response.failed": _decode_response_failed_v_1_responses,
+    b"event: response.function_call_arguments.delta": _decode_response_function_call_arguments_delta_v_1_responses,
+    b"event: response.function_call_arguments.done": _decode_response_function_call_arguments_done_v_1_responses,
+    b"event: response.in_progress": _decode_response_in_progress_v_1_responses,
+    b"event: response.incomplete": _decode_response_incomplete_v_1_responses,
+    b"event: response.output_item.added": _decode_response_output_item_added_v_1_responses,
+    b"event: response.output_item.done": _decode_response_output_item_done_v_1_responses,
+    b"event: response.output_text.annotation.added": _decode_response_output_text_annotation_added_v_1_responses,
+    b"event: response.output_text.delta": _decode_response_output_text_delta_v_1_responses,
+    b"event: response.output_text.done": _decode_response_output_text_done_v_1_responses,
+    b"event: response.reasoning_summary_part.added": _decode_response_reasoning_summary_part_added_v_1_responses,
+    b"event: response.reasoning_summary_part.done": _decode_response_reasoning_summary_part_done_v_1_responses,
+    b"event: response.reasoning_summary_text.delta": _decode_response_reasoning_summary_text_delta_v_1_responses,
+    b"event: response.reasoning_summary_text.done": _decode_response_reasoning_summary_text_done_v_1_responses,
+    b"event: response.reasoning_text.delta": _decode_response_reasoning_text_delta_v_1_responses,
+    b"event: response.reasoning_text.done": _decode_response_reasoning_text_done_v_1_responses,
+    b"event: response.refusal.delta": _decode_response_refusal_delta_v_1_responses,
+    b"event: response.refusal.done": _decode_response_refusal_done_v_1_responses,
 }
 
 
 def classify_named_v_1_responses(
-    types: list[bytes], values: list[bytes]
+    event_lines: list[bytes], values: list[bytes]
 ) -> list[V_1_RESPONSES_EVENT] | None:
-    """The typed events of consecutive named events given as their undecoded event
-    types and data (``sse.NamedEvents``), when each type is in the table and its data
+    """The typed events of consecutive named events given as their undecoded ``event``
+    lines and data (``sse.NamedEvents``), when each line is in the table and its data
     decodes (what :func:`classify_v_1_responses` gives then), decoded without a Python-level
     loop; None when one is not (each is then classified alone)."""
     try:
-        return list(map(_call, map(_NAMED_V_1_RESPONSES.__getitem__, types), values))
+        return list(map(_call, map(_NAMED_V_1_RESPONSES.__getitem__, event_lines), values))
     except (KeyError, msgspec.ValidationError, msgspec.DecodeError):
         return None
 

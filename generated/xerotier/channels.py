@@ -420,19 +420,19 @@ def classify_chat_completions(sse: ServerSentEvent) -> CHAT_COMPLETIONS_EVENT:
 
 
 _NAMED_CHAT_COMPLETIONS: dict[bytes, Callable[[bytes], Any]] = {
-    b"error": _decode_stream_error_chat_completions,
+    b"event: error": _decode_stream_error_chat_completions,
 }
 
 
 def classify_named_chat_completions(
-    types: list[bytes], values: list[bytes]
+    event_lines: list[bytes], values: list[bytes]
 ) -> list[CHAT_COMPLETIONS_EVENT] | None:
-    """The typed events of consecutive named events given as their undecoded event
-    types and data (``sse.NamedEvents``), when each type is in the table and its data
+    """The typed events of consecutive named events given as their undecoded ``event``
+    lines and data (``sse.NamedEvents``), when each line is in the table and its data
     decodes (what :func:`classify_chat_completions` gives then), decoded without a Python-level
     loop; None when one is not (each is then classified alone)."""
     try:
-        return list(map(_call, map(_NAMED_CHAT_COMPLETIONS.__getitem__, types), values))
+        return list(map(_call, map(_NAMED_CHAT_COMPLETIONS.__getitem__, event_lines), values))
     except (KeyError, msgspec.ValidationError, msgspec.DecodeError):
         return None
 

@@ -873,8 +873,25 @@ _NAMED_BLOCKS = st.sampled_from(
         "retry: 10\nevent: e\ndata: x\n\n",
         "event: e\r\ndata: crlf\r\n\r\n",
         "event: cut",
+        # Lines sorting next to the "event: " and "data: " prefixes, and a swapped block.
+        "event:!\ndata: bang\n\n",
+        "event:\ndata:!\n\n",
+        "eventx: a\ndata: b\n\n",
+        "data: x\nevent: y\n\n",
+        "event: e\ndata:\n\n",
     ]
 )
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.binary(max_size=9), max_size=6), st.sampled_from([b"event: ", b"data: ", b"a", b"\x00\xfe"]))
+def test_all_start_with_is_startswith_of_every_line(lines: list[bytes], prefix: bytes) -> None:
+    """The two-pass check the fast paths use for line prefixes (min and max against the
+    prefix and the prefix with its last byte raised) says what ``startswith`` on each says."""
+    bound = prefix[:-1] + bytes((prefix[-1] + 1,))
+    lines = lines + [prefix + line for line in lines]  # as many that do start with it
+    for subset in (lines, lines[len(lines) // 2 :], [line for line in lines if line.startswith(prefix)]):
+        assert sse._all_start_with(subset, prefix, bound) == all(line.startswith(prefix) for line in subset)
 
 
 @settings(max_examples=400, deadline=None)

@@ -151,8 +151,9 @@ class NamedPlan:
     """The fast path of a channel whose named SSE event types each carry one JSON message.
 
     ``classify_named`` decodes a run of named events (``sse.NamedEvents``) without a
-    Python-level loop: each event type looked up in ``table`` (the UTF-8 bytes of the
-    type -> its message's decoder), each decoder called on its event's data. Only event
+    Python-level loop: each event's ``event`` line looked up in ``table`` (the UTF-8 bytes
+    of ``event: <type>`` -> its message's decoder), each decoder called on its event's
+    data. Only event
     types whose branch tries exactly that one decoder are in the table (no literal, no
     tag, no usage kept whole, not ``message``), so a decoded value is what ``classify``
     gives; an unknown type or a value its decoder refuses makes the whole run fall back
@@ -161,15 +162,16 @@ class NamedPlan:
     Attributes:
         function: the generated ``classify_named_<channel>`` name.
         table: the generated name of the event type -> decoder table.
-        types: ``(event type, message)`` rows of the table, sorted by event type (the
-            type as a :class:`Sentinel`, to be written as a bytes literal).
+        event_lines: ``(event line, message)`` rows of the table, sorted by event type
+            (the line ``event: <type>`` as a :class:`Sentinel`, to be written as a bytes
+            literal).
         errors: the exception tuple meaning "fall back": ``KeyError`` and what the
             flavour's decoders raise.
     """
 
     function: PythonIdentifier
     table: PythonIdentifier
-    types: tuple[tuple[Sentinel, MessageSpec], ...]
+    event_lines: tuple[tuple[Sentinel, MessageSpec], ...]
     errors: str
 
 
@@ -466,8 +468,8 @@ def _batch_plan(ident: PythonIdentifier, plain: EventBranch | None, plans: list[
 def _named_plan(ident: PythonIdentifier, branches: list[EventBranch], flavour: Flavour) -> NamedPlan | None:
     """The fast path of named events: the event types (other than ``message``) whose
     branch is exactly one JSON decoder, without literals, tag or kept usage."""
-    types = tuple(
-        (Sentinel(b.event, b.event.isascii()), b.decoders[0])
+    event_lines = tuple(
+        (Sentinel(f"event: {b.event}", b.event.isascii()), b.decoders[0])
         for b in branches
         if b.event not in ("message", ANY_EVENT)
         and not b.literals
@@ -475,12 +477,12 @@ def _named_plan(ident: PythonIdentifier, branches: list[EventBranch], flavour: F
         and len(b.decoders) == 1
         and not b.decoders[0].keep_usage
     )
-    if not types:
+    if not event_lines:
         return None
     return NamedPlan(
         function=PythonIdentifier.verbatim(f"classify_named_{ident}"),
         table=PythonIdentifier.verbatim(f"_NAMED_{ident.upper()}"),
-        types=types,
+        event_lines=event_lines,
         errors=f"(KeyError, {flavour.decode_errors.strip('()')})",
     )
 

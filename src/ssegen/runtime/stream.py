@@ -43,8 +43,8 @@ from .sse import (
 E = TypeVar("E")
 
 NamedClassifier = Callable[[list[bytes], list[bytes]], Sequence[E] | None]
-"""``classify_named(types, values)``: the typed events of a run of named events given
-as their undecoded event types and data (``sse.NamedEvents``), all at once, or None to
+"""``classify_named(event_lines, values)``: the typed events of a run of named events
+given as their undecoded ``event`` lines and data (``sse.NamedEvents``), all at once, or None to
 have each classified alone; it must give what ``classify`` would (see :class:`Channel`)."""
 
 #: The reason of a :class:`StreamTruncated` event (and of the ``truncated`` error).
@@ -1114,7 +1114,7 @@ def _classify_item(
     once through ``classify_values`` as far as it takes them), or of a run of named
     events (at once through ``classify_named`` when it takes them all)."""
     if isinstance(item, NamedEvents):
-        named = None if classify_named is None else classify_named(item.types, item.values)
+        named = None if classify_named is None else classify_named(item.event_lines, item.values)
         return list(map(classify, item.events())) if named is None else named
     if not isinstance(item, RawEvents):
         return (classify(item),)
@@ -1147,7 +1147,7 @@ class Channel(Generic[E]):
             gave, as ``apply`` would each event in turn.
         classify_named: optionally, the typed events of a run of named events
             (``sse.NamedEvents``: ``event:`` + ``data:`` + blank line each) given as
-            their undecoded types and data, all at once, or None to have each
+            their undecoded ``event`` lines and data, all at once, or None to have each
             classified alone; it must give what ``classify`` would.
         family: how the events assemble (``chat``, ``messages``, ``responses``,
             ``custom``, ``none``), recorded on the :class:`StreamResult`.
@@ -1282,7 +1282,11 @@ class Channel(Generic[E]):
                 applied = 0
             if isinstance(item, NamedEvents):
                 applied += len(item.values)
-                named = None if classify_named is None else classify_named(item.types, item.values)
+                named = (
+                    None
+                    if classify_named is None
+                    else classify_named(item.event_lines, item.values)
+                )
                 if named is not None:
                     # handlers.get(type(event), self.apply)(acc, event) for each event, in C.
                     handles = map(handlers.get, map(type, named), repeat(self.apply))
