@@ -182,6 +182,8 @@ def classify_named_v_1_messages(
     decodes (what :func:`classify_v_1_messages` gives then), decoded without a Python-level
     loop; None when one is not (each is then classified alone)."""
     try:
+        if event_lines.count(first := event_lines[0]) == len(event_lines):
+            return list(map(_NAMED_V_1_MESSAGES[first], values))  # one event type, one decoder
         return list(map(_call, map(_NAMED_V_1_MESSAGES.__getitem__, event_lines), values))
     except (KeyError, msgspec.ValidationError, msgspec.DecodeError):
         return None
@@ -207,54 +209,60 @@ def _apply_v_1_messages_message_start_run(
 def _apply_v_1_messages_content_block_start(
     acc: Accumulator, chunk: models.ContentBlockStartEvent
 ) -> None:
-    acc.blocks[chunk.index].open(chunk.content_block)
+    blocks = acc.blocks
+    blocks[chunk.index].open(chunk.content_block)
 
 
 def _apply_v_1_messages_content_block_start_run(
     acc: Accumulator, chunks: Iterable[models.ContentBlockStartEvent]
 ) -> None:
+    blocks = acc.blocks
     for chunk in chunks:
-        acc.blocks[chunk.index].open(chunk.content_block)
+        blocks[chunk.index].open(chunk.content_block)
 
 
 def _apply_v_1_messages_content_block_delta(
     acc: Accumulator, chunk: models.ContentBlockDeltaEvent
 ) -> None:
+    blocks = acc.blocks
     if isinstance(v0 := chunk.delta, models.TextDelta):
-        acc.blocks[chunk.index].text.append(v0.text)
+        blocks[chunk.index].text.append(v0.text)
     elif isinstance(v1 := chunk.delta, models.ThinkingDelta):
-        acc.blocks[chunk.index].thinking.append(v1.thinking)
+        blocks[chunk.index].thinking.append(v1.thinking)
     elif isinstance(v2 := chunk.delta, models.SignatureDelta):
-        acc.blocks[chunk.index].signature.append(v2.signature)
+        blocks[chunk.index].signature.append(v2.signature)
     elif isinstance(v3 := chunk.delta, models.InputJsonDelta):
-        acc.blocks[chunk.index].arguments.append(v3.partial_json)
+        blocks[chunk.index].arguments.append(v3.partial_json)
 
 
 def _apply_v_1_messages_content_block_delta_run(
     acc: Accumulator, chunks: Iterable[models.ContentBlockDeltaEvent]
 ) -> None:
+    blocks = acc.blocks
     for chunk in chunks:
         if isinstance(v0 := chunk.delta, models.TextDelta):
-            acc.blocks[chunk.index].text.append(v0.text)
+            blocks[chunk.index].text.append(v0.text)
         elif isinstance(v1 := chunk.delta, models.ThinkingDelta):
-            acc.blocks[chunk.index].thinking.append(v1.thinking)
+            blocks[chunk.index].thinking.append(v1.thinking)
         elif isinstance(v2 := chunk.delta, models.SignatureDelta):
-            acc.blocks[chunk.index].signature.append(v2.signature)
+            blocks[chunk.index].signature.append(v2.signature)
         elif isinstance(v3 := chunk.delta, models.InputJsonDelta):
-            acc.blocks[chunk.index].arguments.append(v3.partial_json)
+            blocks[chunk.index].arguments.append(v3.partial_json)
 
 
 def _apply_v_1_messages_content_block_stop(
     acc: Accumulator, chunk: models.ContentBlockStopEvent
 ) -> None:
-    acc.blocks[chunk.index].close()
+    blocks = acc.blocks
+    blocks[chunk.index].close()
 
 
 def _apply_v_1_messages_content_block_stop_run(
     acc: Accumulator, chunks: Iterable[models.ContentBlockStopEvent]
 ) -> None:
+    blocks = acc.blocks
     for chunk in chunks:
-        acc.blocks[chunk.index].close()
+        blocks[chunk.index].close()
 
 
 def _apply_v_1_messages_message_delta(acc: Accumulator, chunk: models.MessageDeltaEvent) -> None:
@@ -307,6 +315,17 @@ _APPLY_V_1_MESSAGES: dict[type, Callable[[Accumulator, Any], None]] = {
 }
 """How each event class of channel /v1/messages feeds the accumulator."""
 
+_APPLY_RUNS_V_1_MESSAGES: dict[type, Callable[[Accumulator, Iterable[Any]], None]] = {
+    models.MessageStartEvent: _apply_v_1_messages_message_start_run,
+    models.ContentBlockStartEvent: _apply_v_1_messages_content_block_start_run,
+    models.ContentBlockDeltaEvent: _apply_v_1_messages_content_block_delta_run,
+    models.ContentBlockStopEvent: _apply_v_1_messages_content_block_stop_run,
+    models.MessageDeltaEvent: _apply_v_1_messages_message_delta_run,
+    models.MessageStopEvent: _apply_v_1_messages_message_stop_run,
+    models.ErrorEvent: _apply_v_1_messages_error_run,
+}
+"""How consecutive events of one class of channel /v1/messages feed the accumulator."""
+
 
 def apply_v_1_messages(acc: Accumulator, event: V_1_MESSAGES_EVENT) -> None:
     """Feed one event of channel /v1/messages into ``acc``."""
@@ -339,6 +358,7 @@ CHANNELS: dict[str, Channel[Any]] = {
         classify_v_1_messages,
         apply_v_1_messages,
         handlers=_APPLY_V_1_MESSAGES,
+        runs=_APPLY_RUNS_V_1_MESSAGES,
         family="messages",
         classify_named=classify_named_v_1_messages,
     ),

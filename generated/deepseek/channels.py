@@ -133,6 +133,11 @@ _APPLY_BETA_COMPLETIONS: dict[type, Callable[[Accumulator, Any], None]] = {
 }
 """How each event class of channel /beta/completions feeds the accumulator."""
 
+_APPLY_RUNS_BETA_COMPLETIONS: dict[type, Callable[[Accumulator, Iterable[Any]], None]] = {
+    models.FimCompletionChunk: _apply_beta_completions_fim_completion_chunk_run,
+}
+"""How consecutive events of one class of channel /beta/completions feed the accumulator."""
+
 
 def apply_beta_completions(acc: Accumulator, event: BETA_COMPLETIONS_EVENT) -> None:
     """Feed one event of channel /beta/completions into ``acc``."""
@@ -242,6 +247,11 @@ _APPLY_CHAT_COMPLETIONS: dict[type, Callable[[Accumulator, Any], None]] = {
 }
 """How each event class of channel /chat/completions feeds the accumulator."""
 
+_APPLY_RUNS_CHAT_COMPLETIONS: dict[type, Callable[[Accumulator, Iterable[Any]], None]] = {
+    models.ChatCompletionChunk: _apply_chat_completions_chat_completion_chunk_run,
+}
+"""How consecutive events of one class of channel /chat/completions feed the accumulator."""
+
 
 def apply_chat_completions(acc: Accumulator, event: CHAT_COMPLETIONS_EVENT) -> None:
     """Feed one event of channel /chat/completions into ``acc``."""
@@ -268,6 +278,7 @@ CHANNELS: dict[str, Channel[Any]] = {
         classify_beta_completions,
         apply_beta_completions,
         handlers=_APPLY_BETA_COMPLETIONS,
+        runs=_APPLY_RUNS_BETA_COMPLETIONS,
         family="chat",
         classify_values=classify_values_beta_completions,
         apply_values=_apply_beta_completions_fim_completion_chunk_run,
@@ -281,6 +292,7 @@ CHANNELS: dict[str, Channel[Any]] = {
         classify_chat_completions,
         apply_chat_completions,
         handlers=_APPLY_CHAT_COMPLETIONS,
+        runs=_APPLY_RUNS_CHAT_COMPLETIONS,
         family="chat",
         classify_values=classify_values_chat_completions,
         apply_values=_apply_chat_completions_chat_completion_chunk_run,

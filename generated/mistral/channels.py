@@ -155,6 +155,11 @@ _APPLY_AGENTS_COMPLETIONS: dict[type, Callable[[Accumulator, Any], None]] = {
 }
 """How each event class of channel /agents/completions feeds the accumulator."""
 
+_APPLY_RUNS_AGENTS_COMPLETIONS: dict[type, Callable[[Accumulator, Iterable[Any]], None]] = {
+    models.AgentCompletionChunk: _apply_agents_completions_agent_completion_chunk_run,
+}
+"""How consecutive events of one class of channel /agents/completions feed the accumulator."""
+
 
 def apply_agents_completions(acc: Accumulator, event: AGENTS_COMPLETIONS_EVENT) -> None:
     """Feed one event of channel /agents/completions into ``acc``."""
@@ -298,6 +303,12 @@ _APPLY_CHAT_COMPLETIONS: dict[type, Callable[[Accumulator, Any], None]] = {
 }
 """How each event class of channel /chat/completions feeds the accumulator."""
 
+_APPLY_RUNS_CHAT_COMPLETIONS: dict[type, Callable[[Accumulator, Iterable[Any]], None]] = {
+    models.ChatCompletionUsageChunk: _apply_chat_completions_chat_completion_usage_chunk_run,
+    models.ChatCompletionChunk: _apply_chat_completions_chat_completion_chunk_run,
+}
+"""How consecutive events of one class of channel /chat/completions feed the accumulator."""
+
 
 def apply_chat_completions(acc: Accumulator, event: CHAT_COMPLETIONS_EVENT) -> None:
     """Feed one event of channel /chat/completions into ``acc``."""
@@ -401,6 +412,11 @@ _APPLY_FIM_COMPLETIONS: dict[type, Callable[[Accumulator, Any], None]] = {
 }
 """How each event class of channel /fim/completions feeds the accumulator."""
 
+_APPLY_RUNS_FIM_COMPLETIONS: dict[type, Callable[[Accumulator, Iterable[Any]], None]] = {
+    models.FimCompletionChunk: _apply_fim_completions_fim_completion_chunk_run,
+}
+"""How consecutive events of one class of channel /fim/completions feed the accumulator."""
+
 
 def apply_fim_completions(acc: Accumulator, event: FIM_COMPLETIONS_EVENT) -> None:
     """Feed one event of channel /fim/completions into ``acc``."""
@@ -427,6 +443,7 @@ CHANNELS: dict[str, Channel[Any]] = {
         classify_agents_completions,
         apply_agents_completions,
         handlers=_APPLY_AGENTS_COMPLETIONS,
+        runs=_APPLY_RUNS_AGENTS_COMPLETIONS,
         family="chat",
         classify_values=classify_values_agents_completions,
         apply_values=_apply_agents_completions_agent_completion_chunk_run,
@@ -441,6 +458,7 @@ CHANNELS: dict[str, Channel[Any]] = {
         classify_chat_completions,
         apply_chat_completions,
         handlers=_APPLY_CHAT_COMPLETIONS,
+        runs=_APPLY_RUNS_CHAT_COMPLETIONS,
         family="chat",
     ),
     "/fim/completions": Channel(
@@ -452,6 +470,7 @@ CHANNELS: dict[str, Channel[Any]] = {
         classify_fim_completions,
         apply_fim_completions,
         handlers=_APPLY_FIM_COMPLETIONS,
+        runs=_APPLY_RUNS_FIM_COMPLETIONS,
         family="chat",
         classify_values=classify_values_fim_completions,
         apply_values=_apply_fim_completions_fim_completion_chunk_run,

@@ -397,6 +397,8 @@ def classify_named_v_1_responses(
     decodes (what :func:`classify_v_1_responses` gives then), decoded without a Python-level
     loop; None when one is not (each is then classified alone)."""
     try:
+        if event_lines.count(first := event_lines[0]) == len(event_lines):
+            return list(map(_NAMED_V_1_RESPONSES[first], values))  # one event type, one decoder
         return list(map(_call, map(_NAMED_V_1_RESPONSES.__getitem__, event_lines), values))
     except (KeyError, msgspec.ValidationError, msgspec.DecodeError):
         return None
@@ -435,92 +437,106 @@ def _apply_v_1_responses_response_in_progress_run(
 def _apply_v_1_responses_response_output_item_added(
     acc: Accumulator, chunk: models.ResponseOutputItemAddedEvent
 ) -> None:
-    acc.blocks[chunk.output_index].open(chunk.item)
+    blocks = acc.blocks
+    blocks[chunk.output_index].open(chunk.item)
 
 
 def _apply_v_1_responses_response_output_item_added_run(
     acc: Accumulator, chunks: Iterable[models.ResponseOutputItemAddedEvent]
 ) -> None:
+    blocks = acc.blocks
     for chunk in chunks:
-        acc.blocks[chunk.output_index].open(chunk.item)
+        blocks[chunk.output_index].open(chunk.item)
 
 
 def _apply_v_1_responses_response_output_item_done(
     acc: Accumulator, chunk: models.ResponseOutputItemDoneEvent
 ) -> None:
-    acc.blocks[chunk.output_index].close(chunk.item)
+    blocks = acc.blocks
+    blocks[chunk.output_index].close(chunk.item)
 
 
 def _apply_v_1_responses_response_output_item_done_run(
     acc: Accumulator, chunks: Iterable[models.ResponseOutputItemDoneEvent]
 ) -> None:
+    blocks = acc.blocks
     for chunk in chunks:
-        acc.blocks[chunk.output_index].close(chunk.item)
+        blocks[chunk.output_index].close(chunk.item)
 
 
 def _apply_v_1_responses_response_output_text_delta(
     acc: Accumulator, chunk: models.ResponseOutputTextDeltaEvent
 ) -> None:
-    acc.blocks[chunk.output_index].text.append(chunk.delta)
+    blocks = acc.blocks
+    blocks[chunk.output_index].text.append(chunk.delta)
 
 
 def _apply_v_1_responses_response_output_text_delta_run(
     acc: Accumulator, chunks: Iterable[models.ResponseOutputTextDeltaEvent]
 ) -> None:
+    blocks = acc.blocks
     for chunk in chunks:
-        acc.blocks[chunk.output_index].text.append(chunk.delta)
+        blocks[chunk.output_index].text.append(chunk.delta)
 
 
 def _apply_v_1_responses_response_refusal_delta(
     acc: Accumulator, chunk: models.ResponseRefusalDeltaEvent
 ) -> None:
-    acc.blocks[chunk.output_index].refusal.append(chunk.delta)
+    blocks = acc.blocks
+    blocks[chunk.output_index].refusal.append(chunk.delta)
 
 
 def _apply_v_1_responses_response_refusal_delta_run(
     acc: Accumulator, chunks: Iterable[models.ResponseRefusalDeltaEvent]
 ) -> None:
+    blocks = acc.blocks
     for chunk in chunks:
-        acc.blocks[chunk.output_index].refusal.append(chunk.delta)
+        blocks[chunk.output_index].refusal.append(chunk.delta)
 
 
 def _apply_v_1_responses_response_function_call_arguments_delta(
     acc: Accumulator, chunk: models.ResponseFunctionCallArgumentsDeltaEvent
 ) -> None:
-    acc.blocks[chunk.output_index].arguments.append(chunk.delta)
+    blocks = acc.blocks
+    blocks[chunk.output_index].arguments.append(chunk.delta)
 
 
 def _apply_v_1_responses_response_function_call_arguments_delta_run(
     acc: Accumulator, chunks: Iterable[models.ResponseFunctionCallArgumentsDeltaEvent]
 ) -> None:
+    blocks = acc.blocks
     for chunk in chunks:
-        acc.blocks[chunk.output_index].arguments.append(chunk.delta)
+        blocks[chunk.output_index].arguments.append(chunk.delta)
 
 
 def _apply_v_1_responses_response_reasoning_summary_text_delta(
     acc: Accumulator, chunk: models.ResponseReasoningSummaryTextDeltaEvent
 ) -> None:
-    acc.blocks[chunk.output_index].thinking.append(chunk.delta)
+    blocks = acc.blocks
+    blocks[chunk.output_index].thinking.append(chunk.delta)
 
 
 def _apply_v_1_responses_response_reasoning_summary_text_delta_run(
     acc: Accumulator, chunks: Iterable[models.ResponseReasoningSummaryTextDeltaEvent]
 ) -> None:
+    blocks = acc.blocks
     for chunk in chunks:
-        acc.blocks[chunk.output_index].thinking.append(chunk.delta)
+        blocks[chunk.output_index].thinking.append(chunk.delta)
 
 
 def _apply_v_1_responses_response_reasoning_text_delta(
     acc: Accumulator, chunk: models.ResponseReasoningTextDeltaEvent
 ) -> None:
-    acc.blocks[chunk.output_index].thinking.append(chunk.delta)
+    blocks = acc.blocks
+    blocks[chunk.output_index].thinking.append(chunk.delta)
 
 
 def _apply_v_1_responses_response_reasoning_text_delta_run(
     acc: Accumulator, chunks: Iterable[models.ResponseReasoningTextDeltaEvent]
 ) -> None:
+    blocks = acc.blocks
     for chunk in chunks:
-        acc.blocks[chunk.output_index].thinking.append(chunk.delta)
+        blocks[chunk.output_index].thinking.append(chunk.delta)
 
 
 def _apply_v_1_responses_response_completed(
@@ -612,6 +628,23 @@ _APPLY_V_1_RESPONSES: dict[type, Callable[[Accumulator, Any], None]] = {
 }
 """How each event class of channel /v1/responses feeds the accumulator."""
 
+_APPLY_RUNS_V_1_RESPONSES: dict[type, Callable[[Accumulator, Iterable[Any]], None]] = {
+    models.ResponseCreatedEvent: _apply_v_1_responses_response_created_run,
+    models.ResponseInProgressEvent: _apply_v_1_responses_response_in_progress_run,
+    models.ResponseOutputItemAddedEvent: _apply_v_1_responses_response_output_item_added_run,
+    models.ResponseOutputItemDoneEvent: _apply_v_1_responses_response_output_item_done_run,
+    models.ResponseOutputTextDeltaEvent: _apply_v_1_responses_response_output_text_delta_run,
+    models.ResponseRefusalDeltaEvent: _apply_v_1_responses_response_refusal_delta_run,
+    models.ResponseFunctionCallArgumentsDeltaEvent: _apply_v_1_responses_response_function_call_arguments_delta_run,
+    models.ResponseReasoningSummaryTextDeltaEvent: _apply_v_1_responses_response_reasoning_summary_text_delta_run,
+    models.ResponseReasoningTextDeltaEvent: _apply_v_1_responses_response_reasoning_text_delta_run,
+    models.ResponseCompletedEvent: _apply_v_1_responses_response_completed_run,
+    models.ResponseIncompleteEvent: _apply_v_1_responses_response_incomplete_run,
+    models.ResponseFailedEvent: _apply_v_1_responses_response_failed_run,
+    models.ResponseErrorEvent: _apply_v_1_responses_error_run,
+}
+"""How consecutive events of one class of channel /v1/responses feed the accumulator."""
+
 
 def apply_v_1_responses(acc: Accumulator, event: V_1_RESPONSES_EVENT) -> None:
     """Feed one event of channel /v1/responses into ``acc``."""
@@ -659,6 +692,7 @@ CHANNELS: dict[str, Channel[Any]] = {
         classify_v_1_responses,
         apply_v_1_responses,
         handlers=_APPLY_V_1_RESPONSES,
+        runs=_APPLY_RUNS_V_1_RESPONSES,
         family="responses",
         classify_named=classify_named_v_1_responses,
     ),

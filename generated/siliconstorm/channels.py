@@ -133,6 +133,11 @@ _APPLY_CHAT_COMPLETIONS: dict[type, Callable[[Accumulator, Any], None]] = {
 }
 """How each event class of channel /chat/completions feeds the accumulator."""
 
+_APPLY_RUNS_CHAT_COMPLETIONS: dict[type, Callable[[Accumulator, Iterable[Any]], None]] = {
+    models.ChatCompletionChunk: _apply_chat_completions_chat_completion_chunk_run,
+}
+"""How consecutive events of one class of channel /chat/completions feed the accumulator."""
+
 
 def apply_chat_completions(acc: Accumulator, event: CHAT_COMPLETIONS_EVENT) -> None:
     """Feed one event of channel /chat/completions into ``acc``."""
@@ -159,6 +164,7 @@ CHANNELS: dict[str, Channel[Any]] = {
         classify_chat_completions,
         apply_chat_completions,
         handlers=_APPLY_CHAT_COMPLETIONS,
+        runs=_APPLY_RUNS_CHAT_COMPLETIONS,
         family="chat",
         classify_values=classify_values_chat_completions,
         apply_values=_apply_chat_completions_chat_completion_chunk_run,

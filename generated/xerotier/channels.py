@@ -432,6 +432,8 @@ def classify_named_chat_completions(
     decodes (what :func:`classify_chat_completions` gives then), decoded without a Python-level
     loop; None when one is not (each is then classified alone)."""
     try:
+        if event_lines.count(first := event_lines[0]) == len(event_lines):
+            return list(map(_NAMED_CHAT_COMPLETIONS[first], values))  # one event type, one decoder
         return list(map(_call, map(_NAMED_CHAT_COMPLETIONS.__getitem__, event_lines), values))
     except (KeyError, msgspec.ValidationError, msgspec.DecodeError):
         return None
@@ -532,6 +534,11 @@ _APPLY_CHAT_COMPLETIONS: dict[type, Callable[[Accumulator, Any], None]] = {
 }
 """How each event class of channel /chat/completions feeds the accumulator."""
 
+_APPLY_RUNS_CHAT_COMPLETIONS: dict[type, Callable[[Accumulator, Iterable[Any]], None]] = {
+    models.ChatCompletionChunk: _apply_chat_completions_chat_completion_chunk_run,
+}
+"""How consecutive events of one class of channel /chat/completions feed the accumulator."""
+
 
 def apply_chat_completions(acc: Accumulator, event: CHAT_COMPLETIONS_EVENT) -> None:
     """Feed one event of channel /chat/completions into ``acc``."""
@@ -606,6 +613,7 @@ CHANNELS: dict[str, Channel[Any]] = {
         classify_chat_completions,
         apply_chat_completions,
         handlers=_APPLY_CHAT_COMPLETIONS,
+        runs=_APPLY_RUNS_CHAT_COMPLETIONS,
         family="chat",
         classify_named=classify_named_chat_completions,
     ),

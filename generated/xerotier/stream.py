@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Iterator, Sequence
-from itertools import chain, repeat
+from itertools import chain, groupby, repeat
 from operator import call as _call
 from types import UnionType
 from typing import Annotated, Any, Generic, Literal, TypeVar, Union, get_args, get_origin
@@ -1138,6 +1138,9 @@ class Channel(Generic[E]):
         apply: feeds one typed event into an :class:`Accumulator`.
         handlers: optionally, what ``apply`` does for each event class (the
             same calls, looked up by the exact class without calling ``apply``).
+        runs: optionally, per event class, a function applying consecutive events of
+            that class (an iterable of them) as its handler would apply each in turn;
+            runs of named events are applied through it, one call per run.
         classify_values: optionally, the typed events of a run of plain
             ``data:`` events given as their undecoded data (``sse.RawEvents``),
             all at once and all of one class: those of its first
@@ -1165,6 +1168,7 @@ class Channel(Generic[E]):
         apply_values: Callable[[Accumulator, Sequence[Any]], None] | None = None,
         family: str = "chat",
         classify_named: NamedClassifier[E] | None = None,
+        runs: dict[type, Callable[[Accumulator, Iterable[Any]], None]] | None = None,
     ) -> None:
         self.address = address
         self.family = family
@@ -1175,6 +1179,7 @@ class Channel(Generic[E]):
         self.classify_values = classify_values
         self.apply_values = apply_values
         self.classify_named = classify_named
+        self.runs: dict[type, Callable[[Accumulator, Iterable[Any]], None]] = runs or {}
 
     def __repr__(self) -> str:
         return f"Channel({self.address!r})"
@@ -1267,14 +1272,15 @@ class Channel(Generic[E]):
     ) -> int:
         """Classify and apply the SSE events of each chunk; a run that
         ``classify_values`` takes is applied by one ``apply_values`` call, a run
-        of named events that ``classify_named`` takes event by event without a
-        Python-level loop (each through its handler, or ``apply``).
+        of named events that ``classify_named`` takes one call per stretch of
+        consecutive events of one class (its ``runs`` function; else each event
+        through its handler, or ``apply``, without a Python-level loop).
 
         The accumulator is compacted every :data:`COMPACT_PARTS` events;
         ``applied`` events have come since the last compaction, and the count
         after these batches is returned (to pass to the next call).
         """
-        handlers = self.handlers
+        handlers, runs = self.handlers, self.runs
         # (A stream decoded by another channel gets this channel's apply only.)
         apply_values = self.apply_values if classify_values is self.classify_values else None
         for item in chain.from_iterable(batches):
@@ -1289,9 +1295,13 @@ class Channel(Generic[E]):
                     else classify_named(item.event_lines, item.values)
                 )
                 if named is not None:
-                    # handlers.get(type(event), self.apply)(acc, event) for each event, in C.
-                    handles = map(handlers.get, map(type, named), repeat(self.apply))
-                    deque(map(_call, handles, repeat(acc), named), 0)
+                    for cls, stretch in groupby(named, type):
+                        apply_run = runs.get(cls)
+                        if apply_run is not None:
+                            apply_run(acc, stretch)
+                        else:  # handlers.get(cls, self.apply)(acc, event) for each, in C
+                            handle = handlers.get(cls, self.apply)
+                            deque(map(_call, repeat(handle), repeat(acc), stretch), 0)
                     continue
                 events: Iterable[E] = map(classify, item.events())  # one at a time, as below
             elif isinstance(item, RawEvents):

@@ -58,3 +58,17 @@ def test_captured_stream_classes_follow_the_sse_event_names(name: str) -> None:
         by_type.setdefault(kind, type(event).__name__)
         assert by_type[kind] == type(event).__name__, (provider, kind)
     assert len(set(by_type.values())) == len(by_type)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_runs_assemble_as_events_one_by_one(name: str) -> None:
+    """``accumulate(decode(...))`` applies each stretch of consecutive events of one class
+    through the class's run function (``Channel.runs``); the result is the one the events
+    give applied one at a time (``accumulate`` of the collected list), whatever the reads."""
+    provider = name.split("/", 1)[0]
+    channel = importlib.import_module(f"generated.{provider}").CHANNELS[CHANNEL[provider]]
+    body = (STREAMS / name).read_bytes()
+    one_by_one = channel.accumulate(list(channel.decode([body]))).to_dict()
+    for size in (7, 4096, len(body)):
+        reads = [body[i : i + size] for i in range(0, len(body), size)]
+        assert channel.accumulate(channel.decode(reads)).to_dict() == one_by_one, size

@@ -135,6 +135,11 @@ class ApplyPlan:
         return bool(self.steps) and not (self.meta or self.choices or self.usage or self.full_text or self.error)
 
     @property
+    def reads_blocks(self) -> bool:
+        """True when a step reads ``blocks`` (``acc.blocks``, bound before the steps run)."""
+        return any(feed.statement.startswith("blocks[") for feed in self.steps)
+
+    @property
     def reads_nothing(self) -> bool:
         """True when the spec gives the message no member the accumulator reads."""
         return not (self.meta or self.choices or self.usage or self.full_text or self.error or self.steps)
@@ -178,7 +183,8 @@ def step_feeds(
     alternatives (Messages' ``text_delta``, ``thinking_delta``, ...) are chained
     (``elif``): at most one alternative class matches, and no statement changes the event.
 
-    Runtime calls (``ssegen/runtime/stream.py``): ``acc.meta``, ``acc.blocks[key]`` then
+    Runtime calls (``ssegen/runtime/stream.py``): ``acc.meta``, ``blocks[key]`` (``blocks``
+    is ``acc.blocks``, bound once per handler: :attr:`ApplyPlan.reads_blocks`) then
     ``.open(value)``, ``.<field>.append(text)`` or ``.close()``, ``acc.stop_reason =``,
     ``acc.merge_usage``, ``acc.done()``, ``acc.error(chunk)``.
     """
@@ -210,9 +216,9 @@ def step_feeds(
             previous = None
             continue
         statement = {
-            "open": f"acc.blocks[{key}].open({plain.format(value)})",
-            "append": f"acc.blocks[{key}].{step.field}.append({value})",
-            "close": f"acc.blocks[{key}].close({plain.format(value) if step.value else ''})",
+            "open": f"blocks[{key}].open({plain.format(value)})",
+            "append": f"blocks[{key}].{step.field}.append({value})",
+            "close": f"blocks[{key}].close({plain.format(value) if step.value else ''})",
             "stop": f"acc.stop_reason = {value}",
             "usage": f"acc.merge_usage({plain.format(value)})",
             "done": "acc.done()",

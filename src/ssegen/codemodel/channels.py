@@ -194,6 +194,9 @@ class ChannelSpec:
         handlers: ``(class expression, handler expression)`` rows of the dispatch
             table, ending with ``VendorEvent`` (when tagged), ``UnknownEvent`` and
             ``StreamTruncated``.
+        runs: ``(class expression, run function)`` for each class whose handler is an
+            accumulation plan's: the plan's ``_run`` function, which applies consecutive
+            events of the class as the handler applies each (``runs_table``).
         event_union: the ``Union[...]`` of every event class of the channel.
         tag_readers: ``(reader name, member)`` of each tag member a branch reads.
         lenient: ``(event type, classes)``: per branch (``*`` the fallback), the JSON
@@ -217,6 +220,7 @@ class ChannelSpec:
     fallback: EventBranch | None
     plans: tuple[ApplyPlan, ...]
     handlers: tuple[tuple[str, str], ...]
+    runs: tuple[tuple[str, str], ...]
     event_union: str
     tag_readers: tuple[tuple[PythonIdentifier, str], ...]
     lenient: tuple[tuple[str, tuple[str, ...]], ...]
@@ -228,6 +232,7 @@ class ChannelSpec:
     classify: PythonIdentifier
     apply: PythonIdentifier
     handlers_table: PythonIdentifier
+    runs_table: PythonIdentifier
 
     @property
     def tagged_branches(self) -> tuple[EventBranch, ...]:
@@ -296,6 +301,8 @@ def channel_spec(channel: Channel, models: ModelsBuilder, diagnostics: Diagnosti
         branches = []  # every message travels as `message`: the fallback serves every event type
     ordered = _decode_order(channel, by_name)
     handlers = [(f"models.{m.cls}", m.handler) for m in ordered if m.handler]
+    by_function = {str(p.function): p for p in plans}
+    runs = [(f"models.{m.cls}", by_function[m.handler].run) for m in ordered if m.handler in by_function]
     union = [f"models.{m.cls}" for m in ordered]
     if any(b.vendor_tags for b in (*branches, *((fallback,) if fallback else ()))):
         handlers.append(("VendorEvent", "Accumulator.vendor"))
@@ -318,6 +325,7 @@ def channel_spec(channel: Channel, models: ModelsBuilder, diagnostics: Diagnosti
         fallback=fallback,
         plans=tuple(plans),
         handlers=tuple(dict.fromkeys(handlers)),
+        runs=tuple(dict.fromkeys(runs)),
         event_union=f"Union[{', '.join(dict.fromkeys(union))}]",
         tag_readers=tuple((name, member) for member, name in readers.items()),
         lenient=_lenient(branches, fallback, models),
@@ -329,6 +337,7 @@ def channel_spec(channel: Channel, models: ModelsBuilder, diagnostics: Diagnosti
         classify=PythonIdentifier.verbatim(f"classify_{ident}"),
         apply=PythonIdentifier.verbatim(f"apply_{ident}"),
         handlers_table=PythonIdentifier.verbatim(f"_APPLY_{upper}"),
+        runs_table=PythonIdentifier.verbatim(f"_APPLY_RUNS_{upper}"),
     )
 
 
