@@ -87,9 +87,11 @@ def classify_values_beta_completions(
         values = values[: values.index(b"[DONE]")]
     try:
         if len(values) == 1:  # a read of one event, as servers flushing each token send
-            run = [_decode_fim_completion_chunk_beta_completions(values[0])]
-        else:
-            run = list(map(_decode_fim_completion_chunk_beta_completions, values))
+            run = [chunk := _decode_fim_completion_chunk_beta_completions(values[0])]
+            if chunk.usage is not None:
+                keep_usages(run, values, "usage")
+            return run
+        run = list(map(_decode_fim_completion_chunk_beta_completions, values))
     except (msgspec.ValidationError, msgspec.DecodeError):
         return None
     if [chunk for chunk in run if chunk.usage is not None]:
@@ -194,9 +196,11 @@ def classify_values_chat_completions(
         values = values[: values.index(b"[DONE]")]
     try:
         if len(values) == 1:  # a read of one event, as servers flushing each token send
-            run = [_decode_chat_completion_chunk_chat_completions(values[0])]
-        else:
-            run = list(map(_decode_chat_completion_chunk_chat_completions, values))
+            run = [chunk := _decode_chat_completion_chunk_chat_completions(values[0])]
+            if chunk.usage is not None:
+                keep_usages(run, values, "usage")
+            return run
+        run = list(map(_decode_chat_completion_chunk_chat_completions, values))
     except (msgspec.ValidationError, msgspec.DecodeError):
         return None
     if [chunk for chunk in run if chunk.usage is not None]:

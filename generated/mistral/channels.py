@@ -99,9 +99,9 @@ def classify_values_agents_completions(
         values = values[: values.index(b"[DONE]")]
     try:
         if len(values) == 1:  # a read of one event, as servers flushing each token send
-            run = [_decode_agent_completion_chunk_agents_completions(values[0])]
-        else:
-            run = list(map(_decode_agent_completion_chunk_agents_completions, values))
+            run = [chunk := _decode_agent_completion_chunk_agents_completions(values[0])]
+            return run
+        run = list(map(_decode_agent_completion_chunk_agents_completions, values))
     except (msgspec.ValidationError, msgspec.DecodeError):
         return None
     return run
@@ -365,9 +365,9 @@ def classify_values_fim_completions(
         values = values[: values.index(b"[DONE]")]
     try:
         if len(values) == 1:  # a read of one event, as servers flushing each token send
-            run = [_decode_fim_completion_chunk_fim_completions(values[0])]
-        else:
-            run = list(map(_decode_fim_completion_chunk_fim_completions, values))
+            run = [chunk := _decode_fim_completion_chunk_fim_completions(values[0])]
+            return run
+        run = list(map(_decode_fim_completion_chunk_fim_completions, values))
     except (msgspec.ValidationError, msgspec.DecodeError):
         return None
     return run

@@ -265,33 +265,42 @@ class StreamState:
             stopped with an :class:`SSEError`; ``False`` otherwise. Left
             ``False`` if the consumer stops iterating early.
         bytes_consumed: Total bytes of the stream fed to the decoder so far,
-            updated after each chunk.
+            as of the last chunk (read-only, like the two below: read from the
+            stream's decoder, so that reading a chunk costs no update).
         bytes_discarded: Set when the stream ends: the bytes after the last
             blank line, discarded with the unterminated event (see
             :attr:`SSEDecoder.bytes_discarded`); 0 for a complete stream and
             when decoding stopped with an :class:`SSEError` (which tells what
             was not decoded).
         last_event_id: The last event ID string as of the last blank line
-            (the value to send as ``Last-Event-ID`` when reconnecting),
-            updated after each chunk.
+            (the value to send as ``Last-Event-ID`` when reconnecting), as of
+            the last chunk.
         reconnection_time: The last valid ``retry`` value seen, in
-            milliseconds, or ``None``; updated after each chunk.
+            milliseconds, or ``None``, as of the last chunk.
     """
 
-    __slots__ = (
-        "incomplete",
-        "bytes_consumed",
-        "bytes_discarded",
-        "last_event_id",
-        "reconnection_time",
-    )
+    __slots__ = ("incomplete", "bytes_discarded", "_decoder")
 
     def __init__(self) -> None:
         self.incomplete: bool = False
-        self.bytes_consumed: int = 0
         self.bytes_discarded: int = 0
-        self.last_event_id: str = ""
-        self.reconnection_time: int | None = None
+        # The decoder of the stream being read (set by iter_raw/aiter_raw); None before.
+        self._decoder: SSEDecoder | None = None
+
+    @property
+    def bytes_consumed(self) -> int:
+        """See the class docstring."""
+        return 0 if self._decoder is None else self._decoder.bytes_consumed
+
+    @property
+    def last_event_id(self) -> str:
+        """See the class docstring."""
+        return "" if self._decoder is None else self._decoder.last_event_id
+
+    @property
+    def reconnection_time(self) -> int | None:
+        """See the class docstring."""
+        return None if self._decoder is None else self._decoder.reconnection_time
 
     def __repr__(self) -> str:
         return (
@@ -475,6 +484,35 @@ class SSEDecoder:
         if cut < 0:
             return self._guarded(chunk, offset, []) if chunk else []
         pending = self._pending
+        if (
+            cut == len(chunk) - 2
+            and not pending
+            and chunk.find(b"\n") == cut
+            and chunk.startswith(b"data: ")
+            and (chunk.isascii() or _is_utf8(chunk, cut))
+        ):
+            # One whole plain event, as servers flushing every token send: the run
+            # below, of one value, without cutting and joining.
+            self._block_start = offset + cut + 2
+            return [_new_tuple(RawEvents, ([chunk[6:cut]], self._last_id))]
+        if (
+            cut == len(chunk) - 2
+            and not pending
+            and chunk.startswith(b"event: ")
+            and (line_end := chunk.find(b"\n")) < cut
+            and chunk.find(b"\n", line_end + 1) == cut
+            and chunk.startswith(b"data: ", line_end + 1)
+            and (chunk.isascii() or _is_utf8(chunk, cut))
+        ):
+            # One whole named event ("event: " line, "data: " line, blank line): the
+            # named run below, of one event.
+            self._block_start = offset + cut + 2
+            self.last_event_id = self._last_id
+            return [
+                _new_tuple(
+                    NamedEvents, ([chunk[:line_end]], [chunk[line_end + 7 : cut]], self._last_id)
+                )
+            ]
         whole = chunk
         if pending:
             whole = b"".join(pending) + chunk
@@ -1035,16 +1073,15 @@ def iter_raw(
     decoder = SSEDecoder(max_event_bytes)
     if state is None:
         state = StreamState()
+    state._decoder = decoder
     for chunk in chunks:
         try:
             events = decoder.feed_raw(chunk)
         except SSEError as exc:
-            _update_state(state, decoder)
             state.incomplete = True
             yield [*exc.events]
             exc.events = []
             raise
-        _update_state(state, decoder)
         if events:
             yield events
     decoder.close()
@@ -1062,24 +1099,17 @@ async def aiter_raw(
     decoder = SSEDecoder(max_event_bytes)
     if state is None:
         state = StreamState()
+    state._decoder = decoder
     async for chunk in chunks:
         try:
             events = decoder.feed_raw(chunk)
         except SSEError as exc:
-            _update_state(state, decoder)
             state.incomplete = True
             yield [*exc.events]
             exc.events = []
             raise
-        _update_state(state, decoder)
         if events:
             yield events
     decoder.close()
     state.incomplete = decoder.incomplete
     state.bytes_discarded = decoder.bytes_discarded
-
-
-def _update_state(state: StreamState, decoder: SSEDecoder) -> None:
-    state.bytes_consumed = decoder.bytes_consumed
-    state.last_event_id = decoder.last_event_id
-    state.reconnection_time = decoder.reconnection_time

@@ -994,6 +994,10 @@ def test_event_runs_match_byte_at_a_time(
     one_by_one = _outcome([data[i : i + 1] for i in range(len(data))], limit)
     assert _outcome([data], limit) == one_by_one
     assert _outcome(_split(data, cuts), limit) == one_by_one
+    # One read per event, as servers flushing every token send (the single-event path).
+    per_event = [block + b"\n\n" for block in data.split(b"\n\n")]
+    per_event[-1] = per_event[-1][:-2]
+    assert _outcome([read for read in per_event if read], limit) == one_by_one
 
 
 if __name__ == "__main__":  # pragma: no cover
