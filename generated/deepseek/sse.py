@@ -484,35 +484,26 @@ class SSEDecoder:
         if cut < 0:
             return self._guarded(chunk, offset, []) if chunk else []
         pending = self._pending
-        if (
-            cut == len(chunk) - 2
-            and not pending
-            and chunk.find(b"\n") == cut
-            and chunk.startswith(b"data: ")
-            and (chunk.isascii() or _is_utf8(chunk, cut))
-        ):
-            # One whole plain event, as servers flushing every token send: the run
-            # below, of one value, without cutting and joining.
-            self._block_start = offset + cut + 2
-            return [_new_tuple(RawEvents, ([chunk[6:cut]], self._last_id))]
-        if (
-            cut == len(chunk) - 2
-            and not pending
-            and chunk.startswith(b"event: ")
-            and (line_end := chunk.find(b"\n")) < cut
-            and chunk.find(b"\n", line_end + 1) == cut
-            and chunk.startswith(b"data: ", line_end + 1)
-            and (chunk.isascii() or _is_utf8(chunk, cut))
-        ):
-            # One whole named event ("event: " line, "data: " line, blank line): the
-            # named run below, of one event.
-            self._block_start = offset + cut + 2
-            self.last_event_id = self._last_id
-            return [
-                _new_tuple(
-                    NamedEvents, ([chunk[:line_end]], [chunk[line_end + 7 : cut]], self._last_id)
-                )
-            ]
+        if cut == len(chunk) - 2 and not pending:
+            # The read may be one whole event, as servers flushing every token send them:
+            # "data: " + a value, or "event: " + a type then "data: " + a value, each line
+            # without a line end, and the blank line. It is then taken as the runs below
+            # take it, without cutting and joining.
+            line_end = chunk.find(b"\n")
+            if line_end == cut:
+                if chunk.startswith(b"data: ") and (chunk.isascii() or _is_utf8(chunk, cut)):
+                    self._block_start = offset + cut + 2
+                    return [_new_tuple(RawEvents, ([chunk[6:cut]], self._last_id))]
+            elif (
+                chunk.startswith(b"event: ")
+                and chunk.find(b"\n", line_end + 1) == cut
+                and chunk.startswith(b"data: ", line_end + 1)
+                and (chunk.isascii() or _is_utf8(chunk, cut))
+            ):
+                self._block_start = offset + cut + 2
+                self.last_event_id = self._last_id  # as the named run below
+                event = ([chunk[:line_end]], [chunk[line_end + 7 : cut]], self._last_id)
+                return [_new_tuple(NamedEvents, event)]
         whole = chunk
         if pending:
             whole = b"".join(pending) + chunk
