@@ -80,15 +80,17 @@ def _is_utf8(data: bytes, end: int) -> bool:
     """Whether ``data[:end]`` is valid UTF-8, where ``data[end - 1]`` or ``data[end]`` is
     a line end (so ``end`` falls between two characters).
 
-    All of ``data`` is tried first, without copying the prefix: when it is valid, so is
-    any prefix that ends between two characters. Only when it is not (a character cut
-    by the read's end, an invalid byte after ``end``) is the prefix itself decoded.
+    When ``data`` ends with an ASCII byte (not inside a character cut by the read's end),
+    all of it is tried first, without copying the prefix: when it is valid, so is any
+    prefix that ends between two characters. Otherwise, or when it is not valid (an
+    invalid byte after ``end``), the prefix itself is decoded.
     """
-    try:
-        data.decode()
-        return True
-    except UnicodeDecodeError:
-        pass
+    if data[-1:] < b"\x80":
+        try:
+            data.decode()
+            return True
+        except UnicodeDecodeError:
+            pass
     try:
         data[:end].decode()
     except UnicodeDecodeError:
