@@ -977,7 +977,7 @@ def _outcome(chunks: list[bytes], limit: int) -> tuple[Any, ...]:
 @settings(max_examples=400, deadline=None)
 @given(
     st.lists(_SIMPLE_BLOCKS, max_size=25),
-    st.sampled_from([b"", b"data: {", b"data: x\n", b"\xe4\xbd"]),
+    st.sampled_from([b"", b"data: {", b"data: x\n", b"\xe4\xbd", b"data: \xff}"]),
     st.lists(st.integers(0, 10_000), max_size=8),
     st.sampled_from([8, 30, 64, 200, sse.DEFAULT_MAX_EVENT_BYTES]),
     st.booleans(),
