@@ -1031,8 +1031,8 @@ class EventStream(_StreamProgress, Generic[E]):
         self._events: Iterator[E] = chain(
             chain.from_iterable(
                 map(
-                    _classify_item,
-                    chain.from_iterable(self._batches),
+                    _classify_batch,
+                    self._batches,
                     repeat(classify),
                     repeat(classify_values),
                     repeat(classify_named),
@@ -1075,9 +1075,8 @@ class AsyncEventStream(_StreamProgress, Generic[E]):
         classify, classify_values = self._classify, self._classify_values
         classify_named = self._classify_named
         async for batch in self._batches:
-            for item in batch:
-                for event in _classify_item(item, classify, classify_values, classify_named):
-                    yield event
+            for event in _classify_batch(batch, classify, classify_values, classify_named):
+                yield event
         if self.state.incomplete:
             yield _truncated(self.state)
 
@@ -1105,6 +1104,27 @@ def _end(state: StreamState) -> Iterator[Any]:
         yield _truncated(state)
 
 
+def _classify_batch(
+    batch: list[ServerSentEvent | RawEvents | NamedEvents],
+    classify: Callable[[ServerSentEvent], E],
+    classify_values: Callable[[list[bytes]], Sequence[E] | None] | None,
+    classify_named: NamedClassifier[E] | None = None,
+) -> Iterable[E]:
+    """The typed events of one read's SSE events (``sse.SSEDecoder.feed_raw``): those of
+    its one run of plain ``data:`` events when ``classify_values`` takes it whole (the
+    common read, taken without another call), else of each item in turn, lazily (a long
+    read's runs are not all held as typed events at once)."""
+    if len(batch) == 1 and type(item := batch[0]) is RawEvents and classify_values is not None:
+        run = classify_values(item.values)
+        if run and len(run) == len(item.values):
+            return run
+    return chain.from_iterable(
+        map(
+            _classify_item, batch, repeat(classify), repeat(classify_values), repeat(classify_named)
+        )
+    )
+
+
 def _classify_item(
     item: ServerSentEvent | RawEvents | NamedEvents,
     classify: Callable[[ServerSentEvent], E],
@@ -1114,10 +1134,12 @@ def _classify_item(
     """The typed events of one SSE event, of a run of plain ``data:`` events (at
     once through ``classify_values`` as far as it takes them), or of a run of named
     events (at once through ``classify_named`` when it takes them all)."""
-    if isinstance(item, NamedEvents):
-        named = None if classify_named is None else classify_named(item.event_lines, item.values)
-        return list(map(classify, item.events())) if named is None else named
     if not isinstance(item, RawEvents):
+        if isinstance(item, NamedEvents):
+            named = (
+                None if classify_named is None else classify_named(item.event_lines, item.values)
+            )
+            return list(map(classify, item.events())) if named is None else named
         return (classify(item),)
     run = None if classify_values is None else classify_values(item.values)
     if not run:
