@@ -1110,14 +1110,21 @@ def _classify_batch(
     classify_values: Callable[[list[bytes]], Sequence[E] | None] | None,
     classify_named: NamedClassifier[E] | None = None,
 ) -> Iterable[E]:
-    """The typed events of one read's SSE events (``sse.SSEDecoder.feed_raw``): those of
-    its one run of plain ``data:`` events when ``classify_values`` takes it whole (the
-    common read, taken without another call), else of each item in turn, lazily (a long
-    read's runs are not all held as typed events at once)."""
-    if len(batch) == 1 and type(item := batch[0]) is RawEvents and classify_values is not None:
-        run = classify_values(item.values)
-        if run and len(run) == len(item.values):
-            return run
+    """The typed events of one read's SSE events (``sse.SSEDecoder.feed_raw``): when the
+    read is one run that ``classify_values`` (plain ``data:`` events) or ``classify_named``
+    (named events) takes whole, as most reads are, those, without another call; else
+    those of each item in turn, lazily (a long read's runs are not all held as typed
+    events at once)."""
+    if len(batch) == 1:
+        item = batch[0]
+        if type(item) is RawEvents and classify_values is not None:
+            run = classify_values(item.values)
+            if run and len(run) == len(item.values):
+                return run
+        elif type(item) is NamedEvents and classify_named is not None:
+            named = classify_named(item.event_lines, item.values)
+            if named is not None:
+                return named
     return chain.from_iterable(
         map(
             _classify_item, batch, repeat(classify), repeat(classify_values), repeat(classify_named)
@@ -1317,6 +1324,9 @@ class Channel(Generic[E]):
                     else classify_named(item.event_lines, item.values)
                 )
                 if named is not None:
+                    if len(named) == 1:  # a read of one event, as servers flushing each token send
+                        handlers.get(type(event := named[0]), self.apply)(acc, event)
+                        continue
                     for cls, stretch in groupby(named, type):
                         apply_run = runs.get(cls)
                         if apply_run is not None:

@@ -72,3 +72,5 @@ def test_runs_assemble_as_events_one_by_one(name: str) -> None:
     for size in (7, 4096, len(body)):
         reads = [body[i : i + size] for i in range(0, len(body), size)]
         assert channel.accumulate(channel.decode(reads)).to_dict() == one_by_one, size
+    per_event = [block + b"\n\n" for block in body.split(b"\n\n") if block]  # one read per event
+    assert channel.accumulate(channel.decode(per_event)).to_dict() == one_by_one
