@@ -590,16 +590,33 @@ class SSEDecoder:
         return self._guarded(chunk, offset, [])
 
     def _named_run(self, whole: bytes, cut: int) -> NamedEvents | None:
-        """The events of ``whole[: cut + 2]`` (from an event boundary to a blank line)
-        as one :class:`NamedEvents` when every block is exactly ``event: `` + a type,
-        ``data: `` + a value and a blank line, and is valid UTF-8; else None.
+        """The events of ``whole[: cut + 2]`` (from an event boundary, at an ``event: ``
+        line, to a blank line) as one :class:`NamedEvents` when every block is exactly
+        ``event: `` + a type, ``data: `` + a value and a blank line, and is valid UTF-8;
+        else None. The same events as :meth:`_named`.
 
-        The region before the last blank line, cut at each LF, is then exactly the
-        lines ``event: ...``, ``data: ...``, ``""`` repeated, the last ``""`` left
-        out (so 3k - 1 lines for k events); conversely, lines in that pattern are
-        such blocks, since a split at every LF leaves no line end inside a line.
-        The same events as :meth:`_named`.
+        Most reads repeat one event line (a run of ``content_block_delta``, of
+        ``response.output_text.delta``): the region before the last blank line is cut at
+        each ``"\n\n" + line + "\ndata: "``, line being its first line. When it starts
+        with that line and ``"\ndata: "`` and no piece holds a line end, the region is
+        exactly ``line``, ``data: `` + piece, ``""``, repeated for each piece (the last
+        ``""`` left out): its only line ends are those of the separators. Conversely,
+        blocks that all have that event line give exactly those pieces, as a value holds
+        no line end, so ``"\n\n"`` occurs only where a block ends.
+
+        Otherwise the region cut at each LF must be the lines ``event: ...``,
+        ``data: ...``, ``""`` repeated, the last ``""`` left out (so 3k - 1 lines for k
+        events); conversely, lines in that pattern are such blocks, since a split at
+        every LF leaves no line end inside a line.
         """
+        first = whole.find(b"\n")
+        line = whole[:first]
+        if whole.startswith(b"\ndata: ", first):
+            values = whole[first + 7 : cut].split(b"\n\n" + line + b"\ndata: ")
+            if b"".join(values).find(b"\n") < 0:
+                if not (whole.isascii() or _is_utf8(whole, cut + 2)):
+                    return None
+                return _new_tuple(NamedEvents, ([line] * len(values), values, self._last_id))
         lines = whole[:cut].split(b"\n")
         if len(lines) % 3 != 2:
             return None

@@ -907,6 +907,36 @@ def test_named_event_runs_match_reference(blocks: list[str], cuts: list[int]) ->
     assert decoder.bytes_discarded == _discarded(data, decoder.incomplete)
 
 
+#: Data values for runs of one event line, some holding what the separator between its
+#: blocks looks like, or a line end (a second data line) that must break the run.
+_RUN_VALUES = st.sampled_from(
+    [
+        '{"t":"a"}',
+        "",
+        "event: d",
+        "x\n\nevent: d\ndata: y",
+        "x\ndata: y",
+        "\u00e9t\u00e9 \U0001f44b",
+        "d\ndata: ",
+    ]
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(st.tuples(st.sampled_from(["d", "d", "d", "dd", ""]), _RUN_VALUES), max_size=20),
+    st.lists(st.integers(min_value=0, max_value=10_000), max_size=6),
+)
+def test_runs_of_one_event_line_match_reference(blocks: list[tuple[str, str]], cuts: list[int]) -> None:
+    """Reads that repeat one ``event:`` line (the common read of Messages and Responses
+    streams, cut at that line's separator) give the events the WHATWG algorithm gives,
+    also when a value looks like the separator or holds a line end."""
+    data = "".join(f"event: {name}\ndata: {value}\n\n" for name, value in blocks).encode()
+    expected = _reference(data)
+    assert events_of(data) == expected
+    assert decode(_split(data, cuts))[0] == expected
+
+
 @settings(max_examples=100, deadline=None)
 @given(st.sampled_from(_variants(DEEPSEEK)), st.lists(st.integers(0, 10_000)))
 def test_random_splits_of_example_stream_give_same_events(data: bytes, cuts: list[int]) -> None:
