@@ -1110,21 +1110,11 @@ def _classify_batch(
     classify_values: Callable[[list[bytes]], Sequence[E] | None] | None,
     classify_named: NamedClassifier[E] | None = None,
 ) -> Iterable[E]:
-    """The typed events of one read's SSE events (``sse.SSEDecoder.feed_raw``): when the
-    read is one run that ``classify_values`` (plain ``data:`` events) or ``classify_named``
-    (named events) takes whole, as most reads are, those, without another call; else
-    those of each item in turn, lazily (a long read's runs are not all held as typed
-    events at once)."""
+    """The typed events of one read's SSE events (``sse.SSEDecoder.feed_raw``): those of
+    its one item when it has one, as most reads do; else those of each item in turn,
+    lazily (a long read's runs are not all held as typed events at once)."""
     if len(batch) == 1:
-        item = batch[0]
-        if type(item) is RawEvents and classify_values is not None:
-            run = classify_values(item.values)
-            if run and len(run) == len(item.values):
-                return run
-        elif type(item) is NamedEvents and classify_named is not None:
-            named = classify_named(item.event_lines, item.values)
-            if named is not None:
-                return named
+        return _classify_item(batch[0], classify, classify_values, classify_named)
     return chain.from_iterable(
         map(
             _classify_item, batch, repeat(classify), repeat(classify_values), repeat(classify_named)
@@ -1141,19 +1131,17 @@ def _classify_item(
     """The typed events of one SSE event, of a run of plain ``data:`` events (at
     once through ``classify_values`` as far as it takes them), or of a run of named
     events (at once through ``classify_named`` when it takes them all)."""
-    if not isinstance(item, RawEvents):
-        if isinstance(item, NamedEvents):
-            named = (
-                None if classify_named is None else classify_named(item.event_lines, item.values)
-            )
-            return list(map(classify, item.events())) if named is None else named
-        return (classify(item),)
-    run = None if classify_values is None else classify_values(item.values)
-    if not run:
-        return list(map(classify, item.events()))
-    if len(run) < len(item.values):  # the terminator on, alone
-        return [*run, *map(classify, item.events(len(run)))]
-    return run
+    if isinstance(item, RawEvents):
+        run = None if classify_values is None else classify_values(item.values)
+        if run and len(run) == len(item.values):
+            return run
+        if not run:
+            return list(map(classify, item.events()))
+        return [*run, *map(classify, item.events(len(run)))]  # the terminator on, alone
+    if isinstance(item, NamedEvents):
+        named = None if classify_named is None else classify_named(item.event_lines, item.values)
+        return list(map(classify, item.events())) if named is None else named
+    return (classify(item),)
 
 
 class Channel(Generic[E]):
