@@ -153,15 +153,14 @@ class NamedPlan:
     ``classify_named`` decodes a run of named events (``sse.NamedEvents``) without a
     Python-level loop: each event's ``event`` line looked up in ``table`` (the UTF-8 bytes
     of ``event: <type>`` -> its message's decoder), each decoder called on its event's
-    data. Only event
-    types whose branch tries exactly that one decoder are in the table (no literal, no
-    tag, no usage kept whole, not ``message``), so a decoded value is what ``classify``
-    gives; an unknown type or a value its decoder refuses makes the whole run fall back
+    data. Only event types whose branch tries exactly that one decoder are in the table
+    (no literal, no tag, no usage kept whole, not ``message``), so a decoded value is what
+    ``classify`` gives; an unknown type or a value its decoder refuses makes the whole run fall back
     to classifying each event alone.
 
     Attributes:
         function: the generated ``classify_named_<channel>`` name.
-        table: the generated name of the event type -> decoder table.
+        table: the generated name of the event line -> decoder table.
         event_lines: ``(event line, message)`` rows of the table, sorted by event type
             (the line ``event: <type>`` as a :class:`Sentinel`, to be written as a bytes
             literal).
