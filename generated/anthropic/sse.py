@@ -623,11 +623,8 @@ class SSEDecoder:
         event_lines, data_lines = lines[::3], lines[1::3]
         if (
             any(lines[2::3])
-            # _all_start_with, inlined: every line sorts in [prefix, bound)
-            or min(event_lines) < b"event: "
-            or max(event_lines) >= b"event:!"
-            or min(data_lines) < b"data: "
-            or max(data_lines) >= b"data:!"
+            or not _all_start_with(event_lines, b"event: ", b"event:!")
+            or not _all_start_with(data_lines, b"data: ", b"data:!")
             or not (whole.isascii() or _is_utf8(whole, cut + 2))
         ):
             return None
