@@ -847,14 +847,20 @@ def _split(data: bytes, cuts: list[int]) -> list[bytes]:
     return [data[a:b] for a, b in zip(bounds, bounds[1:], strict=False)]
 
 
-@settings(max_examples=400, deadline=None)
-@given(_streams(), st.lists(st.integers(min_value=0, max_value=10_000), max_size=12))
-def test_random_splits_match_reference(data: bytes, cuts: list[int]) -> None:
+def _assert_matches_reference(data: bytes, cuts: list[int]) -> None:
+    """``data`` decoded in one read and in the reads ``cuts`` makes gives the reference's
+    events, and the bytes discarded are those after the last blank line."""
     expected = _reference(data)
     assert events_of(data) == expected
     events, decoder = decode(_split(data, cuts))
     assert events == expected
     assert decoder.bytes_discarded == _discarded(data, decoder.incomplete)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_streams(), st.lists(st.integers(min_value=0, max_value=10_000), max_size=12))
+def test_random_splits_match_reference(data: bytes, cuts: list[int]) -> None:
+    _assert_matches_reference(data, cuts)
 
 
 #: Blocks of named-event streams (Anthropic, OpenAI Responses): mostly ``event:`` + ``data:``
@@ -900,11 +906,7 @@ def test_named_event_runs_match_reference(blocks: list[str], cuts: list[int]) ->
     """The fast path for runs of ``event:``/``data:``/blank triplets gives the events the
     WHATWG algorithm gives, whatever the reads and whatever breaks the run."""
     data = "".join(blocks).encode()
-    expected = _reference(data)
-    assert events_of(data) == expected
-    events, decoder = decode(_split(data, cuts))
-    assert events == expected
-    assert decoder.bytes_discarded == _discarded(data, decoder.incomplete)
+    _assert_matches_reference(data, cuts)
 
 
 #: Data values for runs of one event line, some holding what the separator between its
@@ -932,9 +934,7 @@ def test_runs_of_one_event_line_match_reference(blocks: list[tuple[str, str]], c
     streams, cut at that line's separator) give the events the WHATWG algorithm gives,
     also when a value looks like the separator or holds a line end."""
     data = "".join(f"event: {name}\ndata: {value}\n\n" for name, value in blocks).encode()
-    expected = _reference(data)
-    assert events_of(data) == expected
-    assert decode(_split(data, cuts))[0] == expected
+    _assert_matches_reference(data, cuts)
 
 
 @settings(max_examples=100, deadline=None)
