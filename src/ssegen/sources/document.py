@@ -60,7 +60,7 @@ class DocumentError(Exception):
 
 
 class _TooDeep(Exception):
-    """Raised by :class:`_Loader` past :data:`MAX_DEPTH`; ``line`` is 0-based in the text."""
+    """Raised by :class:`_Composer` past :data:`MAX_DEPTH`; ``line`` is 0-based in the text."""
 
     def __init__(self, line: int) -> None:
         super().__init__(line)
@@ -71,68 +71,107 @@ class _TooDeep(Exception):
 # than the pure-Python scanner and parser: OpenAI's 3 MB openapi.yaml is read in about 1 s
 # instead of 3.5 s. The composer stays PyYAML's Python one, so the depth limit below holds
 # (libyaml's own composer recurses in C without a limit: a deeply nested document crashes
-# the interpreter). Without the extension, the pure-Python parser is used; both give the
-# same nodes and marks.
-try:
-    from yaml.cyaml import CParser as _Parser  # type: ignore[attr-defined]
-except ImportError:  # PyYAML built without libyaml
-    _Parser = yaml.parser.Parser  # type: ignore[misc,assignment]
+# the interpreter). Both parsers give the same nodes and marks for a valid document; a
+# document libyaml refuses is read again by the pure-Python parser, so what is reported
+# (syntax error or ``yaml-too-deep``, and its wording) never depends on the libyaml build:
+# libyaml 0.2.5 refuses nesting past its own limit as a syntax error, before our composer
+# sees that depth.
 
 
-class _Bases(yaml.composer.Composer, yaml.constructor.SafeConstructor, yaml.resolver.Resolver):
-    """The Python composer, constructor and resolver, set before the event source below."""
-
-
-if _Parser is yaml.parser.Parser:
-
-    class _EventSource(yaml.reader.Reader, yaml.scanner.Scanner, yaml.parser.Parser):
-        """The pure-Python reader, scanner and parser."""
-
-        def __init__(self, stream: str) -> None:
-            yaml.reader.Reader.__init__(self, stream)
-            yaml.scanner.Scanner.__init__(self)
-            yaml.parser.Parser.__init__(self)
-
-else:
-    _EventSource = _Parser  # type: ignore[misc,assignment]
-
-
-class _Loader(_Bases, _EventSource):  # type: ignore[misc,valid-type]
-    """A safe loader with YAML 1.2 core-schema booleans, no timestamp resolver (dates stay
-    strings), and a depth limit.
+class _Composer(yaml.composer.Composer, yaml.constructor.SafeConstructor, yaml.resolver.Resolver):
+    """The Python composer, constructor and resolver with a depth limit (mixed in before
+    an event source: libyaml's parser or the pure-Python one).
 
     PyYAML's composer recurses once per nesting level; counting levels here
     stops a deeply nested document at :data:`MAX_DEPTH`, at the line where it
     gets too deep, before Python's recursion limit is anywhere near.
     """
 
-    def __init__(self, stream: str) -> None:
-        _EventSource.__init__(self, stream)
+    _depth = 0
+
+    def _init_composer(self) -> None:
         yaml.composer.Composer.__init__(self)
         yaml.constructor.SafeConstructor.__init__(self)
         yaml.resolver.Resolver.__init__(self)
-
-    _depth = 0
 
     def compose_node(self, parent: yaml.Node | None, index: int) -> yaml.Node | None:
         self._depth += 1
         try:
             if self._depth > MAX_DEPTH:
-                raise _TooDeep(self.peek_event().start_mark.line)
+                raise _TooDeep(self.peek_event().start_mark.line)  # type: ignore[attr-defined]
             return super().compose_node(parent, index)
         finally:
             self._depth -= 1
 
 
-_BOOL_TAG = "tag:yaml.org,2002:bool"
+class _PyLoader(_Composer, yaml.reader.Reader, yaml.scanner.Scanner, yaml.parser.Parser):
+    """A safe loader over the pure-Python reader, scanner and parser."""
 
-_Loader.yaml_implicit_resolvers = {
-    key: [(tag, rx) for tag, rx in resolvers if tag not in ("tag:yaml.org,2002:timestamp", _BOOL_TAG)]
+    def __init__(self, stream: str) -> None:
+        yaml.reader.Reader.__init__(self, stream)
+        yaml.scanner.Scanner.__init__(self)
+        yaml.parser.Parser.__init__(self)
+        self._init_composer()
+
+
+if yaml.__with_libyaml__:
+    from yaml.cyaml import CParser  # type: ignore[attr-defined]
+
+    class _CLoader(_Composer, CParser):  # type: ignore[misc]
+        """A safe loader over libyaml's parser."""
+
+        def __init__(self, stream: str) -> None:
+            CParser.__init__(self, stream)
+            self._init_composer()
+
+    _LOADERS: tuple[type[_Composer], ...] = (_CLoader, _PyLoader)
+else:  # pragma: no cover - PyYAML built without libyaml
+    _LOADERS = (_PyLoader,)
+
+
+_BOOL_TAG = "tag:yaml.org,2002:bool"
+_FLOAT_TAG = "tag:yaml.org,2002:float"
+_INT_TAG = "tag:yaml.org,2002:int"
+
+# YAML 1.2 core schema (what AsyncAPI and OpenAPI tooling reads, and what JSON is):
+# * booleans: true|True|TRUE|false|False|FALSE only (1.1's yes/no/on/off/y/n stay strings);
+# * integers: decimal, 0o octal, 0x hex (1.1's 0b, 012-as-octal, 1_000 and 190:20:30 stay
+#   strings or decimals);
+# * floats: a dot or an exponent, the exponent's sign optional (JSON's 1e-08, 1E5, -2e3;
+#   PyYAML's 1.1 resolver wants a dot and a signed exponent, so those were strings), and
+#   .inf/.nan.
+# Timestamps are not resolved (dates stay strings).
+_CORE_RESOLVERS = (
+    (_BOOL_TAG, re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF")),
+    (_INT_TAG, re.compile(r"^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$"), list("-+0123456789")),
+    (
+        _FLOAT_TAG,
+        re.compile(
+            r"^(?:[-+]?(?:(?:\.[0-9]+|[0-9]+\.[0-9]*)(?:[eE][-+]?[0-9]+)?|[0-9]+[eE][-+]?[0-9]+)"
+            r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$"
+        ),
+        list("-+0123456789."),
+    ),
+)
+_REPLACED_TAGS = ("tag:yaml.org,2002:timestamp", _BOOL_TAG, _INT_TAG, _FLOAT_TAG)
+
+_Composer.yaml_implicit_resolvers = {
+    key: [(tag, rx) for tag, rx in resolvers if tag not in _REPLACED_TAGS]
     for key, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
 }
-# YAML 1.2 core schema: true|True|TRUE|false|False|FALSE are the only booleans (1.1's
-# yes/no/on/off/y/n, in any case, resolve as plain strings).
-_Loader.add_implicit_resolver(_BOOL_TAG, re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF"))
+for _tag, _pattern, _first in _CORE_RESOLVERS:
+    _Composer.add_implicit_resolver(_tag, _pattern, _first)
+
+
+def _construct_core_int(loader: _Composer, node: yaml.Node) -> int:
+    """A YAML 1.2 core-schema integer (PyYAML's 1.1 constructor reads ``012`` as octal)."""
+    value = str(loader.construct_scalar(node))  # type: ignore[arg-type]  # a ScalarNode: the tag is a scalar's
+    if value.startswith(("0o", "0x")):
+        return int(value, 0)
+    return int(value, 10)
+
+
+_Composer.add_constructor(_INT_TAG, _construct_core_int)  # type: ignore[type-var]
 
 
 def escape_pointer_token(token: str) -> str:
@@ -180,12 +219,36 @@ def parse_document(text: str, file: str, diagnostics: Diagnostics, *, line_offse
             document, e.g. the YAML after ``Raw ↑`` in a scraped page).
 
     Raises:
-        DocumentError: on a syntax error, several documents in one text, or an
-            alias expansion past :data:`MAX_NODES`; ``line`` is file-relative.
+        DocumentError: on a syntax error, several documents in one text, nesting past
+            :data:`MAX_DEPTH` (``yaml-too-deep``) or an alias expansion past
+            :data:`MAX_NODES` (``yaml-too-large``); ``line`` is file-relative.
     """
-    loader = _Loader(text)
+    loader, node = _compose(text, line_offset)
+    doc = Document(file=file, data=None)
+    if node is None:
+        return doc
+    walker = _Walker(loader, doc, diagnostics, line_offset)
+    doc.data = walker.build(node, "", 0)
+    return doc
+
+
+def _compose(text: str, line_offset: int) -> tuple[_Composer, yaml.Node | None]:
+    """The loader and the root node of ``text``; the first loader of :data:`_LOADERS` that
+    fails with a syntax error hands over to the next (see above), so the error reported is
+    always the pure-Python parser's."""
+    for loader_class in _LOADERS[:-1]:
+        try:
+            return _compose_with(loader_class, text, line_offset)
+        except DocumentError as exc:
+            if exc.code is not codes.YAML_SYNTAX:
+                raise
+    return _compose_with(_LOADERS[-1], text, line_offset)
+
+
+def _compose_with(loader_class: type[_Composer], text: str, line_offset: int) -> tuple[_Composer, yaml.Node | None]:
+    loader = loader_class(text)  # type: ignore[call-arg]
     try:
-        node = loader.get_single_node()
+        return loader, loader.get_single_node()
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 + line_offset if mark is not None else 0
@@ -202,19 +265,13 @@ def parse_document(text: str, file: str, diagnostics: Diagnostics, *, line_offse
             f"document nests deeper than the YAML parser can follow (limit {MAX_DEPTH})", 0, codes.YAML_TOO_DEEP
         ) from None
     finally:
-        loader.dispose()
-    doc = Document(file=file, data=None)
-    if node is None:
-        return doc
-    walker = _Walker(loader, doc, diagnostics, line_offset)
-    doc.data = walker.build(node, "", 0)
-    return doc
+        loader.dispose()  # type: ignore[attr-defined]
 
 
 class _Walker:
     """Builds plain data from a composed node graph, recording lines per pointer."""
 
-    def __init__(self, loader: _Loader, doc: Document, diagnostics: Diagnostics, line_offset: int) -> None:
+    def __init__(self, loader: _Composer, doc: Document, diagnostics: Diagnostics, line_offset: int) -> None:
         self.loader = loader
         self.doc = doc
         self.diagnostics = diagnostics
