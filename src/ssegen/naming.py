@@ -7,9 +7,19 @@ so a template cannot emit a raw spec string as a name.
 
 from __future__ import annotations
 
-import keyword
 import re
 import unicodedata
+
+#: Python's hard keywords, the union over every version ssegen supports (3.11 and later: the
+#: list has not changed since 3.7's ``async``/``await``). Only these are renamed: soft keywords
+#: (``match``, ``case``, ``_``, and ``type`` from 3.12) are valid attribute and field names, and
+#: renaming them by the running interpreter's ``keyword.issoftkeyword`` made the output depend
+#: on the Python that ran ``generate`` (``event.type`` on 3.11, ``event.type_`` on 3.12).
+HARD_KEYWORDS = frozenset(
+    {"False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue"}
+    | {"def", "del", "elif", "else", "except", "finally", "for", "from", "global", "if", "import", "in"}
+    | {"is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try", "while", "with", "yield"}
+)
 
 _WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
 
@@ -64,7 +74,7 @@ class ClassName(str):
         name = pascal(text)
         if not name or name[0].isdigit():
             name = prefix + name
-        if keyword.iskeyword(name) or name in RESERVED_CLASS_NAMES:
+        if name in HARD_KEYWORDS or name in RESERVED_CLASS_NAMES:
             name += "_"
         return str.__new__(cls, name)
 
@@ -82,9 +92,9 @@ class ClassName(str):
 class PythonIdentifier(str):
     """A valid, non-keyword snake_case Python identifier built from any spec string.
 
-    Keywords, soft keywords and the names in :data:`RESERVED_IDENTIFIERS` get a
-    trailing underscore (``class`` -> ``class_``, ``str`` -> ``str_``); a leading
-    digit gets the prefix (``1st`` -> ``field_1st``).
+    Hard keywords (:data:`HARD_KEYWORDS`; never soft ones such as ``type`` or ``match``) and
+    the names in :data:`RESERVED_IDENTIFIERS` get a trailing underscore (``class`` ->
+    ``class_``, ``str`` -> ``str_``); a leading digit gets the prefix (``1st`` -> ``field_1st``).
     """
 
     def __new__(cls, text: str, prefix: str = "field") -> PythonIdentifier:
@@ -93,7 +103,7 @@ class PythonIdentifier(str):
             name = prefix
         elif name[0].isdigit():
             name = f"{prefix}_{name}"
-        if keyword.iskeyword(name) or keyword.issoftkeyword(name) or name in RESERVED_IDENTIFIERS:
+        if name in HARD_KEYWORDS or name in RESERVED_IDENTIFIERS:
             name += "_"
         return str.__new__(cls, name)
 
@@ -111,14 +121,14 @@ class PythonIdentifier(str):
 
 def _checked(text: str, reserved: frozenset[str]) -> str:
     """``text`` when it is a Python identifier that is neither a keyword nor in ``reserved``."""
-    if not text.isidentifier() or keyword.iskeyword(text) or keyword.issoftkeyword(text) or text in reserved:
+    if not text.isidentifier() or text in HARD_KEYWORDS or text in reserved:
         raise ValueError(f"not a usable Python name: {text!r}")
     return text
 
 
 def is_package_name(name: str) -> bool:
     """True when ``name`` can be a Python package name (an identifier, not a keyword)."""
-    return name.isidentifier() and name.isascii() and not keyword.iskeyword(name)
+    return name.isidentifier() and name.isascii() and name not in HARD_KEYWORDS
 
 
 #: Names a generated field (``msgspec.Struct`` or pydantic ``BaseModel``) must not take: a

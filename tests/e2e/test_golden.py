@@ -14,11 +14,22 @@ from conftest import GENERATED, ROOT, SPECS
 from golden import regen as golden_records
 from helpers.trees import file_tree
 
+# Python 3.12 made ``type`` a soft keyword (3.11: ``_``, ``case``, ``match``); a later Python may
+# add more. Simulated in the generating process, the output must not change.
+_SOFT_KEYWORDS_3_12 = """
+import keyword, runpy, sys
+keyword.softkwlist = ["_", "case", "match", "type"]
+keyword.issoftkeyword = frozenset(keyword.softkwlist).__contains__
+sys.argv = ["ssegen", *sys.argv[1:]]
+runpy.run_module("ssegen", run_name="__main__")
+"""
 
-def _generate(out: Path, hashseed: str) -> subprocess.CompletedProcess[str]:
+
+def _generate(out: Path, hashseed: str, *, soft_keywords_3_12: bool = False) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONHASHSEED": hashseed}
+    runner = ["-c", _SOFT_KEYWORDS_3_12] if soft_keywords_3_12 else ["-m", "ssegen"]
     return subprocess.run(
-        [sys.executable, "-m", "ssegen", "generate", "--specs", str(SPECS), "--out", str(out), "-q"],
+        [sys.executable, *runner, "generate", "--specs", str(SPECS), "--out", str(out), "-q"],
         cwd=ROOT,
         env=env,
         capture_output=True,
@@ -46,6 +57,15 @@ def test_output_is_identical_across_hash_seeds(tmp_path: Path) -> None:
         assert result.returncode == 0, result.stderr
         trees.append(file_tree(out))
     assert trees[0] == trees[1] == trees[2]
+
+
+def test_output_is_identical_with_python_3_12_soft_keywords(tmp_path: Path) -> None:
+    out = tmp_path / "generated"
+    result = _generate(out, "0", soft_keywords_3_12=True)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert file_tree(out) == file_tree(GENERATED)
+    # the SDKs' spelling, at the use site
+    assert "    type: Literal[" in (GENERATED / "anthropic" / "models.py").read_text(encoding="utf-8")
 
 
 @pytest.mark.parametrize("provider", golden_records.providers())
