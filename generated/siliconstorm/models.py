@@ -33,7 +33,7 @@ ChatCompletionChunkChoiceFinishReason = Literal["stop", "length"]
 
 
 class StreamDone(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
-    """(No description in the spec.)
+    """The terminator: the literal SSE data '[DONE]' that ends the stream.
 
     Attributes:
         data: the literal SSE data, '[DONE]'
@@ -83,7 +83,7 @@ class ChatCompletionChunkUsage(msgspec.Struct, kw_only=True, omit_defaults=True,
 
 
 class ChatCompletionChunkChoice(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
-    """(No description in the spec.)
+    """Defined at ``siliconstorm/inference-api.md#/sections/table-2/tables/0/rows/10``.
 
     Attributes:
         index: The choices message index, which can only be 0 currently.

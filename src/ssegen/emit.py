@@ -49,11 +49,12 @@ def docstring(text: str, attributes: Iterable[FieldSpec] = ()) -> str:
     Args:
         text: the description (any text; may contain quotes, backslashes).
         attributes: fields to list in an ``Attributes:`` section.
+
+    Raises:
+        ValueError: neither text nor a documented attribute (no placeholder is written).
     """
     lines = [line.rstrip() for line in text.strip().splitlines()] if text.strip() else []
     attrs = [f for f in attributes if f.doc.strip()]
-    if not lines and attrs:
-        lines = ["(No description in the spec.)"]
     if attrs:
         lines += ["", "Attributes:"] if lines else ["Attributes:"]
         for f in attrs:
@@ -61,7 +62,7 @@ def docstring(text: str, attributes: Iterable[FieldSpec] = ()) -> str:
             lines.append(f"    {f.name}: {doc_lines[0]}")
             lines += [f"        {ln}" for ln in doc_lines[1:]]
     if not lines:
-        lines = ["(No description in the spec.)"]
+        raise ValueError("docstring: no text and no attributes (the code model describes every class)")
     body = "\n".join(lines)
     body = body.replace("\\", "\\\\").replace('"""', '\\"\\"\\"')
     body = "".join(

@@ -21,14 +21,16 @@ HARD_KEYWORDS = frozenset(
     | {"is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try", "while", "with", "yield"}
 )
 
-_WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
+# Digits stay with the word they follow (``v1``, ``gpt4``, ``ID2``), as people write them.
+_WORD = re.compile(r"[A-Z]+(?![a-z])[0-9]*|[A-Z]?[a-z]+[0-9]*|[0-9]+[a-z]*")
 
 
 def words(text: str) -> list[str]:
-    """Split ``text`` into words at case changes, digits and non-alphanumerics.
+    """Split ``text`` into words at case changes and non-alphanumerics; digits belong to the
+    word before them (``/v1/messages`` -> ``v1_messages``, not ``v_1_messages``).
 
-    >>> words("chat.completion_chunk-deltaID2")
-    ['chat', 'completion', 'chunk', 'delta', 'ID', '2']
+    >>> words("chat.completion_chunk-deltaID2 /v1/messages 2nd")
+    ['chat', 'completion', 'chunk', 'delta', 'ID2', 'v1', 'messages', '2nd']
     """
     ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
     return _WORD.findall(ascii_text)

@@ -17,7 +17,30 @@ from ssegen.output import templates_dir
 
 def test_title_falls_back_to_the_provider_name() -> None:
     spec = build_package_spec(provider(), Diagnostics())
-    assert (spec.title, spec.usage_address, spec.error_codes_source) == ("demo", "/chat/completions", "none documented")
+    assert (spec.title, spec.usage_address, spec.error_codes_source) == (
+        "demo streaming API",
+        "/chat/completions",
+        "none documented",
+    )
+
+
+def test_summary_names_the_api_once() -> None:
+    for title, summary in [
+        ("Anthropic Messages streaming API", "Typed SSE decoding for the Anthropic Messages streaming API."),
+        ("DeepSeek Streaming API (HTTP + SSE)", "Typed SSE decoding for the DeepSeek Streaming API (HTTP + SSE)."),
+        ("Siliconstorm Reasoning", "Typed SSE decoding for the Siliconstorm Reasoning streaming API."),
+        ("Rapid apis", "Typed SSE decoding for the Rapid apis."),
+    ]:
+        assert build_package_spec(provider(title=title), Diagnostics()).summary == summary
+
+
+def test_classes_without_a_description_say_what_they_are_not_a_placeholder() -> None:
+    spec = build_package_spec(load_provider(SPECS, "anthropic").provider, Diagnostics())
+    docs = {c.name: c.doc for c in (*spec.classes, *spec.terminators)}
+    assert docs["MessageStartEvent"].startswith("The payload of the ``message_start`` event.")
+    assert docs["TextBlock"].startswith("The ``text`` alternative of a union tagged by ``type``.")
+    assert "Defined at ``anthropic/" in docs["TextBlock"]
+    assert all(doc.strip() and "No description" not in doc for doc in docs.values())
 
 
 def test_usage_example_opens_the_first_channel_and_error_codes_name_their_file() -> None:

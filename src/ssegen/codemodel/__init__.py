@@ -15,6 +15,7 @@ alone, deterministically (no dict/set iteration order leaks into output):
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from ..diagnostics import Diagnostics
@@ -51,7 +52,8 @@ class PackageSpec:
 
     Attributes:
         provider: the IR (names, title, version and error codes are read from it).
-        title: the provider's display name: its spec title, else its name.
+        title: the API's name as prose reads it (:func:`api_name`: the spec title, or the
+            provider's name, followed by "streaming API" unless it already says API).
         classes: payload classes, in first-use order.
         aliases: enum ``Literal`` aliases, in first-use order.
         terminators: terminator classes (``[DONE]``), in first-use order.
@@ -83,13 +85,28 @@ class PackageSpec:
     usage: tuple[str, ...] = ()
 
 
+_API_WORD = re.compile(r"\bAPIs?\b", re.IGNORECASE)
+
+
+def api_name(provider: Provider) -> str:
+    """The API's name as prose reads it: the spec's title (or the provider's folder name) when it
+    already says API (``Anthropic Messages streaming API``, ``DeepSeek Streaming API (HTTP +
+    SSE)``), else followed by ``streaming API`` (``API`` when the spec declares a protocol other
+    than SSE), so generated docstrings never double the words."""
+    title = provider.title or provider.name
+    if _API_WORD.search(title):
+        return title
+    return f"{title} API" if provider.protocols else f"{title} streaming API"
+
+
 def package_summary(provider: Provider, title: str) -> str:
     """What the package is, in one sentence: SSE decoding, or (for a spec over kafka, mqtt,
-    ws, ...) the models and a classifier of JSON payloads, with no transport."""
+    ws, ...) the models and a classifier of JSON payloads, with no transport. ``title`` is
+    :func:`api_name`'s."""
     if not provider.protocols:
-        return f"Typed SSE decoding for the {title} streaming API."
+        return f"Typed SSE decoding for the {title}."
     return (
-        f"Models and a JSON-payload classifier for the {title} API, whose spec declares "
+        f"Models and a JSON-payload classifier for the {title}, whose spec declares "
         f"{', '.join(provider.protocols)} (not Server-Sent Events): bring the transport, "
         "pass each payload to ``channel.parse``."
     )
@@ -124,7 +141,7 @@ def build_package_spec(provider: Provider, diagnostics: Diagnostics, flavour: Fl
     """
     models = ModelsBuilder(diagnostics, flavour)
     channels = [channel_spec(channel, models, diagnostics) for channel in provider.channels]
-    title = provider.title or provider.name
+    title = api_name(provider)
     usage_address = provider.channels[0].address if provider.channels else DEFAULT_ADDRESS
     return PackageSpec(
         provider=provider,

@@ -393,7 +393,11 @@ def _messages(
             cls: ClassName | None = models.terminator(message)
             literal = message.literal
         else:
-            cls = models.payload_class(message.payload, tags.get(message.name, ()))
+            cls = models.payload_class(
+                message.payload,
+                tags.get(message.name, ()),
+                message=message.event if message.event != "message" else message.name,
+            )
         if cls is None:
             _warn(
                 diagnostics,

@@ -163,6 +163,8 @@ class ModelsBuilder:
         self._error_member: set[str] = set()
         self._off_spec_member: set[str] = set()
         self._extra: dict[str, list[FieldSpec]] = {}
+        #: class name -> the messages whose payload it is (for a docstring the spec does not give)
+        self._payload_of: dict[str, list[str]] = {}
 
     @property
     def classes(self) -> list[ClassSpec]:
@@ -179,6 +181,8 @@ class ModelsBuilder:
                 spec = replace(spec, fields=(*spec.fields, *self._extra[spec.name]))
             if spec.name in self._whole:
                 spec = replace(spec, options="dict=True")
+            if not spec.doc.strip():
+                spec = replace(spec, doc=self._described(spec))
             specs.append(spec)
         return specs
 
@@ -252,17 +256,36 @@ class ModelsBuilder:
             expr += " | None"
         return expr
 
-    def payload_class(self, schema: Schema, tags: tuple[str, ...] = ()) -> ClassName | None:
+    def payload_class(self, schema: Schema, tags: tuple[str, ...] = (), *, message: str = "") -> ClassName | None:
         """The class a message payload decodes to; None when the payload is not an
         object with members (its events then decode as ``UnknownEvent``).
 
         ``tags`` names the members the channel's plan tells the message apart by (its
         tag and sub-tag): each field is then the ``Literal`` of the one value the
-        payload fixes it to.
+        payload fixes it to. ``message`` names the message's event (its SSE event type, or
+        its name when it travels as ``message``), for the docstring of a class whose schema
+        has no description.
         """
         if schema.type != "object" or not schema.properties:
             return None
-        return self._class(schema, tuple(t for t in tags if schema.tag(t) is not None))
+        name = self._class(schema, tuple(t for t in tags if schema.tag(t) is not None))
+        if message and message not in self._payload_of.setdefault(name, []):
+            self._payload_of[name].append(message)
+        return name
+
+    def _described(self, spec: ClassSpec) -> str:
+        """A docstring for a class whose schema has no description or title: what the class
+        is (the payload of which events, which alternative of a tagged union) and where its
+        schema is defined, instead of a placeholder."""
+        schema = self._classes[spec.name][0]
+        where = f"Defined at ``{schema.provenance.file}#{schema.provenance.pointer}``."
+        events = self._payload_of.get(spec.name, [])
+        if events:
+            listed = " and ".join(f"``{e}``" for e in events)
+            return f"The payload of the {listed} event{'s' if len(events) > 1 else ''}.\n\n{where}"
+        if spec.tag_field:
+            return f"The ``{spec.tag}`` alternative of a union tagged by ``{spec.tag_field}``.\n\n{where}"
+        return where
 
     def class_of(self, schema: Schema) -> ClassName | None:
         """The class already built for object ``schema`` (a union alternative, a member), or None."""
@@ -286,7 +309,12 @@ class ModelsBuilder:
             ):
                 name = name + "Event"
         if name not in self._terminators:
-            doc = message.description or message.summary or message.payload.description
+            doc = (
+                message.description
+                or message.summary
+                or message.payload.description
+                or f"The terminator: the literal SSE data {text!r} that ends the stream."
+            )
             data = FieldSpec(
                 PythonIdentifier("data"), "data", "str", False, f"the literal SSE data, {message.payload.enum[0]!r}"
             )
