@@ -69,11 +69,60 @@ MODEL_OPTION = click.option(
 FORMAT_OPTION = click.option(
     "--format",
     "fmt",
+    type=click.Choice(["text", "json", "github", "sarif"]),
+    default="text",
+    show_default=True,
+    help=(
+        "Diagnostics as `path:line: pointer: severity[code]: message` lines on stderr (coloured on a "
+        "terminal unless NO_COLOR is set), or on stdout as a JSON array, GitHub Actions annotations "
+        "(workflow commands), or a SARIF 2.1.0 log."
+    ),
+)
+IR_FORMAT_OPTION = click.option(
+    "--format",
+    "fmt",
     type=click.Choice(["text", "json"]),
     default="text",
     show_default=True,
-    help="Diagnostics as `file:line: pointer: message` lines, or as a JSON array.",
+    help="The IR with diagnostics as lines on stderr, or one JSON object holding both on stdout.",
 )
+
+
+def _complete_specs_providers(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[str]:
+    """Shell completion of PROVIDERS: the folders of the specs folder (``--specs`` or the config's)."""
+    from .discover import provider_names
+
+    try:
+        config = override(load_config(Path.cwd()), specs=ctx.params.get("specs"))
+    except ConfigError:
+        return []
+    return [name for name in provider_names(config.specs) if name.startswith(incomplete)]
+
+
+def _complete_generated_providers(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[str]:
+    """Shell completion of conform's PROVIDER: the generated packages in the output folder."""
+    try:
+        out = override(load_config(Path.cwd()), out=ctx.params.get("out")).out
+    except ConfigError:
+        return []
+    if not out.is_dir():
+        return []
+    return sorted(p.name for p in out.iterdir() if (p / "__init__.py").is_file() and p.name.startswith(incomplete))
+
+
+def _complete_channels(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[str]:
+    """Shell completion of conform's CHANNEL: the addresses in the generated package's ``CHANNELS``."""
+    from .conform import ConformError, import_package
+
+    provider = ctx.params.get("provider")
+    if not provider:
+        return []
+    try:
+        out = override(load_config(Path.cwd()), out=ctx.params.get("out")).out
+        channels = import_package(out, provider).CHANNELS
+    except (ConfigError, ConformError, AttributeError):
+        return []
+    return sorted(address for address in channels if address.startswith(incomplete))
 
 
 def _config(**flags: Any) -> Config:
@@ -111,14 +160,16 @@ def main() -> None:
     """
 
 
-def _print_diagnostics(diagnostics: list[Diagnostic], fmt: str) -> None:
-    from .diagnostics import to_json
+def _print_diagnostics(diagnostics: list[Diagnostic], fmt: str, specs: Path) -> None:
+    """Print ``diagnostics`` in ``fmt`` (:data:`ssegen.diagnostics.report.FORMATS`): text lines on
+    stderr, files named from the current directory; the machine formats on stdout."""
+    from .diagnostics.report import render, use_colour
 
-    if fmt == "json":
-        click.echo(to_json(diagnostics))
+    if fmt == "text":
+        colour = use_colour(sys.stderr.isatty())
+        click.echo(render(diagnostics, fmt, specs, colour=colour), nl=False, err=True, color=colour)
     else:
-        for diag in diagnostics:
-            click.echo(diag.format(), err=True)
+        click.echo(render(diagnostics, fmt, specs), nl=False)
 
 
 def _all_diagnostics(reports: list[ProviderReport]) -> list[Diagnostic]:
@@ -143,8 +194,49 @@ MIN_SEVERITY_OPTION = click.option(
 
 
 def _min_severity(verbose: bool, min_severity: str | None, fmt: str = "text") -> str:
-    """The least severity printed: ``--min-severity``, else info with -v or JSON output, else warning."""
-    return min_severity or ("info" if verbose or fmt == "json" else "warning")
+    """The least severity printed: ``--min-severity``, else info with -v or JSON or SARIF output
+    (their readers filter), else warning."""
+    return min_severity or ("info" if verbose or fmt in ("json", "sarif") else "warning")
+
+
+class _SlowProviderNotice:
+    """The progress line: ``<provider>: building (more than 1 s so far)...`` on stderr once a
+    provider has taken more than :attr:`AFTER` seconds (a 3 MB OpenAPI document takes several),
+    so a person or a CI log sees what ssegen is doing. On a terminal the line is erased when that
+    provider is done (its summary line follows); in a log it stays. Call it with each provider's
+    name as its build starts; :meth:`close` when the builds are done."""
+
+    AFTER = 1.0
+
+    def __init__(self) -> None:
+        import threading
+
+        self._lock = threading.Lock()
+        self._timer: threading.Timer | None = None
+        self._shown = False
+        self._tty = sys.stderr.isatty()
+
+    def __call__(self, name: str) -> None:
+        import threading
+
+        self.close()
+        self._timer = threading.Timer(self.AFTER, self._show, (name,))
+        self._timer.daemon = True
+        self._timer.start()
+
+    def _show(self, name: str) -> None:
+        with self._lock:
+            click.echo(f"{name}: building (more than {self.AFTER:.0f} s so far)...", err=True, nl=not self._tty)
+            self._shown = True
+
+    def close(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        with self._lock:
+            if self._shown and self._tty:
+                click.echo("\r\x1b[K", err=True, nl=False)  # erase the line: the summary says the rest
+            self._shown = False
 
 
 def _plural(count: int, noun: str, nouns: str = "") -> str:
@@ -166,7 +258,19 @@ def _run_generate(config: Config, fmt: str, min_severity: str, quiet: bool, forc
             f"no specs folder {config.specs} (set --specs or [tool.ssegen] specs; every folder in it is a provider)"
         )
     settings = config.output_settings
-    reports = build(config.specs, list(config.providers) or None, settings, strict=config.strict, policy=config.policy)
+    notice = _SlowProviderNotice() if fmt == "text" and not quiet else None
+    try:
+        reports = build(
+            config.specs,
+            list(config.providers) or None,
+            settings,
+            strict=config.strict,
+            policy=config.policy,
+            on_provider=notice,
+        )
+    finally:
+        if notice is not None:
+            notice.close()
     if not reports:
         raise click.ClickException(f"no provider folder under {config.specs}")
     first_run = not config.out.exists()
@@ -182,7 +286,7 @@ def _run_generate(config: Config, fmt: str, min_severity: str, quiet: bool, forc
             tests_out=config.tests_out,
         )
     shown = _LEVELS[_LEVELS.index(min_severity) :]
-    _print_diagnostics([d for d in _all_diagnostics(reports) if d.severity.value in shown], fmt)
+    _print_diagnostics([d for d in _all_diagnostics(reports) if d.severity.value in shown], fmt, config.specs)
     if fmt == "text" and not quiet:
         written = {(o.folder, rel) for o in outcomes for rel in o.written}
         for r in reports:
@@ -244,7 +348,7 @@ def _summary(
 @VERBOSE_OPTION
 @MIN_SEVERITY_OPTION
 @QUIET_OPTION
-@click.argument("providers", nargs=-1)
+@click.argument("providers", nargs=-1, shell_complete=_complete_specs_providers)
 def generate(
     specs: Path | None,
     out: Path | None,
@@ -289,7 +393,7 @@ def generate(
 @PACKAGE_OPTION
 @click.option("--diff", "show_diff", is_flag=True, help="Print a unified diff of each stale file (disk -> specs now).")
 @MODEL_OPTION
-@click.argument("providers", nargs=-1)
+@click.argument("providers", nargs=-1, shell_complete=_complete_specs_providers)
 def check(
     specs: Path | None,
     out: Path | None,
@@ -334,7 +438,7 @@ def check(
     reports = build(config.specs, names, config.output_settings, strict=config.strict, policy=config.policy)
     failed = [r for r in reports if r.failed]
     for r in failed:
-        _print_diagnostics([d for d in r.diagnostics.sorted() if d.severity.value == "error"], "text")
+        _print_diagnostics([d for d in r.diagnostics.sorted() if d.severity.value == "error"], "text", config.specs)
     if failed:
         click.echo(
             f"{_plural(len(failed), 'provider')} with errors (above): fix the specs, then `ssegen generate`", err=True
@@ -406,7 +510,7 @@ def _echo_diff(out: Path, rel: str, wanted: str) -> None:
 @VERBOSE_OPTION
 @MIN_SEVERITY_OPTION
 @QUIET_OPTION
-@click.argument("providers", nargs=-1)
+@click.argument("providers", nargs=-1, shell_complete=_complete_specs_providers)
 def watch(
     specs: Path | None,
     out: Path | None,
@@ -464,13 +568,13 @@ def watch(
 
 @main.command("ir")
 @SPECS_OPTION
-@FORMAT_OPTION
+@IR_FORMAT_OPTION
 @click.option(
     "--plan",
     is_flag=True,
     help="Print how each channel tells its messages apart (event types, tags, shapes) instead of the IR.",
 )
-@click.argument("provider")
+@click.argument("provider", shell_complete=_complete_specs_providers)
 def ir_command(specs: Path | None, fmt: str, plan: bool, provider: str) -> None:
     """Print the intermediate model of PROVIDER as JSON (sorted keys).
 
@@ -497,7 +601,7 @@ def ir_command(specs: Path | None, fmt: str, plan: bool, provider: str) -> None:
         }
         click.echo(json.dumps(payload, indent=2, sort_keys=True, ensure_ascii=False))
     else:
-        _print_diagnostics(diagnostics, "text")
+        _print_diagnostics(diagnostics, "text", config.specs)
         if result.provider is not None and plan:
             click.echo(plan_text(result.provider), nl=False)
         elif result.provider is not None:
@@ -516,8 +620,8 @@ def ir_command(specs: Path | None, fmt: str, plan: bool, provider: str) -> None:
 @click.option(
     "--json", "as_json", is_flag=True, help="Print one JSON object (printed whether or not the stream conforms)."
 )
-@click.argument("provider")
-@click.argument("channel")
+@click.argument("provider", shell_complete=_complete_generated_providers)
+@click.argument("channel", shell_complete=_complete_channels)
 @click.argument("capture", type=click.Path(path_type=Path, dir_okay=False, exists=True))
 def conform(out: Path | None, full_text: bool, as_json: bool, provider: str, channel: str, capture: Path) -> None:
     """Replay CAPTURE (a raw text/event-stream body) through PROVIDER's CHANNEL decoder.

@@ -11,6 +11,7 @@ the file, line and pointer); the other providers go on.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -61,6 +62,7 @@ def build(
     settings: OutputSettings,
     strict: bool = False,
     policy: Policy | None = None,
+    on_provider: Callable[[str], None] | None = None,
 ) -> list[ProviderReport]:
     """Load and render ``providers`` (all folders under ``specs`` when None).
 
@@ -72,6 +74,8 @@ def build(
             with warnings).
         policy: the project's ignored codes and severity overrides, applied to every
             diagnostic before ``strict`` and the error check.
+        on_provider: called with each provider's name as its build starts (the CLI's
+            progress line for a slow provider).
 
     Returns:
         One report per provider, in name order.  Never raises for bad specs.
@@ -80,6 +84,8 @@ def build(
     names = providers if providers else provider_names(specs)
     reports = []
     for name in sorted(names):
+        if on_provider is not None:
+            on_provider(name)
         started = time.perf_counter()
         report = ProviderReport(name, Diagnostics())
         if not (specs / name).is_dir():
