@@ -61,9 +61,7 @@ ErrorEventErrorType = Literal[
 
 
 class MessageStartEvent(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
-    """The payload of the ``message_start`` event.
-
-    Defined at ``anthropic/messages.yaml#/components/schemas/MessageStartEvent``.
+    """The payload of ``MessageStart`` messages.
 
     Attributes:
         off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
@@ -75,7 +73,7 @@ class MessageStartEvent(msgspec.Struct, kw_only=True, omit_defaults=True, gc=Fal
 
 
 class Message(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
-    """Defined at ``anthropic/messages.yaml#/components/schemas/Message``.
+    """The value of member ``message`` of :class:`MessageStartEvent`.
 
     Attributes:
         id: Unique object identifier.
@@ -109,10 +107,7 @@ class Message(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
 class TextBlock(
     msgspec.Struct, kw_only=True, omit_defaults=True, gc=False, tag_field="type", tag="text"
 ):
-    """The ``text`` alternative of a union tagged by ``type``.
-
-    Defined at ``anthropic/messages.yaml#/components/schemas/TextBlock``.
-    """
+    """The ``text`` alternative of a union tagged by ``type``."""
 
     text: str
     type: ClassVar[str] = "text"
@@ -140,10 +135,7 @@ class Citation(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
 class ThinkingBlock(
     msgspec.Struct, kw_only=True, omit_defaults=True, gc=False, tag_field="type", tag="thinking"
 ):
-    """The ``thinking`` alternative of a union tagged by ``type``.
-
-    Defined at ``anthropic/messages.yaml#/components/schemas/ThinkingBlock``.
-    """
+    """The ``thinking`` alternative of a union tagged by ``type``."""
 
     thinking: str
     type: ClassVar[str] = "thinking"
@@ -158,10 +150,7 @@ class RedactedThinkingBlock(
     tag_field="type",
     tag="redacted_thinking",
 ):
-    """The ``redacted_thinking`` alternative of a union tagged by ``type``.
-
-    Defined at ``anthropic/messages.yaml#/components/schemas/RedactedThinkingBlock``.
-    """
+    """The ``redacted_thinking`` alternative of a union tagged by ``type``."""
 
     data: str
     type: ClassVar[str] = "redacted_thinking"
@@ -171,8 +160,6 @@ class ToolUseBlock(
     msgspec.Struct, kw_only=True, omit_defaults=True, gc=False, tag_field="type", tag="tool_use"
 ):
     """The ``tool_use`` alternative of a union tagged by ``type``.
-
-    Defined at ``anthropic/messages.yaml#/components/schemas/ToolUseBlock``.
 
     Attributes:
         input: Empty in `content_block_start`; filled by `input_json_delta` fragments.
@@ -203,8 +190,6 @@ class ServerToolUseBlock(
 ):
     """The ``server_tool_use`` alternative of a union tagged by ``type``.
 
-    Defined at ``anthropic/messages.yaml#/components/schemas/ServerToolUseBlock``.
-
     Attributes:
         name: e.g. `web_search`, `web_fetch`, `code_execution`.
         caller: What invoked the tool (`direct`, or code execution).
@@ -227,8 +212,6 @@ class WebSearchToolResultBlock(
 ):
     """The ``web_search_tool_result`` alternative of a union tagged by ``type``.
 
-    Defined at ``anthropic/messages.yaml#/components/schemas/WebSearchToolResultBlock``.
-
     Attributes:
         content: A list of `web_search_result` objects, or an error object.
     """
@@ -248,8 +231,6 @@ class WebFetchToolResultBlock(
 ):
     """The ``web_fetch_tool_result`` alternative of a union tagged by ``type``.
 
-    Defined at ``anthropic/messages.yaml#/components/schemas/WebFetchToolResultBlock``.
-
     Attributes:
         content: The fetched document, or an error object.
     """
@@ -268,8 +249,6 @@ class CodeExecutionToolResultBlock(
     tag="code_execution_tool_result",
 ):
     """The ``code_execution_tool_result`` alternative of a union tagged by ``type``.
-
-    Defined at ``anthropic/messages.yaml#/components/schemas/CodeExecutionToolResultBlock``.
 
     Attributes:
         content: The execution result, or an error object.
@@ -296,7 +275,7 @@ class MessageContainer(msgspec.Struct, kw_only=True, omit_defaults=True, gc=Fals
 
 
 class Usage(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
-    """Defined at ``anthropic/messages.yaml#/components/schemas/Usage``."""
+    """The value of member ``usage`` of :class:`Message`."""
 
     input_tokens: int
     output_tokens: int
@@ -309,23 +288,21 @@ class Usage(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
 
 
 class CacheCreation(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
-    """Defined at ``anthropic/messages.yaml#/components/schemas/CacheCreation``."""
+    """The value of member ``cache_creation`` of :class:`Usage`."""
 
     ephemeral_5m_input_tokens: int | None = None
     ephemeral_1h_input_tokens: int | None = None
 
 
 class ServerToolUsage(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
-    """Defined at ``anthropic/messages.yaml#/components/schemas/ServerToolUsage``."""
+    """The value of member ``server_tool_use`` of :class:`Usage`."""
 
     web_search_requests: int | None = None
     web_fetch_requests: int | None = None
 
 
 class ContentBlockStartEvent(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
-    """The payload of the ``content_block_start`` event.
-
-    Defined at ``anthropic/messages.yaml#/components/schemas/ContentBlockStartEvent``.
+    """The payload of ``ContentBlockStart`` messages.
 
     Attributes:
         index: Index of the block in the final `content` array.
@@ -348,9 +325,7 @@ class ContentBlockStartEvent(msgspec.Struct, kw_only=True, omit_defaults=True, g
 
 
 class ContentBlockDeltaEvent(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
-    """The payload of the ``content_block_delta`` event.
-
-    Defined at ``anthropic/messages.yaml#/components/schemas/ContentBlockDeltaEvent``.
+    """The payload of ``ContentBlockDelta`` messages.
 
     Attributes:
         index: Index of the block the delta updates.
@@ -366,10 +341,7 @@ class ContentBlockDeltaEvent(msgspec.Struct, kw_only=True, omit_defaults=True, g
 class TextDelta(
     msgspec.Struct, kw_only=True, omit_defaults=True, gc=False, tag_field="type", tag="text_delta"
 ):
-    """The ``text_delta`` alternative of a union tagged by ``type``.
-
-    Defined at ``anthropic/messages.yaml#/components/schemas/TextDelta``.
-    """
+    """The ``text_delta`` alternative of a union tagged by ``type``."""
 
     text: str
     type: ClassVar[str] = "text_delta"
@@ -384,8 +356,6 @@ class InputJsonDelta(
     tag="input_json_delta",
 ):
     """The ``input_json_delta`` alternative of a union tagged by ``type``.
-
-    Defined at ``anthropic/messages.yaml#/components/schemas/InputJsonDelta``.
 
     Attributes:
         partial_json: A fragment of the tool input's JSON text; JSON only once all fragments are joined.
@@ -403,10 +373,7 @@ class ThinkingDelta(
     tag_field="type",
     tag="thinking_delta",
 ):
-    """The ``thinking_delta`` alternative of a union tagged by ``type``.
-
-    Defined at ``anthropic/messages.yaml#/components/schemas/ThinkingDelta``.
-    """
+    """The ``thinking_delta`` alternative of a union tagged by ``type``."""
 
     thinking: str
     type: ClassVar[str] = "thinking_delta"
@@ -421,8 +388,6 @@ class SignatureDelta(
     tag="signature_delta",
 ):
     """The ``signature_delta`` alternative of a union tagged by ``type``.
-
-    Defined at ``anthropic/messages.yaml#/components/schemas/SignatureDelta``.
 
     Attributes:
         signature: Sent just before `content_block_stop` of a thinking block.
@@ -442,8 +407,6 @@ class CitationsDelta(
 ):
     """The ``citations_delta`` alternative of a union tagged by ``type``.
 
-    Defined at ``anthropic/messages.yaml#/components/schemas/CitationsDelta``.
-
     Attributes:
         citation: A citation location (`char_location`, `page_location`, `content_block_location`, `web_search_result_location`, ...).
     """
@@ -453,9 +416,7 @@ class CitationsDelta(
 
 
 class ContentBlockStopEvent(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
-    """The payload of the ``content_block_stop`` event.
-
-    Defined at ``anthropic/messages.yaml#/components/schemas/ContentBlockStopEvent``.
+    """The payload of ``ContentBlockStop`` messages.
 
     Attributes:
         off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
@@ -467,9 +428,7 @@ class ContentBlockStopEvent(msgspec.Struct, kw_only=True, omit_defaults=True, gc
 
 
 class MessageDeltaEvent(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
-    """The payload of the ``message_delta`` event.
-
-    Defined at ``anthropic/messages.yaml#/components/schemas/MessageDeltaEvent``.
+    """The payload of ``MessageDelta`` messages.
 
     Attributes:
         usage: Cumulative token counts.
@@ -485,7 +444,7 @@ class MessageDeltaEvent(msgspec.Struct, kw_only=True, omit_defaults=True, gc=Fal
 
 
 class MessageDeltaEventDelta(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
-    """Defined at ``anthropic/messages.yaml#/components/schemas/MessageDeltaEvent/properties/delta``.
+    """The value of member ``delta`` of :class:`MessageDeltaEvent`.
 
     Attributes:
         stop_reason: Why the model stopped; null in `message_start`.
@@ -516,9 +475,7 @@ class MessageDeltaEventContextManagement(
 
 
 class MessageStopEvent(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
-    """The payload of the ``message_stop`` event.
-
-    Defined at ``anthropic/messages.yaml#/components/schemas/MessageStopEvent``.
+    """The payload of ``MessageStop`` messages.
 
     Attributes:
         off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
@@ -529,9 +486,7 @@ class MessageStopEvent(msgspec.Struct, kw_only=True, omit_defaults=True, gc=Fals
 
 
 class PingEvent(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
-    """The payload of the ``ping`` event.
-
-    Defined at ``anthropic/messages.yaml#/components/schemas/PingEvent``.
+    """The payload of ``Ping`` messages.
 
     Attributes:
         off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
@@ -542,9 +497,7 @@ class PingEvent(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
 
 
 class ErrorEvent(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
-    """The payload of the ``error`` event.
-
-    Defined at ``anthropic/messages.yaml#/components/schemas/ErrorEvent``.
+    """The payload of ``Error`` messages.
 
     Attributes:
         off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
@@ -556,7 +509,7 @@ class ErrorEvent(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
 
 
 class ErrorEventError(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
-    """Defined at ``anthropic/messages.yaml#/components/schemas/ErrorEvent/properties/error``."""
+    """The value of member ``error`` of :class:`ErrorEvent`."""
 
     type: ErrorEventErrorType | str
     message: str

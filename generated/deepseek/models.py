@@ -74,7 +74,7 @@ class FimCompletionChunk(msgspec.Struct, kw_only=True, omit_defaults=True, gc=Fa
 
 
 class FimCompletionChunkChoice(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
-    """Defined at ``deepseek/asyncapi-page.txt#/components/schemas/FimCompletionChunkChoice``.
+    """An item of member ``choices`` of :class:`FimCompletionChunk`.
 
     Attributes:
         index: Index of this choice in the `choices` array.
@@ -161,7 +161,7 @@ class ChatCompletionChunk(msgspec.Struct, kw_only=True, omit_defaults=True, gc=F
 
 
 class ChatCompletionChunkChoice(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
-    """Defined at ``deepseek/asyncapi-page.txt#/components/schemas/ChatCompletionChunkChoice``.
+    """An item of member ``choices`` of :class:`ChatCompletionChunk`.
 
     Attributes:
         index: Index of this choice in the `choices` array.

@@ -107,7 +107,7 @@ class ToolCallDelta(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
 
 
 class ToolCallDeltaFunction(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
-    """Defined at ``mistral/asyncapi-page.txt#/components/schemas/ToolCallDelta/properties/function``.
+    """The value of member ``function`` of :class:`ToolCallDelta`.
 
     Attributes:
         name: Name of the function being called. Present on the first delta.
@@ -201,7 +201,7 @@ class FimStreamChoice(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False
 
 
 class FimStreamChoiceDelta(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
-    """Defined at ``mistral/asyncapi-page.txt#/components/schemas/FimStreamChoice/properties/delta``.
+    """The value of member ``delta`` of :class:`FimStreamChoice`.
 
     Attributes:
         role: Present on the first chunk only.

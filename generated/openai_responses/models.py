@@ -75,9 +75,7 @@ ResponseErrorEventType = Literal["error"]
 
 
 class ResponseCreatedEvent(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
-    """The payload of the ``response.created`` event.
-
-    Defined at ``openai_responses/responses.yaml#/components/schemas/ResponseCreatedEvent``.
+    """The payload of ``ResponseCreated`` messages.
 
     Attributes:
         sequence_number: Position of the event in the stream.
@@ -91,7 +89,7 @@ class ResponseCreatedEvent(msgspec.Struct, kw_only=True, omit_defaults=True, gc=
 
 
 class Response(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
-    """Defined at ``openai_responses/responses.yaml#/components/schemas/Response``.
+    """The value of member ``response`` of :class:`ResponseCreatedEvent`.
 
     Attributes:
         created_at: Unix time in seconds.
@@ -134,7 +132,7 @@ class ResponseError(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
 
 
 class ResponseIncompleteDetails(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
-    """Defined at ``openai_responses/responses.yaml#/components/schemas/Response/properties/incomplete_details``.
+    """The value of member ``incomplete_details`` of :class:`Response`.
 
     Attributes:
         reason: `max_output_tokens` or `content_filter` (the reference's `response.incomplete` example shows `max_tokens`).
@@ -159,10 +157,7 @@ class OutputMessage(
 class OutputText(
     msgspec.Struct, kw_only=True, omit_defaults=True, gc=False, tag_field="type", tag="output_text"
 ):
-    """The ``output_text`` alternative of a union tagged by ``type``.
-
-    Defined at ``openai_responses/responses.yaml#/components/schemas/OutputText``.
-    """
+    """The ``output_text`` alternative of a union tagged by ``type``."""
 
     text: str
     type: ClassVar[str] = "output_text"
@@ -185,7 +180,7 @@ class Annotation(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
 
 
 class LogProb(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
-    """Defined at ``openai_responses/responses.yaml#/components/schemas/LogProb``."""
+    """An item of member ``logprobs`` of :class:`OutputText`."""
 
     token: str
     logprob: float
@@ -194,7 +189,7 @@ class LogProb(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
 
 
 class LogProbTopLogprob(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
-    """Defined at ``openai_responses/responses.yaml#/components/schemas/LogProb/properties/top_logprobs/items``."""
+    """An item of member ``top_logprobs`` of :class:`LogProb`."""
 
     token: str | None = None
     logprob: float | None = None
@@ -204,10 +199,7 @@ class LogProbTopLogprob(msgspec.Struct, kw_only=True, omit_defaults=True, gc=Fal
 class Refusal(
     msgspec.Struct, kw_only=True, omit_defaults=True, gc=False, tag_field="type", tag="refusal"
 ):
-    """The ``refusal`` alternative of a union tagged by ``type``.
-
-    Defined at ``openai_responses/responses.yaml#/components/schemas/Refusal``.
-    """
+    """The ``refusal`` alternative of a union tagged by ``type``."""
 
     refusal: str
     type: ClassVar[str] = "refusal"
@@ -221,10 +213,7 @@ class ReasoningText(
     tag_field="type",
     tag="reasoning_text",
 ):
-    """The ``reasoning_text`` alternative of a union tagged by ``type``.
-
-    Defined at ``openai_responses/responses.yaml#/components/schemas/ReasoningText``.
-    """
+    """The ``reasoning_text`` alternative of a union tagged by ``type``."""
 
     text: str
     type: ClassVar[str] = "reasoning_text"
@@ -239,8 +228,6 @@ class FunctionToolCall(
     tag="function_call",
 ):
     """The ``function_call`` alternative of a union tagged by ``type``.
-
-    Defined at ``openai_responses/responses.yaml#/components/schemas/FunctionToolCall``.
 
     Attributes:
         arguments: The arguments' JSON text; empty in `response.output_item.added`.
@@ -258,10 +245,7 @@ class FunctionToolCall(
 class ReasoningItem(
     msgspec.Struct, kw_only=True, omit_defaults=True, gc=False, tag_field="type", tag="reasoning"
 ):
-    """The ``reasoning`` alternative of a union tagged by ``type``.
-
-    Defined at ``openai_responses/responses.yaml#/components/schemas/ReasoningItem``.
-    """
+    """The ``reasoning`` alternative of a union tagged by ``type``."""
 
     id: str
     summary: list[SummaryText]
@@ -272,7 +256,7 @@ class ReasoningItem(
 
 
 class SummaryText(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
-    """Defined at ``openai_responses/responses.yaml#/components/schemas/SummaryText``."""
+    """An item of member ``summary`` of :class:`ReasoningItem`."""
 
     type: SummaryTextType | str
     text: str
@@ -287,8 +271,6 @@ class WebSearchToolCall(
     tag="web_search_call",
 ):
     """The ``web_search_call`` alternative of a union tagged by ``type``.
-
-    Defined at ``openai_responses/responses.yaml#/components/schemas/WebSearchToolCall``.
 
     Attributes:
         action: The search action (`search`, `open_page`, `find`).
@@ -314,10 +296,7 @@ class FileSearchToolCall(
     tag_field="type",
     tag="file_search_call",
 ):
-    """The ``file_search_call`` alternative of a union tagged by ``type``.
-
-    Defined at ``openai_responses/responses.yaml#/components/schemas/FileSearchToolCall``.
-    """
+    """The ``file_search_call`` alternative of a union tagged by ``type``."""
 
     id: str
     status: FileSearchToolCallStatus | str
@@ -334,10 +313,7 @@ class CustomToolCall(
     tag_field="type",
     tag="custom_tool_call",
 ):
-    """The ``custom_tool_call`` alternative of a union tagged by ``type``.
-
-    Defined at ``openai_responses/responses.yaml#/components/schemas/CustomToolCall``.
-    """
+    """The ``custom_tool_call`` alternative of a union tagged by ``type``."""
 
     call_id: str
     name: str
@@ -357,22 +333,20 @@ class ResponseUsage(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
 
 
 class ResponseUsageInputTokensDetails(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
-    """Defined at ``openai_responses/responses.yaml#/components/schemas/ResponseUsage/properties/input_tokens_details``."""
+    """The value of member ``input_tokens_details`` of :class:`ResponseUsage`."""
 
     cached_tokens: int | None = None
     cache_write_tokens: int | None = None
 
 
 class ResponseUsageOutputTokensDetails(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
-    """Defined at ``openai_responses/responses.yaml#/components/schemas/ResponseUsage/properties/output_tokens_details``."""
+    """The value of member ``output_tokens_details`` of :class:`ResponseUsage`."""
 
     reasoning_tokens: int | None = None
 
 
 class ResponseInProgressEvent(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
-    """The payload of the ``response.in_progress`` event.
-
-    Defined at ``openai_responses/responses.yaml#/components/schemas/ResponseInProgressEvent``.
+    """The payload of ``ResponseInProgress`` messages.
 
     Attributes:
         sequence_number: Position of the event in the stream.
@@ -386,9 +360,7 @@ class ResponseInProgressEvent(msgspec.Struct, kw_only=True, omit_defaults=True, 
 
 
 class ResponseOutputItemAddedEvent(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
-    """The payload of the ``response.output_item.added`` event.
-
-    Defined at ``openai_responses/responses.yaml#/components/schemas/ResponseOutputItemAddedEvent``.
+    """The payload of ``ResponseOutputItemAdded`` messages.
 
     Attributes:
         output_index: Index of the item in the response's `output`.
@@ -411,9 +383,7 @@ class ResponseOutputItemAddedEvent(msgspec.Struct, kw_only=True, omit_defaults=T
 
 
 class ResponseOutputItemDoneEvent(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
-    """The payload of the ``response.output_item.done`` event.
-
-    Defined at ``openai_responses/responses.yaml#/components/schemas/ResponseOutputItemDoneEvent``.
+    """The payload of ``ResponseOutputItemDone`` messages.
 
     Attributes:
         sequence_number: Position of the event in the stream.
@@ -435,9 +405,7 @@ class ResponseOutputItemDoneEvent(msgspec.Struct, kw_only=True, omit_defaults=Tr
 
 
 class ResponseContentPartAddedEvent(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
-    """The payload of the ``response.content_part.added`` event.
-
-    Defined at ``openai_responses/responses.yaml#/components/schemas/ResponseContentPartAddedEvent``.
+    """The payload of ``ResponseContentPartAdded`` messages.
 
     Attributes:
         sequence_number: Position of the event in the stream.
@@ -454,9 +422,7 @@ class ResponseContentPartAddedEvent(msgspec.Struct, kw_only=True, omit_defaults=
 
 
 class ResponseContentPartDoneEvent(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
-    """The payload of the ``response.content_part.done`` event.
-
-    Defined at ``openai_responses/responses.yaml#/components/schemas/ResponseContentPartDoneEvent``.
+    """The payload of ``ResponseContentPartDone`` messages.
 
     Attributes:
         sequence_number: Position of the event in the stream.
@@ -473,9 +439,7 @@ class ResponseContentPartDoneEvent(msgspec.Struct, kw_only=True, omit_defaults=T
 
 
 class ResponseOutputTextDeltaEvent(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
-    """The payload of the ``response.output_text.delta`` event.
-
-    Defined at ``openai_responses/responses.yaml#/components/schemas/ResponseOutputTextDeltaEvent``.
+    """The payload of ``ResponseOutputTextDelta`` messages.
 
     Attributes:
         sequence_number: Position of the event in the stream.
@@ -494,9 +458,7 @@ class ResponseOutputTextDeltaEvent(msgspec.Struct, kw_only=True, omit_defaults=T
 
 
 class ResponseOutputTextDoneEvent(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
-    """The payload of the ``response.output_text.done`` event.
-
-    Defined at ``openai_responses/responses.yaml#/components/schemas/ResponseOutputTextDoneEvent``.
+    """The payload of ``ResponseOutputTextDone`` messages.
 
     Attributes:
         sequence_number: Position of the event in the stream.
@@ -516,9 +478,7 @@ class ResponseOutputTextDoneEvent(msgspec.Struct, kw_only=True, omit_defaults=Tr
 class ResponseOutputTextAnnotationAddedEvent(
     msgspec.Struct, kw_only=True, omit_defaults=True, gc=False
 ):
-    """The payload of the ``response.output_text.annotation.added`` event.
-
-    Defined at ``openai_responses/responses.yaml#/components/schemas/ResponseOutputTextAnnotationAddedEvent``.
+    """The payload of ``ResponseOutputTextAnnotationAdded`` messages.
 
     Attributes:
         annotation: A citation (`file_citation`, `url_citation`, `container_file_citation`, `file_path`).
@@ -537,9 +497,7 @@ class ResponseOutputTextAnnotationAddedEvent(
 
 
 class ResponseRefusalDeltaEvent(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
-    """The payload of the ``response.refusal.delta`` event.
-
-    Defined at ``openai_responses/responses.yaml#/components/schemas/ResponseRefusalDeltaEvent``.
+    """The payload of ``ResponseRefusalDelta`` messages.
 
     Attributes:
         sequence_number: Position of the event in the stream.
@@ -556,9 +514,7 @@ class ResponseRefusalDeltaEvent(msgspec.Struct, kw_only=True, omit_defaults=True
 
 
 class ResponseRefusalDoneEvent(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
-    """The payload of the ``response.refusal.done`` event.
-
-    Defined at ``openai_responses/responses.yaml#/components/schemas/ResponseRefusalDoneEvent``.
+    """The payload of ``ResponseRefusalDone`` messages.
 
     Attributes:
         sequence_number: Position of the event in the stream.
@@ -577,9 +533,7 @@ class ResponseRefusalDoneEvent(msgspec.Struct, kw_only=True, omit_defaults=True,
 class ResponseFunctionCallArgumentsDeltaEvent(
     msgspec.Struct, kw_only=True, omit_defaults=True, gc=False
 ):
-    """The payload of the ``response.function_call_arguments.delta`` event.
-
-    Defined at ``openai_responses/responses.yaml#/components/schemas/ResponseFunctionCallArgumentsDeltaEvent``.
+    """The payload of ``ResponseFunctionCallArgumentsDelta`` messages.
 
     Attributes:
         delta: A fragment of the arguments' JSON text.
@@ -598,9 +552,7 @@ class ResponseFunctionCallArgumentsDeltaEvent(
 class ResponseFunctionCallArgumentsDoneEvent(
     msgspec.Struct, kw_only=True, omit_defaults=True, gc=False
 ):
-    """The payload of the ``response.function_call_arguments.done`` event.
-
-    Defined at ``openai_responses/responses.yaml#/components/schemas/ResponseFunctionCallArgumentsDoneEvent``.
+    """The payload of ``ResponseFunctionCallArgumentsDone`` messages.
 
     Attributes:
         sequence_number: Position of the event in the stream.
@@ -620,9 +572,7 @@ class ResponseFunctionCallArgumentsDoneEvent(
 class ResponseReasoningSummaryPartAddedEvent(
     msgspec.Struct, kw_only=True, omit_defaults=True, gc=False
 ):
-    """The payload of the ``response.reasoning_summary_part.added`` event.
-
-    Defined at ``openai_responses/responses.yaml#/components/schemas/ResponseReasoningSummaryPartAddedEvent``.
+    """The payload of ``ResponseReasoningSummaryPartAdded`` messages.
 
     Attributes:
         sequence_number: Position of the event in the stream.
@@ -641,9 +591,7 @@ class ResponseReasoningSummaryPartAddedEvent(
 class ResponseReasoningSummaryPartDoneEvent(
     msgspec.Struct, kw_only=True, omit_defaults=True, gc=False
 ):
-    """The payload of the ``response.reasoning_summary_part.done`` event.
-
-    Defined at ``openai_responses/responses.yaml#/components/schemas/ResponseReasoningSummaryPartDoneEvent``.
+    """The payload of ``ResponseReasoningSummaryPartDone`` messages.
 
     Attributes:
         sequence_number: Position of the event in the stream.
@@ -662,9 +610,7 @@ class ResponseReasoningSummaryPartDoneEvent(
 class ResponseReasoningSummaryTextDeltaEvent(
     msgspec.Struct, kw_only=True, omit_defaults=True, gc=False
 ):
-    """The payload of the ``response.reasoning_summary_text.delta`` event.
-
-    Defined at ``openai_responses/responses.yaml#/components/schemas/ResponseReasoningSummaryTextDeltaEvent``.
+    """The payload of ``ResponseReasoningSummaryTextDelta`` messages.
 
     Attributes:
         sequence_number: Position of the event in the stream.
@@ -683,9 +629,7 @@ class ResponseReasoningSummaryTextDeltaEvent(
 class ResponseReasoningSummaryTextDoneEvent(
     msgspec.Struct, kw_only=True, omit_defaults=True, gc=False
 ):
-    """The payload of the ``response.reasoning_summary_text.done`` event.
-
-    Defined at ``openai_responses/responses.yaml#/components/schemas/ResponseReasoningSummaryTextDoneEvent``.
+    """The payload of ``ResponseReasoningSummaryTextDone`` messages.
 
     Attributes:
         sequence_number: Position of the event in the stream.
@@ -702,9 +646,7 @@ class ResponseReasoningSummaryTextDoneEvent(
 
 
 class ResponseReasoningTextDeltaEvent(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
-    """The payload of the ``response.reasoning_text.delta`` event.
-
-    Defined at ``openai_responses/responses.yaml#/components/schemas/ResponseReasoningTextDeltaEvent``.
+    """The payload of ``ResponseReasoningTextDelta`` messages.
 
     Attributes:
         sequence_number: Position of the event in the stream.
@@ -721,9 +663,7 @@ class ResponseReasoningTextDeltaEvent(msgspec.Struct, kw_only=True, omit_default
 
 
 class ResponseReasoningTextDoneEvent(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
-    """The payload of the ``response.reasoning_text.done`` event.
-
-    Defined at ``openai_responses/responses.yaml#/components/schemas/ResponseReasoningTextDoneEvent``.
+    """The payload of ``ResponseReasoningTextDone`` messages.
 
     Attributes:
         sequence_number: Position of the event in the stream.
@@ -740,9 +680,7 @@ class ResponseReasoningTextDoneEvent(msgspec.Struct, kw_only=True, omit_defaults
 
 
 class ResponseCompletedEvent(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
-    """The payload of the ``response.completed`` event.
-
-    Defined at ``openai_responses/responses.yaml#/components/schemas/ResponseCompletedEvent``.
+    """The payload of ``ResponseCompleted`` messages.
 
     Attributes:
         sequence_number: Position of the event in the stream.
@@ -756,9 +694,7 @@ class ResponseCompletedEvent(msgspec.Struct, kw_only=True, omit_defaults=True, g
 
 
 class ResponseIncompleteEvent(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
-    """The payload of the ``response.incomplete`` event.
-
-    Defined at ``openai_responses/responses.yaml#/components/schemas/ResponseIncompleteEvent``.
+    """The payload of ``ResponseIncomplete`` messages.
 
     Attributes:
         sequence_number: Position of the event in the stream.
@@ -772,9 +708,7 @@ class ResponseIncompleteEvent(msgspec.Struct, kw_only=True, omit_defaults=True, 
 
 
 class ResponseFailedEvent(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
-    """The payload of the ``response.failed`` event.
-
-    Defined at ``openai_responses/responses.yaml#/components/schemas/ResponseFailedEvent``.
+    """The payload of ``ResponseFailed`` messages.
 
     Attributes:
         sequence_number: Position of the event in the stream.
@@ -788,9 +722,7 @@ class ResponseFailedEvent(msgspec.Struct, kw_only=True, omit_defaults=True, gc=F
 
 
 class ResponseErrorEvent(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
-    """The payload of the ``error`` event.
-
-    Defined at ``openai_responses/responses.yaml#/components/schemas/ResponseErrorEvent``.
+    """The payload of ``Error`` messages.
 
     Attributes:
         sequence_number: Position of the event in the stream.

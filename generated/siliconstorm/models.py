@@ -83,7 +83,7 @@ class ChatCompletionChunkUsage(msgspec.Struct, kw_only=True, omit_defaults=True,
 
 
 class ChatCompletionChunkChoice(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
-    """Defined at ``siliconstorm/inference-api.md#/sections/table-2/tables/0/rows/10``.
+    """An item of member ``choices`` of :class:`ChatCompletionChunk`.
 
     Attributes:
         index: The choices message index, which can only be 0 currently.

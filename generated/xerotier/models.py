@@ -164,7 +164,7 @@ class ChatCompletionChunk(msgspec.Struct, kw_only=True, omit_defaults=True, gc=F
 
 
 class ChatCompletionChunkChoice(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
-    """Defined at ``xerotier/streaming-api.md#/sections/chunk-structure/tables/0/rows/6``.
+    """An item of member ``choices`` of :class:`ChatCompletionChunk`.
 
     Attributes:
         delta: The delta field in each choice contains the incremental content
@@ -672,7 +672,7 @@ class XMockupCreated(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False)
 
 
 class XMockupCreatedFile(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
-    """Defined at ``xerotier/streaming-api.md#/sections/mockup-events-x_mockup/tables/0/rows/1``."""
+    """An item of member ``files`` of :class:`XMockupCreated`."""
 
     path: str
     content_type: str = msgspec.field(name="contentType")
@@ -786,7 +786,7 @@ class XChatMetadata(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
 
 
 class XChatMetadataContext(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
-    """Defined at ``xerotier/streaming-api.md#/sections/chat-metadata-event-x_chatmetadata/lines/14``."""
+    """The value of member ``context`` of :class:`XChatMetadata`."""
 
     system_tokens: int | None = msgspec.field(default=None, name="systemTokens")
     summary_tokens: int | None = msgspec.field(default=None, name="summaryTokens")
@@ -806,7 +806,7 @@ class XChatMetadataContext(msgspec.Struct, kw_only=True, omit_defaults=True, gc=
 
 
 class XChatMetadataUsage(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
-    """Defined at ``xerotier/streaming-api.md#/sections/chat-metadata-event-x_chatmetadata/lines/29``."""
+    """The value of member ``usage`` of :class:`XChatMetadata`."""
 
     input_tokens: int | None = None
     output_tokens: int | None = None
@@ -869,7 +869,7 @@ class StreamError(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
 
 
 class StreamErrorError(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
-    """Defined at ``xerotier/streaming-api.md#/sections/mid-stream-errors/examples/0/events/0``.
+    """The value of member ``error`` of :class:`StreamError`.
 
     Attributes:
         code: - varies [server_error]: Backend agent reported an error during generation. The code field contains the specific error code (e.g., internal_error, backend_unavailable, preempted).

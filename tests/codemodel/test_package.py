@@ -37,9 +37,9 @@ def test_summary_names_the_api_once() -> None:
 def test_classes_without_a_description_say_what_they_are_not_a_placeholder() -> None:
     spec = build_package_spec(load_provider(SPECS, "anthropic").provider, Diagnostics())
     docs = {c.name: c.doc for c in (*spec.classes, *spec.terminators)}
-    assert docs["MessageStartEvent"].startswith("The payload of the ``message_start`` event.")
-    assert docs["TextBlock"].startswith("The ``text`` alternative of a union tagged by ``type``.")
-    assert "Defined at ``anthropic/" in docs["TextBlock"]
+    assert docs["MessageStartEvent"] == "The payload of ``MessageStart`` messages."
+    assert docs["TextBlock"] == "The ``text`` alternative of a union tagged by ``type``."
+    assert docs["Message"] == "The value of member ``message`` of :class:`MessageStartEvent`."
     assert all(doc.strip() and "No description" not in doc for doc in docs.values())
 
 

@@ -396,7 +396,7 @@ def _messages(
             cls = models.payload_class(
                 message.payload,
                 tags.get(message.name, ()),
-                message=message.event if message.event != "message" else message.name,
+                message=message.name,
             )
         if cls is None:
             _warn(

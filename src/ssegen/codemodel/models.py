@@ -163,8 +163,11 @@ class ModelsBuilder:
         self._error_member: set[str] = set()
         self._off_spec_member: set[str] = set()
         self._extra: dict[str, list[FieldSpec]] = {}
-        #: class name -> the messages whose payload it is (for a docstring the spec does not give)
+        #: class name -> the messages whose payload it is, and -> the (class, member) it was
+        #: first built for: what a class is, for a docstring the spec does not give
         self._payload_of: dict[str, list[str]] = {}
+        self._member_of: dict[str, tuple[str, str, bool]] = {}
+        self._use: tuple[str, str, bool] | None = None
 
     @property
     def classes(self) -> list[ClassSpec]:
@@ -262,9 +265,9 @@ class ModelsBuilder:
 
         ``tags`` names the members the channel's plan tells the message apart by (its
         tag and sub-tag): each field is then the ``Literal`` of the one value the
-        payload fixes it to. ``message`` names the message's event (its SSE event type, or
-        its name when it travels as ``message``), for the docstring of a class whose schema
-        has no description.
+        payload fixes it to. ``message`` names the message (the IR's, not its SSE event type:
+        models do not depend on how events are framed), for the docstring of a class whose
+        schema has no description.
         """
         if schema.type != "object" or not schema.properties:
             return None
@@ -275,17 +278,19 @@ class ModelsBuilder:
 
     def _described(self, spec: ClassSpec) -> str:
         """A docstring for a class whose schema has no description or title: what the class
-        is (the payload of which events, which alternative of a tagged union) and where its
-        schema is defined, instead of a placeholder."""
-        schema = self._classes[spec.name][0]
-        where = f"Defined at ``{schema.provenance.file}#{schema.provenance.pointer}``."
+        is (the payload of which events, which alternative of a tagged union, which member's
+        value), never a placeholder. It says nothing of where the schema is written, so one
+        contract split across files or versions gives the same code."""
         events = self._payload_of.get(spec.name, [])
         if events:
             listed = " and ".join(f"``{e}``" for e in events)
-            return f"The payload of the {listed} event{'s' if len(events) > 1 else ''}.\n\n{where}"
+            return f"The payload of {listed} messages."
         if spec.tag_field:
-            return f"The ``{spec.tag}`` alternative of a union tagged by ``{spec.tag_field}``.\n\n{where}"
-        return where
+            return f"The ``{spec.tag}`` alternative of a union tagged by ``{spec.tag_field}``."
+        if spec.name in self._member_of:
+            parent, member, array = self._member_of[spec.name]
+            return f"{'An item' if array else 'The value'} of member ``{member}`` of :class:`{parent}`."
+        return f"A ``{spec.name}`` object."
 
     def class_of(self, schema: Schema) -> ClassName | None:
         """The class already built for object ``schema`` (a union alternative, a member), or None."""
@@ -407,6 +412,8 @@ class ModelsBuilder:
                     return self._retag(other, tags, alternative)  # this schema already got a disambiguated name
                 name = self._unique(name, schema)
             self._classes[name] = (key, None)  # reserve first: recursive members see the name
+            if self._use is not None:
+                self._member_of.setdefault(name, self._use)
             if tags:
                 self._tags[name] = (tags, alternative)
             self._classes[name] = (key, self._class_spec(name, schema))
@@ -430,7 +437,7 @@ class ModelsBuilder:
 
     def _class_spec(self, name: str, schema: Schema) -> ClassSpec:
         tags, alternative = self._tags.get(name, ((), False))
-        fields = self._fields(schema, tags, alternative)
+        fields = self._fields(schema, tags, alternative, owner=name)
         doc = schema.description or schema.title
         if alternative:
             return ClassSpec(ClassName.verbatim(name), doc, fields, tag_field=tags[0], tag=schema.tag(tags[0]) or "")
@@ -462,7 +469,9 @@ class ModelsBuilder:
         )
         return candidate
 
-    def _fields(self, schema: Schema, tags: tuple[str, ...] = (), alternative: bool = False) -> tuple[FieldSpec, ...]:
+    def _fields(
+        self, schema: Schema, tags: tuple[str, ...] = (), alternative: bool = False, *, owner: str = ""
+    ) -> tuple[FieldSpec, ...]:
         idents = field_identifiers(schema)
         specs: list[FieldSpec] = []
         for prop in schema.properties:
@@ -493,7 +502,11 @@ class ModelsBuilder:
             if fixed is not None and alternative:
                 specs.append(FieldSpec(ident, prop.name, "str", False, prop.description, fixed))
                 continue
-            annotation = self.annotation(prop.schema, optional=not required)
+            outer, self._use = self._use, (owner, prop.name, prop.schema.type == "array")
+            try:
+                annotation = self.annotation(prop.schema, optional=not required)
+            finally:
+                self._use = outer
             if fixed is not None:
                 annotation = f"Literal[{fixed!r}]" + ("" if required else " | None")
             specs.append(FieldSpec(ident, prop.name, annotation, required, prop.description))

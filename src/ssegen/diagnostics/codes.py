@@ -388,6 +388,13 @@ EXAMPLE_WIDENED = Code(
 EXAMPLE_UNMATCHED = Code("example-unmatched", I, "An example event matches no message of its channel.")
 
 # -- discrimination (normalize/discrimination.py) ----------------------------------------------
+EVENT_NAMES_PARTIAL = Code(
+    "event-names-partial",
+    W,
+    "Some messages of a channel travel as SSE events named by their `type`, others whose payload fixes "
+    "`type` too are shown with no `event:` line, so they are decoded only from `event: message` frames; "
+    "add `x-sse-event` to them.",
+)
 EVENT_NAMED = Code(
     "event-named",
     I,

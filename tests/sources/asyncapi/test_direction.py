@@ -92,6 +92,8 @@ def test_provider_empty_names_the_skipped_request_operations(tmp_path: Path) -> 
         [empty] = [d for d in result.diagnostics if d.code == "provider-empty"]
         assert "p/asyncapi.yaml: it has only operations the client sends (requests)" in empty.message
         assert names in empty.message
+        # the fix, for a user who wrote the client's view
+        assert "the stream it sends is `action: send` in 3.0, `subscribe` in 2.x" in empty.message
 
 
 def test_provider_empty_says_when_a_document_has_no_channels(tmp_path: Path) -> None:
@@ -124,3 +126,47 @@ channels:
     assert [d.severity.value for d in named] == ["warning"] * 3
     assert named[0].pointer == "/channels/~1chat/subscribe/message"
     assert not result.diagnostics.has_errors
+
+
+_PARTIAL = """asyncapi: 3.0.0
+info:
+  title: T
+  version: '1'
+  description: |
+    event: content-start
+    data: {"type": "content-start"}
+channels:
+  chat:
+    address: /chat
+    messages:
+      ContentStart: {$ref: '#/components/messages/ContentStart'}
+      ToolCallStart: {$ref: '#/components/messages/ToolCallStart'}
+operations:
+  stream: {action: send, channel: {$ref: '#/channels/chat'}}
+components:
+  messages:
+    ContentStart:
+      payload: {type: object, required: [type], properties: {type: {const: content-start}}}
+    ToolCallStart:
+      payload: {type: object, required: [type], properties: {type: {const: tool-call-start}}}
+"""
+
+
+def test_messages_shown_without_their_event_names_are_reported_with_the_fix(tmp_path: Path) -> None:
+    result = _load(tmp_path, _PARTIAL)
+    assert result.provider is not None
+    events = {m.name: m.event for m in result.provider.channels[0].messages}
+    assert events == {"ContentStart": "content-start", "ToolCallStart": "message"}
+    [partial] = [d for d in result.diagnostics if d.code == "event-names-partial"]
+    assert partial.severity.value == "warning"
+    assert "ToolCallStart (type 'tool-call-start')" in partial.message
+    assert "x-sse-event: tool-call-start" in partial.message
+    assert partial.pointer == "/components/messages/ToolCallStart"
+
+
+def test_x_sse_event_on_every_message_is_not_partial(tmp_path: Path) -> None:
+    doc = _PARTIAL.replace("    ToolCallStart:\n", "    ToolCallStart:\n      x-sse-event: tool-call-start\n")
+    result = _load(tmp_path, doc)
+    assert result.provider is not None
+    assert {m.event for m in result.provider.channels[0].messages} == {"content-start", "tool-call-start"}
+    assert not [d for d in result.diagnostics if d.code == "event-names-partial"]

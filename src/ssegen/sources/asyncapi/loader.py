@@ -129,6 +129,8 @@ def load_asyncapi(
         result.channels = _channels_v2(data, root, reader, diagnostics, result.skipped)
     else:
         result.channels = _channels_v3(data, root, reader, diagnostics, result.skipped)
+    for channel in result.channels:
+        _check_event_names(channel, diagnostics)
     if not result.channels:
         result.why_empty = _why_empty(data, major, result.skipped)
     return result
@@ -141,12 +143,40 @@ def _why_empty(data: dict[str, Any], major: str, skipped: list[str]) -> str:
         return "it has no channels"
     sends = "`subscribe`" if major == "2" else "`send` (or a `receive` with a `reply`)"
     if skipped:
-        return f"it has only operations the client sends (requests), skipped: {'; '.join(skipped)}"
+        hint = (
+            " (AsyncAPI describes the application, here the provider's server: the stream it sends is "
+            "`action: send` in 3.0, `subscribe` in 2.x; `receive`/`publish` is what the client sends)"
+        )
+        return f"it has only operations the client sends (requests), skipped: {'; '.join(skipped)}{hint}"
     if major == "3" and isinstance(data.get("operations"), dict) and data["operations"]:
         return f"none of its operations is a {sends} operation on one of its channels"
     if major == "2":
         return "none of its channels has a `subscribe` operation"
     return "none of its channels holds a message"
+
+
+def _check_event_names(channel: Channel, diagnostics: Diagnostics) -> None:
+    """Warn (``event-names-partial``) when some messages of ``channel`` travel as the SSE event
+    type their payload's tag names (``event: content-start`` lines in the document) and others,
+    whose payload fixes that tag too, travel as ``message`` because no line shows their name:
+    a server that names every event (Cohere's ``tool-call-start``) would have them decoded as
+    unknown events. One warning per channel, at its first such message, naming each and the fix."""
+    named = [m for m in channel.messages if m.event != "message" and m.payload.tag("type") == m.event]
+    unnamed = [
+        m for m in channel.messages if m.event == "message" and m.literal is None and m.payload.tag("type") is not None
+    ]
+    if not named or not unnamed:
+        return
+    listed = ", ".join(f"{m.name} (type {m.payload.tag('type')!r})" for m in unnamed)
+    diagnostics.at(
+        unnamed[0].provenance,
+        codes.EVENT_NAMES_PARTIAL,
+        f"on `{channel.address}`, {len(named)} messages travel as SSE events named by their `type` "
+        f"(the document shows `event: {named[0].event}` lines) but {listed} will be decoded only from "
+        "`event: message` frames, as no `event:` line shows their names; if the server names them too, "
+        "add `x-sse-event: <name>` to each message (e.g. "
+        f"`x-sse-event: {unnamed[0].payload.tag('type')}`)",
+    )
 
 
 def _skip_request(diagnostics: Diagnostics, loc: Location, what: str, skipped: list[str]) -> None:
