@@ -214,6 +214,18 @@ OPENAPI_TERMINATOR_DESCRIBED = Code(
     I,
     "A streaming response's description or example says the stream ends with `data: [DONE]`; it is read as one.",
 )
+OPENAPI_STREAM_VENDOR = Code(
+    "openapi-stream-vendor",
+    I,
+    "A stream is marked by a code generator's extension (Fern `x-fern-streaming`, Speakeasy "
+    "`x-speakeasy-sse-sentinel`) rather than only a `text/event-stream` response; read as one.",
+)
+OPENAPI_STREAM_NDJSON = Code(
+    "openapi-stream-ndjson",
+    W,
+    "An operation streams newline-delimited JSON (`x-fern-streaming` without `format: sse`), which ssegen "
+    "does not decode yet; skipped.",
+)
 
 # -- documentation pages (sources/pages/) ---------------------------------------------------
 PAGE_NO_STREAM = Code(

@@ -20,10 +20,21 @@ is not part of the HTTP path and is dropped). Its messages come from the media t
   ``CompletionEvent``, ``mistral/openapi.yaml``) is read as an ``itemSchema``
   (``openapi-event-schema``).
 
+Code generators' extensions mark streams too (``openapi-stream-vendor``):
+
+* Fern's ``x-fern-streaming`` on an operation (buildwithfern.com, "Server-sent events and
+  streaming APIs"): ``{format: sse}`` makes the 2xx ``application/json`` schema the JSON of each
+  event's ``data``; with ``stream-condition`` (a request member choosing stream or not),
+  ``response-stream`` is that schema and ``response`` the non-streamed one; ``terminator`` is
+  the literal that ends the stream. ``x-fern-streaming: true`` or ``format: json`` means
+  newline-delimited JSON, which is reported (``openapi-stream-ndjson``) and skipped.
+* Speakeasy's ``x-speakeasy-sse-sentinel`` on a ``text/event-stream`` media type: the literal
+  ``data`` value that ends the stream (``[DONE]``).
+
 The ``[DONE]`` sentinel is a message when the schema states it (a string ``const``/``enum``
-``[DONE]``, a ``literal-payload`` terminator as in the AsyncAPI seeds) or when the
-response's description or examples show a ``data: [DONE]`` line
-(``openapi-terminator-described``). Request bodies are not loaded (the IR has no request
+``[DONE]``, a ``literal-payload`` terminator as in the AsyncAPI seeds), when an extension
+above declares it, or when the response's description or examples show a ``data: [DONE]``
+line (``openapi-terminator-described``). Request bodies are not loaded (the IR has no request
 messages; one ``openapi-requests-skipped`` info). The hundreds of other operations are
 skipped without a diagnostic each; one ``openapi-streams-found`` info counts the streams.
 Schemas go through :class:`~ssegen.sources.schema.SchemaConverter` (``nullable``, type lists,
@@ -34,7 +45,7 @@ Schemas go through :class:`~ssegen.sources.schema.SchemaConverter` (``nullable``
 from __future__ import annotations
 
 import json
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ...diagnostics import Diagnostics, codes
@@ -96,12 +107,12 @@ def load_openapi(document: Document, uri: str, resolver: RefResolver, diagnostic
         item, iloc = resolved
         for oloc, op in _operations(item, iloc):
             operations += 1
-            media = reader.stream_media(op, oloc)
+            media = reader.stream_media(op, oloc) or reader.fern_stream_media(op, oloc)
             if not media:
                 continue
             streams += 1
             requests += "requestBody" in op
-            messages = [m for found in media for m in reader.media_messages(path, op, oloc, *found)]
+            messages = [m for found in media for m in reader.media_messages(path, op, oloc, found)]
             address = path.split("#", 1)[0] or path
             channel = Channel(
                 address=address,
@@ -144,6 +155,26 @@ def _operations(item: dict[str, Any], loc: Location) -> list[tuple[Location, dic
     return found
 
 
+@dataclass(frozen=True)
+class StreamMedia:
+    """One streamed response of an operation.
+
+    Attributes:
+        media: the media type object (``schema`` or ``itemSchema``), or the
+            ``x-fern-streaming`` object when its ``response-stream`` is the schema.
+        loc: where ``media`` is.
+        response: the response object holding it ({} when an extension declares the stream).
+        sentinel: the terminator literal an extension declares, and where; None when none does.
+        schema_key: the member of ``media`` holding the schema of each event's ``data``.
+    """
+
+    media: dict[str, Any]
+    loc: Location
+    response: Any
+    sentinel: tuple[str, Location] | None = None
+    schema_key: str = "schema"
+
+
 class _Reader:
     """Reads the streaming responses of operations into IR messages."""
 
@@ -179,9 +210,54 @@ class _Reader:
             node, loc = target.contents, Location(target.document, target.pointer, target.uri)
         return node, loc
 
-    def stream_media(self, op: dict[str, Any], oloc: Location) -> list[tuple[dict[str, Any], Location, Any]]:
-        """``(media type object, its location, the response)`` of each 2xx ``text/event-stream``
-        response of an operation; only 2xx responses are followed through ``$ref``."""
+    def stream_media(self, op: dict[str, Any], oloc: Location) -> list[StreamMedia]:
+        """The stream of each 2xx ``text/event-stream`` response of an operation (with its
+        ``x-speakeasy-sse-sentinel``); only 2xx responses are followed through ``$ref``."""
+        found = []
+        for media_type, media, mloc, response in self._success_media(op, oloc):
+            if media_type == "text/event-stream":
+                sentinel = self._sentinel(media, mloc, "x-speakeasy-sse-sentinel")
+                found.append(StreamMedia(media, mloc, response, sentinel))
+        return found
+
+    def fern_stream_media(self, op: dict[str, Any], oloc: Location) -> list[StreamMedia]:
+        """The stream an operation's ``x-fern-streaming`` declares (module docstring): the
+        ``response-stream`` schema, else each 2xx ``application/json`` schema, as SSE ``data``;
+        [] when there is none, or when it streams newline-delimited JSON (a warning)."""
+        marker = op.get("x-fern-streaming")
+        if marker is None or marker is False:
+            return []
+        floc = oloc.child("x-fern-streaming")
+        spec: dict[str, Any] = marker if isinstance(marker, dict) else {}
+        if spec.get("format") != "sse":
+            self.diagnostics.at(
+                floc.provenance,
+                codes.OPENAPI_STREAM_NDJSON,
+                f"x-fern-streaming declares newline-delimited JSON (format {spec.get('format', 'json')!r}, "
+                "not `sse`); ssegen decodes Server-Sent Events only, so this operation is skipped",
+            )
+            return []
+        sentinel = self._sentinel(spec, floc, "terminator")
+        if "response-stream" in spec:
+            found = [StreamMedia(spec, floc, {}, sentinel, schema_key="response-stream")]
+        else:
+            found = [
+                StreamMedia(media, mloc, response, sentinel)
+                for media_type, media, mloc, response in self._success_media(op, oloc)
+                if media_type == "application/json" and "schema" in media
+            ]
+        if found:
+            self.diagnostics.at(
+                floc.provenance,
+                codes.OPENAPI_STREAM_VENDOR,
+                "x-fern-streaming (format sse): each SSE event's data is "
+                + ("`response-stream`" if "response-stream" in spec else "the 2xx application/json schema"),
+            )
+        return found
+
+    def _success_media(self, op: dict[str, Any], oloc: Location) -> list[tuple[str, dict[str, Any], Location, Any]]:
+        """``(media type without parameters, lower case; media type object; its location; the
+        response)`` of every 2xx response of an operation, ``$ref`` followed."""
         responses = op.get("responses")
         if not isinstance(responses, dict):
             return []
@@ -197,29 +273,35 @@ class _Reader:
             if not isinstance(content, dict):
                 continue
             for media_type, media in content.items():
-                if media_type.split(";", 1)[0].strip().lower() != "text/event-stream":
-                    continue
                 followed = self.follow(media, rloc.child("content", media_type))
                 if followed is not None and isinstance(followed[0], dict):
-                    found.append((followed[0], followed[1], response))
+                    found.append((str(media_type).split(";", 1)[0].strip().lower(), followed[0], followed[1], response))
         return found
 
-    def media_messages(
-        self,
-        path: str,
-        op: dict[str, Any],
-        oloc: Location,
-        media: dict[str, Any],
-        mloc: Location,
-        response: dict[str, Any],
-    ) -> list[Message]:
-        """The messages of one ``text/event-stream`` media type object (see the module docstring);
-        unnamed ones are named after the operation (``operationId``, else the path) + ``Event``."""
+    def _sentinel(self, node: dict[str, Any], loc: Location, key: str) -> tuple[str, Location] | None:
+        """The terminator literal ``node[key]`` declares, with its place (a warning when it is no string)."""
+        value = node.get(key)
+        if value is None:
+            return None
+        if not isinstance(value, str) or not value:
+            self.diagnostics.at(
+                loc.child(key).provenance,
+                codes.MESSAGE_INVALID,
+                f"{key} must be a non-empty string (the data that ends the stream), got {json.dumps(value)}; ignored",
+            )
+            return None
+        return value, loc.child(key)
+
+    def media_messages(self, path: str, op: dict[str, Any], oloc: Location, stream: StreamMedia) -> list[Message]:
+        """The messages of one stream's media type object (see the module docstring); unnamed
+        ones are named after the operation (``operationId``, else the path) + ``Event``."""
+        media, mloc, response = stream.media, stream.loc, stream.response
         hint = str(ClassName((pascal(_text(op.get("operationId"))) or pascal(path)) + "Event", prefix="Message"))
         if "itemSchema" in media:
             messages = self.event_messages(media["itemSchema"], mloc.child("itemSchema"), hint)
-        elif "schema" in media:
-            resolved = self.follow(media["schema"], mloc.child("schema"))
+        elif stream.schema_key in media:
+            key = stream.schema_key
+            resolved = self.follow(media[key], mloc.child(key))
             if resolved is None:
                 return []
             if _is_event_object(resolved[0]):
@@ -229,12 +311,22 @@ class _Reader:
                     "the `text/event-stream` schema describes the SSE event (data, event, id, retry); "
                     "read as an itemSchema, its `data` is the payload",
                 )
-                messages = self.event_messages(media["schema"], mloc.child("schema"), hint)
+                messages = self.event_messages(media[key], mloc.child(key), hint)
             else:
-                messages = self.data_messages(media["schema"], mloc.child("schema"), hint, "message")
+                messages = self.data_messages(media[key], mloc.child(key), hint, "message")
         else:
             self.diagnostics.at(mloc.provenance, codes.MESSAGE_NO_PAYLOAD, "the event stream has no schema")
             return []
+        if stream.sentinel is not None and not any(m.literal == stream.sentinel[0] for m in messages):
+            text, sloc = stream.sentinel
+            self.diagnostics.at(
+                sloc.provenance,
+                codes.OPENAPI_STREAM_VENDOR,
+                f"{sloc.pointer.rsplit('/', 1)[-1]} declares that `data: {text}` ends the stream; "
+                "read as the terminator",
+            )
+            literal = Schema("string", sloc.provenance, name="StreamDone", enum=(text,))
+            messages.append(Message("StreamDone", "terminator", literal, sloc.provenance, content_type="text/plain"))
         if not any(m.kind == "terminator" for m in messages):
             said = _done_stated(response, media, op, mloc) or self.request_says_done(op, oloc)
             if said is not None:
