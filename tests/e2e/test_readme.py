@@ -135,6 +135,32 @@ def check_accumulate_extension(block: Block, ctx: Ctx) -> None:
     assert plan.of("Finished") == (AccumulateStep("stop", value=("why",)), AccumulateStep("done"))
 
 
+def check_x_sse_event(block: Block, ctx: Ctx) -> None:
+    """The ``x-sse-event`` example, in an AsyncAPI 3.0 document whose server sends that message, makes
+    frames ``event: tool-call-start`` carry it (with no ``event:`` line shown anywhere)."""
+    from ssegen.load import load_provider
+
+    document = {
+        "asyncapi": "3.0.0",
+        "info": {"title": "T", "version": "1"},
+        "channels": {
+            "chat": {"address": "/chat", "messages": {"ToolCallStart": {"$ref": "#/components/messages/ToolCallStart"}}}
+        },
+        "operations": {"stream": {"action": "send", "channel": {"$ref": "#/channels/chat"}}},
+        "components": yaml.safe_load(block.text)["components"],
+    }
+    document["components"]["schemas"] = {
+        "ToolCallStartEvent": {"type": "object", "properties": {"type": {"const": "tool-call-start"}}}
+    }
+    folder = ctx.tmp_path / "specs" / "named"
+    folder.mkdir(parents=True)
+    (folder / "asyncapi.yaml").write_text(yaml.safe_dump(document), encoding="utf-8")
+    result = load_provider(ctx.tmp_path / "specs", "named")
+    assert result.provider is not None, [d.format() for d in result.diagnostics]
+    [message] = result.provider.channels[0].messages
+    assert (message.name, message.event) == ("ToolCallStart", "tool-call-start")
+
+
 def _prompted(block: Block) -> Iterator[tuple[str, str]]:
     """(command, printed output) pairs of a block written as a `$ ` session."""
     command = None
@@ -281,6 +307,7 @@ CHECKS: dict[tuple[str, str], Callable[[Block, Ctx], None]] = {
     ("python", "import os"): check_httpx_example,
     ("python", "from generated.anthropic import CHANNELS"): check_families_example,
     ("yaml", "channels:"): check_accumulate_extension,
+    ("yaml", "components:"): check_x_sse_event,
     ("sh", "$ ssegen conform"): check_conform_session,
     ("sh", "pip wheel --no-deps"): check_install_block,
     ("toml", "# your pyproject.toml"): check_own_repository_config,
