@@ -14,7 +14,6 @@ dispatches on the event's exact class through a table built once.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from operator import call as _call
 from typing import Any, Union
 
 import msgspec
@@ -27,6 +26,7 @@ from .stream import (
     StreamTruncated,
     UnknownEvent,
     VendorEvent,
+    decode_with,
     keep_usage,
     keep_usages,
     lenient_decode,
@@ -399,7 +399,7 @@ def classify_named_v_1_responses(
     try:
         if event_lines.count(first := event_lines[0]) == len(event_lines):
             return list(map(_NAMED_V_1_RESPONSES[first], values))  # one event type, one decoder
-        return list(map(_call, map(_NAMED_V_1_RESPONSES.__getitem__, event_lines), values))
+        return list(map(decode_with, map(_NAMED_V_1_RESPONSES.__getitem__, event_lines), values))
     except (KeyError, msgspec.ValidationError, msgspec.DecodeError):
         return None
 

@@ -522,7 +522,6 @@ class SSEDecoder:
             whole = b"".join(pending) + chunk
             cut += self._pending_len
         if len(whole) <= self._max:  # so no event of the run exceeds the limit
-            stop = 0
             if whole.startswith(b"data: "):
                 values = whole[6:cut].split(b"\n\ndata: ")
                 # No value holding a line end means every block was exactly
@@ -533,27 +532,27 @@ class SSEDecoder:
                     run = _RUN.match(whole)
                     stop = run.end() if run else 0
                     values = whole[6 : stop - 2].split(b"\n\ndata: ")
-            if stop and (whole.isascii() or _is_utf8(whole, stop)):
-                events: list[ServerSentEvent | RawEvents | NamedEvents] = [
-                    _new_tuple(RawEvents, (values, self._last_id))
-                ]
-                if pending:
-                    offset = self._pending_offset
-                    pending.clear()
-                    self._pending_len = 0
-                    self._deferred = False
-                self._block_start = offset + stop
-                if stop < len(whole):
-                    tail = whole[stop:]
-                    if b"\n" in tail:
-                        events += self._guarded(tail, offset + stop, events)
-                    else:
-                        # The next event's first line, begun: it just waits (as _apply
-                        # keeps it; within the limit, as ``whole`` is).
-                        self._pending_offset = offset + stop
-                        pending.append(tail)
-                        self._pending_len = len(tail)
-                return events
+                if stop and (whole.isascii() or _is_utf8(whole, stop)):
+                    events: list[ServerSentEvent | RawEvents | NamedEvents] = [
+                        _new_tuple(RawEvents, (values, self._last_id))
+                    ]
+                    if pending:
+                        offset = self._pending_offset
+                        pending.clear()
+                        self._pending_len = 0
+                        self._deferred = False
+                    self._block_start = offset + stop
+                    if stop < len(whole):
+                        tail = whole[stop:]
+                        if b"\n" in tail:
+                            events += self._guarded(tail, offset + stop, events)
+                        else:
+                            # The next event's first line, begun: it just waits (as _apply
+                            # keeps it; within the limit, as ``whole`` is).
+                            self._pending_offset = offset + stop
+                            pending.append(tail)
+                            self._pending_len = len(tail)
+                    return events
             # Other events (named ones: "event: " + "data: " + blank line) up to the
             # last blank line, from an event boundary; the event begun after it is kept
             # as bytes, not interpreted, and read again whole with the next read (so
@@ -765,22 +764,23 @@ class SSEDecoder:
             first_start = self._pending_offset
             pending.clear()
             self._pending_len = 0
-        events: list[ServerSentEvent | RawEvents | NamedEvents] | None = None
-        if len(head) + len(chunk) + self._data_bytes <= self._max:
+        # The complete lines, line ends removed: chunk[: end + 1].splitlines(), as bytes
+        # split only at CR, LF and CRLF.
+        text = chunk
+        if has_cr:
+            text = text.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+        lines = text.split(b"\n")
+        lines.pop()  # the unterminated tail, chunk[end + 1 :]
+        if head:
+            lines[0] = head + lines[0]
+        events = (
             # Fast path: no event can outgrow the limit within this chunk.
-            text = chunk
-            if has_cr:
-                text = text.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
-            lines = text.split(b"\n")
-            lines.pop()  # the unterminated tail, chunk[end + 1 :]
-            if head:
-                lines[0] = head + lines[0]
-            events = self._process_fast(lines)
+            self._process_fast(lines)
+            if len(head) + len(chunk) + self._data_bytes <= self._max
+            else None
+        )
         if events is None:
             # Exact path, line by line, for errors and their byte offsets.
-            lines = chunk[: end + 1].splitlines()
-            if head:
-                lines[0] = head + lines[0]
             events = self._process_exact(lines, chunk, offset, first_start)
         if b"" in lines:
             # The block close() would discard starts after the last blank line; the lines
