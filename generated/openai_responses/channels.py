@@ -14,7 +14,7 @@ dispatches on the event's exact class through a table built once.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any, Union
+from typing import TYPE_CHECKING, Any, Literal, Union, overload
 
 import msgspec
 
@@ -661,40 +661,67 @@ def apply_v_1_responses(acc: Accumulator, event: V_1_RESPONSES_EVENT) -> None:
             return
 
 
-CHANNELS: dict[str, Channel[Any]] = {
-    "/v1/responses": Channel(
-        "/v1/responses",
-        {
-            "ResponseCreated": models.ResponseCreatedEvent,
-            "ResponseInProgress": models.ResponseInProgressEvent,
-            "ResponseOutputItemAdded": models.ResponseOutputItemAddedEvent,
-            "ResponseOutputItemDone": models.ResponseOutputItemDoneEvent,
-            "ResponseContentPartAdded": models.ResponseContentPartAddedEvent,
-            "ResponseContentPartDone": models.ResponseContentPartDoneEvent,
-            "ResponseOutputTextDelta": models.ResponseOutputTextDeltaEvent,
-            "ResponseOutputTextDone": models.ResponseOutputTextDoneEvent,
-            "ResponseOutputTextAnnotationAdded": models.ResponseOutputTextAnnotationAddedEvent,
-            "ResponseRefusalDelta": models.ResponseRefusalDeltaEvent,
-            "ResponseRefusalDone": models.ResponseRefusalDoneEvent,
-            "ResponseFunctionCallArgumentsDelta": models.ResponseFunctionCallArgumentsDeltaEvent,
-            "ResponseFunctionCallArgumentsDone": models.ResponseFunctionCallArgumentsDoneEvent,
-            "ResponseReasoningSummaryPartAdded": models.ResponseReasoningSummaryPartAddedEvent,
-            "ResponseReasoningSummaryPartDone": models.ResponseReasoningSummaryPartDoneEvent,
-            "ResponseReasoningSummaryTextDelta": models.ResponseReasoningSummaryTextDeltaEvent,
-            "ResponseReasoningSummaryTextDone": models.ResponseReasoningSummaryTextDoneEvent,
-            "ResponseReasoningTextDelta": models.ResponseReasoningTextDeltaEvent,
-            "ResponseReasoningTextDone": models.ResponseReasoningTextDoneEvent,
-            "ResponseCompleted": models.ResponseCompletedEvent,
-            "ResponseIncomplete": models.ResponseIncompleteEvent,
-            "ResponseFailed": models.ResponseFailedEvent,
-            "Error": models.ResponseErrorEvent,
-        },
-        classify_v_1_responses,
-        apply_v_1_responses,
-        handlers=_APPLY_V_1_RESPONSES,
-        runs=_APPLY_RUNS_V_1_RESPONSES,
-        family="responses",
-        classify_named=classify_named_v_1_responses,
-    ),
-}
+V_1_RESPONSES_CHANNEL: Channel[V_1_RESPONSES_EVENT] = Channel(
+    "/v1/responses",
+    {
+        "ResponseCreated": models.ResponseCreatedEvent,
+        "ResponseInProgress": models.ResponseInProgressEvent,
+        "ResponseOutputItemAdded": models.ResponseOutputItemAddedEvent,
+        "ResponseOutputItemDone": models.ResponseOutputItemDoneEvent,
+        "ResponseContentPartAdded": models.ResponseContentPartAddedEvent,
+        "ResponseContentPartDone": models.ResponseContentPartDoneEvent,
+        "ResponseOutputTextDelta": models.ResponseOutputTextDeltaEvent,
+        "ResponseOutputTextDone": models.ResponseOutputTextDoneEvent,
+        "ResponseOutputTextAnnotationAdded": models.ResponseOutputTextAnnotationAddedEvent,
+        "ResponseRefusalDelta": models.ResponseRefusalDeltaEvent,
+        "ResponseRefusalDone": models.ResponseRefusalDoneEvent,
+        "ResponseFunctionCallArgumentsDelta": models.ResponseFunctionCallArgumentsDeltaEvent,
+        "ResponseFunctionCallArgumentsDone": models.ResponseFunctionCallArgumentsDoneEvent,
+        "ResponseReasoningSummaryPartAdded": models.ResponseReasoningSummaryPartAddedEvent,
+        "ResponseReasoningSummaryPartDone": models.ResponseReasoningSummaryPartDoneEvent,
+        "ResponseReasoningSummaryTextDelta": models.ResponseReasoningSummaryTextDeltaEvent,
+        "ResponseReasoningSummaryTextDone": models.ResponseReasoningSummaryTextDoneEvent,
+        "ResponseReasoningTextDelta": models.ResponseReasoningTextDeltaEvent,
+        "ResponseReasoningTextDone": models.ResponseReasoningTextDoneEvent,
+        "ResponseCompleted": models.ResponseCompletedEvent,
+        "ResponseIncomplete": models.ResponseIncompleteEvent,
+        "ResponseFailed": models.ResponseFailedEvent,
+        "Error": models.ResponseErrorEvent,
+    },
+    classify_v_1_responses,
+    apply_v_1_responses,
+    handlers=_APPLY_V_1_RESPONSES,
+    runs=_APPLY_RUNS_V_1_RESPONSES,
+    family="responses",
+    classify_named=classify_named_v_1_responses,
+)
+"""The channel /v1/responses (``CHANNELS['/v1/responses']``): its
+``decode``, ``adecode`` and ``parse`` give events typed ``V_1_RESPONSES_EVENT``.
+"""
+
+
+class Channels(dict[str, Channel[Any]]):
+    """The provider's channels by address: a ``dict`` whose item at an address written
+    as a literal is typed with that channel's events for mypy and pyright
+    (``CHANNELS['/v1/responses']`` is a ``Channel[V_1_RESPONSES_EVENT]``,
+    the same object as ``V_1_RESPONSES_CHANNEL``, so a misspelled attribute of
+    a decoded event is a type error); any other ``str`` key gives a ``Channel[Any]``.
+    """
+
+    if TYPE_CHECKING:
+
+        @overload
+        def __getitem__(self, key: Literal["/v1/responses"]) -> Channel[V_1_RESPONSES_EVENT]: ...
+
+        @overload
+        def __getitem__(self, key: str) -> Channel[Any]: ...
+
+        def __getitem__(self, key: str) -> Channel[Any]: ...  # dict's, at run time
+
+
+CHANNELS = Channels(
+    {
+        "/v1/responses": V_1_RESPONSES_CHANNEL,
+    }
+)
 """The provider's channels by address; see :class:`~.stream.Channel`."""
