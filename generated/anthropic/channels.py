@@ -14,8 +14,7 @@ dispatches on the event's exact class through a table built once.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from operator import call as _call
-from typing import Any, Union
+from typing import TYPE_CHECKING, Any, Literal, Union, overload
 
 import msgspec
 
@@ -27,6 +26,7 @@ from .stream import (
     StreamTruncated,
     UnknownEvent,
     VendorEvent,
+    decode_with,
     keep_usage,
     keep_usages,
     lenient_decode,
@@ -180,7 +180,7 @@ def classify_named_v1_messages(
     try:
         if event_lines.count(first := event_lines[0]) == len(event_lines):
             return list(map(_NAMED_V1_MESSAGES[first], values))  # one event type, one decoder
-        return list(map(_call, map(_NAMED_V1_MESSAGES.__getitem__, event_lines), values))
+        return list(map(decode_with, map(_NAMED_V1_MESSAGES.__getitem__, event_lines), values))
     except (KeyError, msgspec.ValidationError, msgspec.DecodeError):
         return None
 
@@ -338,25 +338,52 @@ def apply_v1_messages(acc: Accumulator, event: V1_MESSAGES_EVENT) -> None:
             return
 
 
-CHANNELS: dict[str, Channel[Any]] = {
-    "/v1/messages": Channel(
-        "/v1/messages",
-        {
-            "MessageStart": models.MessageStartEvent,
-            "ContentBlockStart": models.ContentBlockStartEvent,
-            "ContentBlockDelta": models.ContentBlockDeltaEvent,
-            "ContentBlockStop": models.ContentBlockStopEvent,
-            "MessageDelta": models.MessageDeltaEvent,
-            "MessageStop": models.MessageStopEvent,
-            "Ping": models.PingEvent,
-            "Error": models.ErrorEvent,
-        },
-        classify_v1_messages,
-        apply_v1_messages,
-        handlers=_APPLY_V1_MESSAGES,
-        runs=_APPLY_RUNS_V1_MESSAGES,
-        family="messages",
-        classify_named=classify_named_v1_messages,
-    ),
-}
+V1_MESSAGES_CHANNEL: Channel[V1_MESSAGES_EVENT] = Channel(
+    "/v1/messages",
+    {
+        "MessageStart": models.MessageStartEvent,
+        "ContentBlockStart": models.ContentBlockStartEvent,
+        "ContentBlockDelta": models.ContentBlockDeltaEvent,
+        "ContentBlockStop": models.ContentBlockStopEvent,
+        "MessageDelta": models.MessageDeltaEvent,
+        "MessageStop": models.MessageStopEvent,
+        "Ping": models.PingEvent,
+        "Error": models.ErrorEvent,
+    },
+    classify_v1_messages,
+    apply_v1_messages,
+    handlers=_APPLY_V1_MESSAGES,
+    runs=_APPLY_RUNS_V1_MESSAGES,
+    family="messages",
+    classify_named=classify_named_v1_messages,
+)
+"""The channel /v1/messages (``CHANNELS['/v1/messages']``): its
+``decode``, ``adecode`` and ``parse`` give events typed ``V1_MESSAGES_EVENT``.
+"""
+
+
+class Channels(dict[str, Channel[Any]]):
+    """The provider's channels by address: a ``dict`` whose item at an address written
+    as a literal is typed with that channel's events for mypy and pyright
+    (``CHANNELS['/v1/messages']`` is a ``Channel[V1_MESSAGES_EVENT]``,
+    the same object as ``V1_MESSAGES_CHANNEL``, so a misspelled attribute of
+    a decoded event is a type error); any other ``str`` key gives a ``Channel[Any]``.
+    """
+
+    if TYPE_CHECKING:
+
+        @overload
+        def __getitem__(self, key: Literal["/v1/messages"]) -> Channel[V1_MESSAGES_EVENT]: ...
+
+        @overload
+        def __getitem__(self, key: str) -> Channel[Any]: ...
+
+        def __getitem__(self, key: str) -> Channel[Any]: ...  # dict's, at run time
+
+
+CHANNELS = Channels(
+    {
+        "/v1/messages": V1_MESSAGES_CHANNEL,
+    }
+)
 """The provider's channels by address; see :class:`~.stream.Channel`."""

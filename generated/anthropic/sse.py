@@ -267,6 +267,50 @@ def expand(events: Iterable[ServerSentEvent | RawEvents | NamedEvents]) -> list[
     return out
 
 
+#: How to read a body as bytes chunks, named in the errors below.
+_READ_BYTES = "response.iter_bytes() (httpx) or response.iter_content(chunk_size=None) (requests)"
+
+
+def check_chunks(chunks: object, caller: str = "decode()", is_async: bool = False) -> None:
+    """Reject what is not an iterable of byte chunks before any is read.
+
+    A body is passed as its chunks (``[body]`` when it is one ``bytes``); iterating a
+    ``bytes``, ``bytearray`` or ``memoryview`` gives ints, and a ``str`` gives
+    characters, which would otherwise be read as garbage and end the stream as
+    truncated, with no error (ssegen issue 24). Chunks that are ``str`` (an iterator of
+    them) are refused lazily, by :meth:`SSEDecoder.feed`, at the first one.
+
+    Args:
+        chunks: what the caller was given as the body's chunks.
+        caller: the function named in the message (``decode()``, ``iter_events()``).
+        is_async: the caller takes an async iterable (``adecode()``, ``aiter_events()``).
+
+    Raises:
+        TypeError: ``chunks`` is a whole body (``bytes``, ``bytearray``,
+            ``memoryview``, ``str``), or, for ``is_async``, not an async iterable;
+            the message says what to pass instead.
+    """
+    if is_async:
+        wanted = f"{caller} takes an async iterable of bytes chunks such as response.aiter_bytes()"
+        if isinstance(chunks, (bytes, bytearray, memoryview, str)):
+            fix = "[body.encode()]" if isinstance(chunks, str) else "[body]"
+            raise TypeError(
+                f"{wanted}; got {type(chunks).__name__}: a whole body is decoded without"
+                f" awaiting, as decode({fix})"
+            )
+        if not hasattr(chunks, "__aiter__"):
+            raise TypeError(
+                f"{wanted}; got {type(chunks).__name__}, which is not async: pass it to the"
+                " synchronous twin (decode(), iter_events())"
+            )
+        return
+    wanted = f"{caller} takes an iterable of bytes chunks such as {_READ_BYTES}"
+    if isinstance(chunks, (bytes, bytearray, memoryview)):
+        raise TypeError(f"{wanted}; got {type(chunks).__name__}: wrap it as [body]")
+    if isinstance(chunks, str):
+        raise TypeError(f"{wanted}; got str: encode it and wrap it as [body.encode()]")
+
+
 class StreamState:
     """Mutable progress report filled in by :func:`iter_events` and
     :func:`aiter_events`.
@@ -449,7 +493,8 @@ class SSEDecoder:
             InvalidUTF8Error: A complete line is not valid UTF-8.
             EventTooLargeError: An event exceeded ``max_event_bytes``.
             SSEError: The decoder was closed or failed earlier.
-            TypeError: ``chunk`` is a ``str``.
+            TypeError: ``chunk`` is a ``str`` or an ``int`` (an item of a ``bytes``
+                body iterated as if it were the chunks).
 
         Events dispatched in this call before the error are attached to the
         exception as ``events``.
@@ -522,7 +567,6 @@ class SSEDecoder:
             whole = b"".join(pending) + chunk
             cut += self._pending_len
         if len(whole) <= self._max:  # so no event of the run exceeds the limit
-            stop = 0
             if whole.startswith(b"data: "):
                 values = whole[6:cut].split(b"\n\ndata: ")
                 # No value holding a line end means every block was exactly
@@ -533,27 +577,27 @@ class SSEDecoder:
                     run = _RUN.match(whole)
                     stop = run.end() if run else 0
                     values = whole[6 : stop - 2].split(b"\n\ndata: ")
-            if stop and (whole.isascii() or _is_utf8(whole, stop)):
-                events: list[ServerSentEvent | RawEvents | NamedEvents] = [
-                    _new_tuple(RawEvents, (values, self._last_id))
-                ]
-                if pending:
-                    offset = self._pending_offset
-                    pending.clear()
-                    self._pending_len = 0
-                    self._deferred = False
-                self._block_start = offset + stop
-                if stop < len(whole):
-                    tail = whole[stop:]
-                    if b"\n" in tail:
-                        events += self._guarded(tail, offset + stop, events)
-                    else:
-                        # The next event's first line, begun: it just waits (as _apply
-                        # keeps it; within the limit, as ``whole`` is).
-                        self._pending_offset = offset + stop
-                        pending.append(tail)
-                        self._pending_len = len(tail)
-                return events
+                if stop and (whole.isascii() or _is_utf8(whole, stop)):
+                    events: list[ServerSentEvent | RawEvents | NamedEvents] = [
+                        _new_tuple(RawEvents, (values, self._last_id))
+                    ]
+                    if pending:
+                        offset = self._pending_offset
+                        pending.clear()
+                        self._pending_len = 0
+                        self._deferred = False
+                    self._block_start = offset + stop
+                    if stop < len(whole):
+                        tail = whole[stop:]
+                        if b"\n" in tail:
+                            events += self._guarded(tail, offset + stop, events)
+                        else:
+                            # The next event's first line, begun: it just waits (as _apply
+                            # keeps it; within the limit, as ``whole`` is).
+                            self._pending_offset = offset + stop
+                            pending.append(tail)
+                            self._pending_len = len(tail)
+                    return events
             # Other events (named ones: "event: " + "data: " + blank line) up to the
             # last blank line, from an event boundary; the event begun after it is kept
             # as bytes, not interpreted, and read again whole with the next read (so
@@ -645,7 +689,13 @@ class SSEDecoder:
         if type(chunk) is not bytes:
             if isinstance(chunk, str):
                 raise TypeError(
-                    "SSEDecoder.feed() needs bytes, not str (use response.iter_bytes(), not iter_text())"
+                    f"an SSE body is read as bytes chunks; got a str chunk: pass {_READ_BYTES},"
+                    " not iter_text() or iter_lines() (or encode each chunk)"
+                )
+            if isinstance(chunk, int):
+                raise TypeError(
+                    "an SSE body is read as bytes chunks; got an int chunk, as iterating a bytes"
+                    f" body gives: pass the body as [body], or {_READ_BYTES}"
                 )
             return self.feed_raw(bytes(chunk))
         if not chunk:
@@ -765,22 +815,23 @@ class SSEDecoder:
             first_start = self._pending_offset
             pending.clear()
             self._pending_len = 0
-        events: list[ServerSentEvent | RawEvents | NamedEvents] | None = None
-        if len(head) + len(chunk) + self._data_bytes <= self._max:
+        # The complete lines, line ends removed: chunk[: end + 1].splitlines(), as bytes
+        # split only at CR, LF and CRLF.
+        text = chunk
+        if has_cr:
+            text = text.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+        lines = text.split(b"\n")
+        lines.pop()  # the unterminated tail, chunk[end + 1 :]
+        if head:
+            lines[0] = head + lines[0]
+        events = (
             # Fast path: no event can outgrow the limit within this chunk.
-            text = chunk
-            if has_cr:
-                text = text.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
-            lines = text.split(b"\n")
-            lines.pop()  # the unterminated tail, chunk[end + 1 :]
-            if head:
-                lines[0] = head + lines[0]
-            events = self._process_fast(lines)
+            self._process_fast(lines)
+            if len(head) + len(chunk) + self._data_bytes <= self._max
+            else None
+        )
         if events is None:
             # Exact path, line by line, for errors and their byte offsets.
-            lines = chunk[: end + 1].splitlines()
-            if head:
-                lines[0] = head + lines[0]
             events = self._process_exact(lines, chunk, offset, first_start)
         if b"" in lines:
             # The block close() would discard starts after the last blank line; the lines
@@ -1043,6 +1094,8 @@ def iter_events(
         InvalidUTF8Error, EventTooLargeError: As :meth:`SSEDecoder.feed`;
             events dispatched before the error are yielded first (and the
             exception's ``events`` is then emptied).
+        TypeError: ``chunks`` is a whole body, not its chunks, or a chunk is a
+            ``str`` (see :func:`check_chunks`), when iteration starts.
     """
     for batch in iter_raw(chunks, max_event_bytes=max_event_bytes, state=state):
         yield from expand(batch)
@@ -1072,6 +1125,8 @@ async def aiter_events(
         InvalidUTF8Error, EventTooLargeError: As :meth:`SSEDecoder.feed`;
             events dispatched before the error are yielded first (and the
             exception's ``events`` is then emptied).
+        TypeError: ``chunks`` is a whole body, not its chunks, or a chunk is a
+            ``str`` (see :func:`check_chunks`), when iteration starts.
     """
     async for batch in aiter_raw(chunks, max_event_bytes=max_event_bytes, state=state):
         for event in expand(batch):
@@ -1091,6 +1146,7 @@ def iter_raw(
     Same arguments, state updates and errors as :func:`iter_events`; the
     events dispatched before an error come as one last list.
     """
+    check_chunks(chunks, "iter_events()")
     decoder = SSEDecoder(max_event_bytes)
     if state is None:
         state = StreamState()
@@ -1117,6 +1173,7 @@ async def aiter_raw(
     state: StreamState | None = None,
 ) -> AsyncIterator[list[ServerSentEvent | RawEvents | NamedEvents]]:
     """:func:`iter_raw` over an async iterable of byte chunks (see :func:`aiter_events`)."""
+    check_chunks(chunks, "aiter_events()", is_async=True)
     decoder = SSEDecoder(max_event_bytes)
     if state is None:
         state = StreamState()

@@ -19,7 +19,11 @@ Channels:
 """
 
 from . import models, sse
-from .channels import CHANNELS
+from .channels import (
+    CHANNELS,
+    BETA_COMPLETIONS_CHANNEL,
+    CHAT_COMPLETIONS_CHANNEL,
+)
 from .sse import EventTooLargeError, InvalidUTF8Error, ServerSentEvent, SSEError
 from .stream import (
     Accumulator,
@@ -50,8 +54,10 @@ ERROR_CODES: dict[int | str, str] = {}
 __all__ = [
     "Accumulator",
     "AsyncEventStream",
+    "BETA_COMPLETIONS_CHANNEL",
     "BlockResult",
     "CHANNELS",
+    "CHAT_COMPLETIONS_CHANNEL",
     "Channel",
     "ChoiceResult",
     "ERROR_CODES",

@@ -20,7 +20,12 @@ Channels:
 """
 
 from . import models, sse
-from .channels import CHANNELS
+from .channels import (
+    CHANNELS,
+    AGENTS_COMPLETIONS_CHANNEL,
+    CHAT_COMPLETIONS_CHANNEL,
+    FIM_COMPLETIONS_CHANNEL,
+)
 from .sse import EventTooLargeError, InvalidUTF8Error, ServerSentEvent, SSEError
 from .stream import (
     Accumulator,
@@ -49,15 +54,18 @@ ERROR_CODES: dict[int | str, str] = {}
 """Documented error codes and their meaning (none documented)."""
 
 __all__ = [
+    "AGENTS_COMPLETIONS_CHANNEL",
     "Accumulator",
     "AsyncEventStream",
     "BlockResult",
     "CHANNELS",
+    "CHAT_COMPLETIONS_CHANNEL",
     "Channel",
     "ChoiceResult",
     "ERROR_CODES",
     "EventStream",
     "EventTooLargeError",
+    "FIM_COMPLETIONS_CHANNEL",
     "InvalidUTF8Error",
     "PROVIDER",
     "SPEC_TITLE",

@@ -14,8 +14,7 @@ dispatches on the event's exact class through a table built once.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from operator import call as _call
-from typing import Any, Union
+from typing import TYPE_CHECKING, Any, Literal, Union, overload
 
 import msgspec
 
@@ -27,6 +26,7 @@ from .stream import (
     StreamTruncated,
     UnknownEvent,
     VendorEvent,
+    decode_with,
     keep_usage,
     keep_usages,
     lenient_decode,
@@ -433,47 +433,98 @@ def apply_fim_completions(acc: Accumulator, event: FIM_COMPLETIONS_EVENT) -> Non
             return
 
 
-CHANNELS: dict[str, Channel[Any]] = {
-    "/agents/completions": Channel(
-        "/agents/completions",
-        {
-            "StreamDone": models.StreamDone,
-            "AgentCompletionChunk": models.AgentCompletionChunk,
-        },
-        classify_agents_completions,
-        apply_agents_completions,
-        handlers=_APPLY_AGENTS_COMPLETIONS,
-        runs=_APPLY_RUNS_AGENTS_COMPLETIONS,
-        family="chat",
-        classify_values=classify_values_agents_completions,
-        apply_values=_apply_agents_completions_agent_completion_chunk_run,
-    ),
-    "/chat/completions": Channel(
-        "/chat/completions",
-        {
-            "StreamDone": models.StreamDone,
-            "ChatCompletionUsageChunk": models.ChatCompletionUsageChunk,
-            "ChatCompletionChunk": models.ChatCompletionChunk,
-        },
-        classify_chat_completions,
-        apply_chat_completions,
-        handlers=_APPLY_CHAT_COMPLETIONS,
-        runs=_APPLY_RUNS_CHAT_COMPLETIONS,
-        family="chat",
-    ),
-    "/fim/completions": Channel(
-        "/fim/completions",
-        {
-            "StreamDone": models.StreamDone,
-            "FimCompletionChunk": models.FimCompletionChunk,
-        },
-        classify_fim_completions,
-        apply_fim_completions,
-        handlers=_APPLY_FIM_COMPLETIONS,
-        runs=_APPLY_RUNS_FIM_COMPLETIONS,
-        family="chat",
-        classify_values=classify_values_fim_completions,
-        apply_values=_apply_fim_completions_fim_completion_chunk_run,
-    ),
-}
+AGENTS_COMPLETIONS_CHANNEL: Channel[AGENTS_COMPLETIONS_EVENT] = Channel(
+    "/agents/completions",
+    {
+        "StreamDone": models.StreamDone,
+        "AgentCompletionChunk": models.AgentCompletionChunk,
+    },
+    classify_agents_completions,
+    apply_agents_completions,
+    handlers=_APPLY_AGENTS_COMPLETIONS,
+    runs=_APPLY_RUNS_AGENTS_COMPLETIONS,
+    family="chat",
+    classify_values=classify_values_agents_completions,
+    apply_values=_apply_agents_completions_agent_completion_chunk_run,
+)
+"""The channel /agents/completions (``CHANNELS['/agents/completions']``): its
+``decode``, ``adecode`` and ``parse`` give events typed ``AGENTS_COMPLETIONS_EVENT``.
+"""
+
+
+CHAT_COMPLETIONS_CHANNEL: Channel[CHAT_COMPLETIONS_EVENT] = Channel(
+    "/chat/completions",
+    {
+        "StreamDone": models.StreamDone,
+        "ChatCompletionUsageChunk": models.ChatCompletionUsageChunk,
+        "ChatCompletionChunk": models.ChatCompletionChunk,
+    },
+    classify_chat_completions,
+    apply_chat_completions,
+    handlers=_APPLY_CHAT_COMPLETIONS,
+    runs=_APPLY_RUNS_CHAT_COMPLETIONS,
+    family="chat",
+)
+"""The channel /chat/completions (``CHANNELS['/chat/completions']``): its
+``decode``, ``adecode`` and ``parse`` give events typed ``CHAT_COMPLETIONS_EVENT``.
+"""
+
+
+FIM_COMPLETIONS_CHANNEL: Channel[FIM_COMPLETIONS_EVENT] = Channel(
+    "/fim/completions",
+    {
+        "StreamDone": models.StreamDone,
+        "FimCompletionChunk": models.FimCompletionChunk,
+    },
+    classify_fim_completions,
+    apply_fim_completions,
+    handlers=_APPLY_FIM_COMPLETIONS,
+    runs=_APPLY_RUNS_FIM_COMPLETIONS,
+    family="chat",
+    classify_values=classify_values_fim_completions,
+    apply_values=_apply_fim_completions_fim_completion_chunk_run,
+)
+"""The channel /fim/completions (``CHANNELS['/fim/completions']``): its
+``decode``, ``adecode`` and ``parse`` give events typed ``FIM_COMPLETIONS_EVENT``.
+"""
+
+
+class Channels(dict[str, Channel[Any]]):
+    """The provider's channels by address: a ``dict`` whose item at an address written
+    as a literal is typed with that channel's events for mypy and pyright
+    (``CHANNELS['/agents/completions']`` is a ``Channel[AGENTS_COMPLETIONS_EVENT]``,
+    the same object as ``AGENTS_COMPLETIONS_CHANNEL``, so a misspelled attribute of
+    a decoded event is a type error); any other ``str`` key gives a ``Channel[Any]``.
+    """
+
+    if TYPE_CHECKING:
+
+        @overload
+        def __getitem__(
+            self, key: Literal["/agents/completions"]
+        ) -> Channel[AGENTS_COMPLETIONS_EVENT]: ...
+
+        @overload
+        def __getitem__(
+            self, key: Literal["/chat/completions"]
+        ) -> Channel[CHAT_COMPLETIONS_EVENT]: ...
+
+        @overload
+        def __getitem__(
+            self, key: Literal["/fim/completions"]
+        ) -> Channel[FIM_COMPLETIONS_EVENT]: ...
+
+        @overload
+        def __getitem__(self, key: str) -> Channel[Any]: ...
+
+        def __getitem__(self, key: str) -> Channel[Any]: ...  # dict's, at run time
+
+
+CHANNELS = Channels(
+    {
+        "/agents/completions": AGENTS_COMPLETIONS_CHANNEL,
+        "/chat/completions": CHAT_COMPLETIONS_CHANNEL,
+        "/fim/completions": FIM_COMPLETIONS_CHANNEL,
+    }
+)
 """The provider's channels by address; see :class:`~.stream.Channel`."""

@@ -18,7 +18,10 @@ Channels:
 """
 
 from . import models, sse
-from .channels import CHANNELS
+from .channels import (
+    CHANNELS,
+    V1_RESPONSES_CHANNEL,
+)
 from .sse import EventTooLargeError, InvalidUTF8Error, ServerSentEvent, SSEError
 from .stream import (
     Accumulator,
@@ -66,6 +69,7 @@ __all__ = [
     "StreamTruncated",
     "ToolCallResult",
     "UnknownEvent",
+    "V1_RESPONSES_CHANNEL",
     "VendorEvent",
     "models",
     "sse",

@@ -14,8 +14,7 @@ dispatches on the event's exact class through a table built once.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from operator import call as _call
-from typing import Any, Union
+from typing import TYPE_CHECKING, Any, Literal, Union, overload
 
 import msgspec
 
@@ -27,6 +26,7 @@ from .stream import (
     StreamTruncated,
     UnknownEvent,
     VendorEvent,
+    decode_with,
     keep_usage,
     keep_usages,
     lenient_decode,
@@ -397,7 +397,7 @@ def classify_named_v1_responses(
     try:
         if event_lines.count(first := event_lines[0]) == len(event_lines):
             return list(map(_NAMED_V1_RESPONSES[first], values))  # one event type, one decoder
-        return list(map(_call, map(_NAMED_V1_RESPONSES.__getitem__, event_lines), values))
+        return list(map(decode_with, map(_NAMED_V1_RESPONSES.__getitem__, event_lines), values))
     except (KeyError, msgspec.ValidationError, msgspec.DecodeError):
         return None
 
@@ -659,40 +659,67 @@ def apply_v1_responses(acc: Accumulator, event: V1_RESPONSES_EVENT) -> None:
             return
 
 
-CHANNELS: dict[str, Channel[Any]] = {
-    "/v1/responses": Channel(
-        "/v1/responses",
-        {
-            "ResponseCreated": models.ResponseCreatedEvent,
-            "ResponseInProgress": models.ResponseInProgressEvent,
-            "ResponseOutputItemAdded": models.ResponseOutputItemAddedEvent,
-            "ResponseOutputItemDone": models.ResponseOutputItemDoneEvent,
-            "ResponseContentPartAdded": models.ResponseContentPartAddedEvent,
-            "ResponseContentPartDone": models.ResponseContentPartDoneEvent,
-            "ResponseOutputTextDelta": models.ResponseOutputTextDeltaEvent,
-            "ResponseOutputTextDone": models.ResponseOutputTextDoneEvent,
-            "ResponseOutputTextAnnotationAdded": models.ResponseOutputTextAnnotationAddedEvent,
-            "ResponseRefusalDelta": models.ResponseRefusalDeltaEvent,
-            "ResponseRefusalDone": models.ResponseRefusalDoneEvent,
-            "ResponseFunctionCallArgumentsDelta": models.ResponseFunctionCallArgumentsDeltaEvent,
-            "ResponseFunctionCallArgumentsDone": models.ResponseFunctionCallArgumentsDoneEvent,
-            "ResponseReasoningSummaryPartAdded": models.ResponseReasoningSummaryPartAddedEvent,
-            "ResponseReasoningSummaryPartDone": models.ResponseReasoningSummaryPartDoneEvent,
-            "ResponseReasoningSummaryTextDelta": models.ResponseReasoningSummaryTextDeltaEvent,
-            "ResponseReasoningSummaryTextDone": models.ResponseReasoningSummaryTextDoneEvent,
-            "ResponseReasoningTextDelta": models.ResponseReasoningTextDeltaEvent,
-            "ResponseReasoningTextDone": models.ResponseReasoningTextDoneEvent,
-            "ResponseCompleted": models.ResponseCompletedEvent,
-            "ResponseIncomplete": models.ResponseIncompleteEvent,
-            "ResponseFailed": models.ResponseFailedEvent,
-            "Error": models.ResponseErrorEvent,
-        },
-        classify_v1_responses,
-        apply_v1_responses,
-        handlers=_APPLY_V1_RESPONSES,
-        runs=_APPLY_RUNS_V1_RESPONSES,
-        family="responses",
-        classify_named=classify_named_v1_responses,
-    ),
-}
+V1_RESPONSES_CHANNEL: Channel[V1_RESPONSES_EVENT] = Channel(
+    "/v1/responses",
+    {
+        "ResponseCreated": models.ResponseCreatedEvent,
+        "ResponseInProgress": models.ResponseInProgressEvent,
+        "ResponseOutputItemAdded": models.ResponseOutputItemAddedEvent,
+        "ResponseOutputItemDone": models.ResponseOutputItemDoneEvent,
+        "ResponseContentPartAdded": models.ResponseContentPartAddedEvent,
+        "ResponseContentPartDone": models.ResponseContentPartDoneEvent,
+        "ResponseOutputTextDelta": models.ResponseOutputTextDeltaEvent,
+        "ResponseOutputTextDone": models.ResponseOutputTextDoneEvent,
+        "ResponseOutputTextAnnotationAdded": models.ResponseOutputTextAnnotationAddedEvent,
+        "ResponseRefusalDelta": models.ResponseRefusalDeltaEvent,
+        "ResponseRefusalDone": models.ResponseRefusalDoneEvent,
+        "ResponseFunctionCallArgumentsDelta": models.ResponseFunctionCallArgumentsDeltaEvent,
+        "ResponseFunctionCallArgumentsDone": models.ResponseFunctionCallArgumentsDoneEvent,
+        "ResponseReasoningSummaryPartAdded": models.ResponseReasoningSummaryPartAddedEvent,
+        "ResponseReasoningSummaryPartDone": models.ResponseReasoningSummaryPartDoneEvent,
+        "ResponseReasoningSummaryTextDelta": models.ResponseReasoningSummaryTextDeltaEvent,
+        "ResponseReasoningSummaryTextDone": models.ResponseReasoningSummaryTextDoneEvent,
+        "ResponseReasoningTextDelta": models.ResponseReasoningTextDeltaEvent,
+        "ResponseReasoningTextDone": models.ResponseReasoningTextDoneEvent,
+        "ResponseCompleted": models.ResponseCompletedEvent,
+        "ResponseIncomplete": models.ResponseIncompleteEvent,
+        "ResponseFailed": models.ResponseFailedEvent,
+        "Error": models.ResponseErrorEvent,
+    },
+    classify_v1_responses,
+    apply_v1_responses,
+    handlers=_APPLY_V1_RESPONSES,
+    runs=_APPLY_RUNS_V1_RESPONSES,
+    family="responses",
+    classify_named=classify_named_v1_responses,
+)
+"""The channel /v1/responses (``CHANNELS['/v1/responses']``): its
+``decode``, ``adecode`` and ``parse`` give events typed ``V1_RESPONSES_EVENT``.
+"""
+
+
+class Channels(dict[str, Channel[Any]]):
+    """The provider's channels by address: a ``dict`` whose item at an address written
+    as a literal is typed with that channel's events for mypy and pyright
+    (``CHANNELS['/v1/responses']`` is a ``Channel[V1_RESPONSES_EVENT]``,
+    the same object as ``V1_RESPONSES_CHANNEL``, so a misspelled attribute of
+    a decoded event is a type error); any other ``str`` key gives a ``Channel[Any]``.
+    """
+
+    if TYPE_CHECKING:
+
+        @overload
+        def __getitem__(self, key: Literal["/v1/responses"]) -> Channel[V1_RESPONSES_EVENT]: ...
+
+        @overload
+        def __getitem__(self, key: str) -> Channel[Any]: ...
+
+        def __getitem__(self, key: str) -> Channel[Any]: ...  # dict's, at run time
+
+
+CHANNELS = Channels(
+    {
+        "/v1/responses": V1_RESPONSES_CHANNEL,
+    }
+)
 """The provider's channels by address; see :class:`~.stream.Channel`."""

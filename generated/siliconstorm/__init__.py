@@ -18,7 +18,10 @@ Channels:
 """
 
 from . import models, sse
-from .channels import CHANNELS
+from .channels import (
+    CHANNELS,
+    CHAT_COMPLETIONS_CHANNEL,
+)
 from .sse import EventTooLargeError, InvalidUTF8Error, ServerSentEvent, SSEError
 from .stream import (
     Accumulator,
@@ -57,6 +60,7 @@ __all__ = [
     "AsyncEventStream",
     "BlockResult",
     "CHANNELS",
+    "CHAT_COMPLETIONS_CHANNEL",
     "Channel",
     "ChoiceResult",
     "ERROR_CODES",

@@ -14,8 +14,7 @@ dispatches on the event's exact class through a table built once.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from operator import call as _call
-from typing import Any, Union
+from typing import TYPE_CHECKING, Any, Literal, Union, overload
 
 import msgspec
 
@@ -27,6 +26,7 @@ from .stream import (
     StreamTruncated,
     UnknownEvent,
     VendorEvent,
+    decode_with,
     keep_usage,
     keep_usages,
     lenient_decode,
@@ -156,20 +156,49 @@ def apply_chat_completions(acc: Accumulator, event: CHAT_COMPLETIONS_EVENT) -> N
             return
 
 
-CHANNELS: dict[str, Channel[Any]] = {
-    "/chat/completions": Channel(
-        "/chat/completions",
-        {
-            "StreamDone": models.StreamDone,
-            "ChatCompletionChunk": models.ChatCompletionChunk,
-        },
-        classify_chat_completions,
-        apply_chat_completions,
-        handlers=_APPLY_CHAT_COMPLETIONS,
-        runs=_APPLY_RUNS_CHAT_COMPLETIONS,
-        family="chat",
-        classify_values=classify_values_chat_completions,
-        apply_values=_apply_chat_completions_chat_completion_chunk_run,
-    ),
-}
+CHAT_COMPLETIONS_CHANNEL: Channel[CHAT_COMPLETIONS_EVENT] = Channel(
+    "/chat/completions",
+    {
+        "StreamDone": models.StreamDone,
+        "ChatCompletionChunk": models.ChatCompletionChunk,
+    },
+    classify_chat_completions,
+    apply_chat_completions,
+    handlers=_APPLY_CHAT_COMPLETIONS,
+    runs=_APPLY_RUNS_CHAT_COMPLETIONS,
+    family="chat",
+    classify_values=classify_values_chat_completions,
+    apply_values=_apply_chat_completions_chat_completion_chunk_run,
+)
+"""The channel /chat/completions (``CHANNELS['/chat/completions']``): its
+``decode``, ``adecode`` and ``parse`` give events typed ``CHAT_COMPLETIONS_EVENT``.
+"""
+
+
+class Channels(dict[str, Channel[Any]]):
+    """The provider's channels by address: a ``dict`` whose item at an address written
+    as a literal is typed with that channel's events for mypy and pyright
+    (``CHANNELS['/chat/completions']`` is a ``Channel[CHAT_COMPLETIONS_EVENT]``,
+    the same object as ``CHAT_COMPLETIONS_CHANNEL``, so a misspelled attribute of
+    a decoded event is a type error); any other ``str`` key gives a ``Channel[Any]``.
+    """
+
+    if TYPE_CHECKING:
+
+        @overload
+        def __getitem__(
+            self, key: Literal["/chat/completions"]
+        ) -> Channel[CHAT_COMPLETIONS_EVENT]: ...
+
+        @overload
+        def __getitem__(self, key: str) -> Channel[Any]: ...
+
+        def __getitem__(self, key: str) -> Channel[Any]: ...  # dict's, at run time
+
+
+CHANNELS = Channels(
+    {
+        "/chat/completions": CHAT_COMPLETIONS_CHANNEL,
+    }
+)
 """The provider's channels by address; see :class:`~.stream.Channel`."""

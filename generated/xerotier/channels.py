@@ -14,8 +14,7 @@ dispatches on the event's exact class through a table built once.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from operator import call as _call
-from typing import Any, Union
+from typing import TYPE_CHECKING, Any, Literal, Union, overload
 
 import msgspec
 
@@ -27,6 +26,7 @@ from .stream import (
     StreamTruncated,
     UnknownEvent,
     VendorEvent,
+    decode_with,
     keep_usage,
     keep_usages,
     lenient_decode,
@@ -434,7 +434,7 @@ def classify_named_chat_completions(
     try:
         if event_lines.count(first := event_lines[0]) == len(event_lines):
             return list(map(_NAMED_CHAT_COMPLETIONS[first], values))  # one event type, one decoder
-        return list(map(_call, map(_NAMED_CHAT_COMPLETIONS.__getitem__, event_lines), values))
+        return list(map(decode_with, map(_NAMED_CHAT_COMPLETIONS.__getitem__, event_lines), values))
     except (KeyError, msgspec.ValidationError, msgspec.DecodeError):
         return None
 
@@ -555,67 +555,96 @@ def apply_chat_completions(acc: Accumulator, event: CHAT_COMPLETIONS_EVENT) -> N
             return
 
 
-CHANNELS: dict[str, Channel[Any]] = {
-    "/chat/completions": Channel(
-        "/chat/completions",
-        {
-            "StreamDone": models.StreamDone,
-            "XResearchSearching": models.XResearchSearching,
-            "XResearchReading": models.XResearchReading,
-            "XResearchCodeSearching": models.XResearchCodeSearching,
-            "XResearchCalculating": models.XResearchCalculating,
-            "XResearchResult": models.XResearchResult,
-            "XResearchGapAnalysis": models.XResearchGapAnalysis,
-            "XResearchDeepeningRound": models.XResearchDeepeningRound,
-            "XResearchContextCompacted": models.XResearchContextCompacted,
-            "XResearchTrackingDecision": models.XResearchTrackingDecision,
-            "XResearchQueryingDecisions": models.XResearchQueryingDecisions,
-            "XResearchTrackingMilestone": models.XResearchTrackingMilestone,
-            "XResearchQueryingTimeline": models.XResearchQueryingTimeline,
-            "XResearchBriefing": models.XResearchBriefing,
-            "XResearchRelating": models.XResearchRelating,
-            "XResearchCreatingMockup": models.XResearchCreatingMockup,
-            "XResearchUpdatingMockup": models.XResearchUpdatingMockup,
-            "XResearchToolCall": models.XResearchToolCall,
-            "XDeepThinkPlanningStarted": models.XDeepThinkPlanningStarted,
-            "XDeepThinkPlanCreated": models.XDeepThinkPlanCreated,
-            "XDeepThinkPlanCritiqued": models.XDeepThinkPlanCritiqued,
-            "XDeepThinkDiscoveryStarted": models.XDeepThinkDiscoveryStarted,
-            "XDeepThinkDiscoveryCompleted": models.XDeepThinkDiscoveryCompleted,
-            "XDeepThinkSubtaskPlanned": models.XDeepThinkSubtaskPlanned,
-            "XDeepThinkSubtaskStarted": models.XDeepThinkSubtaskStarted,
-            "XDeepThinkSubtaskRetried": models.XDeepThinkSubtaskRetried,
-            "XDeepThinkSubtaskCompleted": models.XDeepThinkSubtaskCompleted,
-            "XDeepThinkDeepeningRoundCompleted": models.XDeepThinkDeepeningRoundCompleted,
-            "XDeepThinkCrossReference": models.XDeepThinkCrossReference,
-            "XDeepThinkSynthesizing": models.XDeepThinkSynthesizing,
-            "XDeepThinkStructuredSynthesis": models.XDeepThinkStructuredSynthesis,
-            "XDeepThinkClaimEmitted": models.XDeepThinkClaimEmitted,
-            "XDeepThinkSynthesisFailed": models.XDeepThinkSynthesisFailed,
-            "XDeepThinkMemoryExtracted": models.XDeepThinkMemoryExtracted,
-            "XArtifactCreated": models.XArtifactCreated,
-            "XArtifactUpdated": models.XArtifactUpdated,
-            "XMockupCalling": models.XMockupCalling,
-            "XMockupCreated": models.XMockupCreated,
-            "XMockupUpdated": models.XMockupUpdated,
-            "XMockupError": models.XMockupError,
-            "XAskUserQuestion": models.XAskUserQuestion,
-            "XAskUserPendingState": models.XAskUserPendingState,
-            "XContextFork": models.XContextFork,
-            "XChatMetadata": models.XChatMetadata,
-            "XAnalystContextGathering": models.XAnalystContextGathering,
-            "XAnalystContextCompleted": models.XAnalystContextCompleted,
-            "XAnalystContextBriefCreated": models.XAnalystContextBriefCreated,
-            "XAnalystContextRefreshed": models.XAnalystContextRefreshed,
-            "ChatCompletionChunk": models.ChatCompletionChunk,
-            "StreamError": models.StreamError,
-        },
-        classify_chat_completions,
-        apply_chat_completions,
-        handlers=_APPLY_CHAT_COMPLETIONS,
-        runs=_APPLY_RUNS_CHAT_COMPLETIONS,
-        family="chat",
-        classify_named=classify_named_chat_completions,
-    ),
-}
+CHAT_COMPLETIONS_CHANNEL: Channel[CHAT_COMPLETIONS_EVENT] = Channel(
+    "/chat/completions",
+    {
+        "StreamDone": models.StreamDone,
+        "XResearchSearching": models.XResearchSearching,
+        "XResearchReading": models.XResearchReading,
+        "XResearchCodeSearching": models.XResearchCodeSearching,
+        "XResearchCalculating": models.XResearchCalculating,
+        "XResearchResult": models.XResearchResult,
+        "XResearchGapAnalysis": models.XResearchGapAnalysis,
+        "XResearchDeepeningRound": models.XResearchDeepeningRound,
+        "XResearchContextCompacted": models.XResearchContextCompacted,
+        "XResearchTrackingDecision": models.XResearchTrackingDecision,
+        "XResearchQueryingDecisions": models.XResearchQueryingDecisions,
+        "XResearchTrackingMilestone": models.XResearchTrackingMilestone,
+        "XResearchQueryingTimeline": models.XResearchQueryingTimeline,
+        "XResearchBriefing": models.XResearchBriefing,
+        "XResearchRelating": models.XResearchRelating,
+        "XResearchCreatingMockup": models.XResearchCreatingMockup,
+        "XResearchUpdatingMockup": models.XResearchUpdatingMockup,
+        "XResearchToolCall": models.XResearchToolCall,
+        "XDeepThinkPlanningStarted": models.XDeepThinkPlanningStarted,
+        "XDeepThinkPlanCreated": models.XDeepThinkPlanCreated,
+        "XDeepThinkPlanCritiqued": models.XDeepThinkPlanCritiqued,
+        "XDeepThinkDiscoveryStarted": models.XDeepThinkDiscoveryStarted,
+        "XDeepThinkDiscoveryCompleted": models.XDeepThinkDiscoveryCompleted,
+        "XDeepThinkSubtaskPlanned": models.XDeepThinkSubtaskPlanned,
+        "XDeepThinkSubtaskStarted": models.XDeepThinkSubtaskStarted,
+        "XDeepThinkSubtaskRetried": models.XDeepThinkSubtaskRetried,
+        "XDeepThinkSubtaskCompleted": models.XDeepThinkSubtaskCompleted,
+        "XDeepThinkDeepeningRoundCompleted": models.XDeepThinkDeepeningRoundCompleted,
+        "XDeepThinkCrossReference": models.XDeepThinkCrossReference,
+        "XDeepThinkSynthesizing": models.XDeepThinkSynthesizing,
+        "XDeepThinkStructuredSynthesis": models.XDeepThinkStructuredSynthesis,
+        "XDeepThinkClaimEmitted": models.XDeepThinkClaimEmitted,
+        "XDeepThinkSynthesisFailed": models.XDeepThinkSynthesisFailed,
+        "XDeepThinkMemoryExtracted": models.XDeepThinkMemoryExtracted,
+        "XArtifactCreated": models.XArtifactCreated,
+        "XArtifactUpdated": models.XArtifactUpdated,
+        "XMockupCalling": models.XMockupCalling,
+        "XMockupCreated": models.XMockupCreated,
+        "XMockupUpdated": models.XMockupUpdated,
+        "XMockupError": models.XMockupError,
+        "XAskUserQuestion": models.XAskUserQuestion,
+        "XAskUserPendingState": models.XAskUserPendingState,
+        "XContextFork": models.XContextFork,
+        "XChatMetadata": models.XChatMetadata,
+        "XAnalystContextGathering": models.XAnalystContextGathering,
+        "XAnalystContextCompleted": models.XAnalystContextCompleted,
+        "XAnalystContextBriefCreated": models.XAnalystContextBriefCreated,
+        "XAnalystContextRefreshed": models.XAnalystContextRefreshed,
+        "ChatCompletionChunk": models.ChatCompletionChunk,
+        "StreamError": models.StreamError,
+    },
+    classify_chat_completions,
+    apply_chat_completions,
+    handlers=_APPLY_CHAT_COMPLETIONS,
+    runs=_APPLY_RUNS_CHAT_COMPLETIONS,
+    family="chat",
+    classify_named=classify_named_chat_completions,
+)
+"""The channel /chat/completions (``CHANNELS['/chat/completions']``): its
+``decode``, ``adecode`` and ``parse`` give events typed ``CHAT_COMPLETIONS_EVENT``.
+"""
+
+
+class Channels(dict[str, Channel[Any]]):
+    """The provider's channels by address: a ``dict`` whose item at an address written
+    as a literal is typed with that channel's events for mypy and pyright
+    (``CHANNELS['/chat/completions']`` is a ``Channel[CHAT_COMPLETIONS_EVENT]``,
+    the same object as ``CHAT_COMPLETIONS_CHANNEL``, so a misspelled attribute of
+    a decoded event is a type error); any other ``str`` key gives a ``Channel[Any]``.
+    """
+
+    if TYPE_CHECKING:
+
+        @overload
+        def __getitem__(
+            self, key: Literal["/chat/completions"]
+        ) -> Channel[CHAT_COMPLETIONS_EVENT]: ...
+
+        @overload
+        def __getitem__(self, key: str) -> Channel[Any]: ...
+
+        def __getitem__(self, key: str) -> Channel[Any]: ...  # dict's, at run time
+
+
+CHANNELS = Channels(
+    {
+        "/chat/completions": CHAT_COMPLETIONS_CHANNEL,
+    }
+)
 """The provider's channels by address; see :class:`~.stream.Channel`."""

@@ -1,6 +1,14 @@
-"""Generated code is real code: black-formatted and mypy --strict clean."""
+"""Generated code is real code: black-formatted, mypy --strict and pyright (standard) clean, and typed
+at the use site: a user module holding two providers gets each channel's event union, not ``Any``."""
 
 from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
 
 import black
 from conftest import GENERATED, ROOT
@@ -22,3 +30,109 @@ def test_generated_code_passes_mypy_strict() -> None:
 def test_ssegen_package_passes_mypy() -> None:
     stdout, stderr, status = mypy_api.run(["--no-incremental", str(ROOT / "src" / "ssegen")])
     assert status == 0, stdout + stderr
+
+
+#: A user's module holding two providers. ``# ERROR`` marks each line both checkers must reject (a
+#: misspelled attribute of a decoded event), ``# REVEAL <class>`` each ``reveal_type`` whose type must
+#: be the channel's event union (naming that class), not ``Any``; every other line must pass.
+USER_MODULE = '''\
+"""Two generated providers used as a user's code would."""
+
+from typing import reveal_type
+
+from generated.anthropic import CHANNELS as ANTHROPIC_CHANNELS
+from generated.anthropic import models as anthropic_models
+from generated.deepseek import CHANNELS, CHAT_COMPLETIONS_CHANNEL, models
+
+BODY = [b"data: [DONE]\\n\\n"]
+
+chat = CHANNELS["/chat/completions"]
+for event in chat.decode(BODY):
+    reveal_type(event)  # REVEAL ChatCompletionChunk
+    if isinstance(event, models.ChatCompletionChunk):
+        print(event.choices[0].delta.content)
+    print(event.this_attribute_does_not_exist)  # ERROR
+for chunk in CHAT_COMPLETIONS_CHANNEL.decode(BODY):
+    reveal_type(chunk)  # REVEAL ChatCompletionChunk
+    if isinstance(chunk, models.ChatCompletionChunk):
+        print(chunk.choices[0].delta.contnet)  # ERROR
+reveal_type(chat.parse("[DONE]"))  # REVEAL StreamDone
+print(chat.accumulate(chat.decode(BODY)).choices[0].content)
+
+messages = ANTHROPIC_CHANNELS["/v1/messages"]
+for message in messages.decode(BODY):
+    reveal_type(message)  # REVEAL ContentBlockDeltaEvent
+    if isinstance(message, anthropic_models.ContentBlockDeltaEvent):
+        print(message.index)
+    print(message.indx)  # ERROR
+'''
+
+
+def _marked(source: str, marker: str) -> dict[int, str]:
+    """1-based line -> what follows ``# <marker>`` on it."""
+    return {
+        number: line.split(f"# {marker}", 1)[1].strip()
+        for number, line in enumerate(source.splitlines(), 1)
+        if f"# {marker}" in line
+    }
+
+
+def _basedpyright() -> str:
+    found = Path(sys.executable).parent / "basedpyright"
+    return str(found) if found.exists() else shutil.which("basedpyright") or "basedpyright"
+
+
+def _assert_reveals(notes: dict[int, list[str]], expected: dict[int, str], tool: str) -> None:
+    """Each ``# REVEAL <class>`` line has a note naming the class and ``StreamTruncated`` (the union),
+    and no note of it says ``Any`` (mypy) or ``Unknown`` (pyright)."""
+    for line, cls in expected.items():
+        revealed = " ".join(notes.get(line, []))
+        assert cls in revealed and "StreamTruncated" in revealed, f"{tool}: line {line}: {revealed!r}"
+        assert not re.search(r"\b(Any|Unknown)\b", revealed), f"{tool}: line {line}: {revealed!r}"
+
+
+def test_user_code_of_two_providers_gets_typed_events_from_mypy_strict(tmp_path: Path) -> None:
+    user = tmp_path / "user_of_two.py"
+    user.write_text(USER_MODULE, encoding="utf-8")
+    (tmp_path / "mypy.ini").write_text(f"[mypy]\nmypy_path = {ROOT}\n", encoding="utf-8")
+    stdout, stderr, _ = mypy_api.run(
+        ["--strict", "--no-incremental", "--config-file", str(tmp_path / "mypy.ini"), str(user)]
+    )
+    errors: dict[int, list[str]] = {}
+    notes: dict[int, list[str]] = {}
+    for match in re.finditer(r"^(.+?):(\d+): (error|note): (.*)$", stdout, flags=re.M):
+        path, line, severity, message = match[1], int(match[2]), match[3], match[4]
+        assert Path(path).name == user.name, f"mypy --strict reports generated code: {match[0]}"
+        (errors if severity == "error" else notes).setdefault(line, []).append(message)
+    assert sorted(errors) == sorted(_marked(USER_MODULE, "ERROR")), stdout + stderr
+    _assert_reveals(notes, _marked(USER_MODULE, "REVEAL"), "mypy")
+
+
+def test_user_code_and_generated_code_under_basedpyright_standard(tmp_path: Path) -> None:
+    """basedpyright in standard mode: no error in ``generated/`` (the runtime and every provider), and
+    the user module gets the event unions and its misspelled attributes rejected."""
+    user = tmp_path / "user_of_two.py"
+    user.write_text(USER_MODULE, encoding="utf-8")
+    config = {"typeCheckingMode": "standard", "pythonVersion": "3.11", "extraPaths": [str(ROOT)]}
+    (tmp_path / "pyrightconfig.json").write_text(json.dumps(config), encoding="utf-8")
+    run = subprocess.run(
+        [_basedpyright(), "--outputjson", "--pythonpath", sys.executable, str(user), str(GENERATED)],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    report = json.loads(run.stdout)
+    diagnostics = report["generalDiagnostics"]
+    generated = [d for d in diagnostics if Path(d["file"]).is_relative_to(GENERATED) and d["severity"] == "error"]
+    where = [f"{d['file']}:{d['range']['start']['line'] + 1}: {d['message']}" for d in generated]
+    assert generated == [], "\n".join(where)
+    assert report["summary"]["filesAnalyzed"] > len(list(GENERATED.glob("*/channels.py")))
+    mine = [d for d in diagnostics if Path(d["file"]).name == user.name]
+    errors = {d["range"]["start"]["line"] + 1 for d in mine if d["severity"] == "error"}
+    assert sorted(errors) == sorted(_marked(USER_MODULE, "ERROR")), json.dumps(mine, indent=1)
+    notes: dict[int, list[str]] = {}
+    for d in mine:
+        if d["severity"] == "information":
+            notes.setdefault(d["range"]["start"]["line"] + 1, []).append(d["message"])
+    _assert_reveals(notes, _marked(USER_MODULE, "REVEAL"), "basedpyright")

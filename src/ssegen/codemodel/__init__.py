@@ -42,6 +42,14 @@ __all__ = [
     "package_usage",
 ]
 
+#: The names every package's ``__init__`` re-exports besides the channel constants.
+PACKAGE_EXPORTS = (
+    *("Accumulator", "AsyncEventStream", "BlockResult", "CHANNELS", "Channel", "ChoiceResult"),
+    *("ERROR_CODES", "EventStream", "EventTooLargeError", "InvalidUTF8Error", "PROVIDER"),
+    *("SPEC_TITLE", "SPEC_VERSION", "SSEError", "ServerSentEvent", "StreamResult"),
+    *("StreamTruncated", "ToolCallResult", "UnknownEvent", "VendorEvent", "models", "sse"),
+)
+
 #: The channel the package docstring's usage example opens when the provider has none.
 DEFAULT_ADDRESS = "/chat/completions"
 
@@ -83,6 +91,27 @@ class PackageSpec:
     flavour: Flavour = MSGSPEC
     summary: str = ""
     usage: tuple[str, ...] = ()
+
+    @property
+    def exports(self) -> tuple[str, ...]:
+        """The package's ``__all__``: the runtime names it re-exports and each channel's
+        constant (``CHAT_COMPLETIONS_CHANNEL``), sorted as strings."""
+        return tuple(sorted((*PACKAGE_EXPORTS, *(ch.constant for ch in self.channels))))
+
+    @property
+    def channels_doc(self) -> str:
+        """The docstring of the generated ``Channels`` class (the type of ``CHANNELS``),
+        its example taken from the first channel."""
+        if not self.channels:
+            return "The provider's channels by address (none)."
+        first = self.channels[0]
+        return (
+            "The provider's channels by address: a ``dict`` whose item at an address written\n"
+            "as a literal is typed with that channel's events for mypy and pyright\n"
+            f"(``CHANNELS[{first.address!r}]`` is a ``Channel[{first.event_type}]``,\n"
+            f"the same object as ``{first.constant}``, so a misspelled attribute of\n"
+            "a decoded event is a type error); any other ``str`` key gives a ``Channel[Any]``."
+        )
 
 
 _API_WORD = re.compile(r"\bAPIs?\b", re.IGNORECASE)

@@ -207,7 +207,10 @@ class ChannelSpec:
         named: the fast path of named events, or None when none has a branch of one decoder.
         family: how the channel's events assemble (:attr:`ssegen.ir.Accumulation.family`).
         names: ``event_type``, ``classify``, ``apply``, ``handlers_table``: the
-            generated module-level names.
+            generated module-level names; ``constant`` the channel's own,
+            ``<IDENT>_CHANNEL``, a ``Channel[<IDENT>_EVENT]`` (the suffix keeps it apart
+            from every event union, ``<IDENT>_EVENT``, and from the package's
+            ``CHANNELS``, ``PROVIDER`` and ``SPEC_*``).
     """
 
     address: str
@@ -228,6 +231,7 @@ class ChannelSpec:
     named: NamedPlan | None
     family: str
     event_type: PythonIdentifier
+    constant: PythonIdentifier
     classify: PythonIdentifier
     apply: PythonIdentifier
     handlers_table: PythonIdentifier
@@ -333,6 +337,7 @@ def channel_spec(channel: Channel, models: ModelsBuilder, diagnostics: Diagnosti
         named=_named_plan(ident, branches, models.flavour),
         family=channel.accumulation.family if channel.accumulation is not None else "chat",
         event_type=PythonIdentifier.verbatim(f"{upper}_EVENT"),
+        constant=PythonIdentifier.verbatim(f"{upper}_CHANNEL"),
         classify=PythonIdentifier.verbatim(f"classify_{ident}"),
         apply=PythonIdentifier.verbatim(f"apply_{ident}"),
         handlers_table=PythonIdentifier.verbatim(f"_APPLY_{upper}"),

@@ -21,12 +21,22 @@ every generated package: edit it there, then run ``ssegen generate``.
 
 from __future__ import annotations
 
+import operator
 from collections import deque
 from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Iterator, Sequence
 from itertools import chain, groupby, repeat
-from operator import call as _call
 from types import UnionType
-from typing import Annotated, Any, Generic, Literal, TypeVar, Union, get_args, get_origin
+from typing import (
+    TYPE_CHECKING,
+    Annotated,
+    Any,
+    Generic,
+    Literal,
+    TypeVar,
+    Union,
+    get_args,
+    get_origin,
+)
 
 import msgspec
 
@@ -37,10 +47,25 @@ from .sse import (
     ServerSentEvent,
     StreamState,
     aiter_raw,
+    check_chunks,
     iter_raw,
 )
 
 E = TypeVar("E")
+R = TypeVar("R")
+
+if TYPE_CHECKING:
+
+    def decode_with(decode: Callable[[bytes], R], data: bytes, /) -> R:
+        """``decode(data)``: :func:`operator.call` itself at run time, typed for one
+        argument so that ``map(decode_with, decoders, values)`` (a decoder per value,
+        called in C, as the generated ``classify_named_<channel>`` does) type-checks
+        in mypy and pyright, which cannot bind ``operator.call``'s ``ParamSpec``
+        through ``map``."""
+        ...
+
+else:
+    decode_with = operator.call
 
 NamedClassifier = Callable[[list[bytes], list[bytes]], Sequence[E] | None]
 """``classify_named(event_lines, values)``: the typed events of a run of named events
@@ -49,6 +74,27 @@ have each classified alone; it must give what ``classify`` would (see :class:`Ch
 
 #: The reason of a :class:`StreamTruncated` event (and of the ``truncated`` error).
 TRUNCATED_REASON = "the stream ended inside an event; the unterminated event was discarded"
+
+#: What :func:`truncated_reason` adds when the body held no blank line at all.
+STRIPPED_LINES_HINT = (
+    "; the body held no blank line at all, so its line ends may have been stripped (as"
+    " iter_lines() does, in requests and httpx): pass response.iter_bytes() (httpx) or"
+    " response.iter_content(chunk_size=None) (requests) instead"
+)
+
+
+def truncated_reason(bytes_consumed: int, bytes_discarded: int) -> str:
+    """The reason of the :class:`StreamTruncated` event (and ``truncated`` error) of a body
+    that ended inside an event, given its bytes read and discarded (``sse.StreamState``).
+
+    :data:`TRUNCATED_REASON`, plus :data:`STRIPPED_LINES_HINT` when every byte was
+    discarded: the body held no blank line, so no event ever ended (WHATWG HTML 9.2.6
+    dispatches an event at a blank line), which is what a body read with its line ends
+    stripped looks like (each line of requests' or httpx's ``iter_lines()``, joined).
+    """
+    if bytes_discarded and bytes_discarded == bytes_consumed:
+        return TRUNCATED_REASON + STRIPPED_LINES_HINT
+    return TRUNCATED_REASON
 
 
 class UnknownEvent(msgspec.Struct, kw_only=True):
@@ -937,7 +983,11 @@ class Accumulator:
         once per stream."""
         if any(e["kind"] == "truncated" for e in self.errors):
             return
-        message = event.reason if isinstance(event, StreamTruncated) else TRUNCATED_REASON
+        message = (
+            event.reason
+            if isinstance(event, StreamTruncated)
+            else truncated_reason(event.bytes_consumed, event.bytes_discarded)
+        )
         self.errors.append(
             {
                 "kind": "truncated",
@@ -1007,7 +1057,12 @@ class EventStream(_StreamProgress, Generic[E]):
 
     Raises (while iterating): ``sse.InvalidUTF8Error`` or ``sse.EventTooLargeError``
     (``sse.SSEError`` subclasses) for invalid UTF-8 or an event over
-    ``max_event_bytes``; events before the error are yielded first.
+    ``max_event_bytes``; events before the error are yielded first; ``TypeError`` at
+    the first chunk that is a ``str`` (``iter_text()`` instead of ``iter_bytes()``).
+
+    Raises (at once): ``TypeError`` when ``chunks`` is a whole body (``bytes``,
+    ``bytearray``, ``memoryview``, ``str``) rather than an iterable of chunks: its
+    message says what to pass (``[body]``); see ``sse.check_chunks``.
     """
 
     def __init__(
@@ -1018,6 +1073,7 @@ class EventStream(_StreamProgress, Generic[E]):
         classify_values: Callable[[list[bytes]], Sequence[E] | None] | None = None,
         classify_named: NamedClassifier[E] | None = None,
     ) -> None:
+        check_chunks(chunks, "decode()")
         self.state = StreamState()
         self._classify = classify
         self._classify_values = classify_values
@@ -1062,6 +1118,7 @@ class AsyncEventStream(_StreamProgress, Generic[E]):
         classify_values: Callable[[list[bytes]], Sequence[E] | None] | None = None,
         classify_named: NamedClassifier[E] | None = None,
     ) -> None:
+        check_chunks(chunks, "adecode()", is_async=True)
         self.state = StreamState()
         self._classify = classify
         self._classify_values = classify_values
@@ -1092,7 +1149,9 @@ def _truncated(state: StreamState) -> Any:
     """The :class:`StreamTruncated` event ending a stream (typed ``Any``: every
     channel's event union includes the class)."""
     return StreamTruncated(
-        bytes_consumed=state.bytes_consumed, bytes_discarded=state.bytes_discarded
+        reason=truncated_reason(state.bytes_consumed, state.bytes_discarded),
+        bytes_consumed=state.bytes_consumed,
+        bytes_discarded=state.bytes_discarded,
     )
 
 
@@ -1223,7 +1282,15 @@ class Channel(Generic[E]):
 
         Returns:
             An :class:`EventStream`; iterating it raises ``sse.SSEError``
-            subclasses on invalid UTF-8 or an event over ``max_event_bytes``.
+            subclasses on invalid UTF-8 or an event over ``max_event_bytes``, and
+            ``TypeError`` at the first chunk that is a ``str``. A body with no blank
+            line at all ends with a :class:`StreamTruncated` whose reason says its
+            line ends may have been stripped (see :func:`truncated_reason`).
+
+        Raises:
+            TypeError: ``chunks`` is a whole body (``bytes``, ``bytearray``,
+                ``memoryview`` or ``str``), not an iterable of chunks; the message
+                says what to pass (``decode([body])``).
         """
         return EventStream(
             chunks, self.classify, max_event_bytes, self.classify_values, self.classify_named
@@ -1233,7 +1300,13 @@ class Channel(Generic[E]):
         self, chunks: AsyncIterable[bytes], *, max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES
     ) -> AsyncEventStream[E]:
         """Typed events from an async iterable of bytes (httpx ``aiter_bytes()``);
-        see :meth:`decode`."""
+        see :meth:`decode`.
+
+        Raises:
+            TypeError: ``chunks`` is a whole body (``bytes``, ``bytearray``,
+                ``memoryview``, ``str``: decode it as ``decode([body])``) or not an async
+                iterable (a list: pass it to :meth:`decode`).
+        """
         return AsyncEventStream(
             chunks, self.classify, max_event_bytes, self.classify_values, self.classify_named
         )
@@ -1319,8 +1392,7 @@ class Channel(Generic[E]):
                         if apply_run is not None:
                             apply_run(acc, stretch)
                         else:  # handlers.get(cls, self.apply)(acc, event) for each, in C
-                            handle = handlers.get(cls, self.apply)
-                            deque(map(_call, repeat(handle), repeat(acc), stretch), 0)
+                            deque(map(handlers.get(cls, self.apply), repeat(acc), stretch), 0)
                     continue
                 events: Iterable[E] = map(classify, item.events())  # one at a time, as below
             elif isinstance(item, RawEvents):
