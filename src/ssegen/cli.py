@@ -151,20 +151,57 @@ def _plural(count: int, noun: str, nouns: str = "") -> str:
     return f"{count} {noun}" if count == 1 else f"{count} {nouns or noun + 's'}"
 
 
-def _run_generate(config: Config, fmt: str, min_severity: str, quiet: bool, force: bool) -> bool:
+def _quick_up_to_date(config: Config, names: list[str]) -> bool:
+    """True when every output folder is what the specs produce now, told from the manifests' hashes
+    alone (inputs, templates, runtime, ssegen version and output settings unchanged, no file
+    edited or missing, no file ssegen did not write in a provider folder): no parsing, no rendering,
+    no formatting."""
+    from .output import quick_check
+
+    for folder in _output_folders(config):
+        quick = quick_check(config.specs, folder, names, config.output_settings)
+        if quick is None or not quick.up_to_date or quick.foreign:  # foreign: a full run reports them
+            return False
+    return True
+
+
+def _output_folders(config: Config) -> list[Path]:
+    return [config.out] + ([config.tests_out] if config.tests_out is not None else [])
+
+
+def _run_generate(
+    config: Config, fmt: str, min_severity: str, quiet: bool, force: bool, *, rebuild: bool = False
+) -> bool:
     """One generate run; True when every provider succeeded.
 
     Prints the diagnostics at ``min_severity`` and above, then (unless ``quiet``) one line per
     provider with its counts, including how many diagnostics were not printed.
-    """
-    from .pipeline import build
-    from .pipeline import generate as run_generate
 
+    When the output is up to date by the manifests' hashes (as ``check`` tells it, see
+    :func:`ssegen.output.quick_check`), nothing is built or written and one line says so
+    (unless ``quiet``); its diagnostics are not printed again.  ``rebuild`` builds anyway (the
+    diagnostics were asked for: ``-v``, ``--min-severity``, ``--format json``), writing only
+    what differs as always.
+    """
     started = time.perf_counter()
     if not config.specs.is_dir():
         raise click.ClickException(
             f"no specs folder {config.specs} (set --specs or [tool.ssegen] specs; every folder in it is a provider)"
         )
+    if not rebuild:
+        from .discover import provider_names
+
+        names = list(config.providers) or provider_names(config.specs)
+        if names and _quick_up_to_date(config, names):
+            if not quiet:
+                elapsed = time.perf_counter() - started
+                detail = f"{_plural(len(names), 'provider')}, inputs unchanged; nothing written, {elapsed:.2f}s"
+                click.echo(_up_to_date(_output_folders(config), detail))
+            return True
+
+    from .pipeline import build
+    from .pipeline import generate as run_generate
+
     settings = config.output_settings
     reports = build(config.specs, list(config.providers) or None, settings, strict=config.strict, policy=config.policy)
     if not reports:
@@ -268,6 +305,11 @@ def generate(
     generated.  Prints warnings and errors, and a line per provider counting the
     rest (-v prints infos too).  Exits 1 if any provider failed or a file was not
     overwritten.
+
+    When nothing changed since the last run (inputs, ssegen, settings and output as the
+    manifest records them: what `ssegen check` tells from hashes), it says the output is up
+    to date and builds nothing, as fast as `check`; diagnostics are then not printed again
+    (-v, --min-severity or --format json build anyway, to print them).
     """
     config = _config(
         specs=specs,
@@ -278,7 +320,8 @@ def generate(
         strict=strict,
         providers=providers or None,
     )
-    if not _run_generate(config, fmt, _min_severity(verbose, min_severity, fmt), quiet, force):
+    asked = verbose or min_severity is not None or fmt == "json"  # the diagnostics are wanted: build
+    if not _run_generate(config, fmt, _min_severity(verbose, min_severity, fmt), quiet, force, rebuild=asked):
         sys.exit(1)
 
 
@@ -314,7 +357,7 @@ def check(
     if not config.specs.is_dir():
         raise click.ClickException(f"no specs folder {config.specs} (set --specs or [tool.ssegen] specs)")
     names = list(config.providers) or provider_names(config.specs)
-    folders = [config.out] + ([config.tests_out] if config.tests_out is not None else [])
+    folders = _output_folders(config)
     quick = [quick_check(config.specs, folder, names, config.output_settings) for folder in folders]
     if all(q is not None and q.up_to_date for q in quick):
         click.echo(_up_to_date(folders, _plural(len(names), "provider")))
@@ -445,7 +488,7 @@ def watch(
 
     def run() -> None:
         try:
-            _run_generate(config, "text", level, quiet, force=False)
+            _run_generate(config, "text", level, quiet, force=False, rebuild=verbose or min_severity is not None)
         except click.ClickException as exc:  # a specs folder renamed mid-watch: say so, keep watching
             click.echo(f"error: {exc.format_message()}", err=True)
 

@@ -276,11 +276,14 @@ class QuickCheck:
         up_to_date: inputs, templates and version match the manifest and no file changed.
         edited: generated files whose content differs from the manifest (hand edits).
         missing: generated files that are gone.
+        foreign: files in a provider's folder that ssegen did not write (they do not make the
+            output stale; ``generate`` reports them as left alone).
     """
 
     up_to_date: bool
     edited: list[str] = field(default_factory=list)
     missing: list[str] = field(default_factory=list)
+    foreign: list[str] = field(default_factory=list)
 
 
 def quick_check(specs: Path, out: Path, providers: list[str], settings: OutputSettings) -> QuickCheck | None:
@@ -312,6 +315,14 @@ def quick_check(specs: Path, out: Path, providers: list[str], settings: OutputSe
             result.missing.append(rel)
         elif disk != digest:
             result.edited.append(rel)
+    recorded = manifest.all_files()
+    for name in providers:
+        folder = out / name
+        if folder.is_dir():
+            for path in sorted(folder.rglob("*")):
+                rel = path.relative_to(out).as_posix()
+                if rel not in recorded and path.is_file() and "__pycache__" not in path.parts:
+                    result.foreign.append(rel)
     manifest_disk = _hash_file(out / MANIFEST)
     if manifest_disk != sha256(manifest.dumps().encode("utf-8")):
         result.edited.append(MANIFEST)
