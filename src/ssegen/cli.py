@@ -11,9 +11,11 @@ no-op ``ssegen check`` answers from the manifest in a fraction of a second.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -151,6 +153,17 @@ def _plural(count: int, noun: str, nouns: str = "") -> str:
     return f"{count} {noun}" if count == 1 else f"{count} {nouns or noun + 's'}"
 
 
+@contextlib.contextmanager
+def _formatter_errors() -> Iterator[None]:
+    """A formatter that is missing or fails (:class:`ssegen.formatting.FormatError`) as a usage error."""
+    from .formatting import FormatError
+
+    try:
+        yield
+    except FormatError as exc:
+        raise click.ClickException(str(exc)) from None
+
+
 def _quick_up_to_date(config: Config, names: list[str]) -> bool:
     """True when every output folder is what the specs produce now, told from the manifests' hashes
     alone (inputs, templates, runtime, ssegen version and output settings unchanged, no file
@@ -203,21 +216,25 @@ def _run_generate(
     from .pipeline import generate as run_generate
 
     settings = config.output_settings
-    reports = build(config.specs, list(config.providers) or None, settings, strict=config.strict, policy=config.policy)
+    with _formatter_errors():
+        reports = build(
+            config.specs, list(config.providers) or None, settings, strict=config.strict, policy=config.policy
+        )
     if not reports:
         raise click.ClickException(f"no provider folder under {config.specs}")
     first_run = not config.out.exists()
     outcomes: list[Outcome] = []
     if not (first_run and all(r.failed for r in reports)):  # else do not create an empty output folder
-        outcomes = run_generate(
-            config.specs,
-            config.out,
-            reports,
-            settings,
-            all_providers=not config.providers,
-            force=force,
-            tests_out=config.tests_out,
-        )
+        with _formatter_errors():
+            outcomes = run_generate(
+                config.specs,
+                config.out,
+                reports,
+                settings,
+                all_providers=not config.providers,
+                force=force,
+                tests_out=config.tests_out,
+            )
     shown = _LEVELS[_LEVELS.index(min_severity) :]
     _print_diagnostics([d for d in _all_diagnostics(reports) if d.severity.value in shown], fmt)
     if fmt == "text" and not quiet:
@@ -374,7 +391,8 @@ def check(
     from .pipeline import build
     from .pipeline import check as run_check
 
-    reports = build(config.specs, names, config.output_settings, strict=config.strict, policy=config.policy)
+    with _formatter_errors():
+        reports = build(config.specs, names, config.output_settings, strict=config.strict, policy=config.policy)
     failed = [r for r in reports if r.failed]
     for r in failed:
         _print_diagnostics([d for d in r.diagnostics.sorted() if d.severity.value == "error"], "text")
@@ -383,14 +401,15 @@ def check(
             f"{_plural(len(failed), 'provider')} with errors (above): fix the specs, then `ssegen generate`", err=True
         )
         sys.exit(1)
-    outcomes = run_check(
-        config.specs,
-        config.out,
-        reports,
-        config.output_settings,
-        all_providers=not config.providers,
-        tests_out=config.tests_out,
-    )
+    with _formatter_errors():
+        outcomes = run_check(
+            config.specs,
+            config.out,
+            reports,
+            config.output_settings,
+            all_providers=not config.providers,
+            tests_out=config.tests_out,
+        )
     stale = 0
     for o in outcomes:
         todo = o.plan
