@@ -13,7 +13,7 @@ dispatches on the event's exact class through a table built once.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from operator import call as _call
 from typing import Any, Union
 
@@ -21,17 +21,7 @@ import msgspec
 
 from . import models
 from .sse import ServerSentEvent
-from .stream import (
-    Accumulator,
-    Channel,
-    StreamTruncated,
-    UnknownEvent,
-    VendorEvent,
-    keep_usage,
-    keep_usages,
-    lenient_decode,
-    tag_reader,
-)
+from .stream import Accumulator, Channel, StreamTruncated, UnknownEvent, lenient_decode, tag_reader
 
 _decode_message_start_v_1_messages = msgspec.json.Decoder(models.MessageStartEvent).decode
 _decode_content_block_start_v_1_messages = msgspec.json.Decoder(

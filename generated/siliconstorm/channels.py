@@ -14,7 +14,6 @@ dispatches on the event's exact class through a table built once.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from operator import call as _call
 from typing import Any, Union
 
 import msgspec
@@ -26,11 +25,9 @@ from .stream import (
     Channel,
     StreamTruncated,
     UnknownEvent,
-    VendorEvent,
     keep_usage,
     keep_usages,
     lenient_decode,
-    tag_reader,
 )
 
 _decode_chat_completion_chunk_chat_completions = msgspec.json.Decoder(
