@@ -244,6 +244,8 @@ def _run_generate(
         for o in outcomes:
             for rel in o.plan.remove:
                 click.echo(f"removed (no longer generated): {o.folder / rel}")
+            for rel in o.plan.reformatted:
+                click.echo(f"restored ssegen's formatting (another formatter rewrote it): {o.folder / rel}")
         elapsed = time.perf_counter() - started
         if outcomes:
             click.echo(f"done in {elapsed:.2f}s -> {', '.join(f'{o.folder}/' for o in outcomes)}")
@@ -379,7 +381,9 @@ def check(
     if all(q is not None and q.up_to_date for q in quick):
         click.echo(_up_to_date(folders, _plural(len(names), "provider")))
         return
-    if all(q is not None for q in quick) and not show_diff:
+    # A changed Python file may only be reformatted (a user's formatter): the full comparison tells.
+    python_changed = any(rel.endswith(".py") for q in quick if q is not None for rel in q.edited)
+    if all(q is not None for q in quick) and not show_diff and not python_changed:
         for folder, q in zip(folders, quick, strict=True):
             assert q is not None
             for rel in q.edited:
@@ -419,6 +423,8 @@ def check(
                 if rel in todo.edited
                 else "not written by ssegen, in the way"
                 if rel in todo.foreign
+                else "reformatted by another formatter"
+                if rel in todo.reformatted
                 else "stale"
             )
             click.echo(f"{why}: {o.folder / rel}")
@@ -428,6 +434,12 @@ def check(
             for rel in todo.stale:
                 _echo_diff(o.folder, rel, o.files.get(rel, ""))
         stale += len(todo.stale)
+    if any(o.plan.reformatted for o in outcomes):
+        click.echo(
+            "another formatter rewrote generated files (same code, other layout): exclude the output folder "
+            "from it (ruff/black `extend-exclude`, see ssegen's README)",
+            err=True,
+        )
     if stale:
         click.echo(f"{_plural(stale, 'file')} differ; run `ssegen generate` to update them", err=True)
         sys.exit(1)

@@ -15,9 +15,12 @@ ruff's formatter follows black's stable style), ruff in a fraction of the time.
 
 from __future__ import annotations
 
+import ast
 import functools
+import io
 import subprocess
 import tempfile
+import tokenize
 from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
 
@@ -146,3 +149,37 @@ def ruff_binary() -> str:
         return str(find_ruff_bin())
     except FileNotFoundError as exc:
         raise FormatError(f"the ruff package is installed but its binary is missing: {exc}") from None
+
+
+def same_code(first: str, second: str) -> bool:
+    """True when two Python sources differ at most in formatting: the same syntax tree (so line
+    breaks, parentheses, trailing commas, quotes and indentation do not count) and the same
+    comments, in order (docstrings compared line by line without the blanks around each line,
+    since formatters re-indent them and move their closing quotes).  How ``ssegen check`` tells
+    a file another formatter rewrote (a user's ``ruff format`` at 88 columns, ``black``) from
+    one edited by hand.
+
+    Both are parsed by the running Python; a source that does not parse is never the same code.
+    """
+    try:
+        return _tree(first) == _tree(second) and _comments(first) == _comments(second)
+    except (SyntaxError, ValueError, tokenize.TokenError):
+        return False
+
+
+def _tree(source: str) -> str:
+    """The syntax tree of ``source`` as text, each docstring line stripped (formatters re-indent
+    docstrings and move their closing quotes)."""
+    tree = ast.parse(source)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef) and node.body:
+            first = node.body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
+                if isinstance(first.value.value, str):
+                    first.value.value = "\n".join(line.strip() for line in first.value.value.strip().splitlines())
+    return ast.dump(tree)
+
+
+def _comments(source: str) -> list[str]:
+    tokens = tokenize.generate_tokens(io.StringIO(source).readline)
+    return [token.string.rstrip() for token in tokens if token.type == tokenize.COMMENT]

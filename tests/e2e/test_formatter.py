@@ -105,3 +105,36 @@ def test_a_missing_ruff_is_a_clear_error(project: Path, monkeypatch: pytest.Monk
     _config(project, 'formatter = "ruff"\n')
     code, output = _run("generate", "-q")
     assert code == 1 and 'formatter = "ruff" needs the ruff package' in output
+
+
+def test_a_users_formatter_run_is_not_called_a_hand_edit_and_generate_restores_it(project: Path) -> None:
+    import subprocess
+    import sys
+
+    _config(project, "")
+    assert _run("generate", "-q")[0] == 0
+    before = _tree(project / "generated")
+    ruff = str(Path(sys.executable).parent / "ruff")
+    # The user's own formatter, with its defaults (88 columns): it rewrites most generated files.
+    subprocess.run([ruff, "format", "--isolated", "generated"], cwd=project, check=True, capture_output=True)
+    touched = sorted(rel for rel, content in _tree(project / "generated").items() if content != before[rel])
+    assert "mistral/stream.py" in touched
+    code, output = _run("check")
+    assert code == 1 and "edited by hand" not in output, output
+    assert {line.split("generated/")[-1] for line in output.splitlines() if line.startswith("reformatted")} == set(
+        touched
+    )
+    assert "exclude the output folder" in output
+    code, output = _run("generate")
+    assert (
+        code == 0
+        and "restored ssegen's formatting (another formatter rewrote it): generated/mistral/stream.py" in output
+    )
+    assert _tree(project / "generated") == before
+    # A real edit after a formatter run is still one.
+    subprocess.run([ruff, "format", "--isolated", "generated"], cwd=project, check=True, capture_output=True)
+    models = project / "generated" / "mistral" / "models.py"
+    models.write_text(models.read_text(encoding="utf-8").replace("class ", "class My", 1), encoding="utf-8")
+    code, output = _run("check")
+    assert code == 1 and "edited by hand: generated/mistral/models.py" in output
+    assert "reformatted by another formatter: generated/mistral/stream.py" in output
