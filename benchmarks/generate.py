@@ -41,6 +41,70 @@ ROOT = Path(__file__).resolve().parents[1]
 OPENAI_OPENAPI = ROOT.parent / "shared" / "corpus" / "openapi" / "openai" / "openapi.yaml"
 
 
+def synthetic_document(messages: int) -> dict[str, Any]:
+    """An AsyncAPI 2.6 document (as JSON data) of one SSE channel with ``messages`` messages.
+
+    Message ``i`` is ``Event<i>``: an object told apart by its ``type`` member (fixed to
+    ``event.<i>``), with an ``index``, a ``delta`` object of its own (a ``$ref`` to
+    ``Delta<i>``, whose ``count`` is ``nullable: true`` and ``note`` a ``[string, null]`` type
+    list: two info diagnostics per message) and a ``usage`` object shared by all (one
+    ``$ref``). Odd messages carry an example; even ones get a synthesized conformance case.
+    Every part grows with ``messages``: schemas, classes, diagnostics, examples, tests.
+
+    Raises:
+        ValueError: ``messages`` is below 1.
+    """
+    if messages < 1:
+        raise ValueError(f"a synthetic document needs at least one message, not {messages}")
+    schemas: dict[str, Any] = {
+        "Usage": {
+            "type": "object",
+            "properties": {"prompt_tokens": {"type": "integer"}, "completion_tokens": {"type": "integer"}},
+        }
+    }
+    components: dict[str, Any] = {}
+    for i in range(messages):
+        schemas[f"Delta{i}"] = {
+            "type": "object",
+            "required": ["text"],
+            "properties": {
+                "text": {"type": "string", "description": f"Text of event {i}."},
+                "count": {"type": "integer", "nullable": True},
+                "note": {"type": ["string", "null"]},
+                "kind": {"type": "string", "enum": ["a", "b", "c"]},
+            },
+        }
+        payload = {
+            "type": "object",
+            "required": ["type", "index"],
+            "properties": {
+                "type": {"type": "string", "const": f"event.{i}"},
+                "index": {"type": "integer"},
+                "delta": {"$ref": f"#/components/schemas/Delta{i}"},
+                "usage": {"$ref": "#/components/schemas/Usage"},
+            },
+        }
+        message: dict[str, Any] = {"name": f"Event{i}", "summary": f"Event number {i}.", "payload": payload}
+        if i % 2:
+            example = {"type": f"event.{i}", "index": 0, "delta": {"text": "hi", "count": 1, "kind": "a"}}
+            message["examples"] = [{"name": "one", "payload": example}]
+        components[f"Event{i}"] = message
+    return {
+        "asyncapi": "2.6.0",
+        "info": {"title": "Synthetic stream", "version": "1"},
+        "servers": {"production": {"url": "https://example.com", "protocol": "https"}},
+        "channels": {
+            "/stream": {
+                "subscribe": {
+                    "operationId": "stream",
+                    "message": {"oneOf": [{"$ref": f"#/components/messages/{name}"} for name in components]},
+                }
+            }
+        },
+        "components": {"messages": components, "schemas": schemas},
+    }
+
+
 def _tool(name: str) -> str:
     """The console script ``name`` of this interpreter's environment."""
     local = Path(sys.executable).parent / name

@@ -13,7 +13,7 @@ dispatches on the event's exact class through a table built once.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, Literal, Union, overload
 
 import msgspec
@@ -25,10 +25,7 @@ from .stream import (
     Channel,
     StreamTruncated,
     UnknownEvent,
-    VendorEvent,
     decode_with,
-    keep_usage,
-    keep_usages,
     lenient_decode,
     tag_reader,
 )

@@ -25,12 +25,9 @@ from .stream import (
     Channel,
     StreamTruncated,
     UnknownEvent,
-    VendorEvent,
-    decode_with,
     keep_usage,
     keep_usages,
     lenient_decode,
-    tag_reader,
 )
 
 _decode_fim_completion_chunk_beta_completions = msgspec.json.Decoder(

@@ -20,18 +20,7 @@ import msgspec
 
 from . import models
 from .sse import ServerSentEvent
-from .stream import (
-    Accumulator,
-    Channel,
-    StreamTruncated,
-    UnknownEvent,
-    VendorEvent,
-    decode_with,
-    keep_usage,
-    keep_usages,
-    lenient_decode,
-    tag_reader,
-)
+from .stream import Accumulator, Channel, StreamTruncated, UnknownEvent, keep_usage, lenient_decode
 
 _decode_agent_completion_chunk_agents_completions = msgspec.json.Decoder(
     models.AgentCompletionChunk
@@ -99,7 +88,7 @@ def classify_values_agents_completions(
         values = values[: values.index(b"[DONE]")]
     try:
         if len(values) == 1:  # a read of one event, as servers flushing each token send
-            run = [chunk := _decode_agent_completion_chunk_agents_completions(values[0])]
+            run = [_decode_agent_completion_chunk_agents_completions(values[0])]
             return run
         run = list(map(_decode_agent_completion_chunk_agents_completions, values))
     except (msgspec.ValidationError, msgspec.DecodeError):
@@ -365,7 +354,7 @@ def classify_values_fim_completions(
         values = values[: values.index(b"[DONE]")]
     try:
         if len(values) == 1:  # a read of one event, as servers flushing each token send
-            run = [chunk := _decode_fim_completion_chunk_fim_completions(values[0])]
+            run = [_decode_fim_completion_chunk_fim_completions(values[0])]
             return run
         run = list(map(_decode_fim_completion_chunk_fim_completions, values))
     except (msgspec.ValidationError, msgspec.DecodeError):

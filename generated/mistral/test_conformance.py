@@ -17,7 +17,7 @@ from typing import Any
 import jsonschema
 import pytest
 
-from . import CHANNELS, UnknownEvent, VendorEvent, models
+from . import CHANNELS, UnknownEvent, models
 
 SCHEMAS: dict[str, Any] = json.loads(
     (Path(models.__file__).parent / "schemas.json").read_text(encoding="utf-8")

@@ -25,12 +25,9 @@ from .stream import (
     Channel,
     StreamTruncated,
     UnknownEvent,
-    VendorEvent,
-    decode_with,
     keep_usage,
     keep_usages,
     lenient_decode,
-    tag_reader,
 )
 
 _decode_chat_completion_chunk_chat_completions = msgspec.json.Decoder(

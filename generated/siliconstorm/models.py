@@ -9,7 +9,7 @@ strictly against the spec with ``ssegen conform`` (schemas in ``schemas.json``).
 
 from __future__ import annotations
 
-from typing import Annotated, Any, ClassVar, Literal
+from typing import Any, Literal
 
 import msgspec
 

@@ -13,7 +13,7 @@ dispatches on the event's exact class through a table built once.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, Literal, Union, overload
 
 import msgspec
@@ -28,7 +28,6 @@ from .stream import (
     VendorEvent,
     decode_with,
     keep_usage,
-    keep_usages,
     lenient_decode,
     tag_reader,
 )

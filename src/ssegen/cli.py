@@ -11,9 +11,11 @@ no-op ``ssegen check`` answers from the manifest in a fraction of a second.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -243,31 +245,80 @@ def _plural(count: int, noun: str, nouns: str = "") -> str:
     return f"{count} {noun}" if count == 1 else f"{count} {nouns or noun + 's'}"
 
 
-def _run_generate(config: Config, fmt: str, min_severity: str, quiet: bool, force: bool) -> bool:
+@contextlib.contextmanager
+def _formatter_errors() -> Iterator[None]:
+    """A formatter that is missing or fails (:class:`ssegen.formatting.FormatError`) as a usage error."""
+    from .formatting import FormatError
+
+    try:
+        yield
+    except FormatError as exc:
+        raise click.ClickException(str(exc)) from None
+
+
+def _quick_up_to_date(config: Config, names: list[str]) -> bool:
+    """True when every output folder is what the specs produce now, told from the manifests' hashes
+    alone (inputs, templates, runtime, ssegen version and output settings unchanged, no file
+    edited or missing, no file ssegen did not write in a provider folder): no parsing, no rendering,
+    no formatting."""
+    from .output import quick_check
+
+    for folder in _output_folders(config):
+        quick = quick_check(config.specs, folder, names, config.output_settings)
+        if quick is None or not quick.up_to_date or quick.foreign:  # foreign: a full run reports them
+            return False
+    return True
+
+
+def _output_folders(config: Config) -> list[Path]:
+    return [config.out] + ([config.tests_out] if config.tests_out is not None else [])
+
+
+def _run_generate(
+    config: Config, fmt: str, min_severity: str, quiet: bool, force: bool, *, rebuild: bool = False
+) -> bool:
     """One generate run; True when every provider succeeded.
 
     Prints the diagnostics at ``min_severity`` and above, then (unless ``quiet``) one line per
     provider with its counts, including how many diagnostics were not printed.
-    """
-    from .pipeline import build
-    from .pipeline import generate as run_generate
 
+    When the output is up to date by the manifests' hashes (as ``check`` tells it, see
+    :func:`ssegen.output.quick_check`), nothing is built or written and one line says so
+    (unless ``quiet``); its diagnostics are not printed again.  ``rebuild`` builds anyway (the
+    diagnostics were asked for: ``-v``, ``--min-severity``, ``--format json``), writing only
+    what differs as always.
+    """
     started = time.perf_counter()
     if not config.specs.is_dir():
         raise click.ClickException(
             f"no specs folder {config.specs} (set --specs or [tool.ssegen] specs; every folder in it is a provider)"
         )
+    if not rebuild:
+        from .discover import provider_names
+
+        names = list(config.providers) or provider_names(config.specs)
+        if names and _quick_up_to_date(config, names):
+            if not quiet:
+                elapsed = time.perf_counter() - started
+                detail = f"{_plural(len(names), 'provider')}, inputs unchanged; nothing written, {elapsed:.2f}s"
+                click.echo(_up_to_date(_output_folders(config), detail))
+            return True
+
+    from .pipeline import build
+    from .pipeline import generate as run_generate
+
     settings = config.output_settings
     notice = _SlowProviderNotice() if fmt == "text" and not quiet else None
     try:
-        reports = build(
-            config.specs,
-            list(config.providers) or None,
-            settings,
-            strict=config.strict,
-            policy=config.policy,
-            on_provider=notice,
-        )
+        with _formatter_errors():
+            reports = build(
+                config.specs,
+                list(config.providers) or None,
+                settings,
+                strict=config.strict,
+                policy=config.policy,
+                on_provider=notice,
+            )
     finally:
         if notice is not None:
             notice.close()
@@ -276,15 +327,16 @@ def _run_generate(config: Config, fmt: str, min_severity: str, quiet: bool, forc
     first_run = not config.out.exists()
     outcomes: list[Outcome] = []
     if not (first_run and all(r.failed for r in reports)):  # else do not create an empty output folder
-        outcomes = run_generate(
-            config.specs,
-            config.out,
-            reports,
-            settings,
-            all_providers=not config.providers,
-            force=force,
-            tests_out=config.tests_out,
-        )
+        with _formatter_errors():
+            outcomes = run_generate(
+                config.specs,
+                config.out,
+                reports,
+                settings,
+                all_providers=not config.providers,
+                force=force,
+                tests_out=config.tests_out,
+            )
     shown = _LEVELS[_LEVELS.index(min_severity) :]
     _print_diagnostics([d for d in _all_diagnostics(reports) if d.severity.value in shown], fmt, config.specs)
     if fmt == "text" and not quiet:
@@ -294,6 +346,8 @@ def _run_generate(config: Config, fmt: str, min_severity: str, quiet: bool, forc
         for o in outcomes:
             for rel in o.plan.remove:
                 click.echo(f"removed (no longer generated): {o.folder / rel}")
+            for rel in o.plan.reformatted:
+                click.echo(f"restored ssegen's formatting (another formatter rewrote it): {o.folder / rel}")
         elapsed = time.perf_counter() - started
         if outcomes:
             click.echo(f"done in {elapsed:.2f}s -> {', '.join(f'{o.folder}/' for o in outcomes)}")
@@ -372,6 +426,11 @@ def generate(
     generated.  Prints warnings and errors, and a line per provider counting the
     rest (-v prints infos too).  Exits 1 if any provider failed or a file was not
     overwritten.
+
+    When nothing changed since the last run (inputs, ssegen, settings and output as the
+    manifest records them: what `ssegen check` tells from hashes), it says the output is up
+    to date and builds nothing, as fast as `check`; diagnostics are then not printed again
+    (-v, --min-severity or --format json build anyway, to print them).
     """
     config = _config(
         specs=specs,
@@ -382,7 +441,8 @@ def generate(
         strict=strict,
         providers=providers or None,
     )
-    if not _run_generate(config, fmt, _min_severity(verbose, min_severity, fmt), quiet, force):
+    asked = verbose or min_severity is not None or fmt != "text"  # the diagnostics are wanted: build
+    if not _run_generate(config, fmt, _min_severity(verbose, min_severity, fmt), quiet, force, rebuild=asked):
         sys.exit(1)
 
 
@@ -418,12 +478,14 @@ def check(
     if not config.specs.is_dir():
         raise click.ClickException(f"no specs folder {config.specs} (set --specs or [tool.ssegen] specs)")
     names = list(config.providers) or provider_names(config.specs)
-    folders = [config.out] + ([config.tests_out] if config.tests_out is not None else [])
+    folders = _output_folders(config)
     quick = [quick_check(config.specs, folder, names, config.output_settings) for folder in folders]
     if all(q is not None and q.up_to_date for q in quick):
         click.echo(_up_to_date(folders, _plural(len(names), "provider")))
         return
-    if all(q is not None for q in quick) and not show_diff:
+    # A changed Python file may only be reformatted (a user's formatter): the full comparison tells.
+    python_changed = any(rel.endswith(".py") for q in quick if q is not None for rel in q.edited)
+    if all(q is not None for q in quick) and not show_diff and not python_changed:
         for folder, q in zip(folders, quick, strict=True):
             assert q is not None
             for rel in q.edited:
@@ -435,7 +497,8 @@ def check(
     from .pipeline import build
     from .pipeline import check as run_check
 
-    reports = build(config.specs, names, config.output_settings, strict=config.strict, policy=config.policy)
+    with _formatter_errors():
+        reports = build(config.specs, names, config.output_settings, strict=config.strict, policy=config.policy)
     failed = [r for r in reports if r.failed]
     for r in failed:
         _print_diagnostics([d for d in r.diagnostics.sorted() if d.severity.value == "error"], "text", config.specs)
@@ -444,14 +507,15 @@ def check(
             f"{_plural(len(failed), 'provider')} with errors (above): fix the specs, then `ssegen generate`", err=True
         )
         sys.exit(1)
-    outcomes = run_check(
-        config.specs,
-        config.out,
-        reports,
-        config.output_settings,
-        all_providers=not config.providers,
-        tests_out=config.tests_out,
-    )
+    with _formatter_errors():
+        outcomes = run_check(
+            config.specs,
+            config.out,
+            reports,
+            config.output_settings,
+            all_providers=not config.providers,
+            tests_out=config.tests_out,
+        )
     stale = 0
     for o in outcomes:
         todo = o.plan
@@ -461,6 +525,8 @@ def check(
                 if rel in todo.edited
                 else "not written by ssegen, in the way"
                 if rel in todo.foreign
+                else "reformatted by another formatter"
+                if rel in todo.reformatted
                 else "stale"
             )
             click.echo(f"{why}: {o.folder / rel}")
@@ -470,6 +536,12 @@ def check(
             for rel in todo.stale:
                 _echo_diff(o.folder, rel, o.files.get(rel, ""))
         stale += len(todo.stale)
+    if any(o.plan.reformatted for o in outcomes):
+        click.echo(
+            "another formatter rewrote generated files (same code, other layout): exclude the output folder "
+            "from it (ruff/black `extend-exclude`, see ssegen's README)",
+            err=True,
+        )
     if stale:
         click.echo(f"{_plural(stale, 'file')} differ; run `ssegen generate` to update them", err=True)
         sys.exit(1)
@@ -549,7 +621,7 @@ def watch(
 
     def run() -> None:
         try:
-            _run_generate(config, "text", level, quiet, force=False)
+            _run_generate(config, "text", level, quiet, force=False, rebuild=verbose or min_severity is not None)
         except click.ClickException as exc:  # a specs folder renamed mid-watch: say so, keep watching
             click.echo(f"error: {exc.format_message()}", err=True)
 

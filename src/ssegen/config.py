@@ -12,6 +12,8 @@ Example (in the consuming repository's ``pyproject.toml``)::
     strict = false                   # warnings are errors
     ignore = ["docs-unmatched"]      # diagnostic codes to drop (never an error)
     severity = { example-widened = "info" }  # report a code at another severity (errors stay errors)
+    formatter = "black"              # formats the generated code: "black" or "ruff" (same bytes, faster)
+    line_length = 100                # the generated code's line length
 
 Relative paths are relative to the folder holding ``pyproject.toml`` (the project root),
 whatever the working folder: the import name of ``out`` and the specs folder named in
@@ -28,6 +30,7 @@ from typing import Any
 
 from .diagnostics import Policy, Severity
 from .diagnostics.codes import CATALOGUE
+from .formatting import DEFAULT_FORMATTER, DEFAULT_LINE_LENGTH, FORMATTERS, MAX_LINE_LENGTH, MIN_LINE_LENGTH
 
 #: Model flavours the emitter supports.
 MODEL_FLAVOURS = ("msgspec", "pydantic")
@@ -45,17 +48,29 @@ class OutputSettings:
         model: the model flavour (``msgspec`` or ``pydantic``).
         tests_apart: conformance tests are written to a tests folder of their own
             (``tests_out``) and import the package by name, instead of sitting in it.
+        formatter: what formats the generated Python (``black`` or ``ruff``, see
+            :mod:`ssegen.formatting`).
+        line_length: the generated Python's line length, in columns.
     """
 
     package: str = "generated"
     specs_label: str = "specs"
     model: str = "msgspec"
     tests_apart: bool = False
+    formatter: str = DEFAULT_FORMATTER
+    line_length: int = DEFAULT_LINE_LENGTH
 
     def to_manifest(self) -> dict[str, str]:
-        """The settings as the manifest's ``settings`` object (sorted keys)."""
+        """The settings as the manifest's ``settings`` object (sorted keys, string values)."""
         tests = "apart" if self.tests_apart else "beside"
-        return {"model": self.model, "package": self.package, "specs": self.specs_label, "tests": tests}
+        return {
+            "formatter": self.formatter,
+            "line_length": str(self.line_length),
+            "model": self.model,
+            "package": self.package,
+            "specs": self.specs_label,
+            "tests": tests,
+        }
 
 
 class ConfigError(Exception):
@@ -76,6 +91,8 @@ class Config:
         model: model flavour (see :data:`MODEL_FLAVOURS`).
         strict: warnings are errors.
         policy: codes the project ignores or reports at another severity.
+        formatter: what formats the generated Python (see :data:`FORMATTERS`).
+        line_length: the generated Python's line length, in columns.
         source: the ``pyproject.toml`` the settings came from (None: defaults).
         root: the project root (the folder of ``source``; the working folder when None).
     """
@@ -88,6 +105,8 @@ class Config:
     model: str = "msgspec"
     strict: bool = False
     policy: Policy = field(default_factory=Policy)
+    formatter: str = DEFAULT_FORMATTER
+    line_length: int = DEFAULT_LINE_LENGTH
     source: Path | None = field(default=None, compare=False)
     root: Path = field(default_factory=Path.cwd, compare=False)
 
@@ -110,7 +129,9 @@ class Config:
     @property
     def output_settings(self) -> OutputSettings:
         """The :class:`OutputSettings` these settings give."""
-        return OutputSettings(self.import_name, self.specs_label, self.model, self.tests_out is not None)
+        return OutputSettings(
+            self.import_name, self.specs_label, self.model, self.tests_out is not None, self.formatter, self.line_length
+        )
 
     @property
     def specs_label(self) -> str:
@@ -162,7 +183,10 @@ def load_config(start: Path) -> Config:
             raise ConfigError(f"{path}: [tool.ssegen] {key} must be a string")
         return value
 
-    keys = {"specs", "out", "tests_out", "package", "providers", "model", "strict", "ignore", "severity"}
+    keys = {
+        *("specs", "out", "tests_out", "package", "providers", "model", "strict", "ignore", "severity"),
+        *("formatter", "line_length"),
+    }
     unknown = sorted(set(table) - keys)
     if unknown:
         raise ConfigError(f"{path}: [tool.ssegen] has unknown keys: {', '.join(unknown)}")
@@ -177,6 +201,19 @@ def load_config(start: Path) -> Config:
         raise ConfigError(
             f"{path}: [tool.ssegen] model {model!r} is not supported (supported: {', '.join(MODEL_FLAVOURS)})"
         )
+    formatter = text("formatter", DEFAULT_FORMATTER)
+    if formatter not in FORMATTERS:
+        raise ConfigError(
+            f"{path}: [tool.ssegen] formatter {formatter!r} is not supported (supported: {', '.join(FORMATTERS)})"
+        )
+    line_length = table.get("line_length", DEFAULT_LINE_LENGTH)
+    if not isinstance(line_length, int) or isinstance(line_length, bool):
+        raise ConfigError(f"{path}: [tool.ssegen] line_length must be an integer (columns), not {line_length!r}")
+    if not MIN_LINE_LENGTH <= line_length <= MAX_LINE_LENGTH:
+        raise ConfigError(
+            f"{path}: [tool.ssegen] line_length {line_length} is out of range "
+            f"({MIN_LINE_LENGTH} to {MAX_LINE_LENGTH} columns)"
+        )
     return Config(
         specs=_relative(base, Path(text("specs", "specs"))),
         out=_relative(base, Path(text("out", "generated"))),
@@ -186,6 +223,8 @@ def load_config(start: Path) -> Config:
         model=model,
         strict=strict,
         policy=_policy(path, table),
+        formatter=formatter,
+        line_length=line_length,
         source=path,
         root=base.resolve(),
     )

@@ -148,6 +148,10 @@ class Plan:
             generated file are also in ``blocked``.
         blocked: generated paths occupied by a foreign or hand-edited file (written only when forced).
         remove: files ssegen wrote before and no longer produces (deleted by generate).
+        reformatted: generated Python files another formatter rewrote (a user's ``ruff format``
+            or ``black``): the same code and comments as what the specs produce now, in other
+            layout (:func:`ssegen.formatting.same_code`); also in ``write``, since overwriting
+            them loses nothing.
     """
 
     write: list[str] = field(default_factory=list)
@@ -156,6 +160,7 @@ class Plan:
     foreign: list[str] = field(default_factory=list)
     blocked: list[str] = field(default_factory=list)
     remove: list[str] = field(default_factory=list)
+    reformatted: list[str] = field(default_factory=list)
 
     @property
     def stale(self) -> list[str]:
@@ -183,6 +188,9 @@ def plan(out: Path, files: dict[str, str], providers: list[str], old: Manifest |
             result.unchanged.append(rel)
         elif rel == MANIFEST or old is None or recorded.get(rel) == disk:
             result.write.append(rel)  # stale, and as ssegen left it (or no manifest to tell)
+        elif rel in recorded and _reformatted(out / PurePosixPath(rel), files[rel]):
+            result.reformatted.append(rel)
+            result.write.append(rel)
         elif rel in recorded:
             result.edited.append(rel)
             result.blocked.append(rel)
@@ -205,6 +213,18 @@ def plan(out: Path, files: dict[str, str], providers: list[str], old: Manifest |
             else:
                 result.foreign.append(rel)
     return result
+
+
+def _reformatted(path: Path, wanted: str) -> bool:
+    """True when the Python file at ``path`` is ``wanted`` in another formatter's layout."""
+    if path.suffix != ".py":
+        return False
+    from .formatting import same_code
+
+    try:
+        return same_code(path.read_text(encoding="utf-8"), wanted)
+    except (OSError, UnicodeDecodeError):
+        return False
 
 
 def apply(out: Path, files: dict[str, str], todo: Plan, *, force: bool = False) -> list[str]:
@@ -276,11 +296,14 @@ class QuickCheck:
         up_to_date: inputs, templates and version match the manifest and no file changed.
         edited: generated files whose content differs from the manifest (hand edits).
         missing: generated files that are gone.
+        foreign: files in a provider's folder that ssegen did not write (they do not make the
+            output stale; ``generate`` reports them as left alone).
     """
 
     up_to_date: bool
     edited: list[str] = field(default_factory=list)
     missing: list[str] = field(default_factory=list)
+    foreign: list[str] = field(default_factory=list)
 
 
 def quick_check(specs: Path, out: Path, providers: list[str], settings: OutputSettings) -> QuickCheck | None:
@@ -312,6 +335,14 @@ def quick_check(specs: Path, out: Path, providers: list[str], settings: OutputSe
             result.missing.append(rel)
         elif disk != digest:
             result.edited.append(rel)
+    recorded = manifest.all_files()
+    for name in providers:
+        folder = out / name
+        if folder.is_dir():
+            for path in sorted(folder.rglob("*")):
+                rel = path.relative_to(out).as_posix()
+                if rel not in recorded and path.is_file() and "__pycache__" not in path.parts:
+                    result.foreign.append(rel)
     manifest_disk = _hash_file(out / MANIFEST)
     if manifest_disk != sha256(manifest.dumps().encode("utf-8")):
         result.edited.append(MANIFEST)

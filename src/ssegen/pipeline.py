@@ -168,7 +168,7 @@ def produce(
     as leftovers.  ``package_root`` is False for a tests folder (no ``__init__.py``).
     """
     old = Manifest.read(out)
-    files = dict(render_root()) if package_root else {}
+    files = dict(render_root(settings)) if package_root else {}
     for report in reports:
         files.update(report.files)
     kept = old

@@ -10,6 +10,7 @@ import pytest
 from click.testing import CliRunner
 from conftest import ROOT, SPECS
 
+import ssegen.pipeline
 from ssegen.cli import main
 
 
@@ -98,8 +99,36 @@ def test_default_output_is_warnings_errors_and_one_line_per_provider(tmp_path: P
         main, ["generate", "--min-severity", "error", "--specs", str(specs), "--out", str(tmp_path / "g")]
     )
     assert "warning[" not in errors_only.output and "1 warning and 52 infos not shown (-v)" in errors_only.output
-    quiet = CliRunner().invoke(main, ["generate", "-q", "--specs", str(specs), "--out", str(tmp_path / "g")])
+    quiet = CliRunner().invoke(main, ["generate", "-q", "--specs", str(specs), "--out", str(tmp_path / "q")])
     assert quiet.output.count("warning[") == 1 and "channels" not in quiet.output
+
+
+def test_generate_with_nothing_changed_says_up_to_date_and_builds_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A no-op generate answers from the manifest's hashes as `check` does."""
+    specs = _copy_specs(tmp_path)
+    out = tmp_path / "g"
+    args = ["generate", "--specs", str(specs), "--out", str(out)]
+    assert CliRunner().invoke(main, args).exit_code == 0
+    manifest = (out / "ssegen-manifest.json").stat().st_mtime_ns
+
+    def no_build(*_: object, **__: object) -> None:
+        raise AssertionError("a no-op generate must not build")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(ssegen.pipeline, "build", no_build)
+        again = CliRunner().invoke(main, args)
+        assert again.exit_code == 0, again.output
+        assert again.output.startswith(f"{out}/ is up to date (2 providers, inputs unchanged; nothing written, ")
+        assert "warning[" not in again.output and (out / "ssegen-manifest.json").stat().st_mtime_ns == manifest
+        assert CliRunner().invoke(main, [*args, "-q"]).output == ""
+    # Asking for the diagnostics builds (and prints them); an edit of a generated file builds too.
+    assert "warning[example-widened]" in CliRunner().invoke(main, [*args, "--min-severity", "warning"]).output
+    models = out / "mistral" / "models.py"
+    models.write_text(models.read_text(encoding="utf-8") + "# mine\n", encoding="utf-8")
+    edited = CliRunner().invoke(main, args)
+    assert edited.exit_code == 1 and "NOT overwritten (edited by hand; use --force)" in edited.output
 
 
 def test_ignore_and_severity_in_the_config_review_codes(tmp_path: Path) -> None:

@@ -196,6 +196,7 @@ def check_own_repository_config(block: Block, ctx: Ctx) -> None:
     data = tomllib.loads(block.text)
     settings = data["tool"]["ssegen"]
     keys = {"specs", "out", "tests_out", "package", "providers", "model", "strict", "ignore", "severity"}
+    keys |= {"formatter", "line_length"}
     assert set(settings) == keys, "a key was added: check it here"
     (ctx.tmp_path / "pyproject.toml").write_text(block.text, encoding="utf-8")
     (ctx.tmp_path / "src" / "myapp").mkdir(parents=True)
@@ -213,6 +214,8 @@ def check_own_repository_config(block: Block, ctx: Ctx) -> None:
     assert config.model == settings["model"] and config.output_settings.tests_apart
     assert config.policy.ignore == frozenset(settings["ignore"])
     assert {code: level.value for code, level in config.policy.severity.items()} == settings["severity"]
+    assert (config.formatter, config.line_length) == (settings["formatter"], settings["line_length"])
+    assert (config.output_settings.formatter, config.output_settings.line_length) == ("black", 100)  # the defaults
     # "default: `out` without a leading `src/`" — the default is the same name
     ctx.monkeypatch.chdir(ctx.tmp_path)
     without = block.text.replace(f'package = "{settings["package"]}"', "")
@@ -288,6 +291,27 @@ def check_install_block(block: Block, ctx: Ctx) -> None:
     run_by("test_own_repository.py")(block, ctx)
 
 
+def check_formatter_exclusions(block: Block, ctx: Ctx) -> None:
+    """The exclusions keep ruff (check and format) and black off the output folders the config block
+    names, while they still see the project's own code."""
+    (ctx.tmp_path / "pyproject.toml").write_text(block.text, encoding="utf-8")
+    entries = ", ".join(f"'{key}': {value}" for value, key in enumerate("abcdefghijk"))
+    long_line = f"import os\nVALUE = {{{entries}}}\n"  # unused import, single quotes, 100+ columns
+    for folder in ("src/myapp/llm_stream/deepseek", "tests/llm_stream/deepseek", "src/myapp"):
+        (ctx.tmp_path / folder).mkdir(parents=True, exist_ok=True)
+        (ctx.tmp_path / folder / "models.py").write_text(long_line, encoding="utf-8")
+    ruff = str(Path(sys.executable).parent / "ruff")
+    for command in (
+        [ruff, "format", "--check", "."],
+        [ruff, "check", "--select", "F401", "."],
+        [sys.executable, "-m", "black", "--check", "."],
+    ):
+        run = subprocess.run(command, cwd=ctx.tmp_path, capture_output=True, text=True, check=False)
+        assert run.returncode == 1, (command, run.stdout, run.stderr)
+        reported = run.stdout + run.stderr
+        assert "src/myapp/models.py" in reported and "llm_stream" not in reported, (command, reported)
+
+
 def run_by(test_file: str) -> Callable[[Block, Ctx], None]:
     """The block is run as written by ``test_file`` (it needs a fresh venv or a git repo)."""
 
@@ -315,6 +339,7 @@ CHECKS: dict[tuple[str, str], Callable[[Block, Ctx], None]] = {
     ("sh", "pre-commit try-repo"): run_by("test_pre_commit_hooks.py"),
     ("yaml", "# .pre-commit-config.yaml"): check_pre_commit_config,
     ("sh", "pip install -e '.[bench]'"): check_benchmarks,
+    ("toml", "[tool.ruff]"): check_formatter_exclusions,
 }
 
 

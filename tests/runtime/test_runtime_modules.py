@@ -15,6 +15,7 @@ from mypy import api as mypy_api
 
 from ssegen import output
 from ssegen.config import OutputSettings
+from ssegen.formatting import format_python
 from ssegen.runtime import FLAVOUR_MODULES, MODULES
 
 RUNTIME = Path(output.runtime_dir())
@@ -67,6 +68,8 @@ def test_module_imports_only_stdlib_msgspec_and_its_sibling(name: str) -> None:
 def test_module_is_black_formatted_so_the_copy_is_verbatim(name: str) -> None:
     source = (RUNTIME / name).read_text(encoding="utf-8")
     assert black.format_str(source, mode=black.Mode(line_length=100)) == source
+    # formatter = "ruff" at 100 columns copies it verbatim too (ssegen.emit._runtime_verbatim).
+    assert format_python(source, name, "ruff", 100) == source
 
 
 def test_runtime_passes_mypy_strict() -> None:

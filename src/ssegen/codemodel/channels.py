@@ -389,8 +389,9 @@ def _messages(
 
     ``tags`` maps a tagged message to its tag members (their fields are then ``Literal`` s).
     """
-    messages: list[MessageSpec] = []
-    plans: list[ApplyPlan] = []
+    # Dicts as ordered sets: a membership test per message, not a scan (linear in the channel).
+    messages: dict[MessageSpec, None] = {}
+    plans: dict[ApplyPlan, None] = {}
     accumulation = channel.accumulation
     for message in channel.messages:
         literal: str | None = None
@@ -422,8 +423,7 @@ def _messages(
             doc=message.summary or message.title,
             tag=message.payload.tag(tags[message.name][0]) if message.name in tags else None,
         )
-        if spec not in messages:
-            messages.append(spec)
+        messages.setdefault(spec)
         if literal is None:
             models.add_off_spec_member(cls)  # lenient decoding keeps what does not fit
         function = PythonIdentifier.verbatim(f"_apply_{ident}_{PythonIdentifier(message.name)}")
@@ -434,8 +434,7 @@ def _messages(
             plan = apply_plan(message.payload, cls, function, models.flavour.plain)
         else:
             continue
-        if plan not in plans:
-            plans.append(plan)
+        plans.setdefault(plan)
         usage = message.payload.property("usage")
         if plan.keep_usage and usage is not None:
             models.keep_whole(usage.schema)
@@ -444,7 +443,7 @@ def _messages(
         if plan.choices is not None and plan.choices.reasoning_member is not None:
             models.add_member(plan.choices.reasoning_member, REASONING_MEMBER)
 
-    return messages, plans
+    return list(messages), list(plans)
 
 
 def _with_handler(message: MessageSpec, plans: list[ApplyPlan], flavour: Flavour) -> MessageSpec:

@@ -64,11 +64,17 @@ def example_cases(provider: Provider, channels: list[ChannelSpec]) -> tuple[Exam
     message of the channel accepts; none when neither qualifies (value constraints
     such as ``pattern`` the synthesizer does not satisfy, or messages the spec does not
     tell apart, reported as ``messages-indistinguishable``).
+
+    Linear in the channel's messages when they are told apart by tag (each is tried only
+    against the messages ahead of it in its tag value's group); messages told apart by
+    shape alone are each tried against the shaped ones ahead of them.
     """
     schemas = export_provider(provider)
     rows: list[ExampleCase] = []
     for channel, spec in zip(provider.channels, channels, strict=True):
         classes = {m.name: m.cls for m in spec.messages}
+        tags = tuple(dict.fromkeys(tag for plan in channel.plans for tag in plan.tags))
+        before = _tried_before(channel)
         for message in channel.messages:
             if message.name not in classes:
                 continue
@@ -80,7 +86,8 @@ def example_cases(provider: Provider, channels: list[ChannelSpec]) -> tuple[Exam
                     )
                 )
             if not message.examples and message.literal is None:
-                data = _synthesized(channel, message, schemas)
+                earlier = [m for m in before.get(message.name, ()) if m.payload != message.payload]
+                data = _synthesized(channel, message, schemas, tags, earlier)
                 if data is not None:
                     example_id = f"{channel.address} {message.name} synthesized"
                     rows.append(
@@ -91,13 +98,17 @@ def example_cases(provider: Provider, channels: list[ChannelSpec]) -> tuple[Exam
     return tuple(rows)
 
 
-def _synthesized(channel: Channel, message: Message, schemas: dict[str, Any]) -> str | None:
-    """A synthesized example of ``message`` (compact JSON), or None (see :func:`example_cases`)."""
+def _synthesized(
+    channel: Channel, message: Message, schemas: dict[str, Any], tags: tuple[str, ...], earlier: list[Message]
+) -> str | None:
+    """A synthesized example of ``message`` (compact JSON), or None (see :func:`example_cases`).
+
+    ``tags`` are the members the channel's dispatches read; ``earlier`` the messages a payload
+    of ``message`` is tried against before it (other payloads only).
+    """
     strict = jsonschema.Draft202012Validator(
         {"$defs": schemas["$defs"], **schemas["channels"][channel.address][message.name]}
     )
-    tags = tuple(dict.fromkeys(tag for plan in channel.plans for tag in plan.tags))
-    earlier = [m for m in _tried_before(channel, message) if m.payload != message.payload]
     for instance in (minimal_instance(message.payload), full_instance(message.payload)):
         if not strict.is_valid(instance) or not accepts(message.payload, instance, *tags):
             continue
@@ -107,16 +118,27 @@ def _synthesized(channel: Channel, message: Message, schemas: dict[str, Any]) ->
     return None
 
 
-def _tried_before(channel: Channel, message: Message) -> list[Message]:
-    """The messages a payload of ``message`` is tried against before it: those ahead of it
-    in its tag value's group or among the messages told apart by shape, in every dispatch
-    that holds it."""
-    names: set[str] = set()
+def _tried_before(channel: Channel) -> dict[str, list[Message]]:
+    """Message name -> the messages a payload of it is tried against before it, in channel order:
+    those ahead of it in its tag value's group or among the messages told apart by shape, in
+    every dispatch that holds it.  One pass over the channel's plans (a message absent from
+    every group maps to nothing)."""
+    names: dict[str, set[str]] = {}
     for plan in channel.plans:
         for group in (*(t.messages for t in plan.tagged), plan.shaped):
-            if message.name in group:
-                names.update(group[: group.index(message.name)])
-    return [m for m in channel.messages if m.name in names]
+            for index, name in enumerate(group):
+                if index:
+                    names.setdefault(name, set()).update(group[:index])
+    position: dict[str, int] = {}
+    for index, m in enumerate(channel.messages):
+        position.setdefault(m.name, index)
+    by_name: dict[str, list[Message]] = {}
+    for m in channel.messages:
+        by_name.setdefault(m.name, []).append(m)
+    return {
+        name: [m for n in sorted(earlier, key=lambda n: position.get(n, -1)) for m in by_name.get(n, ())]
+        for name, earlier in names.items()
+    }
 
 
 def stream_cases(provider: Provider) -> tuple[StreamCase, ...]:

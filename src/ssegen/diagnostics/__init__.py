@@ -72,9 +72,22 @@ class Diagnostic:
 
 @dataclass
 class Diagnostics:
-    """An ordered, de-duplicated collector of :class:`Diagnostic` records."""
+    """An ordered, de-duplicated collector of :class:`Diagnostic` records.
+
+    Adding is O(1): a set of the records kept beside ``items`` tells a repeat apart
+    (a document with thousands of messages reports thousands of diagnostics).
+    """
 
     items: list[Diagnostic] = field(default_factory=list)
+    _seen: set[Diagnostic] = field(default_factory=set, init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        kept: list[Diagnostic] = []
+        for diag in self.items:
+            if diag not in self._seen:
+                self._seen.add(diag)
+                kept.append(diag)
+        self.items = kept
 
     def add(self, code: Code, message: str, *, file: str = "", line: int = 0, pointer: str = "") -> Diagnostic:
         """Record a diagnostic of ``code`` (its severity is the catalogue's; an identical one is kept once).
@@ -85,8 +98,7 @@ class Diagnostics:
             file, line, pointer: the place (see :class:`Diagnostic`).
         """
         diag = Diagnostic(file, line, pointer, code.name, code.severity, message)
-        if diag not in self.items:
-            self.items.append(diag)
+        self._keep(diag)
         return diag
 
     def at(self, place: Place, code: Code, message: str) -> Diagnostic:
@@ -97,8 +109,12 @@ class Diagnostics:
     def extend(self, other: Iterable[Diagnostic]) -> None:
         """Append every diagnostic of ``other`` not already recorded."""
         for diag in other:
-            if diag not in self.items:
-                self.items.append(diag)
+            self._keep(diag)
+
+    def _keep(self, diag: Diagnostic) -> None:
+        if diag not in self._seen:
+            self._seen.add(diag)
+            self.items.append(diag)
 
     def __iter__(self) -> Iterator[Diagnostic]:
         return iter(self.items)
