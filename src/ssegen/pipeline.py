@@ -20,7 +20,7 @@ from .discover import provider_names
 from .emit import render_provider, render_root
 from .load import load_provider
 from .naming import is_package_name
-from .output import MANIFEST, Manifest, Plan, apply, build_manifest, plan
+from .output import MANIFEST, Manifest, Plan, apply, build_manifest, check_paths, plan
 
 
 @dataclass
@@ -128,12 +128,15 @@ class Outcome:
         plan: how the folder compares with what the specs produce now.
         files: every file the specs produce now for it (folder-relative path -> content).
         written: the paths written (empty for ``check``).
+        refused: the folder is not ssegen's (see :attr:`ssegen.output.Plan.unowned`): nothing
+            was written into any folder.
     """
 
     folder: Path
     plan: Plan
     files: dict[str, str]
     written: tuple[str, ...] = ()
+    refused: bool = False
 
 
 def _destinations(
@@ -196,22 +199,32 @@ def generate(
     *,
     all_providers: bool,
     force: bool = False,
+    adopt: bool = False,
     tests_out: Path | None = None,
 ) -> list[Outcome]:
     """Bring ``out`` (and ``tests_out``, when tests are written apart) up to date.
 
     Hand-edited generated files and files ssegen did not write are left alone
     (see :class:`ssegen.output.Plan`) unless ``force``.  Each folder has its own manifest.
+    Nothing is written at all when a folder is not ssegen's (no manifest, files ssegen
+    would not write as they are: ``Outcome.refused``) unless ``adopt``, or when a path is
+    too long for the file system (:class:`ssegen.output.OutputError`).
 
     Returns:
         One :class:`Outcome` per folder, the package folder first.
     """
-    outcomes = []
+    planned = []
     for folder, views, package_root in _destinations(out, tests_out, reports):
         files, old = produce(specs, folder, views, all_providers, settings, package_root=package_root)
-        todo = plan(folder, files, _scanned(views, old, all_providers), old)
-        outcomes.append(Outcome(folder, todo, files, tuple(apply(folder, files, todo, force=force))))
-    return outcomes
+        planned.append((folder, plan(folder, files, _scanned(views, old, all_providers), old), files))
+    if not adopt and any(todo.unowned for _, todo, _ in planned):
+        return [Outcome(folder, todo, files, refused=bool(todo.unowned)) for folder, todo, files in planned]
+    for folder, todo, _ in planned:
+        check_paths(folder, todo.write + todo.blocked)
+    return [
+        Outcome(folder, todo, files, tuple(apply(folder, files, todo, force=force, adopt=adopt)))
+        for folder, todo, files in planned
+    ]
 
 
 def check(
