@@ -20,13 +20,21 @@ Channels:
 
 from . import models, sse
 from .channels import CHANNELS
-from .sse import EventTooLargeError, InvalidUTF8Error, ServerSentEvent, SSEError
+from .sse import (
+    EventTooLargeError,
+    InvalidFieldError,
+    InvalidUTF8Error,
+    PayloadError,
+    ServerSentEvent,
+    SSEError,
+)
 from .stream import (
     Accumulator,
     BlockResult,
     AsyncEventStream,
     Channel,
     ChoiceResult,
+    ConcurrentUseError,
     EventStream,
     StreamResult,
     StreamTruncated,
@@ -54,11 +62,14 @@ __all__ = [
     "CHANNELS",
     "Channel",
     "ChoiceResult",
+    "ConcurrentUseError",
     "ERROR_CODES",
     "EventStream",
     "EventTooLargeError",
+    "InvalidFieldError",
     "InvalidUTF8Error",
     "PROVIDER",
+    "PayloadError",
     "SPEC_TITLE",
     "SPEC_VERSION",
     "SSEError",

@@ -29,6 +29,7 @@ ALLOWED = {
         "collections.abc",
         "itertools",
         "operator",
+        "threading",
         "types",
         "typing",
         "msgspec",
