@@ -32,6 +32,7 @@ from importlib import metadata, resources
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
+from .discover import read_regular
 from .runtime import FLAVOUR_MODULES
 from .runtime import MODULES as RUNTIME_MODULES
 
@@ -70,8 +71,10 @@ def sha256(data: bytes) -> str:
 
 
 def _hash_file(path: Path) -> str | None:
+    """SHA-256 of a regular file's bytes; None when it is missing, unreadable or no regular
+    file (a FIFO among the inputs is never opened for reading: it would block)."""
     try:
-        return sha256(path.read_bytes())
+        return sha256(read_regular(path))
     except OSError:
         return None
 

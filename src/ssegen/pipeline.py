@@ -18,8 +18,7 @@ from .config import OutputSettings
 from .diagnostics import Diagnostics, Policy, Severity, codes
 from .discover import provider_names
 from .emit import render_provider, render_root
-from .load import load_provider
-from .naming import is_package_name
+from .load import load_provider, provider_problem
 from .output import MANIFEST, Manifest, Plan, apply, build_manifest, check_paths, plan
 
 
@@ -82,19 +81,9 @@ def build(
     for name in sorted(names):
         started = time.perf_counter()
         report = ProviderReport(name, Diagnostics())
-        if not (specs / name).is_dir():
-            report.diagnostics.add(codes.PROVIDER_MISSING, f"no provider folder {name!r} under {specs}")
-            reports.append(report)
-            continue
-        if not is_package_name(name):
-            # Checked before anything is read or rendered: the name becomes a package and file paths.
-            report.diagnostics.add(
-                codes.PROVIDER_NAME_INVALID,
-                f"provider folder name {name!r} is not a valid Python package name "
-                "(use ASCII letters, digits and underscores, not starting with a digit, not a keyword); "
-                "rename the folder",
-                file=f"{name}/",
-            )
+        problem = provider_problem(specs, name)
+        if problem is not None:
+            report.diagnostics.add(*problem, file="" if problem[0] is codes.PROVIDER_MISSING else f"{name}/")
             reports.append(report)
             continue
         loaded = load_provider(specs, name)
