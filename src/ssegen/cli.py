@@ -580,12 +580,14 @@ def conform(out: Path | None, full_text: bool, as_json: bool, provider: str, cha
     printed with its event number and JSON pointer.  Exit 0 when every event
     conforms, 1 otherwise.
     """
-    from .conform import ConformError
+    from .conform import ConformError, ConformUsageError
     from .conform import conform as run_conform
 
     config = _config(out=out)
     try:
         report = run_conform(config.out, provider, channel, capture, full_text=full_text)
+    except ConformUsageError as exc:
+        raise click.UsageError(str(exc)) from None
     except ConformError as exc:
         raise click.ClickException(str(exc)) from None
     if as_json:

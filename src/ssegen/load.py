@@ -57,6 +57,21 @@ class LoadResult:
 
 
 def load_provider(specs: Path, name: str) -> LoadResult:
+    """Read ``specs/<name>/`` into a :class:`Provider` (see :func:`_load_provider`); a
+    structure nested too deep for any later step is an error, never a traceback."""
+    try:
+        return _load_provider(specs, name)
+    except RecursionError:
+        diagnostics = Diagnostics()
+        diagnostics.add(
+            codes.SOURCE_TOO_DEEP,
+            f"the sources of {name!r} nest deeper than ssegen follows; nothing generated",
+            file=f"{name}/",
+        )
+        return LoadResult(None, diagnostics)
+
+
+def _load_provider(specs: Path, name: str) -> LoadResult:
     """Read ``specs/<name>/`` into a :class:`Provider`.
 
     Args:
@@ -206,7 +221,16 @@ def _load_sources(specs: Path, folder: Path, resolver: RefResolver, diagnostics:
                 unknown.append((path, file))
             continue
         source = SourceInput(path, file, text, detected.text, detected.line_offset, resolver)
-        result = detected.source_format.load(source, diagnostics)
+        try:
+            result = detected.source_format.load(source, diagnostics)
+        except RecursionError:
+            diagnostics.add(
+                codes.SOURCE_TOO_DEEP,
+                "the source nests deeper than ssegen follows (an example or schema nested thousands of levels); "
+                "not read",
+                file=file,
+            )
+            continue
         if result is not None:
             results.append(result)
     for path, file in unknown:

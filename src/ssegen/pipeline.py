@@ -90,7 +90,17 @@ def build(
         report.diagnostics = policy.apply(loaded.diagnostics)
         report.inputs = loaded.inputs
         if loaded.provider is not None and not report.diagnostics.has_errors:
-            rendered = render_provider(loaded.provider, settings, report.diagnostics)
+            try:
+                rendered = render_provider(loaded.provider, settings, report.diagnostics)
+            except RecursionError:
+                report.diagnostics.add(
+                    codes.SOURCE_TOO_DEEP,
+                    "a schema or example nests deeper than the code generator follows; nothing generated",
+                    file=f"{name}/",
+                )
+                report.seconds = time.perf_counter() - started
+                reports.append(report)
+                continue
             report.diagnostics = policy.apply(report.diagnostics)
             if strict and any(d.severity is Severity.WARNING for d in report.diagnostics):
                 report.diagnostics.add(

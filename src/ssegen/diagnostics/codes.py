@@ -74,6 +74,11 @@ STRICT = Code("strict", E, "Under `--strict` (or `strict = true`) a provider wit
 
 # -- YAML/JSON documents (sources/document.py) ---------------------------------------------
 YAML_SYNTAX = Code("yaml-syntax", E, "The document is not well-formed YAML or JSON.")
+SOURCE_TOO_DEEP = Code(
+    "source-too-deep",
+    E,
+    "A source (a JSON example of a docs page, a schema) nests deeper than ssegen follows; it is not used.",
+)
 YAML_TOO_DEEP = Code(
     "yaml-too-deep", E, "The document nests deeper than the loader follows (a guard against hostile input)."
 )
