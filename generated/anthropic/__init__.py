@@ -22,13 +22,21 @@ from .channels import (
     CHANNELS,
     V1_MESSAGES_CHANNEL,
 )
-from .sse import EventTooLargeError, InvalidUTF8Error, ServerSentEvent, SSEError
+from .sse import (
+    EventTooLargeError,
+    InvalidFieldError,
+    InvalidUTF8Error,
+    PayloadError,
+    ServerSentEvent,
+    SSEError,
+)
 from .stream import (
     Accumulator,
     BlockResult,
     AsyncEventStream,
     Channel,
     ChoiceResult,
+    ConcurrentUseError,
     EventStream,
     StreamResult,
     StreamTruncated,
@@ -56,11 +64,14 @@ __all__ = [
     "CHANNELS",
     "Channel",
     "ChoiceResult",
+    "ConcurrentUseError",
     "ERROR_CODES",
     "EventStream",
     "EventTooLargeError",
+    "InvalidFieldError",
     "InvalidUTF8Error",
     "PROVIDER",
+    "PayloadError",
     "SPEC_TITLE",
     "SPEC_VERSION",
     "SSEError",

@@ -24,13 +24,21 @@ from .channels import (
     BETA_COMPLETIONS_CHANNEL,
     CHAT_COMPLETIONS_CHANNEL,
 )
-from .sse import EventTooLargeError, InvalidUTF8Error, ServerSentEvent, SSEError
+from .sse import (
+    EventTooLargeError,
+    InvalidFieldError,
+    InvalidUTF8Error,
+    PayloadError,
+    ServerSentEvent,
+    SSEError,
+)
 from .stream import (
     Accumulator,
     BlockResult,
     AsyncEventStream,
     Channel,
     ChoiceResult,
+    ConcurrentUseError,
     EventStream,
     StreamResult,
     StreamTruncated,
@@ -60,11 +68,14 @@ __all__ = [
     "CHAT_COMPLETIONS_CHANNEL",
     "Channel",
     "ChoiceResult",
+    "ConcurrentUseError",
     "ERROR_CODES",
     "EventStream",
     "EventTooLargeError",
+    "InvalidFieldError",
     "InvalidUTF8Error",
     "PROVIDER",
+    "PayloadError",
     "SPEC_TITLE",
     "SPEC_VERSION",
     "SSEError",

@@ -26,6 +26,7 @@ import operator
 from collections import deque
 from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Iterator, Sequence
 from itertools import chain, groupby, repeat
+from threading import get_ident
 from types import UnionType
 from typing import (
     TYPE_CHECKING,
@@ -44,8 +45,10 @@ import msgspec
 from .sse import (
     DEFAULT_MAX_EVENT_BYTES,
     NamedEvents,
+    PayloadError,
     RawEvents,
     ServerSentEvent,
+    SSEError,
     StreamState,
     aiter_raw,
     check_chunks,
@@ -1023,6 +1026,7 @@ class _StreamProgress:
     """What both event streams tell about their source once read: see :class:`EventStream`."""
 
     state: StreamState
+    _owner: int | None = None  # the ident of the thread that first used the stream
 
     @property
     def incomplete(self) -> bool:
@@ -1035,10 +1039,39 @@ class _StreamProgress:
         return self.state.bytes_consumed
 
 
+class ConcurrentUseError(RuntimeError):
+    """An event stream was used from a thread other than the one that first used it.
+
+    A stream has one consumer: its decoder holds the state of one read at a time, and
+    the iterators it is built of must never run in two threads at once (CPython's
+    ``itertools.chain`` crashes the interpreter when they do). Hand the stream's events
+    to other threads instead (a ``queue.Queue``), or decode a stream per thread.
+    """
+
+
+def _owner_check(stream: _StreamProgress) -> None:
+    """Record the thread of the first use of ``stream``; raise :class:`ConcurrentUseError`
+    when another thread uses it later (called once per ``iter()``/``next()``, never per
+    event of a ``for`` loop)."""
+    ident = get_ident()
+    if stream._owner != ident:
+        if stream._owner is not None:
+            raise ConcurrentUseError(
+                f"this {type(stream).__name__} was first used by thread {stream._owner} and is now "
+                f"used by thread {ident}: a stream has one consumer (decode a stream per thread, or "
+                "pass its events on through a queue)"
+            )
+        stream._owner = ident
+
+
 class EventStream(_StreamProgress, Generic[E]):
     """Typed events of one stream, decoded lazily from an iterable of bytes.
 
-    Iterate it once.  A stream that ended inside an event (WHATWG HTML 9.2.6: that
+    Iterate it once, from one thread: the thread that first iterates it (or calls
+    ``next`` on it) is its consumer, and using it from any other thread raises
+    :class:`ConcurrentUseError` (checked when iteration starts and at each ``next()``
+    call, not per event of a ``for`` loop; do not hand the iterator ``iter(stream)``
+    returns to another thread either).  A stream that ended inside an event (WHATWG HTML 9.2.6: that
     event is discarded) ends with a :class:`StreamTruncated` event; after iteration,
     :attr:`incomplete` tells the same and :attr:`bytes_consumed` how many bytes were
     read.
@@ -1056,10 +1089,13 @@ class EventStream(_StreamProgress, Generic[E]):
         state: the ``sse.StreamState`` (bytes consumed, last event ID,
             reconnection time in milliseconds, incompleteness), updated per chunk.
 
-    Raises (while iterating): ``sse.InvalidUTF8Error`` or ``sse.EventTooLargeError``
-    (``sse.SSEError`` subclasses) for invalid UTF-8 or an event over
-    ``max_event_bytes``; events before the error are yielded first; ``TypeError`` at
-    the first chunk that is a ``str`` (``iter_text()`` instead of ``iter_bytes()``).
+    Raises (while iterating): an ``sse.SSEError`` subclass for every failure the bytes
+    cause (``sse.InvalidUTF8Error``, ``sse.EventTooLargeError``, ``sse.InvalidFieldError``,
+    ``sse.PayloadError``: see the hierarchy in ``sse.py``); events before the error are
+    yielded first.  :class:`ConcurrentUseError` when used from a second thread.
+
+    ``TypeError`` (while iterating) at the first chunk that is a ``str`` (``iter_text()``
+    instead of ``iter_bytes()``).
 
     Raises (at once): ``TypeError`` when ``chunks`` is a whole body (``bytes``,
     ``bytearray``, ``memoryview``, ``str``) rather than an iterable of chunks: its
@@ -1099,17 +1135,22 @@ class EventStream(_StreamProgress, Generic[E]):
         self._started = False
 
     def __iter__(self) -> Iterator[E]:
+        if self._owner != get_ident():
+            _owner_check(self)
         self._started = True
         return self._events
 
     def __next__(self) -> E:
+        if self._owner != get_ident():
+            _owner_check(self)
         self._started = True
         return next(self._events)
 
 
 class AsyncEventStream(_StreamProgress, Generic[E]):
     """The asynchronous twin of :class:`EventStream`, over an async iterable of bytes:
-    same arguments, attributes and errors."""
+    same arguments, attributes and errors (one consumer: one thread, see
+    :class:`ConcurrentUseError`)."""
 
     def __init__(
         self,
@@ -1138,10 +1179,14 @@ class AsyncEventStream(_StreamProgress, Generic[E]):
             yield _truncated(self.state)
 
     def __aiter__(self) -> AsyncIterator[E]:
+        if self._owner != get_ident():
+            _owner_check(self)
         self._started = True
         return self._events
 
     async def __anext__(self) -> E:
+        if self._owner != get_ident():
+            _owner_check(self)
         self._started = True
         return await self._events.__anext__()
 
@@ -1186,21 +1231,55 @@ def _classify_item(
     classify: Callable[[ServerSentEvent], E],
     classify_values: Callable[[list[bytes]], Sequence[E] | None] | None,
     classify_named: NamedClassifier[E] | None = None,
-) -> Sequence[E]:
+) -> Sequence[E] | Iterator[E]:
     """The typed events of one SSE event, of a run of plain ``data:`` events (at
     once through ``classify_values`` as far as it takes them), or of a run of named
-    events (at once through ``classify_named`` when it takes them all)."""
-    if isinstance(item, RawEvents):
-        run = None if classify_values is None else classify_values(item.values)
-        if run and len(run) == len(item.values):
-            return run
-        if not run:
-            return list(map(classify, item.events()))
-        return [*run, *map(classify, item.events(len(run)))]  # the terminator on, alone
-    if isinstance(item, NamedEvents):
-        named = None if classify_named is None else classify_named(item.event_lines, item.values)
-        return list(map(classify, item.events())) if named is None else named
-    return (classify(item),)
+    events (at once through ``classify_named`` when it takes them all).
+
+    A failure of the typed decoding (JSON nested deeper than the recursion limit lets
+    msgspec follow, a number too large to convert) is caught here, once per item and
+    at no cost while nothing fails: the item's events are then classified one by one,
+    the typed events before the failing one given, and that one raises
+    ``sse.PayloadError`` (an ``SSEError``)."""
+    try:
+        if isinstance(item, RawEvents):
+            run = None if classify_values is None else classify_values(item.values)
+            if run and len(run) == len(item.values):
+                return run
+            if not run:
+                return list(map(classify, item.events()))
+            return [*run, *map(classify, item.events(len(run)))]  # the terminator on, alone
+        if isinstance(item, NamedEvents):
+            named = (
+                None if classify_named is None else classify_named(item.event_lines, item.values)
+            )
+            return list(map(classify, item.events())) if named is None else named
+        return (classify(item),)
+    except SSEError:
+        raise
+    except Exception:  # every failure from the bytes is an SSEError
+        events = item.events() if isinstance(item, (RawEvents, NamedEvents)) else [item]
+        return _one_by_one(events, classify)
+
+
+def _one_by_one(
+    events: list[ServerSentEvent], classify: Callable[[ServerSentEvent], E]
+) -> Iterator[E]:
+    """The typed events of ``events``, classified one at a time, up to the first that
+    cannot be: it raises :class:`sse.PayloadError`, naming the original failure."""
+    for event in events:
+        try:
+            typed = classify(event)
+        except Exception as exc:
+            raise PayloadError(event.event, event.data, _reason(exc)) from exc
+        yield typed
+
+
+def _reason(exc: BaseException) -> str:
+    """What failed, in words, for :class:`sse.PayloadError`."""
+    if isinstance(exc, RecursionError):
+        return "JSON nested too deep"
+    return f"{type(exc).__name__}: {str(exc)[:120]}"
 
 
 class Channel(Generic[E]):
@@ -1261,14 +1340,21 @@ class Channel(Generic[E]):
         return f"Channel({self.address!r})"
 
     def parse(self, data: str, event: str = "message", id: str = "") -> E:
-        """The typed event for one SSE event given as its parts (never raises).
+        """The typed event for one SSE event given as its parts.
 
         Args:
             data: the event's data (JSON text, or e.g. ``[DONE]``).
             event: the SSE event type.
             id: the SSE last event ID.
+
+        Raises:
+            sse.PayloadError: the data cannot be decoded at all (JSON nested too deep);
+                data that fits no message is an :class:`UnknownEvent`, not an error.
         """
-        return self.classify(ServerSentEvent(event, data, id, None))
+        try:
+            return self.classify(ServerSentEvent(event, data, id, None))
+        except Exception as exc:
+            raise PayloadError(event, data, _reason(exc)) from exc
 
     def decode(
         self, chunks: Iterable[bytes], *, max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES

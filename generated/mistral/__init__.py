@@ -26,13 +26,21 @@ from .channels import (
     CHAT_COMPLETIONS_CHANNEL,
     FIM_COMPLETIONS_CHANNEL,
 )
-from .sse import EventTooLargeError, InvalidUTF8Error, ServerSentEvent, SSEError
+from .sse import (
+    EventTooLargeError,
+    InvalidFieldError,
+    InvalidUTF8Error,
+    PayloadError,
+    ServerSentEvent,
+    SSEError,
+)
 from .stream import (
     Accumulator,
     BlockResult,
     AsyncEventStream,
     Channel,
     ChoiceResult,
+    ConcurrentUseError,
     EventStream,
     StreamResult,
     StreamTruncated,
@@ -62,12 +70,15 @@ __all__ = [
     "CHAT_COMPLETIONS_CHANNEL",
     "Channel",
     "ChoiceResult",
+    "ConcurrentUseError",
     "ERROR_CODES",
     "EventStream",
     "EventTooLargeError",
     "FIM_COMPLETIONS_CHANNEL",
+    "InvalidFieldError",
     "InvalidUTF8Error",
     "PROVIDER",
+    "PayloadError",
     "SPEC_TITLE",
     "SPEC_VERSION",
     "SSEError",

@@ -23,6 +23,17 @@ holding a JSON chunk (specs/deepseek/asyncapi-page.txt:7,
 specs/xerotier/streaming-api.md:10-11); runs of such events take a fast path
 (:class:`RawEvents`) with the same results as the line-by-line rules.
 
+Every failure caused by the bytes of a stream is an :class:`SSEError`, so that a
+consumer catching it sees no other exception from the network's bytes::
+
+    SSEError                  the stream cannot be decoded (base class)
+    +-- InvalidUTF8Error      a line is not UTF-8
+    +-- EventTooLargeError    an event grew beyond ``max_event_bytes``
+    +-- InvalidFieldError     a field value cannot be applied (a ``retry`` of 5000 digits)
+    +-- PayloadError          an event's data cannot be turned into a typed event
+                              (JSON nested too deep, a number too large: raised by
+                              ``stream.py``'s typed decoding)
+
 This module is ``src/ssegen/runtime/sse.py`` of ssegen, copied verbatim into
 every generated package: edit it there, then run ``ssegen generate``.
 """
@@ -38,8 +49,10 @@ from typing import NamedTuple
 __all__ = [
     "DEFAULT_MAX_EVENT_BYTES",
     "EventTooLargeError",
+    "InvalidFieldError",
     "InvalidUTF8Error",
     "NamedEvents",
+    "PayloadError",
     "RawEvents",
     "SSEDecoder",
     "SSEError",
@@ -185,6 +198,48 @@ class EventTooLargeError(SSEError):
         )
         self.limit = limit
         self.offset = offset
+
+
+class InvalidFieldError(SSEError):
+    """A field's value cannot be applied: a ``retry`` value of all digits, but more of
+    them than Python converts to an integer (``sys.get_int_max_str_digits()``, 4300 by
+    default). Such a value is no reconnection time a server means; it is refused rather
+    than ignored, as the standard has every all-digits value applied.
+
+    Attributes:
+        field: The field name (``retry``).
+        events: See :class:`SSEError`.
+    """
+
+    def __init__(
+        self, field: str, reason: str, events: list[ServerSentEvent] | None = None
+    ) -> None:
+        super().__init__(f"invalid {field} field: {reason}", events)
+        self.field = field
+
+
+class PayloadError(SSEError):
+    """An event's data could not be turned into a typed event: JSON nested deeper than
+    the interpreter's recursion limit lets a decoder follow, a number too large to
+    convert, or any other failure of the typed decoding (the original exception is the
+    ``__cause__``). Raised while iterating a channel's decoded events (``stream.py``),
+    after the typed events before it.
+
+    Attributes:
+        event: The SSE event type of the event.
+        data: The first 200 characters of its data.
+        reason: What failed.
+        events: Always empty (the typed events before it were yielded).
+    """
+
+    def __init__(self, event: str, data: str, reason: str) -> None:
+        super().__init__(
+            f"cannot decode the data of a {event!r} event ({reason}): {data[:80]!r}"
+            + ("..." if len(data) > 80 else "")
+        )
+        self.event = event
+        self.data = data[:200]
+        self.reason = reason
 
 
 class RawEvents(NamedTuple):
@@ -1022,7 +1077,13 @@ class SSEDecoder:
                     self._last_id = value
             elif name == "retry":
                 if value.isascii() and value.isdigit():
-                    self._retry = self.reconnection_time = int(value)
+                    try:
+                        self._retry = self.reconnection_time = int(value)
+                    except ValueError:  # more digits than int() converts
+                        self._data_bytes = data_bytes
+                        raise InvalidFieldError(
+                            "retry", f"a value of {len(value)} digits", expand(events)
+                        ) from None
         self._data_bytes = data_bytes
 
     def _process_exact(

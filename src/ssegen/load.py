@@ -24,10 +24,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 from .diagnostics import Diagnostics, codes
-from .discover import source_files
+from .discover import NotRegularFileError, is_outside, read_regular, source_files
 from .ir import Provider
+from .naming import PythonIdentifier, distinct_identifiers, is_package_name
 from .normalize.accumulation import plan_accumulation
 from .normalize.discrimination import plan_channels, split_unions
 from .normalize.docs import merge_docs
@@ -55,6 +57,21 @@ class LoadResult:
 
 
 def load_provider(specs: Path, name: str) -> LoadResult:
+    """Read ``specs/<name>/`` into a :class:`Provider` (see :func:`_load_provider`); a
+    structure nested too deep for any later step is an error, never a traceback."""
+    try:
+        return _load_provider(specs, name)
+    except RecursionError:
+        diagnostics = Diagnostics()
+        diagnostics.add(
+            codes.SOURCE_TOO_DEEP,
+            f"the sources of {name!r} nest deeper than ssegen follows; nothing generated",
+            file=f"{name}/",
+        )
+        return LoadResult(None, diagnostics)
+
+
+def _load_provider(specs: Path, name: str) -> LoadResult:
     """Read ``specs/<name>/`` into a :class:`Provider`.
 
     Args:
@@ -66,6 +83,10 @@ def load_provider(specs: Path, name: str) -> LoadResult:
     """
     diagnostics = Diagnostics()
     folder = specs / name
+    problem = provider_problem(specs, name)
+    if problem is not None:
+        diagnostics.add(*problem, file="" if problem[0] is codes.PROVIDER_MISSING else f"{name}/")
+        return LoadResult(None, diagnostics)
     resolver = RefResolver(specs, diagnostics)
     results = _load_sources(specs, folder, resolver, diagnostics)
     inputs = _inputs(specs, folder, resolver)
@@ -82,7 +103,89 @@ def load_provider(specs: Path, name: str) -> LoadResult:
     provider = reconcile_examples(provider, diagnostics)
     provider = plan_channels(provider, diagnostics)
     provider = plan_accumulation(provider, diagnostics)
+    check_names(provider, diagnostics)
     return LoadResult(provider, diagnostics, inputs)
+
+
+def check_names(provider: Provider, diagnostics: Diagnostics) -> None:
+    """Report what would make a generated name or wire value ambiguous.
+
+    * channels (and a channel's messages) whose Python identifiers coincide
+      (``/v1/chat`` and ``/v1-chat``): ``name-disambiguated``, naming the identifier each
+      is generated under (:func:`ssegen.naming.distinct_identifiers`, as the code model
+      uses it), so ``ssegen ir`` shows them;
+    * an event name holding CR, LF or NUL (``x-sse-event: "oops\\r\\ndata: x"``), or a
+      terminator's literal payload holding CR or NUL: ``wire-value-invalid``, an error.
+    """
+    _report_shared([(c.address, c.provenance) for c in provider.channels], "channel", "channels", diagnostics)
+    for channel in provider.channels:
+        _report_shared(
+            [(m.name, m.provenance) for m in channel.messages],
+            "field",
+            f"messages of channel {channel.address!r}",
+            diagnostics,
+        )
+        for message in channel.messages:
+            bad = [c for c in ("\r", "\n", "\0") if c in message.event]
+            if bad:
+                diagnostics.at(
+                    message.provenance,
+                    codes.WIRE_VALUE_INVALID,
+                    f"message {message.name!r} travels as SSE event type {message.event!r}, which holds "
+                    f"{' and '.join(map(repr, bad))}: an `event:` line cannot carry it",
+                )
+            # A whitespace keep-alive ("\r\n", literal-keepalive) is matched as the transport delivers
+            # it (channel.parse), never as a `data:` value: only a terminator's literal is checked.
+            literal = message.literal if message.kind != "keepalive" else None
+            if literal is not None and ("\r" in literal or "\0" in literal):
+                diagnostics.at(
+                    message.provenance,
+                    codes.WIRE_VALUE_INVALID,
+                    f"message {message.name!r} is the literal payload {message.literal!r}, which holds a CR or "
+                    "NUL: no `data:` line carries it",
+                )
+
+
+def _report_shared(named: list[tuple[str, Any]], prefix: str, what: str, diagnostics: Diagnostics) -> None:
+    idents = distinct_identifiers([name for name, _ in named], prefix)
+    for name, provenance in named:
+        base = PythonIdentifier(name, prefix)
+        if idents[name] != base:
+            others = [other for other, _ in named if other != name and PythonIdentifier(other, prefix) == base]
+            diagnostics.at(
+                provenance,
+                codes.NAME_DISAMBIGUATED,
+                f"{what} {name!r} and {', '.join(map(repr, others))} map to the Python identifier {base!r}; "
+                f"{name!r} is generated as {idents[name]!r}",
+            )
+
+
+def provider_problem(specs: Path, name: str) -> tuple[codes.Code, str] | None:
+    """Why ``name`` cannot be read as a provider folder of ``specs``, or None.
+
+    A provider is one folder directly in ``specs`` whose name is a Python package name
+    (so not ``..`` nor a path), inside the specs folder once symbolic links are resolved:
+    a provider folder linked to ``/etc`` is refused, not read.  ``generate``, ``check``
+    and ``ir`` refuse the same names.
+    """
+    folder = specs / name
+    if "\0" in name or not folder.is_dir():
+        return codes.PROVIDER_MISSING, f"no provider folder {name!r} under {specs}"
+    if not is_package_name(name):
+        # Checked before anything is read or rendered: the name becomes a package and file paths.
+        return (
+            codes.PROVIDER_NAME_INVALID,
+            f"provider folder name {name!r} is not a valid Python package name "
+            "(use ASCII letters, digits and underscores, not starting with a digit, not a keyword); "
+            "rename the folder",
+        )
+    if is_outside(specs, folder):
+        return (
+            codes.SOURCE_OUTSIDE_SPECS,
+            f"provider folder {name!r} is a symbolic link to {folder.resolve()}, outside the specs folder "
+            f"{specs}; not read",
+        )
+    return None
 
 
 def _why_empty(name: str, results: list[SourceResult]) -> str:
@@ -100,8 +203,18 @@ def _load_sources(specs: Path, folder: Path, resolver: RefResolver, diagnostics:
     unknown: list[tuple[Path, str]] = []
     for path in source_files(folder):
         file = path.relative_to(specs).as_posix()
+        if is_outside(specs, path):
+            diagnostics.add(
+                codes.SOURCE_OUTSIDE_SPECS,
+                f"{file} is a symbolic link to {path.resolve()}, outside the specs folder; not read",
+                file=file,
+            )
+            continue
         try:
-            text = path.read_text(encoding="utf-8")
+            text = read_regular(path).decode("utf-8")
+        except NotRegularFileError as exc:
+            diagnostics.add(codes.SOURCE_NOT_REGULAR, f"not read: {exc}", file=file)
+            continue
         except (OSError, UnicodeDecodeError) as exc:
             diagnostics.add(codes.SOURCE_UNREADABLE, f"cannot read source: {exc}", file=file)
             continue
@@ -111,7 +224,16 @@ def _load_sources(specs: Path, folder: Path, resolver: RefResolver, diagnostics:
                 unknown.append((path, file))
             continue
         source = SourceInput(path, file, text, detected.text, detected.line_offset, resolver)
-        result = detected.source_format.load(source, diagnostics)
+        try:
+            result = detected.source_format.load(source, diagnostics)
+        except RecursionError:
+            diagnostics.add(
+                codes.SOURCE_TOO_DEEP,
+                "the source nests deeper than ssegen follows (an example or schema nested thousands of levels); "
+                "not read",
+                file=file,
+            )
+            continue
         if result is not None:
             results.append(result)
     for path, file in unknown:

@@ -7,6 +7,7 @@ so a template cannot emit a raw spec string as a name.
 
 from __future__ import annotations
 
+import hashlib
 import re
 import unicodedata
 
@@ -119,6 +120,29 @@ class PythonIdentifier(str):
             ValueError: ``text`` is not an identifier, or is a keyword.
         """
         return str.__new__(cls, _checked(text, frozenset()))
+
+
+def distinct_identifiers(names: list[str] | tuple[str, ...], prefix: str = "field") -> dict[str, PythonIdentifier]:
+    """Spec string -> a :class:`PythonIdentifier` distinct from the others' (channel addresses,
+    a channel's message names), so that no generated function or table is defined twice.
+
+    Names whose identifiers coincide (``/v1/chat`` and ``/v1-chat``; ``delta-event`` and
+    ``DeltaEvent``) each get a suffix of six hex digits of the SHA-256 of the spec string,
+    except one that is exactly its identifier already: stable under reordering and under
+    names added elsewhere.
+    """
+    groups: dict[str, list[str]] = {}
+    for raw in dict.fromkeys(names):
+        groups.setdefault(PythonIdentifier(raw, prefix), []).append(raw)
+    result: dict[str, PythonIdentifier] = {}
+    for ident, raws in groups.items():
+        for raw in raws:
+            if len(raws) == 1 or raw == ident:
+                result[raw] = PythonIdentifier.verbatim(ident)
+            else:
+                digest = hashlib.sha256(raw.encode("utf-8", "surrogatepass")).hexdigest()[:6]
+                result[raw] = PythonIdentifier.verbatim(f"{ident}_{digest}")
+    return result
 
 
 def _checked(text: str, reserved: frozenset[str]) -> str:

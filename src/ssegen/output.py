@@ -10,6 +10,11 @@ of every input of each provider, and of every file it wrote.  With it:
   hand: it is reported, and overwritten only with ``--force``;
 * a file ssegen did not write is left alone and reported, even inside a
   provider's folder;
+* ssegen writes only into a folder it owns: one holding its manifest, or one that
+  does not exist yet or holds no file.  A folder without a manifest that holds
+  files ssegen would not write as they are (a package of the user's, or output
+  whose manifest was deleted and one file edited) is refused as a whole, naming
+  them (:attr:`Plan.unowned`), unless adopted (``generate --adopt``);
 * a file ssegen wrote before but no longer produces (a renamed example, a
   removed provider's files) is deleted, unless it was edited by hand.
 
@@ -21,11 +26,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from dataclasses import dataclass, field
 from importlib import metadata, resources
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
+from .discover import read_regular
 from .runtime import FLAVOUR_MODULES
 from .runtime import MODULES as RUNTIME_MODULES
 
@@ -64,8 +71,10 @@ def sha256(data: bytes) -> str:
 
 
 def _hash_file(path: Path) -> str | None:
+    """SHA-256 of a regular file's bytes; None when it is missing, unreadable or no regular
+    file (a FIFO among the inputs is never opened for reading: it would block)."""
     try:
-        return sha256(path.read_bytes())
+        return sha256(read_regular(path))
     except OSError:
         return None
 
@@ -152,6 +161,10 @@ class Plan:
             or ``black``): the same code and comments as what the specs produce now, in other
             layout (:func:`ssegen.formatting.same_code`); also in ``write``, since overwriting
             them loses nothing.
+        unowned: when the folder has no manifest, every file in it that differs from what
+            ssegen would write there (or that ssegen would not write at all): the folder is
+            not ssegen's, and generating into it is refused unless adopted.  Empty for a
+            folder with a manifest, and for a missing or empty one.
     """
 
     write: list[str] = field(default_factory=list)
@@ -161,6 +174,7 @@ class Plan:
     blocked: list[str] = field(default_factory=list)
     remove: list[str] = field(default_factory=list)
     reformatted: list[str] = field(default_factory=list)
+    unowned: list[str] = field(default_factory=list)
 
     @property
     def stale(self) -> list[str]:
@@ -186,8 +200,8 @@ def plan(out: Path, files: dict[str, str], providers: list[str], old: Manifest |
             result.write.append(rel)
         elif disk == sha256(files[rel].encode("utf-8")):
             result.unchanged.append(rel)
-        elif rel == MANIFEST or old is None or recorded.get(rel) == disk:
-            result.write.append(rel)  # stale, and as ssegen left it (or no manifest to tell)
+        elif rel == MANIFEST or (old is not None and recorded.get(rel) == disk):
+            result.write.append(rel)  # stale, and as ssegen left it
         elif rel in recorded and _reformatted(out / PurePosixPath(rel), files[rel]):
             result.reformatted.append(rel)
             result.write.append(rel)
@@ -212,6 +226,8 @@ def plan(out: Path, files: dict[str, str], providers: list[str], old: Manifest |
                     result.edited.append(rel)
             else:
                 result.foreign.append(rel)
+    if old is None:
+        result.unowned = _unowned(out, files)
     return result
 
 
@@ -227,17 +243,37 @@ def _reformatted(path: Path, wanted: str) -> bool:
         return False
 
 
-def apply(out: Path, files: dict[str, str], todo: Plan, *, force: bool = False) -> list[str]:
+def _unowned(out: Path, files: dict[str, str]) -> list[str]:
+    """Files of ``out`` (which has no manifest) that are not exactly what ssegen would write there."""
+    if not out.is_dir():
+        return []
+    found = []
+    for path in sorted(out.rglob("*")):
+        if "__pycache__" in path.relative_to(out).parts or path.is_dir():
+            continue
+        rel = path.relative_to(out).as_posix()
+        if rel == MANIFEST:
+            continue  # unreadable: ssegen's own file, rewritten
+        if rel not in files or not path.is_file() or _hash_file(path) != sha256(files[rel].encode("utf-8")):
+            found.append(rel)
+    return found
+
+
+def apply(out: Path, files: dict[str, str], todo: Plan, *, force: bool = False, adopt: bool = False) -> list[str]:
     """Carry out ``todo``: write, and delete leftovers; return the paths written.
 
-    Blocked paths (hand-edited or foreign) are written only with ``force``.
-    Every path is confined to ``out``.
+    Blocked paths are written only with ``force`` (hand-edited and foreign files) or
+    ``adopt`` (foreign files only: a folder without a manifest taken over).  Every path
+    is confined to ``out``, and every path is checked (:func:`check_paths`) before the
+    first file is written, so a path the file system refuses writes nothing.
 
     Raises:
         ValueError: a path would leave ``out`` (never produced by ssegen's own names).
+        OutputError: a path is too long for the file system (nothing written).
     """
     root = out.resolve()
-    targets = todo.write + (todo.blocked if force else [])
+    targets = todo.write + [rel for rel in todo.blocked if force or (adopt and rel in todo.foreign)]
+    check_paths(out, targets)
     written = []
     for rel in sorted(targets):
         path = _inside(root, out / PurePosixPath(rel))
@@ -250,6 +286,39 @@ def apply(out: Path, files: dict[str, str], todo: Plan, *, force: bool = False) 
         if path.parent != root and not any(path.parent.iterdir()):
             path.parent.rmdir()
     return written
+
+
+class OutputError(Exception):
+    """A file cannot be written where ssegen would write it (checked before writing anything)."""
+
+
+def _limits(folder: Path) -> tuple[int, int]:
+    """(longest file name, longest path) in bytes on the file system holding ``folder``."""
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    try:
+        return os.pathconf(folder, "PC_NAME_MAX"), os.pathconf(folder, "PC_PATH_MAX")
+    except (OSError, ValueError, AttributeError):  # no pathconf (Windows): the common limits
+        return 255, 4096
+
+
+def check_paths(out: Path, rels: list[str]) -> None:
+    """Raise :class:`OutputError` naming the first of ``rels`` the file system would refuse for its length."""
+    name_max, path_max = _limits(out)
+    root = out.resolve()
+    for rel in sorted(rels):
+        for part in PurePosixPath(rel).parts:
+            if len(os.fsencode(part)) > name_max:
+                raise OutputError(
+                    f"cannot write {out / rel}: the file name {part[:40]!r}... is {len(os.fsencode(part))} bytes, "
+                    f"longer than the {name_max} the file system allows; nothing was written "
+                    "(shorten the provider folder or the docs file name it comes from)"
+                )
+        if len(os.fsencode(str(root / rel))) >= path_max:
+            raise OutputError(
+                f"cannot write {out / rel}: the path is longer than the {path_max} bytes the file system "
+                "allows; nothing was written"
+            )
 
 
 def _inside(root: Path, path: Path) -> Path:

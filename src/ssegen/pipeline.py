@@ -19,9 +19,8 @@ from .config import OutputSettings
 from .diagnostics import Diagnostics, Policy, Severity, codes
 from .discover import provider_names
 from .emit import render_provider, render_root
-from .load import load_provider
-from .naming import is_package_name
-from .output import MANIFEST, Manifest, Plan, apply, build_manifest, plan
+from .load import load_provider, provider_problem
+from .output import MANIFEST, Manifest, Plan, apply, build_manifest, check_paths, plan
 
 
 @dataclass
@@ -88,26 +87,26 @@ def build(
             on_provider(name)
         started = time.perf_counter()
         report = ProviderReport(name, Diagnostics())
-        if not (specs / name).is_dir():
-            report.diagnostics.add(codes.PROVIDER_MISSING, f"no provider folder {name!r} under {specs}")
-            reports.append(report)
-            continue
-        if not is_package_name(name):
-            # Checked before anything is read or rendered: the name becomes a package and file paths.
-            report.diagnostics.add(
-                codes.PROVIDER_NAME_INVALID,
-                f"provider folder name {name!r} is not a valid Python package name "
-                "(use ASCII letters, digits and underscores, not starting with a digit, not a keyword); "
-                "rename the folder",
-                file=f"{name}/",
-            )
+        problem = provider_problem(specs, name)
+        if problem is not None:
+            report.diagnostics.add(*problem, file="" if problem[0] is codes.PROVIDER_MISSING else f"{name}/")
             reports.append(report)
             continue
         loaded = load_provider(specs, name)
         report.diagnostics = policy.apply(loaded.diagnostics)
         report.inputs = loaded.inputs
         if loaded.provider is not None and not report.diagnostics.has_errors:
-            rendered = render_provider(loaded.provider, settings, report.diagnostics)
+            try:
+                rendered = render_provider(loaded.provider, settings, report.diagnostics)
+            except RecursionError:
+                report.diagnostics.add(
+                    codes.SOURCE_TOO_DEEP,
+                    "a schema or example nests deeper than the code generator follows; nothing generated",
+                    file=f"{name}/",
+                )
+                report.seconds = time.perf_counter() - started
+                reports.append(report)
+                continue
             report.diagnostics = policy.apply(report.diagnostics)
             if strict and any(d.severity is Severity.WARNING for d in report.diagnostics):
                 report.diagnostics.add(
@@ -134,12 +133,15 @@ class Outcome:
         plan: how the folder compares with what the specs produce now.
         files: every file the specs produce now for it (folder-relative path -> content).
         written: the paths written (empty for ``check``).
+        refused: the folder is not ssegen's (see :attr:`ssegen.output.Plan.unowned`): nothing
+            was written into any folder.
     """
 
     folder: Path
     plan: Plan
     files: dict[str, str]
     written: tuple[str, ...] = ()
+    refused: bool = False
 
 
 def _destinations(
@@ -202,22 +204,32 @@ def generate(
     *,
     all_providers: bool,
     force: bool = False,
+    adopt: bool = False,
     tests_out: Path | None = None,
 ) -> list[Outcome]:
     """Bring ``out`` (and ``tests_out``, when tests are written apart) up to date.
 
     Hand-edited generated files and files ssegen did not write are left alone
     (see :class:`ssegen.output.Plan`) unless ``force``.  Each folder has its own manifest.
+    Nothing is written at all when a folder is not ssegen's (no manifest, files ssegen
+    would not write as they are: ``Outcome.refused``) unless ``adopt``, or when a path is
+    too long for the file system (:class:`ssegen.output.OutputError`).
 
     Returns:
         One :class:`Outcome` per folder, the package folder first.
     """
-    outcomes = []
+    planned = []
     for folder, views, package_root in _destinations(out, tests_out, reports):
         files, old = produce(specs, folder, views, all_providers, settings, package_root=package_root)
-        todo = plan(folder, files, _scanned(views, old, all_providers), old)
-        outcomes.append(Outcome(folder, todo, files, tuple(apply(folder, files, todo, force=force))))
-    return outcomes
+        planned.append((folder, plan(folder, files, _scanned(views, old, all_providers), old), files))
+    if not adopt and any(todo.unowned for _, todo, _ in planned):
+        return [Outcome(folder, todo, files, refused=bool(todo.unowned)) for folder, todo, files in planned]
+    for folder, todo, _ in planned:
+        check_paths(folder, todo.write + todo.blocked)
+    return [
+        Outcome(folder, todo, files, tuple(apply(folder, files, todo, force=force, adopt=adopt)))
+        for folder, todo, files in planned
+    ]
 
 
 def check(

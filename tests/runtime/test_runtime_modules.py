@@ -30,6 +30,7 @@ ALLOWED = {
         "collections.abc",
         "itertools",
         "operator",
+        "threading",
         "types",
         "typing",
         "msgspec",

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 from ..diagnostics import Diagnostics
 from ..ir import Provider
+from ..naming import distinct_identifiers
 from .channels import ChannelSpec, channel_spec
 from .conformance import ExampleCase, StreamCase, example_cases, stream_cases
 from .flavour import FLAVOURS, MSGSPEC, PYDANTIC, Flavour
@@ -45,7 +46,8 @@ __all__ = [
 #: The names every package's ``__init__`` re-exports besides the channel constants.
 PACKAGE_EXPORTS = (
     *("Accumulator", "AsyncEventStream", "BlockResult", "CHANNELS", "Channel", "ChoiceResult"),
-    *("ERROR_CODES", "EventStream", "EventTooLargeError", "InvalidUTF8Error", "PROVIDER"),
+    *("ConcurrentUseError", "ERROR_CODES", "EventStream", "EventTooLargeError", "InvalidFieldError"),
+    *("InvalidUTF8Error", "PROVIDER", "PayloadError"),
     *("SPEC_TITLE", "SPEC_VERSION", "SSEError", "ServerSentEvent", "StreamResult"),
     *("StreamTruncated", "ToolCallResult", "UnknownEvent", "VendorEvent", "models", "sse"),
 )
@@ -169,7 +171,8 @@ def build_package_spec(provider: Provider, diagnostics: Diagnostics, flavour: Fl
         flavour: the model flavour; class names, fields and decode order do not depend on it.
     """
     models = ModelsBuilder(diagnostics, flavour)
-    channels = [channel_spec(channel, models, diagnostics) for channel in provider.channels]
+    idents = distinct_identifiers([channel.address for channel in provider.channels], "channel")
+    channels = [channel_spec(channel, models, diagnostics, idents[channel.address]) for channel in provider.channels]
     title = api_name(provider)
     usage_address = provider.channels[0].address if provider.channels else DEFAULT_ADDRESS
     return PackageSpec(

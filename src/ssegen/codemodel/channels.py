@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 
 from ..diagnostics import Diagnostics, codes
 from ..ir import ANY_EVENT, Channel, Dispatch, Message
-from ..naming import ClassName, PythonIdentifier
+from ..naming import ClassName, PythonIdentifier, distinct_identifiers
 from .accumulation import ApplyPlan, apply_plan, steps_plan
 from .flavour import Flavour
 from .models import REASONING_MEMBER, ModelsBuilder
@@ -255,14 +255,18 @@ class ChannelSpec:
         return ", ".join(m.cls for m in self.messages)
 
 
-def channel_spec(channel: Channel, models: ModelsBuilder, diagnostics: Diagnostics) -> ChannelSpec:
+def channel_spec(
+    channel: Channel, models: ModelsBuilder, diagnostics: Diagnostics, ident: PythonIdentifier | None = None
+) -> ChannelSpec:
     """The :class:`ChannelSpec` of ``channel`` from its discrimination plan
     (:attr:`ssegen.ir.Channel.dispatch`); message classes are registered in ``models``.
 
     Warns ``message-not-object`` for a message whose payload is neither an object
     with members nor a literal string (its events decode as ``UnknownEvent``).
+    ``ident`` names its functions and tables (distinct from the other channels'; see
+    :func:`ssegen.naming.distinct_identifiers`), by default from its address.
     """
-    ident = PythonIdentifier(channel.address, prefix="channel")
+    ident = ident or PythonIdentifier(channel.address, prefix="channel")
     tags: dict[str, tuple[str, ...]] = {}
     for plan in channel.plans:
         for t in plan.tagged:
@@ -393,6 +397,7 @@ def _messages(
     messages: dict[MessageSpec, None] = {}
     plans: dict[ApplyPlan, None] = {}
     accumulation = channel.accumulation
+    names = distinct_identifiers([message.name for message in channel.messages])
     for message in channel.messages:
         literal: str | None = None
         if message.literal is not None:
@@ -418,7 +423,7 @@ def _messages(
             cls=cls,
             literal=literal,
             event=message.event,
-            decoder=PythonIdentifier.verbatim(f"_decode_{PythonIdentifier(message.name)}_{ident}"),
+            decoder=PythonIdentifier.verbatim(f"_decode_{names[message.name]}_{ident}"),
             adapter=models.flavour.adapter.format(cls=f"models.{cls}"),
             doc=message.summary or message.title,
             tag=message.payload.tag(tags[message.name][0]) if message.name in tags else None,
@@ -426,7 +431,7 @@ def _messages(
         messages.setdefault(spec)
         if literal is None:
             models.add_off_spec_member(cls)  # lenient decoding keeps what does not fit
-        function = PythonIdentifier.verbatim(f"_apply_{ident}_{PythonIdentifier(message.name)}")
+        function = PythonIdentifier.verbatim(f"_apply_{ident}_{names[message.name]}")
         steps = accumulation.of(message.name) if accumulation is not None else ()
         if literal is None and steps:
             plan = steps_plan(message.payload, cls, function, steps, models.class_of, models.flavour.plain)

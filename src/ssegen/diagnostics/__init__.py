@@ -14,6 +14,7 @@ and meaning, is in the catalogue :mod:`ssegen.diagnostics.codes`; reporters pass
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import asdict, dataclass, field, replace
 from typing import Protocol
@@ -58,10 +59,16 @@ class Diagnostic:
 
     def format(self) -> str:
         """Render as ``file:line: pointer: severity[code]: message`` (editor-clickable; ``file:`` alone
-        when the line is unknown)."""
-        where = (f"{self.file}:{self.line}" if self.line else self.file) if self.file else "<ssegen>"
-        pointer = self.pointer or "/"
-        return f"{where}: {pointer}: {self.severity.value}[{self.code}]: {self.message}"
+        when the line is unknown).
+
+        Control characters from a spec (ESC, BEL, CR, LF, C1 controls, bidirectional overrides)
+        are shown escaped (``\\x1b``, ``\\n``, ``\\u202e``), so a property name cannot move the
+        cursor, recolour the terminal or forge another diagnostic line.
+        """
+        file = escape_controls(self.file)
+        where = (f"{file}:{self.line}" if self.line else file) if self.file else "<ssegen>"
+        pointer = escape_controls(self.pointer) or "/"
+        return f"{where}: {pointer}: {self.severity.value}[{self.code}]: {escape_controls(self.message)}"
 
     def to_dict(self) -> dict[str, object]:
         """JSON-ready mapping with keys code, severity, message, file, line, pointer."""
@@ -163,5 +170,26 @@ class Policy:
 
 
 def to_json(diagnostics: Iterable[Diagnostic]) -> str:
-    """Serialize diagnostics as a JSON array (stable key order, 2-space indent)."""
-    return json.dumps([d.to_dict() for d in diagnostics], indent=2, ensure_ascii=False)
+    """Serialize diagnostics as a JSON array (stable key order, 2-space indent).
+
+    The values are exact; JSON escapes C0 controls itself, and C1 controls and bidirectional
+    overrides (which ``ensure_ascii=False`` would print raw, and some terminals obey) are
+    written as ``\\u`` escapes too.
+    """
+    text = json.dumps([d.to_dict() for d in diagnostics], indent=2, ensure_ascii=False)
+    return _RAW_IN_JSON.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+#: What :func:`escape_controls` escapes: C0 and C1 controls, DEL, and the bidirectional
+#: formatting characters (Trojan Source: U+202A-U+202E, U+2066-U+2069, U+200E/U+200F, U+061C).
+_CONTROLS = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+_RAW_IN_JSON = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def escape_controls(text: str) -> str:
+    """``text`` with every control or bidirectional formatting character written as an escape
+    (``\\n``, ``\\x1b``, ``\\u202e``): safe to print on a terminal, one line."""
+    if text.isprintable():
+        return text
+    return _CONTROLS.sub(lambda m: _NAMED.get(m.group()) or repr(m.group())[1:-1], text)

@@ -57,6 +57,16 @@ PROVIDER_NAME_INVALID = Code(
 )
 PROVIDER_EMPTY = Code("provider-empty", E, "No source in the provider folder describes a stream.")
 SOURCE_UNREADABLE = Code("source-unreadable", E, "A source file cannot be read (I/O error or not UTF-8).")
+SOURCE_OUTSIDE_SPECS = Code(
+    "source-outside-specs",
+    E,
+    "A source file or provider folder is (through a symbolic link) outside the specs folder; it is not read.",
+)
+SOURCE_NOT_REGULAR = Code(
+    "source-not-regular",
+    E,
+    "A source, or a file a `$ref` names, is not a regular file (a FIFO, socket or device); it is not read.",
+)
 SOURCE_UNKNOWN_FORMAT = Code(
     "source-unknown-format", W, "A file in a provider folder is no source format ssegen reads; it is skipped."
 )
@@ -64,6 +74,11 @@ STRICT = Code("strict", E, "Under `--strict` (or `strict = true`) a provider wit
 
 # -- YAML/JSON documents (sources/document.py) ---------------------------------------------
 YAML_SYNTAX = Code("yaml-syntax", E, "The document is not well-formed YAML or JSON.")
+SOURCE_TOO_DEEP = Code(
+    "source-too-deep",
+    E,
+    "A source (a JSON example of a docs page, a schema) nests deeper than ssegen follows; it is not used.",
+)
 YAML_TOO_DEEP = Code(
     "yaml-too-deep", E, "The document nests deeper than the loader follows (a guard against hostile input)."
 )
@@ -436,6 +451,18 @@ ACCUMULATE_INVALID = Code(
 )
 
 # -- code model (codemodel/) -------------------------------------------------------------------
+NAME_DISAMBIGUATED = Code(
+    "name-disambiguated",
+    W,
+    "Two channels, or two messages of a channel, map to one Python identifier; each that is not "
+    "exactly that identifier gets a stable suffix (from a hash of its name) in the generated code.",
+)
+WIRE_VALUE_INVALID = Code(
+    "wire-value-invalid",
+    E,
+    "A value that is sent on the wire (an SSE event name, a literal payload) holds a CR, LF or NUL, "
+    "which would split or end its line.",
+)
 NAME_CONFLICT = Code("name-conflict", W, "Two different schemas have the same name; the later class is renamed.")
 IDENTIFIER_RENAMED = Code(
     "identifier-renamed",

@@ -9,12 +9,12 @@ the file, line and JSON pointer.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..diagnostics import Diagnostics
-from ..ir import Channel, ErrorCode, ExampleStream, Server
+from ..diagnostics import Diagnostics, codes
+from ..ir import Channel, ErrorCode, ExampleStream, Message, Server
 from .document import Document, DocumentError, parse_document
 from .refs import RefResolver
 
@@ -88,3 +88,26 @@ def parse_registered(source: SourceInput, diagnostics: Diagnostics) -> tuple[Doc
         diagnostics.add(exc.code, str(exc), file=source.file, line=exc.line)
         return None
     return document, source.resolver.add(document, source.path)
+
+
+def unique_messages(
+    old: tuple[Message, ...] | list[Message], new: list[Message], diagnostics: Diagnostics
+) -> tuple[Message, ...]:
+    """``old`` then ``new`` without repeats; a different message with a taken name (``delta-event``
+    and ``DeltaEvent`` both named ``DeltaEvent``) is renamed with a number
+    (``message-name-collision``), never dropped nor merged into the other's decoder."""
+    result = list(old)
+    for message in new:
+        if message in result:
+            continue
+        taken = {m.name for m in result}
+        if message.name in taken:
+            renamed = next(f"{message.name}{n}" for n in range(2, len(result) + 3) if f"{message.name}{n}" not in taken)
+            diagnostics.at(
+                message.provenance,
+                codes.MESSAGE_NAME_COLLISION,
+                f"another message of this channel is named {message.name!r}; this one is {renamed!r}",
+            )
+            message = replace(message, name=renamed)
+        result.append(message)
+    return tuple(result)

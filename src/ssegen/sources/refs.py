@@ -19,6 +19,7 @@ import referencing.exceptions
 from referencing.jsonschema import DRAFT202012
 
 from ..diagnostics import Diagnostics, codes
+from ..discover import NotRegularFileError, read_regular
 from .document import Document, DocumentError, join_pointer, parse_document
 
 #: Most nested pointer walks through references before a loop is assumed.
@@ -167,9 +168,11 @@ class RefResolver:
         path = Path(unquote(urlparse(uri).path))
         rel = path.resolve().relative_to(self.root).as_posix()
         try:
-            text = path.read_text(encoding="utf-8")
+            text = read_regular(path).decode("utf-8")
         except FileNotFoundError:
             raise RefError(f"referenced file {rel} does not exist", codes.REF_MISSING) from None
+        except NotRegularFileError as exc:
+            raise RefError(f"referenced file {rel} is not read: {exc}", codes.SOURCE_NOT_REGULAR) from None
         except (OSError, UnicodeDecodeError) as exc:
             raise RefError(f"cannot read {rel}: {exc}", codes.REF_UNREADABLE) from None
         try:

@@ -29,6 +29,7 @@ from typing import Any
 from ...diagnostics import Diagnostics, codes
 from ...ir import Channel, Example, Message, MessageKind, Schema, Server
 from ...naming import ClassName, pascal
+from ..base import unique_messages
 from ..document import Document
 from ..refs import RefError, RefResolver
 from ..schema import Location, SchemaConverter
@@ -222,7 +223,7 @@ def _channels_v2(
         result.append(
             Channel(
                 address=address,
-                messages=tuple(messages),
+                messages=unique_messages((), messages, diagnostics),
                 provenance=cloc.provenance,
                 operation_id=_text(operation.get("operationId")),
                 summary=_text(operation.get("summary")),
@@ -338,7 +339,7 @@ def _channels_v3(
                 found = reader.read_message_list(use.messages, use.messages_loc)
             else:
                 found = reader.read_channel_messages(item.get("messages"), cloc.child("messages"))
-            selected.extend(m for m in found if all(m.name != s.name for s in selected))
+            selected = list(unique_messages(selected, found, diagnostics))
         first = uses[0]
         result.append(
             Channel(

@@ -51,7 +51,7 @@ from typing import Any
 from ...diagnostics import Diagnostics, codes
 from ...ir import Channel, Message, MessageKind, Schema, Server
 from ...naming import ClassName, pascal
-from ..base import SourceResult
+from ..base import SourceResult, unique_messages
 from ..document import Document
 from ..refs import RefError, RefResolver
 from ..schema import Location, SchemaConverter
@@ -540,25 +540,8 @@ class _Reader:
         )
 
     def unique(self, old: tuple[Message, ...], new: list[Message]) -> tuple[Message, ...]:
-        """``old`` then ``new`` without repeats; a different message with a taken name is
-        renamed with a number (``message-name-collision``)."""
-        result = list(old)
-        for message in new:
-            if message in result:
-                continue
-            taken = {m.name for m in result}
-            if message.name in taken:
-                renamed = next(
-                    f"{message.name}{n}" for n in range(2, len(result) + 3) if f"{message.name}{n}" not in taken
-                )
-                self.diagnostics.at(
-                    message.provenance,
-                    codes.MESSAGE_NAME_COLLISION,
-                    f"another message of this channel is named {message.name!r}; this one is {renamed!r}",
-                )
-                message = replace(message, name=renamed)
-            result.append(message)
-        return tuple(result)
+        """``old`` then ``new`` without repeats (see :func:`~ssegen.sources.base.unique_messages`)."""
+        return unique_messages(old, new, self.diagnostics)
 
 
 def _is_event_object(node: Any) -> bool:

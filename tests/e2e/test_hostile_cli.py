@@ -1,0 +1,75 @@
+"""Bad input never gives a traceback nor reaches the terminal raw (issue 25)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from conftest import ROOT, SPECS
+
+from ssegen.cli import main
+from ssegen.diagnostics import Diagnostics, codes, escape_controls, to_json
+
+
+@pytest.fixture(autouse=True)
+def _outside_the_repository(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+
+
+def test_diagnostics_escape_terminal_controls_so_no_line_can_be_forged() -> None:
+    hostile = "name\x1b[2K\r\x07demo/x.yaml:1: /: error[fake]: forged\u202e"
+    diag = Diagnostics().add(codes.NAME_CONFLICT, f"member {hostile!s}", file="demo/a.yaml", line=3, pointer="/p")
+    text = diag.format()
+    assert "\x1b" not in text and "\r" not in text and "\x07" not in text and "\u202e" not in text
+    assert "\\x1b[2K\\r\\x07demo/x.yaml" in text and "\\u202e" in text and "\n" not in text
+    assert escape_controls("plain text") == "plain text" and escape_controls("a\nb") == "a\\nb"
+    raw = to_json([diag])
+    assert "\u202e" not in raw and json.loads(raw)[0]["message"] == f"member {hostile}"
+
+
+def test_a_property_name_with_escape_sequences_reaches_the_terminal_escaped(tmp_path: Path) -> None:
+    (tmp_path / "specs" / "demo").mkdir(parents=True)
+    spec = (ROOT / "tests" / "specs_with_errors" / "ref-missing-file" / "demo" / "asyncapi.yaml").read_text()
+    spec = spec.replace("            other:\n              $ref: 'schemas/nope.yaml#/Usage'\n", "")
+    spec = spec.replace(
+        "            id:\n", '            "bad\\e[31m\\a\\r\\nname\\"":\n              type: string\n            id:\n'
+    )
+    (tmp_path / "specs" / "demo" / "asyncapi.yaml").write_text(spec, encoding="utf-8")
+    run = CliRunner().invoke(main, ["generate", "--specs", "specs", "--out", "out", "-v"])
+    assert run.exception is None or isinstance(run.exception, SystemExit), run.exception
+    assert "\x1b" not in run.output and "\x07" not in run.output and "\r" not in run.output
+    assert "\\x1b[31m\\x07\\r\\nname" in run.output
+
+
+def test_conform_with_a_file_for_the_provider_is_a_usage_error() -> None:
+    capture = ROOT / "generated" / "deepseek" / "examples" / "stream-example.sse"
+    run = CliRunner().invoke(
+        main, ["conform", "--out", str(ROOT / "generated"), "deepseek.sse", "/chat/completions", str(capture)]
+    )
+    assert run.exit_code == 2 and run.exception is None or isinstance(run.exception, SystemExit)
+    assert "'deepseek.sse' is not a provider name" in run.output and "Traceback" not in run.output
+
+
+def test_conform_reports_json_nested_too_deep_as_a_violation(tmp_path: Path) -> None:
+    capture = tmp_path / "deep.sse"
+    capture.write_bytes(b"data: " + b"[" * 5000 + b"]" * 5000 + b"\n\ndata: [DONE]\n\n")
+    run = CliRunner().invoke(
+        main, ["conform", "--out", str(ROOT / "generated"), "deepseek", "/chat/completions", str(capture)]
+    )
+    assert run.exit_code == 1 and run.exception is None or isinstance(run.exception, SystemExit), run.exception
+    assert "event 1 /: cannot decode: JSON nested too deep" in run.output
+
+
+def test_a_markdown_example_nested_3000_deep_is_an_error_naming_the_file(tmp_path: Path) -> None:
+    shutil.copytree(SPECS / "xerotier", tmp_path / "specs" / "xerotier")
+    page = tmp_path / "specs" / "xerotier" / "streaming-api.md"
+    deep = '{"a":' * 3000 + "1" + "}" * 3000
+    page.write_text(page.read_text(encoding="utf-8") + f"\n\n## Deep\n\n```\ndata: {deep}\n\n```\n", encoding="utf-8")
+    run = CliRunner().invoke(main, ["generate", "--specs", "specs", "--out", "out", "--format", "json"])
+    assert run.exception is None or isinstance(run.exception, SystemExit), run.exception
+    assert run.exit_code == 1
+    found = [(d["code"], d["file"]) for d in json.loads(run.stdout)]
+    assert ("source-too-deep", "xerotier/streaming-api.md") in found
