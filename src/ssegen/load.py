@@ -115,7 +115,8 @@ def check_names(provider: Provider, diagnostics: Diagnostics) -> None:
       is generated under (:func:`ssegen.naming.distinct_identifiers`, as the code model
       uses it), so ``ssegen ir`` shows them;
     * an event name holding CR, LF or NUL (``x-sse-event: "oops\\r\\ndata: x"``), or a
-      literal payload holding CR or NUL: ``wire-value-invalid``, an error.
+      literal payload holding CR or NUL (a whitespace keep-alive aside):
+      ``wire-value-invalid``, an error.
     """
     _report_shared([(c.address, c.provenance) for c in provider.channels], "channel", "channels", diagnostics)
     for channel in provider.channels:
@@ -134,7 +135,8 @@ def check_names(provider: Provider, diagnostics: Diagnostics) -> None:
                     f"message {message.name!r} travels as SSE event type {message.event!r}, which holds "
                     f"{' and '.join(map(repr, bad))}: an `event:` line cannot carry it",
                 )
-            if message.literal is not None and ("\r" in message.literal or "\0" in message.literal):
+            literal = message.literal or ""
+            if literal.strip() and ("\r" in literal or "\0" in literal):  # a keep-alive "\r\n" is whitespace
                 diagnostics.at(
                     message.provenance,
                     codes.WIRE_VALUE_INVALID,
