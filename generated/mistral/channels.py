@@ -29,6 +29,7 @@ from .stream import (
     VendorEvent,
     keep_usage,
     keep_usages,
+    kept,
     lenient_decode,
     tag_reader,
 )

@@ -29,6 +29,7 @@ from .stream import (
     VendorEvent,
     keep_usage,
     keep_usages,
+    kept,
     lenient_decode,
     tag_reader,
 )
@@ -228,7 +229,7 @@ def classify_v1_responses(sse: ServerSentEvent) -> V1_RESPONSES_EVENT:
             reason = "Error: " + str(exc)
     elif event == "response.completed":
         try:
-            return _decode_response_completed_v1_responses(data)
+            return keep_usage(_decode_response_completed_v1_responses(data), data, "response.usage")
         except (msgspec.ValidationError, msgspec.DecodeError) as exc:
             reason = "ResponseCompleted: " + str(exc)
     elif event == "response.content_part.added":
@@ -248,7 +249,7 @@ def classify_v1_responses(sse: ServerSentEvent) -> V1_RESPONSES_EVENT:
             reason = "ResponseCreated: " + str(exc)
     elif event == "response.failed":
         try:
-            return _decode_response_failed_v1_responses(data)
+            return keep_usage(_decode_response_failed_v1_responses(data), data, "response.usage")
         except (msgspec.ValidationError, msgspec.DecodeError) as exc:
             reason = "ResponseFailed: " + str(exc)
     elif event == "response.function_call_arguments.delta":
@@ -268,7 +269,9 @@ def classify_v1_responses(sse: ServerSentEvent) -> V1_RESPONSES_EVENT:
             reason = "ResponseInProgress: " + str(exc)
     elif event == "response.incomplete":
         try:
-            return _decode_response_incomplete_v1_responses(data)
+            return keep_usage(
+                _decode_response_incomplete_v1_responses(data), data, "response.usage"
+            )
         except (msgspec.ValidationError, msgspec.DecodeError) as exc:
             reason = "ResponseIncomplete: " + str(exc)
     elif event == "response.output_item.added":
@@ -362,15 +365,15 @@ def classify_v1_responses(sse: ServerSentEvent) -> V1_RESPONSES_EVENT:
 
 _NAMED_V1_RESPONSES: dict[bytes, Callable[[bytes], Any]] = {
     b"event: error": _decode_error_v1_responses,
-    b"event: response.completed": _decode_response_completed_v1_responses,
+    b"event: response.completed": kept(_decode_response_completed_v1_responses, "response.usage"),
     b"event: response.content_part.added": _decode_response_content_part_added_v1_responses,
     b"event: response.content_part.done": _decode_response_content_part_done_v1_responses,
     b"event: response.created": _decode_response_created_v1_responses,
-    b"event: response.failed": _decode_response_failed_v1_responses,
+    b"event: response.failed": kept(_decode_response_failed_v1_responses, "response.usage"),
     b"event: response.function_call_arguments.delta": _decode_response_function_call_arguments_delta_v1_responses,
     b"event: response.function_call_arguments.done": _decode_response_function_call_arguments_done_v1_responses,
     b"event: response.in_progress": _decode_response_in_progress_v1_responses,
-    b"event: response.incomplete": _decode_response_incomplete_v1_responses,
+    b"event: response.incomplete": kept(_decode_response_incomplete_v1_responses, "response.usage"),
     b"event: response.output_item.added": _decode_response_output_item_added_v1_responses,
     b"event: response.output_item.done": _decode_response_output_item_done_v1_responses,
     b"event: response.output_text.annotation.added": _decode_response_output_text_annotation_added_v1_responses,
@@ -540,6 +543,7 @@ def _apply_v1_responses_response_reasoning_text_delta_run(
 def _apply_v1_responses_response_completed(
     acc: Accumulator, chunk: models.ResponseCompletedEvent
 ) -> None:
+    acc.snapshot(chunk.response.output)
     if (v0 := chunk.response.usage) is not None:
         acc.merge_usage(v0)
     acc.stop_reason = chunk.response.status
@@ -550,6 +554,7 @@ def _apply_v1_responses_response_completed_run(
     acc: Accumulator, chunks: Iterable[models.ResponseCompletedEvent]
 ) -> None:
     for chunk in chunks:
+        acc.snapshot(chunk.response.output)
         if (v0 := chunk.response.usage) is not None:
             acc.merge_usage(v0)
         acc.stop_reason = chunk.response.status
@@ -559,8 +564,10 @@ def _apply_v1_responses_response_completed_run(
 def _apply_v1_responses_response_incomplete(
     acc: Accumulator, chunk: models.ResponseIncompleteEvent
 ) -> None:
+    acc.snapshot(chunk.response.output)
     if (v0 := chunk.response.usage) is not None:
         acc.merge_usage(v0)
+    acc.stop_reason = chunk.response.status
     if (v1 := chunk.response.incomplete_details) is not None and (v2 := v1.reason) is not None:
         acc.stop_reason = v2
     acc.done()
@@ -570,8 +577,10 @@ def _apply_v1_responses_response_incomplete_run(
     acc: Accumulator, chunks: Iterable[models.ResponseIncompleteEvent]
 ) -> None:
     for chunk in chunks:
+        acc.snapshot(chunk.response.output)
         if (v0 := chunk.response.usage) is not None:
             acc.merge_usage(v0)
+        acc.stop_reason = chunk.response.status
         if (v1 := chunk.response.incomplete_details) is not None and (v2 := v1.reason) is not None:
             acc.stop_reason = v2
         acc.done()
@@ -580,8 +589,10 @@ def _apply_v1_responses_response_incomplete_run(
 def _apply_v1_responses_response_failed(
     acc: Accumulator, chunk: models.ResponseFailedEvent
 ) -> None:
+    acc.snapshot(chunk.response.output)
     if (v0 := chunk.response.usage) is not None:
         acc.merge_usage(v0)
+    acc.stop_reason = chunk.response.status
     acc.error(chunk)
     acc.done()
 
@@ -590,8 +601,10 @@ def _apply_v1_responses_response_failed_run(
     acc: Accumulator, chunks: Iterable[models.ResponseFailedEvent]
 ) -> None:
     for chunk in chunks:
+        acc.snapshot(chunk.response.output)
         if (v0 := chunk.response.usage) is not None:
             acc.merge_usage(v0)
+        acc.stop_reason = chunk.response.status
         acc.error(chunk)
         acc.done()
 

@@ -346,7 +346,7 @@ class CustomToolCall(
     type: ClassVar[str] = "custom_tool_call"
 
 
-class ResponseUsage(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
+class ResponseUsage(msgspec.Struct, kw_only=True, omit_defaults=True, dict=True):
     """Token usage; null until `response.completed`."""
 
     input_tokens: int

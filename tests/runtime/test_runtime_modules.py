@@ -29,6 +29,7 @@ ALLOWED = {
         "collections.abc",
         "itertools",
         "operator",
+        "re",
         "types",
         "typing",
         "msgspec",
