@@ -27,7 +27,6 @@ import importlib
 import json
 import sys
 import warnings
-from pathlib import Path
 from typing import Any
 
 import pytest

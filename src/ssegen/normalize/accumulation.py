@@ -84,6 +84,7 @@ MESSAGES: dict[str, tuple[AccumulateStep, ...]] = {
 RESPONSES: dict[str, tuple[AccumulateStep, ...]] = {
     "response.created": (_S("meta", value=("response", "id"), extra=("response", "model")),),
     "response.in_progress": (_S("meta", value=("response", "id"), extra=("response", "model")),),
+    "response.queued": (_S("meta", value=("response", "id"), extra=("response", "model")),),
     "response.output_item.added": (_S("open", key=("output_index",), value=("item",)),),
     "response.output_text.delta": (_S("append", key=("output_index",), value=("delta",), field="text"),),
     "response.refusal.delta": (_S("append", key=("output_index",), value=("delta",), field="refusal"),),
