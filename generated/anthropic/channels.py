@@ -26,6 +26,8 @@ from .stream import (
     StreamTruncated,
     UnknownEvent,
     decode_with,
+    keep_usage,
+    kept,
     lenient_decode,
     tag_reader,
 )
@@ -113,12 +115,12 @@ def classify_v1_messages(sse: ServerSentEvent) -> V1_MESSAGES_EVENT:
             reason = "Error: " + str(exc)
     elif event == "message_delta":
         try:
-            return _decode_message_delta_v1_messages(data)
+            return keep_usage(_decode_message_delta_v1_messages(data), data, "usage")
         except (msgspec.ValidationError, msgspec.DecodeError) as exc:
             reason = "MessageDelta: " + str(exc)
     elif event == "message_start":
         try:
-            return _decode_message_start_v1_messages(data)
+            return keep_usage(_decode_message_start_v1_messages(data), data, "message.usage")
         except (msgspec.ValidationError, msgspec.DecodeError) as exc:
             reason = "MessageStart: " + str(exc)
     elif event == "message_stop":
@@ -160,8 +162,8 @@ _NAMED_V1_MESSAGES: dict[bytes, Callable[[bytes], Any]] = {
     b"event: content_block_start": _decode_content_block_start_v1_messages,
     b"event: content_block_stop": _decode_content_block_stop_v1_messages,
     b"event: error": _decode_error_v1_messages,
-    b"event: message_delta": _decode_message_delta_v1_messages,
-    b"event: message_start": _decode_message_start_v1_messages,
+    b"event: message_delta": kept(_decode_message_delta_v1_messages, "usage"),
+    b"event: message_start": kept(_decode_message_start_v1_messages, "message.usage"),
     b"event: message_stop": _decode_message_stop_v1_messages,
     b"event: ping": _decode_ping_v1_messages,
 }

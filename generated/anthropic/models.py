@@ -274,7 +274,7 @@ class MessageContainer(msgspec.Struct, kw_only=True, omit_defaults=True, gc=Fals
     expires_at: str | None = None
 
 
-class Usage(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
+class Usage(msgspec.Struct, kw_only=True, omit_defaults=True, dict=True):
     """The value of member ``usage`` of :class:`Message`."""
 
     input_tokens: int
@@ -456,7 +456,7 @@ class MessageDeltaEventDelta(msgspec.Struct, kw_only=True, omit_defaults=True, g
     stop_details: StopDetails | None = None
 
 
-class MessageDeltaUsage(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
+class MessageDeltaUsage(msgspec.Struct, kw_only=True, omit_defaults=True, dict=True):
     """Cumulative token counts."""
 
     output_tokens: int

@@ -26,6 +26,8 @@ from .stream import (
     StreamTruncated,
     UnknownEvent,
     decode_with,
+    keep_usage,
+    kept,
     lenient_decode,
     tag_reader,
 )
@@ -90,24 +92,166 @@ _decode_response_incomplete_v1_responses = msgspec.json.Decoder(
     models.ResponseIncompleteEvent
 ).decode
 _decode_response_failed_v1_responses = msgspec.json.Decoder(models.ResponseFailedEvent).decode
+_decode_response_audio_delta_v1_responses = msgspec.json.Decoder(
+    models.ResponseAudioDeltaEvent
+).decode
+_decode_response_audio_done_v1_responses = msgspec.json.Decoder(
+    models.ResponseAudioDoneEvent
+).decode
+_decode_response_audio_transcript_delta_v1_responses = msgspec.json.Decoder(
+    models.ResponseAudioTranscriptDeltaEvent
+).decode
+_decode_response_audio_transcript_done_v1_responses = msgspec.json.Decoder(
+    models.ResponseAudioTranscriptDoneEvent
+).decode
+_decode_response_code_interpreter_call_code_delta_v1_responses = msgspec.json.Decoder(
+    models.ResponseCodeInterpreterCallCodeDeltaEvent
+).decode
+_decode_response_code_interpreter_call_code_done_v1_responses = msgspec.json.Decoder(
+    models.ResponseCodeInterpreterCallCodeDoneEvent
+).decode
+_decode_response_code_interpreter_call_completed_v1_responses = msgspec.json.Decoder(
+    models.ResponseCodeInterpreterCallCompletedEvent
+).decode
+_decode_response_code_interpreter_call_in_progress_v1_responses = msgspec.json.Decoder(
+    models.ResponseCodeInterpreterCallInProgressEvent
+).decode
+_decode_response_code_interpreter_call_interpreting_v1_responses = msgspec.json.Decoder(
+    models.ResponseCodeInterpreterCallInterpretingEvent
+).decode
+_decode_response_file_search_call_completed_v1_responses = msgspec.json.Decoder(
+    models.ResponseFileSearchCallCompletedEvent
+).decode
+_decode_response_file_search_call_in_progress_v1_responses = msgspec.json.Decoder(
+    models.ResponseFileSearchCallInProgressEvent
+).decode
+_decode_response_file_search_call_searching_v1_responses = msgspec.json.Decoder(
+    models.ResponseFileSearchCallSearchingEvent
+).decode
+_decode_response_shell_call_command_added_v1_responses = msgspec.json.Decoder(
+    models.ResponseShellCallCommandAddedEvent
+).decode
+_decode_response_shell_call_command_delta_v1_responses = msgspec.json.Decoder(
+    models.ResponseShellCallCommandDeltaEvent
+).decode
+_decode_response_shell_call_command_done_v1_responses = msgspec.json.Decoder(
+    models.ResponseShellCallCommandDoneEvent
+).decode
+_decode_response_shell_call_output_content_delta_v1_responses = msgspec.json.Decoder(
+    models.ResponseShellCallOutputContentDeltaEvent
+).decode
+_decode_response_shell_call_output_content_done_v1_responses = msgspec.json.Decoder(
+    models.ResponseShellCallOutputContentDoneEvent
+).decode
+_decode_response_web_search_call_completed_v1_responses = msgspec.json.Decoder(
+    models.ResponseWebSearchCallCompletedEvent
+).decode
+_decode_response_web_search_call_in_progress_v1_responses = msgspec.json.Decoder(
+    models.ResponseWebSearchCallInProgressEvent
+).decode
+_decode_response_web_search_call_searching_v1_responses = msgspec.json.Decoder(
+    models.ResponseWebSearchCallSearchingEvent
+).decode
+_decode_response_image_generation_call_completed_v1_responses = msgspec.json.Decoder(
+    models.ResponseImageGenerationCallCompletedEvent
+).decode
+_decode_response_image_generation_call_generating_v1_responses = msgspec.json.Decoder(
+    models.ResponseImageGenerationCallGeneratingEvent
+).decode
+_decode_response_image_generation_call_in_progress_v1_responses = msgspec.json.Decoder(
+    models.ResponseImageGenerationCallInProgressEvent
+).decode
+_decode_response_image_generation_call_partial_image_v1_responses = msgspec.json.Decoder(
+    models.ResponseImageGenerationCallPartialImageEvent
+).decode
+_decode_response_mcp_call_arguments_delta_v1_responses = msgspec.json.Decoder(
+    models.ResponseMCPCallArgumentsDeltaEvent
+).decode
+_decode_response_mcp_call_arguments_done_v1_responses = msgspec.json.Decoder(
+    models.ResponseMCPCallArgumentsDoneEvent
+).decode
+_decode_response_mcp_call_completed_v1_responses = msgspec.json.Decoder(
+    models.ResponseMCPCallCompletedEvent
+).decode
+_decode_response_mcp_call_failed_v1_responses = msgspec.json.Decoder(
+    models.ResponseMCPCallFailedEvent
+).decode
+_decode_response_mcp_call_in_progress_v1_responses = msgspec.json.Decoder(
+    models.ResponseMCPCallInProgressEvent
+).decode
+_decode_response_mcp_list_tools_completed_v1_responses = msgspec.json.Decoder(
+    models.ResponseMCPListToolsCompletedEvent
+).decode
+_decode_response_mcp_list_tools_failed_v1_responses = msgspec.json.Decoder(
+    models.ResponseMCPListToolsFailedEvent
+).decode
+_decode_response_mcp_list_tools_in_progress_v1_responses = msgspec.json.Decoder(
+    models.ResponseMCPListToolsInProgressEvent
+).decode
+_decode_response_queued_v1_responses = msgspec.json.Decoder(models.ResponseQueuedEvent).decode
+_decode_response_custom_tool_call_input_delta_v1_responses = msgspec.json.Decoder(
+    models.ResponseCustomToolCallInputDeltaEvent
+).decode
+_decode_response_custom_tool_call_input_done_v1_responses = msgspec.json.Decoder(
+    models.ResponseCustomToolCallInputDoneEvent
+).decode
 _decode_error_v1_responses = msgspec.json.Decoder(models.ResponseErrorEvent).decode
 _read_tag_v1_responses = tag_reader("type")
 _LENIENT_V1_RESPONSES: dict[str, tuple[type, ...]] = {
     "error": (models.ResponseErrorEvent,),
+    "response.audio.delta": (models.ResponseAudioDeltaEvent,),
+    "response.audio.done": (models.ResponseAudioDoneEvent,),
+    "response.audio.transcript.delta": (models.ResponseAudioTranscriptDeltaEvent,),
+    "response.audio.transcript.done": (models.ResponseAudioTranscriptDoneEvent,),
+    "response.code_interpreter_call.completed": (models.ResponseCodeInterpreterCallCompletedEvent,),
+    "response.code_interpreter_call.in_progress": (
+        models.ResponseCodeInterpreterCallInProgressEvent,
+    ),
+    "response.code_interpreter_call.interpreting": (
+        models.ResponseCodeInterpreterCallInterpretingEvent,
+    ),
+    "response.code_interpreter_call_code.delta": (
+        models.ResponseCodeInterpreterCallCodeDeltaEvent,
+    ),
+    "response.code_interpreter_call_code.done": (models.ResponseCodeInterpreterCallCodeDoneEvent,),
     "response.completed": (models.ResponseCompletedEvent,),
     "response.content_part.added": (models.ResponseContentPartAddedEvent,),
     "response.content_part.done": (models.ResponseContentPartDoneEvent,),
     "response.created": (models.ResponseCreatedEvent,),
+    "response.custom_tool_call_input.delta": (models.ResponseCustomToolCallInputDeltaEvent,),
+    "response.custom_tool_call_input.done": (models.ResponseCustomToolCallInputDoneEvent,),
     "response.failed": (models.ResponseFailedEvent,),
+    "response.file_search_call.completed": (models.ResponseFileSearchCallCompletedEvent,),
+    "response.file_search_call.in_progress": (models.ResponseFileSearchCallInProgressEvent,),
+    "response.file_search_call.searching": (models.ResponseFileSearchCallSearchingEvent,),
     "response.function_call_arguments.delta": (models.ResponseFunctionCallArgumentsDeltaEvent,),
     "response.function_call_arguments.done": (models.ResponseFunctionCallArgumentsDoneEvent,),
+    "response.image_generation_call.completed": (models.ResponseImageGenerationCallCompletedEvent,),
+    "response.image_generation_call.generating": (
+        models.ResponseImageGenerationCallGeneratingEvent,
+    ),
+    "response.image_generation_call.in_progress": (
+        models.ResponseImageGenerationCallInProgressEvent,
+    ),
+    "response.image_generation_call.partial_image": (
+        models.ResponseImageGenerationCallPartialImageEvent,
+    ),
     "response.in_progress": (models.ResponseInProgressEvent,),
     "response.incomplete": (models.ResponseIncompleteEvent,),
+    "response.mcp_call.completed": (models.ResponseMCPCallCompletedEvent,),
+    "response.mcp_call.failed": (models.ResponseMCPCallFailedEvent,),
+    "response.mcp_call.in_progress": (models.ResponseMCPCallInProgressEvent,),
+    "response.mcp_call_arguments.delta": (models.ResponseMCPCallArgumentsDeltaEvent,),
+    "response.mcp_call_arguments.done": (models.ResponseMCPCallArgumentsDoneEvent,),
+    "response.mcp_list_tools.completed": (models.ResponseMCPListToolsCompletedEvent,),
+    "response.mcp_list_tools.failed": (models.ResponseMCPListToolsFailedEvent,),
+    "response.mcp_list_tools.in_progress": (models.ResponseMCPListToolsInProgressEvent,),
     "response.output_item.added": (models.ResponseOutputItemAddedEvent,),
     "response.output_item.done": (models.ResponseOutputItemDoneEvent,),
     "response.output_text.annotation.added": (models.ResponseOutputTextAnnotationAddedEvent,),
     "response.output_text.delta": (models.ResponseOutputTextDeltaEvent,),
     "response.output_text.done": (models.ResponseOutputTextDoneEvent,),
+    "response.queued": (models.ResponseQueuedEvent,),
     "response.reasoning_summary_part.added": (models.ResponseReasoningSummaryPartAddedEvent,),
     "response.reasoning_summary_part.done": (models.ResponseReasoningSummaryPartDoneEvent,),
     "response.reasoning_summary_text.delta": (models.ResponseReasoningSummaryTextDeltaEvent,),
@@ -116,6 +260,14 @@ _LENIENT_V1_RESPONSES: dict[str, tuple[type, ...]] = {
     "response.reasoning_text.done": (models.ResponseReasoningTextDoneEvent,),
     "response.refusal.delta": (models.ResponseRefusalDeltaEvent,),
     "response.refusal.done": (models.ResponseRefusalDoneEvent,),
+    "response.shell_call_command.added": (models.ResponseShellCallCommandAddedEvent,),
+    "response.shell_call_command.delta": (models.ResponseShellCallCommandDeltaEvent,),
+    "response.shell_call_command.done": (models.ResponseShellCallCommandDoneEvent,),
+    "response.shell_call_output_content.delta": (models.ResponseShellCallOutputContentDeltaEvent,),
+    "response.shell_call_output_content.done": (models.ResponseShellCallOutputContentDoneEvent,),
+    "response.web_search_call.completed": (models.ResponseWebSearchCallCompletedEvent,),
+    "response.web_search_call.in_progress": (models.ResponseWebSearchCallInProgressEvent,),
+    "response.web_search_call.searching": (models.ResponseWebSearchCallSearchingEvent,),
     "*": (
         models.ResponseCreatedEvent,
         models.ResponseInProgressEvent,
@@ -139,6 +291,41 @@ _LENIENT_V1_RESPONSES: dict[str, tuple[type, ...]] = {
         models.ResponseCompletedEvent,
         models.ResponseIncompleteEvent,
         models.ResponseFailedEvent,
+        models.ResponseAudioDeltaEvent,
+        models.ResponseAudioDoneEvent,
+        models.ResponseAudioTranscriptDeltaEvent,
+        models.ResponseAudioTranscriptDoneEvent,
+        models.ResponseCodeInterpreterCallCodeDeltaEvent,
+        models.ResponseCodeInterpreterCallCodeDoneEvent,
+        models.ResponseCodeInterpreterCallCompletedEvent,
+        models.ResponseCodeInterpreterCallInProgressEvent,
+        models.ResponseCodeInterpreterCallInterpretingEvent,
+        models.ResponseFileSearchCallCompletedEvent,
+        models.ResponseFileSearchCallInProgressEvent,
+        models.ResponseFileSearchCallSearchingEvent,
+        models.ResponseShellCallCommandAddedEvent,
+        models.ResponseShellCallCommandDeltaEvent,
+        models.ResponseShellCallCommandDoneEvent,
+        models.ResponseShellCallOutputContentDeltaEvent,
+        models.ResponseShellCallOutputContentDoneEvent,
+        models.ResponseWebSearchCallCompletedEvent,
+        models.ResponseWebSearchCallInProgressEvent,
+        models.ResponseWebSearchCallSearchingEvent,
+        models.ResponseImageGenerationCallCompletedEvent,
+        models.ResponseImageGenerationCallGeneratingEvent,
+        models.ResponseImageGenerationCallInProgressEvent,
+        models.ResponseImageGenerationCallPartialImageEvent,
+        models.ResponseMCPCallArgumentsDeltaEvent,
+        models.ResponseMCPCallArgumentsDoneEvent,
+        models.ResponseMCPCallCompletedEvent,
+        models.ResponseMCPCallFailedEvent,
+        models.ResponseMCPCallInProgressEvent,
+        models.ResponseMCPListToolsCompletedEvent,
+        models.ResponseMCPListToolsFailedEvent,
+        models.ResponseMCPListToolsInProgressEvent,
+        models.ResponseQueuedEvent,
+        models.ResponseCustomToolCallInputDeltaEvent,
+        models.ResponseCustomToolCallInputDoneEvent,
         models.ResponseErrorEvent,
     ),
 }
@@ -179,6 +366,81 @@ _TAGGED_V1_RESPONSES: dict[str, tuple[Callable[[str], Any], ...]] = {
     "response.completed": (_decode_response_completed_v1_responses,),
     "response.incomplete": (_decode_response_incomplete_v1_responses,),
     "response.failed": (_decode_response_failed_v1_responses,),
+    "response.audio.delta": (_decode_response_audio_delta_v1_responses,),
+    "response.audio.done": (_decode_response_audio_done_v1_responses,),
+    "response.audio.transcript.delta": (_decode_response_audio_transcript_delta_v1_responses,),
+    "response.audio.transcript.done": (_decode_response_audio_transcript_done_v1_responses,),
+    "response.code_interpreter_call_code.delta": (
+        _decode_response_code_interpreter_call_code_delta_v1_responses,
+    ),
+    "response.code_interpreter_call_code.done": (
+        _decode_response_code_interpreter_call_code_done_v1_responses,
+    ),
+    "response.code_interpreter_call.completed": (
+        _decode_response_code_interpreter_call_completed_v1_responses,
+    ),
+    "response.code_interpreter_call.in_progress": (
+        _decode_response_code_interpreter_call_in_progress_v1_responses,
+    ),
+    "response.code_interpreter_call.interpreting": (
+        _decode_response_code_interpreter_call_interpreting_v1_responses,
+    ),
+    "response.file_search_call.completed": (
+        _decode_response_file_search_call_completed_v1_responses,
+    ),
+    "response.file_search_call.in_progress": (
+        _decode_response_file_search_call_in_progress_v1_responses,
+    ),
+    "response.file_search_call.searching": (
+        _decode_response_file_search_call_searching_v1_responses,
+    ),
+    "response.shell_call_command.added": (_decode_response_shell_call_command_added_v1_responses,),
+    "response.shell_call_command.delta": (_decode_response_shell_call_command_delta_v1_responses,),
+    "response.shell_call_command.done": (_decode_response_shell_call_command_done_v1_responses,),
+    "response.shell_call_output_content.delta": (
+        _decode_response_shell_call_output_content_delta_v1_responses,
+    ),
+    "response.shell_call_output_content.done": (
+        _decode_response_shell_call_output_content_done_v1_responses,
+    ),
+    "response.web_search_call.completed": (
+        _decode_response_web_search_call_completed_v1_responses,
+    ),
+    "response.web_search_call.in_progress": (
+        _decode_response_web_search_call_in_progress_v1_responses,
+    ),
+    "response.web_search_call.searching": (
+        _decode_response_web_search_call_searching_v1_responses,
+    ),
+    "response.image_generation_call.completed": (
+        _decode_response_image_generation_call_completed_v1_responses,
+    ),
+    "response.image_generation_call.generating": (
+        _decode_response_image_generation_call_generating_v1_responses,
+    ),
+    "response.image_generation_call.in_progress": (
+        _decode_response_image_generation_call_in_progress_v1_responses,
+    ),
+    "response.image_generation_call.partial_image": (
+        _decode_response_image_generation_call_partial_image_v1_responses,
+    ),
+    "response.mcp_call_arguments.delta": (_decode_response_mcp_call_arguments_delta_v1_responses,),
+    "response.mcp_call_arguments.done": (_decode_response_mcp_call_arguments_done_v1_responses,),
+    "response.mcp_call.completed": (_decode_response_mcp_call_completed_v1_responses,),
+    "response.mcp_call.failed": (_decode_response_mcp_call_failed_v1_responses,),
+    "response.mcp_call.in_progress": (_decode_response_mcp_call_in_progress_v1_responses,),
+    "response.mcp_list_tools.completed": (_decode_response_mcp_list_tools_completed_v1_responses,),
+    "response.mcp_list_tools.failed": (_decode_response_mcp_list_tools_failed_v1_responses,),
+    "response.mcp_list_tools.in_progress": (
+        _decode_response_mcp_list_tools_in_progress_v1_responses,
+    ),
+    "response.queued": (_decode_response_queued_v1_responses,),
+    "response.custom_tool_call_input.delta": (
+        _decode_response_custom_tool_call_input_delta_v1_responses,
+    ),
+    "response.custom_tool_call_input.done": (
+        _decode_response_custom_tool_call_input_done_v1_responses,
+    ),
     "error": (_decode_error_v1_responses,),
 }
 
@@ -206,6 +468,41 @@ V1_RESPONSES_EVENT = Union[
     models.ResponseCompletedEvent,
     models.ResponseIncompleteEvent,
     models.ResponseFailedEvent,
+    models.ResponseAudioDeltaEvent,
+    models.ResponseAudioDoneEvent,
+    models.ResponseAudioTranscriptDeltaEvent,
+    models.ResponseAudioTranscriptDoneEvent,
+    models.ResponseCodeInterpreterCallCodeDeltaEvent,
+    models.ResponseCodeInterpreterCallCodeDoneEvent,
+    models.ResponseCodeInterpreterCallCompletedEvent,
+    models.ResponseCodeInterpreterCallInProgressEvent,
+    models.ResponseCodeInterpreterCallInterpretingEvent,
+    models.ResponseFileSearchCallCompletedEvent,
+    models.ResponseFileSearchCallInProgressEvent,
+    models.ResponseFileSearchCallSearchingEvent,
+    models.ResponseShellCallCommandAddedEvent,
+    models.ResponseShellCallCommandDeltaEvent,
+    models.ResponseShellCallCommandDoneEvent,
+    models.ResponseShellCallOutputContentDeltaEvent,
+    models.ResponseShellCallOutputContentDoneEvent,
+    models.ResponseWebSearchCallCompletedEvent,
+    models.ResponseWebSearchCallInProgressEvent,
+    models.ResponseWebSearchCallSearchingEvent,
+    models.ResponseImageGenerationCallCompletedEvent,
+    models.ResponseImageGenerationCallGeneratingEvent,
+    models.ResponseImageGenerationCallInProgressEvent,
+    models.ResponseImageGenerationCallPartialImageEvent,
+    models.ResponseMCPCallArgumentsDeltaEvent,
+    models.ResponseMCPCallArgumentsDoneEvent,
+    models.ResponseMCPCallCompletedEvent,
+    models.ResponseMCPCallFailedEvent,
+    models.ResponseMCPCallInProgressEvent,
+    models.ResponseMCPListToolsCompletedEvent,
+    models.ResponseMCPListToolsFailedEvent,
+    models.ResponseMCPListToolsInProgressEvent,
+    models.ResponseQueuedEvent,
+    models.ResponseCustomToolCallInputDeltaEvent,
+    models.ResponseCustomToolCallInputDoneEvent,
     models.ResponseErrorEvent,
     UnknownEvent,
     StreamTruncated,
@@ -223,9 +520,54 @@ def classify_v1_responses(sse: ServerSentEvent) -> V1_RESPONSES_EVENT:
             return _decode_error_v1_responses(data)
         except (msgspec.ValidationError, msgspec.DecodeError) as exc:
             reason = "Error: " + str(exc)
+    elif event == "response.audio.delta":
+        try:
+            return _decode_response_audio_delta_v1_responses(data)
+        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
+            reason = "ResponseAudioDelta: " + str(exc)
+    elif event == "response.audio.done":
+        try:
+            return _decode_response_audio_done_v1_responses(data)
+        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
+            reason = "ResponseAudioDone: " + str(exc)
+    elif event == "response.audio.transcript.delta":
+        try:
+            return _decode_response_audio_transcript_delta_v1_responses(data)
+        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
+            reason = "ResponseAudioTranscriptDelta: " + str(exc)
+    elif event == "response.audio.transcript.done":
+        try:
+            return _decode_response_audio_transcript_done_v1_responses(data)
+        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
+            reason = "ResponseAudioTranscriptDone: " + str(exc)
+    elif event == "response.code_interpreter_call.completed":
+        try:
+            return _decode_response_code_interpreter_call_completed_v1_responses(data)
+        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
+            reason = "ResponseCodeInterpreterCallCompleted: " + str(exc)
+    elif event == "response.code_interpreter_call.in_progress":
+        try:
+            return _decode_response_code_interpreter_call_in_progress_v1_responses(data)
+        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
+            reason = "ResponseCodeInterpreterCallInProgress: " + str(exc)
+    elif event == "response.code_interpreter_call.interpreting":
+        try:
+            return _decode_response_code_interpreter_call_interpreting_v1_responses(data)
+        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
+            reason = "ResponseCodeInterpreterCallInterpreting: " + str(exc)
+    elif event == "response.code_interpreter_call_code.delta":
+        try:
+            return _decode_response_code_interpreter_call_code_delta_v1_responses(data)
+        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
+            reason = "ResponseCodeInterpreterCallCodeDelta: " + str(exc)
+    elif event == "response.code_interpreter_call_code.done":
+        try:
+            return _decode_response_code_interpreter_call_code_done_v1_responses(data)
+        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
+            reason = "ResponseCodeInterpreterCallCodeDone: " + str(exc)
     elif event == "response.completed":
         try:
-            return _decode_response_completed_v1_responses(data)
+            return keep_usage(_decode_response_completed_v1_responses(data), data, "response.usage")
         except (msgspec.ValidationError, msgspec.DecodeError) as exc:
             reason = "ResponseCompleted: " + str(exc)
     elif event == "response.content_part.added":
@@ -243,11 +585,36 @@ def classify_v1_responses(sse: ServerSentEvent) -> V1_RESPONSES_EVENT:
             return _decode_response_created_v1_responses(data)
         except (msgspec.ValidationError, msgspec.DecodeError) as exc:
             reason = "ResponseCreated: " + str(exc)
+    elif event == "response.custom_tool_call_input.delta":
+        try:
+            return _decode_response_custom_tool_call_input_delta_v1_responses(data)
+        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
+            reason = "ResponseCustomToolCallInputDelta: " + str(exc)
+    elif event == "response.custom_tool_call_input.done":
+        try:
+            return _decode_response_custom_tool_call_input_done_v1_responses(data)
+        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
+            reason = "ResponseCustomToolCallInputDone: " + str(exc)
     elif event == "response.failed":
         try:
-            return _decode_response_failed_v1_responses(data)
+            return keep_usage(_decode_response_failed_v1_responses(data), data, "response.usage")
         except (msgspec.ValidationError, msgspec.DecodeError) as exc:
             reason = "ResponseFailed: " + str(exc)
+    elif event == "response.file_search_call.completed":
+        try:
+            return _decode_response_file_search_call_completed_v1_responses(data)
+        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
+            reason = "ResponseFileSearchCallCompleted: " + str(exc)
+    elif event == "response.file_search_call.in_progress":
+        try:
+            return _decode_response_file_search_call_in_progress_v1_responses(data)
+        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
+            reason = "ResponseFileSearchCallInProgress: " + str(exc)
+    elif event == "response.file_search_call.searching":
+        try:
+            return _decode_response_file_search_call_searching_v1_responses(data)
+        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
+            reason = "ResponseFileSearchCallSearching: " + str(exc)
     elif event == "response.function_call_arguments.delta":
         try:
             return _decode_response_function_call_arguments_delta_v1_responses(data)
@@ -258,6 +625,26 @@ def classify_v1_responses(sse: ServerSentEvent) -> V1_RESPONSES_EVENT:
             return _decode_response_function_call_arguments_done_v1_responses(data)
         except (msgspec.ValidationError, msgspec.DecodeError) as exc:
             reason = "ResponseFunctionCallArgumentsDone: " + str(exc)
+    elif event == "response.image_generation_call.completed":
+        try:
+            return _decode_response_image_generation_call_completed_v1_responses(data)
+        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
+            reason = "ResponseImageGenerationCallCompleted: " + str(exc)
+    elif event == "response.image_generation_call.generating":
+        try:
+            return _decode_response_image_generation_call_generating_v1_responses(data)
+        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
+            reason = "ResponseImageGenerationCallGenerating: " + str(exc)
+    elif event == "response.image_generation_call.in_progress":
+        try:
+            return _decode_response_image_generation_call_in_progress_v1_responses(data)
+        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
+            reason = "ResponseImageGenerationCallInProgress: " + str(exc)
+    elif event == "response.image_generation_call.partial_image":
+        try:
+            return _decode_response_image_generation_call_partial_image_v1_responses(data)
+        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
+            reason = "ResponseImageGenerationCallPartialImage: " + str(exc)
     elif event == "response.in_progress":
         try:
             return _decode_response_in_progress_v1_responses(data)
@@ -265,9 +652,51 @@ def classify_v1_responses(sse: ServerSentEvent) -> V1_RESPONSES_EVENT:
             reason = "ResponseInProgress: " + str(exc)
     elif event == "response.incomplete":
         try:
-            return _decode_response_incomplete_v1_responses(data)
+            return keep_usage(
+                _decode_response_incomplete_v1_responses(data), data, "response.usage"
+            )
         except (msgspec.ValidationError, msgspec.DecodeError) as exc:
             reason = "ResponseIncomplete: " + str(exc)
+    elif event == "response.mcp_call.completed":
+        try:
+            return _decode_response_mcp_call_completed_v1_responses(data)
+        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
+            reason = "ResponseMcpCallCompleted: " + str(exc)
+    elif event == "response.mcp_call.failed":
+        try:
+            return _decode_response_mcp_call_failed_v1_responses(data)
+        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
+            reason = "ResponseMcpCallFailed: " + str(exc)
+    elif event == "response.mcp_call.in_progress":
+        try:
+            return _decode_response_mcp_call_in_progress_v1_responses(data)
+        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
+            reason = "ResponseMcpCallInProgress: " + str(exc)
+    elif event == "response.mcp_call_arguments.delta":
+        try:
+            return _decode_response_mcp_call_arguments_delta_v1_responses(data)
+        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
+            reason = "ResponseMcpCallArgumentsDelta: " + str(exc)
+    elif event == "response.mcp_call_arguments.done":
+        try:
+            return _decode_response_mcp_call_arguments_done_v1_responses(data)
+        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
+            reason = "ResponseMcpCallArgumentsDone: " + str(exc)
+    elif event == "response.mcp_list_tools.completed":
+        try:
+            return _decode_response_mcp_list_tools_completed_v1_responses(data)
+        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
+            reason = "ResponseMcpListToolsCompleted: " + str(exc)
+    elif event == "response.mcp_list_tools.failed":
+        try:
+            return _decode_response_mcp_list_tools_failed_v1_responses(data)
+        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
+            reason = "ResponseMcpListToolsFailed: " + str(exc)
+    elif event == "response.mcp_list_tools.in_progress":
+        try:
+            return _decode_response_mcp_list_tools_in_progress_v1_responses(data)
+        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
+            reason = "ResponseMcpListToolsInProgress: " + str(exc)
     elif event == "response.output_item.added":
         try:
             return _decode_response_output_item_added_v1_responses(data)
@@ -293,6 +722,11 @@ def classify_v1_responses(sse: ServerSentEvent) -> V1_RESPONSES_EVENT:
             return _decode_response_output_text_done_v1_responses(data)
         except (msgspec.ValidationError, msgspec.DecodeError) as exc:
             reason = "ResponseOutputTextDone: " + str(exc)
+    elif event == "response.queued":
+        try:
+            return _decode_response_queued_v1_responses(data)
+        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
+            reason = "ResponseQueued: " + str(exc)
     elif event == "response.reasoning_summary_part.added":
         try:
             return _decode_response_reasoning_summary_part_added_v1_responses(data)
@@ -333,6 +767,46 @@ def classify_v1_responses(sse: ServerSentEvent) -> V1_RESPONSES_EVENT:
             return _decode_response_refusal_done_v1_responses(data)
         except (msgspec.ValidationError, msgspec.DecodeError) as exc:
             reason = "ResponseRefusalDone: " + str(exc)
+    elif event == "response.shell_call_command.added":
+        try:
+            return _decode_response_shell_call_command_added_v1_responses(data)
+        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
+            reason = "ResponseShellCallCommandAdded: " + str(exc)
+    elif event == "response.shell_call_command.delta":
+        try:
+            return _decode_response_shell_call_command_delta_v1_responses(data)
+        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
+            reason = "ResponseShellCallCommandDelta: " + str(exc)
+    elif event == "response.shell_call_command.done":
+        try:
+            return _decode_response_shell_call_command_done_v1_responses(data)
+        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
+            reason = "ResponseShellCallCommandDone: " + str(exc)
+    elif event == "response.shell_call_output_content.delta":
+        try:
+            return _decode_response_shell_call_output_content_delta_v1_responses(data)
+        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
+            reason = "ResponseShellCallOutputContentDelta: " + str(exc)
+    elif event == "response.shell_call_output_content.done":
+        try:
+            return _decode_response_shell_call_output_content_done_v1_responses(data)
+        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
+            reason = "ResponseShellCallOutputContentDone: " + str(exc)
+    elif event == "response.web_search_call.completed":
+        try:
+            return _decode_response_web_search_call_completed_v1_responses(data)
+        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
+            reason = "ResponseWebSearchCallCompleted: " + str(exc)
+    elif event == "response.web_search_call.in_progress":
+        try:
+            return _decode_response_web_search_call_in_progress_v1_responses(data)
+        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
+            reason = "ResponseWebSearchCallInProgress: " + str(exc)
+    elif event == "response.web_search_call.searching":
+        try:
+            return _decode_response_web_search_call_searching_v1_responses(data)
+        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
+            reason = "ResponseWebSearchCallSearching: " + str(exc)
     else:
         tag = _read_tag_v1_responses(data) if '"type"' in data else None
         if tag is not None:
@@ -359,20 +833,47 @@ def classify_v1_responses(sse: ServerSentEvent) -> V1_RESPONSES_EVENT:
 
 _NAMED_V1_RESPONSES: dict[bytes, Callable[[bytes], Any]] = {
     b"event: error": _decode_error_v1_responses,
-    b"event: response.completed": _decode_response_completed_v1_responses,
+    b"event: response.audio.delta": _decode_response_audio_delta_v1_responses,
+    b"event: response.audio.done": _decode_response_audio_done_v1_responses,
+    b"event: response.audio.transcript.delta": _decode_response_audio_transcript_delta_v1_responses,
+    b"event: response.audio.transcript.done": _decode_response_audio_transcript_done_v1_responses,
+    b"event: response.code_interpreter_call.completed": _decode_response_code_interpreter_call_completed_v1_responses,
+    b"event: response.code_interpreter_call.in_progress": _decode_response_code_interpreter_call_in_progress_v1_responses,
+    b"event: response.code_interpreter_call.interpreting": _decode_response_code_interpreter_call_interpreting_v1_responses,
+    b"event: response.code_interpreter_call_code.delta": _decode_response_code_interpreter_call_code_delta_v1_responses,
+    b"event: response.code_interpreter_call_code.done": _decode_response_code_interpreter_call_code_done_v1_responses,
+    b"event: response.completed": kept(_decode_response_completed_v1_responses, "response.usage"),
     b"event: response.content_part.added": _decode_response_content_part_added_v1_responses,
     b"event: response.content_part.done": _decode_response_content_part_done_v1_responses,
     b"event: response.created": _decode_response_created_v1_responses,
-    b"event: response.failed": _decode_response_failed_v1_responses,
+    b"event: response.custom_tool_call_input.delta": _decode_response_custom_tool_call_input_delta_v1_responses,
+    b"event: response.custom_tool_call_input.done": _decode_response_custom_tool_call_input_done_v1_responses,
+    b"event: response.failed": kept(_decode_response_failed_v1_responses, "response.usage"),
+    b"event: response.file_search_call.completed": _decode_response_file_search_call_completed_v1_responses,
+    b"event: response.file_search_call.in_progress": _decode_response_file_search_call_in_progress_v1_responses,
+    b"event: response.file_search_call.searching": _decode_response_file_search_call_searching_v1_responses,
     b"event: response.function_call_arguments.delta": _decode_response_function_call_arguments_delta_v1_responses,
     b"event: response.function_call_arguments.done": _decode_response_function_call_arguments_done_v1_responses,
+    b"event: response.image_generation_call.completed": _decode_response_image_generation_call_completed_v1_responses,
+    b"event: response.image_generation_call.generating": _decode_response_image_generation_call_generating_v1_responses,
+    b"event: response.image_generation_call.in_progress": _decode_response_image_generation_call_in_progress_v1_responses,
+    b"event: response.image_generation_call.partial_image": _decode_response_image_generation_call_partial_image_v1_responses,
     b"event: response.in_progress": _decode_response_in_progress_v1_responses,
-    b"event: response.incomplete": _decode_response_incomplete_v1_responses,
+    b"event: response.incomplete": kept(_decode_response_incomplete_v1_responses, "response.usage"),
+    b"event: response.mcp_call.completed": _decode_response_mcp_call_completed_v1_responses,
+    b"event: response.mcp_call.failed": _decode_response_mcp_call_failed_v1_responses,
+    b"event: response.mcp_call.in_progress": _decode_response_mcp_call_in_progress_v1_responses,
+    b"event: response.mcp_call_arguments.delta": _decode_response_mcp_call_arguments_delta_v1_responses,
+    b"event: response.mcp_call_arguments.done": _decode_response_mcp_call_arguments_done_v1_responses,
+    b"event: response.mcp_list_tools.completed": _decode_response_mcp_list_tools_completed_v1_responses,
+    b"event: response.mcp_list_tools.failed": _decode_response_mcp_list_tools_failed_v1_responses,
+    b"event: response.mcp_list_tools.in_progress": _decode_response_mcp_list_tools_in_progress_v1_responses,
     b"event: response.output_item.added": _decode_response_output_item_added_v1_responses,
     b"event: response.output_item.done": _decode_response_output_item_done_v1_responses,
     b"event: response.output_text.annotation.added": _decode_response_output_text_annotation_added_v1_responses,
     b"event: response.output_text.delta": _decode_response_output_text_delta_v1_responses,
     b"event: response.output_text.done": _decode_response_output_text_done_v1_responses,
+    b"event: response.queued": _decode_response_queued_v1_responses,
     b"event: response.reasoning_summary_part.added": _decode_response_reasoning_summary_part_added_v1_responses,
     b"event: response.reasoning_summary_part.done": _decode_response_reasoning_summary_part_done_v1_responses,
     b"event: response.reasoning_summary_text.delta": _decode_response_reasoning_summary_text_delta_v1_responses,
@@ -381,6 +882,14 @@ _NAMED_V1_RESPONSES: dict[bytes, Callable[[bytes], Any]] = {
     b"event: response.reasoning_text.done": _decode_response_reasoning_text_done_v1_responses,
     b"event: response.refusal.delta": _decode_response_refusal_delta_v1_responses,
     b"event: response.refusal.done": _decode_response_refusal_done_v1_responses,
+    b"event: response.shell_call_command.added": _decode_response_shell_call_command_added_v1_responses,
+    b"event: response.shell_call_command.delta": _decode_response_shell_call_command_delta_v1_responses,
+    b"event: response.shell_call_command.done": _decode_response_shell_call_command_done_v1_responses,
+    b"event: response.shell_call_output_content.delta": _decode_response_shell_call_output_content_delta_v1_responses,
+    b"event: response.shell_call_output_content.done": _decode_response_shell_call_output_content_done_v1_responses,
+    b"event: response.web_search_call.completed": _decode_response_web_search_call_completed_v1_responses,
+    b"event: response.web_search_call.in_progress": _decode_response_web_search_call_in_progress_v1_responses,
+    b"event: response.web_search_call.searching": _decode_response_web_search_call_searching_v1_responses,
 }
 
 
@@ -537,6 +1046,7 @@ def _apply_v1_responses_response_reasoning_text_delta_run(
 def _apply_v1_responses_response_completed(
     acc: Accumulator, chunk: models.ResponseCompletedEvent
 ) -> None:
+    acc.snapshot(chunk.response.output)
     if (v0 := chunk.response.usage) is not None:
         acc.merge_usage(v0)
     acc.stop_reason = chunk.response.status
@@ -547,6 +1057,7 @@ def _apply_v1_responses_response_completed_run(
     acc: Accumulator, chunks: Iterable[models.ResponseCompletedEvent]
 ) -> None:
     for chunk in chunks:
+        acc.snapshot(chunk.response.output)
         if (v0 := chunk.response.usage) is not None:
             acc.merge_usage(v0)
         acc.stop_reason = chunk.response.status
@@ -556,8 +1067,10 @@ def _apply_v1_responses_response_completed_run(
 def _apply_v1_responses_response_incomplete(
     acc: Accumulator, chunk: models.ResponseIncompleteEvent
 ) -> None:
+    acc.snapshot(chunk.response.output)
     if (v0 := chunk.response.usage) is not None:
         acc.merge_usage(v0)
+    acc.stop_reason = chunk.response.status
     if (v1 := chunk.response.incomplete_details) is not None and (v2 := v1.reason) is not None:
         acc.stop_reason = v2
     acc.done()
@@ -567,8 +1080,10 @@ def _apply_v1_responses_response_incomplete_run(
     acc: Accumulator, chunks: Iterable[models.ResponseIncompleteEvent]
 ) -> None:
     for chunk in chunks:
+        acc.snapshot(chunk.response.output)
         if (v0 := chunk.response.usage) is not None:
             acc.merge_usage(v0)
+        acc.stop_reason = chunk.response.status
         if (v1 := chunk.response.incomplete_details) is not None and (v2 := v1.reason) is not None:
             acc.stop_reason = v2
         acc.done()
@@ -577,8 +1092,10 @@ def _apply_v1_responses_response_incomplete_run(
 def _apply_v1_responses_response_failed(
     acc: Accumulator, chunk: models.ResponseFailedEvent
 ) -> None:
+    acc.snapshot(chunk.response.output)
     if (v0 := chunk.response.usage) is not None:
         acc.merge_usage(v0)
+    acc.stop_reason = chunk.response.status
     acc.error(chunk)
     acc.done()
 
@@ -587,10 +1104,102 @@ def _apply_v1_responses_response_failed_run(
     acc: Accumulator, chunks: Iterable[models.ResponseFailedEvent]
 ) -> None:
     for chunk in chunks:
+        acc.snapshot(chunk.response.output)
         if (v0 := chunk.response.usage) is not None:
             acc.merge_usage(v0)
+        acc.stop_reason = chunk.response.status
         acc.error(chunk)
         acc.done()
+
+
+def _apply_v1_responses_response_code_interpreter_call_code_delta(
+    acc: Accumulator, chunk: models.ResponseCodeInterpreterCallCodeDeltaEvent
+) -> None:
+    blocks = acc.blocks
+    blocks[chunk.output_index].add_text("code_interpreter_call_code", chunk.delta)
+
+
+def _apply_v1_responses_response_code_interpreter_call_code_delta_run(
+    acc: Accumulator, chunks: Iterable[models.ResponseCodeInterpreterCallCodeDeltaEvent]
+) -> None:
+    blocks = acc.blocks
+    for chunk in chunks:
+        blocks[chunk.output_index].add_text("code_interpreter_call_code", chunk.delta)
+
+
+def _apply_v1_responses_response_shell_call_command_delta(
+    acc: Accumulator, chunk: models.ResponseShellCallCommandDeltaEvent
+) -> None:
+    blocks = acc.blocks
+    blocks[chunk.output_index].add_text("shell_call_command", chunk.delta)
+
+
+def _apply_v1_responses_response_shell_call_command_delta_run(
+    acc: Accumulator, chunks: Iterable[models.ResponseShellCallCommandDeltaEvent]
+) -> None:
+    blocks = acc.blocks
+    for chunk in chunks:
+        blocks[chunk.output_index].add_text("shell_call_command", chunk.delta)
+
+
+def _apply_v1_responses_response_shell_call_output_content_delta(
+    acc: Accumulator, chunk: models.ResponseShellCallOutputContentDeltaEvent
+) -> None:
+    blocks = acc.blocks
+    blocks[chunk.output_index].add_text("shell_call_output_content", chunk.delta)
+
+
+def _apply_v1_responses_response_shell_call_output_content_delta_run(
+    acc: Accumulator, chunks: Iterable[models.ResponseShellCallOutputContentDeltaEvent]
+) -> None:
+    blocks = acc.blocks
+    for chunk in chunks:
+        blocks[chunk.output_index].add_text("shell_call_output_content", chunk.delta)
+
+
+def _apply_v1_responses_response_mcp_call_arguments_delta(
+    acc: Accumulator, chunk: models.ResponseMCPCallArgumentsDeltaEvent
+) -> None:
+    blocks = acc.blocks
+    blocks[chunk.output_index].add_text("mcp_call_arguments", chunk.delta)
+
+
+def _apply_v1_responses_response_mcp_call_arguments_delta_run(
+    acc: Accumulator, chunks: Iterable[models.ResponseMCPCallArgumentsDeltaEvent]
+) -> None:
+    blocks = acc.blocks
+    for chunk in chunks:
+        blocks[chunk.output_index].add_text("mcp_call_arguments", chunk.delta)
+
+
+def _apply_v1_responses_response_queued(
+    acc: Accumulator, chunk: models.ResponseQueuedEvent
+) -> None:
+    acc.meta(chunk.response.id, None)
+    acc.meta(None, chunk.response.model)
+
+
+def _apply_v1_responses_response_queued_run(
+    acc: Accumulator, chunks: Iterable[models.ResponseQueuedEvent]
+) -> None:
+    for chunk in chunks:
+        acc.meta(chunk.response.id, None)
+        acc.meta(None, chunk.response.model)
+
+
+def _apply_v1_responses_response_custom_tool_call_input_delta(
+    acc: Accumulator, chunk: models.ResponseCustomToolCallInputDeltaEvent
+) -> None:
+    blocks = acc.blocks
+    blocks[chunk.output_index].add_text("custom_tool_call_input", chunk.delta)
+
+
+def _apply_v1_responses_response_custom_tool_call_input_delta_run(
+    acc: Accumulator, chunks: Iterable[models.ResponseCustomToolCallInputDeltaEvent]
+) -> None:
+    blocks = acc.blocks
+    for chunk in chunks:
+        blocks[chunk.output_index].add_text("custom_tool_call_input", chunk.delta)
 
 
 def _apply_v1_responses_error(acc: Accumulator, chunk: models.ResponseErrorEvent) -> None:
@@ -617,6 +1226,12 @@ _APPLY_V1_RESPONSES: dict[type, Callable[[Accumulator, Any], None]] = {
     models.ResponseCompletedEvent: _apply_v1_responses_response_completed,
     models.ResponseIncompleteEvent: _apply_v1_responses_response_incomplete,
     models.ResponseFailedEvent: _apply_v1_responses_response_failed,
+    models.ResponseCodeInterpreterCallCodeDeltaEvent: _apply_v1_responses_response_code_interpreter_call_code_delta,
+    models.ResponseShellCallCommandDeltaEvent: _apply_v1_responses_response_shell_call_command_delta,
+    models.ResponseShellCallOutputContentDeltaEvent: _apply_v1_responses_response_shell_call_output_content_delta,
+    models.ResponseMCPCallArgumentsDeltaEvent: _apply_v1_responses_response_mcp_call_arguments_delta,
+    models.ResponseQueuedEvent: _apply_v1_responses_response_queued,
+    models.ResponseCustomToolCallInputDeltaEvent: _apply_v1_responses_response_custom_tool_call_input_delta,
     models.ResponseErrorEvent: _apply_v1_responses_error,
     UnknownEvent: Accumulator.unknown,
     StreamTruncated: Accumulator.truncated,
@@ -636,6 +1251,12 @@ _APPLY_RUNS_V1_RESPONSES: dict[type, Callable[[Accumulator, Iterable[Any]], None
     models.ResponseCompletedEvent: _apply_v1_responses_response_completed_run,
     models.ResponseIncompleteEvent: _apply_v1_responses_response_incomplete_run,
     models.ResponseFailedEvent: _apply_v1_responses_response_failed_run,
+    models.ResponseCodeInterpreterCallCodeDeltaEvent: _apply_v1_responses_response_code_interpreter_call_code_delta_run,
+    models.ResponseShellCallCommandDeltaEvent: _apply_v1_responses_response_shell_call_command_delta_run,
+    models.ResponseShellCallOutputContentDeltaEvent: _apply_v1_responses_response_shell_call_output_content_delta_run,
+    models.ResponseMCPCallArgumentsDeltaEvent: _apply_v1_responses_response_mcp_call_arguments_delta_run,
+    models.ResponseQueuedEvent: _apply_v1_responses_response_queued_run,
+    models.ResponseCustomToolCallInputDeltaEvent: _apply_v1_responses_response_custom_tool_call_input_delta_run,
     models.ResponseErrorEvent: _apply_v1_responses_error_run,
 }
 """How consecutive events of one class of channel /v1/responses feed the accumulator."""
@@ -681,6 +1302,41 @@ V1_RESPONSES_CHANNEL: Channel[V1_RESPONSES_EVENT] = Channel(
         "ResponseCompleted": models.ResponseCompletedEvent,
         "ResponseIncomplete": models.ResponseIncompleteEvent,
         "ResponseFailed": models.ResponseFailedEvent,
+        "ResponseAudioDelta": models.ResponseAudioDeltaEvent,
+        "ResponseAudioDone": models.ResponseAudioDoneEvent,
+        "ResponseAudioTranscriptDelta": models.ResponseAudioTranscriptDeltaEvent,
+        "ResponseAudioTranscriptDone": models.ResponseAudioTranscriptDoneEvent,
+        "ResponseCodeInterpreterCallCodeDelta": models.ResponseCodeInterpreterCallCodeDeltaEvent,
+        "ResponseCodeInterpreterCallCodeDone": models.ResponseCodeInterpreterCallCodeDoneEvent,
+        "ResponseCodeInterpreterCallCompleted": models.ResponseCodeInterpreterCallCompletedEvent,
+        "ResponseCodeInterpreterCallInProgress": models.ResponseCodeInterpreterCallInProgressEvent,
+        "ResponseCodeInterpreterCallInterpreting": models.ResponseCodeInterpreterCallInterpretingEvent,
+        "ResponseFileSearchCallCompleted": models.ResponseFileSearchCallCompletedEvent,
+        "ResponseFileSearchCallInProgress": models.ResponseFileSearchCallInProgressEvent,
+        "ResponseFileSearchCallSearching": models.ResponseFileSearchCallSearchingEvent,
+        "ResponseShellCallCommandAdded": models.ResponseShellCallCommandAddedEvent,
+        "ResponseShellCallCommandDelta": models.ResponseShellCallCommandDeltaEvent,
+        "ResponseShellCallCommandDone": models.ResponseShellCallCommandDoneEvent,
+        "ResponseShellCallOutputContentDelta": models.ResponseShellCallOutputContentDeltaEvent,
+        "ResponseShellCallOutputContentDone": models.ResponseShellCallOutputContentDoneEvent,
+        "ResponseWebSearchCallCompleted": models.ResponseWebSearchCallCompletedEvent,
+        "ResponseWebSearchCallInProgress": models.ResponseWebSearchCallInProgressEvent,
+        "ResponseWebSearchCallSearching": models.ResponseWebSearchCallSearchingEvent,
+        "ResponseImageGenerationCallCompleted": models.ResponseImageGenerationCallCompletedEvent,
+        "ResponseImageGenerationCallGenerating": models.ResponseImageGenerationCallGeneratingEvent,
+        "ResponseImageGenerationCallInProgress": models.ResponseImageGenerationCallInProgressEvent,
+        "ResponseImageGenerationCallPartialImage": models.ResponseImageGenerationCallPartialImageEvent,
+        "ResponseMcpCallArgumentsDelta": models.ResponseMCPCallArgumentsDeltaEvent,
+        "ResponseMcpCallArgumentsDone": models.ResponseMCPCallArgumentsDoneEvent,
+        "ResponseMcpCallCompleted": models.ResponseMCPCallCompletedEvent,
+        "ResponseMcpCallFailed": models.ResponseMCPCallFailedEvent,
+        "ResponseMcpCallInProgress": models.ResponseMCPCallInProgressEvent,
+        "ResponseMcpListToolsCompleted": models.ResponseMCPListToolsCompletedEvent,
+        "ResponseMcpListToolsFailed": models.ResponseMCPListToolsFailedEvent,
+        "ResponseMcpListToolsInProgress": models.ResponseMCPListToolsInProgressEvent,
+        "ResponseQueued": models.ResponseQueuedEvent,
+        "ResponseCustomToolCallInputDelta": models.ResponseCustomToolCallInputDeltaEvent,
+        "ResponseCustomToolCallInputDone": models.ResponseCustomToolCallInputDoneEvent,
         "Error": models.ResponseErrorEvent,
     },
     classify_v1_responses,

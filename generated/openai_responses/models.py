@@ -71,6 +71,86 @@ ResponseIncompleteEventType = Literal["response.incomplete"]
 
 ResponseFailedEventType = Literal["response.failed"]
 
+ResponseAudioDeltaEventType = Literal["response.audio.delta"]
+
+ResponseAudioDoneEventType = Literal["response.audio.done"]
+
+ResponseAudioTranscriptDeltaEventType = Literal["response.audio.transcript.delta"]
+
+ResponseAudioTranscriptDoneEventType = Literal["response.audio.transcript.done"]
+
+ResponseCodeInterpreterCallCodeDeltaEventType = Literal["response.code_interpreter_call_code.delta"]
+
+ResponseCodeInterpreterCallCodeDoneEventType = Literal["response.code_interpreter_call_code.done"]
+
+ResponseCodeInterpreterCallCompletedEventType = Literal["response.code_interpreter_call.completed"]
+
+ResponseCodeInterpreterCallInProgressEventType = Literal[
+    "response.code_interpreter_call.in_progress"
+]
+
+ResponseCodeInterpreterCallInterpretingEventType = Literal[
+    "response.code_interpreter_call.interpreting"
+]
+
+ResponseFileSearchCallCompletedEventType = Literal["response.file_search_call.completed"]
+
+ResponseFileSearchCallInProgressEventType = Literal["response.file_search_call.in_progress"]
+
+ResponseFileSearchCallSearchingEventType = Literal["response.file_search_call.searching"]
+
+ResponseShellCallCommandAddedEventType = Literal["response.shell_call_command.added"]
+
+ResponseShellCallCommandDeltaEventType = Literal["response.shell_call_command.delta"]
+
+ResponseShellCallCommandDoneEventType = Literal["response.shell_call_command.done"]
+
+ResponseShellCallOutputContentDeltaEventType = Literal["response.shell_call_output_content.delta"]
+
+ResponseShellCallOutputContentDoneEventType = Literal["response.shell_call_output_content.done"]
+
+ResponseWebSearchCallCompletedEventType = Literal["response.web_search_call.completed"]
+
+ResponseWebSearchCallInProgressEventType = Literal["response.web_search_call.in_progress"]
+
+ResponseWebSearchCallSearchingEventType = Literal["response.web_search_call.searching"]
+
+ResponseImageGenerationCallCompletedEventType = Literal["response.image_generation_call.completed"]
+
+ResponseImageGenerationCallGeneratingEventType = Literal[
+    "response.image_generation_call.generating"
+]
+
+ResponseImageGenerationCallInProgressEventType = Literal[
+    "response.image_generation_call.in_progress"
+]
+
+ResponseImageGenerationCallPartialImageEventType = Literal[
+    "response.image_generation_call.partial_image"
+]
+
+ResponseMCPCallArgumentsDeltaEventType = Literal["response.mcp_call_arguments.delta"]
+
+ResponseMCPCallArgumentsDoneEventType = Literal["response.mcp_call_arguments.done"]
+
+ResponseMCPCallCompletedEventType = Literal["response.mcp_call.completed"]
+
+ResponseMCPCallFailedEventType = Literal["response.mcp_call.failed"]
+
+ResponseMCPCallInProgressEventType = Literal["response.mcp_call.in_progress"]
+
+ResponseMCPListToolsCompletedEventType = Literal["response.mcp_list_tools.completed"]
+
+ResponseMCPListToolsFailedEventType = Literal["response.mcp_list_tools.failed"]
+
+ResponseMCPListToolsInProgressEventType = Literal["response.mcp_list_tools.in_progress"]
+
+ResponseQueuedEventType = Literal["response.queued"]
+
+ResponseCustomToolCallInputDeltaEventType = Literal["response.custom_tool_call_input.delta"]
+
+ResponseCustomToolCallInputDoneEventType = Literal["response.custom_tool_call_input.done"]
+
 ResponseErrorEventType = Literal["error"]
 
 
@@ -322,7 +402,7 @@ class CustomToolCall(
     type: ClassVar[str] = "custom_tool_call"
 
 
-class ResponseUsage(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
+class ResponseUsage(msgspec.Struct, kw_only=True, omit_defaults=True, dict=True):
     """Token usage; null until `response.completed`."""
 
     input_tokens: int
@@ -718,6 +798,663 @@ class ResponseFailedEvent(msgspec.Struct, kw_only=True, omit_defaults=True, gc=F
     type: Literal["response.failed"]
     response: Response
     sequence_number: int
+    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
+
+
+class ResponseAudioDeltaEvent(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
+    """The payload of ``ResponseAudioDelta`` messages.
+
+    Attributes:
+        sequence_number: Position of the event in the stream.
+        delta: A fragment of the text; the fragments in order give the whole.
+        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
+    """
+
+    type: Literal["response.audio.delta"]
+    sequence_number: int
+    delta: str
+    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
+
+
+class ResponseAudioDoneEvent(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
+    """The payload of ``ResponseAudioDone`` messages.
+
+    Attributes:
+        sequence_number: Position of the event in the stream.
+        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
+    """
+
+    type: Literal["response.audio.done"]
+    sequence_number: int
+    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
+
+
+class ResponseAudioTranscriptDeltaEvent(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
+    """The payload of ``ResponseAudioTranscriptDelta`` messages.
+
+    Attributes:
+        delta: A fragment of the text; the fragments in order give the whole.
+        sequence_number: Position of the event in the stream.
+        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
+    """
+
+    type: Literal["response.audio.transcript.delta"]
+    delta: str
+    sequence_number: int
+    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
+
+
+class ResponseAudioTranscriptDoneEvent(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
+    """The payload of ``ResponseAudioTranscriptDone`` messages.
+
+    Attributes:
+        sequence_number: Position of the event in the stream.
+        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
+    """
+
+    type: Literal["response.audio.transcript.done"]
+    sequence_number: int
+    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
+
+
+class ResponseCodeInterpreterCallCodeDeltaEvent(
+    msgspec.Struct, kw_only=True, omit_defaults=True, gc=False
+):
+    """The payload of ``ResponseCodeInterpreterCallCodeDelta`` messages.
+
+    Attributes:
+        output_index: The index of that item in the response's `output`.
+        item_id: The id of the output item the event belongs to.
+        delta: A fragment of the text; the fragments in order give the whole.
+        sequence_number: Position of the event in the stream.
+        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
+    """
+
+    type: Literal["response.code_interpreter_call_code.delta"]
+    output_index: int
+    item_id: str
+    delta: str
+    sequence_number: int
+    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
+
+
+class ResponseCodeInterpreterCallCodeDoneEvent(
+    msgspec.Struct, kw_only=True, omit_defaults=True, gc=False
+):
+    """The payload of ``ResponseCodeInterpreterCallCodeDone`` messages.
+
+    Attributes:
+        output_index: The index of that item in the response's `output`.
+        item_id: The id of the output item the event belongs to.
+        sequence_number: Position of the event in the stream.
+        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
+    """
+
+    type: Literal["response.code_interpreter_call_code.done"]
+    output_index: int
+    item_id: str
+    code: str
+    sequence_number: int
+    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
+
+
+class ResponseCodeInterpreterCallCompletedEvent(
+    msgspec.Struct, kw_only=True, omit_defaults=True, gc=False
+):
+    """The payload of ``ResponseCodeInterpreterCallCompleted`` messages.
+
+    Attributes:
+        output_index: The index of that item in the response's `output`.
+        item_id: The id of the output item the event belongs to.
+        sequence_number: Position of the event in the stream.
+        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
+    """
+
+    type: Literal["response.code_interpreter_call.completed"]
+    output_index: int
+    item_id: str
+    sequence_number: int
+    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
+
+
+class ResponseCodeInterpreterCallInProgressEvent(
+    msgspec.Struct, kw_only=True, omit_defaults=True, gc=False
+):
+    """The payload of ``ResponseCodeInterpreterCallInProgress`` messages.
+
+    Attributes:
+        output_index: The index of that item in the response's `output`.
+        item_id: The id of the output item the event belongs to.
+        sequence_number: Position of the event in the stream.
+        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
+    """
+
+    type: Literal["response.code_interpreter_call.in_progress"]
+    output_index: int
+    item_id: str
+    sequence_number: int
+    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
+
+
+class ResponseCodeInterpreterCallInterpretingEvent(
+    msgspec.Struct, kw_only=True, omit_defaults=True, gc=False
+):
+    """The payload of ``ResponseCodeInterpreterCallInterpreting`` messages.
+
+    Attributes:
+        output_index: The index of that item in the response's `output`.
+        item_id: The id of the output item the event belongs to.
+        sequence_number: Position of the event in the stream.
+        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
+    """
+
+    type: Literal["response.code_interpreter_call.interpreting"]
+    output_index: int
+    item_id: str
+    sequence_number: int
+    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
+
+
+class ResponseFileSearchCallCompletedEvent(
+    msgspec.Struct, kw_only=True, omit_defaults=True, gc=False
+):
+    """The payload of ``ResponseFileSearchCallCompleted`` messages.
+
+    Attributes:
+        output_index: The index of that item in the response's `output`.
+        item_id: The id of the output item the event belongs to.
+        sequence_number: Position of the event in the stream.
+        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
+    """
+
+    type: Literal["response.file_search_call.completed"]
+    output_index: int
+    item_id: str
+    sequence_number: int
+    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
+
+
+class ResponseFileSearchCallInProgressEvent(
+    msgspec.Struct, kw_only=True, omit_defaults=True, gc=False
+):
+    """The payload of ``ResponseFileSearchCallInProgress`` messages.
+
+    Attributes:
+        output_index: The index of that item in the response's `output`.
+        item_id: The id of the output item the event belongs to.
+        sequence_number: Position of the event in the stream.
+        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
+    """
+
+    type: Literal["response.file_search_call.in_progress"]
+    output_index: int
+    item_id: str
+    sequence_number: int
+    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
+
+
+class ResponseFileSearchCallSearchingEvent(
+    msgspec.Struct, kw_only=True, omit_defaults=True, gc=False
+):
+    """The payload of ``ResponseFileSearchCallSearching`` messages.
+
+    Attributes:
+        output_index: The index of that item in the response's `output`.
+        item_id: The id of the output item the event belongs to.
+        sequence_number: Position of the event in the stream.
+        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
+    """
+
+    type: Literal["response.file_search_call.searching"]
+    output_index: int
+    item_id: str
+    sequence_number: int
+    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
+
+
+class ResponseShellCallCommandAddedEvent(
+    msgspec.Struct, kw_only=True, omit_defaults=True, gc=False
+):
+    """The payload of ``ResponseShellCallCommandAdded`` messages.
+
+    Attributes:
+        sequence_number: Position of the event in the stream.
+        output_index: The index of that item in the response's `output`.
+        command_index: Which of the shell call's commands the event belongs to.
+        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
+    """
+
+    type: Literal["response.shell_call_command.added"]
+    sequence_number: int
+    output_index: int
+    command_index: int
+    command: str
+    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
+
+
+class ResponseShellCallCommandDeltaEvent(
+    msgspec.Struct, kw_only=True, omit_defaults=True, gc=False
+):
+    """The payload of ``ResponseShellCallCommandDelta`` messages.
+
+    Attributes:
+        sequence_number: Position of the event in the stream.
+        output_index: The index of that item in the response's `output`.
+        command_index: Which of the shell call's commands the event belongs to.
+        delta: A fragment of the text; the fragments in order give the whole.
+        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
+    """
+
+    type: Literal["response.shell_call_command.delta"]
+    sequence_number: int
+    output_index: int
+    command_index: int
+    delta: str
+    obfuscation: str | None = None
+    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
+
+
+class ResponseShellCallCommandDoneEvent(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
+    """The payload of ``ResponseShellCallCommandDone`` messages.
+
+    Attributes:
+        sequence_number: Position of the event in the stream.
+        output_index: The index of that item in the response's `output`.
+        command_index: Which of the shell call's commands the event belongs to.
+        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
+    """
+
+    type: Literal["response.shell_call_command.done"]
+    sequence_number: int
+    output_index: int
+    command_index: int
+    command: str
+    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
+
+
+class ResponseShellCallOutputContentDeltaEvent(
+    msgspec.Struct, kw_only=True, omit_defaults=True, gc=False
+):
+    """The payload of ``ResponseShellCallOutputContentDelta`` messages.
+
+    Attributes:
+        sequence_number: Position of the event in the stream.
+        item_id: The id of the output item the event belongs to.
+        output_index: The index of that item in the response's `output`.
+        command_index: Which of the shell call's commands the event belongs to.
+        delta: A fragment of the text; the fragments in order give the whole.
+        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
+    """
+
+    type: Literal["response.shell_call_output_content.delta"]
+    sequence_number: int
+    item_id: str
+    output_index: int
+    command_index: int
+    delta: dict[str, Any]
+    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
+
+
+class ResponseShellCallOutputContentDoneEvent(
+    msgspec.Struct, kw_only=True, omit_defaults=True, gc=False
+):
+    """The payload of ``ResponseShellCallOutputContentDone`` messages.
+
+    Attributes:
+        sequence_number: Position of the event in the stream.
+        item_id: The id of the output item the event belongs to.
+        output_index: The index of that item in the response's `output`.
+        command_index: Which of the shell call's commands the event belongs to.
+        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
+    """
+
+    type: Literal["response.shell_call_output_content.done"]
+    sequence_number: int
+    item_id: str
+    output_index: int
+    command_index: int
+    output: list[Any]
+    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
+
+
+class ResponseWebSearchCallCompletedEvent(
+    msgspec.Struct, kw_only=True, omit_defaults=True, gc=False
+):
+    """The payload of ``ResponseWebSearchCallCompleted`` messages.
+
+    Attributes:
+        output_index: The index of that item in the response's `output`.
+        item_id: The id of the output item the event belongs to.
+        sequence_number: Position of the event in the stream.
+        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
+    """
+
+    type: Literal["response.web_search_call.completed"]
+    output_index: int
+    item_id: str
+    sequence_number: int
+    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
+
+
+class ResponseWebSearchCallInProgressEvent(
+    msgspec.Struct, kw_only=True, omit_defaults=True, gc=False
+):
+    """The payload of ``ResponseWebSearchCallInProgress`` messages.
+
+    Attributes:
+        output_index: The index of that item in the response's `output`.
+        item_id: The id of the output item the event belongs to.
+        sequence_number: Position of the event in the stream.
+        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
+    """
+
+    type: Literal["response.web_search_call.in_progress"]
+    output_index: int
+    item_id: str
+    sequence_number: int
+    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
+
+
+class ResponseWebSearchCallSearchingEvent(
+    msgspec.Struct, kw_only=True, omit_defaults=True, gc=False
+):
+    """The payload of ``ResponseWebSearchCallSearching`` messages.
+
+    Attributes:
+        output_index: The index of that item in the response's `output`.
+        item_id: The id of the output item the event belongs to.
+        sequence_number: Position of the event in the stream.
+        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
+    """
+
+    type: Literal["response.web_search_call.searching"]
+    output_index: int
+    item_id: str
+    sequence_number: int
+    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
+
+
+class ResponseImageGenerationCallCompletedEvent(
+    msgspec.Struct, kw_only=True, omit_defaults=True, gc=False
+):
+    """The payload of ``ResponseImageGenerationCallCompleted`` messages.
+
+    Attributes:
+        output_index: The index of that item in the response's `output`.
+        sequence_number: Position of the event in the stream.
+        item_id: The id of the output item the event belongs to.
+        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
+    """
+
+    type: Literal["response.image_generation_call.completed"]
+    output_index: int
+    sequence_number: int
+    item_id: str
+    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
+
+
+class ResponseImageGenerationCallGeneratingEvent(
+    msgspec.Struct, kw_only=True, omit_defaults=True, gc=False
+):
+    """The payload of ``ResponseImageGenerationCallGenerating`` messages.
+
+    Attributes:
+        output_index: The index of that item in the response's `output`.
+        item_id: The id of the output item the event belongs to.
+        sequence_number: Position of the event in the stream.
+        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
+    """
+
+    type: Literal["response.image_generation_call.generating"]
+    output_index: int
+    item_id: str
+    sequence_number: int
+    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
+
+
+class ResponseImageGenerationCallInProgressEvent(
+    msgspec.Struct, kw_only=True, omit_defaults=True, gc=False
+):
+    """The payload of ``ResponseImageGenerationCallInProgress`` messages.
+
+    Attributes:
+        output_index: The index of that item in the response's `output`.
+        item_id: The id of the output item the event belongs to.
+        sequence_number: Position of the event in the stream.
+        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
+    """
+
+    type: Literal["response.image_generation_call.in_progress"]
+    output_index: int
+    item_id: str
+    sequence_number: int
+    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
+
+
+class ResponseImageGenerationCallPartialImageEvent(
+    msgspec.Struct, kw_only=True, omit_defaults=True, gc=False
+):
+    """The payload of ``ResponseImageGenerationCallPartialImage`` messages.
+
+    Attributes:
+        output_index: The index of that item in the response's `output`.
+        item_id: The id of the output item the event belongs to.
+        sequence_number: Position of the event in the stream.
+        partial_image_index: Which partial image this is (0-based).
+        partial_image_b64: A partial image, base64-encoded.
+        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
+    """
+
+    type: Literal["response.image_generation_call.partial_image"]
+    output_index: int
+    item_id: str
+    sequence_number: int
+    partial_image_index: int
+    partial_image_b64: str
+    size: str | None = None
+    quality: str | None = None
+    background: str | None = None
+    output_format: str | None = None
+    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
+
+
+class ResponseMCPCallArgumentsDeltaEvent(
+    msgspec.Struct, kw_only=True, omit_defaults=True, gc=False
+):
+    """The payload of ``ResponseMcpCallArgumentsDelta`` messages.
+
+    Attributes:
+        output_index: The index of that item in the response's `output`.
+        item_id: The id of the output item the event belongs to.
+        delta: A fragment of the text; the fragments in order give the whole.
+        sequence_number: Position of the event in the stream.
+        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
+    """
+
+    type: Literal["response.mcp_call_arguments.delta"]
+    output_index: int
+    item_id: str
+    delta: str
+    sequence_number: int
+    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
+
+
+class ResponseMCPCallArgumentsDoneEvent(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
+    """The payload of ``ResponseMcpCallArgumentsDone`` messages.
+
+    Attributes:
+        output_index: The index of that item in the response's `output`.
+        item_id: The id of the output item the event belongs to.
+        sequence_number: Position of the event in the stream.
+        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
+    """
+
+    type: Literal["response.mcp_call_arguments.done"]
+    output_index: int
+    item_id: str
+    arguments: str
+    sequence_number: int
+    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
+
+
+class ResponseMCPCallCompletedEvent(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
+    """The payload of ``ResponseMcpCallCompleted`` messages.
+
+    Attributes:
+        item_id: The id of the output item the event belongs to.
+        output_index: The index of that item in the response's `output`.
+        sequence_number: Position of the event in the stream.
+        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
+    """
+
+    type: Literal["response.mcp_call.completed"]
+    item_id: str
+    output_index: int
+    sequence_number: int
+    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
+
+
+class ResponseMCPCallFailedEvent(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
+    """The payload of ``ResponseMcpCallFailed`` messages.
+
+    Attributes:
+        item_id: The id of the output item the event belongs to.
+        output_index: The index of that item in the response's `output`.
+        sequence_number: Position of the event in the stream.
+        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
+    """
+
+    type: Literal["response.mcp_call.failed"]
+    item_id: str
+    output_index: int
+    sequence_number: int
+    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
+
+
+class ResponseMCPCallInProgressEvent(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
+    """The payload of ``ResponseMcpCallInProgress`` messages.
+
+    Attributes:
+        sequence_number: Position of the event in the stream.
+        output_index: The index of that item in the response's `output`.
+        item_id: The id of the output item the event belongs to.
+        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
+    """
+
+    type: Literal["response.mcp_call.in_progress"]
+    sequence_number: int
+    output_index: int
+    item_id: str
+    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
+
+
+class ResponseMCPListToolsCompletedEvent(
+    msgspec.Struct, kw_only=True, omit_defaults=True, gc=False
+):
+    """The payload of ``ResponseMcpListToolsCompleted`` messages.
+
+    Attributes:
+        item_id: The id of the output item the event belongs to.
+        output_index: The index of that item in the response's `output`.
+        sequence_number: Position of the event in the stream.
+        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
+    """
+
+    type: Literal["response.mcp_list_tools.completed"]
+    item_id: str
+    output_index: int
+    sequence_number: int
+    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
+
+
+class ResponseMCPListToolsFailedEvent(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
+    """The payload of ``ResponseMcpListToolsFailed`` messages.
+
+    Attributes:
+        item_id: The id of the output item the event belongs to.
+        output_index: The index of that item in the response's `output`.
+        sequence_number: Position of the event in the stream.
+        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
+    """
+
+    type: Literal["response.mcp_list_tools.failed"]
+    item_id: str
+    output_index: int
+    sequence_number: int
+    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
+
+
+class ResponseMCPListToolsInProgressEvent(
+    msgspec.Struct, kw_only=True, omit_defaults=True, gc=False
+):
+    """The payload of ``ResponseMcpListToolsInProgress`` messages.
+
+    Attributes:
+        item_id: The id of the output item the event belongs to.
+        output_index: The index of that item in the response's `output`.
+        sequence_number: Position of the event in the stream.
+        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
+    """
+
+    type: Literal["response.mcp_list_tools.in_progress"]
+    item_id: str
+    output_index: int
+    sequence_number: int
+    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
+
+
+class ResponseQueuedEvent(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
+    """The payload of ``ResponseQueued`` messages.
+
+    Attributes:
+        sequence_number: Position of the event in the stream.
+        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
+    """
+
+    type: Literal["response.queued"]
+    response: Response
+    sequence_number: int
+    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
+
+
+class ResponseCustomToolCallInputDeltaEvent(
+    msgspec.Struct, kw_only=True, omit_defaults=True, gc=False
+):
+    """The payload of ``ResponseCustomToolCallInputDelta`` messages.
+
+    Attributes:
+        sequence_number: Position of the event in the stream.
+        output_index: The index of that item in the response's `output`.
+        item_id: The id of the output item the event belongs to.
+        delta: A fragment of the text; the fragments in order give the whole.
+        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
+    """
+
+    type: Literal["response.custom_tool_call_input.delta"]
+    sequence_number: int
+    output_index: int
+    item_id: str
+    delta: str
+    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
+
+
+class ResponseCustomToolCallInputDoneEvent(
+    msgspec.Struct, kw_only=True, omit_defaults=True, gc=False
+):
+    """The payload of ``ResponseCustomToolCallInputDone`` messages.
+
+    Attributes:
+        sequence_number: Position of the event in the stream.
+        output_index: The index of that item in the response's `output`.
+        item_id: The id of the output item the event belongs to.
+        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
+    """
+
+    type: Literal["response.custom_tool_call_input.done"]
+    sequence_number: int
+    output_index: int
+    item_id: str
+    input: str
     off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 

@@ -109,7 +109,9 @@ def test_channel_examples_stream_assembles(channel: str) -> None:
     events = list(CHANNELS[channel].decode(reads))
     assert [type(e).__name__ for e in events] == [e[3] for e in examples]
     result = CHANNELS[channel].accumulate(events)
-    assert [e for e in result.errors if e["kind"] != "error_event"] == []
+    # The examples come one per event, from different responses: a finished item may
+    # disagree with the deltas before it (snapshot_mismatch), as it would not on the wire.
+    assert [e for e in result.errors if e["kind"] not in ("error_event", "snapshot_mismatch")] == []
 
 
 @pytest.mark.parametrize(

@@ -23,6 +23,7 @@ every generated package: edit it there, then run ``ssegen generate``.
 from __future__ import annotations
 
 import operator
+import re
 from collections import deque
 from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Iterator, Sequence
 from itertools import chain, groupby, repeat
@@ -193,7 +194,12 @@ def keep_usage(chunk: T, data: str | bytes, attr: str = "usage") -> T:
     """``chunk``, its typed usage object (member ``attr``) made to carry the usage
     object as sent, every member included: typed decoding keeps only the members
     the spec lists, and servers send more (DeepSeek ``prompt_cache_hit_tokens`` and
-    ``prompt_tokens_details``, OpenRouter ``cost_details``, Groq ``queue_time``).
+    ``prompt_tokens_details``, OpenRouter ``cost_details``, Groq ``queue_time``,
+    Anthropic ``output_tokens_details``).
+
+    ``attr`` may be a dotted path, where a block family's usage is nested (Anthropic
+    ``message.usage``, OpenAI Responses ``response.usage``): its members' identifiers
+    are their wire names.
 
     Called by the generated ``classify`` on each chunk it decodes; the JSON ``data``
     is decoded a second time, for its ``usage`` member only, when the typed usage is
@@ -201,10 +207,53 @@ def keep_usage(chunk: T, data: str | bytes, attr: str = "usage") -> T:
     specs/deepseek/asyncapi-page.txt:376-379). Never raises; read the result with
     :func:`usage_as_sent`.
     """
+    if "." in attr:
+        _keep_nested(chunk, data, attr)
+        return chunk
     usage = getattr(chunk, attr, None)
     if usage is not None:
         _attach(usage, data)
     return chunk
+
+
+def kept(decode: Callable[[bytes], T], attr: str) -> Callable[[bytes], T]:
+    """``decode`` followed by :func:`keep_usage` of member ``attr`` (a named-event
+    decoder table's entry for a message whose usage is kept)."""
+
+    def decode_kept(data: bytes) -> T:
+        return keep_usage(decode(data), data, attr)
+
+    return decode_kept
+
+
+#: dotted usage path -> a decoder reading only the object at that path
+_NESTED_PROBES: dict[str, Callable[[str | bytes], Any]] = {}
+
+
+def _keep_nested(chunk: Any, data: str | bytes, attr: str) -> None:
+    names = attr.split(".")
+    usage = chunk
+    for name in names:
+        usage = getattr(usage, name, None)
+        if usage is None:
+            return
+    decode = _NESTED_PROBES.get(attr)
+    if decode is None:
+        probe: Any = Any
+        for name in reversed(names):
+            probe = msgspec.defstruct("UsageProbe", [(name, probe | None, None)])
+        decode = _NESTED_PROBES[attr] = msgspec.json.Decoder(probe).decode
+    try:
+        sent = decode(data)
+    except (msgspec.ValidationError, msgspec.DecodeError):
+        return
+    for name in names:
+        sent = getattr(sent, name, None)
+    if isinstance(sent, dict):
+        try:
+            setattr(usage, _SENT, sent)
+        except (AttributeError, TypeError, ValueError):
+            pass
 
 
 def keep_usages(chunks: Sequence[Any], values: Sequence[bytes], attr: str = "usage") -> None:
@@ -420,12 +469,18 @@ class ChoiceResult(msgspec.Struct, kw_only=True):
 class BlockResult(msgspec.Struct, kw_only=True):
     """One assembled output block (a Messages content block, a Responses output item).
 
+    A block whose type the spec does not list (a server tool's result, an MCP call, a
+    compaction) is assembled all the same from what the wire says: its ``kind``, ``id``,
+    ``name``, ``call_id`` and ``status``, the object as sent (``raw``), and its deltas
+    (``texts``, ``deltas``).
+
     Attributes:
         index: the block's key in the stream (Messages ``index``, Responses ``output_index``).
-        kind: its type as sent: ``text``, ``thinking``, ``tool_use`` (Messages);
-            ``message``, ``function_call``, ``reasoning`` (Responses); None if never opened.
+        kind: its type as sent: ``text``, ``thinking``, ``tool_use``, ``mcp_tool_use``, ...
+            (Messages); ``message``, ``function_call``, ``reasoning``, ``mcp_call``, ...
+            (Responses); None if never opened.
         id: its id (a tool use's ``id``, an output item's ``id``).
-        call_id: a Responses function call's ``call_id`` (what a tool result names).
+        call_id: a Responses call's ``call_id`` (what a tool result names).
         name: a tool's name.
         text: its text deltas, joined (None if it had none).
         thinking: its thinking or reasoning deltas, joined.
@@ -433,7 +488,20 @@ class BlockResult(msgspec.Struct, kw_only=True):
         refusal: its refusal deltas, joined.
         arguments: a tool call's argument deltas as sent (JSON text; raw, always kept).
         input: the parsed ``arguments`` when they are valid JSON, else the block's
-            ``input`` as opened (``{}`` for a Messages tool use with no deltas), else None.
+            ``input`` (or object ``arguments``) as opened (``{}`` for a Messages tool use
+            with no deltas), else None.
+        status: a Responses item's ``status`` (the snapshot's when the stream sent one).
+        texts: the other text deltas, joined, by the member they build: a
+            ``compaction_delta``'s ``content``, a custom tool call's ``input``
+            (``response.custom_tool_call_input.delta``), a code interpreter call's
+            ``code``; the item type's prefix is left out of a Responses delta's name.
+        deltas: the block's other deltas and events, as sent, in stream order.
+        input_partial: when ``arguments`` are not valid JSON (a tool input cut by
+            ``max_tokens``), the best-effort parse of their longest valid prefix
+            (:func:`partial_json`); ``input`` stays None. Else None.
+        raw: the block as sent: the finished object when the stream sent one
+            (Responses ``output_item.done``, ``response.completed``'s ``output``), else the
+            object that opened it (typed members only for a type the spec lists).
     """
 
     index: int
@@ -447,6 +515,11 @@ class BlockResult(msgspec.Struct, kw_only=True):
     refusal: str | None = None
     arguments: str | None = None
     input: Any = None
+    status: str | None = None
+    texts: dict[str, str] = msgspec.field(default_factory=dict)
+    deltas: list[Any] = msgspec.field(default_factory=list)
+    input_partial: Any = None
+    raw: Any = None
 
 
 class StreamResult(msgspec.Struct, kw_only=True):
@@ -468,7 +541,13 @@ class StreamResult(msgspec.Struct, kw_only=True):
             ``{"kind": "error_in_chunk", "message": str | None, "code": Any,
             "data": Any}`` for the top-level ``error`` member of an ordinary chunk;
             ``{"kind": "unknown_event", "event": str, "data": str, "reason": str}``
-            for an event no message matched, and last ``{"kind": "truncated",
+            for an event no message matched; in the block families, once per type,
+            ``{"kind": "member_off_spec", "pointer": str, "got": Any, "type": str}`` for
+            a block, item or delta of a type the spec does not list and ``{"kind":
+            "event_off_spec", "event": str, "index": int}`` for an event type it lacks
+            (both assembled all the same); after them ``{"kind": "snapshot_mismatch",
+            "index": int, "member": str, "deltas": Any, "snapshot": Any}`` where a
+            finished object disagrees with the deltas; and last ``{"kind": "truncated",
             "message": str, "bytes": int, "bytes_discarded": int}`` when the stream
             ended inside an event (bytes read in all, and the unterminated event's).
         vendor_events: provider extension events as plain data, in stream order
@@ -718,12 +797,16 @@ class BlockState:
         "id",
         "call_id",
         "name",
+        "status",
         "input",
         "text",
         "thinking",
         "signature",
         "refusal",
         "arguments",
+        "texts",
+        "deltas",
+        "opened",
         "final",
     )
 
@@ -733,68 +816,180 @@ class BlockState:
         self.id: str | None = None
         self.call_id: str | None = None
         self.name: str | None = None
+        self.status: str | None = None
         self.input: Any = None
         self.text: list[str] = _Parts()
         self.thinking: list[str] = _Parts()
         self.signature: list[str] = _Parts()
         self.refusal: list[str] = _Parts()
         self.arguments: list[str] = _Parts()
+        self.texts: dict[str, list[str]] = {}
+        self.deltas: list[Any] = []
+        self.opened: Any = None
         self.final: Any = None
 
     def open(self, block: Any) -> None:
         """Take the block's identity from the object that opens it (Messages
         ``content_block``, Responses ``item``): its ``type``, ``id``, ``call_id``,
-        ``name``, ``input`` and any first ``text``, ``thinking`` or ``arguments``."""
+        ``name``, ``status``, ``input`` and any first ``text``, ``thinking`` or
+        ``arguments``; the object is kept (``raw``)."""
         data = _plain(block)
         if not isinstance(data, dict):
             return
+        self.opened = data
         self.kind = _str_or_none(data.get("type")) or self.kind
         self.id = _str_or_none(data.get("id")) or self.id
         self.call_id = _str_or_none(data.get("call_id")) or self.call_id
         self.name = _str_or_none(data.get("name")) or self.name
-        if "input" in data:
+        self.status = _str_or_none(data.get("status")) or self.status
+        if "input" in data and not isinstance(data["input"], str):
             self.input = data["input"]
+        elif isinstance(data.get("arguments"), (dict, list)):
+            self.input = data["arguments"]
         for field in ("text", "thinking", "arguments"):
             value = data.get(field)
             if isinstance(value, str) and value:
                 getattr(self, field).append(value)
 
     def close(self, block: Any = None) -> None:
-        """The block is complete; ``block``, the final item when the event carries one
-        (Responses ``output_item.done``), fills what no delta gave."""
+        """The block is complete; ``block``, the finished object when the event carries
+        one (Responses ``output_item.done``), is the truth: it fills what no delta gave,
+        and where a delta said otherwise the result records a ``snapshot_mismatch``."""
         if block is not None:
             self.final = _plain(block)
 
-    def result(self) -> BlockResult:
-        """The assembled :class:`BlockResult`."""
-        texts = {
-            f: _join(getattr(self, f))
-            for f in ("text", "thinking", "signature", "refusal", "arguments")
-        }
+    def snapshot(self, block: Any) -> None:
+        """A finished object of the block sent again at the end (Responses
+        ``response.completed``'s ``output``): taken when no ``close`` gave one."""
+        if self.final is None:
+            self.close(block)
+
+    def add_text(self, name: str, text: Any) -> None:
+        """Append a delta's text to the field named for it: ``text``, ``thinking``,
+        ``signature``, ``refusal``, ``arguments`` (``partial_json`` too), else to
+        ``texts[name]``; a Responses delta names its item type first
+        (``custom_tool_call_input`` of a ``custom_tool_call`` builds ``input``)."""
+        if not isinstance(text, str):
+            return
+        kind = self.kind
+        if kind and name.startswith(kind + "_"):
+            name = name[len(kind) + 1 :]
+        name = _DELTA_FIELDS.get(name, name)
+        if name in _BLOCK_TEXTS:
+            getattr(self, name).append(text)
+        else:
+            parts = self.texts.get(name)
+            if parts is None:
+                parts = self.texts[name] = _Parts()
+            parts.append(text)
+
+    def add_delta(self, delta: Any) -> None:
+        """A delta object of a type the plan does not know (Messages
+        ``compaction_delta``): each string member appended (:meth:`add_text`), else the
+        delta kept as sent in ``deltas``."""
+        if not isinstance(delta, dict):
+            self.deltas.append(delta)
+            return
+        texts = [(k, v) for k, v in delta.items() if k != "type" and isinstance(v, str)]
+        if not texts:
+            self.deltas.append(delta)
+        for name, value in texts:
+            self.add_text(name, value)
+
+    def result(self, mismatches: list[dict[str, Any]] | None = None) -> BlockResult:
+        """The assembled :class:`BlockResult`; where the deltas disagree with the
+        finished object, one ``snapshot_mismatch`` per member is appended to
+        ``mismatches`` and the finished object's value is taken."""
+        texts = {f: _join(getattr(self, f)) for f in _BLOCK_TEXTS}
+        others = {name: _join(parts) for name, parts in self.texts.items()}
         final = self.final if isinstance(self.final, dict) else {}
-        if not texts["arguments"] and isinstance(final.get("arguments"), str):
-            texts["arguments"] = final["arguments"]
-        if not texts["text"] and isinstance(final.get("content"), list):
-            texts["text"] = "".join(
+        found: list[tuple[str, Any, Any]] = []
+        ident: dict[str, str | None] = {}
+        for member in ("kind", "id", "call_id", "name", "status"):
+            mine = getattr(self, member)
+            sent = _str_or_none(final.get("type" if member == "kind" else member))
+            if mine and sent and mine != sent and member != "status":
+                found.append((member, mine, sent))
+            ident[member] = sent or mine
+        if isinstance(final.get("arguments"), str):
+            found += _fill(texts, "arguments", final["arguments"])
+        if isinstance(final.get("content"), list):
+            joined = "".join(
                 p["text"]
                 for p in final["content"]
+                if isinstance(p, dict)
+                and p.get("type") in ("output_text", "text")
+                and isinstance(p.get("text"), str)
+            )
+            if joined or any(isinstance(p, dict) and "text" in p for p in final["content"]):
+                found += _fill(texts, "text", joined)
+        if not texts["thinking"] and isinstance(final.get("summary"), list):
+            texts["thinking"] = "".join(
+                p["text"]
+                for p in final["summary"]
                 if isinstance(p, dict) and isinstance(p.get("text"), str)
             )
+        for name in list(others):
+            if isinstance(final.get(name), str):
+                found += _fill(others, name, final[name])
+        if (
+            ident["kind"] == "custom_tool_call"
+            and "input" not in others
+            and isinstance(final.get("input"), str)
+        ):
+            others["input"] = final["input"]
         parsed = self.input
-        if texts["arguments"]:
+        partial = None
+        if not texts["arguments"] and isinstance(final.get("arguments"), (dict, list)):
+            parsed = final["arguments"]
+        elif texts["arguments"]:
             try:
                 parsed = msgspec.json.decode(texts["arguments"])
             except msgspec.DecodeError:
                 parsed = None
+                partial = partial_json(texts["arguments"])
+        if mismatches is not None:
+            mismatches.extend(
+                {
+                    "kind": "snapshot_mismatch",
+                    "index": self.index,
+                    "member": m,
+                    "deltas": d,
+                    "snapshot": f,
+                }
+                for m, d, f in found
+            )
         return BlockResult(
             index=self.index,
-            kind=self.kind or _str_or_none(final.get("type")),
-            id=self.id or _str_or_none(final.get("id")),
-            call_id=self.call_id or _str_or_none(final.get("call_id")),
-            name=self.name or _str_or_none(final.get("name")),
+            kind=ident["kind"],
+            id=ident["id"],
+            call_id=ident["call_id"],
+            name=ident["name"],
             input=parsed,
+            status=ident["status"],
+            texts=others,
+            deltas=list(self.deltas),
+            input_partial=partial,
+            raw=self.final if self.final is not None else self.opened,
             **{f: v or None for f, v in texts.items()},
         )
+
+
+#: The text fields of a :class:`BlockState` a delta may append to.
+_BLOCK_TEXTS = ("text", "thinking", "signature", "refusal", "arguments")
+
+#: A delta member's name -> the block field it builds, where they differ.
+_DELTA_FIELDS = {"partial_json": "arguments", "delta": "text"}
+
+
+def _fill(texts: dict[str, str], name: str, sent: str) -> list[tuple[str, Any, Any]]:
+    """Take the finished object's ``sent`` for ``texts[name]``: a disagreement with what
+    the deltas gave is returned (as ``(member, deltas, snapshot)``), never silent."""
+    mine = texts.get(name) or ""
+    texts[name] = sent or mine
+    if mine and sent != mine:
+        return [(name, mine, sent)]
+    return []
 
 
 class _Blocks(dict[int, BlockState]):
@@ -836,6 +1031,8 @@ class Accumulator:
         self.blocks: dict[int, BlockState] = _Blocks()
         self.stop_reason: str | None = None
         self.family = "chat"
+        #: off-spec block, delta and event types reported so far (each once per stream)
+        self.reported: set[str] = set()
 
     def block(self, index: int) -> BlockState:
         """The state of output block ``index`` (created on first use, also when read
@@ -851,6 +1048,15 @@ class Accumulator:
             data = msgspec.to_builtins(usage)
         if isinstance(data, dict):
             self.usage = {**(self.usage or {}), **data}
+
+    def snapshot(self, output: Any) -> None:
+        """The finished output the stream sends at its end (Responses
+        ``response.completed``'s ``output``): item ``i`` is the finished object of block
+        ``i`` where no ``output_item.done`` gave one (see :meth:`BlockState.close`)."""
+        if isinstance(output, list):
+            for index, item in enumerate(output):
+                if item is not None:  # None: an item decoded leniently (off_spec_block)
+                    self.blocks[index].snapshot(item)
 
     def meta(self, id: str | None, model: str | None) -> None:
         """Record the completion id and model (the first non-empty values win)."""
@@ -882,6 +1088,7 @@ class Accumulator:
                 block.signature,
                 block.refusal,
                 block.arguments,
+                *block.texts.values(),
             ):
                 if isinstance(parts, _Parts):
                     parts.compact()
@@ -929,18 +1136,67 @@ class Accumulator:
         the members that fit give through ``handler`` (a member the plan reads that is
         missing ends the handler's work on this event, nothing else), and where a choice's
         ``delta.content`` came as a list of parts, assemble its parts all the same (text to
-        ``content``, thinking to ``reasoning_content``: Mistral's Magistral chunks)."""
+        ``content``, thinking to ``reasoning_content``: Mistral's Magistral chunks).
+
+        In the Messages and Responses families, a block, item or delta of a type the spec
+        does not list is assembled from the object as sent (:meth:`off_spec_block`) and
+        reported once per type (``"type"`` names it in the ``member_off_spec`` entry)."""
         members: dict[str, Any] = event.off_spec
         try:
             handler(self, event)
         except (AttributeError, TypeError):
             pass
         for pointer, value in members.items():
+            if self.family in ("messages", "responses") and self.off_spec_block(
+                event, pointer, value
+            ):
+                kind = value.get("type") if isinstance(value, dict) else None
+                if isinstance(kind, str):
+                    if kind in self.reported:
+                        continue
+                    self.reported.add(kind)
+                    self.errors.append(
+                        {"kind": "member_off_spec", "pointer": pointer, "got": value, "type": kind}
+                    )
+                    continue
             self.errors.append({"kind": "member_off_spec", "pointer": pointer, "got": value})
             parts = pointer.split("/")
             if len(parts) == 5 and parts[1] == "choices" and parts[3:] == ["delta", "content"]:
                 if parts[2].isdigit() and isinstance(value, list):
                     self.choice(int(parts[2])).add_content(value)
+
+    def off_spec_block(self, event: Any, pointer: str, value: Any) -> bool:
+        """Assemble a member of a leniently decoded event that the spec does not admit
+        when it is a block family's object (True then): Messages ``/content_block``
+        (opens block ``index``), ``/delta`` (a delta of block ``index``); Responses
+        ``/item`` (opens, or when the item is open finishes, item ``output_index``) and
+        ``/response/output/<i>`` (the finished item ``i``)."""
+        if not isinstance(value, dict):
+            return False
+        if pointer == "/content_block" or pointer == "/delta":
+            index = getattr(event, "index", None)
+            if not isinstance(index, int):
+                return False
+            if pointer == "/delta":
+                self.blocks[index].add_delta(value)
+            else:
+                self.blocks[index].open(value)
+            return True
+        if pointer == "/item":
+            index = getattr(event, "output_index", None)
+            if not isinstance(index, int):
+                return False
+            block = self.blocks[index]
+            if block.kind is None:
+                block.open(value)
+            else:
+                block.close(value)
+            return True
+        parts = pointer.split("/")
+        if len(parts) == 4 and parts[1:3] == ["response", "output"] and parts[3].isdigit():
+            self.blocks[int(parts[3])].snapshot(value)
+            return True
+        return False
 
     def unknown(self, event: UnknownEvent) -> None:
         """Record an event no message matched, with its raw data.
@@ -949,15 +1205,43 @@ class Accumulator:
         type ``error`` or a JSON object with a top-level ``error`` member (Groq's
         ``event: error`` frame, OpenAI's ``data: {"error": {...}}``; the openai SDK
         raises ``APIError`` on both) is recorded as ``{"kind": "error_event",
-        "data": <the JSON>, "event": str, "reason": str}``; any other as
-        ``{"kind": "unknown_event", "event": str, "data": str, "reason": str}``.
+        "data": <the JSON>, "event": str, "reason": str}``.
+
+        A literal ``[DONE]`` on a stream whose spec declares no terminator (OpenRouter
+        ends its Responses streams with one) is taken as one: the stream is complete.
+
+        In the Messages and Responses families, an event of a type the spec does not
+        list that names a block (``output_index``, ``item_id`` or ``index``) is
+        assembled into it (:meth:`block_event`) and reported once per type as
+        ``{"kind": "event_off_spec", "event": <its type>, "index": int}``.
+
+        Any other is recorded as ``{"kind": "unknown_event", "event": str, "data": str,
+        "reason": str}``.
         """
+        if event.data == "[DONE]":
+            self.done()
+            return
         is_error, data = _error_data(event)
         if is_error:
             self.errors.append(
                 {"kind": "error_event", "data": data, "event": event.event, "reason": event.reason}
             )
             return
+        if self.family in ("messages", "responses") and '"type"' in event.data:
+            try:
+                data = msgspec.json.decode(event.data)
+            except msgspec.DecodeError:
+                data = None
+            if isinstance(data, dict):
+                index = self.block_event(data)
+                if index is not None:
+                    kind = data.get("type")
+                    if isinstance(kind, str) and kind not in self.reported:
+                        self.reported.add(kind)
+                        self.errors.append(
+                            {"kind": "event_off_spec", "event": kind, "index": index}
+                        )
+                    return
         self.errors.append(
             {
                 "kind": "unknown_event",
@@ -966,6 +1250,42 @@ class Accumulator:
                 "reason": event.reason,
             }
         )
+
+    def block_event(self, data: dict[str, Any]) -> int | None:
+        """Assemble an event the spec does not list into the block it names, by
+        ``output_index`` (Responses), ``item_id`` (an item opened before) or ``index``
+        (Messages); its index, or None when it names none. A string ``delta``
+        (``response.<name>.delta``) is appended to the field named for it
+        (:meth:`BlockState.add_text`), a delta object as :meth:`BlockState.add_delta`
+        does, an ``item``/``content_block`` opens (or finishes) the block; any other
+        event is kept as sent in the block's ``deltas``."""
+        index = data.get("output_index", data.get("index"))
+        if not isinstance(index, int) or isinstance(index, bool):
+            item_id = data.get("item_id")
+            index = next(
+                (i for i, b in self.blocks.items() if item_id is not None and b.id == item_id),
+                None,
+            )
+            if index is None:
+                return None
+        block = self.blocks[index]
+        kind = data.get("type")
+        delta = data.get("delta")
+        if isinstance(delta, str) and isinstance(kind, str):
+            name = kind.removeprefix("response.").removesuffix(".delta")
+            block.add_text(name, delta)
+        elif isinstance(delta, dict):
+            block.add_delta(delta)
+        elif isinstance(data.get("content_block"), dict):
+            block.open(data["content_block"])
+        elif isinstance(data.get("item"), dict):
+            if block.kind is None:
+                block.open(data["item"])
+            else:
+                block.close(data["item"])
+        else:
+            block.deltas.append(data)
+        return index
 
     def error(self, event: Any) -> None:
         """Record a mid-stream error message (e.g. an ``event: error`` frame:
@@ -1008,15 +1328,19 @@ class Accumulator:
             if not choices:
                 choices.append(ChoiceResult(index=0))
             choices[0].content = self.final_text
+        mismatches: list[dict[str, Any]] = []
+        output = [
+            state.result(mismatches) for _, state in sorted(self.blocks.items(), key=_index_order)
+        ]
         return StreamResult(
             id=self.id,
             model=self.model,
             choices=choices,
             usage=self.usage,
-            errors=list(self.errors),
+            errors=[*self.errors, *mismatches],
             vendor_events=list(self.vendor_events),
             complete=self.complete,
-            output=[state.result() for _, state in sorted(self.blocks.items(), key=_index_order)],
+            output=output,
             stop_reason=self.stop_reason,
             family=self.family,
         )
@@ -1541,6 +1865,128 @@ class Channel(Generic[E]):
         if isinstance(events, AsyncEventStream) and events.incomplete:
             acc.truncated(events.state)
         return acc.result()
+
+
+def partial_json(text: str) -> Any:
+    """The best-effort value of JSON text that may be cut short (a tool input stopped by
+    ``max_tokens``): the text itself when it is valid JSON, else its longest prefix made
+    whole: an open string closed (a dangling escape left out), open arrays and objects
+    closed, and a dangling key, a trailing comma or a partial literal (``tru``, ``-``,
+    ``1.``) left out. None when no prefix holds a value, or the text is not JSON (text
+    after a whole value, nesting deeper than msgspec decodes). Never raises.
+
+    The generated package depends only on msgspec and the standard library, so this
+    small completer stands in for a partial-JSON parser (``jiter``'s
+    ``partial_mode="trailing-strings"`` gives the same values; it would be a new
+    runtime dependency).
+    """
+    try:
+        return msgspec.json.decode(text)
+    except (msgspec.DecodeError, RecursionError):
+        pass
+    completed = _complete_json(text)
+    if completed is None:
+        return None
+    try:
+        return msgspec.json.decode(completed)
+    except (msgspec.DecodeError, RecursionError):
+        return None
+
+
+#: A whole JSON number or literal (what may end a text cut short and still be a value).
+_WHOLE_SCALAR = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?|true|false|null")
+#: Backslashes (an odd number: the last one a dangling escape) ending an open string.
+_DANGLING_ESCAPE = re.compile(r"(\\+)(?:u[0-9a-fA-F]{0,3})?$")
+
+
+class _Open:
+    """An open array or object while a cut JSON text is read (a linked stack, so that a
+    cut point keeps the brackets open there in constant time)."""
+
+    __slots__ = ("bracket", "state", "outer")
+
+    def __init__(self, bracket: str, outer: _Open | None) -> None:
+        self.bracket = bracket
+        self.state = "key" if bracket == "{" else "value"  # key, colon, value, comma
+        self.outer = outer
+
+    def closers(self) -> str:
+        found: list[str] = []
+        node: _Open | None = self
+        while node is not None:
+            found.append("}" if node.bracket == "{" else "]")
+            node = node.outer
+        return "".join(found)
+
+
+def _complete_json(text: str) -> str | None:
+    """``text`` cut at its last point where a value ended (or a container opened),
+    with the containers open there closed; an open string value at the end closed.
+    None when there is no such point, or text follows a whole value."""
+    top: _Open | None = None
+    cut: tuple[int, _Open | None] | None = None  # (length kept, the containers open there)
+    whole = False  # a value at the top level has ended
+    i, n = 0, len(text)
+    while i < n:
+        char = text[i]
+        if char in " \t\r\n":
+            i += 1
+            continue
+        if whole:
+            return None
+        if char in "{[":
+            top = _Open(char, top)
+            i += 1
+            cut = (i, top)
+            continue
+        if char in "}]":
+            if top is None:
+                return None
+            top = top.outer
+            i += 1
+        elif char == ",":
+            if top is not None:
+                top.state = "key" if top.bracket == "{" else "value"
+            i += 1
+            continue
+        elif char == ":":
+            if top is not None:
+                top.state = "value"
+            i += 1
+            continue
+        elif char == '"':
+            j = i + 1
+            while j < n and text[j] != '"':
+                j += 2 if text[j] == "\\" else 1
+            is_key = top is not None and top.bracket == "{" and top.state == "key"
+            if j >= n:  # an open string: a value is closed, a key left out
+                if is_key:
+                    break
+                body = text[i + 1 :]
+                escape = _DANGLING_ESCAPE.search(body)
+                if escape is not None and len(escape.group(1)) % 2:
+                    body = body[: escape.end(1) - 1]
+                return text[:i] + '"' + body + '"' + (top.closers() if top is not None else "")
+            i = j + 1
+            if is_key and top is not None:
+                top.state = "colon"
+                continue
+        else:
+            j = i
+            while j < n and text[j] not in ",]} \t\r\n":
+                j += 1
+            if j >= n and not _WHOLE_SCALAR.fullmatch(text[i:j]):
+                break  # a partial literal or number at the end
+            i = j
+        # a value ended at i
+        if top is None:
+            whole = True
+        else:
+            top.state = "comma"
+        cut = (i, top)
+    if cut is None:
+        return None
+    return text[: cut[0]] + (cut[1].closers() if cut[1] is not None else "")
 
 
 def _error_data(event: UnknownEvent) -> tuple[bool, Any]:

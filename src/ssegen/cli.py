@@ -781,7 +781,11 @@ def conform(out: Path | None, full_text: bool, as_json: bool, provider: str, cha
         for violation in report.violations:
             click.echo(violation.format())
         final = report.final
-        for choice in final["choices"]:
+        for line in _block_lines(final.get("output", [])):
+            click.echo(line)
+        if final.get("stop_reason") is not None:
+            click.echo(f"stop reason: {final['stop_reason']}")
+        for choice in final.get("choices", []):
             click.echo(f"choice {choice['index']} ({choice['finish_reason']}): {choice['content']!r}")
             for name in ("reasoning_content", "refusal"):
                 if choice[name] is not None:
@@ -792,9 +796,10 @@ def conform(out: Path | None, full_text: bool, as_json: bool, provider: str, cha
                     f"{call['function']['name']}({call['function']['arguments']})"
                 )
         for error in final["errors"]:
-            click.echo(
-                f"error ({error['kind']}): {json.dumps(error.get('data', error.get('message')), ensure_ascii=False)}"
-            )
+            detail = error.get("data", error.get("message"))
+            if detail is None:  # member_off_spec, event_off_spec, snapshot_mismatch: the entry itself
+                detail = {k: v for k, v in error.items() if k not in ("kind", "got") or error.get("type") is None}
+            click.echo(f"error ({error['kind']}): {json.dumps(detail, ensure_ascii=False)}")
         if final["vendor_events"]:
             click.echo(
                 f"{len(final['vendor_events'])} vendor events: "
@@ -806,6 +811,33 @@ def conform(out: Path | None, full_text: bool, as_json: bool, provider: str, cha
         )
     if report.violations:
         sys.exit(1)
+
+
+def _block_lines(blocks: list[dict[str, Any]]) -> list[str]:
+    """A readable summary of a Messages or Responses stream's blocks (items): per block its
+    index, kind, id and name, then its texts, tool call and the other text deltas."""
+    lines = []
+    for block in blocks:
+        head = f"block {block['index']} {block['kind']}"
+        head += "".join(f" {block[k]}" for k in ("id", "call_id") if block.get(k))
+        if block.get("status"):
+            head += f" ({block['status']})"
+        lines.append(head + ":")
+        for name in ("text", "thinking", "refusal"):
+            if block.get(name) is not None:
+                lines.append(f"  {name}: {block[name]!r}")
+        if block.get("signature"):
+            lines.append(f"  signature: {len(block['signature'])} characters")
+        if block.get("name") or block.get("arguments") is not None:
+            call = f"  tool call {block.get('name')}({block.get('arguments') or ''})"
+            if block.get("arguments") and block.get("input") is None:
+                call += f" (not valid JSON; partial: {json.dumps(block.get('input_partial'), ensure_ascii=False)})"
+            lines.append(call)
+        for name, text in (block.get("texts") or {}).items():
+            lines.append(f"  {name}: {text!r}")
+        if block.get("deltas"):
+            lines.append(f"  {len(block['deltas'])} other deltas")
+    return lines
 
 
 @main.command("codes")

@@ -266,7 +266,7 @@ class Dispatch:
 
 
 #: What one accumulation step does (:class:`AccumulateStep`).
-AccumulateAction = Literal["meta", "open", "append", "close", "stop", "usage", "done", "error"]
+AccumulateAction = Literal["meta", "open", "append", "close", "snapshot", "stop", "usage", "done", "error"]
 
 
 @dataclass(frozen=True)
@@ -279,13 +279,17 @@ class AccumulateStep:
             ``open`` (open the block at ``key`` from the object at ``value``: its kind,
             id, name, first text), ``append`` (append the text at ``value`` to the
             block's ``field``), ``close`` (the block at ``key`` is complete: its tool
-            arguments are parsed), ``stop`` (the stop reason at ``value``), ``usage``
+            arguments are parsed), ``snapshot`` (the list at ``value`` holds the finished
+            blocks, by index: Responses ``response.completed``'s ``output``), ``stop``
+            (the stop reason at ``value``), ``usage``
             (merge the usage object at ``value``: later members replace earlier ones),
             ``done`` (the stream is complete), ``error`` (the event is an error).
         key: path of the block key (``index``, ``output_index``).
         value: path of the value read.
         field: the block field ``append`` adds to: ``text``, ``thinking``,
-            ``signature``, ``refusal``, ``arguments``.
+            ``signature``, ``refusal``, ``arguments``; any other name (a Responses
+            ``response.<name>.delta`` the family table does not list) goes to the
+            block's ``texts`` (``BlockState.add_text``).
         variant: ``(member, tag value)``: the step applies only when the union at
             ``member`` (a top-level member, e.g. ``delta``) is the alternative with that
             tag value (``text_delta``).

@@ -31,6 +31,7 @@ ALLOWED = {
         "itertools",
         "operator",
         "threading",
+        "re",
         "types",
         "typing",
         "msgspec",

@@ -145,6 +145,9 @@ class ApplyPlan:
         return not (self.meta or self.choices or self.usage or self.full_text or self.error or self.steps)
 
 
+#: The block fields an ``append`` step adds to directly (any other name: ``add_text``).
+BLOCK_FIELDS = ("text", "thinking", "signature", "refusal", "arguments")
+
 #: Delta members appended to the choice's text of the same name, in this order.
 TEXT_FIELDS = ("content", "reasoning_content", "refusal")
 
@@ -168,7 +171,36 @@ def steps_plan(
         usage=None,
         full_text=None,
         steps=step_feeds(payload, steps, class_of, plain),
+        keep_usage=_usage_path(payload, steps),
     )
+
+
+def usage_schema(payload: Schema, path: str) -> Schema | None:
+    """The schema of the usage object at dotted member ``path`` (see :func:`_usage_path`)."""
+    node: Schema | None = payload
+    for name in path.split("."):
+        prop = node.property(name) if node is not None and node.type == "object" else None
+        node = prop.schema if prop is not None else None
+    return node
+
+
+def _usage_path(payload: Schema, steps: tuple[AccumulateStep, ...]) -> str:
+    """The dotted path of the object a ``usage`` step merges (``message.usage``,
+    ``response.usage``), whose object as sent the decoder keeps (``keep_usage``): the
+    usage members the spec does not list reach the result too. "" when there is none, or
+    when a member's identifier is not its wire name, or a member on the way is not an
+    object (a union, any JSON)."""
+    for step in steps:
+        if step.action != "usage" or not step.value:
+            continue
+        node = payload
+        for name in step.value:
+            prop = node.property(name) if node.type == "object" else None
+            if prop is None or field_identifiers(node).get(name) != name:
+                return ""
+            node = prop.schema
+        return ".".join(step.value) if node.type == "object" else ""
+    return ""
 
 
 def step_feeds(
@@ -217,8 +249,13 @@ def step_feeds(
             continue
         statement = {
             "open": f"blocks[{key}].open({plain.format(value)})",
-            "append": f"blocks[{key}].{step.field}.append({value})",
+            "append": (
+                f"blocks[{key}].{step.field}.append({value})"
+                if step.field in BLOCK_FIELDS
+                else f"blocks[{key}].add_text({step.field!r}, {value})"
+            ),
             "close": f"blocks[{key}].close({plain.format(value) if step.value else ''})",
+            "snapshot": f"acc.snapshot({plain.format(value)})",
             "stop": f"acc.stop_reason = {value}",
             "usage": f"acc.merge_usage({plain.format(value)})",
             "done": "acc.done()",

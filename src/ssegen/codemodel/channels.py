@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 from ..diagnostics import Diagnostics, codes
 from ..ir import ANY_EVENT, Channel, Dispatch, Message
 from ..naming import ClassName, PythonIdentifier, distinct_identifiers
-from .accumulation import ApplyPlan, apply_plan, steps_plan
+from .accumulation import ApplyPlan, apply_plan, steps_plan, usage_schema
 from .flavour import Flavour
 from .models import REASONING_MEMBER, ModelsBuilder
 
@@ -43,9 +43,10 @@ class MessageSpec:
             "" for a keep-alive, which feeds nothing (no row in the handlers table,
             so ``apply`` does nothing with it: the stream is not complete, and it
             is no unknown event).
-        keep_usage: the identifier of the data message's ``usage`` member, whose
-            object as sent ``classify`` keeps for the accumulator (the typed object
-            drops the members the spec does not list); "" when it has none.
+        keep_usage: the identifier of the data message's ``usage`` member (a dotted
+            path in a block family: ``message.usage``), whose object as sent
+            ``classify`` keeps for the accumulator (the typed object drops the members
+            the spec does not list); "" when it has none.
     """
 
     name: str
@@ -440,9 +441,15 @@ def _messages(
         else:
             continue
         plans.setdefault(plan)
-        usage = message.payload.property("usage")
-        if plan.keep_usage and usage is not None:
-            models.keep_whole(usage.schema)
+        prop = message.payload.property("usage")
+        if not plan.keep_usage:
+            usage = None
+        elif plan.steps:
+            usage = usage_schema(message.payload, plan.keep_usage)  # a block family's nested usage
+        else:
+            usage = prop.schema if prop is not None else None
+        if usage is not None:
+            models.keep_whole(usage)
         if plan.error_member:
             models.add_error_member(cls)
         if plan.choices is not None and plan.choices.reasoning_member is not None:
@@ -492,11 +499,7 @@ def _named_plan(ident: PythonIdentifier, branches: list[EventBranch], flavour: F
     event_lines = tuple(
         (Sentinel(f"event: {b.event}", b.event.isascii()), b.decoders[0])
         for b in branches
-        if b.event not in ("message", ANY_EVENT)
-        and not b.literals
-        and not b.tag_field
-        and len(b.decoders) == 1
-        and not b.decoders[0].keep_usage
+        if b.event not in ("message", ANY_EVENT) and not b.literals and not b.tag_field and len(b.decoders) == 1
     )
     if not event_lines:
         return None

@@ -20,7 +20,12 @@ shape. Three families are recognized from the messages' shape, in this order:
     ``output_index``; ``response.output_text.delta``, ``.refusal.delta``,
     ``.function_call_arguments.delta``, ``.reasoning_summary_text.delta`` and
     ``.reasoning_text.delta`` append; ``response.completed``/``.incomplete``/``.failed``
-    carry the usage and status and end the stream (``.failed`` and ``error`` are errors).
+    carry the usage and status and end the stream (``.failed`` and ``error`` are errors);
+    their ``output`` is the finished items (a snapshot: what no delta gave, and where a
+    delta disagrees, ``snapshot_mismatch``). Any other ``response.<name>.delta`` with a
+    string ``delta`` and an ``output_index`` appends to the item's text ``<name>``
+    (``custom_tool_call_input``, ``code_interpreter_call_code``, ``mcp_call_arguments``:
+    the runtime names the field without the item type, ``input``, ``code``, ``arguments``).
 
 A step is kept only when its paths exist in the message's payload, so a spec that omits
 a member simply does not feed it. A channel that fits none of them can state its plan
@@ -79,6 +84,7 @@ MESSAGES: dict[str, tuple[AccumulateStep, ...]] = {
 RESPONSES: dict[str, tuple[AccumulateStep, ...]] = {
     "response.created": (_S("meta", value=("response", "id"), extra=("response", "model")),),
     "response.in_progress": (_S("meta", value=("response", "id"), extra=("response", "model")),),
+    "response.queued": (_S("meta", value=("response", "id"), extra=("response", "model")),),
     "response.output_item.added": (_S("open", key=("output_index",), value=("item",)),),
     "response.output_text.delta": (_S("append", key=("output_index",), value=("delta",), field="text"),),
     "response.refusal.delta": (_S("append", key=("output_index",), value=("delta",), field="refusal"),),
@@ -89,16 +95,25 @@ RESPONSES: dict[str, tuple[AccumulateStep, ...]] = {
     "response.reasoning_text.delta": (_S("append", key=("output_index",), value=("delta",), field="thinking"),),
     "response.output_item.done": (_S("close", key=("output_index",), value=("item",)),),
     "response.completed": (
+        _S("snapshot", value=("response", "output")),
         _S("usage", value=("response", "usage")),
         _S("stop", value=("response", "status")),
         _S("done"),
     ),
     "response.incomplete": (
+        _S("snapshot", value=("response", "output")),
         _S("usage", value=("response", "usage")),
+        _S("stop", value=("response", "status")),
         _S("stop", value=("response", "incomplete_details", "reason")),
         _S("done"),
     ),
-    "response.failed": (_S("usage", value=("response", "usage")), _S("error"), _S("done")),
+    "response.failed": (
+        _S("snapshot", value=("response", "output")),
+        _S("usage", value=("response", "usage")),
+        _S("stop", value=("response", "status")),
+        _S("error"),
+        _S("done"),
+    ),
     "error": (_S("error"),),
 }
 
@@ -131,7 +146,9 @@ def _plan(channel: Channel, diagnostics: Diagnostics) -> Channel:
             steps = []
             for value, message in tags.items():
                 kept = tuple(
-                    fitted for s in table.get(value or "", ()) if (fitted := _fitted(message.payload, s)) is not None
+                    fitted
+                    for s in table.get(value or "", ()) or _generic(family, value)
+                    if (fitted := _fitted(message.payload, s)) is not None
                 )
                 if kept:
                     steps.append((message.name, kept))
@@ -144,6 +161,17 @@ def _plan(channel: Channel, diagnostics: Diagnostics) -> Channel:
         f"state a plan with {EXTENSION} on the channel",
     )
     return replace(channel, accumulation=Accumulation("none", provenance=channel.provenance))
+
+
+def _generic(family: str, tag: str | None) -> tuple[AccumulateStep, ...]:
+    """The steps of a Responses message the family table does not list: a
+    ``response.<name>.delta`` appends its ``delta`` to the item's text ``<name>``."""
+    if family != "responses" or not tag or not tag.startswith("response.") or not tag.endswith(".delta"):
+        return ()
+    name = tag[len("response.") : -len(".delta")]
+    if not name or "." in name:
+        return ()
+    return (_S("append", key=("output_index",), value=("delta",), field=name),)
 
 
 def _is_chat(payload: Schema) -> bool:
@@ -240,6 +268,7 @@ def _step(item: Any) -> AccumulateStep | None:
         "open",
         "append",
         "close",
+        "snapshot",
         "stop",
         "usage",
         "done",
