@@ -13,43 +13,86 @@ from typing import Any
 
 from .ir import Schema
 
+#: Most JSON values one synthesized instance may hold. A schema whose members reference a schema
+#: of many members, level after level (ten ``$ref`` members, nine levels: 10^9 values), would
+#: otherwise be expanded whole: past the budget, optional members and array items are left out,
+#: and a schema whose required members alone exceed it has no instance (:data:`NO_INSTANCE`).
+MAX_INSTANCE_VALUES = 10_000
+
+
+class _NoInstance:
+    """The type of :data:`NO_INSTANCE`."""
+
+    def __repr__(self) -> str:
+        return "NO_INSTANCE"
+
+
+#: Returned instead of an instance when the schema's required members alone expand past
+#: :data:`MAX_INSTANCE_VALUES` values (``None`` is a JSON value, so it cannot say this).
+NO_INSTANCE: Any = _NoInstance()
+
+
+class _OverBudget(Exception):
+    """A required member could not be built within the budget."""
+
 
 def minimal_instance(schema: Schema) -> Any:
     """The smallest JSON value ``schema`` admits as lenient decoding sees it: required
     members only (and members fixed to one value), the first enum value, empty
     arrays unless ``minItems``, zero values of scalars (``"x"`` for a string, longer
-    when ``minLength`` says so)."""
-    return _instance(schema, full=False, depth=0)
+    when ``minLength`` says so). :data:`NO_INSTANCE` past :data:`MAX_INSTANCE_VALUES`."""
+    return _Builder(full=False).build(schema)
 
 
 def full_instance(schema: Schema) -> Any:
-    """A JSON value of ``schema`` with every declared member present (one item per array)."""
-    return _instance(schema, full=True, depth=0)
+    """A JSON value of ``schema`` with every declared member present (one item per array),
+    as far as :data:`MAX_INSTANCE_VALUES` values allow (then required members only);
+    :data:`NO_INSTANCE` when even those exceed it."""
+    return _Builder(full=True).build(schema)
 
 
-def _instance(schema: Schema, *, full: bool, depth: int) -> Any:
-    if schema.enum:
-        return schema.enum[0]
-    if depth > 8:
-        return None
-    if schema.type == "object":
-        return {
-            p.name: _instance(p.schema, full=full, depth=depth + 1)
-            for p in schema.properties
-            if full or p.required or schema.tag(p.name) is not None
-        }
-    if schema.type == "array":
-        count = schema.min_items or 0
-        if full and schema.max_items != 0:
-            count = max(count, 1)
-        item = _instance(schema.items, full=full, depth=depth + 1) if schema.items is not None else None
-        return [item] * count
-    if schema.type == "union" and schema.variants:
-        return _instance(schema.variants[0], full=full, depth=depth + 1)
-    if schema.type == "string":
-        size = schema.constraints.get("minLength", 1)
-        return "x" * max(1, size if isinstance(size, int) and size < 64 else 1)
-    return _ZERO.get(schema.type)
+class _Builder:
+    """Builds one instance, counting the values made against :data:`MAX_INSTANCE_VALUES`."""
+
+    def __init__(self, *, full: bool) -> None:
+        self.full = full
+        self.made = 0
+
+    def build(self, schema: Schema) -> Any:
+        try:
+            return self._instance(schema, 0)
+        except _OverBudget:
+            return NO_INSTANCE
+
+    def _instance(self, schema: Schema, depth: int) -> Any:
+        self.made += 1
+        if self.made > MAX_INSTANCE_VALUES:
+            self.full = False  # from here on, what is required only
+            if self.made > 2 * MAX_INSTANCE_VALUES:
+                raise _OverBudget
+        if schema.enum:
+            return schema.enum[0]
+        if depth > 8:
+            return None
+        if schema.type == "object":
+            return {
+                p.name: self._instance(p.schema, depth + 1)
+                for p in schema.properties
+                if self.full or p.required or schema.tag(p.name) is not None
+            }
+        if schema.type == "array":
+            count = schema.min_items or 0
+            if self.full and schema.max_items != 0:
+                count = max(count, 1)
+            if not count or schema.items is None:
+                return [None] * count if schema.items is None else []
+            return [self._instance(schema.items, depth + 1)] * count
+        if schema.type == "union" and schema.variants:
+            return self._instance(schema.variants[0], depth + 1)
+        if schema.type == "string":
+            size = schema.constraints.get("minLength", 1)
+            return "x" * max(1, size if isinstance(size, int) and size < 64 else 1)
+        return _ZERO.get(schema.type)
 
 
 #: Scalars of a synthesized instance (a string is ``"x"``: no provider sends an empty id or model).

@@ -127,3 +127,21 @@ channels:
     [message] = result.provider.channels[0].messages
     state = message.payload.property("state")
     assert state is not None and state.schema.enum == ("on", "off")
+
+
+def test_aliases_repeating_a_long_text_are_refused_by_bytes_not_nodes() -> None:
+    # 500 aliases of one 100 KB string: 501 nodes, far under MAX_NODES, but 50 MB of text
+    text = "a: &s " + "x" * 100_000 + "\nb: [" + ", ".join(["*s"] * 500) + "]\n"
+    with pytest.raises(document.DocumentError) as raised:
+        parse_document(text, "x", Diagnostics())
+    assert raised.value.code.name == "yaml-too-large" and "aliases repeat more than" in str(raised.value)
+    # a few aliases of it are fine
+    few = "a: &s " + "x" * 100_000 + "\nb: [*s, *s, *s]\n"
+    assert len(parse_document(few, "x", Diagnostics()).data["b"]) == 3
+
+
+def test_a_large_document_without_aliases_is_not_called_an_alias_bomb() -> None:
+    text = "a: [" + ", ".join(["1"] * (document.MAX_NODES + 1)) + "]"
+    with pytest.raises(document.DocumentError) as raised:
+        parse_document(text, "x", Diagnostics())
+    assert raised.value.code.name == "yaml-too-large" and "alias" not in str(raised.value)

@@ -9,7 +9,7 @@ from typing import Any
 
 import jsonschema
 
-from ..instances import accepts, full_instance, minimal_instance
+from ..instances import NO_INSTANCE, accepts, full_instance, minimal_instance
 from ..ir import Channel, Message, Provider
 from ..normalize.jsonschema import export_provider
 from .channels import ChannelSpec
@@ -110,6 +110,8 @@ def _synthesized(
         {"$defs": schemas["$defs"], **schemas["channels"][channel.address][message.name]}
     )
     for instance in (minimal_instance(message.payload), full_instance(message.payload)):
+        if instance is NO_INSTANCE:
+            continue  # its required members alone expand past the budget: no example to synthesize
         if not strict.is_valid(instance) or not accepts(message.payload, instance, *tags):
             continue
         if any(accepts(m.payload, instance, *tags) for m in earlier):

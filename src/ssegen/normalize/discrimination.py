@@ -36,7 +36,7 @@ from dataclasses import replace
 from typing import Any
 
 from ..diagnostics import Diagnostics, codes
-from ..instances import accepts, full_instance, minimal_instance
+from ..instances import NO_INSTANCE, accepts, full_instance, minimal_instance
 from ..ir import ANY_EVENT, Channel, Dispatch, Message, Provider, Tagged
 from ..naming import ClassName
 
@@ -259,8 +259,8 @@ def _report_overlaps(
     for group, tags in groups:
         messages = [by_name[n] for n in group]
         for i, later in enumerate(messages):
-            instances = [minimal_instance(later.payload), full_instance(later.payload)]
-            instances += [_json(e.data) for e in later.examples]
+            synthesized = [minimal_instance(later.payload), full_instance(later.payload)]
+            instances = [x for x in synthesized if x is not NO_INSTANCE] + [_json(e.data) for e in later.examples]
             for earlier in messages[:i]:
                 if earlier.payload == later.payload:
                     continue  # one payload schema, one class: nothing to tell apart

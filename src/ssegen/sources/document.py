@@ -38,6 +38,10 @@ from ..diagnostics import Diagnostics, codes
 #: Most nodes one document may expand to (after aliases) before it is refused.
 MAX_NODES = 1_000_000
 
+#: Most bytes of scalars that aliases may repeat (``*big`` 500 times over a 100 KB string
+#: would otherwise become 50 MB of data and far more generated text).
+MAX_ALIASED_BYTES = 8 * 1024 * 1024
+
 #: Deepest nesting (mappings and sequences) one document may have.
 MAX_DEPTH = 128
 
@@ -277,13 +281,28 @@ class _Walker:
         self.diagnostics = diagnostics
         self.offset = line_offset
         self.visited = 0
+        self.seen: set[int] = set()  # nodes built once: a node met again is an alias's
+        self.aliased_bytes = 0
 
     def build(self, node: yaml.Node, pointer: str, depth: int) -> Any:
         self.visited += 1
         line = node.start_mark.line + 1 + self.offset
+        again = id(node) in self.seen
+        self.seen.add(id(node))
+        if again and isinstance(node, yaml.ScalarNode):
+            self.aliased_bytes += len(node.value)
+            if self.aliased_bytes > MAX_ALIASED_BYTES:
+                raise DocumentError(
+                    f"aliases repeat more than {MAX_ALIASED_BYTES // (1024 * 1024)} MiB of text (alias bomb?); "
+                    "write the value once",
+                    line,
+                    codes.YAML_TOO_LARGE,
+                )
         if self.visited > MAX_NODES:
             raise DocumentError(
-                f"document expands to more than {MAX_NODES} nodes (alias bomb?)",
+                f"document expands to more than {MAX_NODES} nodes"
+                + (" through aliases (alias bomb?)" if self.aliased_bytes or len(self.seen) < self.visited else "")
+                + "; split it into files joined by $ref",
                 line,
                 codes.YAML_TOO_LARGE,
             )
