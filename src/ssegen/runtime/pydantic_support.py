@@ -81,7 +81,7 @@ class _Pydantic(ModelLibrary):
     """The pydantic side of ``stream.lenient_decode``: the same algorithm, the same
     results as with msgspec Structs (checked by the flavour differential tests)."""
 
-    def fields(self, cls: Any) -> list[tuple[str, str, Any, bool]]:
+    def read_fields(self, cls: Any) -> list[tuple[str, str, Any, bool]]:
         return [
             (n, f.alias or n, f.annotation, f.is_required()) for n, f in cls.model_fields.items()
         ]
