@@ -684,7 +684,8 @@ def watch(
 
     def run() -> None:
         try:
-            _run_generate(config, "text", level, quiet, force=False, rebuild=verbose or min_severity is not None)
+            # Always a full build: while editing, each run's diagnostics are what the user watches for.
+            _run_generate(config, "text", level, quiet, force=False, rebuild=True)
         except click.ClickException as exc:  # a specs folder renamed mid-watch: say so, keep watching
             click.echo(f"error: {exc.format_message()}", err=True)
 

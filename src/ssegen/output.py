@@ -4,10 +4,12 @@ ssegen records what it wrote in ``<out>/ssegen-manifest.json``: the ssegen
 version, a SHA-256 of every template and runtime module (``runtime/sse.py``),
 of every input of each provider, and of every file it wrote.  With it:
 
-* ``ssegen check`` answers from hashes alone when nothing changed (no parsing,
-  no rendering: well under a second);
+* ``ssegen check`` and ``ssegen generate`` answer from hashes alone when nothing
+  changed (no parsing, no rendering: well under a second);
 * a generated file whose content no longer matches the manifest was edited by
-  hand: it is reported, and overwritten only with ``--force``;
+  hand: it is reported, and overwritten only with ``--force``; unless it is the
+  same code as what the specs produce now in another layout (a user's formatter
+  ran over it): then it is reported as reformatted and simply rewritten;
 * a file ssegen did not write is left alone and reported, even inside a
   provider's folder;
 * ssegen writes only into a folder it owns: one holding its manifest, or one that

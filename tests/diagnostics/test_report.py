@@ -67,7 +67,7 @@ def test_github_annotation_escapes_what_the_runner_would_misread(
     line = github_line(_WIDENED, Path("specs"))
     assert line == (
         "::warning file=specs/deepseek/api-docs.txt,line=395,title=ssegen example-widened::"
-        "example sends null, 100%25: widened%0Anext line (at /choices/0/delta/role)"
+        "example sends null, 100%25: widened\\nnext line (at /choices/0/delta/role)"
     )
     info = Diagnostic("", 0, "", "docs-matched", Severity.INFO, "m")
     assert github_line(info, Path("specs")) == "::notice title=ssegen docs-matched::m"

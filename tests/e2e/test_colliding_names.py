@@ -69,8 +69,8 @@ def test_channels_v1_chat_and_v1_dash_chat_each_decode_their_messages_and_pass_m
 def test_ir_shows_the_disambiguated_channel_names(tmp_path: Path) -> None:
     run = CliRunner().invoke(main, ["ir", "--specs", str(CORPUS / "channel-addresses-collide"), "demo"])
     assert run.exit_code == 0
-    assert "'/v1/chat' is generated as 'v_1_chat_" in run.stderr
-    assert "'/v1-chat' is generated as 'v_1_chat_" in run.stderr
+    assert "'/v1/chat' is generated as 'v1_chat_" in run.stderr
+    assert "'/v1-chat' is generated as 'v1_chat_" in run.stderr
 
 
 def test_an_event_name_with_crlf_is_an_error_naming_the_message(tmp_path: Path) -> None:

@@ -21,7 +21,7 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
-from . import Diagnostic
+from . import Diagnostic, escape_controls
 from .codes import CATALOGUE
 from .codes import Severity as _Severity
 
@@ -60,16 +60,18 @@ def use_colour(stream_is_tty: bool, environ: dict[str, str] | None = None) -> bo
 
 def text_line(diag: Diagnostic, specs: Path, *, colour: bool = False) -> str:
     """One diagnostic as ``path:line: pointer: severity[code]: message``, ``path`` as
-    :func:`display_path` gives it; the ``severity[code]`` part styled when ``colour``."""
+    :func:`display_path` gives it; the ``severity[code]`` part styled when ``colour``. Control
+    and bidirectional characters from a spec are escaped (:func:`escape_controls`), so a
+    property name cannot move the cursor or forge a line."""
     import click
 
-    where = display_path(specs, diag.file)
+    where = escape_controls(display_path(specs, diag.file))
     where = (f"{where}:{diag.line}" if diag.line else where) if where else "<ssegen>"
     label = f"{diag.severity.value}[{diag.code}]"
     if colour:
         fg, bold = _COLOURS[diag.severity]
         label = click.style(label, fg=fg, bold=bold)
-    return f"{where}: {diag.pointer or '/'}: {label}: {diag.message}"
+    return f"{where}: {escape_controls(diag.pointer) or '/'}: {label}: {escape_controls(diag.message)}"
 
 
 def _github_escape(text: str, *, prop: bool = False) -> str:
@@ -81,14 +83,15 @@ def _github_escape(text: str, *, prop: bool = False) -> str:
 def github_line(diag: Diagnostic, specs: Path) -> str:
     """One diagnostic as a GitHub Actions workflow command (``error``, ``warning`` or ``notice``)."""
     props = []
-    path = display_path(specs, diag.file)
+    path = escape_controls(display_path(specs, diag.file))
     if path:
         props.append(f"file={_github_escape(path, prop=True)}")
         if diag.line:
             props.append(f"line={diag.line}")
     props.append(f"title={_github_escape(f'ssegen {diag.code}', prop=True)}")
-    pointer = f" (at {diag.pointer})" if diag.pointer else ""
-    return f"::{_GITHUB_LEVELS[diag.severity]} {','.join(props)}::{_github_escape(diag.message + pointer)}"
+    pointer = f" (at {escape_controls(diag.pointer)})" if diag.pointer else ""
+    message = escape_controls(diag.message) + pointer
+    return f"::{_GITHUB_LEVELS[diag.severity]} {','.join(props)}::{_github_escape(message)}"
 
 
 def sarif_log(diagnostics: Iterable[Diagnostic], specs: Path, version: str) -> dict[str, object]:
