@@ -61,6 +61,10 @@ _LENIENT_V1_MESSAGES: dict[str, tuple[type, ...]] = {
         models.ErrorEvent,
     ),
 }
+_LENIENT_USAGE_V1_MESSAGES: dict[type, str] = {
+    models.MessageStartEvent: "message.usage",
+    models.MessageDeltaEvent: "usage",
+}
 _TAGGED_V1_MESSAGES: dict[str, tuple[Callable[[str], Any], ...]] = {
     "message_start": (_decode_message_start_v1_messages,),
     "content_block_start": (_decode_content_block_start_v1_messages,),
@@ -151,6 +155,9 @@ def classify_v1_messages(sse: ServerSentEvent) -> V1_MESSAGES_EVENT:
         data, _LENIENT_V1_MESSAGES.get(event) or _LENIENT_V1_MESSAGES.get("*", ())
     )
     if lenient is not None:
+        usage = _LENIENT_USAGE_V1_MESSAGES.get(type(lenient))
+        if usage is not None:
+            keep_usage(lenient, data, usage)  # its usage whole, as the typed path keeps it
         return lenient  # type: ignore[no-any-return]
     if reason is None:
         reason = "no message of the channel has event type " + repr(event)

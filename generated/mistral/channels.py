@@ -40,6 +40,10 @@ _LENIENT_CHAT_COMPLETIONS: dict[str, tuple[type, ...]] = {
         models.ChatCompletionChunk,
     ),
 }
+_LENIENT_USAGE_CHAT_COMPLETIONS: dict[type, str] = {
+    models.ChatCompletionUsageChunk: "usage",
+    models.ChatCompletionChunk: "usage",
+}
 _decode_fim_completion_chunk_fim_completions = msgspec.json.Decoder(
     models.FimCompletionChunk
 ).decode
@@ -194,6 +198,9 @@ def classify_chat_completions(sse: ServerSentEvent) -> CHAT_COMPLETIONS_EVENT:
         data, _LENIENT_CHAT_COMPLETIONS.get(event) or _LENIENT_CHAT_COMPLETIONS.get("*", ())
     )
     if lenient is not None:
+        usage = _LENIENT_USAGE_CHAT_COMPLETIONS.get(type(lenient))
+        if usage is not None:
+            keep_usage(lenient, data, usage)  # its usage whole, as the typed path keeps it
         return lenient  # type: ignore[no-any-return]
     if reason is None:
         reason = "no message of the channel has event type " + repr(event)

@@ -329,6 +329,11 @@ _LENIENT_V1_RESPONSES: dict[str, tuple[type, ...]] = {
         models.ResponseErrorEvent,
     ),
 }
+_LENIENT_USAGE_V1_RESPONSES: dict[type, str] = {
+    models.ResponseCompletedEvent: "response.usage",
+    models.ResponseIncompleteEvent: "response.usage",
+    models.ResponseFailedEvent: "response.usage",
+}
 _TAGGED_V1_RESPONSES: dict[str, tuple[Callable[[str], Any], ...]] = {
     "response.created": (_decode_response_created_v1_responses,),
     "response.in_progress": (_decode_response_in_progress_v1_responses,),
@@ -825,6 +830,9 @@ def classify_v1_responses(sse: ServerSentEvent) -> V1_RESPONSES_EVENT:
         data, _LENIENT_V1_RESPONSES.get(event) or _LENIENT_V1_RESPONSES.get("*", ())
     )
     if lenient is not None:
+        usage = _LENIENT_USAGE_V1_RESPONSES.get(type(lenient))
+        if usage is not None:
+            keep_usage(lenient, data, usage)  # its usage whole, as the typed path keeps it
         return lenient  # type: ignore[no-any-return]
     if reason is None:
         reason = "no message of the channel has event type " + repr(event)

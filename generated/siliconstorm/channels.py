@@ -36,6 +36,9 @@ _decode_chat_completion_chunk_chat_completions = msgspec.json.Decoder(
 _LENIENT_CHAT_COMPLETIONS: dict[str, tuple[type, ...]] = {
     "*": (models.ChatCompletionChunk,),
 }
+_LENIENT_USAGE_CHAT_COMPLETIONS: dict[type, str] = {
+    models.ChatCompletionChunk: "usage",
+}
 
 
 CHAT_COMPLETIONS_EVENT = Union[
@@ -59,6 +62,9 @@ def classify_chat_completions(sse: ServerSentEvent) -> CHAT_COMPLETIONS_EVENT:
         data, _LENIENT_CHAT_COMPLETIONS.get(event) or _LENIENT_CHAT_COMPLETIONS.get("*", ())
     )
     if lenient is not None:
+        usage = _LENIENT_USAGE_CHAT_COMPLETIONS.get(type(lenient))
+        if usage is not None:
+            keep_usage(lenient, data, usage)  # its usage whole, as the typed path keeps it
         return lenient  # type: ignore[no-any-return]
     if reason is None:
         reason = "no message of the channel has event type " + repr(event)

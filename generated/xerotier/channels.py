@@ -205,6 +205,9 @@ _LENIENT_CHAT_COMPLETIONS: dict[str, tuple[type, ...]] = {
         models.ChatCompletionChunk,
     ),
 }
+_LENIENT_USAGE_CHAT_COMPLETIONS: dict[type, str] = {
+    models.ChatCompletionChunk: "usage",
+}
 _TAGGED_CHAT_COMPLETIONS: dict[str, tuple[Callable[[str], Any], ...]] = {
     "x_research.searching": (_decode_x_research_searching_chat_completions,),
     "x_research.reading": (_decode_x_research_reading_chat_completions,),
@@ -412,6 +415,9 @@ def classify_chat_completions(sse: ServerSentEvent) -> CHAT_COMPLETIONS_EVENT:
         data, _LENIENT_CHAT_COMPLETIONS.get(event) or _LENIENT_CHAT_COMPLETIONS.get("*", ())
     )
     if lenient is not None:
+        usage = _LENIENT_USAGE_CHAT_COMPLETIONS.get(type(lenient))
+        if usage is not None:
+            keep_usage(lenient, data, usage)  # its usage whole, as the typed path keeps it
         return lenient  # type: ignore[no-any-return]
     if reason is None:
         reason = "no message of the channel has event type " + repr(event)

@@ -136,3 +136,33 @@ def test_mistral_seed_and_openapi_in_one_folder_decode_the_magistral_list_conten
             if answer is not None:
                 assert choice.content == answer
             assert result.complete, name
+
+
+def _assembled(result: object) -> tuple[object, ...]:
+    data = result.to_dict()  # type: ignore[attr-defined]
+    items = [
+        {k: item.get(k) for k in ("kind", "id", "name", "call_id", "text", "thinking", "arguments", "input")}
+        for item in data["output"]
+    ]
+    return items, data["stop_reason"], data["complete"], data["usage"]
+
+
+def test_responses_from_openais_document_assemble_the_captures_as_our_spec_does(tmp_path: Path) -> None:
+    """The package generated from OpenAI's published OpenAPI document (``/responses``) and the one
+    from ``specs/openai_responses/`` (``/v1/responses``) assemble every captured Responses stream of
+    ``../shared/corpus/families/openai_responses/`` alike: items, stop reason, completion and usage
+    as sent (issue 23)."""
+    from helpers.packages import generated_package
+
+    from generated.openai_responses import CHANNELS as OURS
+
+    captures = sorted(shared_path("corpus", "families", "openai_responses").glob("*.sse"))
+    document = shared_path("corpus", "openapi", "openai", "openapi.yaml").read_text(encoding="utf-8")
+    assert captures
+    with generated_package(tmp_path, {"openapi.yaml": document}, provider="openai") as (package, _):
+        theirs, ours = package.CHANNELS["/responses"], OURS["/v1/responses"]
+        for capture in captures:
+            body = capture.read_bytes()
+            assert _assembled(theirs.accumulate(theirs.decode([body]))) == _assembled(
+                ours.accumulate(ours.decode([body]))
+            ), capture.name

@@ -203,6 +203,9 @@ class ChannelSpec:
             messages a payload no message decodes may still be, decoded leniently
             (runtime ``lenient_decode``) when it clearly is one of them.
         lenient_table: the generated name of that table.
+        lenient_usage: ``(class expression, usage member path)`` of each leniently decodable
+            class whose usage is kept as sent (:attr:`MessageSpec.keep_usage`): a payload
+            decoded leniently keeps its usage whole too (``lenient_usage_table``).
         tagged_branches: the branches (fallback included) with a tag table.
         batch: the fast path, or None when plain events need per-event classification.
         named: the fast path of named events, or None when none has a branch of one decoder.
@@ -228,6 +231,8 @@ class ChannelSpec:
     tag_readers: tuple[tuple[PythonIdentifier, str], ...]
     lenient: tuple[tuple[str, tuple[str, ...]], ...]
     lenient_table: PythonIdentifier
+    lenient_usage: tuple[tuple[str, str], ...]
+    lenient_usage_table: PythonIdentifier
     batch: BatchPlan | None
     named: NamedPlan | None
     family: str
@@ -336,8 +341,14 @@ def channel_spec(
         runs=tuple(dict.fromkeys(runs)),
         event_union=f"Union[{', '.join(dict.fromkeys(union))}]",
         tag_readers=tuple((name, member) for member, name in readers.items()),
-        lenient=_lenient(branches, fallback, models),
+        lenient=(lenient := _lenient(branches, fallback, models)),
         lenient_table=PythonIdentifier.verbatim(f"_LENIENT_{upper}"),
+        lenient_usage=tuple(
+            (f"models.{m.cls}", m.keep_usage)
+            for m in ordered
+            if m.keep_usage and any(f"models.{m.cls}" in classes for _, classes in lenient)
+        ),
+        lenient_usage_table=PythonIdentifier.verbatim(f"_LENIENT_USAGE_{upper}"),
         batch=_batch_plan(ident, plain, plans),
         named=_named_plan(ident, branches, models.flavour),
         family=channel.accumulation.family if channel.accumulation is not None else "chat",
