@@ -35,6 +35,7 @@ from typing import (
     Any,
     Generic,
     Literal,
+    NamedTuple,
     TypeVar,
     Union,
     get_args,
@@ -317,6 +318,11 @@ class ModelLibrary:
         """``value`` as plain JSON data keyed by wire names, members at their default left
         out (``omit_defaults``), a tagged-union alternative's tag included."""
         return msgspec.to_builtins(value)
+
+    def carries_sent(self, cls: Any) -> bool:
+        """True when instances of ``cls`` may carry a usage object as sent (see
+        :func:`keep_usage`): msgspec classes with ``dict=True``."""
+        return bool(getattr(getattr(cls, "__struct_config__", None), "dict", False))
 
     def tagged_as(self, cls: Any, value: dict[str, Any]) -> bool:
         """False when ``cls`` is a tagged-union alternative whose tag ``value`` lacks or
@@ -1705,7 +1711,8 @@ class Channel(Generic[E]):
             return sse_frame(literal, name)
         if not enc.library.is_class(cls):
             raise TypeError(f"cannot encode {cls.__name__}: not a message class of {self!r}")
-        return sse_frame(enc.data(event), name)
+        # JSON text holds no line break (msgspec escapes them): one ``data:`` line.
+        return enc.head(name) + b"data: " + enc.json(event) + b"\n\n"
 
     def encode_stream(self, events: Iterable[E]) -> Iterator[bytes]:
         """Each of ``events`` encoded (:meth:`encode`), lazily, then the terminator when the
@@ -2051,49 +2058,115 @@ class Encoding:
             name: tuple(events) for name, events in (streams or {}).items()
         }
         self.library = library or MSGSPEC
-        self._fields: dict[type, list[tuple[str, str]]] = {}
+        self._plans: dict[Any, _Plan | None] = {}
+        self._heads: dict[str, bytes] = {}
+
+    def head(self, event: str) -> bytes:
+        """The lines before ``data:`` of an event of type ``event``: ``event: <type>`` (none
+        for ``message``), built once per type.
+
+        Raises:
+            ValueError: ``event`` holds CR, LF or NUL.
+        """
+        head = self._heads.get(event)
+        if head is None:
+            head = self._heads[event] = sse_frame("", event)[: -len(b"data: \n\n")]
+        return head
 
     def data(self, event: Any) -> str:
-        """The JSON text of a typed message: every member whose value is not its default,
+        """:meth:`json` as text."""
+        return self.json(event).decode("utf-8")
+
+    def json(self, event: Any) -> bytes:
+        """The JSON text (UTF-8) of a typed message: every member whose value is not its default,
         every member in :attr:`keep` (``null`` included), the members the server sent
         beside the typed ones of a kept usage object (:func:`usage_as_sent`), and each
-        member of a leniently decoded event's ``off_spec`` at its JSON pointer, as sent."""
+        member of a leniently decoded event's ``off_spec`` at its JSON pointer, as sent.
+
+        A message none of whose classes has such members (nested ones included) is
+        encoded by msgspec directly, without a Python-level walk."""
+        plan = self._plan(type(event))
+        off = getattr(event, "off_spec", None)
+        if off is None and self.library is MSGSPEC and (plan is None or plan.idle(event)):
+            return msgspec.json.encode(event)
         out = self.library.plain(event)
         if isinstance(out, dict):
-            off = out.pop(OFF_SPEC_WIRE, None)
-            self._complete(event, out)
+            out.pop(OFF_SPEC_WIRE, None)
+            if plan is not None:
+                self._complete(event, out, plan)
             if isinstance(off, dict):
                 for pointer, value in off.items():
                     _set_pointer(out, pointer, value)
-        return msgspec.json.encode(out).decode("utf-8")
+        return msgspec.json.encode(out)
 
-    def _complete(self, obj: Any, out: dict[str, Any]) -> None:
-        cls = type(obj)
-        fields = self._fields.get(cls)
-        if fields is None:
-            fields = self._fields[cls] = [
-                (attr, wire) for attr, wire, _tp, _required in self.library.fields(cls)
-            ]
+    def _plan(self, cls: Any) -> _Plan | None:
+        """What :meth:`_complete` visits of an instance of ``cls``: its kept members and
+        those that may hold such a class, and the wire names of its members when it may
+        carry a usage object as sent; None when nothing (``cls`` no message class). Built
+        once per class (a class met again while its plan is built counts as nothing)."""
+        if cls in self._plans:
+            return self._plans[cls]
+        self._plans[cls] = None
+        if not self.library.is_class(cls):
+            return None
         keep = self.keep.get(cls, ())
-        for attr, wire in fields:
+        fields = self.library.fields(cls)
+        rows = []
+        for attr, wire, tp, _required in fields:
+            nested = any(self._plan(c) is not None for c in self._classes(tp))
+            if wire in keep or nested:
+                rows.append((attr, wire, wire in keep))
+        wires = frozenset(w for _a, w, _t, _r in fields) if self.library.carries_sent(cls) else None
+        plan = _Plan(tuple(rows), wires) if rows or wires is not None else None
+        self._plans[cls] = plan
+        return plan
+
+    def _classes(self, tp: Any) -> Iterator[Any]:
+        """The message classes a type annotation names (``list[Choice] | None`` -> Choice)."""
+        if self.library.is_class(tp):
+            yield tp
+        for arg in get_args(tp):
+            yield from self._classes(arg)
+
+    def _complete(self, obj: Any, out: dict[str, Any], plan: _Plan) -> None:
+        for attr, wire, kept in plan.rows:
             value = getattr(obj, attr, None)
             if wire not in out:
-                if wire in keep:
+                if kept:
                     out[wire] = None if value is None else self.library.plain(value)
                 continue
             sub = out[wire]
-            if isinstance(sub, dict) and self.library.is_class(type(value)):
-                self._complete(value, sub)
+            if isinstance(sub, dict):
+                inner = self._plan(type(value))
+                if inner is not None:
+                    self._complete(value, sub, inner)
             elif isinstance(sub, list) and isinstance(value, (list, tuple)):
                 for item, item_out in zip(value, sub, strict=False):
-                    if isinstance(item_out, dict) and self.library.is_class(type(item)):
-                        self._complete(item, item_out)
-        sent = usage_as_sent(obj)
-        if sent is not None:
-            typed = {wire for _attr, wire in fields}
-            for key, value in sent.items():
-                if key not in typed:
-                    out[key] = value
+                    inner = self._plan(type(item))
+                    if inner is not None and isinstance(item_out, dict):
+                        self._complete(item, item_out, inner)
+        if plan.wires is not None:
+            sent = usage_as_sent(obj)
+            if sent is not None:
+                for key, value in sent.items():
+                    if key not in plan.wires:
+                        out[key] = value
+
+
+class _Plan(NamedTuple):
+    """What :meth:`Encoding._complete` does for one class."""
+
+    #: ``(attribute, wire name, kept)`` of each member that is kept or may hold a class to visit.
+    rows: tuple[tuple[str, str, bool], ...]
+    #: the wire names of the class's members, when it may carry a usage object as sent; else None.
+    wires: frozenset[str] | None
+
+    def idle(self, obj: Any) -> bool:
+        """True when visiting ``obj`` would change nothing: no kept member, nothing sent
+        kept on it, and every member to visit is None (a chunk without ``usage``)."""
+        return self.wires is None and all(
+            not kept and getattr(obj, attr, None) is None for attr, _wire, kept in self.rows
+        )
 
 
 def _set_pointer(out: Any, pointer: str, value: Any) -> None:
@@ -2123,6 +2196,9 @@ def _set_pointer(out: Any, pointer: str, value: Any) -> None:
             return
 
 
+_UNSAFE = re.compile("[\r\n\0]")
+
+
 def sse_frame(data: str, event: str = "message", id: str = "") -> bytes:
     """One SSE event as bytes: an ``event:`` line unless the type is ``message``, an ``id:``
     line when ``id`` is set, one ``data:`` line per line of ``data`` (split at LF, as the WHATWG
@@ -2133,7 +2209,7 @@ def sse_frame(data: str, event: str = "message", id: str = "") -> bytes:
         ValueError: ``event`` or ``id`` holds CR, LF or NUL, or ``data`` holds CR, which no
             SSE field can carry (the decoder would end the line there).
     """
-    if any(c in event for c in "\r\n\0") or any(c in id for c in "\r\n\0"):
+    if _UNSAFE.search(event) or _UNSAFE.search(id):
         raise ValueError(f"an SSE event type or id cannot hold CR, LF or NUL: {event!r}, {id!r}")
     if "\r" in data:
         raise ValueError("SSE data cannot hold CR (it ends a line); only LF splits data lines")
