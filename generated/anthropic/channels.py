@@ -23,6 +23,7 @@ from .sse import ServerSentEvent
 from .stream import (
     Accumulator,
     Channel,
+    Encoding,
     StreamTruncated,
     UnknownEvent,
     decode_with,
@@ -344,6 +345,90 @@ def apply_v1_messages(acc: Accumulator, event: V1_MESSAGES_EVENT) -> None:
             return
 
 
+_KEPT: dict[type, tuple[str, ...]] = {
+    models.Message: (
+        "stop_reason",
+        "stop_sequence",
+    ),
+}
+"""Members the spec requires that a class gives a default (nullable ones): encoded even as ``null``."""
+
+
+_ENCODING_V1_MESSAGES = Encoding(
+    events={
+        models.MessageStartEvent: "message_start",
+        models.ContentBlockStartEvent: "content_block_start",
+        models.ContentBlockDeltaEvent: "content_block_delta",
+        models.ContentBlockStopEvent: "content_block_stop",
+        models.MessageDeltaEvent: "message_delta",
+        models.MessageStopEvent: "message_stop",
+        models.PingEvent: "ping",
+        models.ErrorEvent: "error",
+    },
+    keep=_KEPT,
+    literals={},
+    examples=(
+        (
+            "message_start",
+            '{"type":"message_start","message":{"id":"msg_1nZdL29xx5MUA1yADyHTEsnR8uuvGzszyY","type":"message","role":"assistant","content":[],"model":"claude-opus-4-1-20250805","stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":25,"output_tokens":1}}}',
+        ),
+        (
+            "message_start",
+            '{"type":"message_start","message":{"id":"msg_01G...","type":"message","role":"assistant","model":"claude-opus-4-1-20250805","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":2679,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":3}}}',
+        ),
+        (
+            "content_block_start",
+            '{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}',
+        ),
+        (
+            "content_block_start",
+            '{"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"toolu_01T1x1fJ34qAmk2tNTrN7Up6","name":"get_weather","input":{}}}',
+        ),
+        (
+            "content_block_start",
+            '{"type":"content_block_start","index":0,"content_block":{"type":"thinking","thinking":""}}',
+        ),
+        (
+            "content_block_start",
+            '{"type":"content_block_start","index":1,"content_block":{"type":"server_tool_use","id":"srvtoolu_014hJH82Qum7Td6UV8gDXThB","name":"web_search","input":{}}}',
+        ),
+        (
+            "content_block_delta",
+            '{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"ello frien"}}',
+        ),
+        (
+            "content_block_delta",
+            '{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"{\\"location\\": \\"San Fra"}}',
+        ),
+        (
+            "content_block_delta",
+            '{"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"Let me solve this step by step:\\n\\n1. First break down 27 * 453"}}',
+        ),
+        (
+            "content_block_delta",
+            '{"type":"content_block_delta","index":0,"delta":{"type":"signature_delta","signature":"EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds..."}}',
+        ),
+        ("content_block_stop", '{"type":"content_block_stop","index":0}'),
+        (
+            "message_delta",
+            '{"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"output_tokens":15}}',
+        ),
+        (
+            "message_delta",
+            '{"type":"message_delta","delta":{"stop_reason":"tool_use","stop_sequence":null},"usage":{"output_tokens":89}}',
+        ),
+        (
+            "message_delta",
+            '{"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"input_tokens":10682,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":510,"server_tool_use":{"web_search_requests":1}}}',
+        ),
+        ("message_stop", '{"type":"message_stop"}'),
+        ("ping", '{"type":"ping"}'),
+        ("error", '{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}'),
+    ),
+)
+"""How channel /v1/messages encodes its events (``encode``) and the examples ``example_stream`` starts from."""
+
+
 V1_MESSAGES_CHANNEL: Channel[V1_MESSAGES_EVENT] = Channel(
     "/v1/messages",
     {
@@ -362,9 +447,11 @@ V1_MESSAGES_CHANNEL: Channel[V1_MESSAGES_EVENT] = Channel(
     runs=_APPLY_RUNS_V1_MESSAGES,
     family="messages",
     classify_named=classify_named_v1_messages,
+    encoding=_ENCODING_V1_MESSAGES,
 )
 """The channel /v1/messages (``CHANNELS['/v1/messages']``): its
-``decode``, ``adecode`` and ``parse`` give events typed ``V1_MESSAGES_EVENT``.
+``decode``, ``adecode`` and ``parse`` give events typed ``V1_MESSAGES_EVENT``;
+``encode`` and ``encode_stream`` write them back as SSE bytes, ``example_stream`` builds a stream.
 """
 
 

@@ -23,6 +23,7 @@ from .sse import ServerSentEvent
 from .stream import (
     Accumulator,
     Channel,
+    Encoding,
     StreamTruncated,
     UnknownEvent,
     keep_usage,
@@ -281,6 +282,109 @@ def apply_chat_completions(acc: Accumulator, event: CHAT_COMPLETIONS_EVENT) -> N
             return
 
 
+_ENCODING_BETA_COMPLETIONS = Encoding(
+    events={},
+    literals={
+        models.StreamDone: "[DONE]",
+    },
+    terminator=models.StreamDone(),
+    examples=(
+        (
+            "message",
+            '{"id":"cmpl-fim-abc","object":"text_completion","created":1748563300,"model":"deepseek-chat","choices":[{"index":0,"text":"    return a + b","finish_reason":null,"logprobs":null}]}',
+        ),
+        (
+            "message",
+            '{"id":"cmpl-fim-abc","object":"text_completion","created":1748563300,"model":"deepseek-chat","choices":[{"index":0,"text":"","finish_reason":"stop","logprobs":null}],"usage":{"prompt_tokens":8,"completion_tokens":16,"total_tokens":24,"prompt_cache_hit_tokens":0,"prompt_cache_miss_tokens":8}}',
+        ),
+        ("message", "[DONE]"),
+    ),
+)
+"""How channel /beta/completions encodes its events (``encode``) and the examples ``example_stream`` starts from."""
+
+
+_ENCODING_CHAT_COMPLETIONS = Encoding(
+    events={},
+    literals={
+        models.StreamDone: "[DONE]",
+    },
+    terminator=models.StreamDone(),
+    examples=(
+        (
+            "message",
+            '{"id":"chatcmpl-abc123","object":"chat.completion.chunk","created":1748563200,"model":"deepseek-chat","system_fingerprint":"fp_44709d6fcb","choices":[{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}]}',
+        ),
+        (
+            "message",
+            '{"id":"chatcmpl-abc123","object":"chat.completion.chunk","created":1748563200,"model":"deepseek-chat","system_fingerprint":"fp_44709d6fcb","choices":[{"index":0,"delta":{"content":"Hello"},"finish_reason":null}]}',
+        ),
+        (
+            "message",
+            '{"id":"chatcmpl-xyz789","object":"chat.completion.chunk","created":1748563205,"model":"deepseek-reasoner","system_fingerprint":"fp_44709d6fcb","choices":[{"index":0,"delta":{"reasoning_content":"Let me think step by step."},"finish_reason":null}]}',
+        ),
+        (
+            "message",
+            '{"id":"chatcmpl-xyz789","object":"chat.completion.chunk","created":1748563205,"model":"deepseek-reasoner","system_fingerprint":"fp_44709d6fcb","choices":[{"index":0,"delta":{"content":"The answer is 42."},"finish_reason":null}]}',
+        ),
+        (
+            "message",
+            '{"id":"chatcmpl-abc123","object":"chat.completion.chunk","created":1748563200,"model":"deepseek-chat","system_fingerprint":"fp_44709d6fcb","choices":[{"index":0,"delta":{},"finish_reason":"stop"}],"usage":{"prompt_tokens":12,"completion_tokens":24,"total_tokens":36,"prompt_cache_hit_tokens":0,"prompt_cache_miss_tokens":12}}',
+        ),
+        ("message", "[DONE]"),
+    ),
+    streams={
+        "stream-example": (
+            (
+                "message",
+                '{"id": "1f633d8bfc032625086f14113c411638", "choices": [{"index": 0, "delta": {"content": "", "role": "assistant"}, "finish_reason": null, "logprobs": null}], "created": 1718345013, "model": "deepseek-chat", "system_fingerprint": "fp_a49d71b8a1", "object": "chat.completion.chunk", "usage": null}',
+            ),
+            (
+                "message",
+                '{"choices": [{"delta": {"content": "Hello", "role": "assistant"}, "finish_reason": null, "index": 0, "logprobs": null}], "created": 1718345013, "id": "1f633d8bfc032625086f14113c411638", "model": "deepseek-chat", "object": "chat.completion.chunk", "system_fingerprint": "fp_a49d71b8a1"}',
+            ),
+            (
+                "message",
+                '{"choices": [{"delta": {"content": "!", "role": "assistant"}, "finish_reason": null, "index": 0, "logprobs": null}], "created": 1718345013, "id": "1f633d8bfc032625086f14113c411638", "model": "deepseek-chat", "object": "chat.completion.chunk", "system_fingerprint": "fp_a49d71b8a1"}',
+            ),
+            (
+                "message",
+                '{"choices": [{"delta": {"content": " How", "role": "assistant"}, "finish_reason": null, "index": 0, "logprobs": null}], "created": 1718345013, "id": "1f633d8bfc032625086f14113c411638", "model": "deepseek-chat", "object": "chat.completion.chunk", "system_fingerprint": "fp_a49d71b8a1"}',
+            ),
+            (
+                "message",
+                '{"choices": [{"delta": {"content": " can", "role": "assistant"}, "finish_reason": null, "index": 0, "logprobs": null}], "created": 1718345013, "id": "1f633d8bfc032625086f14113c411638", "model": "deepseek-chat", "object": "chat.completion.chunk", "system_fingerprint": "fp_a49d71b8a1"}',
+            ),
+            (
+                "message",
+                '{"choices": [{"delta": {"content": " I", "role": "assistant"}, "finish_reason": null, "index": 0, "logprobs": null}], "created": 1718345013, "id": "1f633d8bfc032625086f14113c411638", "model": "deepseek-chat", "object": "chat.completion.chunk", "system_fingerprint": "fp_a49d71b8a1"}',
+            ),
+            (
+                "message",
+                '{"choices": [{"delta": {"content": " assist", "role": "assistant"}, "finish_reason": null, "index": 0, "logprobs": null}], "created": 1718345013, "id": "1f633d8bfc032625086f14113c411638", "model": "deepseek-chat", "object": "chat.completion.chunk", "system_fingerprint": "fp_a49d71b8a1"}',
+            ),
+            (
+                "message",
+                '{"choices": [{"delta": {"content": " you", "role": "assistant"}, "finish_reason": null, "index": 0, "logprobs": null}], "created": 1718345013, "id": "1f633d8bfc032625086f14113c411638", "model": "deepseek-chat", "object": "chat.completion.chunk", "system_fingerprint": "fp_a49d71b8a1"}',
+            ),
+            (
+                "message",
+                '{"choices": [{"delta": {"content": " today", "role": "assistant"}, "finish_reason": null, "index": 0, "logprobs": null}], "created": 1718345013, "id": "1f633d8bfc032625086f14113c411638", "model": "deepseek-chat", "object": "chat.completion.chunk", "system_fingerprint": "fp_a49d71b8a1"}',
+            ),
+            (
+                "message",
+                '{"choices": [{"delta": {"content": "?", "role": "assistant"}, "finish_reason": null, "index": 0, "logprobs": null}], "created": 1718345013, "id": "1f633d8bfc032625086f14113c411638", "model": "deepseek-chat", "object": "chat.completion.chunk", "system_fingerprint": "fp_a49d71b8a1"}',
+            ),
+            (
+                "message",
+                '{"choices": [{"delta": {"content": "", "role": null}, "finish_reason": "stop", "index": 0, "logprobs": null}], "created": 1718345013, "id": "1f633d8bfc032625086f14113c411638", "model": "deepseek-chat", "object": "chat.completion.chunk", "system_fingerprint": "fp_a49d71b8a1", "usage": {"completion_tokens": 9, "prompt_tokens": 17, "total_tokens": 26}}',
+            ),
+            ("message", "[DONE]"),
+        ),
+    },
+)
+"""How channel /chat/completions encodes its events (``encode``) and the examples ``example_stream`` starts from."""
+
+
 BETA_COMPLETIONS_CHANNEL: Channel[BETA_COMPLETIONS_EVENT] = Channel(
     "/beta/completions",
     {
@@ -294,9 +398,11 @@ BETA_COMPLETIONS_CHANNEL: Channel[BETA_COMPLETIONS_EVENT] = Channel(
     family="chat",
     classify_values=classify_values_beta_completions,
     apply_values=_apply_beta_completions_fim_completion_chunk_run,
+    encoding=_ENCODING_BETA_COMPLETIONS,
 )
 """The channel /beta/completions (``CHANNELS['/beta/completions']``): its
-``decode``, ``adecode`` and ``parse`` give events typed ``BETA_COMPLETIONS_EVENT``.
+``decode``, ``adecode`` and ``parse`` give events typed ``BETA_COMPLETIONS_EVENT``;
+``encode`` and ``encode_stream`` write them back as SSE bytes, ``example_stream`` builds a stream.
 """
 
 
@@ -313,9 +419,11 @@ CHAT_COMPLETIONS_CHANNEL: Channel[CHAT_COMPLETIONS_EVENT] = Channel(
     family="chat",
     classify_values=classify_values_chat_completions,
     apply_values=_apply_chat_completions_chat_completion_chunk_run,
+    encoding=_ENCODING_CHAT_COMPLETIONS,
 )
 """The channel /chat/completions (``CHANNELS['/chat/completions']``): its
-``decode``, ``adecode`` and ``parse`` give events typed ``CHAT_COMPLETIONS_EVENT``.
+``decode``, ``adecode`` and ``parse`` give events typed ``CHAT_COMPLETIONS_EVENT``;
+``encode`` and ``encode_stream`` write them back as SSE bytes, ``example_stream`` builds a stream.
 """
 
 

@@ -20,7 +20,15 @@ import msgspec
 
 from . import models
 from .sse import ServerSentEvent
-from .stream import Accumulator, Channel, StreamTruncated, UnknownEvent, keep_usage, lenient_decode
+from .stream import (
+    Accumulator,
+    Channel,
+    Encoding,
+    StreamTruncated,
+    UnknownEvent,
+    keep_usage,
+    lenient_decode,
+)
 
 _decode_agent_completion_chunk_agents_completions = msgspec.json.Decoder(
     models.AgentCompletionChunk
@@ -429,6 +437,69 @@ def apply_fim_completions(acc: Accumulator, event: FIM_COMPLETIONS_EVENT) -> Non
             return
 
 
+_ENCODING_AGENTS_COMPLETIONS = Encoding(
+    events={},
+    literals={
+        models.StreamDone: "[DONE]",
+    },
+    terminator=models.StreamDone(),
+    examples=(
+        (
+            "message",
+            '{"id":"agt-cmpl-1","object":"chat.completion.chunk","created":1702256327,"model":"mistral-large-latest","choices":[{"index":0,"delta":{"content":"Looking that up"},"finish_reason":null}]}',
+        ),
+        ("message", "[DONE]"),
+    ),
+)
+"""How channel /agents/completions encodes its events (``encode``) and the examples ``example_stream`` starts from."""
+
+
+_ENCODING_CHAT_COMPLETIONS = Encoding(
+    events={},
+    literals={
+        models.StreamDone: "[DONE]",
+    },
+    terminator=models.StreamDone(),
+    examples=(
+        (
+            "message",
+            '{"id":"cmpl-e5cc70bb28c444948073e77776eb30ef","object":"chat.completion.chunk","created":1702256327,"model":"mistral-small-latest","choices":[{"index":0,"delta":{"content":" Paris"},"finish_reason":null}]}',
+        ),
+        (
+            "message",
+            '{"id":"cmpl-e5cc70bb28c444948073e77776eb30ef","object":"chat.completion.chunk","created":1702256327,"model":"mistral-large-latest","choices":[{"index":0,"delta":{"tool_calls":[{"id":"call_abc123","type":"function","function":{"name":"get_weather","arguments":"{\\"city\\":\\"Paris\\"}"}}]},"finish_reason":null}]}',
+        ),
+        (
+            "message",
+            '{"id":"cmpl-e5cc70bb28c444948073e77776eb30ef","object":"chat.completion.chunk","created":1702256327,"model":"mistral-small-latest","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}',
+        ),
+        (
+            "message",
+            '{"id":"cmpl-e5cc70bb28c444948073e77776eb30ef","object":"chat.completion.chunk","created":1702256327,"model":"mistral-small-latest","choices":[],"usage":{"prompt_tokens":14,"completion_tokens":22,"total_tokens":36}}',
+        ),
+        ("message", "[DONE]"),
+    ),
+)
+"""How channel /chat/completions encodes its events (``encode``) and the examples ``example_stream`` starts from."""
+
+
+_ENCODING_FIM_COMPLETIONS = Encoding(
+    events={},
+    literals={
+        models.StreamDone: "[DONE]",
+    },
+    terminator=models.StreamDone(),
+    examples=(
+        (
+            "message",
+            '{"id":"fim-cmpl-1","object":"chat.completion.chunk","created":1702256327,"model":"codestral-latest","choices":[{"index":0,"delta":{"content":"    return a + b"},"finish_reason":null}]}',
+        ),
+        ("message", "[DONE]"),
+    ),
+)
+"""How channel /fim/completions encodes its events (``encode``) and the examples ``example_stream`` starts from."""
+
+
 AGENTS_COMPLETIONS_CHANNEL: Channel[AGENTS_COMPLETIONS_EVENT] = Channel(
     "/agents/completions",
     {
@@ -442,9 +513,11 @@ AGENTS_COMPLETIONS_CHANNEL: Channel[AGENTS_COMPLETIONS_EVENT] = Channel(
     family="chat",
     classify_values=classify_values_agents_completions,
     apply_values=_apply_agents_completions_agent_completion_chunk_run,
+    encoding=_ENCODING_AGENTS_COMPLETIONS,
 )
 """The channel /agents/completions (``CHANNELS['/agents/completions']``): its
-``decode``, ``adecode`` and ``parse`` give events typed ``AGENTS_COMPLETIONS_EVENT``.
+``decode``, ``adecode`` and ``parse`` give events typed ``AGENTS_COMPLETIONS_EVENT``;
+``encode`` and ``encode_stream`` write them back as SSE bytes, ``example_stream`` builds a stream.
 """
 
 
@@ -460,9 +533,11 @@ CHAT_COMPLETIONS_CHANNEL: Channel[CHAT_COMPLETIONS_EVENT] = Channel(
     handlers=_APPLY_CHAT_COMPLETIONS,
     runs=_APPLY_RUNS_CHAT_COMPLETIONS,
     family="chat",
+    encoding=_ENCODING_CHAT_COMPLETIONS,
 )
 """The channel /chat/completions (``CHANNELS['/chat/completions']``): its
-``decode``, ``adecode`` and ``parse`` give events typed ``CHAT_COMPLETIONS_EVENT``.
+``decode``, ``adecode`` and ``parse`` give events typed ``CHAT_COMPLETIONS_EVENT``;
+``encode`` and ``encode_stream`` write them back as SSE bytes, ``example_stream`` builds a stream.
 """
 
 
@@ -479,9 +554,11 @@ FIM_COMPLETIONS_CHANNEL: Channel[FIM_COMPLETIONS_EVENT] = Channel(
     family="chat",
     classify_values=classify_values_fim_completions,
     apply_values=_apply_fim_completions_fim_completion_chunk_run,
+    encoding=_ENCODING_FIM_COMPLETIONS,
 )
 """The channel /fim/completions (``CHANNELS['/fim/completions']``): its
-``decode``, ``adecode`` and ``parse`` give events typed ``FIM_COMPLETIONS_EVENT``.
+``decode``, ``adecode`` and ``parse`` give events typed ``FIM_COMPLETIONS_EVENT``;
+``encode`` and ``encode_stream`` write them back as SSE bytes, ``example_stream`` builds a stream.
 """
 
 

@@ -23,6 +23,7 @@ from .sse import ServerSentEvent
 from .stream import (
     Accumulator,
     Channel,
+    Encoding,
     StreamTruncated,
     UnknownEvent,
     decode_with,
@@ -1285,6 +1286,300 @@ def apply_v1_responses(acc: Accumulator, event: V1_RESPONSES_EVENT) -> None:
             return
 
 
+_ENCODING_V1_RESPONSES = Encoding(
+    events={
+        models.ResponseCreatedEvent: "response.created",
+        models.ResponseInProgressEvent: "response.in_progress",
+        models.ResponseOutputItemAddedEvent: "response.output_item.added",
+        models.ResponseOutputItemDoneEvent: "response.output_item.done",
+        models.ResponseContentPartAddedEvent: "response.content_part.added",
+        models.ResponseContentPartDoneEvent: "response.content_part.done",
+        models.ResponseOutputTextDeltaEvent: "response.output_text.delta",
+        models.ResponseOutputTextDoneEvent: "response.output_text.done",
+        models.ResponseOutputTextAnnotationAddedEvent: "response.output_text.annotation.added",
+        models.ResponseRefusalDeltaEvent: "response.refusal.delta",
+        models.ResponseRefusalDoneEvent: "response.refusal.done",
+        models.ResponseFunctionCallArgumentsDeltaEvent: "response.function_call_arguments.delta",
+        models.ResponseFunctionCallArgumentsDoneEvent: "response.function_call_arguments.done",
+        models.ResponseReasoningSummaryPartAddedEvent: "response.reasoning_summary_part.added",
+        models.ResponseReasoningSummaryPartDoneEvent: "response.reasoning_summary_part.done",
+        models.ResponseReasoningSummaryTextDeltaEvent: "response.reasoning_summary_text.delta",
+        models.ResponseReasoningSummaryTextDoneEvent: "response.reasoning_summary_text.done",
+        models.ResponseReasoningTextDeltaEvent: "response.reasoning_text.delta",
+        models.ResponseReasoningTextDoneEvent: "response.reasoning_text.done",
+        models.ResponseCompletedEvent: "response.completed",
+        models.ResponseIncompleteEvent: "response.incomplete",
+        models.ResponseFailedEvent: "response.failed",
+        models.ResponseAudioDeltaEvent: "response.audio.delta",
+        models.ResponseAudioDoneEvent: "response.audio.done",
+        models.ResponseAudioTranscriptDeltaEvent: "response.audio.transcript.delta",
+        models.ResponseAudioTranscriptDoneEvent: "response.audio.transcript.done",
+        models.ResponseCodeInterpreterCallCodeDeltaEvent: "response.code_interpreter_call_code.delta",
+        models.ResponseCodeInterpreterCallCodeDoneEvent: "response.code_interpreter_call_code.done",
+        models.ResponseCodeInterpreterCallCompletedEvent: "response.code_interpreter_call.completed",
+        models.ResponseCodeInterpreterCallInProgressEvent: "response.code_interpreter_call.in_progress",
+        models.ResponseCodeInterpreterCallInterpretingEvent: "response.code_interpreter_call.interpreting",
+        models.ResponseFileSearchCallCompletedEvent: "response.file_search_call.completed",
+        models.ResponseFileSearchCallInProgressEvent: "response.file_search_call.in_progress",
+        models.ResponseFileSearchCallSearchingEvent: "response.file_search_call.searching",
+        models.ResponseShellCallCommandAddedEvent: "response.shell_call_command.added",
+        models.ResponseShellCallCommandDeltaEvent: "response.shell_call_command.delta",
+        models.ResponseShellCallCommandDoneEvent: "response.shell_call_command.done",
+        models.ResponseShellCallOutputContentDeltaEvent: "response.shell_call_output_content.delta",
+        models.ResponseShellCallOutputContentDoneEvent: "response.shell_call_output_content.done",
+        models.ResponseWebSearchCallCompletedEvent: "response.web_search_call.completed",
+        models.ResponseWebSearchCallInProgressEvent: "response.web_search_call.in_progress",
+        models.ResponseWebSearchCallSearchingEvent: "response.web_search_call.searching",
+        models.ResponseImageGenerationCallCompletedEvent: "response.image_generation_call.completed",
+        models.ResponseImageGenerationCallGeneratingEvent: "response.image_generation_call.generating",
+        models.ResponseImageGenerationCallInProgressEvent: "response.image_generation_call.in_progress",
+        models.ResponseImageGenerationCallPartialImageEvent: "response.image_generation_call.partial_image",
+        models.ResponseMCPCallArgumentsDeltaEvent: "response.mcp_call_arguments.delta",
+        models.ResponseMCPCallArgumentsDoneEvent: "response.mcp_call_arguments.done",
+        models.ResponseMCPCallCompletedEvent: "response.mcp_call.completed",
+        models.ResponseMCPCallFailedEvent: "response.mcp_call.failed",
+        models.ResponseMCPCallInProgressEvent: "response.mcp_call.in_progress",
+        models.ResponseMCPListToolsCompletedEvent: "response.mcp_list_tools.completed",
+        models.ResponseMCPListToolsFailedEvent: "response.mcp_list_tools.failed",
+        models.ResponseMCPListToolsInProgressEvent: "response.mcp_list_tools.in_progress",
+        models.ResponseQueuedEvent: "response.queued",
+        models.ResponseCustomToolCallInputDeltaEvent: "response.custom_tool_call_input.delta",
+        models.ResponseCustomToolCallInputDoneEvent: "response.custom_tool_call_input.done",
+        models.ResponseErrorEvent: "error",
+    },
+    literals={},
+    examples=(
+        (
+            "response.created",
+            '{"type":"response.created","response":{"id":"resp_67ccfcdd16748190a91872c75d38539e09e4d4aac714747c","object":"response","created_at":1741487325,"status":"in_progress","completed_at":null,"error":null,"incomplete_details":null,"instructions":null,"max_output_tokens":null,"model":"gpt-4o-2024-08-06","output":[],"parallel_tool_calls":true,"previous_response_id":null,"reasoning":{"effort":null,"summary":null},"store":true,"temperature":1,"text":{"format":{"type":"text"}},"tool_choice":"auto","tools":[],"top_p":1,"truncation":"disabled","usage":null,"user":null,"metadata":{}},"sequence_number":1}',
+        ),
+        (
+            "response.in_progress",
+            '{"type":"response.in_progress","response":{"id":"resp_67ccfcdd16748190a91872c75d38539e09e4d4aac714747c","object":"response","created_at":1741487325,"status":"in_progress","completed_at":null,"error":null,"incomplete_details":null,"model":"gpt-4o-2024-08-06","output":[],"usage":null,"metadata":{}},"sequence_number":1}',
+        ),
+        (
+            "response.output_item.added",
+            '{"type":"response.output_item.added","output_index":0,"item":{"id":"msg_123","status":"in_progress","type":"message","role":"assistant","content":[]},"sequence_number":1}',
+        ),
+        (
+            "response.output_item.done",
+            '{"type":"response.output_item.done","output_index":0,"item":{"id":"msg_123","status":"completed","type":"message","role":"assistant","content":[{"type":"output_text","text":"In a shimmering forest under a sky full of stars, a lonely unicorn named Lila discovered a hidden pond that glowed with moonlight.","annotations":[]}]},"sequence_number":1}',
+        ),
+        (
+            "response.content_part.added",
+            '{"type":"response.content_part.added","item_id":"msg_123","output_index":0,"content_index":0,"part":{"type":"output_text","text":"","annotations":[]},"sequence_number":1}',
+        ),
+        (
+            "response.content_part.done",
+            '{"type":"response.content_part.done","item_id":"msg_123","output_index":0,"content_index":0,"sequence_number":1,"part":{"type":"output_text","text":"In a shimmering forest under a sky full of stars, a lonely unicorn named Lila discovered a hidden pond that glowed with moonlight.","annotations":[]}}',
+        ),
+        (
+            "response.output_text.delta",
+            '{"type":"response.output_text.delta","item_id":"msg_123","output_index":0,"content_index":0,"delta":"In","sequence_number":1}',
+        ),
+        (
+            "response.output_text.done",
+            '{"type":"response.output_text.done","item_id":"msg_123","output_index":0,"content_index":0,"text":"In a shimmering forest under a sky full of stars, a lonely unicorn named Lila discovered a hidden pond that glowed with moonlight.","sequence_number":1}',
+        ),
+        (
+            "response.output_text.annotation.added",
+            '{"type":"response.output_text.annotation.added","item_id":"item-abc","output_index":0,"content_index":0,"annotation_index":0,"annotation":{"type":"file_citation","file_id":"file-abc","index":0,"filename":"example.txt"},"sequence_number":1}',
+        ),
+        (
+            "response.refusal.delta",
+            '{"type":"response.refusal.delta","item_id":"msg_123","output_index":0,"content_index":0,"delta":"refusal text so far","sequence_number":1}',
+        ),
+        (
+            "response.refusal.done",
+            '{"type":"response.refusal.done","item_id":"item-abc","output_index":1,"content_index":2,"refusal":"final refusal text","sequence_number":1}',
+        ),
+        (
+            "response.function_call_arguments.delta",
+            '{"type":"response.function_call_arguments.delta","item_id":"item-abc","output_index":0,"delta":"{ \\"arg\\":","sequence_number":1}',
+        ),
+        (
+            "response.function_call_arguments.done",
+            '{"type":"response.function_call_arguments.done","item_id":"item-abc","name":"get_weather","output_index":1,"arguments":"{ \\"arg\\": 123 }","sequence_number":1}',
+        ),
+        (
+            "response.reasoning_summary_part.added",
+            '{"type":"response.reasoning_summary_part.added","item_id":"rs_6806bfca0b2481918a5748308061a2600d3ce51bdffd5476","output_index":0,"summary_index":0,"part":{"type":"summary_text","text":""},"sequence_number":1}',
+        ),
+        (
+            "response.reasoning_summary_part.done",
+            '{"type":"response.reasoning_summary_part.done","item_id":"rs_6806bfca0b2481918a5748308061a2600d3ce51bdffd5476","output_index":0,"summary_index":0,"part":{"type":"summary_text","text":"**Responding to a greeting**\\n\\nThe user just said, \\"Hello!\\" So, it seems I need to engage."},"sequence_number":1}',
+        ),
+        (
+            "response.reasoning_summary_text.delta",
+            '{"type":"response.reasoning_summary_text.delta","item_id":"rs_6806bfca0b2481918a5748308061a2600d3ce51bdffd5476","output_index":0,"summary_index":0,"delta":"**Responding to a greeting**\\n\\nThe user just said, \\"Hello!\\" So, it seems I need to engage.","sequence_number":1}',
+        ),
+        (
+            "response.reasoning_summary_text.done",
+            '{"type":"response.reasoning_summary_text.done","item_id":"rs_6806bfca0b2481918a5748308061a2600d3ce51bdffd5476","output_index":0,"summary_index":0,"text":"**Responding to a greeting**\\n\\nThe user just said, \\"Hello!\\" So, it seems I need to engage.","sequence_number":1}',
+        ),
+        (
+            "response.reasoning_text.delta",
+            '{"type":"response.reasoning_text.delta","item_id":"rs_123","output_index":0,"content_index":0,"delta":"The","sequence_number":1}',
+        ),
+        (
+            "response.reasoning_text.done",
+            '{"type":"response.reasoning_text.done","item_id":"rs_123","output_index":0,"content_index":0,"text":"The user is asking...","sequence_number":4}',
+        ),
+        (
+            "response.completed",
+            '{"type":"response.completed","response":{"id":"resp_123","object":"response","created_at":1740855869,"status":"completed","completed_at":1740855870,"error":null,"incomplete_details":null,"instructions":null,"max_output_tokens":null,"model":"gpt-4o-mini-2024-07-18","output":[{"id":"msg_123","type":"message","role":"assistant","content":[{"type":"output_text","text":"In a shimmering forest under a sky full of stars, a lonely unicorn named Lila discovered a hidden pond that glowed with moonlight.","annotations":[]}]}],"previous_response_id":null,"store":false,"temperature":1,"text":{"format":{"type":"text"}},"tool_choice":"auto","tools":[],"top_p":1,"truncation":"disabled","usage":{"input_tokens":0,"output_tokens":0,"output_tokens_details":{"reasoning_tokens":0},"total_tokens":0},"user":null,"metadata":{}},"sequence_number":1}',
+        ),
+        (
+            "response.incomplete",
+            '{"type":"response.incomplete","response":{"id":"resp_123","object":"response","created_at":1740855869,"status":"incomplete","completed_at":null,"error":null,"incomplete_details":{"reason":"max_tokens"},"instructions":null,"max_output_tokens":null,"model":"gpt-4o-mini-2024-07-18","output":[],"usage":null,"user":null,"metadata":{}},"sequence_number":1}',
+        ),
+        (
+            "response.failed",
+            '{"type":"response.failed","response":{"id":"resp_123","object":"response","created_at":1740855869,"status":"failed","completed_at":null,"error":{"code":"server_error","message":"The model failed to generate a response."},"incomplete_details":null,"instructions":null,"max_output_tokens":null,"model":"gpt-4o-mini-2024-07-18","output":[],"usage":null,"user":null,"metadata":{}},"sequence_number":1}',
+        ),
+        ("response.audio.delta", '{"type":"response.audio.delta","sequence_number":0,"delta":"x"}'),
+        ("response.audio.done", '{"type":"response.audio.done","sequence_number":0}'),
+        (
+            "response.audio.transcript.delta",
+            '{"type":"response.audio.transcript.delta","delta":"x","sequence_number":0}',
+        ),
+        (
+            "response.audio.transcript.done",
+            '{"type":"response.audio.transcript.done","sequence_number":0}',
+        ),
+        (
+            "response.code_interpreter_call_code.delta",
+            '{"type":"response.code_interpreter_call_code.delta","output_index":0,"item_id":"x","delta":"x","sequence_number":0}',
+        ),
+        (
+            "response.code_interpreter_call_code.done",
+            '{"type":"response.code_interpreter_call_code.done","output_index":0,"item_id":"x","code":"x","sequence_number":0}',
+        ),
+        (
+            "response.code_interpreter_call.completed",
+            '{"type":"response.code_interpreter_call.completed","output_index":0,"item_id":"x","sequence_number":0}',
+        ),
+        (
+            "response.code_interpreter_call.in_progress",
+            '{"type":"response.code_interpreter_call.in_progress","output_index":0,"item_id":"x","sequence_number":0}',
+        ),
+        (
+            "response.code_interpreter_call.interpreting",
+            '{"type":"response.code_interpreter_call.interpreting","output_index":0,"item_id":"x","sequence_number":0}',
+        ),
+        (
+            "response.file_search_call.completed",
+            '{"type":"response.file_search_call.completed","output_index":0,"item_id":"x","sequence_number":0}',
+        ),
+        (
+            "response.file_search_call.in_progress",
+            '{"type":"response.file_search_call.in_progress","output_index":0,"item_id":"x","sequence_number":0}',
+        ),
+        (
+            "response.file_search_call.searching",
+            '{"type":"response.file_search_call.searching","output_index":0,"item_id":"x","sequence_number":0}',
+        ),
+        (
+            "response.shell_call_command.added",
+            '{"type":"response.shell_call_command.added","sequence_number":0,"output_index":0,"command_index":0,"command":"x"}',
+        ),
+        (
+            "response.shell_call_command.delta",
+            '{"type":"response.shell_call_command.delta","sequence_number":0,"output_index":0,"command_index":0,"delta":"x"}',
+        ),
+        (
+            "response.shell_call_command.done",
+            '{"type":"response.shell_call_command.done","sequence_number":0,"output_index":0,"command_index":0,"command":"x"}',
+        ),
+        (
+            "response.shell_call_output_content.delta",
+            '{"type":"response.shell_call_output_content.delta","sequence_number":0,"item_id":"x","output_index":0,"command_index":0,"delta":{}}',
+        ),
+        (
+            "response.shell_call_output_content.done",
+            '{"type":"response.shell_call_output_content.done","sequence_number":0,"item_id":"x","output_index":0,"command_index":0,"output":[]}',
+        ),
+        (
+            "response.web_search_call.completed",
+            '{"type":"response.web_search_call.completed","output_index":0,"item_id":"x","sequence_number":0}',
+        ),
+        (
+            "response.web_search_call.in_progress",
+            '{"type":"response.web_search_call.in_progress","output_index":0,"item_id":"x","sequence_number":0}',
+        ),
+        (
+            "response.web_search_call.searching",
+            '{"type":"response.web_search_call.searching","output_index":0,"item_id":"x","sequence_number":0}',
+        ),
+        (
+            "response.image_generation_call.completed",
+            '{"type":"response.image_generation_call.completed","output_index":0,"sequence_number":0,"item_id":"x"}',
+        ),
+        (
+            "response.image_generation_call.generating",
+            '{"type":"response.image_generation_call.generating","output_index":0,"item_id":"x","sequence_number":0}',
+        ),
+        (
+            "response.image_generation_call.in_progress",
+            '{"type":"response.image_generation_call.in_progress","output_index":0,"item_id":"x","sequence_number":0}',
+        ),
+        (
+            "response.image_generation_call.partial_image",
+            '{"type":"response.image_generation_call.partial_image","output_index":0,"item_id":"x","sequence_number":0,"partial_image_index":0,"partial_image_b64":"x"}',
+        ),
+        (
+            "response.mcp_call_arguments.delta",
+            '{"type":"response.mcp_call_arguments.delta","output_index":0,"item_id":"x","delta":"x","sequence_number":0}',
+        ),
+        (
+            "response.mcp_call_arguments.done",
+            '{"type":"response.mcp_call_arguments.done","output_index":0,"item_id":"x","arguments":"x","sequence_number":0}',
+        ),
+        (
+            "response.mcp_call.completed",
+            '{"type":"response.mcp_call.completed","item_id":"x","output_index":0,"sequence_number":0}',
+        ),
+        (
+            "response.mcp_call.failed",
+            '{"type":"response.mcp_call.failed","item_id":"x","output_index":0,"sequence_number":0}',
+        ),
+        (
+            "response.mcp_call.in_progress",
+            '{"type":"response.mcp_call.in_progress","sequence_number":0,"output_index":0,"item_id":"x"}',
+        ),
+        (
+            "response.mcp_list_tools.completed",
+            '{"type":"response.mcp_list_tools.completed","item_id":"x","output_index":0,"sequence_number":0}',
+        ),
+        (
+            "response.mcp_list_tools.failed",
+            '{"type":"response.mcp_list_tools.failed","item_id":"x","output_index":0,"sequence_number":0}',
+        ),
+        (
+            "response.mcp_list_tools.in_progress",
+            '{"type":"response.mcp_list_tools.in_progress","item_id":"x","output_index":0,"sequence_number":0}',
+        ),
+        (
+            "response.queued",
+            '{"type":"response.queued","response":{"id":"x","object":"response","created_at":0.5,"status":"completed","model":"x","output":[]},"sequence_number":0}',
+        ),
+        (
+            "response.custom_tool_call_input.delta",
+            '{"type":"response.custom_tool_call_input.delta","sequence_number":0,"output_index":0,"item_id":"x","delta":"x"}',
+        ),
+        (
+            "response.custom_tool_call_input.done",
+            '{"type":"response.custom_tool_call_input.done","sequence_number":0,"output_index":0,"item_id":"x","input":"x"}',
+        ),
+        (
+            "error",
+            '{"type":"error","code":"ERR_SOMETHING","message":"Something went wrong","param":null,"sequence_number":1}',
+        ),
+    ),
+)
+"""How channel /v1/responses encodes its events (``encode``) and the examples ``example_stream`` starts from."""
+
+
 V1_RESPONSES_CHANNEL: Channel[V1_RESPONSES_EVENT] = Channel(
     "/v1/responses",
     {
@@ -1353,9 +1648,11 @@ V1_RESPONSES_CHANNEL: Channel[V1_RESPONSES_EVENT] = Channel(
     runs=_APPLY_RUNS_V1_RESPONSES,
     family="responses",
     classify_named=classify_named_v1_responses,
+    encoding=_ENCODING_V1_RESPONSES,
 )
 """The channel /v1/responses (``CHANNELS['/v1/responses']``): its
-``decode``, ``adecode`` and ``parse`` give events typed ``V1_RESPONSES_EVENT``.
+``decode``, ``adecode`` and ``parse`` give events typed ``V1_RESPONSES_EVENT``;
+``encode`` and ``encode_stream`` write them back as SSE bytes, ``example_stream`` builds a stream.
 """
 
 

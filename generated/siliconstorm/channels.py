@@ -23,6 +23,7 @@ from .sse import ServerSentEvent
 from .stream import (
     Accumulator,
     Channel,
+    Encoding,
     StreamTruncated,
     UnknownEvent,
     keep_usage,
@@ -159,6 +160,96 @@ def apply_chat_completions(acc: Accumulator, event: CHAT_COMPLETIONS_EVENT) -> N
             return
 
 
+_ENCODING_CHAT_COMPLETIONS = Encoding(
+    events={},
+    literals={
+        models.StreamDone: "[DONE]",
+    },
+    terminator=models.StreamDone(),
+    examples=(
+        (
+            "message",
+            '{"id":"x","object":"chat.completion.chunk","created":0,"model":"x","choices":[]}',
+        ),
+        ("message", "[DONE]"),
+    ),
+    streams={
+        "streaming-inference-1": (
+            (
+                "message",
+                '{"id":"endpoint_common_8","object":"chat.completion.chunk","created":1729614610,"model":"DeepSeek-R1","choices":[{"index":0,"delta":{"role":"assistant","content":"\\t"},"finish_reason":null}]}',
+            ),
+            (
+                "message",
+                '{"id":"endpoint_common_8","object":"chat.completion.chunk","created":1729614610,"model":"DeepSeek-R1","choices":[{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}]}',
+            ),
+            (
+                "message",
+                '{"id":"endpoint_common_8","object":"chat.completion.chunk","created":1729614610,"model":"DeepSeek-R1","choices":[{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}]}',
+            ),
+            (
+                "message",
+                '{"id":"endpoint_common_8","object":"chat.completion.chunk","created":1729614610,"model":"DeepSeek-R1","choices":[{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}]}',
+            ),
+            (
+                "message",
+                '{"id":"endpoint_common_8","object":"chat.completion.chunk","created":1729614610,"model":"DeepSeek-R1","choices":[{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}]}',
+            ),
+            (
+                "message",
+                '{"id":"endpoint_common_8","object":"chat.completion.chunk","created":1729614610,"model":"DeepSeek-R1","choices":[{"index":0,"delta":{"role":"assistant","content":"\\t"},"finish_reason":null}]}',
+            ),
+            (
+                "message",
+                '{"id":"endpoint_common_8","object":"chat.completion.chunk","created":1729614610,"model":"DeepSeek-R1","choices":[{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}]}',
+            ),
+            (
+                "message",
+                '{"id":"endpoint_common_8","object":"chat.completion.chunk","created":1729614610,"model":"DeepSeek-R1","choices":[{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}]}',
+            ),
+            (
+                "message",
+                '{"id":"endpoint_common_8","object":"chat.completion.chunk","created":1729614610,"model":"DeepSeek-R1","choices":[{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}]}',
+            ),
+            (
+                "message",
+                '{"id":"endpoint_common_8","object":"chat.completion.chunk","created":1729614610,"model":"DeepSeek-R1","choices":[{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}]}',
+            ),
+            (
+                "message",
+                '{"id":"endpoint_common_8","object":"chat.completion.chunk","created":1729614610,"model":"DeepSeek-R1","choices":[{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}]}',
+            ),
+            (
+                "message",
+                '{"id":"endpoint_common_8","object":"chat.completion.chunk","created":1729614610,"model":"DeepSeek-R1","choices":[{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}]}',
+            ),
+            (
+                "message",
+                '{"id":"endpoint_common_8","object":"chat.completion.chunk","created":1729614610,"model":"DeepSeek-R1","choices":[{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}]}',
+            ),
+            (
+                "message",
+                '{"id":"endpoint_common_8","object":"chat.completion.chunk","created":1729614610,"model":"DeepSeek-R1","choices":[{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}]}',
+            ),
+            (
+                "message",
+                '{"id":"endpoint_common_8","object":"chat.completion.chunk","created":1729614610,"model":"DeepSeek-R1","choices":[{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}]}',
+            ),
+            (
+                "message",
+                '{"id":"endpoint_common_8","object":"chat.completion.chunk","created":1729614610,"model":"DeepSeek-R1","choices":[{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}]}',
+            ),
+            (
+                "message",
+                '{"id":"endpoint_common_8","object":"chat.completion.chunk","created":1729614610,"model":"DeepSeek-R1","usage":{"prompt_tokens":54,"completion_tokens":17,"total_tokens":71},"choices":[{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":"stop"}]}',
+            ),
+            ("message", "[DONE]"),
+        ),
+    },
+)
+"""How channel /chat/completions encodes its events (``encode``) and the examples ``example_stream`` starts from."""
+
+
 CHAT_COMPLETIONS_CHANNEL: Channel[CHAT_COMPLETIONS_EVENT] = Channel(
     "/chat/completions",
     {
@@ -172,9 +263,11 @@ CHAT_COMPLETIONS_CHANNEL: Channel[CHAT_COMPLETIONS_EVENT] = Channel(
     family="chat",
     classify_values=classify_values_chat_completions,
     apply_values=_apply_chat_completions_chat_completion_chunk_run,
+    encoding=_ENCODING_CHAT_COMPLETIONS,
 )
 """The channel /chat/completions (``CHANNELS['/chat/completions']``): its
-``decode``, ``adecode`` and ``parse`` give events typed ``CHAT_COMPLETIONS_EVENT``.
+``decode``, ``adecode`` and ``parse`` give events typed ``CHAT_COMPLETIONS_EVENT``;
+``encode`` and ``encode_stream`` write them back as SSE bytes, ``example_stream`` builds a stream.
 """
 
 

@@ -23,6 +23,7 @@ from .sse import ServerSentEvent
 from .stream import (
     Accumulator,
     Channel,
+    Encoding,
     StreamTruncated,
     UnknownEvent,
     VendorEvent,
@@ -560,6 +561,198 @@ def apply_chat_completions(acc: Accumulator, event: CHAT_COMPLETIONS_EVENT) -> N
             return
 
 
+_KEPT: dict[type, tuple[str, ...]] = {
+    models.ChatCompletionChunk: (
+        "service_tier",
+        "system_fingerprint",
+    ),
+    models.ChatCompletionChunkChoice: ("finish_reason",),
+    models.ChatCompletionChunkChoiceLogprobs: ("content",),
+}
+"""Members the spec requires that a class gives a default (nullable ones): encoded even as ``null``."""
+
+
+_ENCODING_CHAT_COMPLETIONS = Encoding(
+    events={
+        models.StreamError: "error",
+    },
+    keep=_KEPT,
+    literals={
+        models.StreamDone: "[DONE]",
+    },
+    terminator=models.StreamDone(),
+    examples=(
+        (
+            "message",
+            '{"id":"x","object":"chat.completion.chunk","created":0,"model":"x","service_tier":"x","system_fingerprint":"x","choices":[]}',
+        ),
+        (
+            "message",
+            '{"type":"x_research.searching","name":"web_search","arguments":"{\\"query\\":\\"...\\"}"}',
+        ),
+        ("message", '{"type":"x_research.reading","name":"x","arguments":"x"}'),
+        ("message", '{"type":"x_research.code_searching","name":"x","arguments":"x"}'),
+        ("message", '{"type":"x_research.calculating","name":"x","arguments":"x"}'),
+        (
+            "message",
+            '{"type":"x_research.result","name":"x","arguments":"x","metadata":{"summary":"x"}}',
+        ),
+        ("message", '{"type":"x_research.gap_analysis"}'),
+        ("message", '{"type":"x_research.deepening_round"}'),
+        ("message", '{"type":"x_research.context_compacted"}'),
+        ("message", '{"type":"x_research.tracking_decision"}'),
+        ("message", '{"type":"x_research.querying_decisions"}'),
+        ("message", '{"type":"x_research.tracking_milestone"}'),
+        ("message", '{"type":"x_research.querying_timeline"}'),
+        ("message", '{"type":"x_research.briefing"}'),
+        ("message", '{"type":"x_research.relating"}'),
+        ("message", '{"type":"x_research.creating_mockup"}'),
+        ("message", '{"type":"x_research.updating_mockup"}'),
+        ("message", '{"type":"x_research.tool_call"}'),
+        ("message", '{"type":"x_deep_think.planning_started"}'),
+        ("message", '{"type":"x_deep_think.plan_created","title":"x","total_subtasks":null}'),
+        ("message", '{"type":"x_deep_think.plan_critiqued"}'),
+        ("message", '{"type":"x_deep_think.discovery_started","message":"x"}'),
+        ("message", '{"type":"x_deep_think.discovery_completed","message":"x"}'),
+        ("message", '{"type":"x_deep_think.subtask_planned"}'),
+        (
+            "message",
+            '{"type":"x_deep_think.subtask_started","subtask_id":"x","subtask_index":null,"subtask_query":"x","total_subtasks":null}',
+        ),
+        ("message", '{"type":"x_deep_think.subtask_retried"}'),
+        (
+            "message",
+            '{"type":"x_deep_think.subtask_completed","subtask_index":null,"input_tokens":null,"output_tokens":null}',
+        ),
+        ("message", '{"type":"x_deep_think.deepening_round_completed"}'),
+        ("message", '{"type":"x_deep_think.cross_reference"}'),
+        ("message", '{"type":"x_deep_think.synthesizing"}'),
+        ("message", '{"type":"x_deep_think.structured_synthesis"}'),
+        ("message", '{"type":"x_deep_think.claim_emitted"}'),
+        ("message", '{"type":"x_deep_think.synthesis_failed"}'),
+        ("message", '{"type":"x_deep_think.memory_extracted"}'),
+        (
+            "message",
+            '{"type":"x_artifact.created","artifact_id":"x","identifier":"x","title":"x","language":"x","content_type":"x","content":"x"}',
+        ),
+        (
+            "message",
+            '{"type":"x_artifact.updated","artifact_id":"x","identifier":"x","title":"x","language":"x","content_type":"x","content":"x"}',
+        ),
+        ("message", '{"type":"x_mockup.calling","identifier":"x"}'),
+        (
+            "message",
+            '{"type":"x_mockup.created","bundleId":"x","identifier":"x","title":"x","entry":"x","files":[]}',
+        ),
+        (
+            "message",
+            '{"type":"x_mockup.updated","bundleId":"x","identifier":"x","title":"x","entry":"x","changed":[],"deleted":[]}',
+        ),
+        ("message", '{"type":"x_mockup.error","code":"x","message":"x"}'),
+        (
+            "message",
+            '{"type":"x_ask_user.question","askUserId":"x","question":"x","allowFreeText":false,"multiSelect":false,"style":"x","toolCallId":"x"}',
+        ),
+        ("message", '{"type":"x_ask_user.pending_state","assistantContent":"x","toolCalls":null}'),
+        (
+            "message",
+            '{"type":"x_context_fork","branch_id":"x","branch_name":"x","message_count":null}',
+        ),
+        (
+            "message",
+            '{"type":"x_chat.metadata","messageId":"msg_ext_abc123","userMessageId":"msg_ext_xyz789","sequence":4,"context":{"systemTokens":512,"summaryTokens":0,"retrievedTokens":1024,"recentTokens":2048,"fileTokens":0,"currentMessageTokens":64,"totalTokens":3648,"inputBudget":8192,"retrievedCount":6,"recentCount":12,"usedSemanticRetrieval":true,"semanticRetrievalActive":true,"chunkSelectionMethod":"semantic"},"usage":{"input_tokens":3648,"output_tokens":256,"total_tokens":3904}}',
+        ),
+        ("message", '{"type":"x_analyst.context_gathering"}'),
+        ("message", '{"type":"x_analyst.context_completed"}'),
+        ("message", '{"type":"x_analyst.context_brief_created"}'),
+        ("message", '{"type":"x_analyst.context_refreshed"}'),
+        (
+            "error",
+            '{"error":{"message":"Request timed out after 30s. Your Free tier has a 30-second timeout limit.","type":"timeout_error","code":"timeout"}}',
+        ),
+        ("message", "[DONE]"),
+    ),
+    streams={
+        "refusal-streaming": (
+            (
+                "message",
+                '{"id":"chatcmpl-abc123","object":"chat.completion.chunk","created":1706123456,"model":"llama-3.1-8b","service_tier":null,"system_fingerprint":null,"choices":[{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}]}',
+            ),
+            (
+                "message",
+                '{"id":"chatcmpl-abc123","object":"chat.completion.chunk","created":1706123456,"model":"llama-3.1-8b","service_tier":null,"system_fingerprint":null,"choices":[{"index":0,"delta":{"refusal":"I\'m sorry, but I"},"finish_reason":null}]}',
+            ),
+            (
+                "message",
+                '{"id":"chatcmpl-abc123","object":"chat.completion.chunk","created":1706123456,"model":"llama-3.1-8b","service_tier":null,"system_fingerprint":null,"choices":[{"index":0,"delta":{"refusal":" cannot help with that request."},"finish_reason":null}]}',
+            ),
+            (
+                "message",
+                '{"id":"chatcmpl-abc123","object":"chat.completion.chunk","created":1706123456,"model":"llama-3.1-8b","service_tier":null,"system_fingerprint":null,"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}',
+            ),
+            ("message", "[DONE]"),
+        ),
+        "annotated-stream-example": (
+            (
+                "message",
+                '{"id":"chatcmpl-abc123","object":"chat.completion.chunk","created":1706123456,"model":"llama-3.1-8b","service_tier":null,"system_fingerprint":null,"choices":[{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}]}',
+            ),
+            (
+                "message",
+                '{"id":"chatcmpl-abc123","object":"chat.completion.chunk","created":1706123456,"model":"llama-3.1-8b","service_tier":null,"system_fingerprint":null,"choices":[{"index":0,"delta":{"content":"The"},"finish_reason":null}]}',
+            ),
+            (
+                "message",
+                '{"id":"chatcmpl-abc123","object":"chat.completion.chunk","created":1706123456,"model":"llama-3.1-8b","service_tier":null,"system_fingerprint":null,"choices":[{"index":0,"delta":{"content":" capital"},"finish_reason":null}]}',
+            ),
+            (
+                "message",
+                '{"id":"chatcmpl-abc123","object":"chat.completion.chunk","created":1706123456,"model":"llama-3.1-8b","service_tier":null,"system_fingerprint":null,"choices":[{"index":0,"delta":{"content":" of France is Paris."},"finish_reason":null}]}',
+            ),
+            (
+                "message",
+                '{"id":"chatcmpl-abc123","object":"chat.completion.chunk","created":1706123456,"model":"llama-3.1-8b","service_tier":null,"system_fingerprint":null,"choices":[{"index":0,"delta":{},"finish_reason":"stop"}],"usage":{"prompt_tokens":25,"completion_tokens":8,"total_tokens":33,"prompt_tokens_details":{"cached_tokens":0,"audio_tokens":null},"completion_tokens_details":{"reasoning_tokens":null,"audio_tokens":null,"accepted_prediction_tokens":null,"rejected_prediction_tokens":null}}}',
+            ),
+            ("message", "[DONE]"),
+        ),
+        "tool-call-stream-example": (
+            (
+                "message",
+                '{"id":"chatcmpl-abc123","object":"chat.completion.chunk","created":1706123456,"model":"llama-3.1-8b","service_tier":null,"system_fingerprint":null,"choices":[{"index":0,"delta":{"role":"assistant","tool_calls":[{"index":0,"id":"call_abc","type":"function","function":{"name":"get_weather","arguments":""}}]},"finish_reason":null}]}',
+            ),
+            (
+                "message",
+                '{"id":"chatcmpl-abc123","object":"chat.completion.chunk","created":1706123456,"model":"llama-3.1-8b","service_tier":null,"system_fingerprint":null,"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{\\"location\\":"}}]},"finish_reason":null}]}',
+            ),
+            (
+                "message",
+                '{"id":"chatcmpl-abc123","object":"chat.completion.chunk","created":1706123456,"model":"llama-3.1-8b","service_tier":null,"system_fingerprint":null,"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"\\"Paris\\"}"}}]},"finish_reason":null}]}',
+            ),
+            (
+                "message",
+                '{"id":"chatcmpl-abc123","object":"chat.completion.chunk","created":1706123456,"model":"llama-3.1-8b","service_tier":null,"system_fingerprint":null,"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}',
+            ),
+            ("message", "[DONE]"),
+        ),
+        "chat-metadata-event-x_chatmetadata": (
+            (
+                "message",
+                '{"type":"x_chat.metadata","messageId":"msg_ext_abc123","userMessageId":"msg_ext_xyz789","sequence":4,"context":{"systemTokens":512,"summaryTokens":0,"retrievedTokens":1024,"recentTokens":2048,"fileTokens":0,"currentMessageTokens":64,"totalTokens":3648,"inputBudget":8192,"retrievedCount":6,"recentCount":12,"usedSemanticRetrieval":true,"semanticRetrievalActive":true,"chunkSelectionMethod":"semantic"},"usage":{"input_tokens":3648,"output_tokens":256,"total_tokens":3904}}',
+            ),
+        ),
+        "mid-stream-errors": (
+            (
+                "error",
+                '{"error":{"message":"Request timed out after 30s. Your Free tier has a 30-second timeout limit.","type":"timeout_error","code":"timeout"}}',
+            ),
+            ("message", "[DONE]"),
+        ),
+        "heartbeats": (),
+    },
+)
+"""How channel /chat/completions encodes its events (``encode``) and the examples ``example_stream`` starts from."""
+
+
 CHAT_COMPLETIONS_CHANNEL: Channel[CHAT_COMPLETIONS_EVENT] = Channel(
     "/chat/completions",
     {
@@ -620,9 +813,11 @@ CHAT_COMPLETIONS_CHANNEL: Channel[CHAT_COMPLETIONS_EVENT] = Channel(
     runs=_APPLY_RUNS_CHAT_COMPLETIONS,
     family="chat",
     classify_named=classify_named_chat_completions,
+    encoding=_ENCODING_CHAT_COMPLETIONS,
 )
 """The channel /chat/completions (``CHANNELS['/chat/completions']``): its
-``decode``, ``adecode`` and ``parse`` give events typed ``CHAT_COMPLETIONS_EVENT``.
+``decode``, ``adecode`` and ``parse`` give events typed ``CHAT_COMPLETIONS_EVENT``;
+``encode`` and ``encode_stream`` write them back as SSE bytes, ``example_stream`` builds a stream.
 """
 
 

@@ -114,6 +114,15 @@ def check_families_example(block: Block, ctx: Ctx) -> None:
     assert printed[2].startswith("tool_use {") and printed[2].endswith("} True")
 
 
+def check_encoding_example(block: Block, ctx: Ctx) -> None:
+    """The encoding example runs as written and prints what the text after it says."""
+    exec(compile(block.text, block.name, "exec"), {"__name__": "readme_example"})
+    printed = ctx.capsys.readouterr().out.splitlines()
+    assert printed == ["Hello world stop 2", "b'data: [DONE]'", "b'event: message_start'"]
+    prose = readme_inline_code()
+    assert all(line in prose for line in printed), "the README text after the block names another output"
+
+
 def check_accumulate_extension(block: Block, ctx: Ctx) -> None:
     """The ``x-ssegen-accumulate`` example, put on a channel with those messages, is read as written."""
     from normalize.test_accumulation_plan import STATED
@@ -330,6 +339,7 @@ CHECKS: dict[tuple[str, str], Callable[[Block, Ctx], None]] = {
     ("sh", "python3 -m venv .venv"): check_quickstart,
     ("python", "import os"): check_httpx_example,
     ("python", "from generated.anthropic import CHANNELS"): check_families_example,
+    ("python", "from generated.deepseek import CHANNELS"): check_encoding_example,
     ("yaml", "channels:"): check_accumulate_extension,
     ("yaml", "components:"): check_x_sse_event,
     ("sh", "$ ssegen conform"): check_conform_session,

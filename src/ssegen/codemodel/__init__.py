@@ -16,13 +16,14 @@ alone, deterministically (no dict/set iteration order leaks into output):
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..diagnostics import Diagnostics
 from ..ir import Provider
 from ..naming import distinct_identifiers
 from .channels import ChannelSpec, channel_spec
 from .conformance import ExampleCase, StreamCase, example_cases, stream_cases
+from .encoding import EncodingSpec, encoding_spec, kept_members
 from .flavour import FLAVOURS, MSGSPEC, PYDANTIC, Flavour
 from .models import AliasSpec, ClassSpec, FieldSpec, ModelsBuilder
 
@@ -30,6 +31,7 @@ __all__ = [
     "AliasSpec",
     "ChannelSpec",
     "ClassSpec",
+    "EncodingSpec",
     "ExampleCase",
     "FLAVOURS",
     "FieldSpec",
@@ -78,6 +80,8 @@ class PackageSpec:
             decoding; models and a JSON-payload classifier when the spec declares
             another protocol, see :func:`package_summary`).
         usage: the lines of the docstring's usage example (after the import).
+        kept: ``(class, wire names)`` of the members the spec requires at a default
+            (nullable ones), which the encoder writes even as ``null``.
     """
 
     provider: Provider
@@ -93,6 +97,7 @@ class PackageSpec:
     flavour: Flavour = MSGSPEC
     summary: str = ""
     usage: tuple[str, ...] = ()
+    kept: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
     @property
     def exports(self) -> tuple[str, ...]:
@@ -174,6 +179,8 @@ def build_package_spec(provider: Provider, diagnostics: Diagnostics, flavour: Fl
     idents = distinct_identifiers([channel.address for channel in provider.channels], "channel")
     channels = [channel_spec(channel, models, diagnostics, idents[channel.address]) for channel in provider.channels]
     title = api_name(provider)
+    examples = example_cases(provider, channels)
+    channels = [replace(channel, encoding=encoding_spec(provider, channel, examples)) for channel in channels]
     usage_address = provider.channels[0].address if provider.channels else DEFAULT_ADDRESS
     return PackageSpec(
         provider=provider,
@@ -186,9 +193,10 @@ def build_package_spec(provider: Provider, diagnostics: Diagnostics, flavour: Fl
         error_codes_source=(
             f"from {provider.error_codes[0].provenance.file}" if provider.error_codes else "none documented"
         ),
-        examples=example_cases(provider, channels),
+        examples=examples,
         streams=stream_cases(provider),
         flavour=flavour,
         summary=package_summary(provider, title),
         usage=package_usage(provider, usage_address),
+        kept=kept_members(tuple(models.classes)),
     )

@@ -12,6 +12,7 @@ least (:attr:`ssegen.ir.Schema.specificity`).
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from ..diagnostics import Diagnostics, codes
 from ..ir import ANY_EVENT, Channel, Dispatch, Message
@@ -19,6 +20,9 @@ from ..naming import ClassName, PythonIdentifier, distinct_identifiers
 from .accumulation import ApplyPlan, apply_plan, steps_plan, usage_schema
 from .flavour import Flavour
 from .models import REASONING_MEMBER, ModelsBuilder
+
+if TYPE_CHECKING:
+    from .encoding import EncodingSpec
 
 
 @dataclass(frozen=True)
@@ -210,7 +214,9 @@ class ChannelSpec:
         batch: the fast path, or None when plain events need per-event classification.
         named: the fast path of named events, or None when none has a branch of one decoder.
         family: how the channel's events assemble (:attr:`ssegen.ir.Accumulation.family`).
-        names: ``event_type``, ``classify``, ``apply``, ``handlers_table``: the
+        names: ``event_type``, ``classify``, ``apply``, ``handlers_table``,
+            ``encoding_table`` (its ``stream.Encoding``, laid out from ``encoding``, set by
+            :func:`ssegen.codemodel.build_package_spec` once the examples are known): the
             generated module-level names; ``constant`` the channel's own,
             ``<IDENT>_CHANNEL``, a ``Channel[<IDENT>_EVENT]`` (the suffix keeps it apart
             from every event union, ``<IDENT>_EVENT``, and from the package's
@@ -242,6 +248,8 @@ class ChannelSpec:
     apply: PythonIdentifier
     handlers_table: PythonIdentifier
     runs_table: PythonIdentifier
+    encoding_table: PythonIdentifier = PythonIdentifier.verbatim("_ENCODING")
+    encoding: EncodingSpec | None = None
 
     @property
     def tagged_branches(self) -> tuple[EventBranch, ...]:
@@ -358,6 +366,7 @@ def channel_spec(
         apply=PythonIdentifier.verbatim(f"apply_{ident}"),
         handlers_table=PythonIdentifier.verbatim(f"_APPLY_{upper}"),
         runs_table=PythonIdentifier.verbatim(f"_APPLY_RUNS_{upper}"),
+        encoding_table=PythonIdentifier.verbatim(f"_ENCODING_{upper}"),
     )
 
 

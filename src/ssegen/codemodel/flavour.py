@@ -49,6 +49,8 @@ class Flavour:
             runtime ``stream.py`` or ``pydantic_support.py``).
         tagged_union: the annotation of a tagged union, ``{variants}`` its classes joined by
             `` | `` and ``{member}`` the tag member's wire name as a literal.
+        library: the runtime ``ModelLibrary`` each channel's ``Encoding`` is given, "" for
+            the default (msgspec's).
     """
 
     name: str
@@ -70,6 +72,7 @@ class Flavour:
     empty_list: str
     tagged_union: str
     lenient: str = "lenient_decode"
+    library: str = ""
 
 
 MSGSPEC = Flavour(
@@ -99,7 +102,8 @@ PYDANTIC = Flavour(
     depends="pydantic, msgspec and the standard library",
     imports=("msgspec", "pydantic"),
     support_import=(
-        "from .pydantic_support import error_event, lenient_decode_models, plain, validation_reason, vendor_event"
+        "from .pydantic_support import PYDANTIC, error_event, lenient_decode_models, plain, validation_reason, "
+        "vendor_event"
     ),
     runtime_modules=("pydantic_support.py",),
     adapter="pydantic.TypeAdapter({cls})",
@@ -115,6 +119,7 @@ PYDANTIC = Flavour(
     empty_list="Annotated[list[{item}], pydantic.Field(max_length=0)]",
     tagged_union="Annotated[{variants}, pydantic.Field(discriminator={member})]",
     lenient="lenient_decode_models",
+    library="PYDANTIC",
 )
 
 #: The flavours by ``[tool.ssegen] model`` value.

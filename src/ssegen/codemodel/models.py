@@ -50,6 +50,8 @@ class FieldSpec:
             field is a class constant set by the tag (msgspec ``ClassVar``; a required
             ``Literal`` field for pydantic, whose discriminated union needs it on the
             wire as msgspec's does); else None.
+        on_wire: the spec requires the member (``required``), though the field may have a
+            default (a nullable member): an encoder writes it even at its default.
     """
 
     name: PythonIdentifier
@@ -58,6 +60,7 @@ class FieldSpec:
     required: bool
     doc: str
     fixed: str | None = None
+    on_wire: bool = False
 
     @property
     def alias(self) -> str | None:
@@ -90,6 +93,13 @@ class ClassSpec:
     tag_field: str = ""
     tag: str = ""
     options: str = "gc=False"
+
+    @property
+    def kept(self) -> tuple[str, ...]:
+        """Wire names of the members the spec requires that the class gives a default (a
+        required, nullable ``finish_reason``): the encoder writes them even at their default
+        (``null``), which ``omit_defaults`` would leave out."""
+        return tuple(f.wire for f in self.fields if f.on_wire and not f.required and f.fixed is None)
 
 
 #: The member a leniently decoded event keeps its off-spec members in (runtime
@@ -509,7 +519,7 @@ class ModelsBuilder:
                 self._use = outer
             if fixed is not None:
                 annotation = f"Literal[{fixed!r}]" + ("" if required else " | None")
-            specs.append(FieldSpec(ident, prop.name, annotation, required, prop.description))
+            specs.append(FieldSpec(ident, prop.name, annotation, required, prop.description, on_wire=prop.required))
         return tuple(sorted(specs, key=lambda f: not f.required))
 
     def _check_identifier(self, prop: Property, ident: str) -> None:

@@ -92,6 +92,12 @@ class _Pydantic(ModelLibrary):
     def build(self, cls: Any, members: dict[str, Any]) -> Any:
         return cls.model_construct(**members)
 
+    def plain(self, value: Any) -> Any:
+        return plain(value)
+
+    def carries_sent(self, cls: Any) -> bool:
+        return True  # any model may be given the usage object as sent
+
     def is_class(self, tp: Any) -> bool:
         return isinstance(tp, type) and issubclass(tp, pydantic.BaseModel)
 

@@ -1,0 +1,71 @@
+"""What each channel's ``encode`` and ``example_stream`` need (runtime ``stream.Encoding``):
+the SSE event type each class travels under, the literal classes, the terminator and the
+channel's examples, decided once from the channel's messages and the conformance examples."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..ir import Provider
+from ..naming import ClassName
+from .channels import ChannelSpec
+from .conformance import ExampleCase
+from .models import ClassSpec
+
+
+@dataclass(frozen=True)
+class EncodingSpec:
+    """One channel's ``Encoding(...)`` arguments.
+
+    Attributes:
+        events: ``(class, SSE event type)`` of each class travelling under a named event
+            type (the IR's ``Message.event`` other than ``message``), the first message of a
+            class deciding.
+        literals: ``(class, literal data)`` of each literal message (``[DONE]``).
+        terminator: the terminator's class, or None when the spec declares none.
+        examples: ``(SSE event type, data)`` of the channel's examples, in spec order (those
+            the conformance tests decode, synthesized ones included).
+        streams: ``(name, events)`` of the channel's harvested example streams (those the
+            conformance tests replay from ``examples/<name>.sse``), each event ``(SSE event
+            type, data)``, comments left out; cumulative (``full_text``) streams are not
+            included (they assemble only in cumulative mode).
+    """
+
+    events: tuple[tuple[ClassName, str], ...]
+    literals: tuple[tuple[ClassName, str], ...]
+    terminator: ClassName | None
+    examples: tuple[tuple[str, str], ...]
+    streams: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = ()
+
+
+def encoding_spec(provider: Provider, channel: ChannelSpec, examples: tuple[ExampleCase, ...]) -> EncodingSpec:
+    """The :class:`EncodingSpec` of ``channel``; ``examples`` are the package's (every channel's)."""
+    events: dict[ClassName, str] = {}
+    literals: dict[ClassName, str] = {}
+    terminator: ClassName | None = None
+    for message in channel.messages:
+        if message.cls in events or message.cls in literals:
+            continue
+        if message.literal is not None:
+            literals[message.cls] = message.literal
+            if message.kind == "terminator" and terminator is None:
+                terminator = message.cls
+        if message.event != "message":
+            events[message.cls] = message.event
+    return EncodingSpec(
+        events=tuple(events.items()),
+        literals=tuple(literals.items()),
+        terminator=terminator,
+        examples=tuple((e.event, e.data) for e in examples if e.channel == channel.address),
+        streams=tuple(
+            (s.name, tuple((e.event, e.data) for e in s.events if e.comment is None))
+            for s in provider.example_streams
+            if s.channel == channel.address and not s.full_text
+        ),
+    )
+
+
+def kept_members(classes: tuple[ClassSpec, ...]) -> tuple[tuple[ClassName, tuple[str, ...]], ...]:
+    """``(class, wire names)`` of each class with members the spec requires at a default
+    (:attr:`ClassSpec.kept`), in class order."""
+    return tuple((c.name, c.kept) for c in classes if c.kept)
