@@ -228,6 +228,8 @@ def _apply_v1_messages_content_block_delta(
         blocks[chunk.index].signature.append(v2.signature)
     elif isinstance(v3 := chunk.delta, models.InputJsonDelta):
         blocks[chunk.index].arguments.append(v3.partial_json)
+    else:
+        blocks[chunk.index].add_delta(chunk.delta)
 
 
 def _apply_v1_messages_content_block_delta_run(
@@ -243,6 +245,8 @@ def _apply_v1_messages_content_block_delta_run(
             blocks[chunk.index].signature.append(v2.signature)
         elif isinstance(v3 := chunk.delta, models.InputJsonDelta):
             blocks[chunk.index].arguments.append(v3.partial_json)
+        else:
+            blocks[chunk.index].add_delta(chunk.delta)
 
 
 def _apply_v1_messages_content_block_stop(

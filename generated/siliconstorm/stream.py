@@ -884,9 +884,14 @@ class BlockState:
             parts.append(text)
 
     def add_delta(self, delta: Any) -> None:
-        """A delta object of a type the plan does not know (Messages
-        ``compaction_delta``): each string member appended (:meth:`add_text`), else the
-        delta kept as sent in ``deltas``."""
+        """A delta object no ``append`` step takes (Messages ``compaction_delta``,
+        ``citations_delta``, or one of a type the spec does not list), as sent or typed:
+        each string member appended (:meth:`add_text`), else the delta kept as sent in
+        ``deltas``; None (the member of a leniently decoded event that did not fit, which
+        :meth:`Accumulator.lenient` assembles itself) adds nothing."""
+        if delta is None:
+            return
+        delta = _plain(delta)
         if not isinstance(delta, dict):
             self.deltas.append(delta)
             return

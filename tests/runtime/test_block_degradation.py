@@ -112,6 +112,39 @@ def test_messages_delta_of_unlisted_type_appends_its_text_members_and_keeps_othe
     assert sorted(e["type"] for e in result["errors"]) == ["digest", "digest_delta", "digest_marker"]
 
 
+def test_messages_listed_deltas_no_append_step_takes_are_kept_not_dropped() -> None:
+    """``compaction_delta`` and ``citations_delta`` are in the spec's delta union but no
+    ``append`` step takes them: the chain's ``else`` adds them to the block as sent
+    (string members to ``texts``, else ``deltas``), with no off-spec report."""
+    citation = {"type": "char_location", "cited_text": "sky", "document_index": 0}
+    body = _messages(
+        _block(
+            0,
+            {"type": "compaction", "content": None},
+            {"type": "compaction_delta", "content": "## Summary"},
+            {"type": "compaction_delta", "content": " of the talk"},
+        ),
+        _block(
+            1,
+            {"type": "text", "text": ""},
+            {"type": "text_delta", "text": "The sky"},
+            {"type": "citations_delta", "citation": citation},
+        ),
+        _block(
+            2,
+            {"type": "mcp_tool_use", "id": "mcptoolu_1", "name": "echo", "server_name": "e", "input": {}},
+            {"type": "input_json_delta", "partial_json": '{"m": 1}'},
+        ),
+    )
+    for size in (7, 1 << 20):
+        result = _messages_result(body, size)
+        compaction, text, mcp = result["output"]
+        assert compaction["kind"] == "compaction" and compaction["texts"] == {"content": "## Summary of the talk"}
+        assert text["text"] == "The sky" and text["deltas"] == [{"type": "citations_delta", "citation": citation}]
+        assert (mcp["kind"], mcp["id"], mcp["name"], mcp["input"]) == ("mcp_tool_use", "mcptoolu_1", "echo", {"m": 1})
+        assert result["errors"] == []
+
+
 def test_messages_usage_is_kept_whole_with_unlisted_nested_members() -> None:
     usage = {
         "output_tokens": 200,
