@@ -194,8 +194,7 @@ def keep_usage(chunk: T, data: str | bytes, attr: str = "usage") -> T:
     """``chunk``, its typed usage object (member ``attr``) made to carry the usage
     object as sent, every member included: typed decoding keeps only the members
     the spec lists, and servers send more (DeepSeek ``prompt_cache_hit_tokens`` and
-    ``prompt_tokens_details``, OpenRouter ``cost_details``, Groq ``queue_time``,
-    Anthropic ``output_tokens_details``).
+    ``prompt_tokens_details``, OpenRouter ``cost_details``, Groq ``queue_time``).
 
     ``attr`` may be a dotted path, where a block family's usage is nested (Anthropic
     ``message.usage``, OpenAI Responses ``response.usage``): its members' identifiers

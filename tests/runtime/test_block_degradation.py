@@ -150,7 +150,8 @@ def test_messages_usage_is_kept_whole_with_unlisted_nested_members() -> None:
         "output_tokens": 200,
         "output_tokens_details": {"thinking_tokens": 182},
         "iterations": [{"type": "message", "input_tokens": 5, "output_tokens": 7}],
-        "server_tool_use": {"web_search_requests": 1},
+        "server_tool_use": {"web_search_requests": 1, "code_execution_requests": 2},  # the last unlisted
+        "speculative_tokens": 3,  # unlisted
     }
     result = _messages_result(_messages(_block(0, {"type": "text", "text": "hi"}), usage=usage))
     assert result["usage"] == {"input_tokens": 10, **usage}
