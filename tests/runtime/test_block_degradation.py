@@ -5,7 +5,7 @@ Synthetic streams through the generated packages (``generated/anthropic``,
 list keeps its identity and the object as sent, its deltas are kept, it is reported once;
 usage is kept whole; ``response.failed``/``.incomplete`` give the stop reason; a tool input
 cut short gets ``input_partial``; a finished object fills and checks what the deltas gave;
-a ``[DONE]`` the spec does not declare ends the stream.
+a ``[DONE]`` the spec does not declare ends the stream and is noted once.
 """
 
 from __future__ import annotations
@@ -262,15 +262,29 @@ def test_responses_incomplete_gives_the_incomplete_reason() -> None:
     assert _responses_result(body)["stop_reason"] == "max_output_tokens"
 
 
+#: The note a literal ``[DONE]`` the spec declares no terminator for leaves (once per stream).
+UNDECLARED_DONE = {"kind": "terminator_undeclared", "event": "message", "data": "[DONE]"}
+
+
 def test_responses_trailing_done_literal_is_the_terminator_not_an_unknown_event() -> None:
     result = _responses_result(_responses() + "data: [DONE]\n\n")
-    assert result["errors"] == [] and result["complete"] is True
+    assert result["errors"] == [UNDECLARED_DONE] and result["complete"] is True
 
 
 def test_responses_done_literal_alone_completes_a_cut_stream() -> None:
     body = _responses().split("event: response.completed")[0] + "data: [DONE]\n\n"
     result = _responses_result(body)
-    assert result["complete"] is True and result["errors"] == [] and result["stop_reason"] is None
+    assert result["complete"] is True and result["errors"] == [UNDECLARED_DONE] and result["stop_reason"] is None
+
+
+@pytest.mark.parametrize("size", [7, 1 << 20])
+def test_undeclared_done_literal_is_noted_once_per_stream_in_both_families(size: int) -> None:
+    twice = "data: [DONE]\n\nevent: done\ndata: [DONE]\n\n"
+    responses = _assemble(gen_responses, "/v1/responses", _responses() + twice, size)
+    messages = _assemble(gen_anthropic, "/v1/messages", _messages() + twice, size)
+    for result in (responses, messages):
+        assert result["complete"] is True
+        assert result["errors"] == [UNDECLARED_DONE]
 
 
 def _function_call(arguments: list[str], done_arguments: str, done_name: str = "get_weather") -> str:
