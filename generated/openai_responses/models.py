@@ -51,6 +51,10 @@ ApplyPatchToolCallOperationType = Literal["create_file", "delete_file", "update_
 
 ToolSearchCallExecution = Literal["server", "client"]
 
+ProgramOutputItemStatus = Literal["completed", "incomplete"]
+
+ToolSearchOutputExecution = Literal["server", "client"]
+
 ResponseInProgressEventType = Literal["response.in_progress"]
 
 ResponseOutputItemAddedEventType = Literal["response.output_item.added"]
@@ -223,6 +227,9 @@ class Response(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
         | ToolSearchCall
         | CompactionItem
         | ProgramItem
+        | ProgramOutputItem
+        | ToolSearchOutput
+        | ComputerToolCall
     ]
     completed_at: float | None = None
     error: ResponseError | None = None
@@ -387,19 +394,13 @@ class WebSearchToolCall(
     """The ``web_search_call`` alternative of a union tagged by ``type``.
 
     Attributes:
-        action: The search action (`search`, `open_page`, `find`).
+        action: The search action, by `type` (`search` with its `query` and `sources`, `open_page`, `find`); kept whole, as sent.
     """
 
     id: str
     status: WebSearchToolCallStatus | str
     type: ClassVar[str] = "web_search_call"
-    action: WebSearchToolCallAction | None = None
-
-
-class WebSearchToolCallAction(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
-    """The search action (`search`, `open_page`, `find`)."""
-
-    type: str | None = None
+    action: dict[str, Any] | None = None
 
 
 class FileSearchToolCall(
@@ -793,6 +794,80 @@ class ProgramItem(
     type: ClassVar[str] = "program"
 
 
+class ProgramOutputItem(
+    msgspec.Struct,
+    kw_only=True,
+    omit_defaults=True,
+    gc=False,
+    tag_field="type",
+    tag="program_output",
+):
+    """What a `program` item's program returned.
+
+    Attributes:
+        call_id: The `call_id` of the `program` item.
+    """
+
+    id: str
+    call_id: str
+    result: str
+    status: ProgramOutputItemStatus | str
+    type: ClassVar[str] = "program_output"
+
+
+class ToolSearchOutput(
+    msgspec.Struct,
+    kw_only=True,
+    omit_defaults=True,
+    gc=False,
+    tag_field="type",
+    tag="tool_search_output",
+):
+    """The tool definitions a tool search loaded."""
+
+    id: str
+    execution: ToolSearchOutputExecution | str
+    tools: list[dict[str, Any]]
+    status: ItemStatus | str
+    type: ClassVar[str] = "tool_search_output"
+    call_id: str | None = None
+    created_by: str | None = None
+
+
+class ComputerToolCall(
+    msgspec.Struct,
+    kw_only=True,
+    omit_defaults=True,
+    gc=False,
+    tag_field="type",
+    tag="computer_call",
+):
+    """An action (or a batch of actions) the model asks the client to take on a computer.
+
+    Attributes:
+        call_id: The identifier the `computer_call_output` answering it names.
+        action: One action, by `type`: `click`, `double_click`, `drag`, `keypress`, `move`, `screenshot`, `scroll`, `type` or `wait`, with that action's members (coordinates, keys, text, ...); kept whole, as sent.
+    """
+
+    id: str
+    call_id: str
+    pending_safety_checks: list[ComputerToolCallPendingSafetyCheck]
+    status: ItemStatus | str
+    type: ClassVar[str] = "computer_call"
+    action: dict[str, Any] | None = None
+    actions: list[dict[str, Any]] | None = None
+
+
+class ComputerToolCallPendingSafetyCheck(
+    msgspec.Struct, kw_only=True, omit_defaults=True, gc=False
+):
+    """An item of member ``pending_safety_checks`` of :class:`ComputerToolCall`."""
+
+    id: str
+    code: str | None = None
+    message: str | None = None
+
+
 class ResponseUsage(msgspec.Struct, kw_only=True, omit_defaults=True, dict=True):
     """Token usage; null until `response.completed`."""
 
@@ -860,6 +935,9 @@ class ResponseOutputItemAddedEvent(msgspec.Struct, kw_only=True, omit_defaults=T
         | ToolSearchCall
         | CompactionItem
         | ProgramItem
+        | ProgramOutputItem
+        | ToolSearchOutput
+        | ComputerToolCall
     )
     sequence_number: int
     off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
@@ -894,6 +972,9 @@ class ResponseOutputItemDoneEvent(msgspec.Struct, kw_only=True, omit_defaults=Tr
         | ToolSearchCall
         | CompactionItem
         | ProgramItem
+        | ProgramOutputItem
+        | ToolSearchOutput
+        | ComputerToolCall
     )
     sequence_number: int
     off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")

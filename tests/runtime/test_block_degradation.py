@@ -255,6 +255,40 @@ def test_responses_failed_gives_the_stop_reason_and_keeps_the_error() -> None:
     assert recorded["kind"] == "error_event" and recorded["data"]["response"]["error"] == error
 
 
+@pytest.mark.parametrize("size", [7, 1 << 20])
+def test_responses_hosted_tool_items_the_spec_lists_assemble_with_no_off_spec_report(size: int) -> None:
+    mcp = {"id": "mcp_1", "type": "mcp_call", "status": "in_progress", "server_label": "s", "name": "echo"}
+    mcp_done = {**mcp, "status": "completed", "arguments": '{"m": 1}', "output": "1"}
+    search = {"id": "tsc_1", "type": "tool_search_call", "status": "in_progress", "call_id": "c", "execution": "server"}
+    search_done = {**search, "status": "completed", "arguments": {"goal": "weather"}}
+    computer = {
+        "id": "cu_1",
+        "type": "computer_call",
+        "call_id": "call_c",
+        "status": "completed",
+        "action": {"type": "click", "button": "left", "x": 1, "y": 2},
+        "pending_safety_checks": [],
+    }
+    body = _responses(
+        {"type": "response.output_item.added", "output_index": 0, "item": {**mcp, "arguments": ""}},
+        {"type": "response.mcp_call_arguments.delta", "output_index": 0, "item_id": "mcp_1", "delta": '{"m": '},
+        {"type": "response.mcp_call_arguments.delta", "output_index": 0, "item_id": "mcp_1", "delta": "1}"},
+        {"type": "response.output_item.done", "output_index": 0, "item": mcp_done},
+        {"type": "response.output_item.added", "output_index": 1, "item": {**search, "arguments": {}}},
+        {"type": "response.output_item.done", "output_index": 1, "item": search_done},
+        {"type": "response.output_item.added", "output_index": 2, "item": computer},
+        {"type": "response.output_item.done", "output_index": 2, "item": computer},
+        output=[mcp_done, search_done, computer],
+    )
+    result = _responses_result(body, size)
+    first, second, third = result["output"]
+    assert (first["kind"], first["name"], first["status"]) == ("mcp_call", "echo", "completed")
+    assert first["arguments"] == '{"m": 1}' and first["input"] == {"m": 1}
+    assert (second["kind"], second["status"], second["input"]) == ("tool_search_call", "completed", {"goal": "weather"})
+    assert (third["kind"], third["call_id"], third["raw"]["action"]) == ("computer_call", "call_c", computer["action"])
+    assert result["errors"] == [] and result["complete"] is True
+
+
 def test_responses_incomplete_gives_the_incomplete_reason() -> None:
     body = _responses(
         end="response.incomplete", status="incomplete", incomplete_details={"reason": "max_output_tokens"}
