@@ -236,6 +236,8 @@ def _apply_v1_messages_content_block_delta(
         blocks[chunk.index].signature.append(v2.signature)
     elif isinstance(v3 := chunk.delta, models.InputJsonDelta):
         blocks[chunk.index].arguments.append(v3.partial_json)
+    else:
+        blocks[chunk.index].add_delta(chunk.delta)
 
 
 def _apply_v1_messages_content_block_delta_run(
@@ -251,6 +253,8 @@ def _apply_v1_messages_content_block_delta_run(
             blocks[chunk.index].signature.append(v2.signature)
         elif isinstance(v3 := chunk.delta, models.InputJsonDelta):
             blocks[chunk.index].arguments.append(v3.partial_json)
+        else:
+            blocks[chunk.index].add_delta(chunk.delta)
 
 
 def _apply_v1_messages_content_block_stop(
@@ -350,6 +354,7 @@ _KEPT: dict[type, tuple[str, ...]] = {
         "stop_reason",
         "stop_sequence",
     ),
+    models.CompactionBlock: ("content",),
 }
 """Members the spec requires that a class gives a default (nullable ones): encoded even as ``null``."""
 

@@ -80,7 +80,7 @@ class Message(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
         content: Content blocks; empty in `message_start`.
         stop_reason: Why the model stopped; null in `message_start`.
         stop_details: Details of a `refusal` stop.
-        container: The container used by the code execution tool.
+        container: The container used by the code execution tool (on the `Message`; captured streams send it in `message_delta`'s `delta`).
     """
 
     id: str
@@ -95,12 +95,18 @@ class Message(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
         | WebSearchToolResultBlock
         | WebFetchToolResultBlock
         | CodeExecutionToolResultBlock
+        | BashCodeExecutionToolResultBlock
+        | TextEditorCodeExecutionToolResultBlock
+        | McpToolUseBlock
+        | McpToolResultBlock
+        | ContainerUploadBlock
+        | CompactionBlock
     ]
     model: str
     stop_reason: StopReason | str | None = None
     stop_sequence: str | None = None
     stop_details: StopDetails | None = None
-    container: MessageContainer | None = None
+    container: Container | None = None
     usage: Usage | None = None
 
 
@@ -233,11 +239,13 @@ class WebFetchToolResultBlock(
 
     Attributes:
         content: The fetched document, or an error object.
+        caller: What invoked the tool (`direct`, or code execution).
     """
 
     tool_use_id: str
     content: Any
     type: ClassVar[str] = "web_fetch_tool_result"
+    caller: ToolCaller | None = None
 
 
 class CodeExecutionToolResultBlock(
@@ -259,6 +267,116 @@ class CodeExecutionToolResultBlock(
     type: ClassVar[str] = "code_execution_tool_result"
 
 
+class BashCodeExecutionToolResultBlock(
+    msgspec.Struct,
+    kw_only=True,
+    omit_defaults=True,
+    gc=False,
+    tag_field="type",
+    tag="bash_code_execution_tool_result",
+):
+    """The ``bash_code_execution_tool_result`` alternative of a union tagged by ``type``.
+
+    Attributes:
+        tool_use_id: The `id` of the `server_tool_use` block (`bash_code_execution`) it answers.
+        content: A `bash_code_execution_result` (`stdout`, `stderr`, `return_code`, `content`: the files written), or a `bash_code_execution_tool_result_error` (`error_code`).
+    """
+
+    tool_use_id: str
+    content: Any
+    type: ClassVar[str] = "bash_code_execution_tool_result"
+
+
+class TextEditorCodeExecutionToolResultBlock(
+    msgspec.Struct,
+    kw_only=True,
+    omit_defaults=True,
+    gc=False,
+    tag_field="type",
+    tag="text_editor_code_execution_tool_result",
+):
+    """The ``text_editor_code_execution_tool_result`` alternative of a union tagged by ``type``.
+
+    Attributes:
+        tool_use_id: The `id` of the `server_tool_use` block (`text_editor_code_execution`) it answers.
+        content: The result of a `view`, `create` or `str_replace` command (`text_editor_code_execution_view_result`, `..._create_result`, `..._str_replace_result`), or a `text_editor_code_execution_tool_result_error`.
+    """
+
+    tool_use_id: str
+    content: Any
+    type: ClassVar[str] = "text_editor_code_execution_tool_result"
+
+
+class McpToolUseBlock(
+    msgspec.Struct, kw_only=True, omit_defaults=True, gc=False, tag_field="type", tag="mcp_tool_use"
+):
+    """The ``mcp_tool_use`` alternative of a union tagged by ``type``.
+
+    Attributes:
+        name: The tool's name on the MCP server.
+        server_name: The MCP server's name as the request declared it.
+        input: Empty in `content_block_start`; filled by `input_json_delta` fragments.
+    """
+
+    id: str
+    name: str
+    server_name: str
+    input: dict[str, Any]
+    type: ClassVar[str] = "mcp_tool_use"
+
+
+class McpToolResultBlock(
+    msgspec.Struct,
+    kw_only=True,
+    omit_defaults=True,
+    gc=False,
+    tag_field="type",
+    tag="mcp_tool_result",
+):
+    """The ``mcp_tool_result`` alternative of a union tagged by ``type``.
+
+    Attributes:
+        tool_use_id: The `id` of the `mcp_tool_use` block it answers.
+        content: The tool's result, a string or a list of `text` blocks.
+    """
+
+    tool_use_id: str
+    content: Any
+    type: ClassVar[str] = "mcp_tool_result"
+    is_error: bool | None = None
+
+
+class ContainerUploadBlock(
+    msgspec.Struct,
+    kw_only=True,
+    omit_defaults=True,
+    gc=False,
+    tag_field="type",
+    tag="container_upload",
+):
+    """The ``container_upload`` alternative of a union tagged by ``type``.
+
+    Attributes:
+        file_id: The uploaded file, made available in the code execution container.
+    """
+
+    file_id: str
+    type: ClassVar[str] = "container_upload"
+
+
+class CompactionBlock(
+    msgspec.Struct, kw_only=True, omit_defaults=True, gc=False, tag_field="type", tag="compaction"
+):
+    """The ``compaction`` alternative of a union tagged by ``type``.
+
+    Attributes:
+        content: The summary of the earlier conversation; null in `content_block_start`, built by `compaction_delta` fragments.
+    """
+
+    type: ClassVar[str] = "compaction"
+    content: str | None = None
+
+
 class StopDetails(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     """Details of a `refusal` stop."""
 
@@ -267,15 +385,20 @@ class StopDetails(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     explanation: str | None = None
 
 
-class MessageContainer(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
-    """The container used by the code execution tool."""
+class Container(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
+    """The container used by the code execution tool (on the `Message`; captured streams send it in `message_delta`'s `delta`)."""
 
     id: str | None = None
     expires_at: str | None = None
 
 
 class Usage(msgspec.Struct, kw_only=True, omit_defaults=True, dict=True):
-    """The value of member ``usage`` of :class:`Message`."""
+    """The value of member ``usage`` of :class:`Message`.
+
+    Attributes:
+        output_tokens_details: A breakdown of `output_tokens` (captured streams with extended thinking send `thinking_tokens`).
+        iterations: With compaction, the usage of each sampling iteration (`type` `compaction` or `message`), each with the token counts above.
+    """
 
     input_tokens: int
     output_tokens: int
@@ -285,6 +408,8 @@ class Usage(msgspec.Struct, kw_only=True, omit_defaults=True, dict=True):
     server_tool_use: ServerToolUsage | None = None
     service_tier: UsageServiceTier | str | None = None
     inference_geo: str | None = None
+    output_tokens_details: OutputTokensDetails | None = None
+    iterations: list[dict[str, Any]] | None = None
 
 
 class CacheCreation(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
@@ -299,6 +424,12 @@ class ServerToolUsage(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False
 
     web_search_requests: int | None = None
     web_fetch_requests: int | None = None
+
+
+class OutputTokensDetails(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
+    """A breakdown of `output_tokens` (captured streams with extended thinking send `thinking_tokens`)."""
+
+    thinking_tokens: int | None = None
 
 
 class ContentBlockStartEvent(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
@@ -320,6 +451,12 @@ class ContentBlockStartEvent(msgspec.Struct, kw_only=True, omit_defaults=True, g
         | WebSearchToolResultBlock
         | WebFetchToolResultBlock
         | CodeExecutionToolResultBlock
+        | BashCodeExecutionToolResultBlock
+        | TextEditorCodeExecutionToolResultBlock
+        | McpToolUseBlock
+        | McpToolResultBlock
+        | ContainerUploadBlock
+        | CompactionBlock
     )
     off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
@@ -334,7 +471,14 @@ class ContentBlockDeltaEvent(msgspec.Struct, kw_only=True, omit_defaults=True, g
 
     type: Literal["content_block_delta"]
     index: int
-    delta: TextDelta | InputJsonDelta | ThinkingDelta | SignatureDelta | CitationsDelta
+    delta: (
+        TextDelta
+        | InputJsonDelta
+        | ThinkingDelta
+        | SignatureDelta
+        | CitationsDelta
+        | CompactionDelta
+    )
     off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
@@ -415,6 +559,24 @@ class CitationsDelta(
     type: ClassVar[str] = "citations_delta"
 
 
+class CompactionDelta(
+    msgspec.Struct,
+    kw_only=True,
+    omit_defaults=True,
+    gc=False,
+    tag_field="type",
+    tag="compaction_delta",
+):
+    """The ``compaction_delta`` alternative of a union tagged by ``type``.
+
+    Attributes:
+        content: A fragment of the `compaction` block's `content`.
+    """
+
+    content: str
+    type: ClassVar[str] = "compaction_delta"
+
+
 class ContentBlockStopEvent(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     """The payload of ``ContentBlockStop`` messages.
 
@@ -449,21 +611,31 @@ class MessageDeltaEventDelta(msgspec.Struct, kw_only=True, omit_defaults=True, g
     Attributes:
         stop_reason: Why the model stopped; null in `message_start`.
         stop_details: Details of a `refusal` stop.
+        container: The container used by the code execution tool (on the `Message`; captured streams send it in `message_delta`'s `delta`).
     """
 
     stop_reason: StopReason | str | None = None
     stop_sequence: str | None = None
     stop_details: StopDetails | None = None
+    container: Container | None = None
 
 
 class MessageDeltaUsage(msgspec.Struct, kw_only=True, omit_defaults=True, dict=True):
-    """Cumulative token counts."""
+    """Cumulative token counts.
+
+    Attributes:
+        output_tokens_details: A breakdown of `output_tokens` (captured streams with extended thinking send `thinking_tokens`).
+        iterations: With compaction, the usage of each sampling iteration (`type` `compaction` or `message`), each with the token counts above.
+    """
 
     output_tokens: int
     input_tokens: int | None = None
     cache_creation_input_tokens: int | None = None
     cache_read_input_tokens: int | None = None
+    cache_creation: CacheCreation | None = None
     server_tool_use: ServerToolUsage | None = None
+    output_tokens_details: OutputTokensDetails | None = None
+    iterations: list[dict[str, Any]] | None = None
 
 
 class MessageDeltaEventContextManagement(

@@ -1286,6 +1286,24 @@ def apply_v1_responses(acc: Accumulator, event: V1_RESPONSES_EVENT) -> None:
             return
 
 
+_KEPT: dict[type, tuple[str, ...]] = {
+    models.CodeInterpreterToolCall: (
+        "code",
+        "outputs",
+    ),
+    models.ImageGenerationToolCall: ("result",),
+    models.ShellToolCall: ("environment",),
+    models.ShellToolCallAction: (
+        "timeout_ms",
+        "max_output_length",
+    ),
+    models.ShellToolCallOutput: ("max_output_length",),
+    models.ToolSearchCall: ("call_id",),
+    models.ToolSearchOutput: ("call_id",),
+}
+"""Members the spec requires that a class gives a default (nullable ones): encoded even as ``null``."""
+
+
 _ENCODING_V1_RESPONSES = Encoding(
     events={
         models.ResponseCreatedEvent: "response.created",
@@ -1347,6 +1365,7 @@ _ENCODING_V1_RESPONSES = Encoding(
         models.ResponseCustomToolCallInputDoneEvent: "response.custom_tool_call_input.done",
         models.ResponseErrorEvent: "error",
     },
+    keep=_KEPT,
     literals={},
     examples=(
         (

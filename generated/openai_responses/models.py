@@ -29,6 +29,32 @@ WebSearchToolCallStatus = Literal["in_progress", "searching", "completed", "fail
 
 FileSearchToolCallStatus = Literal["in_progress", "searching", "completed", "incomplete", "failed"]
 
+ToolCallerType = Literal["direct", "program"]
+
+CodeInterpreterToolCallStatus = Literal[
+    "in_progress", "completed", "incomplete", "interpreting", "failed"
+]
+
+ImageGenerationToolCallStatus = Literal["in_progress", "completed", "generating", "failed"]
+
+McpToolCallStatus = Literal["in_progress", "completed", "incomplete", "calling", "failed"]
+
+LocalShellToolCallActionType = Literal["exec"]
+
+ShellToolCallEnvironmentType = Literal["local", "container_reference"]
+
+ShellToolCallOutputOutputOutcomeType = Literal["exit", "timeout"]
+
+ApplyPatchToolCallStatus = Literal["in_progress", "completed"]
+
+ApplyPatchToolCallOperationType = Literal["create_file", "delete_file", "update_file"]
+
+ToolSearchCallExecution = Literal["server", "client"]
+
+ProgramOutputItemStatus = Literal["completed", "incomplete"]
+
+ToolSearchOutputExecution = Literal["server", "client"]
+
 ResponseInProgressEventType = Literal["response.in_progress"]
 
 ResponseOutputItemAddedEventType = Literal["response.output_item.added"]
@@ -189,6 +215,21 @@ class Response(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
         | WebSearchToolCall
         | FileSearchToolCall
         | CustomToolCall
+        | CodeInterpreterToolCall
+        | ImageGenerationToolCall
+        | McpToolCall
+        | McpListTools
+        | McpApprovalRequest
+        | LocalShellToolCall
+        | ShellToolCall
+        | ShellToolCallOutput
+        | ApplyPatchToolCall
+        | ToolSearchCall
+        | CompactionItem
+        | ProgramItem
+        | ProgramOutputItem
+        | ToolSearchOutput
+        | ComputerToolCall
     ]
     completed_at: float | None = None
     error: ResponseError | None = None
@@ -353,19 +394,13 @@ class WebSearchToolCall(
     """The ``web_search_call`` alternative of a union tagged by ``type``.
 
     Attributes:
-        action: The search action (`search`, `open_page`, `find`).
+        action: The search action, by `type` (`search` with its `query` and `sources`, `open_page`, `find`); kept whole, as sent.
     """
 
     id: str
     status: WebSearchToolCallStatus | str
     type: ClassVar[str] = "web_search_call"
-    action: WebSearchToolCallAction | None = None
-
-
-class WebSearchToolCallAction(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
-    """The search action (`search`, `open_page`, `find`)."""
-
-    type: str | None = None
+    action: dict[str, Any] | None = None
 
 
 class FileSearchToolCall(
@@ -393,13 +428,444 @@ class CustomToolCall(
     tag_field="type",
     tag="custom_tool_call",
 ):
-    """The ``custom_tool_call`` alternative of a union tagged by ``type``."""
+    """The ``custom_tool_call`` alternative of a union tagged by ``type``.
+
+    Attributes:
+        input: The tool input as text; built by `response.custom_tool_call_input.delta`.
+        caller: What invoked the tool call (`direct`, or `program` with the program's `caller_id`).
+    """
 
     call_id: str
     name: str
     input: str
     id: str | None = None
     type: ClassVar[str] = "custom_tool_call"
+    namespace: str | None = None
+    caller: ToolCaller | None = None
+
+
+class ToolCaller(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
+    """What invoked the tool call (`direct`, or `program` with the program's `caller_id`)."""
+
+    type: ToolCallerType | str
+    caller_id: str | None = None
+
+
+class CodeInterpreterToolCall(
+    msgspec.Struct,
+    kw_only=True,
+    omit_defaults=True,
+    gc=False,
+    tag_field="type",
+    tag="code_interpreter_call",
+):
+    """Python code the model ran in a code interpreter container.
+
+    Attributes:
+        code: The code; empty in `response.output_item.added`, built by `response.code_interpreter_call_code.delta`.
+    """
+
+    id: str
+    status: CodeInterpreterToolCallStatus | str
+    container_id: str
+    type: ClassVar[str] = "code_interpreter_call"
+    code: str | None = None
+    outputs: list[CodeInterpreterLogs | CodeInterpreterImage] | None = None
+
+
+class CodeInterpreterLogs(
+    msgspec.Struct, kw_only=True, omit_defaults=True, gc=False, tag_field="type", tag="logs"
+):
+    """The ``logs`` alternative of a union tagged by ``type``."""
+
+    logs: str
+    type: ClassVar[str] = "logs"
+
+
+class CodeInterpreterImage(
+    msgspec.Struct, kw_only=True, omit_defaults=True, gc=False, tag_field="type", tag="image"
+):
+    """The ``image`` alternative of a union tagged by ``type``."""
+
+    url: str
+    type: ClassVar[str] = "image"
+
+
+class ImageGenerationToolCall(
+    msgspec.Struct,
+    kw_only=True,
+    omit_defaults=True,
+    gc=False,
+    tag_field="type",
+    tag="image_generation_call",
+):
+    """An image the model asked the image generation tool for.
+
+    Attributes:
+        result: The generated image, base64-encoded.
+    """
+
+    id: str
+    status: ImageGenerationToolCallStatus | str
+    type: ClassVar[str] = "image_generation_call"
+    result: str | None = None
+
+
+class McpToolCall(
+    msgspec.Struct, kw_only=True, omit_defaults=True, gc=False, tag_field="type", tag="mcp_call"
+):
+    """A call of a tool on a remote MCP server.
+
+    Attributes:
+        arguments: The arguments' JSON text; built by `response.mcp_call_arguments.delta`.
+        error: Why the call failed (`mcp_protocol_error`, `mcp_tool_execution_error`, `http_error`).
+        approval_request_id: The `mcp_approval_request` this call was approved by.
+    """
+
+    id: str
+    server_label: str
+    name: str
+    arguments: str
+    type: ClassVar[str] = "mcp_call"
+    output: str | None = None
+    error: McpToolCallError | None = None
+    status: McpToolCallStatus | str | None = None
+    approval_request_id: str | None = None
+
+
+class McpToolCallError(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
+    """Why the call failed (`mcp_protocol_error`, `mcp_tool_execution_error`, `http_error`).
+
+    Attributes:
+        content: A `mcp_tool_execution_error`'s content.
+    """
+
+    type: str | None = None
+    code: int | None = None
+    message: str | None = None
+    content: Any = None
+
+
+class McpListTools(
+    msgspec.Struct,
+    kw_only=True,
+    omit_defaults=True,
+    gc=False,
+    tag_field="type",
+    tag="mcp_list_tools",
+):
+    """The tools an MCP server offers, listed for the model."""
+
+    id: str
+    server_label: str
+    tools: list[McpListToolsTool]
+    type: ClassVar[str] = "mcp_list_tools"
+    error: str | None = None
+
+
+class McpListToolsTool(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
+    """An item of member ``tools`` of :class:`McpListTools`."""
+
+    name: str
+    input_schema: dict[str, Any]
+    description: str | None = None
+    annotations: dict[str, Any] | None = None
+
+
+class McpApprovalRequest(
+    msgspec.Struct,
+    kw_only=True,
+    omit_defaults=True,
+    gc=False,
+    tag_field="type",
+    tag="mcp_approval_request",
+):
+    """The model asks for approval before calling a tool on an MCP server.
+
+    Attributes:
+        arguments: The arguments' JSON text.
+    """
+
+    id: str
+    server_label: str
+    name: str
+    arguments: str
+    type: ClassVar[str] = "mcp_approval_request"
+
+
+class LocalShellToolCall(
+    msgspec.Struct,
+    kw_only=True,
+    omit_defaults=True,
+    gc=False,
+    tag_field="type",
+    tag="local_shell_call",
+):
+    """A command the model asks the client to run in its local shell."""
+
+    id: str
+    call_id: str
+    action: LocalShellToolCallAction
+    status: ItemStatus | str
+    type: ClassVar[str] = "local_shell_call"
+
+
+class LocalShellToolCallAction(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
+    """The value of member ``action`` of :class:`LocalShellToolCall`.
+
+    Attributes:
+        command: The command and its arguments; empty in `response.output_item.added`.
+    """
+
+    type: LocalShellToolCallActionType | str
+    command: list[str]
+    env: dict[str, Any]
+    timeout_ms: int | None = None
+    working_directory: str | None = None
+    user: str | None = None
+
+
+class ShellToolCall(
+    msgspec.Struct, kw_only=True, omit_defaults=True, gc=False, tag_field="type", tag="shell_call"
+):
+    """Shell commands the model runs through the shell tool (in a hosted container or locally).
+
+    Attributes:
+        caller: What invoked the tool call (`direct`, or `program` with the program's `caller_id`).
+        environment: Where the commands run (`local`, or `container_reference` with its `container_id`).
+    """
+
+    id: str
+    call_id: str
+    action: ShellToolCallAction
+    status: ItemStatus | str
+    type: ClassVar[str] = "shell_call"
+    caller: ToolCaller | None = None
+    environment: ShellToolCallEnvironment | None = None
+    created_by: str | None = None
+
+
+class ShellToolCallAction(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
+    """The value of member ``action`` of :class:`ShellToolCall`.
+
+    Attributes:
+        commands: The commands; empty in `response.output_item.added`, built by `response.shell_call_command.*`.
+    """
+
+    commands: list[str]
+    timeout_ms: int | None = None
+    max_output_length: int | None = None
+
+
+class ShellToolCallEnvironment(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
+    """Where the commands run (`local`, or `container_reference` with its `container_id`)."""
+
+    type: ShellToolCallEnvironmentType | str
+    container_id: str | None = None
+
+
+class ShellToolCallOutput(
+    msgspec.Struct,
+    kw_only=True,
+    omit_defaults=True,
+    gc=False,
+    tag_field="type",
+    tag="shell_call_output",
+):
+    """What the commands of a `shell_call` wrote, one entry per command.
+
+    Attributes:
+        caller: What invoked the tool call (`direct`, or `program` with the program's `caller_id`).
+    """
+
+    id: str
+    call_id: str
+    status: ItemStatus | str
+    output: list[ShellToolCallOutputOutput]
+    type: ClassVar[str] = "shell_call_output"
+    caller: ToolCaller | None = None
+    max_output_length: int | None = None
+    created_by: str | None = None
+
+
+class ShellToolCallOutputOutput(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
+    """An item of member ``output`` of :class:`ShellToolCallOutput`.
+
+    Attributes:
+        outcome: `exit` (with `exit_code`) or `timeout`.
+    """
+
+    stdout: str
+    stderr: str
+    outcome: ShellToolCallOutputOutputOutcome
+    created_by: str | None = None
+
+
+class ShellToolCallOutputOutputOutcome(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
+    """`exit` (with `exit_code`) or `timeout`."""
+
+    type: ShellToolCallOutputOutputOutcomeType | str
+    exit_code: int | None = None
+
+
+class ApplyPatchToolCall(
+    msgspec.Struct,
+    kw_only=True,
+    omit_defaults=True,
+    gc=False,
+    tag_field="type",
+    tag="apply_patch_call",
+):
+    """A file change the model asks the client to apply (create, delete or update a file).
+
+    Attributes:
+        caller: What invoked the tool call (`direct`, or `program` with the program's `caller_id`).
+    """
+
+    id: str
+    call_id: str
+    status: ApplyPatchToolCallStatus | str
+    operation: ApplyPatchToolCallOperation
+    type: ClassVar[str] = "apply_patch_call"
+    caller: ToolCaller | None = None
+    created_by: str | None = None
+
+
+class ApplyPatchToolCallOperation(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
+    """The value of member ``operation`` of :class:`ApplyPatchToolCall`.
+
+    Attributes:
+        diff: The diff to apply (`create_file`, `update_file`).
+    """
+
+    type: ApplyPatchToolCallOperationType | str
+    path: str
+    diff: str | None = None
+
+
+class ToolSearchCall(
+    msgspec.Struct,
+    kw_only=True,
+    omit_defaults=True,
+    gc=False,
+    tag_field="type",
+    tag="tool_search_call",
+):
+    """A search for tools to load, run by the server or by the client.
+
+    Attributes:
+        arguments: The search's arguments, a JSON object (not JSON text); empty in `response.output_item.added`.
+    """
+
+    id: str
+    execution: ToolSearchCallExecution | str
+    arguments: Any
+    status: ItemStatus | str
+    type: ClassVar[str] = "tool_search_call"
+    call_id: str | None = None
+    created_by: str | None = None
+
+
+class CompactionItem(
+    msgspec.Struct, kw_only=True, omit_defaults=True, gc=False, tag_field="type", tag="compaction"
+):
+    """The earlier conversation compacted into encrypted content."""
+
+    id: str
+    encrypted_content: str
+    type: ClassVar[str] = "compaction"
+    created_by: str | None = None
+
+
+class ProgramItem(
+    msgspec.Struct, kw_only=True, omit_defaults=True, gc=False, tag_field="type", tag="program"
+):
+    """A JavaScript program the model wrote to call tools (programmatic tool calling).
+
+    Attributes:
+        code: The program's source; empty in `response.output_item.added`.
+        fingerprint: Opaque; sent back unchanged to replay the program.
+    """
+
+    id: str
+    call_id: str
+    code: str
+    fingerprint: str
+    type: ClassVar[str] = "program"
+
+
+class ProgramOutputItem(
+    msgspec.Struct,
+    kw_only=True,
+    omit_defaults=True,
+    gc=False,
+    tag_field="type",
+    tag="program_output",
+):
+    """What a `program` item's program returned.
+
+    Attributes:
+        call_id: The `call_id` of the `program` item.
+    """
+
+    id: str
+    call_id: str
+    result: str
+    status: ProgramOutputItemStatus | str
+    type: ClassVar[str] = "program_output"
+
+
+class ToolSearchOutput(
+    msgspec.Struct,
+    kw_only=True,
+    omit_defaults=True,
+    gc=False,
+    tag_field="type",
+    tag="tool_search_output",
+):
+    """The tool definitions a tool search loaded."""
+
+    id: str
+    execution: ToolSearchOutputExecution | str
+    tools: list[dict[str, Any]]
+    status: ItemStatus | str
+    type: ClassVar[str] = "tool_search_output"
+    call_id: str | None = None
+    created_by: str | None = None
+
+
+class ComputerToolCall(
+    msgspec.Struct,
+    kw_only=True,
+    omit_defaults=True,
+    gc=False,
+    tag_field="type",
+    tag="computer_call",
+):
+    """An action (or a batch of actions) the model asks the client to take on a computer.
+
+    Attributes:
+        call_id: The identifier the `computer_call_output` answering it names.
+        action: One action, by `type`: `click`, `double_click`, `drag`, `keypress`, `move`, `screenshot`, `scroll`, `type` or `wait`, with that action's members (coordinates, keys, text, ...); kept whole, as sent.
+    """
+
+    id: str
+    call_id: str
+    pending_safety_checks: list[ComputerToolCallPendingSafetyCheck]
+    status: ItemStatus | str
+    type: ClassVar[str] = "computer_call"
+    action: dict[str, Any] | None = None
+    actions: list[dict[str, Any]] | None = None
+
+
+class ComputerToolCallPendingSafetyCheck(
+    msgspec.Struct, kw_only=True, omit_defaults=True, gc=False
+):
+    """An item of member ``pending_safety_checks`` of :class:`ComputerToolCall`."""
+
+    id: str
+    code: str | None = None
+    message: str | None = None
 
 
 class ResponseUsage(msgspec.Struct, kw_only=True, omit_defaults=True, dict=True):
@@ -457,6 +923,21 @@ class ResponseOutputItemAddedEvent(msgspec.Struct, kw_only=True, omit_defaults=T
         | WebSearchToolCall
         | FileSearchToolCall
         | CustomToolCall
+        | CodeInterpreterToolCall
+        | ImageGenerationToolCall
+        | McpToolCall
+        | McpListTools
+        | McpApprovalRequest
+        | LocalShellToolCall
+        | ShellToolCall
+        | ShellToolCallOutput
+        | ApplyPatchToolCall
+        | ToolSearchCall
+        | CompactionItem
+        | ProgramItem
+        | ProgramOutputItem
+        | ToolSearchOutput
+        | ComputerToolCall
     )
     sequence_number: int
     off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
@@ -479,6 +960,21 @@ class ResponseOutputItemDoneEvent(msgspec.Struct, kw_only=True, omit_defaults=Tr
         | WebSearchToolCall
         | FileSearchToolCall
         | CustomToolCall
+        | CodeInterpreterToolCall
+        | ImageGenerationToolCall
+        | McpToolCall
+        | McpListTools
+        | McpApprovalRequest
+        | LocalShellToolCall
+        | ShellToolCall
+        | ShellToolCallOutput
+        | ApplyPatchToolCall
+        | ToolSearchCall
+        | CompactionItem
+        | ProgramItem
+        | ProgramOutputItem
+        | ToolSearchOutput
+        | ComputerToolCall
     )
     sequence_number: int
     off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")

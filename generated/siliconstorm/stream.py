@@ -195,8 +195,7 @@ def keep_usage(chunk: T, data: str | bytes, attr: str = "usage") -> T:
     """``chunk``, its typed usage object (member ``attr``) made to carry the usage
     object as sent, every member included: typed decoding keeps only the members
     the spec lists, and servers send more (DeepSeek ``prompt_cache_hit_tokens`` and
-    ``prompt_tokens_details``, OpenRouter ``cost_details``, Groq ``queue_time``,
-    Anthropic ``output_tokens_details``).
+    ``prompt_tokens_details``, OpenRouter ``cost_details``, Groq ``queue_time``).
 
     ``attr`` may be a dotted path, where a block family's usage is nested (Anthropic
     ``message.usage``, OpenAI Responses ``response.usage``): its members' identifiers
@@ -567,7 +566,10 @@ class StreamResult(msgspec.Struct, kw_only=True):
             ``{"kind": "member_off_spec", "pointer": str, "got": Any, "type": str}`` for
             a block, item or delta of a type the spec does not list and ``{"kind":
             "event_off_spec", "event": str, "index": int}`` for an event type it lacks
-            (both assembled all the same); after them ``{"kind": "snapshot_mismatch",
+            (both assembled all the same); once, ``{"kind": "terminator_undeclared",
+            "event": str, "data": "[DONE]"}`` for a literal ``[DONE]`` the spec declares
+            no terminator for (taken as one all the same: information, nothing lost);
+            after them ``{"kind": "snapshot_mismatch",
             "index": int, "member": str, "deltas": Any, "snapshot": Any}`` where a
             finished object disagrees with the deltas; and last ``{"kind": "truncated",
             "message": str, "bytes": int, "bytes_discarded": int}`` when the stream
@@ -906,9 +908,14 @@ class BlockState:
             parts.append(text)
 
     def add_delta(self, delta: Any) -> None:
-        """A delta object of a type the plan does not know (Messages
-        ``compaction_delta``): each string member appended (:meth:`add_text`), else the
-        delta kept as sent in ``deltas``."""
+        """A delta object no ``append`` step takes (Messages ``compaction_delta``,
+        ``citations_delta``, or one of a type the spec does not list), as sent or typed:
+        each string member appended (:meth:`add_text`), else the delta kept as sent in
+        ``deltas``; None (the member of a leniently decoded event that did not fit, which
+        :meth:`Accumulator.lenient` assembles itself) adds nothing."""
+        if delta is None:
+            return
+        delta = _plain(delta)
         if not isinstance(delta, dict):
             self.deltas.append(delta)
             return
@@ -1055,6 +1062,8 @@ class Accumulator:
         self.family = "chat"
         #: off-spec block, delta and event types reported so far (each once per stream)
         self.reported: set[str] = set()
+        #: a literal ``[DONE]`` the spec does not declare was reported (once per stream)
+        self.undeclared_terminator = False
 
     def block(self, index: int) -> BlockState:
         """The state of output block ``index`` (created on first use, also when read
@@ -1230,7 +1239,9 @@ class Accumulator:
         "data": <the JSON>, "event": str, "reason": str}``.
 
         A literal ``[DONE]`` on a stream whose spec declares no terminator (OpenRouter
-        ends its Responses streams with one) is taken as one: the stream is complete.
+        ends its Responses streams with one) is taken as one: the stream is complete,
+        and the first is noted as ``{"kind": "terminator_undeclared", "event": str,
+        "data": "[DONE]"}`` (information, not a failure: nothing is lost).
 
         In the Messages and Responses families, an event of a type the spec does not
         list that names a block (``output_index``, ``item_id`` or ``index``) is
@@ -1241,6 +1252,11 @@ class Accumulator:
         "reason": str}``.
         """
         if event.data == "[DONE]":
+            if not self.undeclared_terminator:
+                self.undeclared_terminator = True
+                self.errors.append(
+                    {"kind": "terminator_undeclared", "event": event.event, "data": event.data}
+                )
             self.done()
             return
         is_error, data = _error_data(event)

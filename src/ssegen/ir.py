@@ -266,7 +266,7 @@ class Dispatch:
 
 
 #: What one accumulation step does (:class:`AccumulateStep`).
-AccumulateAction = Literal["meta", "open", "append", "close", "snapshot", "stop", "usage", "done", "error"]
+AccumulateAction = Literal["meta", "open", "append", "delta", "close", "snapshot", "stop", "usage", "done", "error"]
 
 
 @dataclass(frozen=True)
@@ -278,7 +278,10 @@ class AccumulateStep:
         action: ``meta`` (record ``value`` as the id and ``extra`` as the model),
             ``open`` (open the block at ``key`` from the object at ``value``: its kind,
             id, name, first text), ``append`` (append the text at ``value`` to the
-            block's ``field``), ``close`` (the block at ``key`` is complete: its tool
+            block's ``field``), ``delta`` (the delta object at ``value``, an alternative
+            no earlier ``append`` step of the event took, is added to the block as
+            sent: its string members to the block's ``texts``, else to its
+            ``deltas``), ``close`` (the block at ``key`` is complete: its tool
             arguments are parsed), ``snapshot`` (the list at ``value`` holds the finished
             blocks, by index: Responses ``response.completed``'s ``output``), ``stop``
             (the stop reason at ``value``), ``usage``

@@ -36,6 +36,7 @@ def test_messages_family_is_recognized_and_keeps_the_steps_its_payloads_can_feed
     assert plan.of("ContentBlockDelta") == (
         AccumulateStep("append", ("index",), ("delta", "text"), "text", ("delta", "text_delta")),
         AccumulateStep("append", ("index",), ("delta", "partial_json"), "arguments", ("delta", "input_json_delta")),
+        AccumulateStep("delta", ("index",), ("delta",)),
     )
     assert plan.of("MessageStop") == (AccumulateStep("done"),)
     assert plan.of("Error") == (AccumulateStep("error"),)

@@ -5,7 +5,7 @@ Synthetic streams through the generated packages (``generated/anthropic``,
 list keeps its identity and the object as sent, its deltas are kept, it is reported once;
 usage is kept whole; ``response.failed``/``.incomplete`` give the stop reason; a tool input
 cut short gets ``input_partial``; a finished object fills and checks what the deltas gave;
-a ``[DONE]`` the spec does not declare ends the stream.
+a ``[DONE]`` the spec does not declare ends the stream and is noted once.
 """
 
 from __future__ import annotations
@@ -112,12 +112,46 @@ def test_messages_delta_of_unlisted_type_appends_its_text_members_and_keeps_othe
     assert sorted(e["type"] for e in result["errors"]) == ["digest", "digest_delta", "digest_marker"]
 
 
+def test_messages_listed_deltas_no_append_step_takes_are_kept_not_dropped() -> None:
+    """``compaction_delta`` and ``citations_delta`` are in the spec's delta union but no
+    ``append`` step takes them: the chain's ``else`` adds them to the block as sent
+    (string members to ``texts``, else ``deltas``), with no off-spec report."""
+    citation = {"type": "char_location", "cited_text": "sky", "document_index": 0}
+    body = _messages(
+        _block(
+            0,
+            {"type": "compaction", "content": None},
+            {"type": "compaction_delta", "content": "## Summary"},
+            {"type": "compaction_delta", "content": " of the talk"},
+        ),
+        _block(
+            1,
+            {"type": "text", "text": ""},
+            {"type": "text_delta", "text": "The sky"},
+            {"type": "citations_delta", "citation": citation},
+        ),
+        _block(
+            2,
+            {"type": "mcp_tool_use", "id": "mcptoolu_1", "name": "echo", "server_name": "e", "input": {}},
+            {"type": "input_json_delta", "partial_json": '{"m": 1}'},
+        ),
+    )
+    for size in (7, 1 << 20):
+        result = _messages_result(body, size)
+        compaction, text, mcp = result["output"]
+        assert compaction["kind"] == "compaction" and compaction["texts"] == {"content": "## Summary of the talk"}
+        assert text["text"] == "The sky" and text["deltas"] == [{"type": "citations_delta", "citation": citation}]
+        assert (mcp["kind"], mcp["id"], mcp["name"], mcp["input"]) == ("mcp_tool_use", "mcptoolu_1", "echo", {"m": 1})
+        assert result["errors"] == []
+
+
 def test_messages_usage_is_kept_whole_with_unlisted_nested_members() -> None:
     usage = {
         "output_tokens": 200,
         "output_tokens_details": {"thinking_tokens": 182},
         "iterations": [{"type": "message", "input_tokens": 5, "output_tokens": 7}],
-        "server_tool_use": {"web_search_requests": 1},
+        "server_tool_use": {"web_search_requests": 1, "code_execution_requests": 2},  # the last unlisted
+        "speculative_tokens": 3,  # unlisted
     }
     result = _messages_result(_messages(_block(0, {"type": "text", "text": "hi"}), usage=usage))
     assert result["usage"] == {"input_tokens": 10, **usage}
@@ -221,6 +255,40 @@ def test_responses_failed_gives_the_stop_reason_and_keeps_the_error() -> None:
     assert recorded["kind"] == "error_event" and recorded["data"]["response"]["error"] == error
 
 
+@pytest.mark.parametrize("size", [7, 1 << 20])
+def test_responses_hosted_tool_items_the_spec_lists_assemble_with_no_off_spec_report(size: int) -> None:
+    mcp = {"id": "mcp_1", "type": "mcp_call", "status": "in_progress", "server_label": "s", "name": "echo"}
+    mcp_done = {**mcp, "status": "completed", "arguments": '{"m": 1}', "output": "1"}
+    search = {"id": "tsc_1", "type": "tool_search_call", "status": "in_progress", "call_id": "c", "execution": "server"}
+    search_done = {**search, "status": "completed", "arguments": {"goal": "weather"}}
+    computer = {
+        "id": "cu_1",
+        "type": "computer_call",
+        "call_id": "call_c",
+        "status": "completed",
+        "action": {"type": "click", "button": "left", "x": 1, "y": 2},
+        "pending_safety_checks": [],
+    }
+    body = _responses(
+        {"type": "response.output_item.added", "output_index": 0, "item": {**mcp, "arguments": ""}},
+        {"type": "response.mcp_call_arguments.delta", "output_index": 0, "item_id": "mcp_1", "delta": '{"m": '},
+        {"type": "response.mcp_call_arguments.delta", "output_index": 0, "item_id": "mcp_1", "delta": "1}"},
+        {"type": "response.output_item.done", "output_index": 0, "item": mcp_done},
+        {"type": "response.output_item.added", "output_index": 1, "item": {**search, "arguments": {}}},
+        {"type": "response.output_item.done", "output_index": 1, "item": search_done},
+        {"type": "response.output_item.added", "output_index": 2, "item": computer},
+        {"type": "response.output_item.done", "output_index": 2, "item": computer},
+        output=[mcp_done, search_done, computer],
+    )
+    result = _responses_result(body, size)
+    first, second, third = result["output"]
+    assert (first["kind"], first["name"], first["status"]) == ("mcp_call", "echo", "completed")
+    assert first["arguments"] == '{"m": 1}' and first["input"] == {"m": 1}
+    assert (second["kind"], second["status"], second["input"]) == ("tool_search_call", "completed", {"goal": "weather"})
+    assert (third["kind"], third["call_id"], third["raw"]["action"]) == ("computer_call", "call_c", computer["action"])
+    assert result["errors"] == [] and result["complete"] is True
+
+
 def test_responses_incomplete_gives_the_incomplete_reason() -> None:
     body = _responses(
         end="response.incomplete", status="incomplete", incomplete_details={"reason": "max_output_tokens"}
@@ -228,15 +296,29 @@ def test_responses_incomplete_gives_the_incomplete_reason() -> None:
     assert _responses_result(body)["stop_reason"] == "max_output_tokens"
 
 
+#: The note a literal ``[DONE]`` the spec declares no terminator for leaves (once per stream).
+UNDECLARED_DONE = {"kind": "terminator_undeclared", "event": "message", "data": "[DONE]"}
+
+
 def test_responses_trailing_done_literal_is_the_terminator_not_an_unknown_event() -> None:
     result = _responses_result(_responses() + "data: [DONE]\n\n")
-    assert result["errors"] == [] and result["complete"] is True
+    assert result["errors"] == [UNDECLARED_DONE] and result["complete"] is True
 
 
 def test_responses_done_literal_alone_completes_a_cut_stream() -> None:
     body = _responses().split("event: response.completed")[0] + "data: [DONE]\n\n"
     result = _responses_result(body)
-    assert result["complete"] is True and result["errors"] == [] and result["stop_reason"] is None
+    assert result["complete"] is True and result["errors"] == [UNDECLARED_DONE] and result["stop_reason"] is None
+
+
+@pytest.mark.parametrize("size", [7, 1 << 20])
+def test_undeclared_done_literal_is_noted_once_per_stream_in_both_families(size: int) -> None:
+    twice = "data: [DONE]\n\nevent: done\ndata: [DONE]\n\n"
+    responses = _assemble(gen_responses, "/v1/responses", _responses() + twice, size)
+    messages = _assemble(gen_anthropic, "/v1/messages", _messages() + twice, size)
+    for result in (responses, messages):
+        assert result["complete"] is True
+        assert result["errors"] == [UNDECLARED_DONE]
 
 
 def _function_call(arguments: list[str], done_arguments: str, done_name: str = "get_weather") -> str:

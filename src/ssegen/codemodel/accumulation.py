@@ -29,7 +29,7 @@ class Feed:
             (``state.content.append(text)``).
         chained: the guard cannot hold when the previous feed's did (both first test
             the same union member against a different alternative class): written
-            ``elif``.
+            ``elif``; with no guard, the statement is the chain's ``else``.
     """
 
     guard: str | None
@@ -254,6 +254,7 @@ def step_feeds(
                 if step.field in BLOCK_FIELDS
                 else f"blocks[{key}].add_text({step.field!r}, {value})"
             ),
+            "delta": f"blocks[{key}].add_delta({plain.format(value)})",
             "close": f"blocks[{key}].close({plain.format(value) if step.value else ''})",
             "snapshot": f"acc.snapshot({plain.format(value)})",
             "stop": f"acc.stop_reason = {value}",
@@ -261,6 +262,13 @@ def step_feeds(
             "done": "acc.done()",
             "error": f"acc.error({plain.format('chunk')})",
         }[step.action]
+        if step.action == "delta":
+            # The alternatives the chain above did not take, as an ``else``: only after
+            # a chain testing this very member (else every delta would be added twice).
+            if previous is not None and previous[0] == value and not guards:
+                feeds.append(Feed(None, statement, chained=True))
+            previous = None
+            continue
         first = tests[0] if tests and guards and guards[0].startswith("isinstance(") else None
         chained = first is not None and previous is not None and first[0] == previous[0] and first[1] != previous[1]
         feeds.append(replace(_guarded(guards, statement), chained=chained))

@@ -12,7 +12,8 @@ shape. Three families are recognized from the messages' shape, in this order:
     ``message_start``, ``content_block_start``/``_delta``/``_stop``, ``message_delta``,
     ``message_stop``, ``error``; content blocks keyed by ``index``; a delta's text goes
     to ``text``, ``thinking``, ``signature`` or (``input_json_delta.partial_json``) the
-    block's tool ``arguments`` by the delta's own ``type``; usage from ``message_start``
+    block's tool ``arguments`` by the delta's own ``type``, any other delta the spec lists
+    (``citations_delta``, ``compaction_delta``) to the block as sent; usage from ``message_start``
     merged with ``message_delta``'s.
 ``responses``
     OpenAI Responses streaming: ``response.created``/``in_progress`` (id, model),
@@ -73,6 +74,7 @@ MESSAGES: dict[str, tuple[AccumulateStep, ...]] = {
             field="arguments",
             variant=("delta", "input_json_delta"),
         ),
+        _S("delta", key=("index",), value=("delta",)),
     ),
     "content_block_stop": (_S("close", key=("index",)),),
     "message_delta": (_S("stop", value=("delta", "stop_reason")), _S("usage", value=("usage",))),
@@ -267,6 +269,7 @@ def _step(item: Any) -> AccumulateStep | None:
         "meta",
         "open",
         "append",
+        "delta",
         "close",
         "snapshot",
         "stop",
