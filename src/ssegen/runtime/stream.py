@@ -1721,7 +1721,9 @@ class Channel(Generic[E]):
         Raises:
             ValueError: ``event`` is a :class:`StreamTruncated` (a cut stream has no event
                 to write), or an event type, id or raw data no SSE line can carry (CR).
-            TypeError: ``event`` is no event of this channel's classes.
+            TypeError: ``event`` is neither an :class:`UnknownEvent`, :class:`VendorEvent`
+                nor an instance of a message class (a msgspec ``Struct``; a pydantic model for
+                that flavour); it is not checked to be one of this channel's.
         """
         enc = self.encoding
         cls = type(event)
@@ -1736,7 +1738,7 @@ class Channel(Generic[E]):
         if literal is not None:
             return sse_frame(literal, name)
         if not enc.library.is_class(cls):
-            raise TypeError(f"cannot encode {cls.__name__}: not a message class of {self!r}")
+            raise TypeError(f"cannot encode {cls.__name__}: not a message class ({self!r})")
         # JSON text holds no line break (msgspec escapes them): one ``data:`` line.
         return enc.head(name) + b"data: " + enc.json(event) + b"\n\n"
 
