@@ -58,3 +58,54 @@ def test_conform_counts_a_null_role_once_and_prints_what_was_expected(tmp_path: 
     [violation] = report.violations
     assert violation.pointer == "/choices/0/delta/role" and violation.got is None
     assert violation.format().endswith('(expected {"type": "string", "enum": ["assistant"]})')
+
+
+def test_inlined_schema_validates_as_the_referencing_one() -> None:
+    """conform validates against its schema with ``$defs`` references inlined once: the same
+    errors at the same places, recursion kept as a reference, sibling keywords kept."""
+    import jsonschema
+
+    from ssegen.conform import _inlined
+
+    schema = {
+        "$defs": {
+            "Node": {
+                "type": "object",
+                "required": ["v"],
+                "properties": {"v": {"type": "integer"}, "next": {"$ref": "#/$defs/Node"}},
+            },
+            "Name": {"type": "string", "maxLength": 3},
+        },
+        "type": "object",
+        "required": ["head", "name"],
+        "properties": {"head": {"$ref": "#/$defs/Node"}, "name": {"$ref": "#/$defs/Name", "minLength": 2}},
+    }
+    inlined = _inlined(schema)
+    assert inlined["properties"]["head"]["properties"]["next"] == {"$ref": "#/$defs/Node"}  # recursion kept
+    assert inlined["properties"]["name"] == {"allOf": [{"type": "string", "maxLength": 3}, {"minLength": 2}]}
+    for instance in (
+        {"head": {"v": 1, "next": {"v": "x"}}, "name": "abcd"},
+        {"head": {"next": {"v": 2}}, "name": "a"},
+        {"head": {"v": 1}, "name": "ab"},
+    ):
+        want = sorted(
+            (list(e.absolute_path), e.validator, e.message)
+            for e in jsonschema.Draft202012Validator(schema).iter_errors(instance)
+        )
+        got = sorted(
+            (list(e.absolute_path), e.validator, e.message)
+            for e in jsonschema.Draft202012Validator(inlined).iter_errors(instance)
+        )
+        assert got == want
+
+
+def test_a_schema_too_large_to_inline_is_kept_as_it_is() -> None:
+    from ssegen.conform import _inlined
+
+    defs = {
+        f"L{i}": {"type": "object", "properties": {f"p{j}": {"$ref": f"#/$defs/L{i + 1}"} for j in range(10)}}
+        for i in range(8)
+    }
+    defs["L8"] = {"type": "string"}
+    schema = {"$defs": defs, "$ref": "#/$defs/L0"}
+    assert _inlined(schema) is schema
