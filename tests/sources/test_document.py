@@ -140,8 +140,11 @@ def test_aliases_repeating_a_long_text_are_refused_by_bytes_not_nodes() -> None:
     assert len(parse_document(few, "x", Diagnostics()).data["b"]) == 3
 
 
-def test_a_large_document_without_aliases_is_not_called_an_alias_bomb() -> None:
-    text = "a: [" + ", ".join(["1"] * (document.MAX_NODES + 1)) + "]"
+def test_a_large_document_without_aliases_is_read_and_an_alias_expansion_is_refused() -> None:
+    plain = "a: [" + ", ".join(["1"] * (document.MAX_NODES + 1)) + "]"
+    assert len(parse_document(plain, "x", Diagnostics()).data["a"]) == document.MAX_NODES + 1
+    # each alias of a 1,001-item list adds 1,002 nodes
+    laughs = "a: &a [" + ", ".join(["1"] * 1000) + "]\nb: [" + ", ".join(["*a"] * 1000) + "]\n"
     with pytest.raises(document.DocumentError) as raised:
-        parse_document(text, "x", Diagnostics())
-    assert raised.value.code.name == "yaml-too-large" and "alias" not in str(raised.value)
+        parse_document(laughs, "x", Diagnostics())
+    assert raised.value.code.name == "yaml-too-large" and "alias bomb" in str(raised.value)
