@@ -91,25 +91,31 @@ IR_FORMAT_OPTION = click.option(
 )
 
 
+def _completion_config(ctx: click.Context) -> Config | None:
+    """The settings as the command line typed so far gives them (``--specs``, ``--out``), or None
+    when the project's config is broken: completion offers nothing rather than fail."""
+    try:
+        return override(load_config(Path.cwd()), specs=ctx.params.get("specs"), out=ctx.params.get("out"))
+    except ConfigError:
+        return None
+
+
 def _complete_specs_providers(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[str]:
     """Shell completion of PROVIDERS: the folders of the specs folder (``--specs`` or the config's)."""
     from .discover import provider_names
 
-    try:
-        config = override(load_config(Path.cwd()), specs=ctx.params.get("specs"))
-    except ConfigError:
+    config = _completion_config(ctx)
+    if config is None:
         return []
     return [name for name in provider_names(config.specs) if name.startswith(incomplete)]
 
 
 def _complete_generated_providers(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[str]:
     """Shell completion of conform's PROVIDER: the generated packages in the output folder."""
-    try:
-        out = override(load_config(Path.cwd()), out=ctx.params.get("out")).out
-    except ConfigError:
+    config = _completion_config(ctx)
+    if config is None or not config.out.is_dir():
         return []
-    if not out.is_dir():
-        return []
+    out = config.out
     return sorted(p.name for p in out.iterdir() if (p / "__init__.py").is_file() and p.name.startswith(incomplete))
 
 
@@ -118,12 +124,12 @@ def _complete_channels(ctx: click.Context, param: click.Parameter, incomplete: s
     from .conform import ConformError, import_package
 
     provider = ctx.params.get("provider")
-    if not provider:
+    config = _completion_config(ctx)
+    if not provider or config is None:
         return []
     try:
-        out = override(load_config(Path.cwd()), out=ctx.params.get("out")).out
-        channels = import_package(out, provider).CHANNELS
-    except (ConfigError, ConformError, AttributeError):
+        channels = import_package(config.out, provider).CHANNELS
+    except (ConformError, AttributeError):
         return []
     return sorted(address for address in channels if address.startswith(incomplete))
 
@@ -671,7 +677,7 @@ def watch(
     config = _config(
         specs=specs, out=out, tests_out=tests_out, package=package, model=model, providers=providers or None
     )
-    outputs = [config.out.resolve()] + ([config.tests_out.resolve()] if config.tests_out is not None else [])
+    outputs = [folder.resolve() for folder in _output_folders(config)]
     roots = [config.specs.resolve(), templates_dir(), runtime_dir()]
 
     def relevant(change: watchfiles.Change, path: str) -> bool:

@@ -195,11 +195,12 @@ def _inlined(schema: dict[str, Any]) -> dict[str, Any]:
     22,000 DeepSeek events in 10.7 s). A schema that would expand past :data:`_INLINE_BUDGET`
     nodes is returned as it is (ten references per level, many levels: see ssegen.instances)."""
     defs = schema.get("$defs", {})
-    budget = [_INLINE_BUDGET]
+    budget = _INLINE_BUDGET
 
     def walk(node: Any, inside: tuple[str, ...]) -> Any:
-        budget[0] -= 1
-        if budget[0] < 0:
+        nonlocal budget
+        budget -= 1
+        if budget < 0:
             raise OverflowError
         if isinstance(node, list):
             return [walk(item, inside) for item in node]

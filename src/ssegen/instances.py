@@ -84,9 +84,9 @@ class _Builder:
             count = schema.min_items or 0
             if self.full and schema.max_items != 0:
                 count = max(count, 1)
-            if not count or schema.items is None:
-                return [None] * count if schema.items is None else []
-            return [self._instance(schema.items, depth + 1)] * count
+            if schema.items is None:
+                return [None] * count
+            return [self._instance(schema.items, depth + 1)] * count if count else []
         if schema.type == "union" and schema.variants:
             return self._instance(schema.variants[0], depth + 1)
         if schema.type == "string":

@@ -290,8 +290,10 @@ class _Walker:
         line = node.start_mark.line + 1 + self.offset
         again = id(node) in self.seen
         self.seen.add(id(node))
-        if again and isinstance(node, yaml.ScalarNode):
-            self.aliased_bytes += len(node.value)
+        if again:  # met through an alias: what it adds counts against the alias budgets
+            self.expanded += 1
+            if isinstance(node, yaml.ScalarNode):
+                self.aliased_bytes += len(node.value)
             if self.aliased_bytes > MAX_ALIASED_BYTES:
                 raise DocumentError(
                     f"aliases repeat more than {MAX_ALIASED_BYTES // (1024 * 1024)} MiB of text (alias bomb?); "
@@ -299,8 +301,6 @@ class _Walker:
                     line,
                     codes.YAML_TOO_LARGE,
                 )
-        if again:
-            self.expanded += 1
             if self.expanded > MAX_NODES:
                 raise DocumentError(
                     f"aliases expand the document by more than {MAX_NODES} nodes (alias bomb?); "
