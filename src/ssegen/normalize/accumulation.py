@@ -217,6 +217,7 @@ def gemini_plan(payload: Schema) -> tuple[AccumulateStep, ...]:
             key=key,
             value=(*part, "functionCall"),
             members=(("id", ("id",)), ("name", ("name",)), ("arguments", ("args",))),
+            when=((("functionCall", "name"), ("present", True)),),
         ),
         *(
             _S("collect", key=key, value=part, field="content_parts", when=(((name,), ("present", True)),))
