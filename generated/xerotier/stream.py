@@ -180,12 +180,6 @@ class StreamTruncated(msgspec.Struct, kw_only=True):
     bytes_discarded: int = 0
 
 
-class _UsageProbe(msgspec.Struct):
-    usage: Any = None
-
-
-_read_usage = msgspec.json.Decoder(_UsageProbe).decode
-
 #: The attribute a typed usage object carries the object as sent on (see :func:`keep_usage`).
 _SENT = "_ssegen_sent"
 
@@ -203,18 +197,18 @@ def keep_usage(chunk: T, data: str | bytes, attr: str = "usage") -> T:
     is not its wire name is written ``identifier:wire`` (Gemini's
     ``usage_metadata:usageMetadata``).
 
-    Called by the generated ``classify`` on each chunk it decodes; the JSON ``data``
-    is decoded a second time, for its ``usage`` member only, when the typed usage is
-    not None (once per stream, on the last chunk, as providers send it:
-    specs/deepseek/asyncapi-page.txt:376-379). Never raises; read the result with
-    :func:`usage_as_sent`.
+    Called by the generated ``classify`` on each chunk it decodes: the JSON ``data`` is
+    kept on the typed usage, and decoded a second time, for the usage object only, when
+    :func:`usage_as_sent` first reads it (a stream that re-sends its usage with every
+    chunk, as Gemini's ``usageMetadata``, pays for the one the result keeps). Never
+    raises.
     """
     if "." in attr or ":" in attr:
         _keep_nested(chunk, data, attr)
         return chunk
     usage = getattr(chunk, attr, None)
     if usage is not None:
-        _attach(usage, data)
+        _attach(usage, data, attr)
     return chunk
 
 
@@ -228,37 +222,26 @@ def kept(decode: Callable[[bytes], T], attr: str) -> Callable[[bytes], T]:
     return decode_kept
 
 
-#: dotted usage path -> a decoder reading only the object at that path
-_NESTED_PROBES: dict[str, Callable[[str | bytes], Any]] = {}
+#: usage path -> a decoder reading only the object at that path
+_PROBES: dict[str, Callable[[str | bytes], Any]] = {}
+#: usage path -> the identifiers on the way
+_NAMES: dict[str, tuple[str, ...]] = {}
+
+
+def _names(attr: str) -> tuple[str, ...]:
+    names = _NAMES.get(attr)
+    if names is None:
+        names = _NAMES[attr] = tuple(s.partition(":")[0] for s in attr.split("."))
+    return names
 
 
 def _keep_nested(chunk: Any, data: str | bytes, attr: str) -> None:
-    names = [segment.partition(":")[0] for segment in attr.split(".")]
     usage = chunk
-    for name in names:
+    for name in _names(attr):
         usage = getattr(usage, name, None)
         if usage is None:
             return
-    decode = _NESTED_PROBES.get(attr)
-    if decode is None:
-        probe: Any = Any
-        for segment in reversed(attr.split(".")):
-            name, _, wire = segment.partition(":")
-            probe = msgspec.defstruct(
-                "UsageProbe", [(name, probe | None, None)], rename={name: wire or name}
-            )
-        decode = _NESTED_PROBES[attr] = msgspec.json.Decoder(probe).decode
-    try:
-        sent = decode(data)
-    except (msgspec.ValidationError, msgspec.DecodeError):
-        return
-    for name in names:
-        sent = getattr(sent, name, None)
-    if isinstance(sent, dict):
-        try:
-            setattr(usage, _SENT, sent)
-        except (AttributeError, TypeError, ValueError):
-            pass
+    _attach(usage, data, attr)
 
 
 def keep_usages(chunks: Sequence[Any], values: Sequence[bytes], attr: str = "usage") -> None:
@@ -271,20 +254,45 @@ def keep_usages(chunks: Sequence[Any], values: Sequence[bytes], attr: str = "usa
     for chunk, value in zip(chunks, values, strict=False):
         usage = getattr(chunk, attr, None)
         if usage is not None:
-            _attach(usage, value)
+            _attach(usage, value, attr)
 
 
-def _attach(usage: Any, data: str | bytes) -> None:
-    try:
-        sent = _read_usage(data).usage
-    except (msgspec.ValidationError, msgspec.DecodeError):
-        return
-    if isinstance(sent, dict):
+class _Unread:
+    """An event's JSON text kept on its typed usage object, read by :func:`usage_as_sent`."""
+
+    __slots__ = ("data", "attr")
+
+    def __init__(self, data: str | bytes, attr: str) -> None:
+        self.data = data
+        self.attr = attr
+
+    def read(self) -> Any:
+        """The object at the usage path of the JSON text (None when it is not there)."""
+        attr = self.attr
+        decode = _PROBES.get(attr)
+        if decode is None:
+            probe: Any = Any
+            for segment in reversed(attr.split(".")):
+                name, _, wire = segment.partition(":")
+                probe = msgspec.defstruct(
+                    "UsageProbe", [(name, probe | None, None)], rename={name: wire or name}
+                )
+            decode = _PROBES[attr] = msgspec.json.Decoder(probe).decode
         try:
-            # Not a field: ``dict=True`` usage classes (and pydantic models) have room for it.
-            setattr(usage, _SENT, sent)
-        except (AttributeError, TypeError, ValueError):
-            pass  # a class without room (generated before): the typed members only
+            sent = decode(self.data)
+        except (msgspec.ValidationError, msgspec.DecodeError):
+            return None
+        for name in _names(attr):
+            sent = getattr(sent, name, None)
+        return sent
+
+
+def _attach(usage: Any, data: str | bytes, attr: str = "usage") -> None:
+    try:
+        # Not a field: ``dict=True`` usage classes (and pydantic models) have room for it.
+        setattr(usage, _SENT, _Unread(data, attr))
+    except (AttributeError, TypeError, ValueError):
+        pass  # a class without room (generated before): the typed members only
 
 
 def usage_as_sent(usage: Any) -> dict[str, Any] | None:
@@ -292,6 +300,12 @@ def usage_as_sent(usage: Any) -> dict[str, Any] | None:
     the spec does not list and nested objects included), when the decoder kept it
     on the typed ``usage`` (see :func:`keep_usage`); else None."""
     sent = getattr(usage, _SENT, None)
+    if isinstance(sent, _Unread):
+        sent = sent.read()
+        try:
+            setattr(usage, _SENT, sent)
+        except (AttributeError, TypeError, ValueError):
+            pass
     return sent if isinstance(sent, dict) else None
 
 
@@ -1117,7 +1131,9 @@ class Accumulator:
         self.full_text = full_text
         self.id: str | None = None
         self.model: str | None = None
-        self.usage: dict[str, Any] | None = None
+        self._usage: dict[str, Any] | None = None
+        #: the last usage object :meth:`set_usage` was given, read when ``usage`` is
+        self._usage_sent: tuple[Any, Any] | None = None
         self.final_text: str | None = None
         self.errors: list[dict[str, Any]] = []
         self.vendor_events: list[dict[str, Any]] = []
@@ -1133,6 +1149,22 @@ class Accumulator:
         self.reported: set[str] = set()
         #: a literal ``[DONE]`` the spec does not declare was reported (once per stream)
         self.undeclared_terminator = False
+
+    @property
+    def usage(self) -> dict[str, Any] | None:
+        """The stream's usage so far, as plain data (see :class:`StreamResult`)."""
+        if self._usage_sent is not None:
+            usage, typed = self._usage_sent
+            self._usage_sent = None
+            sent = usage_as_sent(usage if typed is None else typed)
+            data = sent if sent is not None else _plain(usage)
+            self._usage = data if isinstance(data, dict) else None
+        return self._usage
+
+    @usage.setter
+    def usage(self, value: dict[str, Any] | None) -> None:
+        self._usage_sent = None
+        self._usage = value
 
     def block(self, index: int) -> BlockState:
         """The state of output block ``index`` (created on first use, also when read
@@ -1216,8 +1248,8 @@ class Accumulator:
         """Record the stream's usage object (the last one sent wins): as sent, every
         member included, when the decoder kept it (:func:`usage_as_sent` of ``typed``,
         or of ``usage`` when ``typed`` is None), else ``usage`` as plain data."""
-        sent = usage_as_sent(usage if typed is None else typed)
-        self.usage = sent if sent is not None else msgspec.to_builtins(usage)
+        # Read when the result is (a stream re-sending its usage with each chunk reads one).
+        self._usage_sent = (usage, typed)
 
     def error_in_chunk(self, error: Any) -> None:
         """Record the top-level ``error`` member of an ordinary data chunk, whatever the

@@ -20,7 +20,7 @@ from typing import Any, NamedTuple
 
 import msgspec
 
-from .stream import Accumulator, BlockState, ChoiceState, _Parts, _plain, usage_as_sent
+from .stream import Accumulator, BlockState, ChoiceState, _Parts, _plain
 
 #: A path segment meaning every element of the array before it (``[*]``).
 EACH = "*"
@@ -131,11 +131,10 @@ def _apply(
         acc.meta(_text(value), _text(extra))
         return
     if action == "usage":
-        data = usage_as_sent(value)
-        if data is None:
-            data = _plain(value)
-        if isinstance(data, dict):
-            acc.usage = data if step.mode == "replace" else {**(acc.usage or {}), **data}
+        if step.mode == "replace":
+            acc.set_usage(value)
+        else:
+            acc.merge_usage(value)
         return
     if action in ("done", "complete"):
         if action == "done" or value is not None:
