@@ -19,9 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any, NamedTuple
 
-import msgspec
-
-from .stream import Accumulator, BlockState, ChoiceState, _Parts, _plain
+from .stream import Accumulator, BlockState, ChoiceState, _plain, json_text
 
 #: A path segment meaning every element of the array before it (``[*]``).
 EACH = "*"
@@ -29,8 +27,6 @@ EACH = "*"
 Segment = tuple[str, str] | str
 Path = tuple[Segment, ...]
 
-#: The choice fields an ``append`` step adds to directly (any other name: ``texts``).
-_CHOICE_TEXTS = frozenset(("content", "reasoning_content", "refusal"))
 _BLOCK_TEXTS = frozenset(("text", "thinking", "signature", "refusal", "arguments"))
 
 
@@ -153,10 +149,10 @@ def _apply(
     if not step.key:
         if action == "stop":
             acc.stop_reason = _text(value) or acc.stop_reason
-        elif action == "append" and isinstance(value, str):
-            acc.texts.setdefault(step.field, _Parts()).append(value)
-        elif action == "collect" and value is not None:
-            acc.lists.setdefault(step.field, []).append(_plain(value))
+        elif action == "append":
+            acc.add_text(step.field, value)
+        elif action == "collect":
+            acc.collect(step.field, _plain(value))
         elif action in ("open", "delta", "close", "tool_call"):
             _keyed(acc, plan, slots, step, 0, value)
         return
@@ -174,24 +170,18 @@ def _keyed(acc: Accumulator, plan: Plan, slots: Any, step: Step, key: int, value
         state: ChoiceState = slots.get(key) or acc.choice(key)
         if action == "append":
             if isinstance(value, str):
-                if step.field in _CHOICE_TEXTS:
-                    getattr(state, step.field).append(value)
-                else:
-                    state.texts.setdefault(step.field, _Parts()).append(value)
+                state.add_text(step.field, value)
         elif action == "stop":
             if isinstance(value, str):
                 state.finish_reason = value
         elif action == "tool_call":
             members = _members(step, value)
-            arguments = members.get("arguments")
-            if arguments is not None and not isinstance(arguments, str):
-                arguments = msgspec.json.encode(_plain(arguments)).decode()
             state.add_tool_call(
                 len(state.tool_calls),
                 _text(members.get("id")),
                 _text(members.get("type")) or "function",
                 _text(members.get("name")),
-                arguments if isinstance(arguments, str) else None,
+                json_text(members.get("arguments")),
             )
         elif action == "collect":
             if value is not None:

@@ -106,6 +106,12 @@ class PackageSpec:
         return any(plan.executor for ch in self.channels for plan in ch.plans)
 
     @property
+    def plan_helpers(self) -> tuple[str, ...]:
+        """The runtime functions compiled plans call (``as_sent``, ``json_text``), sorted."""
+        statements = [feed.statement for ch in self.channels for plan in ch.plans for feed in plan.steps]
+        return tuple(name for name in ("as_sent", "json_text") if any(f"{name}(" in s for s in statements))
+
+    @property
     def exports(self) -> tuple[str, ...]:
         """The package's ``__all__``: the runtime names it re-exports and each channel's
         constant (``CHAT_COMPLETIONS_CHANNEL``), sorted as strings."""

@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 from ..ir import EACH, AccumulateStep, Property, Schema, resolve_path
 from ..naming import PythonIdentifier
 from .models import field_identifiers
+from .plans import compile_steps
 
 
 @dataclass(frozen=True)
@@ -188,13 +189,20 @@ def steps_plan(
 
 
 def executor_plan(
-    payload: Schema, cls: str, function: PythonIdentifier, steps: tuple[AccumulateStep, ...], choices: bool
+    payload: Schema,
+    cls: str,
+    function: PythonIdentifier,
+    steps: tuple[AccumulateStep, ...],
+    choices: bool,
+    plain: str = "{}",
 ) -> ApplyPlan:
-    """The plan of a message whose steps the runtime's executor runs (a step reading
-    array elements, testing members, naming members, ...: not
-    :attr:`~ssegen.ir.AccumulateStep.simple`): the ``Plan`` expression of ``runtime/plan.py``,
-    each path's members as ``(identifier, wire name)`` where the generated class names them
-    otherwise, read by wire name past a member typed as any JSON."""
+    """The plan of a message whose steps are not all
+    :attr:`~ssegen.ir.AccumulateStep.simple` (a step reading array elements, testing
+    members, naming members, ...): compiled to typed statements by
+    :func:`ssegen.codemodel.plans.compile_steps` when it can be, else run by the runtime's
+    executor: the ``Plan`` expression of ``runtime/plan.py``, each path's members as
+    ``(identifier, wire name)`` where the generated class names them otherwise, read by
+    wire name past a member typed as any JSON."""
     items = []
     for step in steps:
         base = step.value[: len(step.value) - step.value[::-1].index(EACH)] if EACH in step.value else ()
@@ -216,6 +224,7 @@ def executor_plan(
         if step.mode:
             parts.append(f"mode={step.mode!r}")
         items.append(f"Step({', '.join(parts)})")
+    compiled = compile_steps(payload, steps, choices, plain)
     return ApplyPlan(
         function=function,
         run=PythonIdentifier.verbatim(f"{function}_run"),
@@ -224,8 +233,9 @@ def executor_plan(
         choices=None,
         usage=None,
         full_text=None,
+        steps=tuple(Feed(None, block) for block in compiled or ()),
         keep_usage=_kept_path(payload, steps),
-        executor=f"Plan(({''.join(item + ', ' for item in items)}), choices={choices})",
+        executor="" if compiled is not None else f"Plan(({''.join(item + ', ' for item in items)}), choices={choices})",
     )
 
 

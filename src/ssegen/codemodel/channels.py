@@ -467,7 +467,7 @@ def _messages(
             plan = steps_plan(message.payload, cls, function, steps, models.class_of, models.flavour.plain)
         elif literal is None and steps:
             choices = accumulation is not None and accumulation.result == "choices"
-            plan = executor_plan(message.payload, cls, function, steps, choices)
+            plan = executor_plan(message.payload, cls, function, steps, choices, models.flavour.plain)
         else:
             continue
         plans.setdefault(plan)

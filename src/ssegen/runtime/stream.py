@@ -246,50 +246,47 @@ def _keep_nested(chunk: Any, data: str | bytes, attr: str) -> None:
 def keep_usages(chunks: Sequence[Any], values: Sequence[bytes], attr: str = "usage") -> None:
     """:func:`keep_usage` for a run of chunks decoded from ``values`` (their JSON
     data, in the same order), as the generated batch decoder gives them."""
-    if "." in attr or ":" in attr:
+    names = _names(attr)
+    if len(names) > 1:
         for chunk, value in zip(chunks, values, strict=False):
             _keep_nested(chunk, value, attr)
         return
-    for chunk, value in zip(chunks, values, strict=False):
-        usage = getattr(chunk, attr, None)
-        if usage is not None:
-            _attach(usage, value, attr)
+    name = names[0]
+    try:
+        for chunk, value in zip(chunks, values, strict=False):
+            usage = getattr(chunk, name, None)
+            if usage is not None:
+                setattr(usage, _SENT, (value, attr))
+    except (AttributeError, TypeError, ValueError):
+        pass  # a class without room (generated before): the typed members only
 
 
-class _Unread:
-    """An event's JSON text kept on its typed usage object, read by :func:`usage_as_sent`."""
-
-    __slots__ = ("data", "attr")
-
-    def __init__(self, data: str | bytes, attr: str) -> None:
-        self.data = data
-        self.attr = attr
-
-    def read(self) -> Any:
-        """The object at the usage path of the JSON text (None when it is not there)."""
-        attr = self.attr
-        decode = _PROBES.get(attr)
-        if decode is None:
-            probe: Any = Any
-            for segment in reversed(attr.split(".")):
-                name, _, wire = segment.partition(":")
-                probe = msgspec.defstruct(
-                    "UsageProbe", [(name, probe | None, None)], rename={name: wire or name}
-                )
-            decode = _PROBES[attr] = msgspec.json.Decoder(probe).decode
-        try:
-            sent = decode(self.data)
-        except (msgspec.ValidationError, msgspec.DecodeError):
-            return None
-        for name in _names(attr):
-            sent = getattr(sent, name, None)
-        return sent
+def _read_sent(data: str | bytes, attr: str) -> Any:
+    """The object at usage path ``attr`` of the JSON text ``data`` (None when it is not
+    there): what :func:`keep_usage` kept, read by :func:`usage_as_sent`."""
+    decode = _PROBES.get(attr)
+    if decode is None:
+        probe: Any = Any
+        for segment in reversed(attr.split(".")):
+            name, _, wire = segment.partition(":")
+            probe = msgspec.defstruct(
+                "UsageProbe", [(name, probe | None, None)], rename={name: wire or name}
+            )
+        decode = _PROBES[attr] = msgspec.json.Decoder(probe).decode
+    try:
+        sent = decode(data)
+    except (msgspec.ValidationError, msgspec.DecodeError):
+        return None
+    for name in _names(attr):
+        sent = getattr(sent, name, None)
+    return sent
 
 
 def _attach(usage: Any, data: str | bytes, attr: str = "usage") -> None:
     try:
-        # Not a field: ``dict=True`` usage classes (and pydantic models) have room for it.
-        setattr(usage, _SENT, _Unread(data, attr))
+        # Not a field: ``dict=True`` usage classes (and pydantic models) have room for it;
+        # the event's JSON text, with the path to read the usage at.
+        setattr(usage, _SENT, (data, attr))
     except (AttributeError, TypeError, ValueError):
         pass  # a class without room (generated before): the typed members only
 
@@ -299,8 +296,8 @@ def usage_as_sent(usage: Any) -> dict[str, Any] | None:
     the spec does not list and nested objects included), when the decoder kept it
     on the typed ``usage`` (see :func:`keep_usage`); else None."""
     sent = getattr(usage, _SENT, None)
-    if isinstance(sent, _Unread):
-        sent = sent.read()
+    if isinstance(sent, tuple):
+        sent = _read_sent(*sent)
         try:
             setattr(usage, _SENT, sent)
         except (AttributeError, TypeError, ValueError):
@@ -768,11 +765,16 @@ class ChoiceState:
         In cumulative mode (``full_text=True``: every chunk carries the whole
         text so far, as MindIE's ``fullTextEnabled``:
         specs/siliconstorm/inference-api.md:704-723), the text replaces instead.
-        A ``field`` of another name is ignored.
+        A ``field`` of another name is a named text (``texts``, a plan's own field).
         """
         if field in _TEXT_FIELDS:
             parts: list[str] = getattr(self, field)
             parts.append(text)
+        elif isinstance(text, str):
+            named = self.texts.get(field)
+            if named is None:
+                named = self.texts[field] = _Parts()
+            named.append(text)
 
     def add_content(self, content: Any) -> None:
         """Append a delta's ``content``: a string, or a list of typed parts.
@@ -1164,6 +1166,21 @@ class Accumulator:
     def usage(self, value: dict[str, Any] | None) -> None:
         self._usage_sent = None
         self._usage = value
+
+    def add_text(self, name: str, text: Any) -> None:
+        """Append ``text`` to the stream's named text ``name`` (a plan's ``append`` with
+        no key: Cohere's ``tool_plan``); a value that is not a string adds nothing."""
+        if isinstance(text, str):
+            parts = self.texts.get(name)
+            if parts is None:
+                parts = self.texts[name] = _Parts()
+            parts.append(text)
+
+    def collect(self, name: str, value: Any) -> None:
+        """Append ``value`` (plain data, as sent) to the stream's named list ``name`` (a
+        plan's ``collect`` with no key: Cohere's citations); None adds nothing."""
+        if value is not None:
+            self.lists.setdefault(name, []).append(value)
 
     def block(self, index: int) -> BlockState:
         """The state of output block ``index`` (created on first use, also when read
@@ -2691,6 +2708,20 @@ def _plain(value: Any) -> Any:
         return msgspec.to_builtins(value)
     except TypeError:
         return repr(value)
+
+
+def json_text(value: Any) -> str | None:
+    """Tool-call arguments as JSON text: a string as it is, None as None, any other value
+    (Gemini's ``functionCall.args`` object) encoded as JSON (typed objects by wire names)."""
+    if value is None or isinstance(value, str):
+        return value
+    return msgspec.json.encode(_plain(value)).decode()
+
+
+def as_sent(value: Any) -> Any:
+    """``value`` as plain JSON data (typed objects by wire names): what a plan's ``collect``
+    keeps."""
+    return _plain(value)
 
 
 def _join(parts: list[str]) -> str:
