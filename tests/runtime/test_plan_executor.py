@@ -425,3 +425,14 @@ def test_one_resolver_walks_array_elements_and_names_where_a_path_stops() -> Non
     step = AccumulateStep("append", key=("parts", EACH, "i"), value=("parts", EACH, "text"), field="text")
     assert step.to_plan() == {"action": "append", "key": "parts[*].i", "value": "parts[*].text", "field": "text"}
     assert not step.simple
+
+
+def test_generated_gemini_assembles_every_capture_without_a_plan() -> None:
+    """``specs/gemini`` states no plan: the built-in family assembles the real captures."""
+    from generated.gemini import CHANNELS
+
+    channel = next(iter(CHANNELS.values()))
+    assert channel.family == "gemini"
+    for path in _captures():
+        body = path.read_bytes()
+        _check(channel.accumulate(channel.decode([body[i : i + 4096] for i in range(0, len(body), 4096)])), body)
