@@ -184,7 +184,7 @@ def steps_plan(
         usage=None,
         full_text=None,
         steps=step_feeds(payload, steps, class_of, plain),
-        keep_usage=_usage_path(payload, steps),
+        keep_usage=_kept_path(payload, steps),
     )
 
 
@@ -265,43 +265,22 @@ def _kept_path(payload: Schema, steps: tuple[AccumulateStep, ...]) -> str:
         if found.schema is None or found.schema.type != "object" or len(found.nodes) != len(step.value):
             return ""
         segments = []
+        reached = payload
         for name, owner in found.nodes:
-            if owner.type != "object":
-                return ""
+            prop = owner.property(name) if owner is reached and owner.type == "object" else None
+            if prop is None:
+                return ""  # a union (or an array) on the way
             ident = str(field_identifiers(owner)[name])
             segments.append(name if ident == name else f"{ident}:{name}")
+            reached = prop.schema
         return ".".join(segments)
     return ""
 
 
 def usage_schema(payload: Schema, path: str) -> Schema | None:
-    """The schema of the usage object at dotted member ``path`` (see :func:`_usage_path`;
+    """The schema of the usage object at dotted member ``path`` (see :func:`_kept_path`;
     a segment may be ``identifier:wire``)."""
-    node: Schema | None = payload
-    for segment in path.split("."):
-        name = segment.partition(":")[2] or segment
-        prop = node.property(name) if node is not None and node.type == "object" else None
-        node = prop.schema if prop is not None else None
-    return node
-
-
-def _usage_path(payload: Schema, steps: tuple[AccumulateStep, ...]) -> str:
-    """The dotted path of the object a ``usage`` step merges (``message.usage``,
-    ``response.usage``), whose object as sent the decoder keeps (``keep_usage``): the
-    usage members the spec does not list reach the result too. "" when there is none, or
-    when a member's identifier is not its wire name, or a member on the way is not an
-    object (a union, any JSON)."""
-    for step in steps:
-        if step.action != "usage" or not step.value:
-            continue
-        node = payload
-        for name in step.value:
-            prop = node.property(name) if node.type == "object" else None
-            if prop is None or field_identifiers(node).get(name) != name:
-                return ""
-            node = prop.schema
-        return ".".join(step.value) if node.type == "object" else ""
-    return ""
+    return resolve_path(payload, tuple(s.partition(":")[2] or s for s in path.split("."))).schema
 
 
 def step_feeds(
@@ -390,35 +369,38 @@ def _step_path(
     tests: list[tuple[str, str]] | None = None,
 ) -> tuple[list[str], str] | None:
     """``(guards, expression)`` reading member ``path`` of ``chunk``; None when the typed
-    classes cannot read it (a member typed as any JSON on the way, an alternative
-    without a class). Each union test (expression, class) is appended to ``tests``."""
+    classes cannot read it (a member typed as any JSON on the way, an array, a union with no
+    discriminator, an alternative without a class). The path is walked by
+    :func:`ssegen.ir.resolve_path`; each union test (expression, class) is appended to
+    ``tests``."""
+    found = resolve_path(payload, path, variant)
+    if found.schema is None or len(found.nodes) != len(path):
+        return None
     guards: list[str] = []
     expr = "chunk"
-    node = payload
-    for depth, name in enumerate(path):
-        if node.type == "union":
-            tag = variant[1] if variant is not None and depth == 1 and path[0] == variant[0] else None
-            chosen = node.alternative(tag) if node.discriminator else None
-            cls = class_of(chosen) if chosen is not None else None
-            if chosen is None or cls is None:
+    reached = payload  # the schema the previous segment reached (a union before its alternative)
+    for depth, (name, owner) in enumerate(found.nodes):
+        if name == EACH:
+            return None
+        if reached.type == "union":
+            cls = class_of(owner) if reached.discriminator else None
+            if cls is None:
                 return None
             bound = next(names)
             if tests is not None:
                 tests.append((expr, cls))
             guards.append(f"isinstance({bound} := {expr}, models.{cls})")
-            expr, node = bound, chosen
-        if node.type != "object" or not node.properties:
+            expr = bound
+        prop = owner.property(name)
+        if owner.type != "object" or not owner.properties or prop is None:
             return None
-        prop = node.property(name)
-        if prop is None:
-            return None
-        expr = f"{expr}.{field_identifiers(node)[name]}"
+        expr = f"{expr}.{field_identifiers(owner)[name]}"
         next_is_union = depth + 1 < len(path) and prop.schema.type == "union"
         if (not prop.required or prop.schema.nullable) and not next_is_union:
             bound = next(names)
             guards.append(f"({bound} := {expr}) is not None")
             expr = bound
-        node = prop.schema
+        reached = prop.schema
     return guards, expr
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from ..ir import EACH, AccumulateStep, Schema, WhenTest
+from ..ir import EACH, AccumulateStep, Schema, WhenTest, resolve_path
 from .models import field_identifiers
 
 #: Choice fields an ``append`` step adds to directly (any other name: ``add_text``).
@@ -102,25 +102,25 @@ def _access(
     expr: str, schema: Schema, path: tuple[str, ...], names: Iterator[str], last: bool = True
 ) -> tuple[list[str], str, Schema]:
     """``(guards, expression, schema)`` reading member ``path`` of ``expr`` (an instance of
-    ``schema``): each member that may be None bound and tested (the last one too only when
-    ``last``: the caller may take None for it)."""
+    ``schema``, the path walked by :func:`ssegen.ir.resolve_path`): each member that may be
+    None bound and tested (the last one too only when ``last``: the caller may take None
+    for it). A union, any JSON or an array on the way is left to the executor."""
+    found = resolve_path(schema, path)
+    if found.schema is None or len(found.nodes) != len(path) or found.schema.type in ("union", "any"):
+        raise _Unsupported
     guards: list[str] = []
-    node = schema
-    for depth, name in enumerate(path):
-        if name == EACH or node.type != "object" or not node.properties:
-            raise _Unsupported
-        prop = node.property(name)
-        if prop is None:
-            raise _Unsupported
-        expr = f"{expr}.{field_identifiers(node)[name]}"
+    reached = schema
+    for depth, (name, owner) in enumerate(found.nodes):
+        prop = owner.property(name) if name != EACH and owner is reached else None
+        if prop is None or not owner.properties:
+            raise _Unsupported  # an array, or a union entered on the way
+        expr = f"{expr}.{field_identifiers(owner)[name]}"
         if (not prop.required or prop.schema.nullable) and (last or depth < len(path) - 1):
             bound = next(names)
             guards.append(f"({bound} := {expr}) is not None")
             expr = bound
-        node = prop.schema
-        if node.type in ("union", "any"):
-            raise _Unsupported
-    return guards, expr, node
+        reached = prop.schema
+    return guards, expr, reached
 
 
 def _inline(expr: str, schema: Schema | None, path: tuple[str, ...], names: Iterator[str]) -> str:
