@@ -469,13 +469,15 @@ class Family(enum.StrEnum):
 
     ``chat`` (chat-completions choices), ``messages`` (Anthropic content blocks),
     ``responses`` (OpenAI Responses output items), ``gemini`` (Gemini candidates, assembled
-    as choices), ``custom`` (an ``x-ssegen-accumulate`` plan), ``none`` (typed only).
+    as choices), ``cohere`` (Cohere v2 chat content blocks and tool calls), ``custom`` (an
+    ``x-ssegen-accumulate`` plan), ``none`` (typed only).
     """
 
     CHAT = "chat"
     MESSAGES = "messages"
     RESPONSES = "responses"
     GEMINI = "gemini"
+    COHERE = "cohere"
     CUSTOM = "custom"
     NONE = "none"
 
@@ -491,6 +493,7 @@ _UNUSED_KEYS = {
     Family.GEMINI: ("output",),
     Family.MESSAGES: ("choices",),
     Family.RESPONSES: ("choices",),
+    Family.COHERE: ("choices",),
 }
 
 

@@ -473,7 +473,8 @@ class Accumulation:
         family: ``chat`` (chat-completions ``choices[*].delta`` chunks), ``messages``
             (Anthropic content blocks keyed by ``index``), ``responses`` (OpenAI
             Responses output items keyed by ``output_index``), ``gemini``
-            (``GenerateContentResponse``: candidates' content parts), ``custom`` (stated by
+            (``GenerateContentResponse``: candidates' content parts), ``cohere`` (Cohere v2
+            chat: content blocks and tool calls keyed by ``index``), ``custom`` (stated by
             ``x-ssegen-accumulate``), or ``none`` (the events are only typed;
             ``accumulation-unknown``). Every family but ``none`` is a plan of steps.
         steps: ``(message name, steps)`` for each message whose events do something,

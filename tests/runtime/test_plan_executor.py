@@ -336,12 +336,17 @@ _COHERE_STREAM = [
 ]
 
 
-def test_a_cohere_stream_assembles_by_a_stated_plan(tmp_path: Path) -> None:
+@pytest.mark.parametrize("stated", [True, False], ids=["stated-plan", "built-in"])
+def test_a_cohere_stream_assembles_by_a_stated_plan_or_the_built_in_family(tmp_path: Path, stated: bool) -> None:
     spec = COHERE + "".join(_cohere_message(n, d) for n, d in _COHERE_MESSAGES.items())
+    if not stated:
+        start = spec.index("    x-ssegen-accumulate:")
+        spec = spec[:start] + spec[spec.index("    subscribe:") :]
     body = b"".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n".encode() for e in _COHERE_STREAM)
     with generated_package(tmp_path, {"asyncapi.yaml": spec}) as (package, diagnostics):
         assert not [d for d in diagnostics if d.code == "accumulate-invalid"], [d.format() for d in diagnostics]
         channel = next(iter(package.CHANNELS.values()))
+        assert channel.family == ("custom" if stated else "cohere")
         result = channel.accumulate(channel.decode([body]))
     assert result.errors == []
     assert result.id == "m1"

@@ -16,6 +16,12 @@ shape. Three families are recognized from the messages' shape, in this order:
     part's text to ``reasoning_content``, a ``functionCall`` a whole tool call),
     ``finishReason`` the finish and stop reason and the end of the stream (Gemini sends no
     terminator), ``usageMetadata`` replaced whole by each chunk that sends it.
+``cohere``
+    Cohere v2 chat streaming: messages whose ``type`` is fixed to ``message-start``,
+    ``content-start``/``-delta``/``-end``, ``tool-plan-delta``, ``tool-call-start``/``-delta``/
+    ``-end``, ``citation-start``, ``message-end`` (:data:`COHERE`): blocks keyed by ``index``,
+    ``tool_plan`` a named text of the stream, citations a list, ``message-end`` the finish
+    reason, the usage (replaced) and the end of the stream.
 ``messages``
     Anthropic Messages streaming: messages whose ``type`` is fixed to
     ``message_start``, ``content_block_start``/``_delta``/``_stop``, ``message_delta``,
@@ -142,8 +148,54 @@ RESPONSES: dict[str, tuple[AccumulateStep, ...]] = {
     "error": (_S("error"),),
 }
 
+#: The Cohere v2 chat family (``POST /v2/chat`` with ``stream: true``), by the value each
+#: message fixes ``type`` to: content blocks and tool calls keyed by ``index``, the tool plan a
+#: named text of the stream, citations a list, ``message-end`` the finish reason, usage and end.
+COHERE: dict[str, tuple[AccumulateStep, ...]] = {
+    "message-start": (_S("meta", value=("id",)),),
+    "content-start": (_S("open", key=("index",), value=("delta", "message", "content")),),
+    "content-delta": (
+        _S("append", key=("index",), value=("delta", "message", "content", "text"), field="text"),
+        _S("append", key=("index",), value=("delta", "message", "content", "thinking"), field="thinking"),
+    ),
+    "content-end": (_S("close", key=("index",)),),
+    "tool-plan-delta": (_S("append", value=("delta", "message", "tool_plan"), field="tool_plan"),),
+    "tool-call-start": (
+        _S(
+            "open",
+            key=("index",),
+            value=("delta", "message", "tool_calls"),
+            members=(
+                ("id", ("id",)),
+                ("type", ("type",)),
+                ("name", ("function", "name")),
+                ("arguments", ("function", "arguments")),
+            ),
+        ),
+    ),
+    "tool-call-delta": (
+        _S(
+            "append",
+            key=("index",),
+            value=("delta", "message", "tool_calls", "function", "arguments"),
+            field="arguments",
+        ),
+    ),
+    "tool-call-end": (_S("close", key=("index",)),),
+    "citation-start": (_S("collect", value=("delta", "message", "citations"), field="citations"),),
+    "message-end": (
+        _S("stop", value=("delta", "finish_reason")),
+        _S("usage", value=("delta", "usage"), mode="replace"),
+        _S("done"),
+    ),
+}
+
 #: The families recognized from tags, with the tag values that mark them.
-_FAMILIES = (("messages", MESSAGES, "content_block_delta"), ("responses", RESPONSES, "response.output_item.added"))
+_FAMILIES = (
+    ("messages", MESSAGES, "content_block_delta"),
+    ("responses", RESPONSES, "response.output_item.added"),
+    ("cohere", COHERE, "message-end"),
+)
 
 #: The block fields an ``append`` step adds to directly (any other name: a named text).
 FIELDS = ("text", "thinking", "signature", "refusal", "arguments")
@@ -271,7 +323,8 @@ def _plan(channel: Channel, diagnostics: Diagnostics) -> Channel:
         channel.provenance,
         codes.ACCUMULATION_UNKNOWN,
         f"channel {channel.address} fits no accumulation family (chat-completions choices, Messages content "
-        f"blocks, Responses output items, Gemini candidates): its events are typed and `complete` is set by "
+        f"blocks, Responses output items, Gemini candidates, Cohere v2 events): its events are typed and "
+        f"`complete` is set by "
         f"its terminator; state a plan with {EXTENSION} on the channel",
     )
     return replace(channel, accumulation=Accumulation("none", provenance=channel.provenance))
