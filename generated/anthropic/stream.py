@@ -690,7 +690,7 @@ def _family(value: Any) -> Family:
 
 
 class _ToolCallState:
-    __slots__ = ("index", "id", "type", "name", "arguments")
+    __slots__ = ("index", "id", "type", "name", "arguments", "value", "continuing")
 
     def __init__(self, index: int) -> None:
         self.index = index
@@ -698,6 +698,65 @@ class _ToolCallState:
         self.type: str | None = None
         self.name: str | None = None
         self.arguments: list[str] = _Parts()
+        #: arguments sent as an object (Gemini ``args``, built by ``partialArgs``), else None
+        self.value: Any = None
+        #: the JSON paths whose last string piece said ``willContinue``
+        self.continuing: set[str] = set()
+
+    def text(self) -> str:
+        """The arguments as JSON text: the fragments joined, or the object encoded."""
+        if self.value is not None:
+            return msgspec.json.encode(self.value).decode()
+        return _join(self.arguments)
+
+
+#: One step of a JSON path as Vertex AI's ``partialArgs`` write it: ``.name``, ``[0]``, ``['a b']``.
+_JSON_PATH_STEP = re.compile(r"\.([A-Za-z_][A-Za-z0-9_]*)|\[([0-9]+)\]|\['([^']*)'\]")
+
+
+def _json_path(text: Any) -> list[str | int] | None:
+    """The member names and indices of a JSON path (``$.operations[0].price``, RFC 9535's
+    normalized form), or None for a path of another form."""
+    if not isinstance(text, str) or not text.startswith("$"):
+        return None
+    steps: list[str | int] = []
+    at = 1
+    while at < len(text):
+        match = _JSON_PATH_STEP.match(text, at)
+        if match is None:
+            return None
+        name, index, quoted = match.groups()
+        steps.append(int(index) if index is not None else name if name is not None else quoted)
+        at = match.end()
+    return steps or None
+
+
+def _put(root: Any, steps: list[str | int], value: Any, append: bool) -> None:
+    """Set ``value`` at ``steps`` below ``root`` (objects and arrays made on the way; an
+    array grown with nulls up to the index); with ``append``, a string is added to the
+    string already there. A step that does not fit what is there sets nothing."""
+    node = root
+    for step, after in zip(steps, steps[1:], strict=False):
+        fresh: Any = [] if isinstance(after, int) else {}
+        if isinstance(step, int) and isinstance(node, list):
+            node.extend([None] * (step + 1 - len(node)))
+            if node[step] is None:
+                node[step] = fresh
+        elif isinstance(step, str) and isinstance(node, dict):
+            node.setdefault(step, fresh)
+        else:
+            return
+        node = node[step]
+    last = steps[-1]
+    if isinstance(last, int) and isinstance(node, list):
+        node.extend([None] * (last + 1 - len(node)))
+        node[last] = _joined(node[last], value, append)
+    elif isinstance(last, str) and isinstance(node, dict):
+        node[last] = _joined(node.get(last), value, append)
+
+
+def _joined(old: Any, value: Any, append: bool) -> Any:
+    return old + value if append and isinstance(old, str) and isinstance(value, str) else value
 
 
 _TEXT_FIELDS = ("content", "reasoning_content", "refusal")
@@ -840,6 +899,54 @@ class ChoiceState:
         if arguments:
             call.arguments.append(arguments)
 
+    def add_call(
+        self,
+        id: str | None,
+        name: str | None,
+        arguments: Any,
+        partial: Any = None,
+        continued: bool = False,
+    ) -> None:
+        """One tool call sent whole, or in parts (a plan's ``tool_call``: Gemini's
+        ``functionCall``): a new call of ``name`` and ``id`` whose ``arguments`` are an
+        object (kept as plain data; None: ``{}``) or JSON text, unless ``continued`` (the
+        part names no function: Vertex AI streams a call's arguments over several parts),
+        which continues the last call. ``partial`` is a list of pieces ``{"jsonPath": str,
+        "stringValue" | "numberValue" | "boolValue" | "nullValue": ..., "willContinue":
+        bool}`` (Vertex AI ``partialArgs``) setting the value at each JSON path in the
+        arguments; string pieces at one path are joined while the previous one said
+        ``willContinue`` (cloud.google.com/vertex-ai/generative-ai/docs/reference/rest/v1/Content).
+        """
+        calls = self.tool_calls
+        if continued and calls:
+            call = calls[max(calls)]
+        else:
+            index = len(calls)
+            call = calls[index] = _ToolCallState(index)
+            call.id, call.type, call.name = id, "function", name
+            if isinstance(arguments, str):
+                call.arguments.append(arguments)
+            else:
+                call.value = {} if arguments is None else _plain(arguments)
+        pieces = _plain(partial) if partial is not None else None
+        if not isinstance(pieces, list):
+            return
+        if call.value is None:
+            call.value = {}
+        for piece in pieces:
+            steps = _json_path(piece.get("jsonPath")) if isinstance(piece, dict) else None
+            if steps is None:
+                continue
+            path = piece["jsonPath"]
+            value = next(
+                (piece[k] for k in ("stringValue", "numberValue", "boolValue") if k in piece), None
+            )
+            _put(call.value, steps, value, path in call.continuing)
+            if piece.get("willContinue"):
+                call.continuing.add(path)
+            else:
+                call.continuing.discard(path)
+
     def add_tool_calls_data(self, fragments: Iterable[Any]) -> None:
         """Merge tool-call fragments given as plain JSON data (an untyped spec
         item), in stream order.
@@ -886,7 +993,7 @@ class ChoiceState:
                     index=c.index,
                     id=c.id,
                     type=c.type,
-                    function={"name": c.name, "arguments": _join(c.arguments)},
+                    function={"name": c.name, "arguments": c.text()},
                 )
                 for _, c in sorted(self.tool_calls.items())
             ],
@@ -2712,14 +2819,6 @@ def _plain(value: Any) -> Any:
         return msgspec.to_builtins(value)
     except TypeError:
         return repr(value)
-
-
-def json_text(value: Any) -> str | None:
-    """Tool-call arguments as JSON text: a string as it is, None as None, any other value
-    (Gemini's ``functionCall.args`` object) encoded as JSON (typed objects by wire names)."""
-    if value is None or isinstance(value, str):
-        return value
-    return msgspec.json.encode(_plain(value)).decode()
 
 
 def as_sent(value: Any) -> Any:

@@ -31,7 +31,6 @@ from .stream import (
     lenient_decode,
 )
 from .stream import as_sent
-from .stream import json_text
 
 _decode_generate_content_response_models_model_stream_generate_content = msgspec.json.Decoder(
     models.GenerateContentResponse
@@ -128,58 +127,54 @@ def _apply_models_model_stream_generate_content_generate_content_response(
                             acc.states.get(v13 := v12 if (v12 := v2.index) is not None else v3)
                             or acc.choice(v13)
                         ).reasoning_content.append(v11)
-                    if (
-                        (v14 := v6.function_call) is not None
-                        and (v15 := v6.function_call) is not None
-                        and (v16 := v15.name) is not None
-                    ):
-                        v19 = acc.states.get(
-                            v18 := v17 if (v17 := v2.index) is not None else v3
-                        ) or acc.choice(v18)
-                        v19.add_tool_call(
-                            len(v19.tool_calls), v14.id, "function", v14.name, json_text(v14.args)
+                    if (v14 := v6.function_call) is not None:
+                        v17 = acc.states.get(
+                            v16 := v15 if (v15 := v2.index) is not None else v3
+                        ) or acc.choice(v16)
+                        v17.add_call(
+                            v14.id, (v18 := v14.name), v14.args, v14.partial_args, v18 is None
                         )
-                    if (v20 := v6.executable_code) is not None:
+                    if (v19 := v6.executable_code) is not None:
                         (
-                            acc.states.get(v22 := v21 if (v21 := v2.index) is not None else v3)
-                            or acc.choice(v22)
+                            acc.states.get(v21 := v20 if (v20 := v2.index) is not None else v3)
+                            or acc.choice(v21)
                         ).content_parts.append(as_sent(v6))
-                    if (v23 := v6.code_execution_result) is not None:
+                    if (v22 := v6.code_execution_result) is not None:
                         (
-                            acc.states.get(v25 := v24 if (v24 := v2.index) is not None else v3)
-                            or acc.choice(v25)
+                            acc.states.get(v24 := v23 if (v23 := v2.index) is not None else v3)
+                            or acc.choice(v24)
                         ).content_parts.append(as_sent(v6))
-                    if (v26 := v6.inline_data) is not None:
+                    if (v25 := v6.inline_data) is not None:
                         (
-                            acc.states.get(v28 := v27 if (v27 := v2.index) is not None else v3)
-                            or acc.choice(v28)
+                            acc.states.get(v27 := v26 if (v26 := v2.index) is not None else v3)
+                            or acc.choice(v27)
                         ).content_parts.append(as_sent(v6))
-                    if (v29 := v6.file_data) is not None:
+                    if (v28 := v6.file_data) is not None:
                         (
-                            acc.states.get(v31 := v30 if (v30 := v2.index) is not None else v3)
-                            or acc.choice(v31)
+                            acc.states.get(v30 := v29 if (v29 := v2.index) is not None else v3)
+                            or acc.choice(v30)
                         ).content_parts.append(as_sent(v6))
-                    if (v32 := v6.function_response) is not None:
+                    if (v31 := v6.function_response) is not None:
                         (
-                            acc.states.get(v34 := v33 if (v33 := v2.index) is not None else v3)
-                            or acc.choice(v34)
+                            acc.states.get(v33 := v32 if (v32 := v2.index) is not None else v3)
+                            or acc.choice(v33)
                         ).content_parts.append(as_sent(v6))
-                    if (v35 := v6.thought_signature) is not None:
-                        acc.collect("thought_signatures", as_sent(v35))
-            if (v36 := v2.finish_reason) is not None:
+                    if (v34 := v6.thought_signature) is not None:
+                        acc.collect("thought_signatures", as_sent(v34))
+            if (v35 := v2.finish_reason) is not None:
                 (
-                    acc.states.get(v38 := v37 if (v37 := v2.index) is not None else v3)
-                    or acc.choice(v38)
-                ).finish_reason = v36
-            if (v39 := v2.finish_reason) is not None:
-                acc.stop_reason = v39
-            if (v43 := v2.finish_reason) is not None:
+                    acc.states.get(v37 := v36 if (v36 := v2.index) is not None else v3)
+                    or acc.choice(v37)
+                ).finish_reason = v35
+            if (v38 := v2.finish_reason) is not None:
+                acc.stop_reason = v38
+            if (v42 := v2.finish_reason) is not None:
                 acc.done()
-    if (v40 := chunk.prompt_feedback) is not None and (v41 := v40.block_reason) is not None:
-        acc.stop_reason = v41
-    if (v42 := chunk.usage_metadata) is not None:
-        acc.set_usage(v42)
-    if (v44 := chunk.prompt_feedback) is not None and (v45 := v44.block_reason) is not None:
+    if (v39 := chunk.prompt_feedback) is not None and (v40 := v39.block_reason) is not None:
+        acc.stop_reason = v40
+    if (v41 := chunk.usage_metadata) is not None:
+        acc.set_usage(v41)
+    if (v43 := chunk.prompt_feedback) is not None and (v44 := v43.block_reason) is not None:
         acc.done()
 
 
@@ -203,62 +198,54 @@ def _apply_models_model_stream_generate_content_generate_content_response_run(
                                 acc.states.get(v13 := v12 if (v12 := v2.index) is not None else v3)
                                 or acc.choice(v13)
                             ).reasoning_content.append(v11)
-                        if (
-                            (v14 := v6.function_call) is not None
-                            and (v15 := v6.function_call) is not None
-                            and (v16 := v15.name) is not None
-                        ):
-                            v19 = acc.states.get(
-                                v18 := v17 if (v17 := v2.index) is not None else v3
-                            ) or acc.choice(v18)
-                            v19.add_tool_call(
-                                len(v19.tool_calls),
-                                v14.id,
-                                "function",
-                                v14.name,
-                                json_text(v14.args),
+                        if (v14 := v6.function_call) is not None:
+                            v17 = acc.states.get(
+                                v16 := v15 if (v15 := v2.index) is not None else v3
+                            ) or acc.choice(v16)
+                            v17.add_call(
+                                v14.id, (v18 := v14.name), v14.args, v14.partial_args, v18 is None
                             )
-                        if (v20 := v6.executable_code) is not None:
+                        if (v19 := v6.executable_code) is not None:
                             (
-                                acc.states.get(v22 := v21 if (v21 := v2.index) is not None else v3)
-                                or acc.choice(v22)
+                                acc.states.get(v21 := v20 if (v20 := v2.index) is not None else v3)
+                                or acc.choice(v21)
                             ).content_parts.append(as_sent(v6))
-                        if (v23 := v6.code_execution_result) is not None:
+                        if (v22 := v6.code_execution_result) is not None:
                             (
-                                acc.states.get(v25 := v24 if (v24 := v2.index) is not None else v3)
-                                or acc.choice(v25)
+                                acc.states.get(v24 := v23 if (v23 := v2.index) is not None else v3)
+                                or acc.choice(v24)
                             ).content_parts.append(as_sent(v6))
-                        if (v26 := v6.inline_data) is not None:
+                        if (v25 := v6.inline_data) is not None:
                             (
-                                acc.states.get(v28 := v27 if (v27 := v2.index) is not None else v3)
-                                or acc.choice(v28)
+                                acc.states.get(v27 := v26 if (v26 := v2.index) is not None else v3)
+                                or acc.choice(v27)
                             ).content_parts.append(as_sent(v6))
-                        if (v29 := v6.file_data) is not None:
+                        if (v28 := v6.file_data) is not None:
                             (
-                                acc.states.get(v31 := v30 if (v30 := v2.index) is not None else v3)
-                                or acc.choice(v31)
+                                acc.states.get(v30 := v29 if (v29 := v2.index) is not None else v3)
+                                or acc.choice(v30)
                             ).content_parts.append(as_sent(v6))
-                        if (v32 := v6.function_response) is not None:
+                        if (v31 := v6.function_response) is not None:
                             (
-                                acc.states.get(v34 := v33 if (v33 := v2.index) is not None else v3)
-                                or acc.choice(v34)
+                                acc.states.get(v33 := v32 if (v32 := v2.index) is not None else v3)
+                                or acc.choice(v33)
                             ).content_parts.append(as_sent(v6))
-                        if (v35 := v6.thought_signature) is not None:
-                            acc.collect("thought_signatures", as_sent(v35))
-                if (v36 := v2.finish_reason) is not None:
+                        if (v34 := v6.thought_signature) is not None:
+                            acc.collect("thought_signatures", as_sent(v34))
+                if (v35 := v2.finish_reason) is not None:
                     (
-                        acc.states.get(v38 := v37 if (v37 := v2.index) is not None else v3)
-                        or acc.choice(v38)
-                    ).finish_reason = v36
-                if (v39 := v2.finish_reason) is not None:
-                    acc.stop_reason = v39
-                if (v43 := v2.finish_reason) is not None:
+                        acc.states.get(v37 := v36 if (v36 := v2.index) is not None else v3)
+                        or acc.choice(v37)
+                    ).finish_reason = v35
+                if (v38 := v2.finish_reason) is not None:
+                    acc.stop_reason = v38
+                if (v42 := v2.finish_reason) is not None:
                     acc.done()
-        if (v40 := chunk.prompt_feedback) is not None and (v41 := v40.block_reason) is not None:
-            acc.stop_reason = v41
-        if (v42 := chunk.usage_metadata) is not None:
-            acc.set_usage(v42)
-        if (v44 := chunk.prompt_feedback) is not None and (v45 := v44.block_reason) is not None:
+        if (v39 := chunk.prompt_feedback) is not None and (v40 := v39.block_reason) is not None:
+            acc.stop_reason = v40
+        if (v41 := chunk.usage_metadata) is not None:
+            acc.set_usage(v41)
+        if (v43 := chunk.prompt_feedback) is not None and (v44 := v43.block_reason) is not None:
             acc.done()
 
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any, NamedTuple
 
-from .stream import Accumulator, BlockState, ChoiceState, _plain, json_text
+from .stream import Accumulator, BlockState, ChoiceState, _plain
 
 #: A path segment meaning every element of the array before it (``[*]``).
 EACH = "*"
@@ -42,7 +42,8 @@ class Step(NamedTuple):
             ``value``'s last ``[*]`` (the event without one); ``test`` is ``eq``, ``not``
             (absent or another value) or ``present`` (``expected`` True or False).
         members: ``(name, path)``: where ``open`` and ``tool_call`` read ``name`` (``id``,
-            ``name``, ``arguments``, ``kind``, ...), relative to ``value``.
+            ``name``, ``arguments``, ``kind``, ``partial_arguments``, ...), relative to
+            ``value``.
         mode: ``usage``: ``merge`` or ``replace``.
     """
 
@@ -176,12 +177,13 @@ def _keyed(acc: Accumulator, plan: Plan, slots: Any, step: Step, key: int, value
                 state.finish_reason = value
         elif action == "tool_call":
             members = _members(step, value)
-            state.add_tool_call(
-                len(state.tool_calls),
+            name = _text(members.get("name"))
+            state.add_call(
                 _text(members.get("id")),
-                _text(members.get("type")) or "function",
-                _text(members.get("name")),
-                json_text(members.get("arguments")),
+                name,
+                members.get("arguments"),
+                members.get("partial_arguments"),
+                continued="name" in members and name is None,
             )
         elif action == "collect":
             if value is not None:

@@ -6,6 +6,7 @@ usage ``replace`` and ``complete``. Expectations are computed from each capture'
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -66,6 +67,17 @@ channels:
                                 id: {type: string}
                                 name: {type: string}
                                 args: {type: object}
+                                willContinue: {type: boolean}
+                                partialArgs:
+                                  type: array
+                                  items:
+                                    type: object
+                                    properties:
+                                      jsonPath: {type: string}
+                                      stringValue: {type: string}
+                                      numberValue: {type: number}
+                                      boolValue: {type: boolean}
+                                      willContinue: {type: boolean}
                             executableCode: {type: object}
                             codeExecutionResult: {type: object}
 """
@@ -89,8 +101,7 @@ GEMINI_PLAN = """\
         - action: tool_call
           key: candidates[*].index
           value: candidates[*].content.parts[*].functionCall
-          members: {id: id, name: name, arguments: args}
-          when: {functionCall.name: {present: true}}
+          members: {id: id, name: name, arguments: args, partial_arguments: partialArgs}
         - {action: stop, key: 'candidates[*].index', value: 'candidates[*].finishReason'}
         - {action: stop, value: 'candidates[*].finishReason'}
         - {action: stop, value: promptFeedback.blockReason}
@@ -111,14 +122,39 @@ def _chunks(body: bytes) -> Iterator[dict[str, Any]]:
             yield json.loads(line[5:])
 
 
+def _partial(args: dict[str, Any], pieces: list[dict[str, Any]], joining: set[str]) -> None:
+    """Vertex AI ``partialArgs`` into ``args``: each piece's value at its JSON path
+    (``$.a[0].b``), string pieces at one path joined while the previous one said
+    ``willContinue`` (``joining`` holds those paths)."""
+    for piece in pieces:
+        steps: list[Any] = [int(i) if i else n for n, i in re.findall(r"\.(\w+)|\[(\d+)\]", piece["jsonPath"])]
+        value = next((piece[k] for k in ("stringValue", "numberValue", "boolValue") if k in piece), None)
+        node: Any = args
+        for step, after in zip(steps, steps[1:], strict=False):
+            if isinstance(step, int):
+                node.extend([None] * (step + 1 - len(node)))
+                node[step] = node[step] if node[step] is not None else ([] if isinstance(after, int) else {})
+            else:
+                node.setdefault(step, [] if isinstance(after, int) else {})
+            node = node[step]
+        last = steps[-1]
+        if isinstance(last, int):
+            node.extend([None] * (last + 1 - len(node)))
+        old = node[last] if isinstance(last, int) else node.get(last)
+        node[last] = old + value if piece["jsonPath"] in joining and isinstance(old, str) else value
+        (joining.add if piece.get("willContinue") else joining.discard)(piece["jsonPath"])
+
+
 def _expected(body: bytes) -> dict[str, Any]:
     """What the raw JSON says, read by hand: per candidate (``index``, absent = 0) the text of
     its non-thought parts and of its thought parts, each ``functionCall`` with a ``name``
-    (name, args), the last finish reason; the last ``usageMetadata`` whole; complete when a
+    (name, args: ``{}`` when it sends none, Vertex ``partialArgs`` of the parts after it set
+    by JSON path), the last finish reason; the last ``usageMetadata`` whole; complete when a
     finish or block reason came."""
     text: dict[int, str] = {}
     thinking: dict[int, str] = {}
     calls: list[tuple[str, Any]] = []
+    joining: set[str] = set()
     finish: dict[int, str] = {}
     out: dict[str, Any] = {"id": None, "model": None, "usage": None, "stop": None, "complete": False}
     for chunk in _chunks(body):
@@ -136,7 +172,10 @@ def _expected(body: bytes) -> dict[str, Any]:
                     into[index] = into.get(index, "") + part["text"]
                 call = part.get("functionCall")
                 if call and "name" in call:
-                    calls.append((call["name"], call.get("args")))
+                    calls.append((call["name"], dict(call.get("args") or {})))
+                    joining = set()
+                if call and "partialArgs" in call:
+                    _partial(calls[-1][1], call["partialArgs"], joining)
             if "finishReason" in candidate:
                 finish[index] = out["stop"] = candidate["finishReason"]
                 out["complete"] = True
@@ -154,7 +193,7 @@ def _check(result: Any, body: bytes) -> None:
     calls = [(call.function["name"], call.function["arguments"]) for c in result.choices for call in c.tool_calls]
     assert [name for name, _ in calls] == [name for name, _ in expected["calls"]]
     for (_, sent), (_, args) in zip(calls, expected["calls"], strict=True):
-        assert (json.loads(sent) if sent else None) == args
+        assert json.loads(sent) == args
     assert {c.index: c.finish_reason for c in result.choices if c.finish_reason} == expected["finish"]
     assert result.stop_reason == expected["stop"]
     assert result.usage == expected["usage"]  # replaced whole, unlisted members kept

@@ -235,13 +235,13 @@ def _statement(
         members = dict(step.members)
         read = {
             name: _inline(value, schema, members[name], names) if name in members else "None"
-            for name in ("id", "name", "arguments", "type")
+            for name in ("id", "name", "arguments", "partial_arguments")
         }
-        state = next(names)
-        kind = f"{read['type']} or 'function'" if "type" in members else "'function'"
+        state, name = next(names), next(names)
+        continued = f"{name} is None" if "name" in members else "False"
         return [
             f"{state} = {slot}",
-            f"{state}.add_tool_call(len({state}.tool_calls), {read['id']}, {kind}, "
-            f"{read['name']}, json_text({plain.format(read['arguments'])}))",
+            f"{state}.add_call({read['id']}, ({name} := {read['name']}), {plain.format(read['arguments'])}, "
+            f"{plain.format(read['partial_arguments'])}, {continued})",
         ]
     raise _Unsupported

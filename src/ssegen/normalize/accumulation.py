@@ -205,7 +205,7 @@ CHOICE_FIELDS = ("content", "reasoning_content", "refusal")
 CHOICE_ALIASES = {"text": "content", "thinking": "reasoning_content"}
 
 #: The names ``members`` of ``open`` and ``tool_call`` may give.
-MEMBERS = ("id", "name", "arguments", "kind", "call_id", "status", "type")
+MEMBERS = ("id", "name", "arguments", "partial_arguments", "kind", "call_id", "status", "type")
 
 #: The ``mode`` of a ``usage`` step.
 USAGE_MODES = ("merge", "replace")
@@ -268,8 +268,12 @@ def gemini_plan(payload: Schema) -> tuple[AccumulateStep, ...]:
             "tool_call",
             key=key,
             value=(*part, "functionCall"),
-            members=(("id", ("id",)), ("name", ("name",)), ("arguments", ("args",))),
-            when=((("functionCall", "name"), ("present", True)),),
+            members=(
+                ("id", ("id",)),
+                ("name", ("name",)),
+                ("arguments", ("args",)),
+                ("partial_arguments", ("partialArgs",)),
+            ),
         ),
         *(
             _S("collect", key=key, value=part, field="content_parts", when=(((name,), ("present", True)),))
@@ -363,6 +367,14 @@ def _is_gemini(payload: Schema) -> bool:
 def _fitted(payload: Schema, step: AccumulateStep) -> AccumulateStep | None:
     """``step`` when its paths exist in ``payload``; a ``meta`` step keeps whichever of
     the id and model paths exists (None when neither does)."""
+    if step.members:
+        target = resolve_path(payload, step.value).schema
+        kept = tuple(
+            (name, path)
+            for name, path in step.members
+            if target is not None and resolve_path(target, path).schema is not None
+        )
+        step = replace(step, members=kept)
     if step.action != "meta":
         return step if _unresolved(payload, step) is None else None
     value = step.value if step.value and resolve_path(payload, step.value).schema is not None else ()
@@ -393,6 +405,16 @@ def _unresolved(payload: Schema, step: AccumulateStep) -> str | None:
         if found.schema is None:
             return (
                 f"when {format_path(path)!r} (read from {format_path(base) or 'the payload'}): segment "
+                f"{format_path(path[: found.failed + 1])!r} {found.reason}"
+            )
+    target = resolve_path(payload, step.value).schema if step.value else None
+    for name, path in step.members:
+        if target is None:
+            break
+        found = resolve_path(target, path)
+        if found.schema is None:
+            return (
+                f"members {name!r}: {format_path(path)!r} (read from {format_path(step.value)}): segment "
                 f"{format_path(path[: found.failed + 1])!r} {found.reason}"
             )
     return None
