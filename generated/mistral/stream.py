@@ -252,7 +252,7 @@ def keep_usages(chunks: Sequence[Any], values: Sequence[bytes], attr: str = "usa
         for chunk, value in zip(chunks, values, strict=False):
             _keep_nested(chunk, value, attr)
         return
-    name = names[0]
+    name = attr.partition(":")[0]
     try:
         for chunk, value in zip(chunks, values, strict=False):
             usage = getattr(chunk, name, None)
@@ -742,11 +742,11 @@ def _put(root: Any, steps: list[str | int], value: Any, append: bool) -> None:
             node.extend([None] * (step + 1 - len(node)))
             if node[step] is None:
                 node[step] = fresh
+            node = node[step]
         elif isinstance(step, str) and isinstance(node, dict):
-            node.setdefault(step, fresh)
+            node = node.setdefault(step, fresh)
         else:
             return
-        node = node[step]
     last = steps[-1]
     if isinstance(last, int) and isinstance(node, list):
         node.extend([None] * (last + 1 - len(node)))
