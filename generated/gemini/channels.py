@@ -134,27 +134,27 @@ def _apply_models_model_stream_generate_content_generate_content_response(
                         v17.add_call(
                             v14.id, (v18 := v14.name), v14.args, v14.partial_args, v18 is None
                         )
-                    if (v19 := v6.executable_code) is not None:
+                    if v6.executable_code is not None:
                         (
                             acc.states.get(v21 := v20 if (v20 := v2.index) is not None else v3)
                             or acc.choice(v21)
                         ).content_parts.append(as_sent(v6))
-                    if (v22 := v6.code_execution_result) is not None:
+                    if v6.code_execution_result is not None:
                         (
                             acc.states.get(v24 := v23 if (v23 := v2.index) is not None else v3)
                             or acc.choice(v24)
                         ).content_parts.append(as_sent(v6))
-                    if (v25 := v6.inline_data) is not None:
+                    if v6.inline_data is not None:
                         (
                             acc.states.get(v27 := v26 if (v26 := v2.index) is not None else v3)
                             or acc.choice(v27)
                         ).content_parts.append(as_sent(v6))
-                    if (v28 := v6.file_data) is not None:
+                    if v6.file_data is not None:
                         (
                             acc.states.get(v30 := v29 if (v29 := v2.index) is not None else v3)
                             or acc.choice(v30)
                         ).content_parts.append(as_sent(v6))
-                    if (v31 := v6.function_response) is not None:
+                    if v6.function_response is not None:
                         (
                             acc.states.get(v33 := v32 if (v32 := v2.index) is not None else v3)
                             or acc.choice(v33)
@@ -168,13 +168,13 @@ def _apply_models_model_stream_generate_content_generate_content_response(
                 ).finish_reason = v35
             if (v38 := v2.finish_reason) is not None:
                 acc.stop_reason = v38
-            if (v42 := v2.finish_reason) is not None:
+            if v2.finish_reason is not None:
                 acc.done()
     if (v39 := chunk.prompt_feedback) is not None and (v40 := v39.block_reason) is not None:
         acc.stop_reason = v40
     if (v41 := chunk.usage_metadata) is not None:
         acc.set_usage(v41)
-    if (v43 := chunk.prompt_feedback) is not None and (v44 := v43.block_reason) is not None:
+    if (v43 := chunk.prompt_feedback) is not None and v43.block_reason is not None:
         acc.done()
 
 
@@ -205,27 +205,27 @@ def _apply_models_model_stream_generate_content_generate_content_response_run(
                             v17.add_call(
                                 v14.id, (v18 := v14.name), v14.args, v14.partial_args, v18 is None
                             )
-                        if (v19 := v6.executable_code) is not None:
+                        if v6.executable_code is not None:
                             (
                                 acc.states.get(v21 := v20 if (v20 := v2.index) is not None else v3)
                                 or acc.choice(v21)
                             ).content_parts.append(as_sent(v6))
-                        if (v22 := v6.code_execution_result) is not None:
+                        if v6.code_execution_result is not None:
                             (
                                 acc.states.get(v24 := v23 if (v23 := v2.index) is not None else v3)
                                 or acc.choice(v24)
                             ).content_parts.append(as_sent(v6))
-                        if (v25 := v6.inline_data) is not None:
+                        if v6.inline_data is not None:
                             (
                                 acc.states.get(v27 := v26 if (v26 := v2.index) is not None else v3)
                                 or acc.choice(v27)
                             ).content_parts.append(as_sent(v6))
-                        if (v28 := v6.file_data) is not None:
+                        if v6.file_data is not None:
                             (
                                 acc.states.get(v30 := v29 if (v29 := v2.index) is not None else v3)
                                 or acc.choice(v30)
                             ).content_parts.append(as_sent(v6))
-                        if (v31 := v6.function_response) is not None:
+                        if v6.function_response is not None:
                             (
                                 acc.states.get(v33 := v32 if (v32 := v2.index) is not None else v3)
                                 or acc.choice(v33)
@@ -239,13 +239,13 @@ def _apply_models_model_stream_generate_content_generate_content_response_run(
                     ).finish_reason = v35
                 if (v38 := v2.finish_reason) is not None:
                     acc.stop_reason = v38
-                if (v42 := v2.finish_reason) is not None:
+                if v2.finish_reason is not None:
                     acc.done()
         if (v39 := chunk.prompt_feedback) is not None and (v40 := v39.block_reason) is not None:
             acc.stop_reason = v40
         if (v41 := chunk.usage_metadata) is not None:
             acc.set_usage(v41)
-        if (v43 := chunk.prompt_feedback) is not None and (v44 := v43.block_reason) is not None:
+        if (v43 := chunk.prompt_feedback) is not None and v43.block_reason is not None:
             acc.done()
 
 

@@ -12,6 +12,7 @@ objects with the same result.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
@@ -56,7 +57,20 @@ def compile_steps(
             _place(root, step, payload, choices, plain, names)
     except _Unsupported:
         return None
-    return tuple(_render(item) for item in root.body)
+    return tuple(_unbound(_render(item)) for item in root.body)
+
+
+_BINDING = re.compile(r"\((v[0-9]+) := ([A-Za-z_][\w.]*)\)")
+
+
+def _unbound(code: str) -> str:
+    """``code`` with each ``(v := expression)`` whose name nothing else reads written as
+    the expression alone (a member only tested, as ``finishReason`` for ``complete``)."""
+    for match in list(_BINDING.finditer(code)):
+        name = match.group(1)
+        if len(re.findall(rf"\b{name}\b", code)) == 1:
+            code = code.replace(match.group(0), match.group(2), 1)
+    return code
 
 
 def _render(item: str | _Scope) -> str:
