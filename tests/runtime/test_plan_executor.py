@@ -409,7 +409,10 @@ def test_a_cohere_stream_assembles_by_a_stated_plan_or_the_built_in_family(tmp_p
     ("step", "part"),
     [
         ("{action: appendd, value: x}", "action 'appendd' is not one of meta, open, append"),
-        ("{action: append, key: slot, value: piece.txt, field: text}", "segment 'piece.txt' is not a member"),
+        (
+            "{action: append, key: slot, value: piece.txt, field: text}",
+            "segment 'piece.txt' is not a member (the object has: text) (schema at demo/asyncapi.yaml:",
+        ),
         ("{action: append, key: 'slot[*]', value: piece.text, field: text}", "segment 'slot[*]' is not an array"),
         ("{action: append, value: 'piece[x]', field: text}", "'[x]' is not `[*]`"),
         ("{action: append, key: slot, value: piece.text, field: 'two words'}", "field 'two words' is not a name"),

@@ -65,6 +65,7 @@ from ..ir import (
     Message,
     Provenance,
     Provider,
+    Resolved,
     Schema,
     WhenTest,
     format_path,
@@ -391,7 +392,10 @@ def _unresolved(payload: Schema, step: AccumulateStep) -> str | None:
             continue
         found = resolve_path(payload, path, step.variant if entry == "value" else None)
         if found.schema is None:
-            return f"{entry} {format_path(path)!r}: segment {format_path(path[: found.failed + 1])!r} {found.reason}"
+            return (
+                f"{entry} {format_path(path)!r}: segment {format_path(path[: found.failed + 1])!r} {found.reason}"
+                f"{_where(found, payload)}"
+            )
     base = _element(step.value)
     if base:
         found = resolve_path(payload, base)
@@ -405,7 +409,7 @@ def _unresolved(payload: Schema, step: AccumulateStep) -> str | None:
         if found.schema is None:
             return (
                 f"when {format_path(path)!r} (read from {format_path(base) or 'the payload'}): segment "
-                f"{format_path(path[: found.failed + 1])!r} {found.reason}"
+                f"{format_path(path[: found.failed + 1])!r} {found.reason}{_where(found, owner)}"
             )
     target = resolve_path(payload, step.value).schema if step.value else None
     for name, path in step.members:
@@ -415,9 +419,15 @@ def _unresolved(payload: Schema, step: AccumulateStep) -> str | None:
         if found.schema is None:
             return (
                 f"members {name!r}: {format_path(path)!r} (read from {format_path(step.value)}): segment "
-                f"{format_path(path[: found.failed + 1])!r} {found.reason}"
+                f"{format_path(path[: found.failed + 1])!r} {found.reason}{_where(found, target)}"
             )
     return None
+
+
+def _where(found: Resolved, root: Schema) -> str:
+    """Where the schema a path stopped in is written: `` (schema at file:line, pointer)``."""
+    at = (found.nodes[-1][1] if found.nodes else root).provenance
+    return f" (schema at {at.file}:{at.line}, {at.pointer or '/'})"
 
 
 def _element(path: tuple[str, ...]) -> tuple[str, ...]:
