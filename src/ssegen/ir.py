@@ -392,6 +392,7 @@ class AccumulateStep:
             and self.action not in ("collect", "tool_call", "tool_calls", "complete")
             and not (self.action == "error" and self.value)
             and not (self.action == "append" and not self.key)
+            and not (self.action == "stop" and self.key)
             and not any(EACH in p for p in paths)
         )
 

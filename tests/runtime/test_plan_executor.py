@@ -483,3 +483,32 @@ def test_generated_gemini_assembles_every_capture_without_a_plan() -> None:
     for path in _captures():
         body = path.read_bytes()
         _check(channel.accumulate(channel.decode([body[i : i + 4096] for i in range(0, len(body), 4096)])), body)
+
+
+def test_a_keyed_stop_sets_the_block_status_and_an_unkeyed_one_the_stream_stop_reason(tmp_path: Path) -> None:
+    spec = """\
+asyncapi: 2.6.0
+info: {title: Custom, version: '1'}
+channels:
+  /stream:
+    x-ssegen-accumulate:
+      token:
+        - {action: append, key: slot, value: piece.text, field: text}
+        - {action: stop, key: slot, value: piece.state}
+        - {action: stop, value: why}
+    subscribe:
+      message:
+        name: token
+        payload:
+          type: object
+          properties:
+            slot: {type: integer}
+            why: {type: string}
+            piece: {type: object, properties: {text: {type: string}, state: {type: string}}}
+"""
+    body = b'data: {"slot": 2, "piece": {"text": "hi", "state": "done"}, "why": "end"}\n\n'
+    with generated_package(tmp_path, {"asyncapi.yaml": spec}) as (package, _):
+        channel = next(iter(package.CHANNELS.values()))
+        result = channel.accumulate(channel.decode([body]))
+    [block] = result.output
+    assert (block.index, block.text, block.status, result.stop_reason) == (2, "hi", "done", "end")
