@@ -17,10 +17,23 @@ current unterminated line and the event being built, so memory is
 O(largest event), bounded by ``max_event_bytes``. It depends only on the
 standard library.
 
-The LLM streams it serves are mostly data-only: each event one ``data:`` line
-holding a JSON chunk (specs/deepseek/asyncapi-page.txt:7,
-specs/xerotier/streaming-api.md:10-11); runs of such events take a fast path
-(:class:`RawEvents`) with the same results as the line-by-line rules.
+It is built in layers, each testable alone, read top to bottom:
+
+* :func:`whatwg_events`: the standard's algorithm transcribed literally over a
+  whole body; the slow path that everything below is tested against.
+* :class:`LineSplitter`: bytes, read in pieces, to complete lines (CR, LF, CRLF,
+  also across reads; the BOM; the pending line, kept without copying).
+* :class:`FieldInterpreter`: the field rules (``event``, ``data``, ``id``,
+  ``retry``, comments, dispatch on a blank line), in one place.
+* :func:`scan_run`: the one run scanner. The LLM streams served are mostly
+  runs of events that are each one ``data:`` line holding a JSON chunk
+  (specs/deepseek/asyncapi-page.txt:7, specs/xerotier/streaming-api.md:10-11), or
+  an ``event:`` line and a ``data:`` line (Anthropic Messages, OpenAI Responses);
+  such a run is taken at once (:class:`RawEvents`, :class:`NamedEvents`), with the
+  same results as the line-by-line rules, by every fast path.
+* :class:`SSEDecoder`: the layers fed read by read (``feed``, ``feed_raw``,
+  ``close``); :func:`iter_events` and :func:`aiter_events` over an iterable of
+  reads.
 
 Every failure caused by the bytes of a stream is an :class:`SSEError`, so that a
 consumer catching it sees no other exception from the network's bytes::
@@ -851,24 +864,25 @@ def scan_run(
         run reaches ``cut + 2`` or is ``None``.
     """
     first = buf.find(b"\n", start)  # the end of the first line
+    run: RawEvents | NamedEvents | None
     if buf.startswith(b"data: ", start):
         if first == cut:  # one event
-            values, stop = [buf[start + 6 : cut]], cut + 2
+            run, stop = _new_tuple(RawEvents, ([buf[start + 6 : cut]], last_id)), cut + 2
         else:
             values, stop = _data_run(buf, start, cut)
-        if values and (buf.isascii() or _is_utf8(buf, stop)):
-            return _new_tuple(RawEvents, (values, last_id)), stop
+            run = _new_tuple(RawEvents, (values, last_id)) if values else None
     elif buf.startswith(b"event: ", start):
+        stop = cut + 2
         if buf.find(b"\n", first + 1) == cut and buf.startswith(b"\ndata: ", first):
-            named: tuple[list[bytes], list[bytes]] | None = (
-                [buf[start:first]],
-                [buf[first + 7 : cut]],
-            )  # one event
+            run = _new_tuple(NamedEvents, ([buf[start:first]], [buf[first + 7 : cut]], last_id))
         else:
             named = _named_run(buf, start, first, cut)
-        if named is not None and (buf.isascii() or _is_utf8(buf, cut + 2)):
-            return _new_tuple(NamedEvents, (named[0], named[1], last_id)), cut + 2
-    return None, start
+            run = None if named is None else _new_tuple(NamedEvents, (*named, last_id))
+    else:
+        return None, start
+    if run is None or not (buf.isascii() or _is_utf8(buf, stop)):
+        return None, start
+    return run, stop
 
 
 def _data_run(buf: bytes, start: int, cut: int) -> tuple[list[bytes], int]:
