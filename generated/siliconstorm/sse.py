@@ -1124,13 +1124,14 @@ class SSEDecoder:
                 events += self._guarded(whole[stop:], offset + stop, events)
             return events
         tail = whole[end:]
-        if b"\n" in tail and (
-            b"retry" in tail or not (tail.isascii() or _is_utf8(tail, tail.rfind(b"\n") + 1))
+        lines_end = tail.rfind(b"\n") + 1  # the end of its complete lines
+        if lines_end and (
+            tail.find(b"retry") >= 0 or not (tail.isascii() or _is_utf8(tail, lines_end))
         ):
             return events + self._guarded(whole[stop:], offset + stop, events)
         if stop < end:
             events += self._guarded(whole[stop:end], offset + stop, events)
-        self._lines.keep(tail, offset + end, b"\n" in tail)
+        self._lines.keep(tail, offset + end, lines_end > 0)
         return events
 
     def _feed(
