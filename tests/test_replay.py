@@ -198,3 +198,22 @@ def test_a_synthesized_responses_stream_is_one_response_with_its_content_parts(t
     capture.write_bytes(b"".join(frames))
     report = conform(GENERATED, "openai_responses", "/v1/responses", capture)
     assert [v.format() for v in report.violations] == [] and report.final["complete"] is True
+
+
+def test_mock_endpoints_claim_each_bare_path_once_and_take_replays(tmp_path: Any) -> None:
+    from ssegen.mock import endpoints
+
+    deepseek, xerotier = (importlib.import_module(f"generated.{name}") for name in ("deepseek", "xerotier"))
+    capture = tmp_path / "a=b.sse"
+    capture.write_bytes(b"data: [DONE]\n\n")
+    served = endpoints([deepseek, xerotier], {"xerotier:/chat/completions": capture}, text="Hi")
+    paths = {(e.provider, e.channel.address): e.paths for e in served}
+    assert paths["deepseek", "/chat/completions"][0] == "/chat/completions"
+    assert paths["xerotier", "/chat/completions"] == ["/xerotier/chat/completions"]  # the bare path is taken
+    sources = {(e.provider, e.channel.address): e.source for e in served}
+    assert sources["xerotier", "/chat/completions"] == f"capture {capture}"
+    assert sources["deepseek", "/chat/completions"] == "synthesized answer 'Hi'"
+    with pytest.raises(FaultError, match="say which channel"):
+        endpoints([deepseek], {None: capture})
+    with pytest.raises(FaultError, match="no channel '/v1/nope'"):
+        endpoints([deepseek], {"/v1/nope": capture})

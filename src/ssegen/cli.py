@@ -824,11 +824,13 @@ def conform(out: Path | None, full_text: bool, as_json: bool, provider: str, cha
 def _replay_option(values: tuple[str, ...]) -> dict[str | None, Path]:
     replays: dict[str | None, Path] = {}
     for value in values:
-        address, sep, file = value.rpartition("=")
+        address, sep, file = value.partition("=")
+        if not sep or not (address.startswith("/") or ":/" in address):  # a file name holding `=`
+            address, file = "", value
         path = Path(file)
         if not path.is_file():
             raise click.BadParameter(f"{file}: no such file", param_hint="--replay")
-        replays[address if sep else None] = path
+        replays[address or None] = path
     return replays
 
 

@@ -5,13 +5,14 @@ fixture routes httpx requests for generated channels to streams, with faults.
 
     def test_consumer_renders_the_answer(sse_mock):
         sse_mock.route(CHANNELS["/chat/completions"], text="Hello world")
-        client = openai.OpenAI(api_key="test", http_client=sse_mock.client())
+        client = openai.OpenAI(api_key="test", http_client=sse_mock.client(openai))
         ...
 
 ``sse_mock`` is a :class:`ssegen.transport.SSEMock`: ``route(...)`` (sources and faults),
-``client()`` / ``async_client()`` (httpx clients on its transport), ``transport``,
-``requests``. It needs httpx, imported only when a test asks for the fixture, so installing ssegen
-changes nothing for test suites that do not use it.
+``client()`` / ``async_client()`` (clients on its transport: httpx by default, ``client(openai)``
+the SDK's own client class on the library it uses, httpx2 for openai >= 3), ``transport``,
+``requests``. The HTTP library is imported only when a test asks for the fixture, so installing
+ssegen changes nothing for test suites that do not use it (``-p no:ssegen`` turns it off).
 """
 
 from __future__ import annotations
