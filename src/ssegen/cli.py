@@ -721,6 +721,9 @@ def watch(
 def ir_command(specs: Path | None, fmt: str, plan: bool, provider: str) -> None:
     """Print the intermediate model of PROVIDER as JSON (sorted keys).
 
+    Each named or shared schema is written once, in `$defs`, and referenced where
+    it is used (`{"$ref": "#/$defs/Name"}`), so the output grows with the spec.
+
     `--plan` prints each channel's discrimination plan in words instead: per SSE
     event type, the literal payloads, the tag values and the messages told apart by
     shape, in the order the generated decoder tries them (the same plan is in the
@@ -739,7 +742,7 @@ def ir_command(specs: Path | None, fmt: str, plan: bool, provider: str) -> None:
     diagnostics = reviewed.sorted()
     if fmt == "json":
         payload = {
-            "ir": ir.to_jsonable(result.provider) if result.provider else None,
+            "ir": ir.to_jsonable(result.provider, base="#/ir") if result.provider else None,
             "diagnostics": [d.to_dict() for d in diagnostics],
         }
         click.echo(json.dumps(payload, indent=2, sort_keys=True, ensure_ascii=False))
