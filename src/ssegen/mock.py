@@ -39,6 +39,7 @@ from .replay import (
     default_source,
     error_frame,
     frames_for,
+    path_matches,
     plan,
     request_model,
     request_problem,
@@ -163,6 +164,7 @@ def create_app(served: list[Endpoint], faults: Faults | None = None) -> Any:
 
     base = faults or Faults()
     by_path = {path: endpoint for endpoint in reversed(served) for path in endpoint.paths}
+    templates = [(path, endpoint) for endpoint in served for path in endpoint.paths if "{" in path]
 
     def error(status: int, message: str, kind: str = "invalid_request_error") -> Response:
         return JSONResponse({"error": {"message": message, "type": kind}}, status_code=status)
@@ -183,7 +185,8 @@ def create_app(served: list[Endpoint], faults: Faults | None = None) -> Any:
         return HTMLResponse(_index_page(rows, str(request.base_url).rstrip("/"), base))
 
     async def stream(request: Request) -> Response:
-        endpoint = by_path.get(request.url.path)
+        path = request.url.path
+        endpoint = by_path.get(path) or next((e for p, e in templates if path_matches(p, path)), None)
         if endpoint is None:
             listed = ", ".join(sorted(by_path))
             return error(404, f"ssegen mock: no channel at {request.url.path} (channels: {listed})", "not_found")

@@ -212,18 +212,32 @@ def channel_paths(address: str, servers: Mapping[str, str]) -> list[str]:
     """The HTTP paths ``address`` is served at: under the path of each server URL
     (``https://api.mistral.ai/v1`` + ``/chat/completions`` -> ``/v1/chat/completions``), an
     address already starting with that path taken as whole (DeepSeek's ``/beta/completions`` on
-    ``https://api.deepseek.com/beta``); the address itself when no server has a path. A URL
-    holding AsyncAPI server variables (``{region}``) in its path counts as having none."""
+    ``https://api.deepseek.com/beta``); the address itself when no server has a path. Server
+    variables and channel parameters (``{project}``, ``{model}``) stay in the path, as templates
+    (:func:`path_matches`)."""
     paths: list[str] = []
     for url in servers.values():
         base = urlsplit(url).path.rstrip("/") if "://" in url else ""
-        if "{" in base:
-            base = ""
         whole = not base or address == base or address.startswith(base + "/")
         path = address if whole else base + address
         if path not in paths:
             paths.append(path)
     return paths or [address]
+
+
+_PARAMETER = re.compile(r"\{[^{}/]*\}")
+
+
+def path_matches(template: str, path: str, *, suffix: bool = False) -> bool:
+    """``path`` (a request's URL path) is ``template`` (a channel path, ``{name}`` standing for one
+    path segment or part of one: ``/models/{model}:streamGenerateContent``), or with ``suffix``
+    ends with it after any prefix (``/v1/chat/completions`` ends with ``/chat/completions``)."""
+    if "{" not in template:
+        return path == template or (suffix and template.startswith("/") and path.endswith(template))
+    pattern = "[^/]+".join(re.escape(part) for part in _PARAMETER.split(template))
+    if suffix and template.startswith("/"):
+        return re.search(f"{pattern}$", path) is not None
+    return re.fullmatch(pattern, path) is not None
 
 
 def default_events(channel: Any, model: str | None = None) -> list[Any]:

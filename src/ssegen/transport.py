@@ -41,6 +41,7 @@ from .replay import (
     frames_for,
     import_provider,
     package_of,
+    path_matches,
     plan,
     request_problem,
     terminator_frame,
@@ -77,8 +78,7 @@ class Route:
         """The request is for this route (path, and URL prefix when ``url`` is set)."""
         if self.url is not None and not str(request.url).startswith(self.url):
             return False
-        path = request.url.path
-        return any(path == p or (p.startswith("/") and path.endswith(p)) for p in self.paths)
+        return any(path_matches(p, request.url.path, suffix=True) for p in self.paths)
 
     def steps(self, request: Any) -> list[Step]:
         """The steps answering ``request``: the route's faults and the request's header ones.
