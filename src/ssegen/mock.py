@@ -177,6 +177,7 @@ def create_app(served: list[Endpoint], faults: Faults | None = None) -> Any:
                 "family": e.channel.family,
                 "paths": e.paths,
                 "source": e.source,
+                "requests": e.requests,
             }
             for e in served
         ]
