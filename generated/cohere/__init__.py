@@ -54,6 +54,11 @@ SPEC_TITLE = "Cohere Chat v2 streaming API"
 SPEC_VERSION = "v2"
 """The version of the provider's spec."""
 
+SERVERS: dict[str, str] = {
+    "production": "https://api.cohere.com/v2",
+}
+"""The servers the spec declares (AsyncAPI ``servers``): name -> URL, in spec order."""
+
 ERROR_CODES: dict[int | str, str] = {}
 """Documented error codes and their meaning (none documented)."""
 
@@ -73,6 +78,7 @@ __all__ = [
     "InvalidUTF8Error",
     "PROVIDER",
     "PayloadError",
+    "SERVERS",
     "SPEC_TITLE",
     "SPEC_VERSION",
     "SSEError",

@@ -54,6 +54,12 @@ SPEC_TITLE = "Google Gemini streamGenerateContent (server-sent events)"
 SPEC_VERSION = "v1beta"
 """The version of the provider's spec."""
 
+SERVERS: dict[str, str] = {
+    "gemini": "https://generativelanguage.googleapis.com/v1beta",
+    "vertex": "https://{location}-aiplatform.googleapis.com/v1/projects/{project}/locations/{location}/publishers/google",
+}
+"""The servers the spec declares (AsyncAPI ``servers``): name -> URL, in spec order."""
+
 ERROR_CODES: dict[int | str, str] = {}
 """Documented error codes and their meaning (none documented)."""
 
@@ -73,6 +79,7 @@ __all__ = [
     "MODELS_MODEL_STREAM_GENERATE_CONTENT_CHANNEL",
     "PROVIDER",
     "PayloadError",
+    "SERVERS",
     "SPEC_TITLE",
     "SPEC_VERSION",
     "SSEError",
