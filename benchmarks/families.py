@@ -2,7 +2,7 @@
 
 Usage::
 
-    python benchmarks/families.py [--events N] [--rounds R] [--families chat,messages,responses,gemini]
+    python benchmarks/families.py [--events N] [--rounds R] [--families chat,messages,responses,gemini,cohere]
                                   [--reads 4k,event,whole] [--json]
 
 Three stream families, each a realistic stream of ``--events`` events built in memory:
@@ -16,7 +16,10 @@ Three stream families, each a realistic stream of ``--events`` events built in m
 * ``gemini``: Gemini ``streamGenerateContent?alt=sse`` chunks, data-only, no terminator (thought
   parts, then text parts, a function call, ``finishReason`` last; ``usageMetadata`` re-sent
   whole with every chunk, as the captures in ``../shared/corpus/families/gemini`` do):
-  ``generated.gemini``, assembled by its built-in plan (issue 22).
+  ``generated.gemini``, assembled by its built-in plan (issue 22);
+* ``cohere``: Cohere v2 chat named events (``event: content-delta`` ...): a tool plan, a tool
+  call whose arguments arrive in a tenth of the deltas, text, a citation, ``message-end`` with
+  the usage: ``generated.cohere``, assembled by its built-in plan.
 
 The streams and the named-event floor are those of ``decode.py`` (which also measures the
 SDKs); this script measures each family against its floor per read size.
@@ -63,6 +66,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import decode as chat_stream  # noqa: E402  (benchmarks/decode.py: the chat stream)
 import msgspec  # noqa: E402
 
+from generated.cohere import CHANNELS as COHERE  # noqa: E402
 from generated.gemini import CHANNELS as GEMINI  # noqa: E402
 from generated.gemini import models as gemini_models  # noqa: E402
 
@@ -147,6 +151,41 @@ def iter_gemini(n: int) -> Iterator[bytes]:
 
 # --------------------------------------------------------------------------
 # Floors: no SSE compliance, one typed decode per event
+
+
+def iter_cohere(n: int) -> Iterator[bytes]:
+    """A Cohere v2 chat stream of ``n`` events: ``message-start``, a tool plan (a tenth of
+    the events), a tool call whose arguments arrive in a tenth, then text deltas, a citation
+    and ``message-end`` with the usage (the shapes of Cohere's streaming docs)."""
+
+    def event(data: dict[str, Any]) -> bytes:
+        text = json.dumps(data, separators=(",", ":"))
+        return f"event: {data['type']}\ndata: {text}\n\n".encode()
+
+    words = ["The", " quick", " brown", " fox", " jumps", " over", " the", " lazy", " dog."]
+    plan, arguments = n // 10, n // 10
+    text = n - plan - arguments - 8
+    yield event({"type": "message-start", "id": "fba98ad3", "delta": {"message": {"role": "assistant"}}})
+    for i in range(plan):
+        yield event({"type": "tool-plan-delta", "delta": {"message": {"tool_plan": words[i % len(words)]}}})
+    call = {"id": "get_weather_1", "type": "function", "function": {"name": "get_weather", "arguments": ""}}
+    yield event({"type": "tool-call-start", "index": 0, "delta": {"message": {"tool_calls": call}}})
+    for i in range(arguments):
+        piece = '{"location": "' if i == 0 else ('"}' if i == arguments - 1 else "a")
+        fragment = {"tool_calls": {"function": {"arguments": piece}}}
+        yield event({"type": "tool-call-delta", "index": 0, "delta": {"message": fragment}})
+    yield event({"type": "tool-call-end", "index": 0})
+    start = {"content": {"type": "text", "text": ""}}
+    yield event({"type": "content-start", "index": 1, "delta": {"message": start}})
+    for i in range(text):
+        content = {"content": {"text": words[i % len(words)]}}
+        yield event({"type": "content-delta", "index": 1, "delta": {"message": content}})
+    yield event({"type": "content-end", "index": 1})
+    citation = {"start": 0, "end": 3, "text": "The", "sources": [{"type": "tool", "id": "get_weather_1:0"}]}
+    yield event({"type": "citation-start", "index": 0, "delta": {"message": {"citations": citation}}})
+    yield event({"type": "citation-end", "index": 0})
+    usage = {"billed_units": {"input_tokens": 10, "output_tokens": text}, "tokens": {"input_tokens": 900}}
+    yield event({"type": "message-end", "delta": {"finish_reason": "COMPLETE", "usage": usage}})
 
 
 def data_floor(cls: Any) -> Callable[[list[bytes]], int]:
@@ -264,15 +303,21 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--events", type=int, default=20_000, help="events per stream")
     parser.add_argument("--rounds", type=int, default=11, help="rounds (the best is kept)")
-    parser.add_argument("--families", default="chat,messages,responses,gemini")
+    parser.add_argument("--families", default="chat,messages,responses,gemini,cohere")
     parser.add_argument("--reads", default="4k,event,whole", help="read sizes: 4k, event, whole")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args(argv)
     if args.events < 8:
         parser.error("--events must be at least 8")
-    channels = {"chat": chat_stream.CHAT, **chat_stream.FAMILIES, "gemini": next(iter(GEMINI.values()))}
-    streams = {family: chat_stream.STREAMS[family][1] for family in channels if family != "gemini"}
+    channels = {
+        "chat": chat_stream.CHAT,
+        **chat_stream.FAMILIES,
+        "gemini": next(iter(GEMINI.values())),
+        "cohere": next(iter(COHERE.values())),
+    }
+    streams = {family: chat_stream.STREAMS[family][1] for family in channels if family in chat_stream.STREAMS}
     streams["gemini"] = iter_gemini
+    streams["cohere"] = iter_cohere
     results: dict[str, Any] = {
         "python": sys.version.split()[0],
         "msgspec": msgspec.__version__,
