@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
 from typing import Any, BinaryIO
+from urllib.parse import unquote
 
 import jsonschema
 from jsonschema.exceptions import ValidationError, relevance
@@ -208,7 +209,8 @@ def _inlined(schema: dict[str, Any]) -> dict[str, Any]:
             return node
         ref = node.get("$ref")
         if isinstance(ref, str) and ref.startswith("#/$defs/"):
-            name = ref[len("#/$defs/") :].replace("~1", "/").replace("~0", "~")
+            # RFC 6901 section 6: percent-decoded first (keys written where they are: `%23`), then ~1, ~0.
+            name = unquote(ref[len("#/$defs/") :]).replace("~1", "/").replace("~0", "~")
             if name in defs and name not in inside:
                 rest = {k: walk(v, inside) for k, v in node.items() if k != "$ref"}
                 target = walk(defs[name], (*inside, name))

@@ -79,10 +79,10 @@ class Schema:
             (``const``, a one-value ``enum``, or the value a ``discriminator`` mapping
             gives it), and no two share a value; "" when no member does.
         constraints: every other JSON Schema keyword the source states, as written
-            with ``$ref`` s inside inlined (value constraints ``maximum``, ``minLength``,
-            ``pattern``; applicators ``not``, ``allOf``, ``if``/``then``/``else``, ...):
-            the generated models do not use them, ``schemas.json`` (and so
-            ``ssegen conform``) enforces them.
+            (value constraints ``maximum``, ``minLength``, ``pattern``; applicators
+            ``not``, ``allOf``, ``if``/``then``/``else``, ``patternProperties``, ...), each
+            ``$ref`` inside a :class:`SchemaRef` to its target: the generated models do not
+            use them, ``schemas.json`` (and so ``ssegen conform``) enforces them.
     """
 
     type: SchemaType
@@ -132,6 +132,36 @@ class Schema:
             if prop.name == name:
                 return prop
         return None
+
+
+@dataclass(frozen=True)
+class SchemaRef:
+    """A ``$ref`` kept inside :attr:`Schema.constraints` (the keywords kept as written).
+
+    The referenced schema is held once, by every reference to it, so a spec that refers to
+    one schema ten times per level, nine levels deep, stays as small in memory as it is on
+    disk; the exports write it once too (``schemas.json`` and ``ssegen ir``: a ``$defs``
+    entry keyed :attr:`key`, JSON Schema 2020-12 section 8.2.4).  Replacing the reference
+    by :attr:`target` gives what the source means (the target of a ``$ref`` that leads back
+    to a schema it is inside, or more than 32 references deep, is ``{}``, any JSON).
+
+    Equal when they refer to the same place; the target is not compared (it is what is
+    written there).
+
+    Attributes:
+        provenance: where the referenced schema is written (file, line, JSON pointer of
+            the ``$ref`` target, not of the ``$ref``).
+        target: the referenced JSON Schema value as written (a mapping or a boolean),
+            each ``$ref`` inside it a :class:`SchemaRef` in turn.
+    """
+
+    provenance: Provenance
+    target: Any = field(compare=False, repr=False)
+
+    @property
+    def key(self) -> str:
+        """``<file>#<JSON pointer>`` of the target: where it is written, its key in ``$defs``."""
+        return f"{self.provenance.file}#{self.provenance.pointer}"
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,10 @@ shared definitions (JSON Schema 2020-12, section 8.2.4 ``$defs``; RFC 6901 point
   the entry in ``$defs`` is written with ``nullable`` false).  Resolving a reference is
   ``{**defs[key], **siblings}``.
 * Any other schema (an unnamed one used once: a plain ``string`` member) stays inline.
+* A ``$ref`` inside the keywords a schema keeps as written (its ``constraints``:
+  ``patternProperties``, ``not``, ``if``..., a :class:`~ssegen.ir.SchemaRef`) is
+  ``{"$ref": "#/$defs/<file>#<pointer>"}`` too, the entry the referenced JSON Schema as
+  written (its own references written the same way).
 
 Every schema is written exactly once, so the output grows linearly with the IR in memory
 (which the loaders keep linear in the spec: ``$ref`` targets are converted once).  Each
@@ -33,7 +37,7 @@ from dataclasses import dataclass, fields, is_dataclass
 from typing import Any
 from urllib.parse import quote
 
-from .ir import AccumulateStep, Property, Schema
+from .ir import AccumulateStep, Property, Schema, SchemaRef
 
 #: The member of the printed IR holding the schemas written once.
 DEFS = "$defs"
@@ -74,9 +78,10 @@ def dumps(node: Any) -> str:
 
 @dataclass
 class _Node:
-    """One distinct schema content (nullability aside): a schema to write once."""
+    """One distinct schema content (nullability aside), or one schema a keyword kept as
+    written refers to: a schema to write once."""
 
-    schema: Schema
+    schema: Schema | SchemaRef
     uses: int = 0
     key: str = ""
 
@@ -87,6 +92,7 @@ class _Table:
     def __init__(self, base: str) -> None:
         self.base = base
         self.digests: dict[int, str] = {}  # id(schema) -> digest
+        self.ref_digests: dict[SchemaRef, str] = {}  # a reference kept as written -> digest
         self.kept: list[Schema] = []  # keeps every id() above alive, so none is reused
         self.nodes: dict[str, _Node] = {}  # digest -> node
 
@@ -118,7 +124,7 @@ class _Table:
         def child_content(child: Schema) -> dict[str, Any]:
             return {"digest": next(child_digests), "nullable": child.nullable}
 
-        own = _fields(schema, child_content)
+        own = _fields(schema, child_content, self.ref_content)
         text = json.dumps(own, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
         digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
         self.digests[id(schema)] = digest
@@ -129,13 +135,33 @@ class _Table:
                 self.nodes[child].uses += 1
         return digest
 
+    def ref_content(self, ref: SchemaRef) -> dict[str, Any]:
+        """A reference kept as written, in a digested content: its target's digest (counted
+        as a use of that entry)."""
+        digest = self.ref_digest(ref)
+        self.nodes[digest].uses += 1
+        return {"$ref": digest}
+
+    def ref_digest(self, ref: SchemaRef) -> str:
+        """SHA-256 (hex) of where ``ref``'s target is written and of the target as written
+        (references in it by their digests)."""
+        known = self.ref_digests.get(ref)
+        if known is not None:
+            return known
+        own = {"ref": ref.key, "as_written": _plain(ref.target, self.ref_content)}
+        text = json.dumps(own, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+        digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
+        self.ref_digests[ref] = digest
+        self.nodes.setdefault(digest, _Node(ref))
+        return digest
+
     # -- keys ---------------------------------------------------------------------
 
     def assign_keys(self) -> None:
         """Give each schema that goes to ``$defs`` its key (see the module docstring)."""
         groups: dict[str, list[str]] = {}
         for digest, node in self.nodes.items():
-            if node.schema.name or node.uses > 1:
+            if isinstance(node.schema, SchemaRef) or node.schema.name or node.uses > 1:
                 groups.setdefault(_base_key(node.schema), []).append(digest)
         taken = set(groups)
         for base, digests in sorted(groups.items()):
@@ -169,16 +195,28 @@ class _Table:
         """``schema`` at a use site: a reference to its entry, or the schema inline."""
         key = self.nodes[self.digests[id(schema)]].key
         if not key:
-            return _fields(schema, self.use, nullable=schema.nullable)
-        ref: dict[str, Any] = {"$ref": f"{self.base}/{DEFS}/{_pointer_token(key)}"}
+            return _fields(schema, self.use, self.ref, nullable=schema.nullable)
+        ref: dict[str, Any] = {"$ref": f"{self.base}/{DEFS}/{pointer_token(key)}"}
         if schema.nullable:
             ref["nullable"] = True
         return ref
 
+    def ref(self, ref: SchemaRef) -> dict[str, Any]:
+        """A reference kept as written: a reference to its target's entry."""
+        key = self.nodes[self.ref_digests[ref]].key
+        return {"$ref": f"{self.base}/{DEFS}/{pointer_token(key)}"}
+
     def entries(self) -> dict[str, Any]:
         """The ``$defs`` table, sorted by key."""
         keyed = sorted((node for node in self.nodes.values() if node.key), key=lambda node: node.key)
-        return {node.key: _fields(node.schema, self.use, nullable=False) for node in keyed}
+        return {
+            node.key: (
+                _plain(node.schema.target, self.ref)
+                if isinstance(node.schema, SchemaRef)
+                else _fields(node.schema, self.use, self.ref, nullable=False)
+            )
+            for node in keyed
+        }
 
 
 def _children(schema: Schema) -> list[Schema]:
@@ -187,9 +225,10 @@ def _children(schema: Schema) -> list[Schema]:
     return [*(p.schema for p in schema.properties), *items, *schema.variants]
 
 
-def _fields(schema: Schema, child: Any, *, nullable: bool | None = None) -> dict[str, Any]:
+def _fields(schema: Schema, child: Any, ref: Any, *, nullable: bool | None = None) -> dict[str, Any]:
     """``schema``'s fields as JSON data, each child schema as ``child(schema)`` gives it (in
-    :func:`_children` order); ``nullable`` left out when None."""
+    :func:`_children` order), each reference in its constraints as ``ref(reference)`` does;
+    ``nullable`` left out when None."""
     out: dict[str, Any] = {}
     for f in fields(schema):
         value = getattr(schema, f.name)
@@ -203,33 +242,40 @@ def _fields(schema: Schema, child: Any, *, nullable: bool | None = None) -> dict
         elif f.name == "variants":
             out["variants"] = [child(variant) for variant in value]
         else:
-            out[f.name] = _plain(value)
+            out[f.name] = _plain(value, ref)
     return out
 
 
 def _property(prop: Property, child: Any) -> dict[str, Any]:
-    return {f.name: child(prop.schema) if f.name == "schema" else _plain(getattr(prop, f.name)) for f in fields(prop)}
+    return {
+        f.name: child(prop.schema) if f.name == "schema" else _plain(getattr(prop, f.name), None) for f in fields(prop)
+    }
 
 
-def _plain(value: Any) -> Any:
-    """A schema field's value (no schema in it) as JSON data."""
+def _plain(value: Any, ref: Any) -> Any:
+    """A schema field's value (no schema in it) as JSON data, each reference kept as written
+    (:class:`~ssegen.ir.SchemaRef`, only in constraints) as ``ref(reference)`` gives it."""
+    if isinstance(value, SchemaRef):
+        return ref(value)
     if is_dataclass(value) and not isinstance(value, type):
-        return {f.name: _plain(getattr(value, f.name)) for f in fields(value)}
+        return {f.name: _plain(getattr(value, f.name), ref) for f in fields(value)}
     if isinstance(value, (list, tuple)):
-        return [_plain(item) for item in value]
+        return [_plain(item, ref) for item in value]
     if isinstance(value, dict):
-        return {key: _plain(item) for key, item in value.items()}
+        return {key: _plain(item, ref) for key, item in value.items()}
     return value
 
 
-def _base_key(schema: Schema) -> str:
+def _base_key(schema: Schema | SchemaRef) -> str:
     """A schema's ``$defs`` key before disambiguation: its name, else where it is written."""
+    if isinstance(schema, SchemaRef):
+        return schema.key
     if schema.name:
         return schema.name
     return f"{schema.provenance.file}#{schema.provenance.pointer}"
 
 
-def _pointer_token(key: str) -> str:
+def pointer_token(key: str) -> str:
     """``key`` as one reference token of a JSON pointer in a URI fragment (RFC 6901 sections
     3 and 6: ``~`` and ``/`` escaped, then percent-encoded where a fragment needs it)."""
     return quote(key.replace("~", "~0").replace("/", "~1"), safe="~!$&'()*+,;=:@-._")

@@ -358,3 +358,42 @@ def test_ir_of_a_ref_fan_out_is_linear_in_the_spec(fmt: str) -> None:
     for level in range(9):
         members = ir["$defs"][f"L{level}"]["properties"]
         assert [m["schema"] for m in members] == [{"$ref": f"{base}/$defs/L{level + 1}"}] * 10
+
+
+def test_generate_and_ir_of_a_fan_out_through_kept_keywords_are_linear_in_the_spec(tmp_path: Path) -> None:
+    """Ten $refs per level through patternProperties, nine levels deep (issue 25): the keywords
+    kept as written keep their references, so `ssegen generate` writes a schemas.json and
+    `ssegen ir` an IR that are small multiples of the spec (each target once in `$defs`), within
+    the memory limit (before: five levels wrote 53 MB, nine ran out of memory)."""
+    specs = CORPUS / "ref-fan-out-pattern-properties"
+    spec_bytes = (specs / "demo" / "asyncapi.json").stat().st_size
+    out = tmp_path / "hostile_out"
+    runs = {
+        command: subprocess.run(
+            [sys.executable, "-m", "ssegen", *args],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            encoding="utf-8",
+            check=False,
+            preexec_fn=_limit_memory if sys.platform == "linux" else None,
+        )
+        for command, args in (
+            ("generate", ["generate", "-q", "--specs", str(specs), "--out", str(out)]),
+            ("ir", ["ir", "--specs", str(specs), "demo"]),
+        )
+    }
+    for command, run in runs.items():
+        assert run.returncode == 0, (command, run.stderr)
+    schemas = out / "demo" / "schemas.json"
+    assert schemas.stat().st_size < 4 * spec_bytes
+    assert len(runs["ir"].stdout.encode("utf-8")) < 16 * spec_bytes
+    doc = json.loads(schemas.read_text(encoding="utf-8"))
+    target = "demo/asyncapi.json#/components/schemas/L{}"
+    assert sorted(doc["$defs"]) == sorted(["L0", *(target.format(level) for level in range(1, 10))])
+    ref = "#/$defs/demo~1asyncapi.json%23~1components~1schemas~1L{}"
+    assert set(json.dumps(r) for r in doc["$defs"]["L0"]["patternProperties"].values()) == {
+        json.dumps({"$ref": ref.format(1)})
+    }
+    ir = json.loads(runs["ir"].stdout)
+    assert sorted(k for k in ir["$defs"] if "#" in k) == [target.format(level) for level in range(1, 10)]

@@ -8,6 +8,7 @@ import jsonschema
 from click.testing import CliRunner
 
 from ssegen.cli import main
+from ssegen.ir import Provenance, SchemaRef
 from ssegen.load import load_provider
 from ssegen.normalize.jsonschema import export_provider
 
@@ -57,11 +58,16 @@ def test_value_constraints_are_kept_in_the_ir_and_schemas_json(tmp_path: Path) -
     members = {p.name: p.schema.constraints for p in payload.properties}
     assert members["percentage"] == {"minimum": 0, "maximum": 100}
     assert members["label"] == {"minLength": 1, "pattern": "^[a-z]+$"}
-    assert members["kind"] == {"not": {"type": "string", "enum": ["bad"]}}  # $ref inlined
+    forbidden = members["kind"]["not"]  # the $ref kept, its target read once
+    assert forbidden == SchemaRef(Provenance("p/asyncapi.yaml", 21, "/components/schemas/Forbidden"), None)
+    assert forbidden.target == {"type": "string", "enum": ["bad"]}
     assert members["size"] == {"maximum": 5}  # allOf is merged: the part's own constraint
-    props = export_provider(provider)["$defs"]["Progress"]["properties"]
+    doc = export_provider(provider)
+    props = doc["$defs"]["Progress"]["properties"]
     assert props["percentage"] == {"type": "integer", "minimum": 0, "maximum": 100}
     assert props["tags"]["uniqueItems"] is True
+    assert props["kind"] == {"not": {"$ref": "#/$defs/p~1asyncapi.yaml%23~1components~1schemas~1Forbidden"}}
+    assert doc["$defs"]["p/asyncapi.yaml#/components/schemas/Forbidden"] == {"type": "string", "enum": ["bad"]}
 
 
 def test_value_constraints_are_enforced_by_the_strict_schema(tmp_path: Path) -> None:

@@ -8,29 +8,90 @@ lists, or ``anyOf`` with ``{"type": "null"}`` around a ``$ref``), every named
 object under ``$defs`` with its title, messages as ``$ref``s to their payloads.
 Every other keyword the source states (``maximum``, ``pattern``, ``not``,
 ``allOf``, ``if``...) is kept from :attr:`ssegen.ir.Schema.constraints`.
+
+Every schema is written once, so the document grows linearly with the spec however
+often a schema is referred to (JSON Schema 2020-12 section 8.2.4, ``$defs``; ten
+``$ref`` s per level, nine levels deep, is 10^9 copies written as a tree).  The
+``$defs`` table holds, each once:
+
+* each named object (a class of the generated models), keyed by its name
+  (``ChatCompletionChunk``);
+* each schema a keyword kept as written refers to (``patternProperties: {"^x-":
+  {"$ref": ...}}``, ``not``, ``if``: a :class:`~ssegen.ir.SchemaRef`), as written, keyed
+  by where it is written (``<file>#<JSON pointer>``);
+* each other schema written at more than one place whose JSON is over
+  :data:`INLINE_LIMIT` bytes (a union of arrays of unions...), keyed by where it is
+  written; smaller ones stay inline at each use, where they are easier to read.
+
+Two different entries under one key (two schemas named ``Delta``) are both kept, each
+key followed by ``-`` and the first six hex digits of the SHA-256 of its entry (more
+when six still collide), as ``ssegen ir`` keys its ``$defs`` (:mod:`ssegen.irjson`).
+References are RFC 6901 pointers in a URI fragment (``#/$defs/demo~1a.json%23~1x``).
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 from typing import Any
 
-from ..ir import Provider, Schema
+from ..ir import Provider, Schema, SchemaRef
+from ..irjson import pointer_token
 
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
 
+#: Bytes (compact JSON) over which a schema written at more than one place goes to ``$defs``.
+INLINE_LIMIT = 1024
+
+#: Hex digits of the SHA-256 that tell apart two entries under one key (more when they collide).
+_SUFFIX_DIGITS = 6
+
+
+class _Key:
+    """A reference to a ``$defs`` entry by the digest of its entry, until entries get keys."""
+
+    __slots__ = ("base", "digest")
+
+    def __init__(self, digest: str, base: str) -> None:
+        self.digest = digest
+        self.base = base
+
 
 class _Exporter:
-    def __init__(self) -> None:
-        self.defs: dict[str, dict[str, Any]] = {}
+    """Writes IR schemas as JSON Schema, each ``$defs`` entry once (see the module docstring).
+
+    Pass 1 (:meth:`schema`) writes references as :class:`_Key` s naming an entry's digest;
+    :meth:`finish` gives the entries their keys and writes the references."""
+
+    def __init__(self, uses: dict[int, int]) -> None:
+        self.uses = uses
+        self.entries: dict[str, tuple[str, Any]] = {}  # digest -> (key before disambiguation, entry)
+        self._forms: dict[int, dict[str, Any]] = {}  # id(schema) -> how a use of it is written
+        self._raw: dict[SchemaRef, str] = {}  # reference -> digest of its entry
+        self._kept: list[Schema] = []  # keeps every id() above alive, so none is reused
 
     def schema(self, schema: Schema) -> dict[str, Any]:
+        """``schema`` at a use site (a ``$ref`` to its entry, or the schema inline)."""
+        form = self._forms.get(id(schema))
+        if form is not None:
+            return form
         if schema.type == "object" and schema.properties and schema.name:
-            if schema.name not in self.defs:
-                self.defs[schema.name] = {}  # reserve: recursion ends here
-                self.defs[schema.name] = self._object(schema)
-            ref: dict[str, Any] = {"$ref": f"#/$defs/{schema.name}"}
-            return {"anyOf": [ref, {"type": "null"}]} if schema.nullable else ref
-        return self._inline(schema)
+            ref: dict[str, Any] = {"$ref": self._add(schema.name, self._object(schema))}
+            form = {"anyOf": [ref, {"type": "null"}]} if schema.nullable else ref
+        else:
+            form = self._inline(schema)
+            if self.uses.get(id(schema), 0) > 1 and len(_canonical(form, measure=True)) > INLINE_LIMIT:
+                where = f"{schema.provenance.file}#{schema.provenance.pointer}"
+                form = {"$ref": self._add(where, form)}
+        self._forms[id(schema)] = form
+        self._kept.append(schema)
+        return form
+
+    def _add(self, key: str, entry: Any) -> _Key:
+        """Record ``entry`` (pass-1 JSON) under ``key``; a reference to it."""
+        digest = hashlib.sha256(_canonical([key, entry]).encode("utf-8")).hexdigest()
+        self.entries.setdefault(digest, (key, entry))
+        return _Key(digest, key)
 
     def _object(self, schema: Schema) -> dict[str, Any]:
         out: dict[str, Any] = {"type": "object"}
@@ -44,7 +105,7 @@ class _Exporter:
             out["required"] = required
         if not schema.additional_properties:
             out["additionalProperties"] = False
-        out.update(schema.constraints)
+        out.update(self._as_written(schema.constraints))
         return out
 
     def _property(self, schema: Schema, description: str) -> dict[str, Any]:
@@ -57,13 +118,14 @@ class _Exporter:
 
     def _inline(self, schema: Schema) -> dict[str, Any]:
         out: dict[str, Any] = {}
+        constraints: dict[str, Any] = self._as_written(schema.constraints)
         if schema.type == "any":
-            return dict(schema.constraints)
+            return constraints
         if schema.type == "union":
             variants = [self.schema(v) for v in schema.variants]
             if schema.nullable:
                 variants.append({"type": "null"})
-            return {"anyOf": variants, **schema.constraints}
+            return {"anyOf": variants, **constraints}
         if schema.type == "null":
             return {"type": "null"}
         out["type"] = [schema.type, "null"] if schema.nullable else schema.type
@@ -78,27 +140,99 @@ class _Exporter:
                 out["maxItems"] = schema.max_items
         if schema.type == "object" and not schema.additional_properties:
             out["additionalProperties"] = False
-        out.update(schema.constraints)
+        out.update(constraints)
         return out
+
+    def _as_written(self, value: Any) -> Any:
+        """A constraint's value as written, each :class:`~ssegen.ir.SchemaRef` in it a ``$ref``
+        to the entry of its target.  ``$id`` is left out: it would change the base URI those
+        references resolve against (every reference of the source is already resolved)."""
+        if isinstance(value, SchemaRef):
+            digest = self._raw.get(value)
+            if digest is None:
+                digest = self._add(value.key, self._as_written(value.target)).digest
+                self._raw[value] = digest
+            return {"$ref": _Key(digest, value.key)}
+        if isinstance(value, dict):
+            return {k: self._as_written(v) for k, v in value.items() if k != "$id"}
+        if isinstance(value, list):
+            return [self._as_written(v) for v in value]
+        return value
+
+    def finish(self, channels: dict[str, dict[str, Any]]) -> tuple[dict[str, Any], dict[str, Any]]:
+        """``($defs, channels)`` with every reference written as ``#/$defs/<key>``."""
+        groups: dict[str, list[str]] = {}
+        for digest, (key, _) in self.entries.items():
+            groups.setdefault(key, []).append(digest)
+        keys: dict[str, str] = {}
+        taken = set(groups)
+        for base, digests in sorted(groups.items()):
+            if len(digests) == 1:
+                keys[digests[0]] = base
+                continue
+            for digest in sorted(digests):
+                size = _SUFFIX_DIGITS
+                while (key := f"{base}-{digest[:size]}") in taken:
+                    size += 1
+                taken.add(key)
+                keys[digest] = key
+
+        def write(value: Any) -> Any:
+            if isinstance(value, _Key):
+                return f"#/$defs/{pointer_token(keys[value.digest])}"
+            if isinstance(value, dict):
+                return {k: write(v) for k, v in value.items()}
+            if isinstance(value, list):
+                return [write(v) for v in value]
+            return value
+
+        defs = {keys[digest]: write(entry) for digest, (_, entry) in self.entries.items()}
+        return dict(sorted(defs.items())), write(channels)
+
+
+def _canonical(value: Any, *, measure: bool = False) -> str:
+    """Compact JSON of pass-1 data, keys sorted, a :class:`_Key` as its digest (``measure``:
+    as the reference it becomes, near enough to size the schema as written)."""
+
+    def key(ref: _Key) -> str:
+        return f"#/$defs/{pointer_token(ref.base)}" if measure else ref.digest
+
+    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=key)
+
+
+def _count_uses(provider: Provider) -> dict[int, int]:
+    """``id(schema)`` -> the places the provider's schemas use it (payloads, members, items,
+    variants), each schema object's children counted once however often it is used."""
+    uses: dict[int, int] = {}
+    stack = [m.payload for channel in provider.channels for m in channel.messages]
+    while stack:
+        schema = stack.pop()
+        uses[id(schema)] = uses.get(id(schema), 0) + 1
+        if uses[id(schema)] == 1:
+            items = [schema.items] if schema.items is not None else []
+            stack.extend([*(p.schema for p in schema.properties), *items, *schema.variants])
+    return uses
 
 
 def export_provider(provider: Provider) -> dict[str, Any]:
     """The normalized JSON Schema document of a provider.
 
     Returns:
-        ``{"$schema", "title", "$defs": {name: schema}, "channels": {address:
+        ``{"$schema", "title", "$defs": {key: schema}, "channels": {address:
         {message name: schema}}}``; a message schema is a ``$ref`` into ``$defs``
         for object payloads, or an inline schema (``{"type": "string",
         "enum": ["[DONE]"]}``).  Validate message ``M`` on channel ``C`` with
-        ``{"$defs": doc["$defs"], **doc["channels"][C][M]}``.
+        ``{"$defs": doc["$defs"], **doc["channels"][C][M]}``.  The keys of ``$defs``
+        are as the module docstring says.
     """
-    exporter = _Exporter()
+    exporter = _Exporter(_count_uses(provider))
     channels: dict[str, dict[str, Any]] = {}
     for channel in provider.channels:
         channels[channel.address] = {m.name: exporter.schema(m.payload) for m in channel.messages}
+    defs, channels = exporter.finish(channels)
     return {
         "$schema": DIALECT,
         "title": provider.title or provider.name,
-        "$defs": dict(sorted(exporter.defs.items())),
+        "$defs": defs,
         "channels": channels,
     }

@@ -19,8 +19,10 @@ type list              ``type: [string, 'null']``                  ``mistral/asy
 
 JSON Schema keywords the IR does not model (value constraints such as ``maximum``,
 ``minLength``, ``pattern``; applicators such as ``not``, ``if``; ``allOf`` is merged) are kept
-as written in :attr:`Schema.constraints` (``$ref`` s inside them inlined), for the
-strict ``schemas.json``; a keyword of the wrong shape is ignored (``schema-invalid``).
+as written in :attr:`Schema.constraints`, for the strict ``schemas.json``; a ``$ref`` inside
+them is kept as a :class:`~ssegen.ir.SchemaRef` to its target, each target read once however
+often it is referred to (copies would grow exponentially with the depth of a spec that refers
+to one schema ten times per level).  A keyword of the wrong shape is ignored (``schema-invalid``).
 
 A ``$ref`` with sibling keywords keeps its sibling ``description`` on the use site
 (``ref-siblings``); an always-empty array (``maxItems: 0``, Mistral's usage-only
@@ -38,7 +40,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ..diagnostics import Diagnostics, codes
-from ..ir import Property, Provenance, Schema, SchemaType, json_type
+from ..ir import Property, Provenance, Schema, SchemaRef, SchemaType, json_type
 from ..naming import ClassName, pascal, singular
 from .document import Document, join_pointer
 from .refs import RefError, RefResolver
@@ -77,6 +79,7 @@ class SchemaConverter:
         self.diagnostics = diagnostics
         self._memo: dict[tuple[str, str], Schema] = {}
         self._active: list[tuple[str, str]] = []
+        self._refs: dict[tuple[str, str], SchemaRef] = {}
 
     def convert(self, node: Any, loc: Location, hint: str) -> tuple[Schema, str]:
         """Convert the schema ``node`` found at ``loc``.
@@ -109,13 +112,14 @@ class SchemaConverter:
     # -- keywords kept as constraints ------------------------------------------
 
     def _constraints(self, node: dict[str, Any], loc: Location) -> dict[str, Any]:
-        """The keywords of ``node`` the IR does not model, checked for shape, ``$ref`` s inlined."""
+        """The keywords of ``node`` the IR does not model, checked for shape, ``$ref`` s kept
+        (:meth:`_as_written`)."""
         out: dict[str, Any] = {}
         for key, value in node.items():
             expected = _CONSTRAINTS.get(key)
             if expected is None:
                 if key == "additionalProperties" and isinstance(value, dict) and value:
-                    out[key] = self._inline_refs(value, loc.child(key), ())  # a schema for unlisted members
+                    out[key] = self._as_written(value, loc.child(key), ())  # a schema for unlisted members
                 continue
             if not _has_shape(value, expected):
                 self._report(
@@ -125,15 +129,21 @@ class SchemaConverter:
                 )
                 continue
             out[key] = (
-                self._inline_refs(value, loc.child(key), ()) if expected in ("schema", "schemas", "map") else value
+                self._as_written(value, loc.child(key), ()) if expected in ("schema", "schemas", "map") else value
             )
         return out
 
-    def _inline_refs(self, value: Any, loc: Location, active: tuple[tuple[str, str], ...]) -> Any:
-        """``value`` with every ``$ref`` replaced by its target (a circular one by ``{}``, any
-        JSON; an unresolvable one is reported and also ``{}``)."""
+    def _as_written(self, value: Any, loc: Location, active: tuple[tuple[str, str], ...]) -> Any:
+        """``value`` (a keyword's value, as written) with each ``$ref`` object replaced by a
+        :class:`~ssegen.ir.SchemaRef` to its target (its sibling keywords are not kept).
+
+        Each target is read once and its :class:`~ssegen.ir.SchemaRef` shared by every
+        reference to it, so the result is as large as the spec, not one copy per path to a
+        schema.  A reference back to a target being read (``active``), or more than 32
+        references deep, is ``{}`` (any JSON), as an unresolvable one is (that one reported).
+        """
         if isinstance(value, list):
-            return [self._inline_refs(v, loc.child(i), active) for i, v in enumerate(value)]
+            return [self._as_written(v, loc.child(i), active) for i, v in enumerate(value)]
         if not isinstance(value, dict):
             return value
         if isinstance(value.get("$ref"), str):
@@ -143,11 +153,16 @@ class SchemaConverter:
                 self._report(loc.child("$ref"), exc.code, str(exc))
                 return {}
             key = (target.uri, target.pointer)
+            known = self._refs.get(key)
+            if known is not None:
+                return known
             if key in active or len(active) > 32:
                 return {}
             tloc = Location(target.document, target.pointer, target.uri)
-            return self._inline_refs(target.contents, tloc, (*active, key))
-        return {k: self._inline_refs(v, loc.child(k), active) for k, v in value.items()}
+            ref = SchemaRef(tloc.provenance, self._as_written(target.contents, tloc, (*active, key)))
+            self._refs[key] = ref
+            return ref
+        return {k: self._as_written(v, loc.child(k), active) for k, v in value.items()}
 
     # -- $ref ---------------------------------------------------------------
 
