@@ -28,6 +28,7 @@ ALLOWED = {
         "__future__",
         "collections",
         "collections.abc",
+        "enum",
         "itertools",
         "operator",
         "threading",
@@ -37,9 +38,15 @@ ALLOWED = {
         "msgspec",
         ".sse",
     },
+    "plan.py": {"__future__", "collections.abc", "typing", "msgspec", ".stream"},
     "pydantic_support.py": {"__future__", "collections.abc", "types", "typing", "msgspec", "pydantic", ".stream"},
 }
-THIRD_PARTY = {"sse.py": {"msgspec"}, "stream.py": {"msgspec"}, "pydantic_support.py": {"msgspec", "pydantic"}}
+THIRD_PARTY = {
+    "sse.py": {"msgspec"},
+    "stream.py": {"msgspec"},
+    "plan.py": {"msgspec"},
+    "pydantic_support.py": {"msgspec", "pydantic"},
+}
 
 
 def _imports(path: Path) -> set[str]:
