@@ -266,9 +266,9 @@ def _formatter_errors() -> Iterator[None]:
 
 def _quick_up_to_date(config: Config, names: list[str]) -> bool:
     """True when every output folder is what the specs produce now, told from the manifests' hashes
-    alone (inputs, templates, runtime, ssegen version and output settings unchanged, no file
-    edited or missing, no file ssegen did not write in a provider folder): no parsing, no rendering,
-    no formatting."""
+    alone (inputs, ssegen version and output settings unchanged, every entry written by this very
+    ssegen as its generator fingerprint says, no file edited or missing, no file ssegen did not
+    write in a provider folder): no parsing, no rendering, no formatting."""
     from .output import quick_check
 
     for folder in _output_folders(config):
@@ -379,6 +379,12 @@ def _run_generate(
                 click.echo(f"removed (no longer generated): {o.folder / rel}")
             for rel in o.plan.reformatted:
                 click.echo(f"restored ssegen's formatting (another formatter rewrote it): {o.folder / rel}")
+        for o in outcomes:
+            if o.plan.refresh and set(o.written) == set(o.plan.refresh):
+                click.echo(
+                    f"only {o.folder / MANIFEST} rewritten: ssegen changed since it was written, "
+                    "the files it generates did not (the manifest now records this ssegen)"
+                )
         elapsed = time.perf_counter() - started
         if outcomes:
             click.echo(f"done in {elapsed:.2f}s -> {', '.join(f'{o.folder}/' for o in outcomes)}")
@@ -496,7 +502,9 @@ def generate(
     When nothing changed since the last run (inputs, ssegen, settings and output as the
     manifest records them: what `ssegen check` tells from hashes), it says the output is up
     to date and builds nothing, as fast as `check`; diagnostics are then not printed again
-    (-v, --min-severity or --format json build anyway, to print them).
+    (-v, --min-severity or --format json build anyway, to print them).  After an edit of
+    ssegen itself that changes none of its output, it rewrites only the manifest (which
+    records the generator's fingerprint) and says so.
     """
     config = _config(
         specs=specs,
@@ -533,9 +541,13 @@ def check(
 ) -> None:
     """Exit 0 if --out (and --tests-out) is exactly what the specs produce now, else 1 naming each stale file.
 
-    Answers from the manifests' hashes when no input, template or ssegen
-    version changed (fast); otherwise regenerates in memory and compares.
-    Writes nothing: use it in CI and pre-commit after `ssegen generate`.
+    Answers from the manifests' hashes when no input or setting changed and every
+    entry was written by this very ssegen (its code, templates and runtime modules,
+    as the fingerprint recorded per provider says: fast); otherwise regenerates in
+    memory and compares the files.  A manifest that differs only in the generator
+    it records does not fail the check (`ssegen generate` refreshes it, making the
+    next check fast again).  Writes nothing: use it in CI and pre-commit after
+    `ssegen generate`.
     """
     from .discover import provider_names
     from .output import quick_check
@@ -616,7 +628,10 @@ def check(
         click.echo(f"{_plural(stale, 'file')} differ; run `ssegen generate` to update them", err=True)
         sys.exit(1)
     unchanged = sum(len(o.plan.unchanged) for o in outcomes)
-    click.echo(_up_to_date(folders, _plural(unchanged, "file")))
+    detail = _plural(unchanged, "file")
+    if any(o.plan.refresh for o in outcomes):
+        detail += "; the manifest records another ssegen, `ssegen generate` refreshes it for a fast check"
+    click.echo(_up_to_date(folders, detail))
 
 
 def _up_to_date(folders: list[Path], detail: str) -> str:
@@ -673,7 +688,7 @@ def watch(
     """
     import watchfiles
 
-    from .output import runtime_dir, templates_dir
+    from .output import generator_fingerprint, runtime_dir, templates_dir
 
     config = _config(
         specs=specs, out=out, tests_out=tests_out, package=package, model=model, providers=providers or None
@@ -690,6 +705,7 @@ def watch(
     level = _min_severity(verbose, min_severity)
 
     def run() -> None:
+        generator_fingerprint.cache_clear()  # an edited template or runtime module is rendered anew
         try:
             # Always a full build: while editing, each run's diagnostics are what the user watches for.
             _run_generate(config, "text", level, quiet, force=False, rebuild=True)

@@ -1,11 +1,16 @@
 """The output folder on disk: the manifest, what to write, and what never to touch.
 
 ssegen records what it wrote in ``<out>/ssegen-manifest.json``: the ssegen
-version, a SHA-256 of every template and runtime module (``runtime/sse.py``),
-of every input of each provider, and of every file it wrote.  With it:
+version, the output settings, and per provider the SHA-256 of every input, of
+every file it wrote, and the fingerprint of the generator that wrote them
+(:func:`generator_fingerprint`: ssegen's own code, templates and runtime modules,
+so that an edit of ssegen itself is seen even when its version number is not
+bumped), sealed together (:func:`seal`).  With it:
 
 * ``ssegen check`` and ``ssegen generate`` answer from hashes alone when nothing
-  changed (no parsing, no rendering: well under a second);
+  changed (no parsing, no rendering: well under a second); any doubt (another
+  generator, a seal that no longer matches its entry after a line-wise git merge
+  of two builds) makes them build in memory and compare the files;
 * a generated file whose content no longer matches the manifest was edited by
   hand: it is reported, and overwritten only with ``--force``; unless it is the
   same code as what the specs produce now in another layout (a user's formatter
@@ -18,7 +23,11 @@ of every input of each provider, and of every file it wrote.  With it:
   whose manifest was deleted and one file edited) is refused as a whole, naming
   them (:attr:`Plan.unowned`), unless adopted (``generate --adopt``);
 * a file ssegen wrote before but no longer produces (a renamed example, a
-  removed provider's files) is deleted, unless it was edited by hand.
+  removed provider's files) is deleted, unless it was edited by hand;
+* a manifest that differs from the one the specs produce now only in the
+  generator records (fingerprints and seals) is not stale output: ``check`` passes
+  when every generated file is right, and ``generate`` rewrites only the manifest
+  (:attr:`Plan.refresh`).
 
 This module is deliberately light (hashlib, json): the fast ``check`` imports
 nothing else.
@@ -26,17 +35,16 @@ nothing else.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
 from dataclasses import dataclass, field
 from importlib import metadata, resources
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from .discover import read_regular
-from .runtime import FLAVOUR_MODULES
-from .runtime import MODULES as RUNTIME_MODULES
 
 if TYPE_CHECKING:
     from .config import OutputSettings
@@ -55,7 +63,7 @@ def runtime_dir() -> Path:
 
 
 def runtime_source(name: str) -> str:
-    """The text of runtime module ``name`` (one of ``RUNTIME_MODULES``), read anew each time (``watch``)."""
+    """The text of runtime module ``name`` (one of :data:`ssegen.runtime.MODULES`), read anew each time (``watch``)."""
     return (runtime_dir() / name).read_text(encoding="utf-8")
 
 
@@ -81,22 +89,119 @@ def _hash_file(path: Path) -> str | None:
         return None
 
 
-def template_hashes() -> dict[str, str]:
-    """Template file name (``channels.py.jinja``) or runtime module (``runtime/sse.py``) -> SHA-256, sorted.
+def package_dir() -> Path:
+    """The ``ssegen`` package folder (a real folder: ssegen is never zipped)."""
+    return Path(str(resources.files("ssegen")))
 
-    Both shape the generated files: an edit of either makes ``check`` rebuild.
+
+#: The package folders whose files are read while rendering (templates, and the runtime
+#: modules copied into every package) rather than imported once at start.
+_RENDER_FOLDERS = ("templates", "runtime")
+
+
+def _digest_files(root: Path, rels: list[str]) -> list[tuple[str, str]]:
+    """``(relative path, SHA-256 of its bytes)`` for each of ``rels`` under ``root``, in path order."""
+    return [(rel, sha256((root / rel).read_bytes())) for rel in sorted(rels)]
+
+
+def generator_files(root: Path) -> tuple[list[str], list[str]]:
+    """The files of the ssegen package at ``root`` that can change what it writes, as
+    ``(code, rendering)`` lists of ``/``-separated relative paths: ``code`` is every ``*.py``
+    module ssegen runs (imported once per process), ``rendering`` every template
+    (``templates/*.jinja``) and runtime module (``runtime/*.py``), which are read again at each
+    render.  ``__pycache__`` is never included."""
+    code, rendering = [], []
+    for path in root.rglob("*"):
+        rel = path.relative_to(root).as_posix()
+        if "__pycache__" in path.relative_to(root).parts or not path.is_file():
+            continue
+        if rel.split("/", 1)[0] in _RENDER_FOLDERS and path.suffix in (".py", ".jinja"):
+            rendering.append(rel)
+        elif path.suffix == ".py":
+            code.append(rel)
+    return code, rendering
+
+
+def fingerprint(root: Path) -> str:
+    """Hex SHA-256 over the ssegen package at ``root``: every ``*.py`` under it (its code, and the
+    runtime modules copied into each package) and every template, as sorted relative paths, each
+    followed by the SHA-256 of its bytes.  Two ssegen checkouts with the same fingerprint write the
+    same output from the same specs and settings (given the same formatter).
+
+    Raises:
+        OSError: a file of the package cannot be read.
     """
-    folder = templates_dir()
-    hashes = {p.name: sha256(p.read_bytes()) for p in folder.glob("*.jinja")}
-    runtime = runtime_dir()
-    modules = RUNTIME_MODULES + FLAVOUR_MODULES
-    hashes.update({f"runtime/{name}": sha256((runtime / name).read_bytes()) for name in modules})
-    return dict(sorted(hashes.items()))
+    code, rendering = generator_files(root)
+    return _combine(_digest_files(root, code) + _digest_files(root, rendering))
+
+
+def _combine(digests: list[tuple[str, str]]) -> str:
+    hasher = hashlib.sha256()
+    for rel, digest in sorted(digests):
+        hasher.update(f"{rel}\0{digest}\n".encode())
+    return hasher.hexdigest()
+
+
+@functools.cache
+def _code_digests() -> tuple[tuple[str, str], ...]:
+    """The digests of ssegen's own modules, taken once per process: the code that runs is the code
+    imported at start, whatever is edited later (``ssegen watch``)."""
+    root = package_dir()
+    return tuple(_digest_files(root, generator_files(root)[0]))
+
+
+@functools.cache
+def generator_fingerprint() -> str:
+    """:func:`fingerprint` of the running ssegen, computed once per process (a few milliseconds).
+
+    ``ssegen watch`` clears this cache before each run (``generator_fingerprint.cache_clear()``), so
+    that an edited template or runtime module, which the next render reads anew, is recorded as
+    such; ssegen's Python modules are digested as they were at the first call (see
+    :func:`_code_digests`), since an edit of them takes effect only in a new process.
+    """
+    root = package_dir()
+    return _combine(list(_code_digests()) + _digest_files(root, generator_files(root)[1]))
+
+
+def seal(settings: dict[str, str], generator: str, inputs: dict[str, str], files: dict[str, str]) -> str:
+    """Hex SHA-256 binding one manifest entry together: the output ``settings``, the ``generator``
+    fingerprint, the ``inputs`` and the ``files`` (path -> SHA-256) of one build.
+
+    A line-wise git merge of two manifests can stitch one entry from two builds (one side's new
+    fingerprint and file hashes next to the other side's inputs and files); the recorded seal then
+    differs from the seal of what the entry says, and ``check`` compares the files instead of
+    trusting the hashes.  When both sides rebuilt the entry, its seal line conflicts in the merge.
+    """
+    record = [settings, generator, inputs, files]
+    return sha256(json.dumps(record, sort_keys=True, separators=(",", ":")).encode("utf-8"))
 
 
 def input_hashes(specs: Path, inputs: list[str] | tuple[str, ...]) -> dict[str, str]:
     """Input path (relative to ``specs``) -> SHA-256 ("" for a file that is gone)."""
     return {rel: _hash_file(specs / PurePosixPath(rel)) or "" for rel in sorted(inputs)}
+
+
+class ProviderRecord(TypedDict):
+    """One provider's entry in the manifest.
+
+    Attributes:
+        inputs: input path (relative to the specs folder) -> SHA-256 ("" for a file that is gone).
+        files: output path (relative to the output folder) -> SHA-256.
+        generator: the :func:`generator_fingerprint` of the ssegen that built them ("" in a
+            manifest written before fingerprints: never trusted).
+        seal: :func:`seal` of the settings, ``generator``, ``inputs`` and ``files``.
+    """
+
+    inputs: dict[str, str]
+    files: dict[str, str]
+    generator: str
+    seal: str
+
+
+#: Keys of a manifest that record which generator wrote it, not what it wrote: a manifest
+#: that differs only in them is not stale output (``templates`` is the global template and
+#: runtime hashes of manifests written before generator fingerprints).
+_GENERATOR_KEYS = frozenset({"generator", "seal", "templates"})
 
 
 @dataclass
@@ -105,34 +210,58 @@ class Manifest:
 
     Attributes:
         ssegen: the version that wrote it.
-        templates: template name (and ``runtime/<module>``) -> SHA-256.
-        providers: provider -> {"inputs": {path: sha}, "files": {path: sha}};
-            input paths are relative to the specs folder, file paths to the output folder.
+        generator: the :func:`generator_fingerprint` that wrote ``files`` (the root files).
+        seal: :func:`seal` of ``settings``, ``generator``, no inputs and ``files``.
+        providers: provider -> its :class:`ProviderRecord` (inputs, files, generator, seal),
+            set when that provider is built and kept as it was while it is not.
         files: the output folder's own files (``__init__.py``) -> SHA-256.
         settings: the :class:`~ssegen.config.OutputSettings` the files were generated with
-            (package name, specs folder name).
+            (package name, specs folder name, model, formatter, line length, tests folder).
     """
 
     ssegen: str = ""
-    templates: dict[str, str] = field(default_factory=dict)
-    providers: dict[str, dict[str, dict[str, str]]] = field(default_factory=dict)
+    generator: str = ""
+    seal: str = ""
+    providers: dict[str, ProviderRecord] = field(default_factory=dict)
     files: dict[str, str] = field(default_factory=dict)
     settings: dict[str, str] = field(default_factory=dict)
 
     @classmethod
     def read(cls, out: Path) -> Manifest | None:
-        """The manifest of ``out``, or None when there is none (or it is unreadable)."""
+        """The manifest of ``out``, or None when there is none (or it is unreadable).
+
+        A manifest written before generator fingerprints reads with empty ``generator`` and
+        ``seal`` fields (its ``templates`` hashes are dropped): it is never trusted by
+        :func:`quick_check`, and the next ``generate`` rewrites it.
+        """
         try:
             data = json.loads((out / MANIFEST).read_text(encoding="utf-8"))
-            return cls(data["ssegen"], data["templates"], data["providers"], data["files"], data.get("settings", {}))
-        except (OSError, ValueError, KeyError, TypeError):
+            providers: dict[str, ProviderRecord] = {
+                str(name): {
+                    "inputs": _str_map(entry["inputs"]),
+                    "files": _str_map(entry["files"]),
+                    "generator": _str(entry.get("generator", "")),
+                    "seal": _str(entry.get("seal", "")),
+                }
+                for name, entry in data["providers"].items()
+            }
+            return cls(
+                _str(data["ssegen"]),
+                _str(data.get("generator", "")),
+                _str(data.get("seal", "")),
+                providers,
+                _str_map(data["files"]),
+                _str_map(data.get("settings", {})),
+            )
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
             return None
 
     def dumps(self) -> str:
         """Deterministic JSON text (sorted keys, trailing newline)."""
         data = {
             "ssegen": self.ssegen,
-            "templates": self.templates,
+            "generator": self.generator,
+            "seal": self.seal,
             "providers": self.providers,
             "files": self.files,
             "settings": self.settings,
@@ -143,8 +272,57 @@ class Manifest:
         """Every file ssegen wrote (output-relative path -> SHA-256)."""
         result = dict(self.files)
         for entry in self.providers.values():
-            result.update(entry.get("files", {}))
+            result.update(entry["files"])
         return result
+
+    def trusted(self, current: str) -> bool:
+        """True when the root files and every provider entry were written by the generator whose
+        fingerprint is ``current``, each entry as one build (its seal matches it)."""
+        if self.generator != current or self.seal != seal(self.settings, self.generator, {}, self.files):
+            return False
+        return all(
+            entry["generator"] == current
+            and entry["seal"] == seal(self.settings, entry["generator"], entry["inputs"], entry["files"])
+            for entry in self.providers.values()
+        )
+
+
+def _str(value: object) -> str:
+    if not isinstance(value, str):
+        raise TypeError(f"expected a string, got {type(value).__name__}")
+    return value
+
+
+def _str_map(value: object) -> dict[str, str]:
+    if not isinstance(value, dict):
+        raise TypeError(f"expected an object, got {type(value).__name__}")
+    return {_str(k): _str(v) for k, v in value.items()}
+
+
+def differs_only_in_generator(disk: str, wanted: str) -> bool:
+    """True when the manifest text ``disk`` equals ``wanted`` but for which generator wrote it:
+    the fingerprints and seals (top level and per provider) and the ``templates`` hashes of a
+    manifest written before fingerprints.  Every file, input, setting and version recorded
+    is the same, so the output is right and only the records are older.
+    """
+    try:
+        old, new = json.loads(disk), json.loads(wanted)
+    except ValueError:
+        return False
+    return _without_generator(old) == _without_generator(new)
+
+
+def _without_generator(data: object) -> object:
+    if not isinstance(data, dict):
+        return data
+    top = {k: v for k, v in data.items() if k not in _GENERATOR_KEYS}
+    providers = top.get("providers")
+    if isinstance(providers, dict):
+        top["providers"] = {
+            name: {k: v for k, v in entry.items() if k not in _GENERATOR_KEYS} if isinstance(entry, dict) else entry
+            for name, entry in providers.items()
+        }
+    return top
 
 
 @dataclass
@@ -167,6 +345,10 @@ class Plan:
             ssegen would write there (or that ssegen would not write at all): the folder is
             not ssegen's, and generating into it is refused unless adopted.  Empty for a
             folder with a manifest, and for a missing or empty one.
+        refresh: the manifest, when it differs from the one the specs produce now only in
+            which generator it records (:func:`differs_only_in_generator`: ssegen's code
+            changed, its output did not).  Also in ``write`` (``generate`` rewrites it), but
+            not :attr:`stale`: the generated files are what ``check`` answers for.
     """
 
     write: list[str] = field(default_factory=list)
@@ -177,11 +359,13 @@ class Plan:
     remove: list[str] = field(default_factory=list)
     reformatted: list[str] = field(default_factory=list)
     unowned: list[str] = field(default_factory=list)
+    refresh: list[str] = field(default_factory=list)
 
     @property
     def stale(self) -> list[str]:
-        """Everything that differs from what the specs produce now."""
-        return sorted(set(self.write) | set(self.blocked) | set(self.remove))
+        """Everything that differs from what the specs produce now (a manifest in :attr:`refresh`
+        does not: it records the same output)."""
+        return sorted((set(self.write) - set(self.refresh)) | set(self.blocked) | set(self.remove))
 
 
 def plan(out: Path, files: dict[str, str], providers: list[str], old: Manifest | None) -> Plan:
@@ -202,7 +386,11 @@ def plan(out: Path, files: dict[str, str], providers: list[str], old: Manifest |
             result.write.append(rel)
         elif disk == sha256(files[rel].encode("utf-8")):
             result.unchanged.append(rel)
-        elif rel == MANIFEST or (old is not None and recorded.get(rel) == disk):
+        elif rel == MANIFEST:
+            result.write.append(rel)  # ssegen's own record, rewritten whatever is in it
+            if _only_generator_differs(out / MANIFEST, files[rel]):
+                result.refresh.append(rel)
+        elif old is not None and recorded.get(rel) == disk:
             result.write.append(rel)  # stale, and as ssegen left it
         elif rel in recorded and _reformatted(out / PurePosixPath(rel), files[rel]):
             result.reformatted.append(rel)
@@ -231,6 +419,14 @@ def plan(out: Path, files: dict[str, str], providers: list[str], old: Manifest |
     if old is None:
         result.unowned = _unowned(out, files)
     return result
+
+
+def _only_generator_differs(path: Path, wanted: str) -> bool:
+    """True when the manifest at ``path`` is ``wanted`` but for the generator it records."""
+    try:
+        return differs_only_in_generator(read_regular(path).decode("utf-8"), wanted)
+    except (OSError, UnicodeDecodeError):
+        return False
 
 
 def _reformatted(path: Path, wanted: str) -> bool:
@@ -335,6 +531,10 @@ def build_manifest(
 ) -> Manifest:
     """The manifest for ``files``: built providers replace their entries, others are kept.
 
+    Each built provider's entry records the running generator's fingerprint and is sealed;
+    a kept entry (a provider not built this run, or one whose specs failed) keeps the
+    fingerprint and seal of the build that wrote its files.
+
     Args:
         specs: the specs folder (inputs are hashed from it).
         files: every file produced this run (output-relative path -> content).
@@ -342,21 +542,33 @@ def build_manifest(
         old: the previous manifest, whose other providers' entries are kept.
         settings: recorded, so that a change of package or specs name makes ``check`` rebuild.
     """
-    manifest = Manifest(version(), template_hashes(), dict(old.providers) if old else {}, {}, settings.to_manifest())
+    current = generator_fingerprint()
+    recorded_settings = settings.to_manifest()
+    providers = dict(old.providers) if old else {}
     for report in reports:
         if report.failed:
             continue
-        manifest.providers[report.name] = {
-            "inputs": input_hashes(specs, report.inputs),
-            "files": {rel: sha256(report.files[rel].encode("utf-8")) for rel in sorted(report.files)},
+        inputs = input_hashes(specs, report.inputs)
+        written = {rel: sha256(report.files[rel].encode("utf-8")) for rel in sorted(report.files)}
+        providers[report.name] = {
+            "inputs": inputs,
+            "files": written,
+            "generator": current,
+            "seal": seal(recorded_settings, current, inputs, written),
         }
-    manifest.providers = dict(sorted(manifest.providers.items()))
-    manifest.files = {
+    root = {
         rel: sha256(content.encode("utf-8"))
         for rel, content in sorted(files.items())
         if "/" not in rel and rel != MANIFEST
     }
-    return manifest
+    return Manifest(
+        ssegen=version(),
+        generator=current,
+        seal=seal(recorded_settings, current, {}, root),
+        providers=dict(sorted(providers.items())),
+        files=root,
+        settings=recorded_settings,
+    )
 
 
 @dataclass
@@ -364,7 +576,7 @@ class QuickCheck:
     """The answer of :func:`quick_check`.
 
     Attributes:
-        up_to_date: inputs, templates and version match the manifest and no file changed.
+        up_to_date: inputs, generator, settings and version match the manifest and no file changed.
         edited: generated files whose content differs from the manifest (hand edits).
         missing: generated files that are gone.
         foreign: files in a provider's folder that ssegen did not write (they do not make the
@@ -380,18 +592,19 @@ class QuickCheck:
 def quick_check(specs: Path, out: Path, providers: list[str], settings: OutputSettings) -> QuickCheck | None:
     """Answer ``check`` from hashes alone, or None when a full rebuild must decide.
 
-    None means: no manifest, another ssegen version, changed templates or output
-    settings, a changed provider list, or a changed input (a full comparison then
-    names each stale file).
+    None means: no manifest, another ssegen version, changed output settings, a changed
+    provider list, a changed input, or an entry (the root files' or a provider's) not
+    written by the running generator as one build: its fingerprint is not
+    :func:`generator_fingerprint` (ssegen's code, templates or runtime modules changed
+    since, even under the same version number) or its :func:`seal` does not match it
+    (stitched by a git merge).  A full comparison then names each stale file.
     """
     from .discover import source_files
 
     manifest = Manifest.read(out)
-    if manifest is None or manifest.ssegen != version() or manifest.templates != template_hashes():
+    if manifest is None or manifest.ssegen != version() or manifest.settings != settings.to_manifest():
         return None
-    if manifest.settings != settings.to_manifest():
-        return None
-    if sorted(manifest.providers) != sorted(providers):
+    if sorted(manifest.providers) != sorted(providers) or not manifest.trusted(generator_fingerprint()):
         return None
     for name in providers:
         recorded = manifest.providers[name]["inputs"]

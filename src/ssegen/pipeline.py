@@ -243,6 +243,9 @@ def check(
 ) -> list[Outcome]:
     """Compare ``out`` (and ``tests_out``) with what the specs produce now; writes nothing.
 
+    A manifest that differs only in the generator it records (fingerprints and seals: ssegen's
+    code changed, its output did not) is in :attr:`ssegen.output.Plan.refresh`, not stale.
+
     Returns:
         One :class:`Outcome` per folder, the package folder first.
     """

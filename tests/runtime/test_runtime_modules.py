@@ -104,13 +104,18 @@ def test_editing_a_runtime_module_makes_check_stale(tmp_path: Path, monkeypatch:
     manifest = output.Manifest.read(GENERATED)
     assert manifest is not None
     providers = sorted(manifest.providers)
-    assert {f"runtime/{name}" for name in MODULES + FLAVOUR_MODULES} <= set(output.template_hashes())
+    assert {f"runtime/{name}" for name in MODULES + FLAVOUR_MODULES} <= set(
+        output.generator_files(output.package_dir())[1]
+    )
     assert output.quick_check(SPECS, GENERATED, providers, OutputSettings()) is not None, (
         "generated/ is stale: run ssegen generate"
     )
-    copy = tmp_path / "runtime"
-    shutil.copytree(RUNTIME, copy, ignore=shutil.ignore_patterns("__pycache__"))
-    with (copy / "sse.py").open("a", encoding="utf-8") as f:
+    copy = tmp_path / "ssegen"
+    shutil.copytree(output.package_dir(), copy, ignore=shutil.ignore_patterns("__pycache__"))
+    assert output.fingerprint(copy) == output.generator_fingerprint()
+    with (copy / "runtime" / "sse.py").open("a", encoding="utf-8") as f:
         f.write("# an edit\n")
-    monkeypatch.setattr(output, "runtime_dir", lambda: copy)
+    edited = output.fingerprint(copy)
+    assert edited != output.generator_fingerprint()
+    monkeypatch.setattr(output, "generator_fingerprint", lambda: edited)
     assert output.quick_check(SPECS, GENERATED, providers, OutputSettings()) is None
