@@ -37,9 +37,15 @@ ALLOWED = {
         "msgspec",
         ".sse",
     },
+    "ndjson.py": {"__future__", "collections.abc", "json", ".sse"},
     "pydantic_support.py": {"__future__", "collections.abc", "types", "typing", "msgspec", "pydantic", ".stream"},
 }
-THIRD_PARTY = {"sse.py": {"msgspec"}, "stream.py": {"msgspec"}, "pydantic_support.py": {"msgspec", "pydantic"}}
+THIRD_PARTY = {
+    "sse.py": {"msgspec"},
+    "ndjson.py": set(),
+    "stream.py": {"msgspec"},
+    "pydantic_support.py": {"msgspec", "pydantic"},
+}
 
 
 def _imports(path: Path) -> set[str]:
