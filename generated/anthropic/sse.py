@@ -18,10 +18,23 @@ current unterminated line and the event being built, so memory is
 O(largest event), bounded by ``max_event_bytes``. It depends only on the
 standard library.
 
-The LLM streams it serves are mostly data-only: each event one ``data:`` line
-holding a JSON chunk (specs/deepseek/asyncapi-page.txt:7,
-specs/xerotier/streaming-api.md:10-11); runs of such events take a fast path
-(:class:`RawEvents`) with the same results as the line-by-line rules.
+It is built in layers, each testable alone, read top to bottom:
+
+* :func:`whatwg_events`: the standard's algorithm transcribed literally over a
+  whole body; the slow path that everything below is tested against.
+* :class:`LineSplitter`: bytes, read in pieces, to complete lines (CR, LF, CRLF,
+  also across reads; the BOM; the pending line, kept without copying).
+* :class:`FieldInterpreter`: the field rules (``event``, ``data``, ``id``,
+  ``retry``, comments, dispatch on a blank line), in one place.
+* :func:`scan_run`: the one run scanner. The LLM streams served are mostly
+  runs of events that are each one ``data:`` line holding a JSON chunk
+  (specs/deepseek/asyncapi-page.txt:7, specs/xerotier/streaming-api.md:10-11), or
+  an ``event:`` line and a ``data:`` line (Anthropic Messages, OpenAI Responses);
+  such a run is taken at once (:class:`RawEvents`, :class:`NamedEvents`), with the
+  same results as the line-by-line rules, by every fast path.
+* :class:`SSEDecoder`: the layers fed read by read (``feed``, ``feed_raw``,
+  ``close``); :func:`iter_events` and :func:`aiter_events` over an iterable of
+  reads.
 
 Every failure caused by the bytes of a stream is an :class:`SSEError`, so that a
 consumer catching it sees no other exception from the network's bytes::
@@ -42,8 +55,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
-from itertools import compress, repeat
-from operator import itemgetter, not_
+from itertools import repeat
+from operator import itemgetter
 from typing import NamedTuple
 
 __all__ = [
@@ -63,6 +76,7 @@ __all__ = [
     "expand",
     "iter_events",
     "iter_raw",
+    "whatwg_events",
 ]
 
 DEFAULT_MAX_EVENT_BYTES: int = 8 * 1024 * 1024
@@ -74,8 +88,6 @@ _VALUE = itemgetter(slice(6, None))  # the value of a "data: " line
 _new_tuple = tuple.__new__  # builds a NamedTuple without its Python-level __new__
 _LF = 0x0A
 _CR = 0x0D
-# A run of plain events: blocks that are each "data: " + a value + a blank line.
-_RUN = re.compile(rb"(?:data: [^\n]*\n\n)*")
 _WINDOW = 64 * 1024
 """Largest read, in bytes, taken in one piece (see :meth:`SSEDecoder.feed_raw`)."""
 
@@ -266,7 +278,8 @@ class RawEvents(NamedTuple):
         (``ServerSentEvent("message", value.decode(), id, None)`` each), from
         the ``start``-th (0-based) on."""
         values = self.values[start:] if start else self.values
-        fields = zip(repeat("message"), map(bytes.decode, values), repeat(self.id), repeat(None))
+        event_type = FieldInterpreter.event_type("")
+        fields = zip(repeat(event_type), map(bytes.decode, values), repeat(self.id), repeat(None))
         return list(map(_new_tuple, repeat(ServerSentEvent), fields))
 
 
@@ -297,7 +310,7 @@ class NamedEvents(NamedTuple):
         each), from the ``start``-th (0-based) on."""
         lines = self.event_lines[start:] if start else self.event_lines
         values = self.values[start:] if start else self.values
-        names = [line[7:].decode() or "message" for line in lines]
+        names = [FieldInterpreter.event_type(line[7:].decode()) for line in lines]
         fields = zip(names, map(bytes.decode, values), repeat(self.id), repeat(None))
         return list(map(_new_tuple, repeat(ServerSentEvent), fields))
 
@@ -424,6 +437,513 @@ class StreamState:
         )
 
 
+# --------------------------------------------------------------------------
+# The literal algorithm: the slow path the fast paths are tested against
+
+
+def whatwg_events(body: bytes) -> list[ServerSentEvent]:
+    """The events of a whole stream, by a literal transcription of WHATWG HTML 9.2.6
+    "Interpreting an event stream", line by line over the decoded text.
+
+    This is the documented slow path: :class:`SSEDecoder` gives the same events for
+    any split of ``body`` into reads (ssegen's differential property tests,
+    tests/runtime/test_sse.py and tests/runtime/test_fuzz_decoders.py, check it against
+    this function), taking runs of events and whole reads at once where this function
+    takes one line at a time. It holds the whole body in memory; decode a network
+    stream with :func:`iter_events`.
+
+    Args:
+        body: The whole stream, BOM included if sent.
+
+    Returns:
+        The dispatched events in stream order; an event without its blank line at
+        the end is discarded.
+
+    Raises:
+        InvalidUTF8Error: The complete lines (up to the last CR or LF) are not
+            UTF-8; ``offset`` is that of the first invalid byte.
+        InvalidFieldError: A ``retry`` value of more digits than ``int()`` converts.
+    """
+    events: list[ServerSentEvent] = []
+    data = event_type = last_id = ""
+    retry: int | None = None
+    for line in _whatwg_lines(body):
+        if line == "":  # dispatch the event (its data buffer without the last LF)
+            if data:
+                events.append(ServerSentEvent(event_type or "message", data[:-1], last_id, retry))
+            data = event_type = ""
+            retry = None
+        elif not line.startswith(":"):  # not a comment: a field
+            name, value = _whatwg_field(line)
+            if name == "event":
+                event_type = value
+            elif name == "data":
+                data += value + "\n"
+            elif name == "id" and "\0" not in value:
+                last_id = value
+            elif name == "retry" and value.isascii() and value.isdigit():
+                retry = _retry_value(value, events)
+    return events
+
+
+def _whatwg_lines(body: bytes) -> list[str]:
+    """The complete lines of a whole stream, decoded, its BOM skipped (WHATWG HTML 9.2.6:
+    "the stream must then be parsed by reading everything line by line")."""
+    end = max(body.rfind(b"\n"), body.rfind(b"\r")) + 1
+    try:
+        text = body[:end].decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InvalidUTF8Error(exc.start, exc.reason) from None
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    return re.split(r"\r\n|\r|\n", text)[:-1]  # the last piece ends no line
+
+
+def _whatwg_field(line: str) -> tuple[str, str]:
+    """The field name and value of a line that is not blank and no comment: the whole
+    line and ``""`` without a colon, else split at the first colon, one space after it
+    removed."""
+    name, colon, value = line.partition(":")
+    if colon and value.startswith(" "):
+        value = value[1:]
+    return name, value
+
+
+def _retry_value(value: str, events: Iterable[ServerSentEvent | RawEvents | NamedEvents]) -> int:
+    """``int(value)`` of an all-digits ``retry`` value; :class:`InvalidFieldError`
+    (with ``events``, dispatched before it) for more digits than ``int()`` converts."""
+    try:
+        return int(value)
+    except ValueError:  # more digits than sys.get_int_max_str_digits()
+        reason = f"a value of {len(value)} digits"
+        raise InvalidFieldError("retry", reason, expand(events)) from None
+
+
+# --------------------------------------------------------------------------
+# Layer 1: the line splitter (bytes -> complete lines)
+
+
+class Lines(NamedTuple):
+    """The complete lines of one read, as :meth:`LineSplitter.split` gives them.
+
+    Attributes:
+        lines: The lines, line ends removed, in stream order (never empty).
+        text: ``raw`` with every line end made LF (``raw`` itself when it has no CR).
+        raw: The bytes they were read from: the pending bytes of earlier reads, then
+            this read's, up to and including the unterminated rest (which ``text``
+            and ``raw`` end with, after the last line end at ``end``).
+        offset: The absolute offset of ``raw[0]`` in the stream.
+        end: The index in ``raw`` of the last line end.
+        has_cr: Whether ``raw`` holds a CR.
+    """
+
+    lines: list[bytes]
+    text: bytes
+    raw: bytes
+    offset: int
+    end: int
+    has_cr: bool
+
+    def line_start(self, index: int) -> int:
+        """The absolute offset of line ``index`` (error path only)."""
+        return self.offset + sum(map(len, self.raw.splitlines(keepends=True)[:index]))
+
+    def block_start(self) -> int:
+        """The absolute offset just after the last blank line, or -1 if there is none."""
+        lines = self.lines
+        if b"" not in lines:
+            return -1
+        after = lines[::-1].index(b"")  # lines after the last blank line
+        if self.has_cr:
+            ends = self.raw[: self.end + 1].splitlines(keepends=True)
+            size = sum(map(len, ends[len(ends) - after :]))
+        else:
+            size = sum(map(len, lines[len(lines) - after :])) + after
+        return self.offset + self.end + 1 - size
+
+
+class LineSplitter:
+    """Layer 1: a stream's bytes, read in pieces, cut into complete lines.
+
+    WHATWG HTML 9.2.6, "Parsing an event stream": a line ends with CRLF, LF or a lone
+    CR, also when the CR ends one read and the LF starts the next; one leading UTF-8
+    BOM is skipped (also when split between reads). The bytes after the last line end
+    (the pending line) are kept as the pieces read and joined once, when the line ends,
+    so that a line growing by small reads is not copied per read.
+
+    The pending bytes may also hold complete LF-ended lines that the decoder chose not
+    to interpret yet (``deferred``; see :meth:`SSEDecoder.feed_raw`): they are split
+    again, with the next read's bytes.
+
+    Args:
+        max_event_bytes: The limit on an event's pending bytes, for
+            :meth:`check_pending`.
+
+    Attributes:
+        pending: The pending bytes, as the pieces read.
+        pending_len: Their total length.
+        pending_offset: The absolute offset of the first pending byte.
+        deferred: The pending bytes hold complete lines.
+        skip_lf: The last read ended with CR: an LF starting the next read ends no line.
+        at_start: Nothing but a (possibly partial) BOM seen yet.
+        block_start: The absolute offset just after the last blank line (after the BOM
+            before any): where the block that ``close()`` would discard begins.
+    """
+
+    __slots__ = (
+        "pending",
+        "pending_len",
+        "pending_offset",
+        "deferred",
+        "skip_lf",
+        "at_start",
+        "block_start",
+        "_max",
+    )
+
+    def __init__(self, max_event_bytes: int) -> None:
+        self.pending: list[bytes] = []
+        self.pending_len = 0
+        self.pending_offset = 0
+        self.deferred = False
+        self.skip_lf = False
+        self.at_start = True
+        self.block_start = 0
+        self._max = max_event_bytes
+
+    def prepare(self, chunk: bytes, offset: int) -> tuple[bytes, int] | None:
+        """``chunk`` (non-empty, at absolute ``offset``) without the LF of a CRLF whose CR
+        ended the previous read, and without the stream's BOM: the bytes to
+        :meth:`split` and their offset; ``None`` when they are the start of a BOM, kept
+        until the next read."""
+        if self.skip_lf:
+            self.skip_lf = False
+            if chunk[0] == _LF:
+                if self.block_start == offset:  # the LF of a blank line's CRLF
+                    self.block_start += 1
+                chunk = chunk[1:]
+                offset += 1
+        if self.at_start and chunk:
+            if self.pending:
+                chunk, offset = self.take(chunk)
+            if len(chunk) < 3 and _BOM.startswith(chunk):
+                self.keep(chunk, offset, False)
+                return None
+            self.at_start = False
+            if chunk.startswith(_BOM):
+                chunk = chunk[3:]
+                offset += 3
+                self.block_start = offset
+        return chunk, offset
+
+    def split(self, chunk: bytes, offset: int) -> Lines | None:
+        """The complete lines ending in ``chunk`` (non-empty, at absolute ``offset``), the
+        pending bytes before them; ``None`` when no line ends (``chunk`` is then kept as
+        pending, without copying the pending bytes). The bytes after the last line end
+        become the pending line; a CR ending ``chunk`` sets :attr:`skip_lf`."""
+        pending = self.pending
+        if self.deferred:
+            raw = b"".join([*pending, chunk])
+            offset = self.pending_offset
+        else:
+            if chunk.find(b"\n") < 0 and chunk.find(b"\r") < 0:
+                if not pending:
+                    self.pending_offset = offset
+                pending.append(chunk)
+                self.pending_len += len(chunk)
+                return None
+            raw = chunk
+            if pending:
+                raw = b"".join([*pending, chunk])
+                offset = self.pending_offset
+        pending.clear()
+        self.pending_len = 0
+        self.deferred = False
+        end = raw.rfind(b"\n")
+        text = raw
+        has_cr = raw.find(b"\r") >= 0
+        if has_cr:
+            end = max(end, raw.rfind(b"\r"))
+            if end == len(raw) - 1 and raw[end] == _CR:
+                self.skip_lf = True
+            text = raw.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+        lines = text.split(b"\n")
+        tail = lines.pop()
+        if tail:
+            self.keep(tail, offset + end + 1, False)
+        return _new_tuple(Lines, (lines, text, raw, offset, end, has_cr))
+
+    def take(self, chunk: bytes) -> tuple[bytes, int]:
+        """The pending bytes followed by ``chunk``, and their absolute offset; nothing
+        stays pending."""
+        whole = b"".join([*self.pending, chunk])
+        self.pending.clear()
+        self.pending_len = 0
+        self.deferred = False
+        return whole, self.pending_offset
+
+    def keep(self, tail: bytes, offset: int, deferred: bool) -> None:
+        """Keep ``tail`` (at absolute ``offset``) as the pending bytes; ``deferred`` when
+        it holds complete lines."""
+        self.pending.append(tail)
+        self.pending_len = len(tail)
+        self.pending_offset = offset
+        self.deferred = deferred
+
+    def check_pending(
+        self, data_bytes: int, events: list[ServerSentEvent | RawEvents | NamedEvents]
+    ) -> None:
+        """Raise :class:`EventTooLargeError` (with ``events``, dispatched before it) when
+        the pending line and ``data_bytes``, the data buffer's size, exceed the limit."""
+        if self.pending_len + data_bytes > self._max:
+            raise EventTooLargeError(self._max, self.pending_offset, expand(events))
+
+
+# --------------------------------------------------------------------------
+# Layer 2: the field interpreter (the WHATWG field rules, in one place)
+
+
+class FieldInterpreter:
+    """Layer 2: the line interpreter of WHATWG HTML 9.2.6, and the one place for its
+    field rules.
+
+    A blank line dispatches the event (if its data buffer is non-empty), sets the last
+    event ID string to the last event ID buffer, and resets the event type and
+    ``retry``; a line starting with ``:`` is a comment; ``name:value`` loses one space
+    after the colon, a line without a colon is a field with an empty value; ``data``
+    appends to the data buffer, ``event`` sets the event type (``message`` when empty
+    at dispatch), ``id`` sets the last event ID buffer unless the value contains
+    U+0000, ``retry`` sets the reconnection time if the value is all ASCII digits (more
+    digits than ``int()`` converts raise :class:`InvalidFieldError`); other field names
+    (case-sensitive) are ignored.
+
+    At an event boundary (:attr:`in_event` false) the last event ID string equals the
+    buffer: the buffer changes only by an ``id`` line, and the blank line after it
+    copies it. So a run of events dispatched at once (:func:`scan_run`) carries
+    :attr:`last_id` and changes no state.
+
+    Attributes:
+        last_event_id: The last event ID string (as of the most recent blank line).
+        reconnection_time: The last valid ``retry`` value, in milliseconds, or ``None``.
+        last_id: The last event ID buffer.
+        data_bytes: The UTF-8 size of the data buffer (each value plus 1 for its LF).
+    """
+
+    __slots__ = (
+        "last_event_id",
+        "reconnection_time",
+        "last_id",
+        "data_bytes",
+        "_parts",
+        "_event_type",
+        "_retry",
+        "_dirty",
+    )
+
+    def __init__(self) -> None:
+        self.last_event_id = ""
+        self.reconnection_time: int | None = None
+        self.last_id = ""
+        self.data_bytes = 0
+        # The data buffer as its values, the event type buffer, retry of this block.
+        self._parts: list[str] = []
+        self._event_type = ""
+        self._retry: int | None = None
+        # A field line other than data was seen since the last blank line.
+        self._dirty = False
+
+    @staticmethod
+    def event_type(buffer: str) -> str:
+        """The type of an event dispatched with the event type buffer ``buffer``: the
+        buffer, or ``message`` when it is empty."""
+        return buffer or "message"
+
+    @property
+    def in_event(self) -> bool:
+        """Field lines were interpreted since the last blank line."""
+        return bool(self._parts) or self._dirty
+
+    def reset(self) -> None:
+        """Discard the event being built (end of stream)."""
+        self._parts = []
+        self.data_bytes = 0
+        self._event_type = ""
+        self._retry = None
+        self._dirty = False
+
+    def interpret(
+        self, lines: list[str], events: list[ServerSentEvent | RawEvents | NamedEvents]
+    ) -> None:
+        """Apply complete ``lines`` (line ends removed, decoded), appending the events
+        they dispatch to ``events``. The caller has checked that no event can exceed
+        the size limit."""
+        parts = self._parts
+        data_bytes = self.data_bytes
+        event_type = self.event_type
+        for line in lines:
+            if not line:
+                if parts:
+                    data = "\n".join(parts)
+                    event = (event_type(self._event_type), data, self.last_id, self._retry)
+                    events.append(_new_tuple(ServerSentEvent, event))
+                    parts = self._parts = []
+                    data_bytes = 0
+                if self._dirty:
+                    self._end_block()
+                continue
+            if line[0] == ":":
+                continue  # comment
+            name, colon, value = line.partition(":")
+            if colon and value[:1] == " ":
+                value = value[1:]
+            if name == "data":
+                parts.append(value)
+                data_bytes += (len(value) if value.isascii() else len(value.encode())) + 1
+                continue
+            self.data_bytes = data_bytes
+            self._field(name, value, events)
+        self.data_bytes = data_bytes
+
+    def _field(
+        self, name: str, value: str, events: list[ServerSentEvent | RawEvents | NamedEvents]
+    ) -> None:
+        """Apply a field line other than ``data``."""
+        self._dirty = True
+        if name == "event":
+            self._event_type = value
+        elif name == "id":
+            if "\0" not in value:
+                self.last_id = value
+        elif name == "retry" and value.isascii() and value.isdigit():
+            self._retry = self.reconnection_time = _retry_value(value, events)
+
+    def _end_block(self) -> None:
+        """A blank line after field lines: the last event ID string takes the buffer;
+        the event type and ``retry`` are reset."""
+        self.last_event_id = self.last_id
+        self._event_type = ""
+        self._retry = None
+        self._dirty = False
+
+
+# --------------------------------------------------------------------------
+# Layer 3: the run scanner (every fast path)
+
+# A run of plain events: blocks that are each "data: " + a value + a blank line.
+_RUN = re.compile(rb"(?:data: [^\n]*\n\n)*")
+
+
+def scan_run(
+    buf: bytes, start: int, cut: int, last_id: str
+) -> tuple[RawEvents | NamedEvents | None, int]:
+    """The run of events that starts ``buf`` at ``start``, and where it stops.
+
+    Every fast path of :class:`SSEDecoder` takes its events from here, without the
+    line interpreter. The invariant they rely on, written once: the blocks of a run are
+    each exactly ``data: `` + a value + a blank line (a :class:`RawEvents` run), or each
+    ``event: `` + a type, ``data: `` + a value and a blank line (a
+    :class:`NamedEvents` run); from an event boundary, :class:`FieldInterpreter` gives
+    each such block the event (type, or ``message``; the value as data; ``last_id``; no
+    ``retry``) and leaves its state as it was (no ``id`` or ``retry`` line, the event
+    type reset by the blank line). So a run may skip the interpreter, and any split of
+    a stream into reads gives the same events, errors (type, offset, events before
+    them), incompleteness and last event ID as one-byte reads, which never take a run
+    (the hypothesis differential tests against :func:`whatwg_events` and one-byte reads
+    in ssegen's tests/runtime/test_sse.py).
+
+    Args:
+        buf: Bytes whose lines from ``start`` on end with LF only (no CR), ``start``
+            at an event boundary (just after a blank line, or the stream's start).
+        start: Where the run may start.
+        cut: The index of the last ``b"\\n\\n"`` in ``buf``, at least ``start``.
+        last_id: The last event ID buffer, given to the run's events.
+
+    Returns:
+        ``(run, stop)``: the run (``None`` when there is none, or its bytes are not
+        UTF-8) and the index just after its last blank line (``start`` when none).
+        A :class:`RawEvents` run is the longest at ``start``; a :class:`NamedEvents`
+        run reaches ``cut + 2`` or is ``None``.
+    """
+    first = buf.find(b"\n", start)  # the end of the first line
+    run: RawEvents | NamedEvents | None
+    if buf.startswith(b"data: ", start):
+        if first == cut:  # one event
+            run, stop = _new_tuple(RawEvents, ([buf[start + 6 : cut]], last_id)), cut + 2
+        else:
+            values, stop = _data_run(buf, start, cut)
+            run = _new_tuple(RawEvents, (values, last_id)) if values else None
+    elif buf.startswith(b"event: ", start):
+        stop = cut + 2
+        if buf.find(b"\n", first + 1) == cut and buf.startswith(b"\ndata: ", first):
+            run = _new_tuple(NamedEvents, ([buf[start:first]], [buf[first + 7 : cut]], last_id))
+        else:
+            named = _named_run(buf, start, first, cut)
+            run = None if named is None else _new_tuple(NamedEvents, (*named, last_id))
+    else:
+        return None, start
+    if run is None or not (buf.isascii() or _is_utf8(buf, stop)):
+        return None, start
+    return run, stop
+
+
+def _data_run(buf: bytes, start: int, cut: int) -> tuple[list[bytes], int]:
+    """The values of the longest run of ``data: `` + value + blank line blocks at
+    ``start`` (``buf[start:]`` starts with ``data: ``), and where it stops.
+
+    The region up to ``cut`` is cut at each ``"\\n\\ndata: "``: when no piece holds a line
+    end, every block was exactly ``data: `` + value and a blank line, up to ``cut + 2``.
+    Otherwise the run is matched block by block (:data:`_RUN`)."""
+    values = buf[start + 6 : cut].split(b"\n\ndata: ")
+    if b"".join(values).find(b"\n") < 0:
+        return values, cut + 2
+    run = _RUN.match(buf, start)
+    stop = run.end() if run else start
+    return (buf[start + 6 : stop - 2].split(b"\n\ndata: ") if stop > start else []), stop
+
+
+def _named_run(
+    buf: bytes, start: int, first: int, cut: int
+) -> tuple[list[bytes], list[bytes]] | None:
+    """The event lines and values of ``buf[start : cut + 2]`` (at an ``event: `` line,
+    which ends at ``first``)
+    when every block is exactly ``event: `` + a type, ``data: `` + a value and a blank
+    line; else None.
+
+    Most reads repeat one event line (a run of ``content_block_delta``, of
+    ``response.output_text.delta``): the region is cut at each ``"\\n\\n" + line +
+    "\\ndata: "``, line being its first line. When it starts with that line and
+    ``"\\ndata: "`` and no piece holds a line end, the region is exactly ``line``,
+    ``data: `` + piece, ``""``, repeated for each piece: its only line ends are those of
+    the separators. Conversely, blocks that all have that event line give exactly those
+    pieces, as a value holds no line end, so ``"\\n\\n"`` occurs only where a block ends.
+
+    Otherwise the region cut at each LF must be the lines ``event: ...``, ``data: ...``,
+    ``""`` repeated, the last ``""`` left out (3k - 1 lines for k events); conversely,
+    lines in that pattern are such blocks, since a split at every LF leaves no line end
+    inside a line.
+    """
+    line = buf[start:first]
+    if buf.startswith(b"\ndata: ", first):
+        values = buf[first + 7 : cut].split(b"\n\n" + line + b"\ndata: ")
+        if b"".join(values).find(b"\n") < 0:
+            return [line] * len(values), values
+    lines = buf[start:cut].split(b"\n")
+    if len(lines) % 3 != 2:
+        return None
+    event_lines, data_lines = lines[::3], lines[1::3]
+    if (
+        any(lines[2::3])
+        or not _all_start_with(event_lines, b"event: ", b"event:!")
+        or not _all_start_with(data_lines, b"data: ", b"data:!")
+    ):
+        return None
+    return event_lines, list(map(_VALUE, data_lines))
+
+
+# --------------------------------------------------------------------------
+# The decoder: the three layers, fed read by read
+
+
 class SSEDecoder:
     """Push-style, incremental ``text/event-stream`` decoder.
 
@@ -437,6 +957,11 @@ class SSEDecoder:
     ``retry`` (ignored unless all ASCII digits) are applied and any other
     field is ignored; field names are case-sensitive. At end of stream an
     event without its terminating blank line is discarded.
+
+    It is built of three layers: :class:`LineSplitter` (bytes to lines),
+    :class:`FieldInterpreter` (the field rules) and :func:`scan_run` (runs of
+    events taken at once); :func:`whatwg_events` is the same algorithm
+    transcribed literally, which it is tested against.
 
     Args:
         max_event_bytes: Limit, in bytes, on one event's pending bytes (see
@@ -469,25 +994,12 @@ class SSEDecoder:
         "bytes_consumed",
         "bytes_discarded",
         "incomplete",
-        "last_event_id",
-        "reconnection_time",
+        "_lines",
+        "_fields",
         "_max",
-        "_pending",
-        "_pending_len",
-        "_pending_offset",
-        "_block_start",
-        "_deferred",
         "_window",
-        "_skip_lf",
-        "_at_start",
         "_closed",
         "_failed",
-        "_parts",
-        "_data_bytes",
-        "_event_type",
-        "_last_id",
-        "_retry",
-        "_dirty",
         "_ready",
     )
 
@@ -497,41 +1009,26 @@ class SSEDecoder:
         self.bytes_consumed: int = 0
         self.bytes_discarded: int = 0
         self.incomplete: bool = False
-        self.last_event_id: str = ""
-        self.reconnection_time: int | None = None
+        self._lines = LineSplitter(max_event_bytes)
+        self._fields = FieldInterpreter()
         self._max = max_event_bytes
         # Reads are taken in windows of at most this many bytes (see feed_raw).
         self._window = min(_WINDOW, max_event_bytes)
-        # The current unterminated line as the pieces read (joined once, when
-        # the line ends: a line growing by small reads is not copied again per
-        # read), their total length, and the line's absolute offset.
-        self._pending: list[bytes] = []
-        self._pending_len = 0
-        self._pending_offset = 0
-        # Absolute offset just after the last blank line (after the BOM before
-        # any): where the block that close() would discard begins.
-        self._block_start = 0
-        # The pending bytes are the complete lines of an event begun in an earlier read
-        # and its unterminated line, not interpreted yet (see feed_raw).
-        self._deferred = False
-        # The previous chunk ended with CR: a leading LF now ends no line.
-        self._skip_lf = False
-        # Nothing but a (possibly partial) BOM seen yet.
-        self._at_start = True
         self._closed = False
         self._failed = False
-        # The event being built: data values, their byte size (+1 per LF),
-        # event type buffer, last event ID buffer, retry of this block.
-        self._parts: list[str] = []
-        self._data_bytes = 0
-        self._event_type = ""
-        self._last_id = ""
-        self._retry: int | None = None
-        # A field line was seen since the last blank line.
-        self._dirty = False
-        # At an event boundary, past the BOM, usable, no LF to skip: a chunk
-        # without CR may take feed_raw's run of plain events.
+        # At an event boundary, past the BOM, usable, no LF to skip: a read without
+        # CR may take feed_raw's fast path.
         self._ready = False
+
+    @property
+    def last_event_id(self) -> str:
+        """See the class docstring."""
+        return self._fields.last_event_id
+
+    @property
+    def reconnection_time(self) -> int | None:
+        """See the class docstring."""
+        return self._fields.reconnection_time
 
     def feed(self, chunk: bytes | bytearray | memoryview) -> list[ServerSentEvent]:
         """Decode the next bytes of the stream.
@@ -547,6 +1044,7 @@ class SSEDecoder:
         Raises:
             InvalidUTF8Error: A complete line is not valid UTF-8.
             EventTooLargeError: An event exceeded ``max_event_bytes``.
+            InvalidFieldError: A ``retry`` value has more digits than ``int()`` converts.
             SSEError: The decoder was closed or failed earlier.
             TypeError: ``chunk`` is a ``str`` or an ``int`` (an item of a ``bytes``
                 body iterated as if it were the chunks).
@@ -559,14 +1057,21 @@ class SSEDecoder:
     def feed_raw(
         self, chunk: bytes | bytearray | memoryview
     ) -> list[ServerSentEvent | RawEvents | NamedEvents]:
-        """:meth:`feed`, giving runs of plain ``data:`` events as :class:`RawEvents`.
+        """:meth:`feed`, giving runs of plain ``data:`` events as :class:`RawEvents`
+        and runs of ``event:`` + ``data:`` events as :class:`NamedEvents`.
 
         Same events, errors (whose ``events`` are all :class:`ServerSentEvent`)
         and laziness as :meth:`feed`; :func:`expand` turns the result into
         what :meth:`feed` returns. A read longer than 64 KiB (or than
         ``max_event_bytes``, if smaller) is taken as consecutive windows of
         at most that size, each ending after a blank line where one is in
-        reach, so that it may give several :class:`RawEvents`.
+        reach, so that it may give several runs.
+
+        The fast path is the common read: ``bytes`` without CR, at an event boundary,
+        holding a blank line, within the limit with the pending bytes (so that no event
+        of it can exceed the limit). It goes to :meth:`_from_boundary`; any other read
+        goes through :meth:`_feed` (BOM, LF after CR, other buffer types, long reads,
+        closed or failed decoders) and :meth:`_apply` (lines).
         """
         if not (
             self._ready
@@ -575,159 +1080,59 @@ class SSEDecoder:
             and chunk.find(b"\r") < 0
         ):
             return self._feed(chunk)
-        # Fast path: the common read, at an event boundary. Whole events that
-        # are each a "data: " line and a blank line are taken as one RawEvents
-        # without a Python-level loop, and without the line interpreter
-        # (_interpret, the one place for the field rules): such a block is
-        # exactly an event of type "message" whose data is the line after
-        # "data: ". The longest run of them that starts the read is taken so;
-        # the rest of the read goes to _guarded.
-        # Invariant (hypothesis differential test in ssegen's
-        # tests/runtime/test_sse.py::test_event_runs_match_byte_at_a_time):
-        # any split of a stream into reads gives the same events, error type,
-        # error offset, events attached to the error, incompleteness and last
-        # event ID as one-byte reads, which never take a run of events (here
-        # or in _process_fast) and so apply every line through _interpret.
         offset = self.bytes_consumed  # absolute offset of chunk[0]
         self.bytes_consumed = offset + len(chunk)
-        # The last complete event ends at the last blank line, in this read:
-        # the pending line holds no line end. Without one, the pending line
-        # just grows (_apply keeps the read, without copying the line).
         cut = chunk.rfind(b"\n\n")
+        lines = self._lines
         if cut < 0:
             return self._guarded(chunk, offset, []) if chunk else []
-        pending = self._pending
-        if cut == len(chunk) - 2 and not pending:
-            # The read may be one whole event, as servers flushing every token send them:
-            # "data: " + a value, or "event: " + a type then "data: " + a value, each line
-            # without a line end, and the blank line. It is then taken as the runs below
-            # take it, without cutting and joining.
-            line_end = chunk.find(b"\n")
-            if line_end == cut:
-                if chunk.startswith(b"data: ") and (chunk.isascii() or _is_utf8(chunk, cut)):
-                    self._block_start = offset + cut + 2
-                    return [_new_tuple(RawEvents, ([chunk[6:cut]], self._last_id))]
-            elif (
-                chunk.startswith(b"event: ")
-                and chunk.find(b"\n", line_end + 1) == cut
-                and chunk.startswith(b"data: ", line_end + 1)
-                and (chunk.isascii() or _is_utf8(chunk, cut))
-            ):
-                self._block_start = offset + cut + 2
-                self.last_event_id = self._last_id  # as the named run below
-                event = ([chunk[:line_end]], [chunk[line_end + 7 : cut]], self._last_id)
-                return [_new_tuple(NamedEvents, event)]
-        whole = chunk
-        if pending:
-            whole = b"".join(pending) + chunk
-            cut += self._pending_len
-        if len(whole) <= self._max:  # so no event of the run exceeds the limit
-            if whole.startswith(b"data: "):
-                values = whole[6:cut].split(b"\n\ndata: ")
-                # No value holding a line end means every block was exactly
-                # "data: " + value and a blank line (and no blank-line runs).
-                if b"".join(values).find(b"\n") < 0:
-                    stop = cut + 2
-                else:
-                    run = _RUN.match(whole)
-                    stop = run.end() if run else 0
-                    values = whole[6 : stop - 2].split(b"\n\ndata: ")
-                if stop and (whole.isascii() or _is_utf8(whole, stop)):
-                    events: list[ServerSentEvent | RawEvents | NamedEvents] = [
-                        _new_tuple(RawEvents, (values, self._last_id))
-                    ]
-                    if pending:
-                        offset = self._pending_offset
-                        pending.clear()
-                        self._pending_len = 0
-                        self._deferred = False
-                    self._block_start = offset + stop
-                    if stop < len(whole):
-                        tail = whole[stop:]
-                        if b"\n" in tail:
-                            events += self._guarded(tail, offset + stop, events)
-                        else:
-                            # The next event's first line, begun: it just waits (as _apply
-                            # keeps it; within the limit, as ``whole`` is).
-                            self._pending_offset = offset + stop
-                            pending.append(tail)
-                            self._pending_len = len(tail)
-                    return events
-            # Other events (named ones: "event: " + "data: " + blank line) up to the
-            # last blank line, from an event boundary; the event begun after it is kept
-            # as bytes, not interpreted, and read again whole with the next read (so
-            # that each read's run starts at an event boundary, and _process_fast takes
-            # it at once). Deferring its complete lines changes nothing observable: they
-            # dispatch nothing (no blank line among them), set no reconnection time (no
-            # "retry"), are valid UTF-8 (checked, so an error is raised by this read, as
-            # line by line), and cannot exceed the limit (the pending bytes of an event
-            # are at most its bytes, here at most the limit).
-            stop = cut + 2
-            tail = whole[stop:]
-            if b"\n" not in tail or (
-                b"retry" not in tail and (tail.isascii() or _is_utf8(tail, tail.rfind(b"\n") + 1))
-            ):
-                named = self._named_run(whole, cut) if whole.startswith(b"event: ") else None
-                if pending:
-                    offset = self._pending_offset
-                    pending.clear()
-                    self._pending_len = 0
-                    self._deferred = False
-                self._block_start = offset + stop
-                if named is None:
-                    events = self._guarded(whole[:stop], offset, [])
-                else:
-                    # As _process_fast applies a run of named events.
-                    events = [named]
-                    self.last_event_id = self._last_id
-                if tail:
-                    self._pending_offset = offset + stop
-                    pending.append(tail)
-                    self._pending_len = len(tail)
-                    self._deferred = b"\n" in tail
-                return events
-        return self._guarded(chunk, offset, [])
+        if lines.pending:
+            if lines.pending_len + len(chunk) > self._max:
+                return self._guarded(chunk, offset, [])
+            cut += lines.pending_len
+            chunk, offset = lines.take(chunk)
+        run, stop = scan_run(chunk, 0, cut, self._fields.last_id)
+        if run is not None and stop == len(chunk):  # all of it (as a read per event is)
+            lines.block_start = offset + stop
+            return [run]
+        return self._from_boundary(chunk, offset, cut, run, stop)
 
-    def _named_run(self, whole: bytes, cut: int) -> NamedEvents | None:
-        """The events of ``whole[: cut + 2]`` (from an event boundary, at an ``event: ``
-        line, to a blank line) as one :class:`NamedEvents` when every block is exactly
-        ``event: `` + a type, ``data: `` + a value and a blank line, and is valid UTF-8;
-        else None. The same events as :meth:`_named`.
+    def _from_boundary(
+        self, whole: bytes, offset: int, cut: int, run: RawEvents | NamedEvents | None, stop: int
+    ) -> list[ServerSentEvent | RawEvents | NamedEvents]:
+        """The fast path of :meth:`feed_raw`: ``whole`` (no CR, within the limit) starts
+        at an event boundary at absolute ``offset``, its last blank line ends at
+        ``cut + 2``, and ``run`` is the run at its start, up to ``stop``
+        (:func:`scan_run`).
 
-        Most reads repeat one event line (a run of ``content_block_delta``, of
-        ``response.output_text.delta``): the region before the last blank line is cut at
-        each ``"\n\n" + line + "\ndata: "``, line being its first line. When it starts
-        with that line and ``"\ndata: "`` and no piece holds a line end, the region is
-        exactly ``line``, ``data: `` + piece, ``""``, repeated for each piece (the last
-        ``""`` left out): its only line ends are those of the separators. Conversely,
-        blocks that all have that event line give exactly those pieces, as a value holds
-        no line end, so ``"\n\n"`` occurs only where a block ends.
-
-        Otherwise the region cut at each LF must be the lines ``event: ...``,
-        ``data: ...``, ``""`` repeated, the last ``""`` left out (so 3k - 1 lines for k
-        events); conversely, lines in that pattern are such blocks, since a split at
-        every LF leaves no line end inside a line.
+        The run is taken at once; the other complete events go to the line
+        interpreter. The event begun after the last blank line is kept as bytes, not
+        interpreted, and read again whole with the next read (so that each read starts
+        at an event boundary and may take a run at once).
+        Deferring its complete lines changes nothing observable: they dispatch nothing
+        (no blank line among them), set no reconnection time (no ``retry``, else they
+        are not deferred), are valid UTF-8 (checked, else they are not deferred, so an
+        error is raised by this read, as line by line), and cannot exceed the limit
+        (the pending bytes of an event are at most its bytes, here at most the limit).
         """
-        first = whole.find(b"\n")
-        line = whole[:first]
-        if whole.startswith(b"\ndata: ", first):
-            values = whole[first + 7 : cut].split(b"\n\n" + line + b"\ndata: ")
-            if b"".join(values).find(b"\n") < 0:
-                if not (whole.isascii() or _is_utf8(whole, cut + 2)):
-                    return None
-                return _new_tuple(NamedEvents, ([line] * len(values), values, self._last_id))
-        lines = whole[:cut].split(b"\n")
-        if len(lines) % 3 != 2:
-            return None
-        event_lines, data_lines = lines[::3], lines[1::3]
-        if (
-            any(lines[2::3])
-            or not _all_start_with(event_lines, b"event: ", b"event:!")
-            or not _all_start_with(data_lines, b"data: ", b"data:!")
-            or not (whole.isascii() or _is_utf8(whole, cut + 2))
+        events: list[ServerSentEvent | RawEvents | NamedEvents] = [run] if run else []
+        if run is not None:
+            self._lines.block_start = offset + stop
+        end = cut + 2
+        if end == len(whole):
+            if stop < end:
+                events += self._guarded(whole[stop:], offset + stop, events)
+            return events
+        tail = whole[end:]
+        lines_end = tail.rfind(b"\n") + 1  # the end of its complete lines
+        if lines_end and (
+            tail.find(b"retry") >= 0 or not (tail.isascii() or _is_utf8(tail, lines_end))
         ):
-            return None
-        return _new_tuple(NamedEvents, (event_lines, list(map(_VALUE, data_lines)), self._last_id))
+            return events + self._guarded(whole[stop:], offset + stop, events)
+        if stop < end:
+            events += self._guarded(whole[stop:end], offset + stop, events)
+        self._lines.keep(tail, offset + end, lines_end > 0)
+        return events
 
     def _feed(
         self, chunk: bytes | bytearray | memoryview
@@ -742,54 +1147,26 @@ class SSEDecoder:
                 else "feed() after close()"
             )
         if type(chunk) is not bytes:
-            if isinstance(chunk, str):
-                raise TypeError(
-                    f"an SSE body is read as bytes chunks; got a str chunk: pass {_READ_BYTES},"
-                    " not iter_text() or iter_lines() (or encode each chunk)"
-                )
-            if isinstance(chunk, int):
-                raise TypeError(
-                    "an SSE body is read as bytes chunks; got an int chunk, as iterating a bytes"
-                    f" body gives: pass the body as [body], or {_READ_BYTES}"
-                )
-            return self.feed_raw(bytes(chunk))
+            return self.feed_raw(_as_bytes(chunk))
         if not chunk:
             return []
         if len(chunk) > self._window:
             return self._windows(chunk)
-        if self._at_start and not self._pending and chunk[0] != _BOM[0]:
+        lines = self._lines
+        if lines.at_start and not lines.pending and chunk[0] != _BOM[0]:
             # The stream has no BOM: it starts at an event boundary.
-            self._at_start = False
+            lines.at_start = False
             self._ready = True
             return self.feed_raw(chunk)
         offset = self.bytes_consumed  # absolute offset of chunk[0]
         self.bytes_consumed += len(chunk)
-        if self._skip_lf:
-            self._skip_lf = False
-            if chunk[0] == _LF:
-                if self._block_start == offset:  # the LF of a blank line's CRLF
-                    self._block_start += 1
-                chunk = chunk[1:]
-                offset += 1
-        if self._at_start and chunk:
-            if self._pending:
-                chunk = b"".join(self._pending) + chunk
-                offset = self._pending_offset
-                self._pending.clear()
-                self._pending_len = 0
-            if len(chunk) < 3 and _BOM.startswith(chunk):
-                self._pending_offset = offset
-                self._pending.append(chunk)
-                self._pending_len = len(chunk)
-                return []
-            self._at_start = False
-            if chunk.startswith(_BOM):
-                chunk = chunk[3:]
-                offset += 3
-                self._block_start = offset
+        prepared = lines.prepare(chunk, offset)
+        if prepared is None:
+            return []
+        chunk, offset = prepared
         if chunk:
             return self._guarded(chunk, offset, [])
-        self._ready = not (self._parts or self._dirty or self._skip_lf)
+        self._ready = not (self._fields.in_event or lines.skip_lf)
         return []
 
     def _windows(self, chunk: bytes) -> list[ServerSentEvent | RawEvents | NamedEvents]:
@@ -797,9 +1174,8 @@ class SSEDecoder:
         most a window each that it is cut into: each ends after the last
         blank line in reach, else at the window's length. Any split of a
         stream gives the same events and errors (the invariant in
-        :meth:`feed_raw`), so only the grouping into :class:`RawEvents`
-        differs from one read; an error carries the events of earlier windows
-        too."""
+        :func:`scan_run`), so only the grouping into runs differs from one
+        read; an error carries the events of earlier windows too."""
         events: list[ServerSentEvent | RawEvents | NamedEvents] = []
         size = self._window
         start = 0
@@ -830,82 +1206,96 @@ class SSEDecoder:
             if before:
                 exc.events[:0] = expand(before)
             raise
-        self._ready = not (self._parts or self._dirty or self._skip_lf)
+        self._ready = not (self._fields.in_event or self._lines.skip_lf)
         return events
 
     def _apply(self, chunk: bytes, offset: int) -> list[ServerSentEvent | RawEvents | NamedEvents]:
         """Apply ``chunk`` (non-empty; BOM and skipped LF already removed), the
-        stream's bytes from absolute ``offset``, after the pending line."""
-        if self._deferred:
-            # Interpret the deferred lines first: they dispatch nothing and raise
-            # nothing (see feed_raw); their unterminated line stays pending.
-            self._deferred = False
-            deferred = b"".join(self._pending)
-            self._pending.clear()
-            self._pending_len = 0
-            self._apply(deferred, self._pending_offset)
-        # The complete lines of the chunk end at its last CR or LF.
-        end = chunk.rfind(b"\n")
-        has_cr = b"\r" in chunk
-        if has_cr:
-            end = max(end, chunk.rfind(b"\r"))
-            if end == len(chunk) - 1 and chunk[end] == _CR:
-                self._skip_lf = True  # an LF starting the next chunk ends no line
-        pending = self._pending
-        if end < 0:
-            # No line end in this chunk: the current line just grows.
-            if not pending:
-                self._pending_offset = offset
-            pending.append(chunk)
-            self._pending_len += len(chunk)
-            if self._pending_len + self._data_bytes > self._max:
-                raise EventTooLargeError(self._max, self._pending_offset)
+        stream's bytes from absolute ``offset``, after the pending bytes."""
+        lines = self._lines
+        fields = self._fields
+        split = lines.split(chunk, offset)
+        if split is None:  # no line end: the pending line just grows
+            lines.check_pending(fields.data_bytes, [])
             return []
-
-        # The pending line ends in this chunk: copied once, to be its first line.
-        head = b""
-        first_start = offset
-        if pending:
-            head = b"".join(pending)
-            first_start = self._pending_offset
-            pending.clear()
-            self._pending_len = 0
-        # The complete lines, line ends removed: chunk[: end + 1].splitlines(), as bytes
-        # split only at CR, LF and CRLF.
-        text = chunk
-        if has_cr:
-            text = text.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
-        lines = text.split(b"\n")
-        lines.pop()  # the unterminated tail, chunk[end + 1 :]
-        if head:
-            lines[0] = head + lines[0]
-        events = (
-            # Fast path: no event can outgrow the limit within this chunk.
-            self._process_fast(lines)
-            if len(head) + len(chunk) + self._data_bytes <= self._max
-            else None
-        )
+        events = None
+        if len(split.raw) + fields.data_bytes <= self._max:
+            # No event can outgrow the limit within these lines.
+            events = self._process_fast(split)
         if events is None:
-            # Exact path, line by line, for errors and their byte offsets.
-            events = self._process_exact(lines, chunk, offset, first_start)
-        if b"" in lines:
-            # The block close() would discard starts after the last blank line; the lines
-            # after it are all of this chunk (only the first line holds pending bytes).
-            after = lines[::-1].index(b"")
-            ends = chunk[: end + 1].splitlines(keepends=True) if has_cr else None
-            size = (
-                sum(map(len, ends[len(ends) - after :]))
-                if ends is not None
-                else sum(map(len, lines[len(lines) - after :])) + after
-            )
-            self._block_start = offset + end + 1 - size
-        if end + 1 < len(chunk):
-            tail = chunk[end + 1 :]
-            self._pending_offset = offset + end + 1
-            pending.append(tail)
-            self._pending_len = len(tail)
-            if self._pending_len + self._data_bytes > self._max:
-                raise EventTooLargeError(self._max, self._pending_offset, expand(events))
+            events = self._process_exact(split)
+        block_start = split.block_start()
+        if block_start >= 0:
+            lines.block_start = block_start
+        if lines.pending_len:
+            lines.check_pending(fields.data_bytes, events)
+        return events
+
+    def _process_fast(self, split: Lines) -> list[ServerSentEvent | RawEvents | NamedEvents] | None:
+        """Apply the complete lines of ``split``; ``None``, with nothing applied, if
+        they are not UTF-8.
+
+        The lines that end the event in progress (up to its blank line) go to the
+        interpreter; then the run after them (:func:`scan_run`) is taken at once; the
+        lines after the run go to the interpreter."""
+        lines = split.lines
+        fields = self._fields
+        first = 0  # the first line at an event boundary
+        if fields.in_event:
+            first = lines.index(b"") + 1 if b"" in lines else len(lines)
+        start = sum(map(len, lines[:first])) + first  # its index in split.text
+        cut = split.text.rfind(b"\n\n", start)
+        run, rest = None, first
+        if cut >= 0:
+            run, _ = scan_run(split.text, start, cut, fields.last_id)
+            if run is not None:
+                rest = first + len(run.values) * (2 if type(run) is RawEvents else 3)
+        try:
+            # Line by line finds the same invalid bytes as all at once (a line end is
+            # never part of a UTF-8 sequence).
+            head = list(map(bytes.decode, lines[:first]))
+            tail = list(map(bytes.decode, lines[rest:]))
+        except UnicodeDecodeError:
+            return None
+        events: list[ServerSentEvent | RawEvents | NamedEvents] = []
+        if head:
+            fields.interpret(head, events)
+            if run is not None and run.id != fields.last_id:  # an "id" line in the head
+                run = run._replace(id=fields.last_id)
+        if run is not None:
+            events.append(run)
+        if tail:
+            fields.interpret(tail, events)
+        return events
+
+    def _process_exact(self, split: Lines) -> list[ServerSentEvent | RawEvents | NamedEvents]:
+        """Apply the complete lines of ``split``, checking the size limit and decoding
+        line by line, so that an error names the exact byte offset and carries exactly
+        the events dispatched before it; the lines are interpreted in batches that
+        cannot take an event over the limit."""
+        events: list[ServerSentEvent | RawEvents | NamedEvents] = []
+        fields = self._fields
+        limit = self._max
+        batch: list[str] = []
+        # A line adds at most its length to the data buffer (a blank line
+        # empties it): lines fitting in ``room`` cannot exceed the limit.
+        room = limit - fields.data_bytes
+        for i, line in enumerate(split.lines):
+            if len(line) > room:
+                # Apply the batch to learn the data buffer's size before this line.
+                fields.interpret(batch, events)
+                batch = []
+                room = limit - fields.data_bytes
+                if len(line) > room:
+                    raise EventTooLargeError(limit, split.line_start(i), expand(events))
+            try:
+                batch.append(line.decode())
+            except UnicodeDecodeError as exc:
+                fields.interpret(batch, events)
+                offset = split.line_start(i) + exc.start
+                raise InvalidUTF8Error(offset, exc.reason, expand(events)) from None
+            room -= len(line)
+        fields.interpret(batch, events)
         return events
 
     def close(self) -> list[ServerSentEvent]:
@@ -927,208 +1317,41 @@ class SSEDecoder:
             raise SSEError("close() on a decoder that failed earlier")
         if self._closed:
             return []
+        lines = self._lines
+        if lines.deferred:
+            # Complete lines kept as bytes (see _from_boundary): interpreted now, so that
+            # a stream ending with, say, a comment line is complete, as line by line.
+            # They dispatch nothing and raise nothing.
+            deferred, offset = lines.take(b"")
+            self._apply(deferred, offset)
         self._closed = True
         self._ready = False
-        self.incomplete = bool(self._pending_len) or bool(self._parts) or self._dirty
-        self.bytes_discarded = self.bytes_consumed - self._block_start if self.incomplete else 0
-        self._pending = []
-        self._pending_len = 0
-        self._deferred = False
-        self._parts = []
-        self._data_bytes = 0
-        self._event_type = ""
-        self._retry = None
-        self._dirty = False
+        self.incomplete = bool(lines.pending_len) or self._fields.in_event
+        self.bytes_discarded = self.bytes_consumed - lines.block_start if self.incomplete else 0
+        lines.pending.clear()
+        lines.pending_len = 0
+        self._fields.reset()
         return []
 
-    def _process_fast(
-        self, lines: list[bytes]
-    ) -> list[ServerSentEvent | RawEvents | NamedEvents] | None:
-        """Apply complete ``lines`` (line ends removed); ``None``, with nothing
-        applied, if they are not UTF-8."""
-        start = 0
-        if self._parts or self._dirty:
-            # The event begun before these lines ends at the first blank line.
-            start = lines.index(b"") + 1 if b"" in lines else len(lines)
-        # The common case: every event is one "data: " line and a blank line,
-        # checked and dispatched as one RawEvents without a Python-level loop
-        # (the same run, and invariant, as in feed_raw); other lines go
-        # through _interpret.
-        stop = len(lines) - (len(lines) - start) % 2
-        data_lines = lines[start:stop:2]
-        simple = not any(lines[start + 1 : stop : 2]) and _all_start_with(
-            data_lines, b"data: ", b"data:!"
+
+def _as_bytes(chunk: bytes | bytearray | memoryview) -> bytes:
+    """A read that is not ``bytes`` (``bytearray``, ``memoryview``) as ``bytes``.
+
+    Raises:
+        TypeError: ``chunk`` is a ``str`` or an ``int`` (an item of a ``bytes`` body
+            iterated as if it were the chunks), with what to pass instead.
+    """
+    if isinstance(chunk, str):
+        raise TypeError(
+            f"an SSE body is read as bytes chunks; got a str chunk: pass {_READ_BYTES},"
+            " not iter_text() or iter_lines() (or encode each chunk)"
         )
-        values = list(map(_VALUE, data_lines)) if simple else []
-        named: NamedEvents | None = None
-        try:
-            # Line by line finds the same invalid bytes as all at once (a line
-            # end is never part of a UTF-8 sequence); ASCII needs no decoding.
-            head = list(map(bytes.decode, lines[:start]))
-            for value in compress(values, map(not_, map(bytes.isascii, values))):
-                value.decode()
-            if not simple:
-                stop = start + (len(lines) - start) // 3 * 3
-                named = self._named(lines, start, stop)
-            rest = list(map(bytes.decode, lines[stop if simple or named else start :]))
-        except UnicodeDecodeError:
-            return None
-        events: list[ServerSentEvent | RawEvents | NamedEvents] = []
-        if head:
-            self._interpret(head, events)
-        if values:
-            events.append(_new_tuple(RawEvents, (values, self._last_id)))
-        if named:
-            # The run starts where an event ended, so the event type and retry are
-            # already reset; each event's dispatch sets the last event ID to the buffer.
-            events.append(named)
-            self.last_event_id = self._last_id
-        if rest:
-            self._interpret(rest, events)
-        return events
-
-    def _named(self, lines: list[bytes], start: int, stop: int) -> NamedEvents | None:
-        """The events of ``lines[start:stop]`` as one :class:`NamedEvents` when every
-        one is an ``event: `` line, a ``data: `` line and a blank line (Anthropic's and
-        OpenAI Responses' named events), checked without a Python-level loop; ``None``
-        when they are not.
-
-        The same events :meth:`_interpret` dispatches from those lines: the type is the
-        ``event`` value (``message`` when empty), the data the ``data`` value, the ID
-        the last event ID buffer (unchanged by these lines), no ``retry``. It changes
-        no state: the run starts where an event ended (the event type and ``retry``
-        already reset), and ends the same way.
-
-        Raises:
-            UnicodeDecodeError: a line is not UTF-8 (the caller then takes the exact path).
-        """
-        if stop <= start:
-            return None
-        event_lines, datas = lines[start:stop:3], lines[start + 1 : stop : 3]
-        if (
-            any(lines[start + 2 : stop : 3])
-            or not _all_start_with(event_lines, b"event: ", b"event:!")
-            or not _all_start_with(datas, b"data: ", b"data:!")
-        ):
-            return None
-        values = list(map(_VALUE, datas))
-        # Line by line finds the same invalid bytes as all at once; ASCII needs no decoding.
-        for line in compress(lines[start:stop], map(not_, map(bytes.isascii, lines[start:stop]))):
-            line.decode()
-        return _new_tuple(NamedEvents, (event_lines, values, self._last_id))
-
-    def _interpret(
-        self, lines: list[str], events: list[ServerSentEvent | RawEvents | NamedEvents]
-    ) -> None:
-        """Apply complete ``lines`` (line ends removed), appending to ``events``.
-
-        The line interpreter of WHATWG HTML 9.2.6, and the one place for its
-        field rules: a blank line dispatches the event (if its data buffer is
-        non-empty) and resets the event type and ``retry``; a line starting
-        with ``:`` is a comment; ``name:value`` loses one space after the
-        colon, a line without a colon is a field with an empty value;
-        ``data`` appends to the data buffer, ``event`` sets the event type,
-        ``id`` sets the last event ID buffer unless the value contains
-        U+0000, ``retry`` sets the reconnection time if the value is all
-        ASCII digits; other field names (case-sensitive) are ignored.
-
-        The caller has decoded the lines and checked that no event can exceed
-        the size limit (:meth:`_process_exact` checks both line by line).
-        """
-        parts = self._parts
-        data_bytes = self._data_bytes
-        for line in lines:
-            if not line:
-                # Blank line: dispatch the event.
-                if parts:
-                    events.append(
-                        tuple.__new__(
-                            ServerSentEvent,
-                            (
-                                self._event_type or "message",
-                                parts[0] if len(parts) == 1 else "\n".join(parts),
-                                self._last_id,
-                                self._retry,
-                            ),
-                        )
-                    )
-                    parts = self._parts = []
-                    data_bytes = 0
-                if self._dirty:
-                    self.last_event_id = self._last_id
-                    self._event_type = ""
-                    self._retry = None
-                    self._dirty = False
-                continue
-            if line[0] == ":":
-                continue  # comment
-            name, colon, value = line.partition(":")
-            if colon and value[:1] == " ":
-                value = value[1:]
-            if name == "data":
-                parts.append(value)
-                data_bytes += (len(value) if value.isascii() else len(value.encode())) + 1
-                continue
-            self._dirty = True
-            if name == "event":
-                self._event_type = value
-            elif name == "id":
-                if "\0" not in value:
-                    self._last_id = value
-            elif name == "retry":
-                if value.isascii() and value.isdigit():
-                    try:
-                        self._retry = self.reconnection_time = int(value)
-                    except ValueError:  # more digits than int() converts
-                        self._data_bytes = data_bytes
-                        raise InvalidFieldError(
-                            "retry", f"a value of {len(value)} digits", expand(events)
-                        ) from None
-        self._data_bytes = data_bytes
-
-    def _process_exact(
-        self, lines: list[bytes], chunk: bytes, offset: int, first_start: int
-    ) -> list[ServerSentEvent | RawEvents | NamedEvents]:
-        """Apply the complete ``lines`` (line ends removed) of ``chunk``,
-        checking the size limit and decoding line by line, so that an error
-        names the exact byte offset and carries exactly the events dispatched
-        before it; the lines are applied by :meth:`_interpret`, in batches that
-        cannot take an event over the limit."""
-        events: list[ServerSentEvent | RawEvents | NamedEvents] = []
-        limit = self._max
-        batch: list[str] = []
-        # A line adds at most its length to the data buffer (a blank line
-        # empties it): lines fitting in ``room`` cannot exceed the limit.
-        room = limit - self._data_bytes
-        for i, line in enumerate(lines):
-            if len(line) > room:
-                # Apply the batch to learn the data buffer's size before this line.
-                self._interpret(batch, events)
-                batch = []
-                room = limit - self._data_bytes
-                if len(line) > room:
-                    raise EventTooLargeError(
-                        limit, self._line_start(chunk, offset, first_start, i), expand(events)
-                    )
-            try:
-                batch.append(line.decode())
-            except UnicodeDecodeError as exc:
-                self._interpret(batch, events)
-                raise InvalidUTF8Error(
-                    self._line_start(chunk, offset, first_start, i) + exc.start,
-                    exc.reason,
-                    expand(events),
-                ) from None
-            room -= len(line)
-        self._interpret(batch, events)
-        return events
-
-    @staticmethod
-    def _line_start(chunk: bytes, offset: int, first_start: int, index: int) -> int:
-        """Absolute offset of line ``index`` of ``chunk`` (error path only)."""
-        if index == 0:
-            return first_start
-        return offset + sum(map(len, chunk.splitlines(keepends=True)[:index]))
+    if isinstance(chunk, int):
+        raise TypeError(
+            "an SSE body is read as bytes chunks; got an int chunk, as iterating a bytes"
+            f" body gives: pass the body as [body], or {_READ_BYTES}"
+        )
+    return bytes(chunk)
 
 
 def iter_events(

@@ -56,6 +56,12 @@ SPEC_TITLE = "DeepSeek Streaming API (HTTP + SSE)"
 SPEC_VERSION = "1.0.0"
 """The version of the provider's spec."""
 
+SERVERS: dict[str, str] = {
+    "production": "https://api.deepseek.com",
+    "beta": "https://api.deepseek.com/beta",
+}
+"""The servers the spec declares (AsyncAPI ``servers``): name -> URL, in spec order."""
+
 ERROR_CODES: dict[int | str, str] = {}
 """Documented error codes and their meaning (none documented)."""
 
@@ -76,6 +82,7 @@ __all__ = [
     "InvalidUTF8Error",
     "PROVIDER",
     "PayloadError",
+    "SERVERS",
     "SPEC_TITLE",
     "SPEC_VERSION",
     "SSEError",

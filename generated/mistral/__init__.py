@@ -58,6 +58,12 @@ SPEC_TITLE = "Mistral AI Streaming Completions API"
 SPEC_VERSION = "1.0"
 """The version of the provider's spec."""
 
+SERVERS: dict[str, str] = {
+    "production": "https://api.mistral.ai/v1",
+    "codestral": "https://codestral.mistral.ai/v1",
+}
+"""The servers the spec declares (AsyncAPI ``servers``): name -> URL, in spec order."""
+
 ERROR_CODES: dict[int | str, str] = {}
 """Documented error codes and their meaning (none documented)."""
 
@@ -79,6 +85,7 @@ __all__ = [
     "InvalidUTF8Error",
     "PROVIDER",
     "PayloadError",
+    "SERVERS",
     "SPEC_TITLE",
     "SPEC_VERSION",
     "SSEError",

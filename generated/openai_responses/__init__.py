@@ -54,6 +54,11 @@ SPEC_TITLE = "OpenAI Responses streaming API"
 SPEC_VERSION = "1.0.0"
 """The version of the provider's spec."""
 
+SERVERS: dict[str, str] = {
+    "production": "https://api.openai.com",
+}
+"""The servers the spec declares (AsyncAPI ``servers``): name -> URL, in spec order."""
+
 ERROR_CODES: dict[int | str, str] = {}
 """Documented error codes and their meaning (none documented)."""
 
@@ -72,6 +77,7 @@ __all__ = [
     "InvalidUTF8Error",
     "PROVIDER",
     "PayloadError",
+    "SERVERS",
     "SPEC_TITLE",
     "SPEC_VERSION",
     "SSEError",

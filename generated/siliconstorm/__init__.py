@@ -54,6 +54,9 @@ SPEC_TITLE = "Siliconstorm Reasoning interface documentation"
 SPEC_VERSION = ""
 """The version of the provider's spec."""
 
+SERVERS: dict[str, str] = {}
+"""The servers the spec declares (AsyncAPI ``servers``): name -> URL, in spec order."""
+
 ERROR_CODES: dict[int | str, str] = {
     701: "Insufficient balance",
     702: "Authorization not passed",
@@ -79,6 +82,7 @@ __all__ = [
     "InvalidUTF8Error",
     "PROVIDER",
     "PayloadError",
+    "SERVERS",
     "SPEC_TITLE",
     "SPEC_VERSION",
     "SSEError",

@@ -54,6 +54,9 @@ SPEC_TITLE = "Streaming API"
 SPEC_VERSION = ""
 """The version of the provider's spec."""
 
+SERVERS: dict[str, str] = {}
+"""The servers the spec declares (AsyncAPI ``servers``): name -> URL, in spec order."""
+
 ERROR_CODES: dict[int | str, str] = {
     "timeout": "Request exceeded the tier's deadline timeout.",
     "stream_idle_timeout": "No chunks received for the idle timeout period. See tier timeouts.",
@@ -77,6 +80,7 @@ __all__ = [
     "InvalidUTF8Error",
     "PROVIDER",
     "PayloadError",
+    "SERVERS",
     "SPEC_TITLE",
     "SPEC_VERSION",
     "SSEError",

@@ -165,6 +165,7 @@ def main() -> None:
       ssegen check             in CI or pre-commit: fail if they are stale
       ssegen watch             regenerate while you edit a spec
       ssegen conform P C FILE  replay a captured stream, strictly
+      ssegen mock [P...]       serve the channels' streams (with faults) on loopback
       ssegen codes             the diagnostic codes, their severity and meaning
     """
 
@@ -720,6 +721,9 @@ def watch(
 def ir_command(specs: Path | None, fmt: str, plan: bool, provider: str) -> None:
     """Print the intermediate model of PROVIDER as JSON (sorted keys).
 
+    Each named or shared schema is written once, in `$defs`, and referenced where
+    it is used (`{"$ref": "#/$defs/Name"}`), so the output grows with the spec.
+
     `--plan` prints each channel's discrimination plan in words instead: per SSE
     event type, the literal payloads, the tag values and the messages told apart by
     shape, in the order the generated decoder tries them (the same plan is in the
@@ -738,7 +742,7 @@ def ir_command(specs: Path | None, fmt: str, plan: bool, provider: str) -> None:
     diagnostics = reviewed.sorted()
     if fmt == "json":
         payload = {
-            "ir": ir.to_jsonable(result.provider) if result.provider else None,
+            "ir": ir.to_jsonable(result.provider, base="#/ir") if result.provider else None,
             "diagnostics": [d.to_dict() for d in diagnostics],
         }
         click.echo(json.dumps(payload, indent=2, sort_keys=True, ensure_ascii=False))
@@ -818,6 +822,108 @@ def conform(out: Path | None, full_text: bool, as_json: bool, provider: str, cha
         )
     if report.violations:
         sys.exit(1)
+
+
+def _replay_option(values: tuple[str, ...]) -> dict[str | None, Path]:
+    replays: dict[str | None, Path] = {}
+    for value in values:
+        address, sep, file = value.partition("=")
+        if not sep or not (address.startswith("/") or ":/" in address):  # a file name holding `=`
+            address, file = "", value
+        path = Path(file)
+        if not path.is_file():
+            raise click.BadParameter(f"{file}: no such file", param_hint="--replay")
+        replays[address or None] = path
+    return replays
+
+
+@main.command()
+@OUT_OPTION
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on (keep it loopback).")
+@click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535), help="Port (0: a free one).")
+@click.option(
+    "--replay",
+    "replays",
+    multiple=True,
+    metavar="[[PROVIDER:]ADDRESS=]FILE",
+    help="Send this capture (a raw text/event-stream body) on a channel; FILE alone when one channel is served.",
+)
+@click.option("--text", default=None, help="Answer this text (synthesized chat, Messages and Responses streams).")
+@click.option(
+    "--fault",
+    "faults",
+    multiple=True,
+    metavar="NAME=VALUE",
+    help=(
+        "Break every stream: cut_at=N (event index), cut_at_byte=N, cut=abort|close, error_event=N, "
+        "stall_after=N, stall=SECONDS, read_size=BYTES, delay=SECONDS (repeatable)."
+    ),
+)
+@click.option("--delay", type=float, default=None, help="Seconds to wait before each event (the fault delay=).")
+@click.option("-v", "--verbose", is_flag=True, help="Print a line per request.")
+@click.argument("providers", nargs=-1, shell_complete=_complete_generated_providers)
+def mock(
+    out: Path | None,
+    host: str,
+    port: int,
+    replays: tuple[str, ...],
+    text: str | None,
+    faults: tuple[str, ...],
+    delay: float | None,
+    verbose: bool,
+    providers: tuple[str, ...],
+) -> None:
+    """Serve the streams of PROVIDERS' channels over HTTP (default: every generated package).
+
+    Each channel answers at its address under its spec's server base path
+    (DeepSeek /chat/completions, Anthropic /v1/messages, Mistral
+    /v1/chat/completions) and under /PROVIDER too, with chunked text/event-stream:
+    the capture given with --replay, else --text synthesized, else the channel's
+    example stream or a synthesized answer.  Faults apply to every stream, and per
+    request through the x-ssegen-fault header or query parameters
+    (?cut_at=3&delay=0.05).  GET / lists the channels.  Needs the mock extra:
+    pip install 'ssegen[mock]'.
+    """
+    import logging
+
+    from .mock import MockUnavailable, bind, create_app, endpoints, listing, make_server
+    from .replay import FaultError, Faults, import_provider
+
+    config = _config(out=out)
+    names = list(providers) or _generated_names(config.out)
+    if not names:
+        raise click.ClickException(f"no generated package in {config.out} (run `ssegen generate` first)")
+    try:
+        base = Faults.parse(faults)
+        if delay is not None:
+            base = Faults.from_mapping({"delay": delay}, base)
+        packages = [import_provider(name, config.out, config.import_name) for name in names]
+        served = endpoints(packages, _replay_option(replays), text)
+        app = create_app(served, base)
+        server = make_server(app, "info" if verbose else "warning")
+    except FaultError as exc:
+        raise click.UsageError(str(exc)) from None
+    except MockUnavailable as exc:
+        raise click.ClickException(str(exc)) from None
+    try:
+        sock = bind(host, port)
+    except OSError as exc:
+        raise click.ClickException(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+    url = f"http://{host if ':' not in host else f'[{host}]'}:{sock.getsockname()[1]}"
+    click.echo(f"ssegen mock: serving on {url} (faults: {base.describe() or 'none'}); Ctrl-C stops")
+    for line in listing(served, url):
+        click.echo(line)
+    sys.stdout.flush()
+    if verbose:
+        logging.basicConfig(level=logging.INFO, format="%(message)s")
+        logging.getLogger("ssegen.mock").setLevel(logging.INFO)
+    server.run(sockets=[sock])
+
+
+def _generated_names(out: Path) -> list[str]:
+    if not out.is_dir():
+        return []
+    return sorted(p.name for p in out.iterdir() if (p / "__init__.py").is_file() and (p / "channels.py").is_file())
 
 
 def _block_lines(blocks: list[dict[str, Any]]) -> list[str]:

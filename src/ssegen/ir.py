@@ -19,9 +19,8 @@ Normalization rules that hold for every IR (whatever the source said):
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 #: JSON Schema types an IR schema can have; ``any`` is unconstrained JSON and
@@ -564,11 +563,17 @@ def rewrite_payloads(provider: Provider, fn: Callable[[Schema, Message, bool], S
     return replace(provider, channels=tuple(channels))
 
 
-def to_jsonable(node: Any) -> Any:
-    """Plain JSON data for any IR node (dataclasses become dicts, tuples lists)."""
-    return asdict(node)
+def to_jsonable(node: Any, *, base: str = "#") -> Any:
+    """Plain JSON data for an IR node, each schema written once under ``$defs`` and
+    referenced where it is used (:func:`ssegen.irjson.to_jsonable`)."""
+    from .irjson import to_jsonable as write
+
+    return write(node, base=base)
 
 
 def dumps(node: Any) -> str:
-    """The IR node as JSON text: sorted keys, 2-space indent, trailing newline."""
-    return json.dumps(to_jsonable(node), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+    """The IR node as JSON text: sorted keys, 2-space indent, trailing newline, each schema
+    written once (:func:`ssegen.irjson.dumps`)."""
+    from .irjson import dumps as write
+
+    return write(node)

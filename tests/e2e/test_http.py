@@ -22,6 +22,7 @@ import asyncio
 import importlib
 import json
 import random
+import re
 import socket
 import threading
 from collections.abc import Iterator
@@ -75,6 +76,13 @@ def _line_variants(body: bytes) -> dict[str, bytes]:
     return {"lf": lf, "crlf": lf.replace(b"\n", b"\r\n"), "cr": lf.replace(b"\n", b"\r")}
 
 
+def _url_safe(address: str) -> str:
+    """A channel address as one URL path segment: every character but letters, digits, ``_``,
+    ``.`` and ``-`` becomes ``-`` (Gemini's ``/models/{model}:streamGenerateContent`` would be
+    percent-encoded by the client and not found by the server)."""
+    return re.sub(r"[^A-Za-z0-9_.-]", "-", address.lstrip("/"))
+
+
 def _streams(provider: str) -> list[Stream]:
     conformance = importlib.import_module(f"generated.{provider}.test_conformance")
     bodies: list[tuple[str, str, bytes, bool]] = []
@@ -86,7 +94,7 @@ def _streams(provider: str) -> list[Stream]:
             frames = "".join(
                 ("" if e[1] == "message" else f"event: {e[1]}\n") + f"data: {fix(e[4])}\n\n" for e in examples
             )
-            bodies.append((channel, f"examples{channel.replace('/', '-')}{suffix}", frames.encode("utf-8"), False))
+            bodies.append((channel, f"examples-{_url_safe(channel)}{suffix}", frames.encode("utf-8"), False))
     return [
         Stream(provider, channel, name, variant, data, full_text)
         for channel, name, body, full_text in bodies

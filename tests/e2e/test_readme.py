@@ -7,6 +7,7 @@ no entry, or an entry whose block is gone, fails ``test_every_readme_block_has_a
 from __future__ import annotations
 
 import ast
+import contextlib
 import doctest
 import json
 import re
@@ -14,6 +15,7 @@ import shlex
 import shutil
 import subprocess
 import sys
+import time
 import tomllib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -30,6 +32,7 @@ from packaging.requirements import Requirement
 
 from ssegen.cli import main
 from ssegen.config import load_config
+from ssegen.transport import SSEMock
 
 BIN = Path(sys.executable).parent
 HOOKS = ROOT / ".pre-commit-hooks.yaml"
@@ -71,26 +74,26 @@ def check_quickstart(block: Block, ctx: Ctx) -> None:
 
 
 def check_httpx_example(block: Block, ctx: Ctx) -> None:
-    """The httpx example runs as written against a stub serving DeepSeek's example stream, chunk by chunk."""
+    """The httpx example runs as written against ssegen's own httpx transport (``SSEMock``, the
+    ``sse_mock`` fixture's) serving DeepSeek's docs example stream in 7-byte reads."""
+    from generated.deepseek import CHANNELS as DEEPSEEK
+
     stream = (GENERATED / "deepseek" / "examples" / "stream-example.sse").read_bytes()
     payloads = [line[len(b"data: ") :] for line in stream.splitlines() if line.startswith(b"data: ")]
     chunks = [json.loads(p) for p in payloads if p != b"[DONE]"]
     expected_text = "".join(c["choices"][0]["delta"].get("content") or "" for c in chunks if c["choices"])
     usage = next(c["usage"] for c in reversed(chunks) if c.get("usage"))
-    requests: list[httpx.Request] = []
-
-    def serve(request: httpx.Request) -> httpx.Response:
-        requests.append(request)
-        pieces = [stream[i : i + 7] for i in range(0, len(stream), 7)]  # split mid-line, mid-UTF-8
-        return httpx.Response(200, headers={"content-type": "text/event-stream"}, content=iter(pieces))
-
-    client = httpx.Client(transport=httpx.MockTransport(serve))
-    ctx.monkeypatch.setattr(httpx, "stream", client.stream)  # the network call, and nothing else, is replaced
+    mock = SSEMock()
+    route = mock.route(DEEPSEEK["/chat/completions"], replay=stream, read_size=7)  # split mid-line, mid-UTF-8
+    ctx.monkeypatch.setattr(httpx, "stream", mock.client().stream)  # the network call, and nothing else, is replaced
     ctx.monkeypatch.setenv("DEEPSEEK_API_KEY", "sk-readme-test")
-    exec(compile(block.text, block.name, "exec"), {"__name__": "readme_example"})
+    try:
+        exec(compile(block.text, block.name, "exec"), {"__name__": "readme_example"})
+    finally:
+        mock.close()
     printed = ctx.capsys.readouterr().out
 
-    (request,) = requests
+    (request,) = route.requests
     assert str(request.url) == "https://api.deepseek.com/chat/completions"
     assert request.headers["authorization"] == "Bearer sk-readme-test"
     assert json.loads(request.content)["stream"] is True
@@ -321,6 +324,100 @@ def check_formatter_exclusions(block: Block, ctx: Ctx) -> None:
         assert "src/myapp/models.py" in reported and "llm_stream" not in reported, (command, reported)
 
 
+MOCKED = ("deepseek", "anthropic", "openai_responses")  # what the README's `ssegen mock` serves
+README_MOCK = "http://127.0.0.1:8000"
+
+
+@contextlib.contextmanager
+def _readme_mock() -> Iterator[str]:
+    """The README's ``ssegen mock deepseek anthropic openai_responses`` in a thread, on a free port."""
+    import importlib
+
+    from ssegen.mock import MockServer, create_app, endpoints
+
+    packages = [importlib.import_module(f"generated.{name}") for name in MOCKED]
+    with MockServer(create_app(endpoints(packages))) as url:
+        yield url
+
+
+def check_mock_session(block: Block, ctx: Ctx) -> None:
+    """`pip install -e '.[mock]'` names the extra holding Starlette and uvicorn (installed here);
+    `ssegen mock ... --port 8000` runs for real (on a free port instead of 8000) and prints the
+    lines shown (`...` elides), then is stopped."""
+    (install, shown_install), (command, shown) = _prompted(block)
+    assert install == "pip install -e '.[mock]'" and not shown_install.strip()
+    extra = {Requirement(r).name for r in _pyproject()["project"]["optional-dependencies"]["mock"]}
+    assert extra == {"starlette", "uvicorn"}
+    argv = shlex.split(command)
+    assert argv[:2] == ["ssegen", "mock"] and argv[2:-2] == list(MOCKED) and argv[-2:] == ["--port", "8000"]
+    process = subprocess.Popen(
+        [str(BIN / "ssegen"), *argv[1:-1], "0"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    try:
+        lines = []
+        deadline = time.monotonic() + 30
+        assert process.stdout is not None
+        while len(lines) < len(shown.splitlines()) and time.monotonic() < deadline:
+            lines.append(process.stdout.readline())  # the listing is printed, flushed, before serving
+        printed = "".join(lines)
+        port = re.search(r"127\.0\.0\.1:(\d+)", printed)
+        assert port, printed
+        expected = shown.replace(README_MOCK, f"http://127.0.0.1:{port.group(1)}")
+        assert doctest.OutputChecker().check_output(expected, printed, doctest.ELLIPSIS), (
+            f"{block.name}: `{command}` prints\n{printed}README shows\n{shown}"
+        )
+    finally:
+        process.terminate()
+        try:
+            process.communicate(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.communicate()
+
+
+def check_mock_sdks(block: Block, ctx: Ctx) -> None:
+    """The SDK example runs as written against the README's `ssegen mock` (on a free port) and
+    prints what the prose after it says."""
+    assert block.text.count(README_MOCK) == 3
+    with _readme_mock() as url:
+        exec(compile(block.text.replace(README_MOCK, url), block.name, "exec"), {"__name__": "readme_example"})
+    printed = ctx.capsys.readouterr().out.splitlines()
+    assert printed == [
+        "Hello! How can I assist you today?",
+        "Hello from the ssegen mock.",
+        "Hello from the ssegen mock.",
+    ]
+    prose = readme_inline_code("Mock server and test fixtures")
+    assert printed[0] in prose and printed[1] in prose, "the README text after the block names another output"
+
+
+def check_mock_curl(block: Block, ctx: Ctx) -> None:
+    """Each curl command runs as written against the README's `ssegen mock` (on a free port): the
+    first two get whole streams (the docs example, `Hi there` synthesized), the last exits 18 with
+    the body cut inside its fourth event, as the prose says."""
+    curl = shutil.which("curl")
+    if curl is None:
+        pytest.skip("curl is not installed")
+    commands = block.commands()
+    assert len(commands) == 3 and all(c.startswith("curl -N ") for c in commands)
+    runs = []
+    with _readme_mock() as url:
+        for command in commands:
+            argv = shlex.split(command.replace(README_MOCK, url))
+            runs.append(subprocess.run([curl, "-s", *argv[1:]], capture_output=True, timeout=30, check=False))
+    from generated.anthropic import CHANNELS as ANTHROPIC
+    from generated.deepseek import CHANNELS as DEEPSEEK
+
+    chat, messages = DEEPSEEK["/chat/completions"], ANTHROPIC["/v1/messages"]
+    assert [run.returncode for run in runs] == [0, 0, 18], [run.stderr for run in runs]
+    whole = chat.accumulate(chat.decode([runs[0].stdout]))
+    assert whole.complete and whole.choices[0].content == "Hello! How can I assist you today?"
+    assert messages.accumulate(messages.decode([runs[1].stdout])).output[0].text == "Hi there"
+    cut = chat.accumulate(chat.decode([runs[2].stdout]))
+    assert not cut.complete and cut.errors[-1]["kind"] == "truncated" and cut.choices[0].content == "Hello!"
+    assert "The last one exits 18" in (ROOT / "README.md").read_text(encoding="utf-8")
+
+
 def run_by(test_file: str) -> Callable[[Block, Ctx], None]:
     """The block is run as written by ``test_file`` (it needs a fresh venv or a git repo)."""
 
@@ -343,6 +440,10 @@ CHECKS: dict[tuple[str, str], Callable[[Block, Ctx], None]] = {
     ("yaml", "channels:"): check_accumulate_extension,
     ("yaml", "components:"): check_x_sse_event,
     ("sh", "$ ssegen conform"): check_conform_session,
+    ("sh", "$ pip install -e '.[mock]'"): check_mock_session,
+    ("python", "import anthropic"): check_mock_sdks,
+    ("sh", "curl -N http://127.0.0.1:8000"): check_mock_curl,
+    ("python", "# tests/test_chat_ui.py"): run_by("../test_pytest_plugin.py"),
     ("sh", "pip wheel --no-deps"): check_install_block,
     ("toml", "# your pyproject.toml"): check_own_repository_config,
     ("sh", "ssegen generate"): run_by("test_own_repository.py"),

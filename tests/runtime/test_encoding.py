@@ -93,7 +93,15 @@ def test_every_provider_channel_and_harvested_stream_is_covered() -> None:
             assert (provider, address, "examples") in covered
         for name, address, _file, full_text in tests.STREAMS:
             assert full_text or (provider, address, name) in covered
-    assert {c.provider for c in CASES if c.name == "synthesized"} == set(PROVIDERS)
+    with_family = {
+        provider
+        for provider in PROVIDERS
+        if any(chan.family in SYNTHESIZED for chan in _package(provider).CHANNELS.values())
+    }
+    # a provider whose channels fit no family (Gemini until its built-in plan, issue 22) has
+    # no synthesized answer; every other provider has one
+    assert {c.provider for c in CASES if c.name == "synthesized"} == with_family
+    assert with_family >= set(PROVIDERS) - {"gemini", "cohere"}
     assert any(c.name.startswith("captured-") for c in CASES)
 
 
@@ -127,6 +135,9 @@ def test_encoded_stream_conforms_to_the_spec(case: Case, tmp_path: Path) -> None
 @pytest.mark.parametrize("provider", PROVIDERS)
 def test_synthesized_stream_assembles_the_text(provider: str) -> None:
     for chan in _package(provider).CHANNELS.values():
+        if chan.family not in SYNTHESIZED:
+            assert provider in ("gemini", "cohere"), chan  # no family yet (issue 22)
+            continue
         events = chan.example_stream(text=TEXT, model="test-model")
         result = chan.accumulate(events)
         texts = [c.content for c in result.choices] or [b.text for b in result.output]
@@ -280,10 +291,10 @@ def test_both_flavours_encode_alike() -> None:
         pydantic_channels = flavour_package(provider, "pydantic").CHANNELS
         for address, chan in msgspec_channels.items():
             other = pydantic_channels[address]
-            for events, others in (
-                (chan.example_events(), other.example_events()),
-                (chan.example_stream(text=TEXT), other.example_stream(text=TEXT)),
-            ):
+            pairs = [(chan.example_events(), other.example_events())]
+            if chan.family in SYNTHESIZED:
+                pairs.append((chan.example_stream(text=TEXT), other.example_stream(text=TEXT)))
+            for events, others in pairs:
                 assert _frames(other.encode_stream(others)) == _frames(chan.encode_stream(events)), address
 
 

@@ -17,9 +17,7 @@ usage, and a mid-stream error.
 
 from __future__ import annotations
 
-import importlib
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -30,17 +28,15 @@ from generated import openai_responses as gen_responses
 
 anthropic = pytest.importorskip("anthropic")
 openai = pytest.importorskip("openai")
-http: Any = sys.modules["httpx2"] if "httpx2" in sys.modules else importlib.import_module("httpx")
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "streams"
 
 
-def _client(body: bytes) -> Any:
-    def handler(request: Any) -> Any:
-        reads = [body[i : i + 5] for i in range(0, len(body), 5)]
-        return http.Response(200, headers={"content-type": "text/event-stream"}, content=iter(reads))
-
-    return http.Client(transport=http.MockTransport(handler))
+def _client(sse_mock: Any, sdk: Any, channel: Any, body: bytes) -> Any:
+    """An ``http_client`` for ``sdk`` receiving ``body`` in 5-byte reads from ``channel``'s
+    address (the ``sse_mock`` fixture, ssegen's pytest plugin)."""
+    sse_mock.route(channel, replay=body, read_size=5)
+    return sse_mock.client(sdk)
 
 
 def _ours(package: Any, address: str, body: bytes) -> dict[str, Any]:
@@ -63,8 +59,9 @@ def _sub(ours: dict[str, Any] | None, sdk: dict[str, Any] | None) -> None:
 # -- Anthropic Messages -------------------------------------------------------------------
 
 
-def _anthropic_sdk(body: bytes) -> tuple[dict[str, Any] | None, Exception | None]:
-    client = anthropic.Anthropic(api_key="x", base_url="http://mock.invalid", max_retries=0, http_client=_client(body))
+def _anthropic_sdk(sse_mock: Any, body: bytes) -> tuple[dict[str, Any] | None, Exception | None]:
+    http_client = _client(sse_mock, anthropic, gen_anthropic.CHANNELS["/v1/messages"], body)
+    client = anthropic.Anthropic(api_key="x", base_url="http://mock.invalid", max_retries=0, http_client=http_client)
     try:
         with client.messages.stream(model="m", max_tokens=64, messages=[{"role": "user", "content": "hi"}]) as stream:
             return stream.get_final_message().model_dump(exclude_none=True), None
@@ -188,16 +185,16 @@ ANTHROPIC_STREAMS = {p.stem: p.read_bytes() for p in sorted((DATA / "anthropic")
 
 
 @pytest.mark.parametrize("name", sorted(ANTHROPIC_STREAMS))
-def test_messages_stream_assembles_as_the_anthropic_sdk(name: str) -> None:
+def test_messages_stream_assembles_as_the_anthropic_sdk(name: str, sse_mock: Any) -> None:
     body = ANTHROPIC_STREAMS[name]
-    sdk, error = _anthropic_sdk(body)
+    sdk, error = _anthropic_sdk(sse_mock, body)
     ours = _ours(gen_anthropic, "/v1/messages", body)
     if error is not None:
         # The SDK raises at the error event; ours records it and keeps everything.
         [recorded] = [e for e in ours["errors"] if e["kind"] == "error_event"]
         assert recorded["data"]["error"]["message"] == error.body["error"]["message"]  # type: ignore[attr-defined]
         before = body[: body.index(b"event: error")] + b'event: message_stop\ndata: {"type": "message_stop"}\n\n'
-        sdk, error = _anthropic_sdk(before)
+        sdk, error = _anthropic_sdk(sse_mock, before)
         ours = _ours(gen_anthropic, "/v1/messages", before)
     assert error is None and sdk is not None
     assert ours["complete"] is True and ours["errors"] == []
@@ -216,8 +213,9 @@ def test_messages_stream_assembles_as_the_anthropic_sdk(name: str) -> None:
 # -- OpenAI Responses ---------------------------------------------------------------------
 
 
-def _responses_sdk(body: bytes) -> tuple[dict[str, Any] | None, Exception | None]:
-    client = openai.OpenAI(api_key="x", base_url="http://mock.invalid/v1", max_retries=0, http_client=_client(body))
+def _responses_sdk(sse_mock: Any, body: bytes) -> tuple[dict[str, Any] | None, Exception | None]:
+    http_client = _client(sse_mock, openai, gen_responses.CHANNELS["/v1/responses"], body)
+    client = openai.OpenAI(api_key="x", base_url="http://mock.invalid/v1", max_retries=0, http_client=http_client)
     try:
         with client.responses.stream(model="m", input="hi") as stream:
             return stream.get_final_response().model_dump(exclude_none=True), None
@@ -376,9 +374,9 @@ def _item_text(item: dict[str, Any]) -> str | None:
 
 
 @pytest.mark.parametrize("name", sorted(RESPONSES_STREAMS))
-def test_responses_stream_assembles_as_the_openai_sdk(name: str) -> None:
+def test_responses_stream_assembles_as_the_openai_sdk(name: str, sse_mock: Any) -> None:
     body = RESPONSES_STREAMS[name]
-    sdk, error = _responses_sdk(body)
+    sdk, error = _responses_sdk(sse_mock, body)
     ours = _ours(gen_responses, "/v1/responses", body)
     if error is not None:
         errors = [e for e in ours["errors"] if e["kind"] == "error_event"]

@@ -145,20 +145,13 @@ def _streams() -> list[tuple[str, str, bytes]]:
 CASES = _streams()
 
 
-def _sdk(body: bytes) -> tuple[list[Any], Exception | None]:
-    """The SDK's chunks for ``body`` served as a streamed response (and the error it raised)."""
-    requests = []
-
-    def handler(request: Any) -> Any:
-        requests.append(request)
-        reads = [body[i : i + 5] for i in range(0, len(body), 5)]
-        return http.Response(200, headers={"content-type": "text/event-stream"}, content=iter(reads))
-
+def _sdk(sse_mock: Any, provider: str, body: bytes) -> tuple[list[Any], Exception | None]:
+    """The SDK's chunks for ``body`` served as a streamed response in 5-byte reads (the
+    ``sse_mock`` fixture, ssegen's pytest plugin), and the error it raised."""
+    route = sse_mock.route(package(provider, "msgspec").CHANNELS["/chat/completions"], replay=body, read_size=5)
+    requests = route.requests
     client = openai.OpenAI(
-        api_key="x",
-        base_url="http://mock.invalid/v1",
-        max_retries=0,
-        http_client=http.Client(transport=http.MockTransport(handler)),
+        api_key="x", base_url="http://mock.invalid/v1", max_retries=0, http_client=sse_mock.client(openai)
     )
     stream = client.chat.completions.create(model="m", messages=[{"role": "user", "content": "hi"}], stream=True)
     assert isinstance(stream, openai.Stream)
@@ -272,8 +265,10 @@ def _generated(provider: str, body: bytes, flavour: str = "msgspec") -> dict[str
 
 @pytest.mark.parametrize("flavour", ["msgspec", "pydantic"])
 @pytest.mark.parametrize(("provider", "name", "body"), CASES, ids=[f"{p}-{n}" for p, n, _ in CASES])
-def test_sdk_and_generated_accumulate_the_same(provider: str, name: str, body: bytes, flavour: str) -> None:
-    chunks, error = _sdk(body)
+def test_sdk_and_generated_accumulate_the_same(
+    provider: str, name: str, body: bytes, flavour: str, sse_mock: Any
+) -> None:
+    chunks, error = _sdk(sse_mock, provider, body)
     generated = _generated(provider, body, flavour)
     error_events = [e for e in generated["errors"] if e["kind"] == "error_event"]
     # Nothing but error frames (SDK: raised) may be an error for the generated side.
@@ -313,9 +308,9 @@ def test_the_cases_cover_page_streams_tool_calls_reasoning_errors_and_vendor_eve
         assert _generated(provider, body)["errors"] == [], provider
 
 
-def test_vendor_event_is_a_bogus_chunk_for_the_sdk_and_a_vendor_event_for_the_generated_package() -> None:
+def test_vendor_event_is_a_bogus_chunk_for_the_sdk_and_a_vendor_event_for_the_generated_package(sse_mock: Any) -> None:
     body = (GENERATED / "xerotier" / "examples" / "chat-metadata-event-x_chatmetadata.sse").read_bytes()
-    chunks, error = _sdk(body)
+    chunks, error = _sdk(sse_mock, "xerotier", body)
     assert error is None and len(chunks) == 1 and chunks[0].object is None
     generated = _generated("xerotier", body)
     assert generated["choices"] == [] and len(generated["vendor_events"]) == 1

@@ -1,8 +1,10 @@
 """Tests of the SSE decoder (src/ssegen/runtime/sse.py, copied into every generated package).
 
 Behaviour checked against the WHATWG HTML Living Standard, section 9.2.6
-"Interpreting an event stream", and against a straightforward reference
-implementation of that algorithm (``_reference`` below).
+"Interpreting an event stream", and against the literal transcription of that
+algorithm the runtime ships as its slow path (``sse.whatwg_events``, ``_reference``
+below); each layer (line splitter, field interpreter, run scanner) is also checked
+alone.
 """
 
 from __future__ import annotations
@@ -74,49 +76,17 @@ def decode(chunks: Iterable[bytes], **kwargs: Any) -> tuple[list[Any], Any]:
 
 
 def events_of(data: bytes, **kwargs: Any) -> list[Any]:
-    return decode([data], **kwargs)[0]
+    """The events of ``data`` in one read, checked to be those of the literal
+    transcription (``sse.whatwg_events``) too."""
+    events = decode([data], **kwargs)[0]
+    assert events == sse.whatwg_events(data)
+    return events
 
 
 def _reference(data: bytes) -> list[Any]:
-    """Literal transcription of WHATWG HTML 9.2.6 over a whole valid stream."""
-    text = data.decode("utf-8")
-    if text.startswith("\ufeff"):
-        text = text[1:]
-    lines = re.split(r"\r\n|\r|\n", text)[:-1]  # last one is unterminated
-    events = []
-    data_buf = event_type = last_id = ""
-    retry = None
-    for line in lines:
-        if line == "":
-            if data_buf == "":
-                event_type = ""
-                retry = None
-                continue
-            if data_buf.endswith("\n"):
-                data_buf = data_buf[:-1]
-            events.append(E(event_type or "message", data_buf, last_id, retry))
-            data_buf = event_type = ""
-            retry = None
-            continue
-        if line.startswith(":"):
-            continue
-        if ":" in line:
-            name, value = line.split(":", 1)
-            if value.startswith(" "):
-                value = value[1:]
-        else:
-            name, value = line, ""
-        if name == "event":
-            event_type = value
-        elif name == "data":
-            data_buf += value + "\n"
-        elif name == "id":
-            if "\0" not in value:
-                last_id = value
-        elif name == "retry":
-            if value and all(c in "0123456789" for c in value):
-                retry = int(value)
-    return events
+    """The events of the literal transcription of WHATWG HTML 9.2.6 over a whole stream
+    (``sse.whatwg_events``, the runtime's documented slow path)."""
+    return sse.whatwg_events(data)
 
 
 def _discarded(data: bytes, incomplete: bool) -> int:
@@ -1028,6 +998,137 @@ def test_event_runs_match_byte_at_a_time(
     per_event = [block + b"\n\n" for block in data.split(b"\n\n")]
     per_event[-1] = per_event[-1][:-2]
     assert _outcome([read for read in per_event if read], limit) == one_by_one
+
+
+# --------------------------------------------------------------------------
+# The layers alone: line splitter, field interpreter, run scanner, literal algorithm
+
+
+def _splitter_lines(reads: list[bytes]) -> tuple[list[bytes], list[int], bytes, int]:
+    """Drive ``sse.LineSplitter`` alone over ``reads`` as the decoder does: the complete
+    lines, the absolute offset of each, the pending bytes left, and where the block after
+    the last blank line starts."""
+    splitter = sse.LineSplitter(sse.DEFAULT_MAX_EVENT_BYTES)
+    lines: list[bytes] = []
+    starts: list[int] = []
+    offset = 0
+    for read in reads:
+        prepared = splitter.prepare(read, offset) if read else None
+        offset += len(read)
+        if prepared is None or not prepared[0]:
+            continue
+        split = splitter.split(*prepared)
+        if split is None:
+            continue
+        lines += split.lines
+        starts += [split.line_start(i) for i in range(len(split.lines))]
+        if split.block_start() >= 0:
+            splitter.block_start = split.block_start()
+    return lines, starts, b"".join(splitter.pending), splitter.block_start
+
+
+@settings(max_examples=400, deadline=None)
+@given(_streams(), st.lists(st.integers(min_value=0, max_value=10_000), max_size=12))
+def test_line_splitter_alone_gives_the_lines_of_the_whole_stream_under_any_split(data: bytes, cuts: list[int]) -> None:
+    """Any split into reads (a CR ending one read and its LF starting the next, a BOM or
+    a character cut in two) gives the lines that splitting the whole stream at CRLF, LF
+    and CR gives, each at its byte offset, the same unterminated rest, and the offset
+    after the last blank line; one-byte reads too."""
+    bom = 3 if data.startswith(b"\xef\xbb\xbf") else 0
+    found = list(re.finditer(rb"([^\r\n]*)(\r\n|\r|\n)", data[bom:]))
+    expected_lines = [m.group(1) for m in found]
+    expected_starts = [bom + m.start() for m in found]
+    rest = data[bom + (found[-1].end() if found else 0) :]
+    blank_ends = [bom + m.end() for m in found if not m.group(1)]
+    expected = (expected_lines, expected_starts, rest, blank_ends[-1] if blank_ends else bom)
+    if len(data) < 3 and b"\xef\xbb\xbf".startswith(data):
+        return  # a stream that may still be a BOM: nothing is split
+    assert _splitter_lines(_split(data, cuts)) == expected
+    assert _splitter_lines([data[i : i + 1] for i in range(len(data))]) == expected
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_LINES, max_size=30))
+def test_field_interpreter_alone_gives_the_events_of_the_literal_algorithm(lines: list[str]) -> None:
+    """``sse.FieldInterpreter`` over decoded lines, in one batch or one line per call, gives
+    the events, last event ID and reconnection time of ``sse.whatwg_events``."""
+    lines = [line.lstrip("\ufeff") for line in lines]
+    body = "".join(line + "\n" for line in lines).encode()
+    expected = sse.whatwg_events(body)
+    for batches in ([lines], [[line] for line in lines]):
+        fields = sse.FieldInterpreter()
+        events: list[Any] = []
+        for batch in batches:
+            fields.interpret(batch, events)
+        assert events == expected
+        decoder = sse.SSEDecoder()
+        decoder.feed(body)
+        assert (fields.last_event_id, fields.reconnection_time) == (
+            decoder.last_event_id,
+            decoder.reconnection_time,
+        )
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.one_of(_NAMED_BLOCKS, st.sampled_from(["data: v\n\n", "data: \n\n"])), max_size=25))
+def test_run_scanner_alone_gives_the_events_of_the_literal_algorithm(blocks: list[str]) -> None:
+    """A run ``sse.scan_run`` takes is exactly the events the literal algorithm gives for
+    its bytes (with the last event ID given), it stops after a blank line, and a run of
+    plain events is the longest: the block after it is no ``data: `` + value + blank line."""
+    data = "".join(blocks).replace("\r", "").encode()
+    cut = data.rfind(b"\n\n")
+    if cut < 0:
+        return
+    run, stop = sse.scan_run(data, 0, cut, "7")
+    if run is None:
+        assert stop == 0
+        return
+    assert data[stop - 2 : stop] == b"\n\n" and stop <= cut + 2
+    expected = [event._replace(id="7") for event in sse.whatwg_events(data[:stop])]
+    assert run.events() == expected and run.id == "7"
+    if isinstance(run, sse.RawEvents):
+        assert re.match(rb"data: [^\n]*\n\n", data[stop:]) is None
+    else:
+        assert stop == cut + 2
+
+
+def test_literal_algorithm_reports_invalid_utf8_and_oversized_retry_as_the_decoder_does() -> None:
+    body = b"\xef\xbb\xbfdata: a\n\ndata: \xff\n\n"
+    with pytest.raises(sse.InvalidUTF8Error) as literal:
+        sse.whatwg_events(body)
+    with pytest.raises(sse.InvalidUTF8Error) as decoded:
+        decode([body])
+    assert literal.value.offset == decoded.value.offset == 18
+    # Bytes after the last line end are not checked (the unterminated event is discarded).
+    assert sse.whatwg_events(b"data: a\n\ndata: \xff") == [E("message", "a")]
+    huge = b"data: a\n\nretry: " + b"9" * 5000 + b"\n\n"
+    with pytest.raises(sse.InvalidFieldError) as literal_field:
+        sse.whatwg_events(huge)
+    assert literal_field.value.events == [E("message", "a")]
+    with pytest.raises(sse.InvalidFieldError):
+        decode([huge])
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(_NAMED_BLOCKS, max_size=12),
+    st.sampled_from(["", ": c\n", ": c\n: d\n", "id: 1\n", ": c\ndata: x", "data: x\n", "event: e\n"]),
+    st.lists(st.integers(0, 10_000), max_size=6),
+)
+def test_named_runs_and_any_tail_match_byte_at_a_time(blocks: list[str], tail: str, cuts: list[int]) -> None:
+    """After runs of named events, the lines begun after the last blank line (kept as
+    bytes until the next read) end the stream as line by line does: a last comment line
+    leaves it complete, a field line incomplete, with the same bytes discarded."""
+    data = ("".join(blocks) + tail).encode()
+    one_by_one = _outcome([data[i : i + 1] for i in range(len(data))], sse.DEFAULT_MAX_EVENT_BYTES)
+    assert _outcome([data], sse.DEFAULT_MAX_EVENT_BYTES) == one_by_one
+    assert _outcome(_split(data, cuts), sse.DEFAULT_MAX_EVENT_BYTES) == one_by_one
+
+
+def test_a_comment_line_after_the_last_event_leaves_the_stream_complete() -> None:
+    for body in (b"event: x\ndata: a\n\n: bye\n", b": x\n\n: bye\n", b"data: a\n\n: bye\n"):
+        events, decoder = decode([body])
+        assert (decoder.incomplete, decoder.bytes_discarded) == (False, 0), body
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -50,7 +50,7 @@ PACKAGE_EXPORTS = (
     *("Accumulator", "AsyncEventStream", "BlockResult", "CHANNELS", "Channel", "ChoiceResult"),
     *("ConcurrentUseError", "ERROR_CODES", "EventStream", "EventTooLargeError", "InvalidFieldError"),
     *("InvalidUTF8Error", "PROVIDER", "PayloadError"),
-    *("SPEC_TITLE", "SPEC_VERSION", "SSEError", "ServerSentEvent", "StreamResult"),
+    *("SERVERS", "SPEC_TITLE", "SPEC_VERSION", "SSEError", "ServerSentEvent", "StreamResult"),
     *("StreamTruncated", "ToolCallResult", "UnknownEvent", "VendorEvent", "models", "sse"),
 )
 
