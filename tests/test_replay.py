@@ -106,7 +106,14 @@ GEMINI_ERROR = pytest.mark.xfail(
 )
 
 
-@pytest.mark.parametrize("provider", [pytest.param(p, marks=GEMINI_ERROR) if p == "gemini" else p for p in PROVIDERS])
+OLLAMA_ERROR = pytest.mark.xfail(
+    strict=True,
+    reason="generated/ollama has no accumulation plan yet: its StreamError line is typed but not an error step",
+)
+MARKS = {"gemini": GEMINI_ERROR, "ollama": OLLAMA_ERROR}
+
+
+@pytest.mark.parametrize("provider", [pytest.param(p, marks=MARKS[p]) if p in MARKS else p for p in PROVIDERS])
 def test_every_channels_error_event_is_assembled_as_an_error(provider: str) -> None:
     for address in importlib.import_module(f"generated.{provider}").CHANNELS:
         chan = _chan(provider, address)

@@ -35,6 +35,7 @@ ALLOWED = {
         "types",
         "typing",
         "msgspec",
+        ".ndjson",
         ".sse",
     },
     "ndjson.py": {"__future__", "collections.abc", "json", ".sse"},

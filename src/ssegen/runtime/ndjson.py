@@ -41,6 +41,7 @@ from .sse import (
     DEFAULT_MAX_EVENT_BYTES,
     EventTooLargeError,
     InvalidUTF8Error,
+    NamedEvents,
     RawEvents,
     ServerSentEvent,
     SSEError,
@@ -133,7 +134,9 @@ class NDJSONDecoder:
         """
         return expand(self.feed_raw(chunk))
 
-    def feed_raw(self, chunk: bytes | bytearray | memoryview) -> list[RawEvents]:
+    def feed_raw(
+        self, chunk: bytes | bytearray | memoryview
+    ) -> list[ServerSentEvent | RawEvents | NamedEvents]:
         """:meth:`feed`, giving the values of the read as one :class:`~.sse.RawEvents`
         (their data still the UTF-8 bytes read, checked valid); ``[]`` when the read
         completes no value."""
@@ -168,7 +171,9 @@ class NDJSONDecoder:
             self._pending.clear()
             self._pending_len = 0
         values = self._values(chunk, cut, start)
-        events = [_new_tuple(RawEvents, (values, ""))] if values else []
+        events: list[ServerSentEvent | RawEvents | NamedEvents] = (
+            [_new_tuple(RawEvents, (values, ""))] if values else []
+        )
         tail = chunk[cut + 1 :]
         if tail:
             try:

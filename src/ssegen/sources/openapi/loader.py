@@ -37,6 +37,9 @@ A 2xx response with a newline-delimited JSON media type (``application/x-ndjson`
 (``openapi-stream-ndjson``, info): its ``schema`` (or 3.2 ``itemSchema``, "Sequential Media
 Types") is the JSON of each line, ``oneOf``/``anyOf`` branches one message each.
 
+The operation's ``x-ssegen-*`` members are its channel's extensions, as on an AsyncAPI channel
+(``x-ssegen-accumulate``: the channel's accumulation plan, README "Accumulation").
+
 The ``[DONE]`` sentinel is a message when the schema states it (a string ``const``/``enum``
 ``[DONE]``, a ``literal-payload`` terminator as in the AsyncAPI seeds), when an extension
 above declares it, or when the response's description or examples show a ``data: [DONE]``
@@ -128,6 +131,7 @@ def load_openapi(document: Document, uri: str, resolver: RefResolver, diagnostic
                 operation_id=_text(op.get("operationId")),
                 summary=_text(op.get("summary")),
                 description=_text(op.get("description")),
+                extensions={k: v for k, v in op.items() if isinstance(k, str) and k.startswith("x-ssegen-")},
             )
             old = channels.get(address, channel)
             channels[address] = replace(old, messages=reader.unique(old.messages, messages))
