@@ -2,7 +2,7 @@
 
 Usage::
 
-    python benchmarks/families.py [--events N] [--rounds R] [--families chat,messages,responses]
+    python benchmarks/families.py [--events N] [--rounds R] [--families chat,messages,responses,gemini,cohere]
                                   [--reads 4k,event,whole] [--json]
 
 Three stream families, each a realistic stream of ``--events`` events built in memory:
@@ -12,7 +12,14 @@ Three stream families, each a realistic stream of ``--events`` events built in m
 * ``messages``: Anthropic Messages named events (``event: content_block_delta`` +
   ``data: {"type": "content_block_delta", ...}``): ``generated.anthropic``;
 * ``responses``: OpenAI Responses named events (``event: response.output_text.delta`` ...):
-  ``generated.openai_responses``.
+  ``generated.openai_responses``;
+* ``gemini``: Gemini ``streamGenerateContent?alt=sse`` chunks, data-only, no terminator (thought
+  parts, then text parts, a function call, ``finishReason`` last; ``usageMetadata`` re-sent
+  whole with every chunk, as the captures in ``../shared/corpus/families/gemini`` do):
+  ``generated.gemini``, assembled by its built-in plan (issue 22);
+* ``cohere``: Cohere v2 chat named events (``event: content-delta`` ...): a tool plan, a tool
+  call whose arguments arrive in a tenth of the deltas, text, a citation, ``message-end`` with
+  the usage: ``generated.cohere``, assembled by its built-in plan.
 
 The streams and the named-event floor are those of ``decode.py`` (which also measures the
 SDKs); this script measures each family against its floor per read size.
@@ -46,7 +53,7 @@ import random
 import statistics
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from operator import itemgetter
 from pathlib import Path
 from typing import Any
@@ -58,6 +65,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import decode as chat_stream  # noqa: E402  (benchmarks/decode.py: the chat stream)
 import msgspec  # noqa: E402
+
+from generated.cohere import CHANNELS as COHERE  # noqa: E402
+from generated.gemini import CHANNELS as GEMINI  # noqa: E402
+from generated.gemini import models as gemini_models  # noqa: E402
 
 READ_SIZES = {"4k": 4096, "event": 0, "whole": -1}
 _FIRST = itemgetter(slice(None, 1))  # b"" for an empty value, never an IndexError
@@ -102,8 +113,98 @@ def batch_decode_values(
 # Streams
 
 
+def iter_gemini(n: int) -> Iterator[bytes]:
+    """A Gemini stream of ``n`` chunks: a quarter thought parts, then text parts, a function
+    call (with a thought signature) on the second-to-last chunk, ``finishReason`` on the last;
+    each chunk carries ``usageMetadata`` (the running count, a member the spec lists no type
+    for included), ``modelVersion`` and ``responseId``, as real streams do."""
+    words = ["The", " quick", " brown", " fox", " jumps", " over", " the", " lazy", " dog."]
+    for i in range(n):
+        if i == n - 2:
+            part: dict[str, Any] = {
+                "functionCall": {"name": "weather", "args": {"location": "San Francisco", "days": 3}},
+                "thoughtSignature": "EpEgCo4gAb4+9vvWwdN+NkNiCCwrqvFI8uf9IiD2A47Bm4Sga0kUTm4e",
+            }
+        elif i < n // 4:
+            part = {"text": words[i % len(words)], "thought": True}
+        else:
+            part = {"text": words[i % len(words)]}
+        candidate: dict[str, Any] = {"content": {"parts": [part], "role": "model"}, "index": 0}
+        if i == n - 1:
+            candidate["finishReason"] = "STOP"
+        usage = {
+            "promptTokenCount": 14,
+            "candidatesTokenCount": i + 1,
+            "totalTokenCount": 15 + i,
+            "promptTokensDetails": [{"modality": "TEXT", "tokenCount": 14}],
+            "thoughtsTokenCount": 66,
+            "serviceTier": "standard",
+        }
+        chunk = {
+            "candidates": [candidate],
+            "usageMetadata": usage,
+            "modelVersion": "gemini-2.5-flash",
+            "responseId": "4mmLafmIOMO0qtsPnIqR8Qo",
+        }
+        yield b"data: " + json.dumps(chunk, separators=(",", ":")).encode() + b"\n\n"
+
+
 # --------------------------------------------------------------------------
 # Floors: no SSE compliance, one typed decode per event
+
+
+def iter_cohere(n: int) -> Iterator[bytes]:
+    """A Cohere v2 chat stream of ``n`` events: ``message-start``, a tool plan (a tenth of
+    the events), a tool call whose arguments arrive in a tenth, then text deltas, a citation
+    and ``message-end`` with the usage (the shapes of Cohere's streaming docs)."""
+
+    def event(data: dict[str, Any]) -> bytes:
+        text = json.dumps(data, separators=(",", ":"))
+        return f"event: {data['type']}\ndata: {text}\n\n".encode()
+
+    words = ["The", " quick", " brown", " fox", " jumps", " over", " the", " lazy", " dog."]
+    plan, arguments = n // 10, n // 10
+    text = n - plan - arguments - 8
+    yield event({"type": "message-start", "id": "fba98ad3", "delta": {"message": {"role": "assistant"}}})
+    for i in range(plan):
+        yield event({"type": "tool-plan-delta", "delta": {"message": {"tool_plan": words[i % len(words)]}}})
+    call = {"id": "get_weather_1", "type": "function", "function": {"name": "get_weather", "arguments": ""}}
+    yield event({"type": "tool-call-start", "index": 0, "delta": {"message": {"tool_calls": call}}})
+    for i in range(arguments):
+        piece = '{"location": "' if i == 0 else ('"}' if i == arguments - 1 else "a")
+        fragment = {"tool_calls": {"function": {"arguments": piece}}}
+        yield event({"type": "tool-call-delta", "index": 0, "delta": {"message": fragment}})
+    yield event({"type": "tool-call-end", "index": 0})
+    start = {"content": {"type": "text", "text": ""}}
+    yield event({"type": "content-start", "index": 1, "delta": {"message": start}})
+    for i in range(text):
+        content = {"content": {"text": words[i % len(words)]}}
+        yield event({"type": "content-delta", "index": 1, "delta": {"message": content}})
+    yield event({"type": "content-end", "index": 1})
+    citation = {"start": 0, "end": 3, "text": "The", "sources": [{"type": "tool", "id": "get_weather_1:0"}]}
+    yield event({"type": "citation-start", "index": 0, "delta": {"message": {"citations": citation}}})
+    yield event({"type": "citation-end", "index": 0})
+    usage = {"billed_units": {"input_tokens": 10, "output_tokens": text}, "tokens": {"input_tokens": 900}}
+    yield event({"type": "message-end", "delta": {"finish_reason": "COMPLETE", "usage": usage}})
+
+
+def data_floor(cls: Any) -> Callable[[list[bytes]], int]:
+    """The floor of a data-only stream of one message class: split on blank lines, one typed
+    decode per event (``data: `` cut off)."""
+    decode = msgspec.json.Decoder(cls).decode
+
+    def run(reads: list[bytes]) -> int:
+        buffer = b""
+        count = 0
+        for read in reads:
+            blocks = (buffer + read).split(b"\n\n")
+            buffer = blocks.pop()
+            for block in blocks:
+                decode(block[6:])
+                count += 1
+        return count
+
+    return run
 
 
 def chat_floor_lines(channel: Any) -> Callable[[list[bytes]], int]:
@@ -143,11 +244,18 @@ def contenders(family: str, channel: Any) -> dict[str, Callable[[list[bytes]], i
     out: dict[str, Callable[[list[bytes]], int | None]] = {
         "decode": decode,
         "accumulate": accumulate,
-        "floor": chat_stream.run_floor if family == "chat" else chat_stream.named_floor(channel),
+        "floor": FLOORS[family](channel) if family in FLOORS else chat_stream.named_floor(channel),
     }
     if family == "chat":
         out["floor-lines"] = chat_floor_lines(channel)
     return out
+
+
+#: The floor of each family whose events are not named (``named_floor`` for the others).
+FLOORS: dict[str, Callable[[Any], Callable[[list[bytes]], int]]] = {
+    "chat": lambda channel: chat_stream.run_floor,
+    "gemini": lambda channel: data_floor(gemini_models.GenerateContentResponse),
+}
 
 
 def reads_of(events: list[bytes], size: int) -> list[bytes]:
@@ -195,14 +303,21 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--events", type=int, default=20_000, help="events per stream")
     parser.add_argument("--rounds", type=int, default=11, help="rounds (the best is kept)")
-    parser.add_argument("--families", default="chat,messages,responses")
+    parser.add_argument("--families", default="chat,messages,responses,gemini,cohere")
     parser.add_argument("--reads", default="4k,event,whole", help="read sizes: 4k, event, whole")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args(argv)
     if args.events < 8:
         parser.error("--events must be at least 8")
-    channels = {"chat": chat_stream.CHAT, **chat_stream.FAMILIES}
-    streams = {family: chat_stream.STREAMS[family][1] for family in channels}
+    channels = {
+        "chat": chat_stream.CHAT,
+        **chat_stream.FAMILIES,
+        "gemini": next(iter(GEMINI.values())),
+        "cohere": next(iter(COHERE.values())),
+    }
+    streams = {family: chat_stream.STREAMS[family][1] for family in channels if family in chat_stream.STREAMS}
+    streams["gemini"] = iter_gemini
+    streams["cohere"] = iter_cohere
     results: dict[str, Any] = {
         "python": sys.version.split()[0],
         "msgspec": msgspec.__version__,
@@ -228,18 +343,14 @@ def main(argv: list[str] | None = None) -> int:
         f" stream, best of {args.rounds} interleaved rounds"
     )
     header = (
-        f"{'family':<10} {'reads':<6} {'contender':<12} {'k ev/s':>8} {'vs floor':>9}"
-        f" {'spread (per-round ratio)':>26}"
+        f"{'family':<10} {'reads':<6} {'contender':<12} {'k ev/s':>8} {'vs floor':>9} {'spread (per-round ratio)':>26}"
     )
     print(header)
     print("-" * len(header))
     for family, data in results["families"].items():
         for label, figures in data["reads"].items():
             for name, f in figures.items():
-                spread = (
-                    f"{f['round_ratio_min']:.2f}-{f['round_ratio_max']:.2f}"
-                    f" (median {f['round_ratio_median']:.2f})"
-                )
+                spread = f"{f['round_ratio_min']:.2f}-{f['round_ratio_max']:.2f} (median {f['round_ratio_median']:.2f})"
                 print(
                     f"{family:<10} {label:<6} {name:<12} {f['k_events_per_s']:>8.0f}"
                     f" {f['vs_floor']:>8.2f}x {spread:>26}"

@@ -12,7 +12,7 @@ from codemodel.build_ir import channel, message, obj, opt, provider, req, string
 from conftest import SPECS
 from helpers.ir import inline_schemas
 
-from ssegen.ir import Property, Provenance, Schema
+from ssegen.ir import AccumulateStep, Property, Provenance, Schema
 from ssegen.irjson import DEFS, dumps, to_jsonable
 from ssegen.load import load_provider
 
@@ -26,8 +26,21 @@ def _fan(levels: int, fan: int = 10) -> Schema:
 
 
 def _asdict(node: Any) -> Any:
-    """The IR node as the tree ``dataclasses.asdict`` gives, through JSON (tuples as lists)."""
-    return json.loads(json.dumps(dataclasses.asdict(node)))
+    """The IR node as the tree ``dataclasses.asdict`` gives, through JSON (tuples as lists),
+    accumulation steps as a plan states them (``AccumulateStep.to_plan``, as printed)."""
+    return json.loads(json.dumps(_tree(node)))
+
+
+def _tree(value: Any) -> Any:
+    if isinstance(value, AccumulateStep):
+        return value.to_plan()
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: _tree(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, (list, tuple)):
+        return [_tree(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _tree(item) for key, item in value.items()}
+    return value
 
 
 def _printed(node: Any) -> Any:

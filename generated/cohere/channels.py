@@ -13,7 +13,7 @@ dispatches on the event's exact class through a table built once.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, Literal, Union, overload
 
 import msgspec
@@ -27,9 +27,14 @@ from .stream import (
     StreamTruncated,
     UnknownEvent,
     decode_with,
+    keep_usage,
+    kept,
     lenient_decode,
     tag_reader,
 )
+from .plan import Plan, Step
+from .plan import run as run_plan
+from .stream import as_sent
 
 _decode_message_start_chat = msgspec.json.Decoder(models.MessageStartEvent).decode
 _decode_content_start_chat = msgspec.json.Decoder(models.ContentStartEvent).decode
@@ -71,6 +76,9 @@ _LENIENT_CHAT: dict[str, tuple[type, ...]] = {
         models.MessageEndEvent,
         models.DebugEvent,
     ),
+}
+_LENIENT_USAGE_CHAT: dict[type, str] = {
+    models.MessageEndEvent: "delta.usage",
 }
 _TAGGED_CHAT: dict[str, tuple[Callable[[str], Any], ...]] = {
     "message-start": (_decode_message_start_chat,),
@@ -144,7 +152,7 @@ def classify_chat(sse: ServerSentEvent) -> CHAT_EVENT:
             reason = "Debug: " + str(exc)
     elif event == "message-end":
         try:
-            return _decode_message_end_chat(data)
+            return keep_usage(_decode_message_end_chat(data), data, "delta.usage")
         except (msgspec.ValidationError, msgspec.DecodeError) as exc:
             reason = "MessageEnd: " + str(exc)
     elif event == "message-start":
@@ -188,6 +196,9 @@ def classify_chat(sse: ServerSentEvent) -> CHAT_EVENT:
             reason = "no message without " + "type" + " in this event type"
     lenient = lenient_decode(data, _LENIENT_CHAT.get(event) or _LENIENT_CHAT.get("*", ()))
     if lenient is not None:
+        usage = _LENIENT_USAGE_CHAT.get(type(lenient))
+        if usage is not None:
+            keep_usage(lenient, data, usage)  # its usage whole, as the typed path keeps it
         return lenient  # type: ignore[no-any-return]
     if reason is None:
         reason = "no message of the channel has event type " + repr(event)
@@ -201,7 +212,7 @@ _NAMED_CHAT: dict[bytes, Callable[[bytes], Any]] = {
     b"event: content-end": _decode_content_end_chat,
     b"event: content-start": _decode_content_start_chat,
     b"event: debug": _decode_debug_chat,
-    b"event: message-end": _decode_message_end_chat,
+    b"event: message-end": kept(_decode_message_end_chat, "delta.usage"),
     b"event: message-start": _decode_message_start_chat,
     b"event: tool-call-delta": _decode_tool_call_delta_chat,
     b"event: tool-call-end": _decode_tool_call_end_chat,
@@ -223,11 +234,266 @@ def classify_named_chat(event_lines: list[bytes], values: list[bytes]) -> list[C
         return None
 
 
+def _apply_chat_message_start(acc: Accumulator, chunk: models.MessageStartEvent) -> None:
+    if (v0 := chunk.id) is not None:
+        acc.meta(v0, None)
+
+
+def _apply_chat_message_start_run(
+    acc: Accumulator, chunks: Iterable[models.MessageStartEvent]
+) -> None:
+    for chunk in chunks:
+        if (v0 := chunk.id) is not None:
+            acc.meta(v0, None)
+
+
+def _apply_chat_content_start(acc: Accumulator, chunk: models.ContentStartEvent) -> None:
+    blocks = acc.blocks
+    if (
+        (v0 := chunk.delta) is not None
+        and (v1 := v0.message) is not None
+        and (v2 := v1.content) is not None
+    ):
+        blocks[chunk.index].open(v2)
+
+
+def _apply_chat_content_start_run(
+    acc: Accumulator, chunks: Iterable[models.ContentStartEvent]
+) -> None:
+    blocks = acc.blocks
+    for chunk in chunks:
+        if (
+            (v0 := chunk.delta) is not None
+            and (v1 := v0.message) is not None
+            and (v2 := v1.content) is not None
+        ):
+            blocks[chunk.index].open(v2)
+
+
+def _apply_chat_content_delta(acc: Accumulator, chunk: models.ContentDeltaEvent) -> None:
+    blocks = acc.blocks
+    if (
+        (v0 := chunk.delta) is not None
+        and (v1 := v0.message) is not None
+        and (v2 := v1.content) is not None
+        and (v3 := v2.text) is not None
+    ):
+        blocks[chunk.index].text.append(v3)
+    if (
+        (v4 := chunk.delta) is not None
+        and (v5 := v4.message) is not None
+        and (v6 := v5.content) is not None
+        and (v7 := v6.thinking) is not None
+    ):
+        blocks[chunk.index].thinking.append(v7)
+
+
+def _apply_chat_content_delta_run(
+    acc: Accumulator, chunks: Iterable[models.ContentDeltaEvent]
+) -> None:
+    blocks = acc.blocks
+    for chunk in chunks:
+        if (
+            (v0 := chunk.delta) is not None
+            and (v1 := v0.message) is not None
+            and (v2 := v1.content) is not None
+            and (v3 := v2.text) is not None
+        ):
+            blocks[chunk.index].text.append(v3)
+        if (
+            (v4 := chunk.delta) is not None
+            and (v5 := v4.message) is not None
+            and (v6 := v5.content) is not None
+            and (v7 := v6.thinking) is not None
+        ):
+            blocks[chunk.index].thinking.append(v7)
+
+
+def _apply_chat_content_end(acc: Accumulator, chunk: models.ContentEndEvent) -> None:
+    blocks = acc.blocks
+    blocks[chunk.index].close()
+
+
+def _apply_chat_content_end_run(acc: Accumulator, chunks: Iterable[models.ContentEndEvent]) -> None:
+    blocks = acc.blocks
+    for chunk in chunks:
+        blocks[chunk.index].close()
+
+
+def _apply_chat_tool_plan_delta(acc: Accumulator, chunk: models.ToolPlanDeltaEvent) -> None:
+    if (
+        (v0 := chunk.delta) is not None
+        and (v1 := v0.message) is not None
+        and (v2 := v1.tool_plan) is not None
+    ):
+        acc.add_text("tool_plan", v2)
+
+
+def _apply_chat_tool_plan_delta_run(
+    acc: Accumulator, chunks: Iterable[models.ToolPlanDeltaEvent]
+) -> None:
+    for chunk in chunks:
+        if (
+            (v0 := chunk.delta) is not None
+            and (v1 := v0.message) is not None
+            and (v2 := v1.tool_plan) is not None
+        ):
+            acc.add_text("tool_plan", v2)
+
+
+_PLAN_APPLY_CHAT_TOOL_CALL_START = Plan(
+    (
+        Step(
+            "open",
+            key=("index",),
+            value=(
+                "delta",
+                "message",
+                "tool_calls",
+            ),
+            members=(
+                ("id", ("id",)),
+                ("type", ("type",)),
+                (
+                    "name",
+                    (
+                        "function",
+                        "name",
+                    ),
+                ),
+                (
+                    "arguments",
+                    (
+                        "function",
+                        "arguments",
+                    ),
+                ),
+            ),
+        ),
+    ),
+    choices=False,
+)
+"""The accumulation plan of ToolCallStartEvent (``ssegen ir`` prints it), run by ``plan.run``."""
+
+
+def _apply_chat_tool_call_start(acc: Accumulator, chunk: models.ToolCallStartEvent) -> None:
+    run_plan(acc, _PLAN_APPLY_CHAT_TOOL_CALL_START, chunk)
+
+
+def _apply_chat_tool_call_start_run(
+    acc: Accumulator, chunks: Iterable[models.ToolCallStartEvent]
+) -> None:
+    for chunk in chunks:
+        run_plan(acc, _PLAN_APPLY_CHAT_TOOL_CALL_START, chunk)
+
+
+def _apply_chat_tool_call_delta(acc: Accumulator, chunk: models.ToolCallDeltaEvent) -> None:
+    blocks = acc.blocks
+    if (
+        (v0 := chunk.delta) is not None
+        and (v1 := v0.message) is not None
+        and (v2 := v1.tool_calls) is not None
+        and (v3 := v2.function) is not None
+        and (v4 := v3.arguments) is not None
+    ):
+        blocks[chunk.index].arguments.append(v4)
+
+
+def _apply_chat_tool_call_delta_run(
+    acc: Accumulator, chunks: Iterable[models.ToolCallDeltaEvent]
+) -> None:
+    blocks = acc.blocks
+    for chunk in chunks:
+        if (
+            (v0 := chunk.delta) is not None
+            and (v1 := v0.message) is not None
+            and (v2 := v1.tool_calls) is not None
+            and (v3 := v2.function) is not None
+            and (v4 := v3.arguments) is not None
+        ):
+            blocks[chunk.index].arguments.append(v4)
+
+
+def _apply_chat_tool_call_end(acc: Accumulator, chunk: models.ToolCallEndEvent) -> None:
+    blocks = acc.blocks
+    blocks[chunk.index].close()
+
+
+def _apply_chat_tool_call_end_run(
+    acc: Accumulator, chunks: Iterable[models.ToolCallEndEvent]
+) -> None:
+    blocks = acc.blocks
+    for chunk in chunks:
+        blocks[chunk.index].close()
+
+
+def _apply_chat_citation_start(acc: Accumulator, chunk: models.CitationStartEvent) -> None:
+    if (
+        (v0 := chunk.delta) is not None
+        and (v1 := v0.message) is not None
+        and (v2 := v1.citations) is not None
+    ):
+        acc.collect("citations", as_sent(v2))
+
+
+def _apply_chat_citation_start_run(
+    acc: Accumulator, chunks: Iterable[models.CitationStartEvent]
+) -> None:
+    for chunk in chunks:
+        if (
+            (v0 := chunk.delta) is not None
+            and (v1 := v0.message) is not None
+            and (v2 := v1.citations) is not None
+        ):
+            acc.collect("citations", as_sent(v2))
+
+
+def _apply_chat_message_end(acc: Accumulator, chunk: models.MessageEndEvent) -> None:
+    if (v0 := chunk.delta) is not None and (v1 := v0.finish_reason) is not None:
+        acc.stop_reason = v1
+    if (v2 := chunk.delta) is not None and (v3 := v2.usage) is not None:
+        acc.set_usage(v3)
+    acc.done()
+
+
+def _apply_chat_message_end_run(acc: Accumulator, chunks: Iterable[models.MessageEndEvent]) -> None:
+    for chunk in chunks:
+        if (v0 := chunk.delta) is not None and (v1 := v0.finish_reason) is not None:
+            acc.stop_reason = v1
+        if (v2 := chunk.delta) is not None and (v3 := v2.usage) is not None:
+            acc.set_usage(v3)
+        acc.done()
+
+
 _APPLY_CHAT: dict[type, Callable[[Accumulator, Any], None]] = {
+    models.MessageStartEvent: _apply_chat_message_start,
+    models.ContentStartEvent: _apply_chat_content_start,
+    models.ContentDeltaEvent: _apply_chat_content_delta,
+    models.ContentEndEvent: _apply_chat_content_end,
+    models.ToolPlanDeltaEvent: _apply_chat_tool_plan_delta,
+    models.ToolCallStartEvent: _apply_chat_tool_call_start,
+    models.ToolCallDeltaEvent: _apply_chat_tool_call_delta,
+    models.ToolCallEndEvent: _apply_chat_tool_call_end,
+    models.CitationStartEvent: _apply_chat_citation_start,
+    models.MessageEndEvent: _apply_chat_message_end,
     UnknownEvent: Accumulator.unknown,
     StreamTruncated: Accumulator.truncated,
 }
 """How each event class of channel /chat feeds the accumulator."""
+
+_APPLY_RUNS_CHAT: dict[type, Callable[[Accumulator, Iterable[Any]], None]] = {
+    models.MessageStartEvent: _apply_chat_message_start_run,
+    models.ContentStartEvent: _apply_chat_content_start_run,
+    models.ContentDeltaEvent: _apply_chat_content_delta_run,
+    models.ContentEndEvent: _apply_chat_content_end_run,
+    models.ToolPlanDeltaEvent: _apply_chat_tool_plan_delta_run,
+    models.ToolCallStartEvent: _apply_chat_tool_call_start_run,
+    models.ToolCallDeltaEvent: _apply_chat_tool_call_delta_run,
+    models.ToolCallEndEvent: _apply_chat_tool_call_end_run,
+    models.CitationStartEvent: _apply_chat_citation_start_run,
+    models.MessageEndEvent: _apply_chat_message_end_run,
+}
+"""How consecutive events of one class of channel /chat feed the accumulator."""
 
 
 def apply_chat(acc: Accumulator, event: CHAT_EVENT) -> None:
@@ -341,7 +607,8 @@ CHAT_CHANNEL: Channel[CHAT_EVENT] = Channel(
     classify_chat,
     apply_chat,
     handlers=_APPLY_CHAT,
-    family="none",
+    runs=_APPLY_RUNS_CHAT,
+    family="cohere",
     classify_named=classify_named_chat,
     encoding=_ENCODING_CHAT,
 )

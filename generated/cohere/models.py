@@ -439,7 +439,7 @@ class MessageEndEventDelta(msgspec.Struct, kw_only=True, omit_defaults=True, gc=
     usage: Usage | None = None
 
 
-class Usage(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
+class Usage(msgspec.Struct, kw_only=True, omit_defaults=True, dict=True):
     """What the request cost.
 
     Attributes:

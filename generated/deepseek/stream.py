@@ -22,6 +22,7 @@ every generated package: edit it there, then run ``ssegen generate``.
 
 from __future__ import annotations
 
+import enum
 import operator
 import re
 from collections import deque
@@ -182,12 +183,6 @@ class StreamTruncated(msgspec.Struct, kw_only=True):
     bytes_discarded: int = 0
 
 
-class _UsageProbe(msgspec.Struct):
-    usage: Any = None
-
-
-_read_usage = msgspec.json.Decoder(_UsageProbe).decode
-
 #: The attribute a typed usage object carries the object as sent on (see :func:`keep_usage`).
 _SENT = "_ssegen_sent"
 
@@ -201,21 +196,22 @@ def keep_usage(chunk: T, data: str | bytes, attr: str = "usage") -> T:
     ``prompt_tokens_details``, OpenRouter ``cost_details``, Groq ``queue_time``).
 
     ``attr`` may be a dotted path, where a block family's usage is nested (Anthropic
-    ``message.usage``, OpenAI Responses ``response.usage``): its members' identifiers
-    are their wire names.
+    ``message.usage``, OpenAI Responses ``response.usage``); a segment whose identifier
+    is not its wire name is written ``identifier:wire`` (Gemini's
+    ``usage_metadata:usageMetadata``).
 
-    Called by the generated ``classify`` on each chunk it decodes; the JSON ``data``
-    is decoded a second time, for its ``usage`` member only, when the typed usage is
-    not None (once per stream, on the last chunk, as providers send it:
-    specs/deepseek/asyncapi-page.txt:376-379). Never raises; read the result with
-    :func:`usage_as_sent`.
+    Called by the generated ``classify`` on each chunk it decodes: the JSON ``data`` is
+    kept on the typed usage, and decoded a second time, for the usage object only, when
+    :func:`usage_as_sent` first reads it (a stream that re-sends its usage with every
+    chunk, as Gemini's ``usageMetadata``, pays for the one the result keeps). Never
+    raises.
     """
-    if "." in attr:
+    if "." in attr or ":" in attr:
         _keep_nested(chunk, data, attr)
         return chunk
     usage = getattr(chunk, attr, None)
     if usage is not None:
-        _attach(usage, data)
+        _attach(usage, data, attr)
     return chunk
 
 
@@ -229,56 +225,74 @@ def kept(decode: Callable[[bytes], T], attr: str) -> Callable[[bytes], T]:
     return decode_kept
 
 
-#: dotted usage path -> a decoder reading only the object at that path
-_NESTED_PROBES: dict[str, Callable[[str | bytes], Any]] = {}
+#: usage path -> a decoder reading only the object at that path
+_PROBES: dict[str, Callable[[str | bytes], Any]] = {}
+#: usage path -> the identifiers on the way
+_NAMES: dict[str, tuple[str, ...]] = {}
+
+
+def _names(attr: str) -> tuple[str, ...]:
+    names = _NAMES.get(attr)
+    if names is None:
+        names = _NAMES[attr] = tuple(s.partition(":")[0] for s in attr.split("."))
+    return names
 
 
 def _keep_nested(chunk: Any, data: str | bytes, attr: str) -> None:
-    names = attr.split(".")
     usage = chunk
-    for name in names:
+    for name in _names(attr):
         usage = getattr(usage, name, None)
         if usage is None:
             return
-    decode = _NESTED_PROBES.get(attr)
-    if decode is None:
-        probe: Any = Any
-        for name in reversed(names):
-            probe = msgspec.defstruct("UsageProbe", [(name, probe | None, None)])
-        decode = _NESTED_PROBES[attr] = msgspec.json.Decoder(probe).decode
-    try:
-        sent = decode(data)
-    except (msgspec.ValidationError, msgspec.DecodeError):
-        return
-    for name in names:
-        sent = getattr(sent, name, None)
-    if isinstance(sent, dict):
-        try:
-            setattr(usage, _SENT, sent)
-        except (AttributeError, TypeError, ValueError):
-            pass
+    _attach(usage, data, attr)
 
 
 def keep_usages(chunks: Sequence[Any], values: Sequence[bytes], attr: str = "usage") -> None:
     """:func:`keep_usage` for a run of chunks decoded from ``values`` (their JSON
     data, in the same order), as the generated batch decoder gives them."""
-    for chunk, value in zip(chunks, values, strict=False):
-        usage = getattr(chunk, attr, None)
-        if usage is not None:
-            _attach(usage, value)
-
-
-def _attach(usage: Any, data: str | bytes) -> None:
-    try:
-        sent = _read_usage(data).usage
-    except (msgspec.ValidationError, msgspec.DecodeError):
+    names = _names(attr)
+    if len(names) > 1:
+        for chunk, value in zip(chunks, values, strict=False):
+            _keep_nested(chunk, value, attr)
         return
-    if isinstance(sent, dict):
-        try:
-            # Not a field: ``dict=True`` usage classes (and pydantic models) have room for it.
-            setattr(usage, _SENT, sent)
-        except (AttributeError, TypeError, ValueError):
-            pass  # a class without room (generated before): the typed members only
+    name = attr.partition(":")[0]
+    try:
+        for chunk, value in zip(chunks, values, strict=False):
+            usage = getattr(chunk, name, None)
+            if usage is not None:
+                setattr(usage, _SENT, (value, attr))
+    except (AttributeError, TypeError, ValueError):
+        pass  # a class without room (generated before): the typed members only
+
+
+def _read_sent(data: str | bytes, attr: str) -> Any:
+    """The object at usage path ``attr`` of the JSON text ``data`` (None when it is not
+    there): what :func:`keep_usage` kept, read by :func:`usage_as_sent`."""
+    decode = _PROBES.get(attr)
+    if decode is None:
+        probe: Any = Any
+        for segment in reversed(attr.split(".")):
+            name, _, wire = segment.partition(":")
+            probe = msgspec.defstruct(
+                "UsageProbe", [(name, probe | None, None)], rename={name: wire or name}
+            )
+        decode = _PROBES[attr] = msgspec.json.Decoder(probe).decode
+    try:
+        sent = decode(data)
+    except (msgspec.ValidationError, msgspec.DecodeError):
+        return None
+    for name in _names(attr):
+        sent = getattr(sent, name, None)
+    return sent
+
+
+def _attach(usage: Any, data: str | bytes, attr: str = "usage") -> None:
+    try:
+        # Not a field: ``dict=True`` usage classes (and pydantic models) have room for it;
+        # the event's JSON text, with the path to read the usage at.
+        setattr(usage, _SENT, (data, attr))
+    except (AttributeError, TypeError, ValueError):
+        pass  # a class without room (generated before): the typed members only
 
 
 def usage_as_sent(usage: Any) -> dict[str, Any] | None:
@@ -286,6 +300,12 @@ def usage_as_sent(usage: Any) -> dict[str, Any] | None:
     the spec does not list and nested objects included), when the decoder kept it
     on the typed ``usage`` (see :func:`keep_usage`); else None."""
     sent = getattr(usage, _SENT, None)
+    if isinstance(sent, tuple):
+        sent = _read_sent(*sent)
+        try:
+            setattr(usage, _SENT, sent)
+        except (AttributeError, TypeError, ValueError):
+            pass
     return sent if isinstance(sent, dict) else None
 
 
@@ -447,6 +467,39 @@ def _lenient_value(
     return None
 
 
+class Family(enum.StrEnum):
+    """How a channel's events assemble (the IR's ``Accumulation.family``): each a plan.
+
+    ``chat`` (chat-completions choices), ``messages`` (Anthropic content blocks),
+    ``responses`` (OpenAI Responses output items), ``gemini`` (Gemini candidates, assembled
+    as choices), ``cohere`` (Cohere v2 chat content blocks and tool calls), ``custom`` (an
+    ``x-ssegen-accumulate`` plan), ``none`` (typed only).
+    """
+
+    CHAT = "chat"
+    MESSAGES = "messages"
+    RESPONSES = "responses"
+    GEMINI = "gemini"
+    COHERE = "cohere"
+    CUSTOM = "custom"
+    NONE = "none"
+
+
+#: The families whose events name blocks by type (an off-spec block or event type is
+#: assembled all the same: :meth:`Accumulator.off_spec_block`, :meth:`Accumulator.block_event`).
+BLOCK_FAMILIES = frozenset((Family.MESSAGES, Family.RESPONSES))
+
+#: The result keys each family leaves out of :meth:`StreamResult.to_dict` (the shape it
+#: does not assemble).
+_UNUSED_KEYS = {
+    Family.CHAT: ("output", "stop_reason"),
+    Family.GEMINI: ("output",),
+    Family.MESSAGES: ("choices",),
+    Family.RESPONSES: ("choices",),
+    Family.COHERE: ("choices",),
+}
+
+
 class ToolCallResult(msgspec.Struct, kw_only=True):
     """A tool call assembled from its fragments (merged by ``index``; id, type and
     name come on the first fragment, ``arguments`` in pieces:
@@ -478,7 +531,11 @@ class ChoiceResult(msgspec.Struct, kw_only=True):
         finish_reason: the last non-null finish reason.
         content_parts: the parts of a list-form ``content`` that are neither text
             nor thinking (``image_url``, ``reference``, ...), as sent, in stream order
-            (see :meth:`ChoiceState.add_content`).
+            (see :meth:`ChoiceState.add_content`); a plan's ``collect`` steps too (a
+            Gemini candidate's ``executableCode`` parts).
+        texts: the choice's named texts a plan's ``append`` steps build (any field
+            other than ``content``, ``reasoning_content``, ``refusal``), joined; left
+            out of :meth:`StreamResult.to_dict` when empty.
     """
 
     index: int
@@ -488,6 +545,7 @@ class ChoiceResult(msgspec.Struct, kw_only=True):
     tool_calls: list[ToolCallResult] = msgspec.field(default_factory=list)
     finish_reason: str | None = None
     content_parts: list[Any] = msgspec.field(default_factory=list)
+    texts: dict[str, str] = msgspec.field(default_factory=dict)
 
 
 class BlockResult(msgspec.Struct, kw_only=True):
@@ -587,8 +645,14 @@ class StreamResult(msgspec.Struct, kw_only=True):
         stop_reason: why the response stopped (Messages ``stop_reason``; Responses
             ``status``, or the incomplete reason); None for chat streams, whose
             choices carry ``finish_reason``.
-        family: ``chat``, ``messages``, ``responses``, ``custom`` or ``none``: how the
-            channel's events assemble (``ssegen ir`` shows the plan).
+        family: ``chat``, ``messages``, ``responses``, ``gemini``, ``custom`` or
+            ``none`` (:class:`Family`): how the channel's events assemble (``ssegen ir``
+            shows the plan).
+        texts: the stream's named texts (a plan's ``append`` with no key: Cohere's
+            ``tool_plan``), joined; left out of :meth:`to_dict` when empty.
+        lists: the stream's named lists (a plan's ``collect`` with no key: citations,
+            Gemini's ``thought_signatures``), values as sent; left out of
+            :meth:`to_dict` when empty.
     """
 
     id: str | None = None
@@ -600,23 +664,36 @@ class StreamResult(msgspec.Struct, kw_only=True):
     complete: bool = False
     output: list[BlockResult] = msgspec.field(default_factory=list)
     stop_reason: str | None = None
-    family: str = "chat"
+    family: str = Family.CHAT.value
+    texts: dict[str, str] = msgspec.field(default_factory=dict)
+    lists: dict[str, list[Any]] = msgspec.field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         """The result as plain JSON-ready data (keys as in the attribute list, without
         ``family``); a chat stream's keeps the chat-completions keys only (no ``output``,
-        no ``stop_reason``), a block family's has no ``choices``."""
+        no ``stop_reason``), a Gemini stream's has no ``output``, a block family's no
+        ``choices``; empty ``texts`` and ``lists`` (of the stream and of each choice) are
+        left out."""
         data: dict[str, Any] = msgspec.to_builtins(self)
-        family = data.pop("family")
-        if family == "chat":
-            del data["output"], data["stop_reason"]
-        elif family in ("messages", "responses"):
-            del data["choices"]
+        for key in _UNUSED_KEYS.get(_family(data.pop("family")), ()):
+            del data[key]
+        for owner in (data, *data.get("choices", ())):
+            for key in ("texts", "lists"):
+                if not owner.get(key, True):
+                    del owner[key]
         return data
 
 
+def _family(value: Any) -> Family:
+    """The :class:`Family` named ``value`` (``custom`` for a name it does not know)."""
+    try:
+        return Family(value)
+    except ValueError:
+        return Family.CUSTOM
+
+
 class _ToolCallState:
-    __slots__ = ("index", "id", "type", "name", "arguments")
+    __slots__ = ("index", "id", "type", "name", "arguments", "value", "continuing")
 
     def __init__(self, index: int) -> None:
         self.index = index
@@ -624,6 +701,65 @@ class _ToolCallState:
         self.type: str | None = None
         self.name: str | None = None
         self.arguments: list[str] = _Parts()
+        #: arguments sent as an object (Gemini ``args``, built by ``partialArgs``), else None
+        self.value: Any = None
+        #: the JSON paths whose last string piece said ``willContinue``
+        self.continuing: set[str] = set()
+
+    def text(self) -> str:
+        """The arguments as JSON text: the fragments joined, or the object encoded."""
+        if self.value is not None:
+            return msgspec.json.encode(self.value).decode()
+        return _join(self.arguments)
+
+
+#: One step of a JSON path as Vertex AI's ``partialArgs`` write it: ``.name``, ``[0]``, ``['a b']``.
+_JSON_PATH_STEP = re.compile(r"\.([A-Za-z_][A-Za-z0-9_]*)|\[([0-9]+)\]|\['([^']*)'\]")
+
+
+def _json_path(text: Any) -> list[str | int] | None:
+    """The member names and indices of a JSON path (``$.operations[0].price``, RFC 9535's
+    normalized form), or None for a path of another form."""
+    if not isinstance(text, str) or not text.startswith("$"):
+        return None
+    steps: list[str | int] = []
+    at = 1
+    while at < len(text):
+        match = _JSON_PATH_STEP.match(text, at)
+        if match is None:
+            return None
+        name, index, quoted = match.groups()
+        steps.append(int(index) if index is not None else name if name is not None else quoted)
+        at = match.end()
+    return steps or None
+
+
+def _put(root: Any, steps: list[str | int], value: Any, append: bool) -> None:
+    """Set ``value`` at ``steps`` below ``root`` (objects and arrays made on the way; an
+    array grown with nulls up to the index); with ``append``, a string is added to the
+    string already there. A step that does not fit what is there sets nothing."""
+    node = root
+    for step, after in zip(steps, steps[1:], strict=False):
+        fresh: Any = [] if isinstance(after, int) else {}
+        if isinstance(step, int) and isinstance(node, list):
+            node.extend([None] * (step + 1 - len(node)))
+            if node[step] is None:
+                node[step] = fresh
+            node = node[step]
+        elif isinstance(step, str) and isinstance(node, dict):
+            node = node.setdefault(step, fresh)
+        else:
+            return
+    last = steps[-1]
+    if isinstance(last, int) and isinstance(node, list):
+        node.extend([None] * (last + 1 - len(node)))
+        node[last] = _joined(node[last], value, append)
+    elif isinstance(last, str) and isinstance(node, dict):
+        node[last] = _joined(node.get(last), value, append)
+
+
+def _joined(old: Any, value: Any, append: bool) -> Any:
+    return old + value if append and isinstance(old, str) and isinstance(value, str) else value
 
 
 _TEXT_FIELDS = ("content", "reasoning_content", "refusal")
@@ -674,6 +810,7 @@ class ChoiceState:
         "finish_reason",
         "tool_calls",
         "content_parts",
+        "texts",
     )
 
     def __init__(self, index: int, full_text: bool) -> None:
@@ -686,6 +823,7 @@ class ChoiceState:
         self.finish_reason: str | None = None
         self.tool_calls: dict[int, _ToolCallState] = {}
         self.content_parts: list[Any] = []
+        self.texts: dict[str, list[str]] = {}
 
     def add_text(self, field: str, text: str) -> None:
         """Append ``text`` to ``field`` (``content``, ``reasoning_content``, ``refusal``).
@@ -693,11 +831,16 @@ class ChoiceState:
         In cumulative mode (``full_text=True``: every chunk carries the whole
         text so far, as MindIE's ``fullTextEnabled``:
         specs/siliconstorm/inference-api.md:704-723), the text replaces instead.
-        A ``field`` of another name is ignored.
+        A ``field`` of another name is a named text (``texts``, a plan's own field).
         """
         if field in _TEXT_FIELDS:
             parts: list[str] = getattr(self, field)
             parts.append(text)
+        elif isinstance(text, str):
+            named = self.texts.get(field)
+            if named is None:
+                named = self.texts[field] = _Parts()
+            named.append(text)
 
     def add_content(self, content: Any) -> None:
         """Append a delta's ``content``: a string, or a list of typed parts.
@@ -759,6 +902,54 @@ class ChoiceState:
         if arguments:
             call.arguments.append(arguments)
 
+    def add_call(
+        self,
+        id: str | None,
+        name: str | None,
+        arguments: Any,
+        partial: Any = None,
+        continued: bool = False,
+    ) -> None:
+        """One tool call sent whole, or in parts (a plan's ``tool_call``: Gemini's
+        ``functionCall``): a new call of ``name`` and ``id`` whose ``arguments`` are an
+        object (kept as plain data; None: ``{}``) or JSON text, unless ``continued`` (the
+        part names no function: Vertex AI streams a call's arguments over several parts),
+        which continues the last call. ``partial`` is a list of pieces ``{"jsonPath": str,
+        "stringValue" | "numberValue" | "boolValue" | "nullValue": ..., "willContinue":
+        bool}`` (Vertex AI ``partialArgs``) setting the value at each JSON path in the
+        arguments; string pieces at one path are joined while the previous one said
+        ``willContinue`` (cloud.google.com/vertex-ai/generative-ai/docs/reference/rest/v1/Content).
+        """
+        calls = self.tool_calls
+        if continued and calls:
+            call = calls[max(calls)]
+        else:
+            index = len(calls)
+            call = calls[index] = _ToolCallState(index)
+            call.id, call.type, call.name = id, "function", name
+            if isinstance(arguments, str):
+                call.arguments.append(arguments)
+            else:
+                call.value = {} if arguments is None else _plain(arguments)
+        pieces = _plain(partial) if partial is not None else None
+        if not isinstance(pieces, list):
+            return
+        if call.value is None:
+            call.value = {}
+        for piece in pieces:
+            steps = _json_path(piece.get("jsonPath")) if isinstance(piece, dict) else None
+            if steps is None:
+                continue
+            path = piece["jsonPath"]
+            value = next(
+                (piece[k] for k in ("stringValue", "numberValue", "boolValue") if k in piece), None
+            )
+            _put(call.value, steps, value, path in call.continuing)
+            if piece.get("willContinue"):
+                call.continuing.add(path)
+            else:
+                call.continuing.discard(path)
+
     def add_tool_calls_data(self, fragments: Iterable[Any]) -> None:
         """Merge tool-call fragments given as plain JSON data (an untyped spec
         item), in stream order.
@@ -805,12 +996,13 @@ class ChoiceState:
                     index=c.index,
                     id=c.id,
                     type=c.type,
-                    function={"name": c.name, "arguments": _join(c.arguments)},
+                    function={"name": c.name, "arguments": c.text()},
                 )
                 for _, c in sorted(self.tool_calls.items())
             ],
             finish_reason=self.finish_reason,
             content_parts=list(self.content_parts),
+            texts={name: _join(parts) for name, parts in self.texts.items()},
         )
 
 
@@ -1054,7 +1246,9 @@ class Accumulator:
         self.full_text = full_text
         self.id: str | None = None
         self.model: str | None = None
-        self.usage: dict[str, Any] | None = None
+        self._usage: dict[str, Any] | None = None
+        #: the last usage object :meth:`set_usage` was given, read when ``usage`` is
+        self._usage_sent: tuple[Any, Any] | None = None
         self.final_text: str | None = None
         self.errors: list[dict[str, Any]] = []
         self.vendor_events: list[dict[str, Any]] = []
@@ -1062,11 +1256,45 @@ class Accumulator:
         self.states: dict[int, ChoiceState] = {}
         self.blocks: dict[int, BlockState] = _Blocks()
         self.stop_reason: str | None = None
-        self.family = "chat"
+        self.family = Family.CHAT
+        #: the stream's named texts and lists (a plan's unkeyed ``append`` and ``collect``)
+        self.texts: dict[str, list[str]] = {}
+        self.lists: dict[str, list[Any]] = {}
         #: off-spec block, delta and event types reported so far (each once per stream)
         self.reported: set[str] = set()
         #: a literal ``[DONE]`` the spec does not declare was reported (once per stream)
         self.undeclared_terminator = False
+
+    @property
+    def usage(self) -> dict[str, Any] | None:
+        """The stream's usage so far, as plain data (see :class:`StreamResult`)."""
+        if self._usage_sent is not None:
+            usage, typed = self._usage_sent
+            self._usage_sent = None
+            sent = usage_as_sent(usage if typed is None else typed)
+            data = sent if sent is not None else _plain(usage)
+            self._usage = data if isinstance(data, dict) else None
+        return self._usage
+
+    @usage.setter
+    def usage(self, value: dict[str, Any] | None) -> None:
+        self._usage_sent = None
+        self._usage = value
+
+    def add_text(self, name: str, text: Any) -> None:
+        """Append ``text`` to the stream's named text ``name`` (a plan's ``append`` with
+        no key: Cohere's ``tool_plan``); a value that is not a string adds nothing."""
+        if isinstance(text, str):
+            parts = self.texts.get(name)
+            if parts is None:
+                parts = self.texts[name] = _Parts()
+            parts.append(text)
+
+    def collect(self, name: str, value: Any) -> None:
+        """Append ``value`` (plain data, as sent) to the stream's named list ``name`` (a
+        plan's ``collect`` with no key: Cohere's citations); None adds nothing."""
+        if value is not None:
+            self.lists.setdefault(name, []).append(value)
 
     def block(self, index: int) -> BlockState:
         """The state of output block ``index`` (created on first use, also when read
@@ -1109,7 +1337,12 @@ class Accumulator:
         time stays linear (a block is joined once).
         """
         for state in self.states.values():
-            for parts in (state.content, state.reasoning_content, state.refusal):
+            for parts in (
+                state.content,
+                state.reasoning_content,
+                state.refusal,
+                *state.texts.values(),
+            ):
                 if isinstance(parts, _Parts):
                     parts.compact()
             for call in state.tool_calls.values():
@@ -1126,6 +1359,9 @@ class Accumulator:
             ):
                 if isinstance(parts, _Parts):
                     parts.compact()
+        for parts in self.texts.values():
+            if isinstance(parts, _Parts):
+                parts.compact()
 
     def choice(self, index: int) -> ChoiceState:
         """The state of choice ``index`` (created on first use)."""
@@ -1142,8 +1378,8 @@ class Accumulator:
         """Record the stream's usage object (the last one sent wins): as sent, every
         member included, when the decoder kept it (:func:`usage_as_sent` of ``typed``,
         or of ``usage`` when ``typed`` is None), else ``usage`` as plain data."""
-        sent = usage_as_sent(usage if typed is None else typed)
-        self.usage = sent if sent is not None else msgspec.to_builtins(usage)
+        # Read when the result is (a stream re-sending its usage with each chunk reads one).
+        self._usage_sent = (usage, typed)
 
     def error_in_chunk(self, error: Any) -> None:
         """Record the top-level ``error`` member of an ordinary data chunk, whatever the
@@ -1181,9 +1417,7 @@ class Accumulator:
         except (AttributeError, TypeError):
             pass
         for pointer, value in members.items():
-            if self.family in ("messages", "responses") and self.off_spec_block(
-                event, pointer, value
-            ):
+            if self.family in BLOCK_FAMILIES and self.off_spec_block(event, pointer, value):
                 kind = value.get("type") if isinstance(value, dict) else None
                 if isinstance(kind, str):
                     if kind in self.reported:
@@ -1268,7 +1502,7 @@ class Accumulator:
                 {"kind": "error_event", "data": data, "event": event.event, "reason": event.reason}
             )
             return
-        if self.family in ("messages", "responses") and '"type"' in event.data:
+        if self.family in BLOCK_FAMILIES and '"type"' in event.data:
             try:
                 data = msgspec.json.decode(event.data)
             except msgspec.DecodeError:
@@ -1383,7 +1617,9 @@ class Accumulator:
             complete=self.complete,
             output=output,
             stop_reason=self.stop_reason,
-            family=self.family,
+            family=_family(self.family).value,
+            texts={name: _join(parts) for name, parts in self.texts.items()},
+            lists={name: list(items) for name, items in self.lists.items()},
         )
 
 
@@ -1706,7 +1942,7 @@ class Channel(Generic[E]):
         handlers: dict[type, Callable[[Accumulator, Any], None]] | None = None,
         classify_values: Callable[[list[bytes]], Sequence[E] | None] | None = None,
         apply_values: Callable[[Accumulator, Sequence[Any]], None] | None = None,
-        family: str = "chat",
+        family: str = Family.CHAT.value,
         classify_named: NamedClassifier[E] | None = None,
         runs: dict[type, Callable[[Accumulator, Iterable[Any]], None]] | None = None,
         encoding: Encoding | None = None,
@@ -1718,7 +1954,7 @@ class Channel(Generic[E]):
         self.framing = framing
         self.framer: Callable[[int], Framer] = NDJSONDecoder if framing == "ndjson" else SSEDecoder
         self.encoding = encoding or Encoding()
-        self.family = family
+        self.family = _family(family)
         self.messages = messages
         self.classify = classify
         self.apply = apply
@@ -1880,14 +2116,18 @@ class Channel(Generic[E]):
                     if isinstance(payload, dict):
                         payloads.append((event, payload))
         synth = Synthesis(payloads, self.parse, model)
-        if self.family == "chat":
-            out = synth.chat(text, finish_reason)
-        elif self.family == "messages":
-            out = synth.messages(text, finish_reason)
-        elif self.family == "responses":
-            out = synth.responses(text)
-        else:
-            raise ValueError(f"{self!r}: no stream synthesis for family {self.family!r}")
+
+        def responses(text: str, finish_reason: str) -> list[Any]:
+            return synth.responses(text)
+
+        synthesize = {
+            Family.CHAT: synth.chat,
+            Family.MESSAGES: synth.messages,
+            Family.RESPONSES: responses,
+        }.get(self.family)
+        if synthesize is None:
+            raise ValueError(f"{self!r}: no stream synthesis for family {self.family.value!r}")
+        out = synthesize(text, finish_reason)
         return out + ([] if enc.terminator is None else [enc.terminator])
 
     def parse(self, data: str, event: str = "message", id: str = "") -> E:
@@ -2641,6 +2881,12 @@ def _plain(value: Any) -> Any:
         return msgspec.to_builtins(value)
     except TypeError:
         return repr(value)
+
+
+def as_sent(value: Any) -> Any:
+    """``value`` as plain JSON data (typed objects by wire names): what a plan's ``collect``
+    keeps."""
+    return _plain(value)
 
 
 def _join(parts: list[str]) -> str:

@@ -594,7 +594,7 @@ class PromptFeedback(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False)
     safety_ratings: list[SafetyRating] | None = msgspec.field(default=None, name="safetyRatings")
 
 
-class UsageMetadata(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
+class UsageMetadata(msgspec.Struct, kw_only=True, omit_defaults=True, dict=True):
     """Token counts of the request so far, sent whole on each chunk (the last is final).
     Counts that are zero may be left out.
 

@@ -33,7 +33,7 @@ from dataclasses import dataclass, fields, is_dataclass
 from typing import Any
 from urllib.parse import quote
 
-from .ir import Property, Schema
+from .ir import AccumulateStep, Property, Schema
 
 #: The member of the printed IR holding the schemas written once.
 DEFS = "$defs"
@@ -155,6 +155,8 @@ class _Table:
         """``value`` as JSON data, each schema in it as :meth:`use` writes it."""
         if isinstance(value, Schema):
             return self.use(value)
+        if isinstance(value, AccumulateStep):
+            return value.to_plan()  # as a plan states it: README "Accumulation"
         if is_dataclass(value) and not isinstance(value, type):
             return {f.name: self.plain(getattr(value, f.name)) for f in fields(value)}
         if isinstance(value, (list, tuple)):

@@ -15,6 +15,7 @@ import shlex
 import shutil
 import subprocess
 import sys
+import textwrap
 import time
 import tomllib
 from collections.abc import Callable, Iterator
@@ -145,6 +146,26 @@ def check_accumulate_extension(block: Block, ctx: Ctx) -> None:
     assert plan is not None and plan.family == "custom"
     assert plan.of("Token") == (AccumulateStep("append", ("slot",), ("piece", "text"), "text"),)
     assert plan.of("Finished") == (AccumulateStep("stop", value=("why",)), AccumulateStep("done"))
+
+
+def check_gemini_plan(block: Block, ctx: Ctx) -> None:
+    """The Gemini plan, on the channel of a Gemini spec, is read with no warning and assembles a
+    Gemini stream (the real captures when ``../shared`` is present) as its raw JSON says."""
+    from helpers.packages import generated_package
+    from runtime.test_plan_executor import GEMINI, _check
+
+    stated = textwrap.indent(block.text, "    ")
+    spec = GEMINI.replace("    subscribe:\n", stated + "    subscribe:\n", 1)
+    body = (
+        b'data: {"candidates": [{"content": {"parts": [{"text": "Let me think.", "thought": true}, {"text": "Hi"}]},'
+        b' "index": 0}], "responseId": "r1", "modelVersion": "m"}\n\n'
+        b'data: {"candidates": [{"content": {"parts": [{"functionCall": {"name": "f", "args": {"a": 1}}}]},'
+        b' "finishReason": "STOP", "index": 0}], "usageMetadata": {"totalTokenCount": 3, "trafficType": "X"}}\n\n'
+    )
+    with generated_package(ctx.tmp_path, {"asyncapi.yaml": spec}) as (package, diagnostics):
+        assert not [d for d in diagnostics if d.code == "accumulate-invalid"], [d.format() for d in diagnostics]
+        channel = next(iter(package.CHANNELS.values()))
+        _check(channel.accumulate(channel.decode([body])), body)
 
 
 def check_x_sse_event(block: Block, ctx: Ctx) -> None:
@@ -438,6 +459,7 @@ CHECKS: dict[tuple[str, str], Callable[[Block, Ctx], None]] = {
     ("python", "from generated.anthropic import CHANNELS"): check_families_example,
     ("python", "from generated.deepseek import CHANNELS"): check_encoding_example,
     ("yaml", "channels:"): check_accumulate_extension,
+    ("yaml", "x-ssegen-accumulate:"): check_gemini_plan,
     ("yaml", "components:"): check_x_sse_event,
     ("sh", "$ ssegen conform"): check_conform_session,
     ("sh", "$ pip install -e '.[mock]'"): check_mock_session,

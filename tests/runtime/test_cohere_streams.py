@@ -73,11 +73,6 @@ def test_conform_finds_no_violation(name: str) -> None:
     assert report.events == SOURCES[name]["events"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=(AssertionError, AttributeError),
-    reason="issue 22: Cohere plan not built yet (branch plan)",
-)
 @pytest.mark.parametrize("name", NAMES)
 @pytest.mark.parametrize("read_size", [7, 4096])
 def test_example_stream_assembles_to_the_independent_expectation(name: str, read_size: int) -> None:
@@ -86,7 +81,7 @@ def test_example_stream_assembles_to_the_independent_expectation(name: str, read
     Content blocks and tool calls are ``result.output`` blocks in stream order (``text``,
     ``thinking``; a tool call's ``id``, ``name`` and ``input``, the parsed arguments); the tool
     plan is the stream's named text ``result.texts["tool_plan"]`` and the citations its named
-    list ``result.lists["citations"]`` (as the plan language on branch ``plan`` names them)."""
+    list ``result.lists["citations"]`` (as the built-in cohere family names them)."""
     body = (DATA / name).read_bytes()
     expected = cohere_expected(body)
     result = CHANNEL.accumulate(_decode(body, read_size))

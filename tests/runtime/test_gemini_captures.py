@@ -125,27 +125,13 @@ def _arguments(call: Any) -> Any:
     return json.loads(text) if text else {}
 
 
-_NOT_BUILT = pytest.mark.xfail(
-    strict=True, raises=AssertionError, reason="issue 22: Gemini plan not built yet (branch plan)"
-)
-_PARTIAL_ARGS = pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="issue 22: Vertex partialArgs (function call arguments streamed by JSON path) not assembled yet",
-)
-ASSEMBLY_CASES = [
-    pytest.param(name, marks=_PARTIAL_ARGS if name.startswith("vercel_vertex_partial_args") else _NOT_BUILT)
-    for name in NAMES
-]
-
-
-@pytest.mark.parametrize("name", ASSEMBLY_CASES)
+@pytest.mark.parametrize("name", NAMES)
 @pytest.mark.parametrize("read_size", [7, 4096])
 def test_captured_stream_assembles_to_the_independent_expectation(name: str, read_size: int) -> None:
     """``accumulate`` gives, field by field, what the raw JSON says (helpers/families.py).
 
     A Gemini stream assembles into ``result.choices``, one per candidate (as the built-in
-    ``gemini`` family does on branch ``plan``): ``content`` the text, ``reasoning_content``
+    ``gemini`` family does): ``content`` the text, ``reasoning_content``
     the thought text, ``tool_calls`` each ``functionCall`` (``id``, ``function["name"]``,
     ``function["arguments"]`` the arguments as JSON text), ``finish_reason``; a candidate
     whose text parts are all empty has no text to compare."""

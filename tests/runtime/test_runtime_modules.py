@@ -28,6 +28,7 @@ ALLOWED = {
         "__future__",
         "collections",
         "collections.abc",
+        "enum",
         "itertools",
         "operator",
         "threading",
@@ -39,12 +40,14 @@ ALLOWED = {
         ".sse",
     },
     "ndjson.py": {"__future__", "collections.abc", "json", ".sse"},
+    "plan.py": {"__future__", "collections.abc", "typing", "msgspec", ".stream"},
     "pydantic_support.py": {"__future__", "collections.abc", "types", "typing", "msgspec", "pydantic", ".stream"},
 }
 THIRD_PARTY = {
     "sse.py": {"msgspec"},
     "ndjson.py": set(),
     "stream.py": {"msgspec"},
+    "plan.py": {"msgspec"},
     "pydantic_support.py": {"msgspec", "pydantic"},
 }
 

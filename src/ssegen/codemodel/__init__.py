@@ -100,6 +100,18 @@ class PackageSpec:
     kept: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
     @property
+    def uses_plan(self) -> bool:
+        """True when a message's steps run through the runtime's plan executor
+        (``plan.py``: :attr:`~ssegen.codemodel.accumulation.ApplyPlan.executor`)."""
+        return any(plan.executor for ch in self.channels for plan in ch.plans)
+
+    @property
+    def plan_helpers(self) -> tuple[str, ...]:
+        """The runtime functions compiled plans call (``as_sent``), sorted."""
+        statements = [feed.statement for ch in self.channels for plan in ch.plans for feed in plan.steps]
+        return tuple(name for name in ("as_sent",) if any(f"{name}(" in s for s in statements))
+
+    @property
     def exports(self) -> tuple[str, ...]:
         """The package's ``__all__``: the runtime names it re-exports and each channel's
         constant (``CHAT_COMPLETIONS_CHANNEL``), sorted as strings."""

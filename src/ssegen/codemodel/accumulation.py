@@ -13,9 +13,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 
-from ..ir import AccumulateStep, Property, Schema
+from ..ir import EACH, AccumulateStep, Property, Schema, resolve_path
 from ..naming import PythonIdentifier
 from .models import field_identifiers
+from .plans import compile_steps
 
 
 @dataclass(frozen=True)
@@ -114,6 +115,8 @@ class ApplyPlan:
         keep_usage: the identifier of the ``usage`` member, whose object as sent
             (every member, the unlisted ones included) the decoder keeps for
             ``acc.set_usage``; "" without usage.
+        executor: for steps the runtime's plan executor runs (``runtime/plan.py``), the
+            expression building the message's ``Plan`` (:func:`executor_plan`); "" else.
     """
 
     function: PythonIdentifier
@@ -127,12 +130,20 @@ class ApplyPlan:
     error: Feed | None = None
     error_member: bool = False
     keep_usage: str = ""
+    executor: str = ""
+
+    @property
+    def table(self) -> str:
+        """The name of the module-level ``Plan`` the executor runs (``_PLAN_APPLY_...``)."""
+        return f"_PLAN{str(self.function).upper()}"
 
     @property
     def steps_only(self) -> bool:
         """True when the plan is only its steps (a block family's message): the handler
         of one event then runs them itself, without the batch handler's loop."""
-        return bool(self.steps) and not (self.meta or self.choices or self.usage or self.full_text or self.error)
+        return bool(self.steps or self.executor) and not (
+            self.meta or self.choices or self.usage or self.full_text or self.error
+        )
 
     @property
     def reads_blocks(self) -> bool:
@@ -142,7 +153,9 @@ class ApplyPlan:
     @property
     def reads_nothing(self) -> bool:
         """True when the spec gives the message no member the accumulator reads."""
-        return not (self.meta or self.choices or self.usage or self.full_text or self.error or self.steps)
+        return not (
+            self.meta or self.choices or self.usage or self.full_text or self.error or self.steps or self.executor
+        )
 
 
 #: The block fields an ``append`` step adds to directly (any other name: ``add_text``).
@@ -171,36 +184,103 @@ def steps_plan(
         usage=None,
         full_text=None,
         steps=step_feeds(payload, steps, class_of, plain),
-        keep_usage=_usage_path(payload, steps),
+        keep_usage=_kept_path(payload, steps),
     )
 
 
-def usage_schema(payload: Schema, path: str) -> Schema | None:
-    """The schema of the usage object at dotted member ``path`` (see :func:`_usage_path`)."""
-    node: Schema | None = payload
-    for name in path.split("."):
-        prop = node.property(name) if node is not None and node.type == "object" else None
-        node = prop.schema if prop is not None else None
-    return node
-
-
-def _usage_path(payload: Schema, steps: tuple[AccumulateStep, ...]) -> str:
-    """The dotted path of the object a ``usage`` step merges (``message.usage``,
-    ``response.usage``), whose object as sent the decoder keeps (``keep_usage``): the
-    usage members the spec does not list reach the result too. "" when there is none, or
-    when a member's identifier is not its wire name, or a member on the way is not an
-    object (a union, any JSON)."""
+def executor_plan(
+    payload: Schema,
+    cls: str,
+    function: PythonIdentifier,
+    steps: tuple[AccumulateStep, ...],
+    choices: bool,
+    plain: str = "{}",
+) -> ApplyPlan:
+    """The plan of a message whose steps are not all
+    :attr:`~ssegen.ir.AccumulateStep.simple` (a step reading array elements, testing
+    members, naming members, ...): compiled to typed statements by
+    :func:`ssegen.codemodel.plans.compile_steps` when it can be, else run by the runtime's
+    executor: the ``Plan`` expression of ``runtime/plan.py``, each path's members as
+    ``(identifier, wire name)`` where the generated class names them otherwise, read by
+    wire name past a member typed as any JSON."""
+    items = []
     for step in steps:
-        if step.action != "usage" or not step.value:
+        base = step.value[: len(step.value) - step.value[::-1].index(EACH)] if EACH in step.value else ()
+        element = resolve_path(payload, base).schema if base else payload
+        target = resolve_path(payload, step.value).schema if step.value else None
+        parts = [repr(step.action)]
+        for name in ("key", "value", "extra"):
+            path = getattr(step, name)
+            if path:
+                parts.append(f"{name}={_segments(payload, path, step.variant)}")
+        if step.field:
+            parts.append(f"field={step.field!r}")
+        if step.when:
+            tests = ", ".join(f"({_segments(element, path)}, {test!r}, {value!r})" for path, (test, value) in step.when)
+            parts.append(f"when=({tests},)")
+        if step.members:
+            pairs = ", ".join(f"({name!r}, {_segments(target, path)})" for name, path in step.members)
+            parts.append(f"members=({pairs},)")
+        if step.mode:
+            parts.append(f"mode={step.mode!r}")
+        items.append(f"Step({', '.join(parts)})")
+    compiled = compile_steps(payload, steps, choices, plain)
+    return ApplyPlan(
+        function=function,
+        run=PythonIdentifier.verbatim(f"{function}_run"),
+        cls=cls,
+        meta=None,
+        choices=None,
+        usage=None,
+        full_text=None,
+        steps=tuple(Feed(None, block) for block in compiled or ()),
+        keep_usage=_kept_path(payload, steps),
+        executor="" if compiled is not None else f"Plan(({''.join(item + ', ' for item in items)}), choices={choices})",
+    )
+
+
+def _segments(schema: Schema | None, path: tuple[str, ...], variant: tuple[str, str] | None = None) -> str:
+    """``path`` as the executor reads it from an instance of ``schema``: a tuple literal
+    of ``"*"``, wire names (where the identifier is the same, or the member is any JSON)
+    and ``(identifier, wire name)`` pairs."""
+    owners = dict(enumerate(resolve_path(schema, path, variant).nodes)) if schema is not None else {}
+    out = []
+    for depth, segment in enumerate(path):
+        owner = owners.get(depth)
+        ident = segment
+        if segment != EACH and owner is not None and owner[1].type == "object":
+            ident = str(field_identifiers(owner[1]).get(segment, segment))
+        out.append(repr(segment) if ident == segment else repr((ident, segment)))
+    return "(" + "".join(item + ", " for item in out) + ")"
+
+
+def _kept_path(payload: Schema, steps: tuple[AccumulateStep, ...]) -> str:
+    """The path of the usage object a ``usage`` step reads, as ``keep_usage`` takes it
+    (``usage_metadata:usageMetadata``: identifier and wire name where they differ), when
+    every member on the way is an object member; "" else."""
+    for step in steps:
+        if step.action != "usage" or not step.value or EACH in step.value:
             continue
-        node = payload
-        for name in step.value:
-            prop = node.property(name) if node.type == "object" else None
-            if prop is None or field_identifiers(node).get(name) != name:
-                return ""
-            node = prop.schema
-        return ".".join(step.value) if node.type == "object" else ""
+        found = resolve_path(payload, step.value)
+        if found.schema is None or found.schema.type != "object" or len(found.nodes) != len(step.value):
+            return ""
+        segments = []
+        reached = payload
+        for name, owner in found.nodes:
+            prop = owner.property(name) if owner is reached and owner.type == "object" else None
+            if prop is None:
+                return ""  # a union (or an array) on the way
+            ident = str(field_identifiers(owner)[name])
+            segments.append(name if ident == name else f"{ident}:{name}")
+            reached = prop.schema
+        return ".".join(segments)
     return ""
+
+
+def usage_schema(payload: Schema, path: str) -> Schema | None:
+    """The schema of the usage object at dotted member ``path`` (see :func:`_kept_path`;
+    a segment may be ``identifier:wire``)."""
+    return resolve_path(payload, tuple(s.partition(":")[2] or s for s in path.split("."))).schema
 
 
 def step_feeds(
@@ -289,56 +369,69 @@ def _step_path(
     tests: list[tuple[str, str]] | None = None,
 ) -> tuple[list[str], str] | None:
     """``(guards, expression)`` reading member ``path`` of ``chunk``; None when the typed
-    classes cannot read it (a member typed as any JSON on the way, an alternative
-    without a class). Each union test (expression, class) is appended to ``tests``."""
+    classes cannot read it (a member typed as any JSON on the way, an array, a union with no
+    discriminator, an alternative without a class). The path is walked by
+    :func:`ssegen.ir.resolve_path`; each union test (expression, class) is appended to
+    ``tests``."""
+    found = resolve_path(payload, path, variant)
+    if found.schema is None or len(found.nodes) != len(path):
+        return None
     guards: list[str] = []
     expr = "chunk"
-    node = payload
-    for depth, name in enumerate(path):
-        if node.type == "union":
-            tag = variant[1] if variant is not None and depth == 1 and path[0] == variant[0] else None
-            chosen = node.alternative(tag) if node.discriminator else None
-            cls = class_of(chosen) if chosen is not None else None
-            if chosen is None or cls is None:
+    reached = payload  # the schema the previous segment reached (a union before its alternative)
+    for depth, (name, owner) in enumerate(found.nodes):
+        if name == EACH:
+            return None
+        if reached.type == "union":
+            cls = class_of(owner) if reached.discriminator else None
+            if cls is None:
                 return None
             bound = next(names)
             if tests is not None:
                 tests.append((expr, cls))
             guards.append(f"isinstance({bound} := {expr}, models.{cls})")
-            expr, node = bound, chosen
-        if node.type != "object" or not node.properties:
+            expr = bound
+        prop = owner.property(name)
+        if owner.type != "object" or not owner.properties or prop is None:
             return None
-        prop = node.property(name)
-        if prop is None:
-            return None
-        expr = f"{expr}.{field_identifiers(node)[name]}"
+        expr = f"{expr}.{field_identifiers(owner)[name]}"
         next_is_union = depth + 1 < len(path) and prop.schema.type == "union"
         if (not prop.required or prop.schema.nullable) and not next_is_union:
             bound = next(names)
             guards.append(f"({bound} := {expr}) is not None")
             expr = bound
-        node = prop.schema
+        reached = prop.schema
     return guards, expr
 
 
-def apply_plan(payload: Schema, cls: str, function: PythonIdentifier, plain: str = "{}") -> ApplyPlan:
-    """The plan of a data message whose payload decodes to ``cls``.
+def apply_plan(
+    payload: Schema,
+    cls: str,
+    function: PythonIdentifier,
+    plain: str = "{}",
+    steps: tuple[AccumulateStep, ...] | None = None,
+) -> ApplyPlan:
+    """The plan of a data message of the chat family whose payload decodes to ``cls``:
+    its plan ``steps`` (:func:`ssegen.normalize.accumulation.chat_plan`; None: all of
+    them) compiled to the typed fast path.
 
     Members are matched by wire name and type: ``id``/``model``/``full_text``
     strings without enum, ``usage`` an object, ``choices`` an array of objects
-    (OpenAI's chunk shape, which every provider in ``specs/`` follows).
+    (OpenAI's chunk shape, which every provider in ``specs/`` follows); a step whose
+    member the spec types otherwise is left out.
     ``plain`` wraps the ``usage`` value handed to ``acc.set_usage`` (``{}`` is the
     value): the flavour's conversion to what the runtime turns into plain data.
     """
-    id_ = _scalar(payload, "id", "string")
-    model = _scalar(payload, "model", "string")
+    reads = None if steps is None else {step.value for step in steps} | {step.extra for step in steps}
+    id_ = _scalar(payload, "id", "string") if _reads(reads, ("id",)) else None
+    model = _scalar(payload, "model", "string") if _reads(reads, ("model",)) else None
     meta = None
     if id_ is not None or model is not None:
         meta = f"{_read('chunk', id_)}, {_read('chunk', model)}"
-    usage = _object(payload, "usage")
-    full_text = _scalar(payload, "full_text", "string")
-    choices = _choices_plan(payload)
-    error, error_member = _error(payload, plain) if choices is not None else (None, False)
+    usage = _object(payload, "usage") if _reads(reads, ("usage",)) else None
+    full_text = _scalar(payload, "full_text", "string") if _reads(reads, ("full_text",)) else None
+    choices = _choices_plan(payload, reads)
+    error, error_member = _error(payload, plain) if choices is not None and _reads(reads, ("error",)) else (None, False)
     return ApplyPlan(
         function=function,
         run=PythonIdentifier.verbatim(f"{function}_run"),
@@ -351,6 +444,11 @@ def apply_plan(payload: Schema, cls: str, function: PythonIdentifier, plain: str
         error_member=error_member,
         keep_usage=str(usage.attr) if usage else "",
     )
+
+
+def _reads(reads: set[tuple[str, ...]] | None, path: tuple[str, ...]) -> bool:
+    """True when the plan reads member ``path`` (every member when ``reads`` is None)."""
+    return reads is None or path in reads
 
 
 def _set_usage(value: str, plain: str) -> str:
@@ -400,7 +498,7 @@ def _text(owner: str, field: str, access: _Access) -> Feed:
     return _feed(owner, access, "text", lambda v: f"state.{field}.append({v})")
 
 
-def _choices_plan(payload: Schema) -> ChoicesPlan | None:
+def _choices_plan(payload: Schema, reads: set[tuple[str, ...]] | None = None) -> ChoicesPlan | None:
     prop = payload.property("choices")
     if prop is None or prop.schema.type != "array" or prop.schema.items is None:
         return None
@@ -425,6 +523,8 @@ def _choices_plan(payload: Schema) -> ChoicesPlan | None:
     if delta_prop is not None and delta_prop.schema.type == "object" and delta_prop.schema.properties:
         delta = _access(delta_prop, choice)
         for name in TEXT_FIELDS:
+            if not _reads(reads, ("choices", EACH, "delta", name)):
+                continue
             access = _scalar(delta_prop.schema, name, "string")
             if access is not None:
                 on_delta.append(_text("delta", name, access))
@@ -438,11 +538,12 @@ def _choices_plan(payload: Schema) -> ChoicesPlan | None:
                 # Not in this spec (OpenAI's), but sent by DeepSeek-shaped servers: read it anyway.
                 on_delta.append(_text("delta", name, _Access(PythonIdentifier(name), True)))
                 reasoning_member = delta_prop.schema
-        tool_calls = _tool_calls_plan(delta_prop.schema)
+        if _reads(reads, ("choices", EACH, "delta", "tool_calls")):
+            tool_calls = _tool_calls_plan(delta_prop.schema)
     # Completion-style chunks (FIM, OpenAI legacy) carry `text` on the choice itself.
-    text = _scalar(choice, "text", "string")
+    text = _scalar(choice, "text", "string") if _reads(reads, ("choices", EACH, "text")) else None
     on_choice = (_text("choice", "content", text),) if text is not None else ()
-    finish = choice.property("finish_reason")
+    finish = choice.property("finish_reason") if _reads(reads, ("choices", EACH, "finish_reason")) else None
     finish_reason = None
     if finish is not None and finish.schema.type == "string":
         finish_reason = _feed(

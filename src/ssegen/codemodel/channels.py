@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from ..diagnostics import Diagnostics, codes
 from ..ir import ANY_EVENT, Channel, Dispatch, Message
 from ..naming import ClassName, PythonIdentifier, distinct_identifiers
-from .accumulation import ApplyPlan, apply_plan, steps_plan, usage_schema
+from .accumulation import ApplyPlan, apply_plan, executor_plan, steps_plan, usage_schema
 from .flavour import Flavour
 from .models import REASONING_MEMBER, ModelsBuilder
 
@@ -64,6 +64,12 @@ class MessageSpec:
     tag: str | None = None
     handler: str = ""
     keep_usage: str = ""
+
+    @property
+    def keep_member(self) -> str:
+        """The identifier of the top-level member holding the kept usage (``usage``,
+        ``usage_metadata`` of ``usage_metadata:usageMetadata``); "" without one."""
+        return self.keep_usage.split(".")[0].partition(":")[0]
 
 
 @dataclass(frozen=True)
@@ -467,18 +473,22 @@ def _messages(
             models.add_off_spec_member(cls)  # lenient decoding keeps what does not fit
         function = PythonIdentifier.verbatim(f"_apply_{ident}_{names[message.name]}")
         steps = accumulation.of(message.name) if accumulation is not None else ()
-        if literal is None and steps:
+        chat = accumulation is None or accumulation.family == "chat"
+        if message.kind == "data" and literal is None and chat:
+            plan = apply_plan(message.payload, cls, function, models.flavour.plain, steps or None)
+        elif literal is None and steps and all(step.simple for step in steps):
             plan = steps_plan(message.payload, cls, function, steps, models.class_of, models.flavour.plain)
-        elif message.kind == "data" and literal is None and (accumulation is None or accumulation.family == "chat"):
-            plan = apply_plan(message.payload, cls, function, models.flavour.plain)
+        elif literal is None and steps:
+            choices = accumulation is not None and accumulation.result == "choices"
+            plan = executor_plan(message.payload, cls, function, steps, choices, models.flavour.plain)
         else:
             continue
         plans.setdefault(plan)
         prop = message.payload.property("usage")
         if not plan.keep_usage:
             usage = None
-        elif plan.steps:
-            usage = usage_schema(message.payload, plan.keep_usage)  # a block family's nested usage
+        elif plan.steps or plan.executor:
+            usage = usage_schema(message.payload, plan.keep_usage)  # a nested or renamed usage
         else:
             usage = prop.schema if prop is not None else None
         if usage is not None:

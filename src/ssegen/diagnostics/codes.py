@@ -454,7 +454,8 @@ ACCUMULATION_UNKNOWN = Code(
 ACCUMULATE_INVALID = Code(
     "accumulate-invalid",
     W,
-    "An `x-ssegen-accumulate` entry names no message, or a step with an unknown action, field or member; ignored.",
+    "An `x-ssegen-accumulate` entry names no message, or a step whose action, entry, field, `when` test, member "
+    "or path segment cannot be used (the message names which); ignored.",
 )
 
 # -- code model (codemodel/) -------------------------------------------------------------------

@@ -5,8 +5,23 @@ shape. Three families are recognized from the messages' shape, in this order:
 
 ``chat``
     a data message with ``choices``, an array of objects (OpenAI's chat-completions
-    chunk, which every chat provider in ``specs/`` follows): the code model reads
-    ``choices[].delta`` as today (:mod:`ssegen.codemodel.accumulation`).
+    chunk, which every chat provider in ``specs/`` follows): :func:`chat_plan` states
+    what it reads (``choices[*].delta.content`` keyed by ``choices[*].index``, the tool-call
+    fragments, ``finish_reason``, ``usage``, ...), which the code model compiles to its
+    typed fast path (:mod:`ssegen.codemodel.accumulation`).
+``gemini``
+    Google's ``GenerateContentResponse``: ``candidates``, an array of objects whose
+    ``content.parts`` is an array (:func:`gemini_plan`): each candidate is a choice keyed by
+    its ``index``, each part appended in order (``text`` to ``content``, a ``thought: true``
+    part's text to ``reasoning_content``, a ``functionCall`` a whole tool call),
+    ``finishReason`` the finish and stop reason and the end of the stream (Gemini sends no
+    terminator), ``usageMetadata`` replaced whole by each chunk that sends it.
+``cohere``
+    Cohere v2 chat streaming: messages whose ``type`` is fixed to ``message-start``,
+    ``content-start``/``-delta``/``-end``, ``tool-plan-delta``, ``tool-call-start``/``-delta``/
+    ``-end``, ``citation-start``, ``message-end`` (:data:`COHERE`): blocks keyed by ``index``,
+    ``tool_plan`` a named text of the stream, citations a list, ``message-end`` the finish
+    reason, the usage (replaced) and the end of the stream.
 ``messages``
     Anthropic Messages streaming: messages whose ``type`` is fixed to
     ``message_start``, ``content_block_start``/``_delta``/``_stop``, ``message_delta``,
@@ -29,7 +44,8 @@ shape. Three families are recognized from the messages' shape, in this order:
     the runtime names the field without the item type, ``input``, ``code``, ``arguments``).
 
 A step is kept only when its paths exist in the message's payload, so a spec that omits
-a member simply does not feed it. A channel that fits none of them can state its plan
+a member simply does not feed it. Paths are resolved by :func:`ssegen.ir.resolve_path`, the
+one resolver the code model reads too. A channel that fits none of them can state its plan
 with an ``x-ssegen-accumulate`` extension (``custom``; README "Accumulation"); otherwise
 its events are only typed, and ``accumulation-unknown`` (info) says so once per channel.
 """
@@ -40,7 +56,21 @@ from dataclasses import replace
 from typing import Any
 
 from ..diagnostics import Diagnostics, codes
-from ..ir import AccumulateStep, Accumulation, Channel, Message, Provider, Schema
+from ..ir import (
+    ACCUMULATE_ACTIONS,
+    EACH,
+    AccumulateStep,
+    Accumulation,
+    Channel,
+    Message,
+    Provenance,
+    Provider,
+    Resolved,
+    Schema,
+    WhenTest,
+    format_path,
+    resolve_path,
+)
 from ..naming import ClassName
 
 #: ``x-ssegen-accumulate``: the extension stating a channel's plan.
@@ -119,18 +149,153 @@ RESPONSES: dict[str, tuple[AccumulateStep, ...]] = {
     "error": (_S("error"),),
 }
 
-#: The families recognized from tags, with the tag values that mark them.
-_FAMILIES = (("messages", MESSAGES, "content_block_delta"), ("responses", RESPONSES, "response.output_item.added"))
+#: The Cohere v2 chat family (``POST /v2/chat`` with ``stream: true``), by the value each
+#: message fixes ``type`` to: content blocks and tool calls keyed by ``index``, the tool plan a
+#: named text of the stream, citations a list, ``message-end`` the finish reason, usage and end.
+COHERE: dict[str, tuple[AccumulateStep, ...]] = {
+    "message-start": (_S("meta", value=("id",)),),
+    "content-start": (_S("open", key=("index",), value=("delta", "message", "content")),),
+    "content-delta": (
+        _S("append", key=("index",), value=("delta", "message", "content", "text"), field="text"),
+        _S("append", key=("index",), value=("delta", "message", "content", "thinking"), field="thinking"),
+    ),
+    "content-end": (_S("close", key=("index",)),),
+    "tool-plan-delta": (_S("append", value=("delta", "message", "tool_plan"), field="tool_plan"),),
+    "tool-call-start": (
+        _S(
+            "open",
+            key=("index",),
+            value=("delta", "message", "tool_calls"),
+            members=(
+                ("id", ("id",)),
+                ("type", ("type",)),
+                ("name", ("function", "name")),
+                ("arguments", ("function", "arguments")),
+            ),
+        ),
+    ),
+    "tool-call-delta": (
+        _S(
+            "append",
+            key=("index",),
+            value=("delta", "message", "tool_calls", "function", "arguments"),
+            field="arguments",
+        ),
+    ),
+    "tool-call-end": (_S("close", key=("index",)),),
+    "citation-start": (_S("collect", value=("delta", "message", "citations"), field="citations"),),
+    "message-end": (
+        _S("stop", value=("delta", "finish_reason")),
+        _S("usage", value=("delta", "usage"), mode="replace"),
+        _S("done"),
+    ),
+}
 
-#: The fields an ``append`` step may add to.
+#: The families recognized from tags, with the tag values that mark them.
+_FAMILIES = (
+    ("messages", MESSAGES, "content_block_delta"),
+    ("responses", RESPONSES, "response.output_item.added"),
+    ("cohere", COHERE, "message-end"),
+)
+
+#: The block fields an ``append`` step adds to directly (any other name: a named text).
 FIELDS = ("text", "thinking", "signature", "refusal", "arguments")
+
+#: The choice fields, and the block field names a ``choices`` plan may use for two of them.
+CHOICE_FIELDS = ("content", "reasoning_content", "refusal")
+CHOICE_ALIASES = {"text": "content", "thinking": "reasoning_content"}
+
+#: The names ``members`` of ``open`` and ``tool_call`` may give.
+MEMBERS = ("id", "name", "arguments", "partial_arguments", "kind", "call_id", "status", "type")
+
+#: The ``mode`` of a ``usage`` step.
+USAGE_MODES = ("merge", "replace")
+
+#: The steps the other entries of a step go with (``action`` always).
+_ENTRIES = ("action", "key", "value", "extra", "field", "variant", "when", "members", "mode")
+
+
+def chat_plan(payload: Schema) -> tuple[AccumulateStep, ...]:
+    """The chat family's plan for a chunk of ``payload`` (OpenAI's chat-completions chunk):
+    every member a chat stream assembles, as steps. The code model compiles them to its
+    typed fast path; members the spec gives another type are left out there.
+
+    ``choices[*].delta.reasoning_content`` is read whether the spec lists it or not
+    (DeepSeek's member, which other OpenAI-compatible servers send too:
+    ``specs/deepseek/asyncapi-page.txt:436``); the error object of an ordinary chunk
+    (OpenRouter) likewise.
+    """
+    choice = ("choices", EACH)
+    key = (*choice, "index")
+    steps = [
+        _S("meta", value=("id",), extra=("model",)),
+        _S("append", key=key, value=(*choice, "text"), field="content"),
+        *(_S("append", key=key, value=(*choice, "delta", name), field=name) for name in CHOICE_FIELDS),
+        _S("tool_calls", key=key, value=(*choice, "delta", "tool_calls")),
+        _S("stop", key=key, value=(*choice, "finish_reason")),
+        _S("usage", value=("usage",), mode="replace"),
+        _S("append", value=("full_text",), field="full_text"),
+        _S("error", value=("error",)),
+    ]
+    return tuple(steps)
+
+
+#: The part members of a Gemini candidate kept as sent (``content_parts``).
+_GEMINI_PARTS = (
+    "executableCode",
+    "codeExecutionResult",
+    "inlineData",
+    "fileData",
+    "functionResponse",
+)
+
+
+def gemini_plan(payload: Schema) -> tuple[AccumulateStep, ...]:
+    """The ``gemini`` family's plan for a ``GenerateContentResponse`` (Google's
+    ``streamGenerateContent?alt=sse``): see the module docstring. Steps whose paths the
+    payload lacks are left out by the caller."""
+    candidate = ("candidates", EACH)
+    key = (*candidate, "index")
+    part = (*candidate, "content", "parts", EACH)
+    thought: WhenTest = ("eq", True)
+    not_thought: WhenTest = ("not", True)
+    finish = (*candidate, "finishReason")
+    blocked = ("promptFeedback", "blockReason")
+    return (
+        _S("meta", value=("responseId",), extra=("modelVersion",)),
+        _S("append", key=key, value=(*part, "text"), field="content", when=((("thought",), not_thought),)),
+        _S("append", key=key, value=(*part, "text"), field="reasoning_content", when=((("thought",), thought),)),
+        _S(
+            "tool_call",
+            key=key,
+            value=(*part, "functionCall"),
+            members=(
+                ("id", ("id",)),
+                ("name", ("name",)),
+                ("arguments", ("args",)),
+                ("partial_arguments", ("partialArgs",)),
+            ),
+        ),
+        *(
+            _S("collect", key=key, value=part, field="content_parts", when=(((name,), ("present", True)),))
+            for name in _GEMINI_PARTS
+        ),
+        _S("collect", value=(*part, "thoughtSignature"), field="thought_signatures"),
+        _S("stop", key=key, value=finish),
+        _S("stop", value=finish),
+        _S("stop", value=blocked),
+        _S("usage", value=("usageMetadata",), mode="replace"),
+        _S("complete", value=finish),
+        _S("complete", value=blocked),
+    )
 
 
 def plan_accumulation(provider: Provider, diagnostics: Diagnostics) -> Provider:
     """``provider`` with every channel's :attr:`~ssegen.ir.Channel.accumulation` set.
 
     Reports ``accumulate-invalid`` (warning) for an unusable ``x-ssegen-accumulate``
-    entry and ``accumulation-unknown`` (info) for a channel no plan fits. Never raises.
+    entry, naming the part that is wrong, and ``accumulation-unknown`` (info) for a
+    channel no plan fits. Never raises.
     """
     return replace(provider, channels=tuple(_plan(c, diagnostics) for c in provider.channels))
 
@@ -140,29 +305,43 @@ def _plan(channel: Channel, diagnostics: Diagnostics) -> Channel:
     if stated is not None:
         return replace(channel, accumulation=_custom(channel, stated, diagnostics))
     data = [m for m in channel.messages if m.literal is None]
-    if any(_is_chat(m.payload) for m in data if m.kind == "data"):
-        return replace(channel, accumulation=Accumulation("chat", provenance=channel.provenance))
+    for family, shape, plan in (("chat", _is_chat, chat_plan), ("gemini", _is_gemini, gemini_plan)):
+        chunks = [m for m in data if m.kind == "data" and shape(m.payload)]
+        if chunks:
+            steps = [(m.name, _kept(m.payload, plan(m.payload), family)) for m in chunks]
+            return replace(
+                channel,
+                accumulation=Accumulation(
+                    family, tuple((n, s) for n, s in steps if s), channel.provenance, result="choices"
+                ),
+            )
     tags = {m.payload.tag("type"): m for m in data}
     for family, table, marker in _FAMILIES:
         if marker in tags:
-            steps = []
+            found = []
             for value, message in tags.items():
-                kept = tuple(
-                    fitted
-                    for s in table.get(value or "", ()) or _generic(family, value)
-                    if (fitted := _fitted(message.payload, s)) is not None
-                )
+                kept = _kept(message.payload, table.get(value or "", ()) or _generic(family, value), family)
                 if kept:
-                    steps.append((message.name, kept))
-            return replace(channel, accumulation=Accumulation(family, tuple(steps), channel.provenance))
+                    found.append((message.name, kept))
+            return replace(channel, accumulation=Accumulation(family, tuple(found), channel.provenance))
     diagnostics.at(
         channel.provenance,
         codes.ACCUMULATION_UNKNOWN,
         f"channel {channel.address} fits no accumulation family (chat-completions choices, Messages content "
-        f"blocks, Responses output items): its events are typed and `complete` is set by its terminator; "
-        f"state a plan with {EXTENSION} on the channel",
+        f"blocks, Responses output items, Gemini candidates, Cohere v2 events): its events are typed and "
+        f"`complete` is set by "
+        f"its terminator; state a plan with {EXTENSION} on the channel",
     )
     return replace(channel, accumulation=Accumulation("none", provenance=channel.provenance))
+
+
+def _kept(payload: Schema, steps: tuple[AccumulateStep, ...], family: str) -> tuple[AccumulateStep, ...]:
+    """The steps of a built-in plan whose paths exist in ``payload`` (the chat family's
+    are all kept: its code model reads what the spec types and the members servers send
+    beyond it)."""
+    if family == "chat":
+        return steps
+    return tuple(fitted for s in steps if (fitted := _fitted(payload, s)) is not None)
 
 
 def _generic(family: str, tag: str | None) -> tuple[AccumulateStep, ...]:
@@ -181,58 +360,97 @@ def _is_chat(payload: Schema) -> bool:
     return prop is not None and prop.schema.type == "array" and prop.schema.items is not None
 
 
+def _is_gemini(payload: Schema) -> bool:
+    """True for a ``GenerateContentResponse``: ``candidates[*].content.parts`` an array."""
+    return resolve_path(payload, ("candidates", EACH, "content", "parts", EACH)).schema is not None
+
+
 def _fitted(payload: Schema, step: AccumulateStep) -> AccumulateStep | None:
     """``step`` when its paths exist in ``payload``; a ``meta`` step keeps whichever of
     the id and model paths exists (None when neither does)."""
+    if step.members:
+        target = resolve_path(payload, step.value).schema
+        kept = tuple(
+            (name, path)
+            for name, path in step.members
+            if target is not None and resolve_path(target, path).schema is not None
+        )
+        step = replace(step, members=kept)
     if step.action != "meta":
-        return step if _fits(payload, step) else None
-    value = step.value if step.value and _resolve(payload, step.value, None) is not None else ()
-    extra = step.extra if step.extra and _resolve(payload, step.extra, None) is not None else ()
+        return step if _unresolved(payload, step) is None else None
+    value = step.value if step.value and resolve_path(payload, step.value).schema is not None else ()
+    extra = step.extra if step.extra and resolve_path(payload, step.extra).schema is not None else ()
     return replace(step, value=value, extra=extra) if value or extra else None
 
 
-def _fits(payload: Schema, step: AccumulateStep) -> bool:
-    """True when every path of ``step`` exists in ``payload`` (and its variant, when it has one)."""
-    for path in (step.key, step.value, step.extra):
-        if path and _resolve(payload, path, step.variant) is None:
-            return False
-    return True
+def _unresolved(payload: Schema, step: AccumulateStep) -> str | None:
+    """None when every path of ``step`` exists in ``payload``, else what does not resolve:
+    the entry, the path as written up to the failing segment, and why."""
+    for entry in ("key", "value", "extra"):
+        path: tuple[str, ...] = getattr(step, entry)
+        if not path:
+            continue
+        found = resolve_path(payload, path, step.variant if entry == "value" else None)
+        if found.schema is None:
+            return (
+                f"{entry} {format_path(path)!r}: segment {format_path(path[: found.failed + 1])!r} {found.reason}"
+                f"{_where(found, payload)}"
+            )
+    base = _element(step.value)
+    if base:
+        found = resolve_path(payload, base)
+        owner = found.schema
+    else:
+        owner = payload
+    for path, _test in step.when:
+        if owner is None:
+            break
+        found = resolve_path(owner, path)
+        if found.schema is None:
+            return (
+                f"when {format_path(path)!r} (read from {format_path(base) or 'the payload'}): segment "
+                f"{format_path(path[: found.failed + 1])!r} {found.reason}{_where(found, owner)}"
+            )
+    target = resolve_path(payload, step.value).schema if step.value else None
+    for name, path in step.members:
+        if target is None:
+            break
+        found = resolve_path(target, path)
+        if found.schema is None:
+            return (
+                f"members {name!r}: {format_path(path)!r} (read from {format_path(step.value)}): segment "
+                f"{format_path(path[: found.failed + 1])!r} {found.reason}{_where(found, target)}"
+            )
+    return None
 
 
-def _resolve(schema: Schema, path: tuple[str, ...], variant: tuple[str, str] | None) -> Schema | None:
-    """The schema at member ``path`` of ``schema``, or None when the path does not exist.
+def _where(found: Resolved, root: Schema) -> str:
+    """Where the schema a path stopped in is written: `` (schema at file:line, pointer)``."""
+    at = (found.nodes[-1][1] if found.nodes else root).provenance
+    return f" (schema at {at.file}:{at.line}, {at.pointer or '/'})"
 
-    A union on the way is entered through its alternative tagged ``variant[1]`` when it
-    is the top-level member ``variant[0]``, else through its only object alternative.
-    """
-    node = schema
-    for depth, name in enumerate(path):
-        if node.type == "union":
-            tag = variant[1] if variant is not None and depth == 1 and path[0] == variant[0] else None
-            chosen = node.alternative(tag)
-            if chosen is None:
-                return None
-            node = chosen
-        if node.type == "any":
-            return node
-        if node.type != "object":
-            return None
-        prop = node.property(name)
-        if prop is None:
-            return None
-        node = prop.schema
-    return node
+
+def _element(path: tuple[str, ...]) -> tuple[str, ...]:
+    """The prefix of ``path`` up to its last ``[*]`` (what ``when`` paths are read from;
+    ``()``: the payload)."""
+    return path[: len(path) - path[::-1].index(EACH)] if EACH in path else ()
 
 
 def _custom(channel: Channel, stated: Any, diagnostics: Diagnostics) -> Accumulation:
     """The plan an ``x-ssegen-accumulate`` extension states: a mapping from a message (its
-    name as written or as generated, or the value its tag member is fixed to) to a list of steps, each a mapping with
-    ``action`` and, as the action needs, ``key``, ``value``, ``extra`` (dotted member paths),
-    ``field`` and ``variant`` (``{member: value}``)."""
+    name as written or as generated, or the value its tag member is fixed to) to a list of
+    steps (README "Accumulation"); ``result: choices`` makes keyed steps assemble choices
+    instead of output blocks. Each unusable entry is one ``accumulate-invalid`` warning
+    naming its JSON pointer and the part that is wrong."""
     where = channel.provenance
     if not isinstance(stated, dict):
         diagnostics.at(where, codes.ACCUMULATE_INVALID, f"{EXTENSION} must map messages to lists of steps; ignored")
         return Accumulation("none", provenance=where)
+    base = f"{where.pointer}/{EXTENSION}"
+    result = stated.get("result", "output") if isinstance(stated.get("result"), str) else "output"
+    if result not in ("output", "choices"):
+        _invalid(diagnostics, where, f"{base}/result", f"result {result!r} is not `output` or `choices`; `output` used")
+        result = "output"
     by_name: dict[str, Message] = {}
     for each in channel.messages:
         fixed = [value for p in each.payload.properties if (value := each.payload.tag(p.name))]
@@ -240,57 +458,141 @@ def _custom(channel: Channel, stated: Any, diagnostics: Diagnostics) -> Accumula
     by_name.update({m.name: m for m in channel.messages})
     steps: list[tuple[str, tuple[AccumulateStep, ...]]] = []
     for key, items in stated.items():
+        if key == "result" and isinstance(items, str):
+            continue
         message = by_name.get(str(key)) or by_name.get(str(ClassName(str(key), prefix="Message")))
+        pointer = f"{base}/{_escape(str(key))}"
         if message is None or not isinstance(items, list):
-            diagnostics.at(
+            _invalid(
+                diagnostics,
                 where,
-                codes.ACCUMULATE_INVALID,
-                f"{EXTENSION}: {key!r} is not a message of {channel.address} with a list of steps; ignored",
+                pointer,
+                f"{key!r} is not a message of {channel.address} with a list of steps; ignored",
             )
             continue
-        kept = []
-        for item in items:
-            step = _step(item)
-            if step is None or not _fits(message.payload, step):
-                diagnostics.at(
-                    where,
-                    codes.ACCUMULATE_INVALID,
-                    f"{EXTENSION}: step {item!r} of {key!r} names an unknown action, field or member; ignored",
-                )
+        kept: list[AccumulateStep] = []
+        for number, item in enumerate(items):
+            at = Provenance(where.file, where.line, f"{pointer}/{number}")
+            step, problem = _step(item, result, at)
+            unresolved = _unresolved(message.payload, step) if step is not None else None
+            problem = unresolved or problem
+            if step is None or unresolved is not None:
+                _invalid(diagnostics, where, at.pointer, f"step {number} of {key!r} ({item!r}): {problem}; ignored")
                 continue
             kept.append(step)
         if kept:
             steps.append((message.name, tuple(kept)))
-    return Accumulation("custom", tuple(steps), where)
+    return Accumulation("custom", tuple(steps), where, result="choices" if result == "choices" else "output")
 
 
-def _step(item: Any) -> AccumulateStep | None:
-    if not isinstance(item, dict) or item.get("action") not in (
-        "meta",
-        "open",
-        "append",
-        "delta",
-        "close",
-        "snapshot",
-        "stop",
-        "usage",
-        "done",
-        "error",
-    ):
-        return None
+def _invalid(diagnostics: Diagnostics, where: Provenance, pointer: str, text: str) -> None:
+    diagnostics.at(Provenance(where.file, where.line, pointer), codes.ACCUMULATE_INVALID, f"{EXTENSION}: {text}")
 
-    def path(name: str) -> tuple[str, ...]:
-        value = item.get(name)
-        return tuple(value.split(".")) if isinstance(value, str) and value else ()
 
+def _escape(token: str) -> str:
+    """A JSON pointer reference token (RFC 6901 section 3)."""
+    return token.replace("~", "~0").replace("/", "~1")
+
+
+def parse_path(text: Any) -> tuple[tuple[str, ...], str]:
+    """``(segments, problem)`` of a plan path as written: member names joined by ``.``,
+    ``[*]`` after a member for each element of it (``candidates[*].content.parts[*]``);
+    ``problem`` is "" when the text is a path."""
+    if not isinstance(text, str) or not text:
+        return (), f"{text!r} is not a path (member names joined by `.`, `[*]` for every element)"
+    segments: list[str] = []
+    for part in text.split("."):
+        name, _, rest = part.partition("[")
+        rest = "[" + rest if rest else ""
+        if not name and not (rest and segments):
+            return (), f"path {text!r} has an empty segment"
+        if name:
+            segments.append(name)
+        while rest:
+            if not rest.startswith("[*]"):
+                return (), f"path {text!r}: {rest!r} is not `[*]` (every element)"
+            segments.append(EACH)
+            rest = rest[3:]
+    return tuple(segments), ""
+
+
+def _step(item: Any, result: str, where: Provenance) -> tuple[AccumulateStep | None, str]:
+    """The step a plan entry states, or None and what is wrong with it (the action, an
+    entry, a field, a path segment, a ``when`` test, a member or the mode)."""
+    if not isinstance(item, dict):
+        return None, "a step must be a mapping with `action`"
+    action = item.get("action")
+    if action not in ACCUMULATE_ACTIONS:
+        return None, f"action {action!r} is not one of {', '.join(ACCUMULATE_ACTIONS)}"
+    unknown = [str(k) for k in item if k not in _ENTRIES]
+    if unknown:
+        return None, f"entry {unknown[0]!r} is not one of {', '.join(_ENTRIES)}"
+    paths: dict[str, tuple[str, ...]] = {}
+    for name in ("key", "value", "extra"):
+        if name in item:
+            path, problem = parse_path(item[name])
+            if problem:
+                return None, f"{name}: {problem}"
+            paths[name] = path
     field = item.get("field", "")
-    if item["action"] == "append" and field not in FIELDS:
-        return None
+    if not isinstance(field, str) or (action in ("append", "collect") and not field.isidentifier()):
+        return None, f"field {field!r} is not a name (append and collect need one: {', '.join(FIELDS)} or any other)"
+    if result == "choices":
+        field = CHOICE_ALIASES.get(field, field)
+    needs_value = ("append", "collect", "tool_call", "tool_calls", "usage", "complete", "snapshot")
+    if action in needs_value and "value" not in paths:
+        return None, f"action {action!r} needs a `value` path"
     variant = item.get("variant")
     pair = None
-    if isinstance(variant, dict) and len(variant) == 1:
+    if variant is not None:
+        if not isinstance(variant, dict) or len(variant) != 1:
+            return None, f"variant {variant!r} is not one `member: tag value` pair"
         member, value = next(iter(variant.items()))
         pair = (str(member), str(value))
-    return AccumulateStep(
-        item["action"], key=path("key"), value=path("value"), field=str(field), variant=pair, extra=path("extra")
+    when: list[tuple[tuple[str, ...], WhenTest]] = []
+    stated_when = item.get("when", {})
+    if not isinstance(stated_when, dict):
+        return None, f"when {stated_when!r} is not a mapping of member paths to values"
+    for text, expected in stated_when.items():
+        path, problem = parse_path(text)
+        if problem:
+            return None, f"when: {problem}"
+        if isinstance(expected, dict):
+            if len(expected) != 1 or next(iter(expected)) not in ("not", "present"):
+                tests = "`{not: value}` or `{present: true|false}`"
+                return None, f"when {text!r}: {expected!r} is not a value, {tests}"
+            test, value = next(iter(expected.items()))
+            if test == "present" and not isinstance(value, bool):
+                return None, f"when {text!r}: present must be true or false, not {value!r}"
+            when.append((path, (test, value)))
+        else:
+            when.append((path, ("eq", expected)))
+    members: list[tuple[str, tuple[str, ...]]] = []
+    stated_members = item.get("members", {})
+    if not isinstance(stated_members, dict) or (stated_members and action not in ("open", "tool_call")):
+        return None, f"members {stated_members!r}: only `open` and `tool_call` read named members (a mapping)"
+    for name, text in stated_members.items():
+        if name not in MEMBERS:
+            return None, f"members: {name!r} is not one of {', '.join(MEMBERS)}"
+        path, problem = parse_path(text)
+        if problem:
+            return None, f"members {name!r}: {problem}"
+        members.append((str(name), path))
+    mode = item.get("mode", "")
+    if mode and (action != "usage" or mode not in USAGE_MODES):
+        return None, f"mode {mode!r}: only `usage` has a mode, `merge` or `replace`"
+    return (
+        AccumulateStep(
+            action,
+            key=paths.get("key", ()),
+            value=paths.get("value", ()),
+            field=field,
+            variant=pair,
+            extra=paths.get("extra", ()),
+            when=tuple(when),
+            members=tuple(members),
+            mode=mode,
+            provenance=where,
+        ),
+        "",
     )
