@@ -106,11 +106,7 @@ GEMINI_ERROR = pytest.mark.xfail(
 )
 
 
-OLLAMA_ERROR = pytest.mark.xfail(
-    strict=True,
-    reason="generated/ollama has no accumulation plan yet: its StreamError line is typed but not an error step",
-)
-MARKS = {"gemini": GEMINI_ERROR, "ollama": OLLAMA_ERROR}
+MARKS = {"gemini": GEMINI_ERROR}
 
 
 @pytest.mark.parametrize("provider", [pytest.param(p, marks=MARKS[p]) if p in MARKS else p for p in PROVIDERS])

@@ -13,7 +13,7 @@ dispatches on the event's exact class through a table built once.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, Literal, Union, overload
 
 import msgspec
@@ -21,6 +21,8 @@ import msgspec
 from . import models
 from .sse import ServerSentEvent
 from .stream import Accumulator, Channel, Encoding, StreamTruncated, UnknownEvent, lenient_decode
+from .plan import Plan, Step
+from .plan import run as run_plan
 
 _decode_chat_chunk_api_chat = msgspec.json.Decoder(models.ChatChunk).decode
 _decode_stream_error_api_chat = msgspec.json.Decoder(models.StreamError).decode
@@ -65,11 +67,90 @@ def classify_api_chat(sse: ServerSentEvent) -> API_CHAT_EVENT:
     return UnknownEvent(event=event, data=data, id=sse.id, reason=reason)
 
 
+_PLAN_APPLY_API_CHAT_CHAT_CHUNK = Plan(
+    (
+        Step("meta", extra=("model",)),
+        Step(
+            "append",
+            value=(
+                "message",
+                "content",
+            ),
+            field="text",
+        ),
+        Step(
+            "append",
+            value=(
+                "message",
+                "thinking",
+            ),
+            field="thinking",
+        ),
+        Step(
+            "tool_call",
+            value=(
+                "message",
+                "tool_calls",
+                "*",
+            ),
+            members=(
+                (
+                    "name",
+                    (
+                        "function",
+                        "name",
+                    ),
+                ),
+                (
+                    "arguments",
+                    (
+                        "function",
+                        "arguments",
+                    ),
+                ),
+            ),
+        ),
+        Step("stop", value=("done_reason",)),
+        Step("complete", value=("done_reason",)),
+    ),
+    choices=False,
+)
+"""The accumulation plan of ChatChunk (``ssegen ir`` prints it), run by ``plan.run``."""
+
+
+def _apply_api_chat_chat_chunk(acc: Accumulator, chunk: models.ChatChunk) -> None:
+    run_plan(acc, _PLAN_APPLY_API_CHAT_CHAT_CHUNK, chunk)
+
+
+def _apply_api_chat_chat_chunk_run(acc: Accumulator, chunks: Iterable[models.ChatChunk]) -> None:
+    for chunk in chunks:
+        run_plan(acc, _PLAN_APPLY_API_CHAT_CHAT_CHUNK, chunk)
+
+
+def _apply_api_chat_stream_error(acc: Accumulator, chunk: models.StreamError) -> None:
+    acc.error(chunk)
+
+
+def _apply_api_chat_stream_error_run(
+    acc: Accumulator, chunks: Iterable[models.StreamError]
+) -> None:
+    for chunk in chunks:
+        acc.error(chunk)
+
+
 _APPLY_API_CHAT: dict[type, Callable[[Accumulator, Any], None]] = {
+    models.ChatChunk: _apply_api_chat_chat_chunk,
+    models.StreamError: _apply_api_chat_stream_error,
     UnknownEvent: Accumulator.unknown,
     StreamTruncated: Accumulator.truncated,
 }
 """How each event class of channel /api/chat feeds the accumulator."""
+
+_APPLY_RUNS_API_CHAT: dict[type, Callable[[Accumulator, Iterable[Any]], None]] = {
+    models.ChatChunk: _apply_api_chat_chat_chunk_run,
+    models.StreamError: _apply_api_chat_stream_error_run,
+}
+"""How consecutive events of one class of channel /api/chat feed the accumulator."""
 
 
 def apply_api_chat(acc: Accumulator, event: API_CHAT_EVENT) -> None:
@@ -114,11 +195,57 @@ def classify_api_generate(sse: ServerSentEvent) -> API_GENERATE_EVENT:
     return UnknownEvent(event=event, data=data, id=sse.id, reason=reason)
 
 
+def _apply_api_generate_generate_chunk(acc: Accumulator, chunk: models.GenerateChunk) -> None:
+    if acc.id is None or acc.model is None:
+        acc.meta(None, chunk.model)
+    acc.add_text("text", chunk.response)
+    if (v0 := chunk.thinking) is not None:
+        acc.add_text("thinking", v0)
+    if (v1 := chunk.done_reason) is not None:
+        acc.stop_reason = v1
+    if chunk.done_reason is not None:
+        acc.done()
+
+
+def _apply_api_generate_generate_chunk_run(
+    acc: Accumulator, chunks: Iterable[models.GenerateChunk]
+) -> None:
+    for chunk in chunks:
+        if acc.id is None or acc.model is None:
+            acc.meta(None, chunk.model)
+        acc.add_text("text", chunk.response)
+        if (v0 := chunk.thinking) is not None:
+            acc.add_text("thinking", v0)
+        if (v1 := chunk.done_reason) is not None:
+            acc.stop_reason = v1
+        if chunk.done_reason is not None:
+            acc.done()
+
+
+def _apply_api_generate_stream_error(acc: Accumulator, chunk: models.StreamError) -> None:
+    acc.error(chunk)
+
+
+def _apply_api_generate_stream_error_run(
+    acc: Accumulator, chunks: Iterable[models.StreamError]
+) -> None:
+    for chunk in chunks:
+        acc.error(chunk)
+
+
 _APPLY_API_GENERATE: dict[type, Callable[[Accumulator, Any], None]] = {
+    models.GenerateChunk: _apply_api_generate_generate_chunk,
+    models.StreamError: _apply_api_generate_stream_error,
     UnknownEvent: Accumulator.unknown,
     StreamTruncated: Accumulator.truncated,
 }
 """How each event class of channel /api/generate feeds the accumulator."""
+
+_APPLY_RUNS_API_GENERATE: dict[type, Callable[[Accumulator, Iterable[Any]], None]] = {
+    models.GenerateChunk: _apply_api_generate_generate_chunk_run,
+    models.StreamError: _apply_api_generate_stream_error_run,
+}
+"""How consecutive events of one class of channel /api/generate feed the accumulator."""
 
 
 def apply_api_generate(acc: Accumulator, event: API_GENERATE_EVENT) -> None:
@@ -167,7 +294,8 @@ API_CHAT_CHANNEL: Channel[API_CHAT_EVENT] = Channel(
     classify_api_chat,
     apply_api_chat,
     handlers=_APPLY_API_CHAT,
-    family="none",
+    runs=_APPLY_RUNS_API_CHAT,
+    family="custom",
     encoding=_ENCODING_API_CHAT,
     framing="ndjson",
 )
@@ -186,7 +314,8 @@ API_GENERATE_CHANNEL: Channel[API_GENERATE_EVENT] = Channel(
     classify_api_generate,
     apply_api_generate,
     handlers=_APPLY_API_GENERATE,
-    family="none",
+    runs=_APPLY_RUNS_API_GENERATE,
+    family="custom",
     encoding=_ENCODING_API_GENERATE,
     framing="ndjson",
 )

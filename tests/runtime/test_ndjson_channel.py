@@ -76,6 +76,52 @@ def test_any_read_split_sync_and_async_gives_the_same_events(cuts: list[int], cr
     assert asyncio.run(collect()) == whole
 
 
+def test_the_stated_plan_assembles_text_thinking_tool_calls_and_the_stop_reason() -> None:
+    lines = [
+        {
+            "model": "qwen3",
+            "created_at": "t",
+            "message": {"role": "assistant", "content": "", "thinking": "Let me"},
+            "done": False,
+        },
+        {
+            "model": "qwen3",
+            "created_at": "t",
+            "message": {"role": "assistant", "content": "", "thinking": " think."},
+            "done": False,
+        },
+        {"model": "qwen3", "created_at": "t", "message": {"role": "assistant", "content": "Hel"}, "done": False},
+        {
+            "model": "qwen3",
+            "created_at": "t",
+            "message": {
+                "role": "assistant",
+                "content": "lo",
+                "tool_calls": [{"function": {"name": "get_weather", "arguments": {"city": "Paris"}}}],
+            },
+            "done": False,
+        },
+        LINES[-1],
+    ]
+    body = "".join(json.dumps(line) + "\n" for line in lines).encode()
+    result = CHAT.accumulate(CHAT.decode([body[i : i + 11] for i in range(0, len(body), 11)]))
+    assert result.texts == {"text": "Hello", "thinking": "Let me think."}
+    assert [(b.kind, b.name, b.input) for b in result.output] == [("tool_call", "get_weather", {"city": "Paris"})]
+    assert (result.stop_reason, result.complete, result.errors) == ("stop", True, [])
+    generate = CHANNELS["/api/generate"]
+    pieces = [{"model": "m", "created_at": "t", "response": piece, "done": False} for piece in ("The", " sky")]
+    final = {"model": "m", "created_at": "t", "response": "", "done": True, "done_reason": "length"}
+    body = "".join(json.dumps(line) + "\n" for line in [*pieces, final]).encode()
+    result = generate.accumulate(generate.decode([body]))
+    assert (result.texts["text"], result.stop_reason, result.complete) == ("The sky", "length", True)
+
+
+def test_an_error_line_is_an_error_and_a_stream_without_done_reason_is_incomplete() -> None:
+    body = (json.dumps(LINES[0]) + "\n" + '{"error": "model runner has unexpectedly stopped"}\n').encode()
+    result = CHAT.accumulate(CHAT.decode([body]))
+    assert [e["kind"] for e in result.errors] == ["error_event"] and not result.complete
+
+
 def test_a_cut_last_line_is_reported_as_truncated() -> None:
     cut = BODY[:-20]
     stream = CHAT.decode([cut[i : i + 9] for i in range(0, len(cut), 9)])
