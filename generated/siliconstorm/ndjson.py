@@ -213,13 +213,12 @@ class NDJSONDecoder:
             return []
         try:
             text = value[0].decode()
-            json.loads(text)
-        except ValueError:  # UnicodeDecodeError too: a character cut by the end
+        except UnicodeDecodeError:  # a character cut by the end
+            text = ""
+        if not text or not _is_json(text):
             self.incomplete = True
             self.bytes_discarded = len(line)
             return []
-        except RecursionError:
-            pass  # a whole value, nested deeper than the parser follows: typed decoding says so
         return [ServerSentEvent("message", text, "", None)]
 
     def _skip_bom(self, chunk: bytes, offset: int) -> tuple[bytes, int]:
@@ -298,6 +297,18 @@ class NDJSONDecoder:
             before = self._clean(lines[:good])
             events = expand([RawEvents(before)]) if before else []
             raise InvalidUTF8Error(start + exc.start, exc.reason, events) from None
+
+
+def _is_json(text: str) -> bool:
+    """Whether ``text`` is one whole JSON value (nested deeper than the parser follows counts
+    as whole: typed decoding then reports it)."""
+    try:
+        json.loads(text)
+    except ValueError:
+        return False
+    except RecursionError:
+        return True
+    return True
 
 
 def iter_values(
