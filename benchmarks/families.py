@@ -2,7 +2,8 @@
 
 Usage::
 
-    python benchmarks/families.py [--events N] [--rounds R] [--families chat,messages,responses,gemini,cohere]
+    python benchmarks/families.py [--events N] [--rounds R]
+                                  [--families chat,messages,responses,gemini,cohere,ollama]
                                   [--reads 4k,event,whole] [--json]
 
 Three stream families, each a realistic stream of ``--events`` events built in memory:
@@ -19,7 +20,11 @@ Three stream families, each a realistic stream of ``--events`` events built in m
   ``generated.gemini``, assembled by its built-in plan (issue 22);
 * ``cohere``: Cohere v2 chat named events (``event: content-delta`` ...): a tool plan, a tool
   call whose arguments arrive in a tenth of the deltas, text, a citation, ``message-end`` with
-  the usage: ``generated.cohere``, assembled by its built-in plan.
+  the usage: ``generated.cohere``, assembled by its built-in plan;
+* ``ollama``: Ollama ``/api/chat`` newline-delimited JSON (one ``ChatChunk`` per line, no SSE
+  framing; thinking, then text, a tool call, ``done_reason`` and the counts last):
+  ``generated.ollama``, decoded by ``ndjson.py`` and assembled by the plan its spec states
+  (issue 26). Its floor splits on ``\n`` (``bytes.split``) and decodes each line with msgspec.
 
 The streams and the named-event floor are those of ``decode.py`` (which also measures the
 SDKs); this script measures each family against its floor per read size.
@@ -69,6 +74,8 @@ import msgspec  # noqa: E402
 from generated.cohere import CHANNELS as COHERE  # noqa: E402
 from generated.gemini import CHANNELS as GEMINI  # noqa: E402
 from generated.gemini import models as gemini_models  # noqa: E402
+from generated.ollama import CHANNELS as OLLAMA  # noqa: E402
+from generated.ollama import models as ollama_models  # noqa: E402
 
 READ_SIZES = {"4k": 4096, "event": 0, "whole": -1}
 _FIRST = itemgetter(slice(None, 1))  # b"" for an empty value, never an IndexError
@@ -188,6 +195,46 @@ def iter_cohere(n: int) -> Iterator[bytes]:
     yield event({"type": "message-end", "delta": {"finish_reason": "COMPLETE", "usage": usage}})
 
 
+def iter_ollama(n: int) -> Iterator[bytes]:
+    """``n`` lines of an Ollama ``/api/chat`` stream (a tenth thinking, then text, one tool
+    call, and the final line with ``done_reason`` and the counts)."""
+    stamp = "2025-06-02T17:04:11.58213Z"
+
+    def line(message: dict[str, Any], **extra: Any) -> bytes:
+        value = {"model": "qwen3:8b", "created_at": stamp, "message": {"role": "assistant", **message}}
+        return json.dumps({**value, "done": bool(extra), **extra}, separators=(",", ":")).encode() + b"\n"
+
+    thinking = n // 10
+    for i in range(n - 2):
+        if i < thinking:
+            yield line({"content": "", "thinking": f" step{i}"})
+        else:
+            yield line({"content": f" word{i}"})
+    call = {"function": {"name": "get_weather", "arguments": {"city": "Paris", "unit": "celsius"}}}
+    yield line({"content": "", "tool_calls": [call]})
+    counts = {"total_duration": 4883583458, "prompt_eval_count": 26, "eval_count": n, "eval_duration": 4535599000}
+    yield line({"content": ""}, done_reason="stop", **counts)
+
+
+def lines_floor(cls: Any) -> Callable[[list[bytes]], int]:
+    """The floor of an NDJSON stream of one message class: ``bytes.split(b"\n")`` per read,
+    one typed decode per line (no CRLF, BOM, blank lines, UTF-8 offsets or size limit)."""
+    decode = msgspec.json.Decoder(cls).decode
+
+    def run(reads: list[bytes]) -> int:
+        buffer = b""
+        count = 0
+        for read in reads:
+            lines = (buffer + read).split(b"\n")
+            buffer = lines.pop()
+            for value in lines:
+                decode(value)
+                count += 1
+        return count
+
+    return run
+
+
 def data_floor(cls: Any) -> Callable[[list[bytes]], int]:
     """The floor of a data-only stream of one message class: split on blank lines, one typed
     decode per event (``data: `` cut off)."""
@@ -255,6 +302,7 @@ def contenders(family: str, channel: Any) -> dict[str, Callable[[list[bytes]], i
 FLOORS: dict[str, Callable[[Any], Callable[[list[bytes]], int]]] = {
     "chat": lambda channel: chat_stream.run_floor,
     "gemini": lambda channel: data_floor(gemini_models.GenerateContentResponse),
+    "ollama": lambda channel: lines_floor(ollama_models.ChatChunk),
 }
 
 
@@ -303,7 +351,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--events", type=int, default=20_000, help="events per stream")
     parser.add_argument("--rounds", type=int, default=11, help="rounds (the best is kept)")
-    parser.add_argument("--families", default="chat,messages,responses,gemini,cohere")
+    parser.add_argument("--families", default="chat,messages,responses,gemini,cohere,ollama")
     parser.add_argument("--reads", default="4k,event,whole", help="read sizes: 4k, event, whole")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args(argv)
@@ -314,10 +362,12 @@ def main(argv: list[str] | None = None) -> int:
         **chat_stream.FAMILIES,
         "gemini": next(iter(GEMINI.values())),
         "cohere": next(iter(COHERE.values())),
+        "ollama": OLLAMA["/api/chat"],
     }
     streams = {family: chat_stream.STREAMS[family][1] for family in channels if family in chat_stream.STREAMS}
     streams["gemini"] = iter_gemini
     streams["cohere"] = iter_cohere
+    streams["ollama"] = iter_ollama
     results: dict[str, Any] = {
         "python": sys.version.split()[0],
         "msgspec": msgspec.__version__,

@@ -545,10 +545,13 @@ def test_example_validates_against_the_spec(
 @pytest.mark.parametrize("channel", sorted({e[0] for e in EXAMPLES}))
 def test_channel_examples_stream_assembles(channel: str) -> None:
     examples = [e for e in EXAMPLES if e[0] == channel]
-    frames = [
-        ("" if e[1] == "message" else f"event: {e[1]}\r\n") + f"data: {e[4]}\r\n\r\n"
-        for e in examples
-    ]
+    if CHANNELS[channel].framing == "ndjson":  # one JSON value per line
+        frames = [f"{e[4]}\r\n" for e in examples]
+    else:
+        frames = [
+            ("" if e[1] == "message" else f"event: {e[1]}\r\n") + f"data: {e[4]}\r\n\r\n"
+            for e in examples
+        ]
     body = "".join(frames).encode("utf-8")
     reads = [body[i : i + 7] for i in range(0, len(body), 7)]
     events = list(CHANNELS[channel].decode(reads))

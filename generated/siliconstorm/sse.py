@@ -54,14 +54,15 @@ every generated package: edit it there, then run ``ssegen generate``.
 from __future__ import annotations
 
 import re
-from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
+from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Iterator
 from itertools import repeat
 from operator import itemgetter
-from typing import NamedTuple
+from typing import NamedTuple, Protocol
 
 __all__ = [
     "DEFAULT_MAX_EVENT_BYTES",
     "EventTooLargeError",
+    "Framer",
     "InvalidFieldError",
     "InvalidUTF8Error",
     "NamedEvents",
@@ -379,6 +380,35 @@ def check_chunks(chunks: object, caller: str = "decode()", is_async: bool = Fals
         raise TypeError(f"{wanted}; got str: encode it and wrap it as [body.encode()]")
 
 
+class Framer(Protocol):
+    """What cuts a body into events, as :func:`iter_raw` drives it: :class:`SSEDecoder`
+    (``text/event-stream``) or ``ndjson.NDJSONDecoder`` (one JSON value per line, each an
+    event of type ``message``). Same errors (:class:`SSEError` and its subclasses), same
+    progress attributes, same truncation rule (what :meth:`close` cannot dispatch is
+    counted in ``bytes_discarded`` and sets ``incomplete``)."""
+
+    @property
+    def bytes_consumed(self) -> int: ...
+
+    @property
+    def bytes_discarded(self) -> int: ...
+
+    @property
+    def incomplete(self) -> bool: ...
+
+    @property
+    def last_event_id(self) -> str: ...
+
+    @property
+    def reconnection_time(self) -> int | None: ...
+
+    def feed_raw(
+        self, chunk: bytes | bytearray | memoryview
+    ) -> list[ServerSentEvent | RawEvents | NamedEvents]: ...
+
+    def close(self) -> list[ServerSentEvent]: ...
+
+
 class StreamState:
     """Mutable progress report filled in by :func:`iter_events` and
     :func:`aiter_events`.
@@ -410,7 +440,7 @@ class StreamState:
         self.incomplete: bool = False
         self.bytes_discarded: int = 0
         # The decoder of the stream being read (set by iter_raw/aiter_raw); None before.
-        self._decoder: SSEDecoder | None = None
+        self._decoder: Framer | None = None
 
     @property
     def bytes_consumed(self) -> int:
@@ -1359,6 +1389,7 @@ def iter_events(
     *,
     max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
     state: StreamState | None = None,
+    framer: Callable[[int], Framer] = SSEDecoder,
 ) -> Iterator[ServerSentEvent]:
     """Decode a stream given as an iterable of byte chunks.
 
@@ -1369,6 +1400,7 @@ def iter_events(
         max_event_bytes: See :class:`SSEDecoder`.
         state: Optional :class:`StreamState`, updated after each chunk; its
             ``incomplete`` is set when ``chunks`` is exhausted (or on error).
+        framer: See :func:`iter_raw` (a channel's ``framer``).
 
     Yields:
         Each :class:`ServerSentEvent` as soon as its blank line arrives
@@ -1381,7 +1413,7 @@ def iter_events(
         TypeError: ``chunks`` is a whole body, not its chunks, or a chunk is a
             ``str`` (see :func:`check_chunks`), when iteration starts.
     """
-    for batch in iter_raw(chunks, max_event_bytes=max_event_bytes, state=state):
+    for batch in iter_raw(chunks, max_event_bytes=max_event_bytes, state=state, framer=framer):
         yield from expand(batch)
 
 
@@ -1422,16 +1454,19 @@ def iter_raw(
     *,
     max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
     state: StreamState | None = None,
+    framer: Callable[[int], Framer] = SSEDecoder,
 ) -> Iterator[list[ServerSentEvent | RawEvents | NamedEvents]]:
     """:func:`iter_events`, giving the events of each chunk as one list, as
     :meth:`SSEDecoder.feed_raw` returns them (runs of plain ``data:`` events
     as :class:`RawEvents`); chunks that dispatch nothing give no list.
 
     Same arguments, state updates and errors as :func:`iter_events`; the
-    events dispatched before an error come as one last list.
+    events dispatched before an error come as one last list. ``framer`` builds the
+    decoder from ``max_event_bytes`` (:class:`SSEDecoder`, or ``ndjson.NDJSONDecoder``
+    for a newline-delimited JSON body); what its ``close`` dispatches comes last.
     """
     check_chunks(chunks, "iter_events()")
-    decoder = SSEDecoder(max_event_bytes)
+    decoder = framer(max_event_bytes)
     if state is None:
         state = StreamState()
     state._decoder = decoder
@@ -1445,7 +1480,9 @@ def iter_raw(
             raise
         if events:
             yield events
-    decoder.close()
+    last = decoder.close()
+    if last:
+        yield [*last]
     state.incomplete = decoder.incomplete
     state.bytes_discarded = decoder.bytes_discarded
 
@@ -1455,10 +1492,11 @@ async def aiter_raw(
     *,
     max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
     state: StreamState | None = None,
+    framer: Callable[[int], Framer] = SSEDecoder,
 ) -> AsyncIterator[list[ServerSentEvent | RawEvents | NamedEvents]]:
     """:func:`iter_raw` over an async iterable of byte chunks (see :func:`aiter_events`)."""
     check_chunks(chunks, "aiter_events()", is_async=True)
-    decoder = SSEDecoder(max_event_bytes)
+    decoder = framer(max_event_bytes)
     if state is None:
         state = StreamState()
     state._decoder = decoder
@@ -1472,6 +1510,8 @@ async def aiter_raw(
             raise
         if events:
             yield events
-    decoder.close()
+    last = decoder.close()
+    if last:
+        yield [*last]
     state.incomplete = decoder.incomplete
     state.bytes_discarded = decoder.bytes_discarded

@@ -45,12 +45,15 @@ from typing import (
 
 import msgspec
 
+from .ndjson import NDJSONDecoder
 from .sse import (
     DEFAULT_MAX_EVENT_BYTES,
+    Framer,
     NamedEvents,
     PayloadError,
     RawEvents,
     ServerSentEvent,
+    SSEDecoder,
     SSEError,
     StreamState,
     aiter_raw,
@@ -1682,6 +1685,10 @@ class EventStream(_StreamProgress, Generic[E]):
             ``data:`` events at once (see :class:`Channel`).
         classify_named: optionally, the typed events of a run of named
             events at once (see :class:`Channel`).
+        framer: builds the decoder that cuts the body into events from
+            ``max_event_bytes``: ``sse.SSEDecoder`` (``text/event-stream``), or
+            ``ndjson.NDJSONDecoder`` (one JSON value per line, each an event of type
+            ``message``; a cut last line ends the stream as truncated).
 
     Attributes:
         state: the ``sse.StreamState`` (bytes consumed, last event ID,
@@ -1707,6 +1714,7 @@ class EventStream(_StreamProgress, Generic[E]):
         max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
         classify_values: Callable[[list[bytes]], Sequence[E] | None] | None = None,
         classify_named: NamedClassifier[E] | None = None,
+        framer: Callable[[int], Framer] = SSEDecoder,
     ) -> None:
         check_chunks(chunks, "decode()")
         self.state = StreamState()
@@ -1717,7 +1725,9 @@ class EventStream(_StreamProgress, Generic[E]):
         # chained in C (no Python-level frame resumed per event). Item by item:
         # a long read's runs (sse.SSEDecoder.feed_raw takes it in windows) are
         # not all held as typed events at once.
-        self._batches = iter_raw(chunks, max_event_bytes=max_event_bytes, state=self.state)
+        self._batches = iter_raw(
+            chunks, max_event_bytes=max_event_bytes, state=self.state, framer=framer
+        )
         self._events: Iterator[E] = chain(
             chain.from_iterable(
                 map(
@@ -1757,13 +1767,16 @@ class AsyncEventStream(_StreamProgress, Generic[E]):
         max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
         classify_values: Callable[[list[bytes]], Sequence[E] | None] | None = None,
         classify_named: NamedClassifier[E] | None = None,
+        framer: Callable[[int], Framer] = SSEDecoder,
     ) -> None:
         check_chunks(chunks, "adecode()", is_async=True)
         self.state = StreamState()
         self._classify = classify
         self._classify_values = classify_values
         self._classify_named = classify_named
-        self._batches = aiter_raw(chunks, max_event_bytes=max_event_bytes, state=self.state)
+        self._batches = aiter_raw(
+            chunks, max_event_bytes=max_event_bytes, state=self.state, framer=framer
+        )
         self._events = self._typed()
         self._started = False
 
@@ -1911,6 +1924,13 @@ class Channel(Generic[E]):
         encoding: what :meth:`encode` and :meth:`example_stream` need (event types,
             required members, the terminator, the examples); by default every event
             travels as ``message`` and there are no examples.
+        framing: how the body is cut into events (the IR channel's ``framing``):
+            ``sse`` (``text/event-stream``) or ``ndjson`` (one JSON value per line:
+            decoded by ``ndjson.NDJSONDecoder``, encoded one line per event).
+
+    Attributes:
+        framer: the decoder class ``framing`` names (``sse.SSEDecoder`` or
+            ``ndjson.NDJSONDecoder``), for ``sse.iter_events(..., framer=...)``.
     """
 
     def __init__(
@@ -1926,8 +1946,13 @@ class Channel(Generic[E]):
         classify_named: NamedClassifier[E] | None = None,
         runs: dict[type, Callable[[Accumulator, Iterable[Any]], None]] | None = None,
         encoding: Encoding | None = None,
+        framing: str = "sse",
     ) -> None:
+        if framing not in ("sse", "ndjson"):
+            raise ValueError(f"framing must be 'sse' or 'ndjson', got {framing!r}")
         self.address = address
+        self.framing = framing
+        self.framer: Callable[[int], Framer] = NDJSONDecoder if framing == "ndjson" else SSEDecoder
         self.encoding = encoding or Encoding()
         self.family = _family(family)
         self.messages = messages
@@ -1962,6 +1987,8 @@ class Channel(Generic[E]):
                 nor an instance of a message class (a msgspec ``Struct``; a pydantic model for
                 that flavour); it is not checked to be one of this channel's.
         """
+        if self.framing == "ndjson":
+            return self._encode_line(event)
         enc = self.encoding
         cls = type(event)
         if isinstance(event, UnknownEvent):
@@ -1978,6 +2005,31 @@ class Channel(Generic[E]):
             raise TypeError(f"cannot encode {cls.__name__}: not a message class ({self!r})")
         # JSON text holds no line break (msgspec escapes them): one ``data:`` line.
         return enc.head(name) + b"data: " + enc.json(event) + b"\n\n"
+
+    def _encode_line(self, event: E) -> bytes:
+        """:meth:`encode` on an NDJSON channel: the event's JSON and an LF (an
+        :class:`UnknownEvent` as its raw data, a :class:`VendorEvent` as its payload).
+
+        Raises:
+            ValueError: a :class:`StreamTruncated`, or raw data holding a line end.
+            TypeError: as :meth:`encode`.
+        """
+        enc = self.encoding
+        cls = type(event)
+        if isinstance(event, StreamTruncated):
+            raise ValueError("a StreamTruncated event marks a cut stream; it has no NDJSON form")
+        if isinstance(event, UnknownEvent):
+            if "\n" in event.data or "\r" in event.data:
+                raise ValueError("an NDJSON line cannot hold a line end")
+            return event.data.encode("utf-8") + b"\n"
+        if isinstance(event, VendorEvent):
+            return msgspec.json.encode(event.payload) + b"\n"
+        literal = enc.literals.get(cls)
+        if literal is not None:
+            return literal.encode("utf-8") + b"\n"
+        if not enc.library.is_class(cls):
+            raise TypeError(f"cannot encode {cls.__name__}: not a message class ({self!r})")
+        return enc.json(event) + b"\n"
 
     def encode_stream(self, events: Iterable[E]) -> Iterator[bytes]:
         """Each of ``events`` encoded (:meth:`encode`), lazily, then the terminator when the
@@ -2119,7 +2171,12 @@ class Channel(Generic[E]):
                 says what to pass (``decode([body])``).
         """
         return EventStream(
-            chunks, self.classify, max_event_bytes, self.classify_values, self.classify_named
+            chunks,
+            self.classify,
+            max_event_bytes,
+            self.classify_values,
+            self.classify_named,
+            self.framer,
         )
 
     def adecode(
@@ -2134,7 +2191,12 @@ class Channel(Generic[E]):
                 iterable (a list: pass it to :meth:`decode`).
         """
         return AsyncEventStream(
-            chunks, self.classify, max_event_bytes, self.classify_values, self.classify_named
+            chunks,
+            self.classify,
+            max_event_bytes,
+            self.classify_values,
+            self.classify_named,
+            self.framer,
         )
 
     def accumulate(self, events: Iterable[E], *, full_text: bool = False) -> StreamResult:

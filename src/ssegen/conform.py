@@ -163,7 +163,7 @@ def conform(out: Path, provider: str, channel: str, capture: Path, *, full_text:
         with capture.open("rb") as stream:
             try:
                 # Streamed: each event is checked and applied as it is read, none is kept.
-                for sse in package.sse.iter_events(_chunks(stream), state=state):
+                for sse in package.sse.iter_events(_chunks(stream), state=state, framer=chan.framer):
                     report.events += 1
                     try:
                         event = chan.classify(sse)

@@ -36,6 +36,12 @@ SchemaType = Literal["object", "array", "string", "integer", "number", "boolean"
 #: ends the stream nor carries data.
 MessageKind = Literal["data", "terminator", "error", "vendor", "keepalive"]
 
+#: How a channel's body is cut into events: ``sse`` (``text/event-stream``, WHATWG HTML 9.2)
+#: or ``ndjson`` (newline-delimited JSON, one value per line: ``application/x-ndjson``,
+#: ``application/jsonl``; Ollama's ``/api/chat``). Decoded by the runtime's ``sse.py`` or
+#: ``ndjson.py``; discrimination and accumulation are the same for both.
+Framing = Literal["sse", "ndjson"]
+
 Scalar = str | int | float | bool
 
 
@@ -544,6 +550,8 @@ class Channel:
             unknown events.
         accumulation: how its events assemble into one result (None before
             :func:`ssegen.normalize.accumulation.plan_accumulation` ran).
+        framing: how the body is cut into events (:data:`Framing`), from the media type
+            the source names (``text/event-stream``, ``application/x-ndjson``, ...).
         extensions: the channel's ``x-ssegen-*`` extension values as written (the
             ``x-ssegen-accumulate`` plan).
     """
@@ -557,6 +565,7 @@ class Channel:
     dispatch: tuple[Dispatch, ...] = ()
     fallback: Dispatch | None = None
     accumulation: Accumulation | None = None
+    framing: Framing = "sse"
     extensions: dict[str, Any] = field(default_factory=dict, hash=False, compare=False)
 
     @property

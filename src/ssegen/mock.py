@@ -36,6 +36,7 @@ from .replay import (
     Faults,
     Step,
     channel_paths,
+    content_type,
     default_source,
     error_frame,
     frames_for,
@@ -226,7 +227,8 @@ def create_app(served: list[Endpoint], faults: Faults | None = None) -> Any:
             len(frames),
             f" ({described})" if described else "",
         )
-        return _StepsResponse(steps, f"{request.method} {request.url.path}")  # type: ignore[return-value]
+        what = f"{request.method} {request.url.path}"
+        return _StepsResponse(steps, what, content_type(channel))  # type: ignore[return-value]
 
     routes = [Route("/", index, methods=["GET"]), Route("/{path:path}", stream, methods=["GET", "POST"])]
     return Starlette(routes=routes)
@@ -234,18 +236,19 @@ def create_app(served: list[Endpoint], faults: Faults | None = None) -> Any:
 
 class _StepsResponse:
     """An ASGI response carrying out :class:`ssegen.replay.Step` lists: chunked
-    ``text/event-stream``, one body message per ``send`` step; a ``cut`` returns without ending
-    the body, so uvicorn drops the connection (the client sees an incomplete chunked body); a
-    client that goes away stops it."""
+    ``text/event-stream`` (``application/x-ndjson`` for an NDJSON channel), one body message
+    per ``send`` step; a ``cut`` returns without ending the body, so uvicorn drops the
+    connection (the client sees an incomplete chunked body); a client that goes away stops it."""
 
-    def __init__(self, steps: list[Step], what: str) -> None:
+    def __init__(self, steps: list[Step], what: str, media_type: str) -> None:
         self.steps = steps
         self.what = what
+        self.media_type = media_type
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         import anyio
 
-        headers = [(b"content-type", b"text/event-stream; charset=utf-8"), (b"cache-control", b"no-cache")]
+        headers = [(b"content-type", self.media_type.encode()), (b"cache-control", b"no-cache")]
         headers.append((b"x-accel-buffering", b"no"))
         await send({"type": "http.response.start", "status": 200, "headers": headers})
         ended = False

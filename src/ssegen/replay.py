@@ -186,11 +186,22 @@ class Step(NamedTuple):
     seconds: float = 0.0
 
 
-def split_frames(body: bytes) -> list[bytes]:
+def content_type(channel: Any) -> str:
+    """The ``content-type`` of ``channel``'s responses: ``application/x-ndjson`` for a channel
+    framed as newline-delimited JSON (``channel.framing``), else ``text/event-stream``."""
+    if getattr(channel, "framing", "sse") == "ndjson":
+        return "application/x-ndjson"
+    return "text/event-stream; charset=utf-8"
+
+
+def split_frames(body: bytes, framing: str = "sse") -> list[bytes]:
     """``body`` (a ``text/event-stream`` body) cut after each blank line, so each item is one
     event (or comment block) with the lines that dispatch it, bytes unchanged (CR, LF and CRLF
     line ends as in WHATWG HTML's "event stream interpretation"); what follows the last blank
-    line, an unterminated event, is the last item. ``b"".join`` of the items is ``body``."""
+    line, an unterminated event, is the last item. ``b"".join`` of the items is ``body``.
+    With ``framing="ndjson"`` (a newline-delimited JSON body) each line is an item."""
+    if framing == "ndjson":
+        return body.splitlines(keepends=True)
     frames: list[bytes] = []
     start = 0
     for match in _LINE.finditer(body):
@@ -337,7 +348,8 @@ def frames_for(
     stream: str | None = None,
     model: str | None = None,
 ) -> list[bytes]:
-    """The events ``channel`` sends, one ``bytes`` item per SSE event, from one source:
+    """The events ``channel`` sends, one ``bytes`` item per SSE event (per line on an NDJSON
+    channel), from one source:
 
     - ``replay``: a capture (a ``.sse`` file's path, or its bytes), sent as recorded
       (:func:`split_frames`);
@@ -355,10 +367,11 @@ def frames_for(
     if len(given) > 1:
         raise FaultError(f"give one source of events, not {' and '.join(given)}")
     if replay is not None:
+        framing = getattr(channel, "framing", "sse")
         if isinstance(replay, bytes):
-            return split_frames(replay)
+            return split_frames(replay, framing)
         try:
-            return split_frames(Path(replay).read_bytes())
+            return split_frames(Path(replay).read_bytes(), framing)
         except OSError as exc:
             raise FaultError(f"cannot read capture {replay}: {exc.strerror or exc}") from None
     try:
@@ -383,7 +396,8 @@ def error_frame(channel: Any) -> bytes:
     harvested) that the channel assembles as an ``error_event`` (Anthropic's ``event: error``,
     a Responses ``error``, Xerotier's mid-stream error), else the shape OpenAI-compatible chat
     servers send, ``data: {"error": {...}}`` (``event: error`` with ``{"type": "error", ...}``
-    on a channel whose events are named), which the accumulator reports as ``error_event`` too."""
+    on a channel whose events are named), which the accumulator reports as ``error_event`` too;
+    on an NDJSON channel, the line Ollama sends, ``{"error": "..."}``."""
     enc = channel.encoding
     candidates = [*enc.examples, *(frame for frames in enc.streams.values() for frame in frames)]
     for event, data in candidates:
@@ -395,6 +409,8 @@ def error_frame(channel: Any) -> bytes:
         if any(e.get("kind") == "error_event" for e in errors):
             return bytes(channel.encode(typed))
     error = {"message": "ssegen mock: error event injected (error_event)", "type": "server_error", "code": None}
+    if getattr(channel, "framing", "sse") == "ndjson":
+        return f"{json.dumps({'error': error['message']}, separators=(',', ':'))}\n".encode()
     if enc.events:
         payload = json.dumps({"type": "error", "error": error}, separators=(",", ":"))
         return f"event: error\ndata: {payload}\n\n".encode()

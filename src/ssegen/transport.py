@@ -37,6 +37,7 @@ from .replay import (
     Faults,
     Step,
     channel_paths,
+    content_type,
     error_frame,
     frames_for,
     import_provider,
@@ -181,7 +182,8 @@ class _TransportMixin:
             steps = route.steps(request)
         except FaultError as exc:
             return self._error(400, f"ssegen mock: {exc}", "invalid_request_error")
-        return self.http.Response(200, headers=SSE_HEADERS, stream=self.body_class(steps, request))
+        headers = {**SSE_HEADERS, "content-type": content_type(route.channel)}
+        return self.http.Response(200, headers=headers, stream=self.body_class(steps, request))
 
     def handle_request(self, request: Any) -> Any:
         request.read()

@@ -34,6 +34,8 @@ import httpx
 import pytest
 from conftest import GENERATED
 
+from ssegen.replay import content_type
+
 PROVIDERS = sorted(p.name for p in GENERATED.iterdir() if (p / "test_conformance.py").is_file())
 #: Seconds after which the server shuts itself down even if a test hangs.
 SERVER_LIFETIME = 60.0
@@ -90,15 +92,21 @@ def _streams(provider: str) -> list[Stream]:
         bodies.append((channel, f"stream-{name}", (GENERATED / provider / file).read_bytes(), full_text))
     for channel in sorted({e[0] for e in conformance.EXAMPLES}):
         examples = [e for e in conformance.EXAMPLES if e[0] == channel]
+        ndjson = importlib.import_module(f"generated.{provider}").CHANNELS[channel].framing == "ndjson"
         for suffix, fix in (("", lambda d: d), ("-unicode", _unicode_data)):
             frames = "".join(
-                ("" if e[1] == "message" else f"event: {e[1]}\n") + f"data: {fix(e[4])}\n\n" for e in examples
+                f"{fix(e[4])}\n"  # one JSON value per line
+                if ndjson
+                else ("" if e[1] == "message" else f"event: {e[1]}\n") + f"data: {fix(e[4])}\n\n"
+                for e in examples
             )
             bodies.append((channel, f"examples-{_url_safe(channel)}{suffix}", frames.encode("utf-8"), False))
+    channels = importlib.import_module(f"generated.{provider}").CHANNELS
     return [
         Stream(provider, channel, name, variant, data, full_text)
         for channel, name, body, full_text in bodies
         for variant, data in _line_variants(body).items()
+        if variant != "cr" or channels[channel].framing == "sse"  # a lone CR ends no NDJSON line
     ]
 
 
@@ -139,7 +147,7 @@ class _Handler(BaseHTTPRequestHandler):
             return
         chunked = stream.variant != "cr"
         self.send_response(200)
-        self.send_header("Content-Type", "text/event-stream; charset=utf-8")
+        self.send_header("Content-Type", content_type(_chan(stream)))
         self.send_header("Cache-Control", "no-cache")
         if chunked:
             self.send_header("Transfer-Encoding", "chunked")
@@ -216,7 +224,7 @@ def test_sync_httpx_stream_through_generated_decoder(server: str, provider: str)
             chan = _chan(stream)
             with client.stream("GET", stream.path) as response:
                 assert response.status_code == 200
-                assert response.headers["content-type"].startswith("text/event-stream")
+                assert response.headers["content-type"] == content_type(chan)
 
                 def counted(chunks: Iterator[bytes]) -> Iterator[bytes]:
                     nonlocal reads

@@ -127,6 +127,14 @@ def check_encoding_example(block: Block, ctx: Ctx) -> None:
     assert all(line in prose for line in printed), "the README text after the block names another output"
 
 
+def check_ndjson_example(block: Block, ctx: Ctx) -> None:
+    """The NDJSON example runs as written, prints what its comment says, and its lines are the
+    generated channel's messages read as each line of the body."""
+    exec(compile(block.text, block.name, "exec"), {"__name__": "readme_example"})
+    printed = ctx.capsys.readouterr().out.splitlines()
+    assert printed == [block.text.rstrip().splitlines()[-1].removeprefix("# ")]
+
+
 def check_accumulate_extension(block: Block, ctx: Ctx) -> None:
     """The ``x-ssegen-accumulate`` example, put on a channel with those messages, is read as written."""
     from normalize.test_accumulation_plan import STATED
@@ -458,6 +466,7 @@ CHECKS: dict[tuple[str, str], Callable[[Block, Ctx], None]] = {
     ("python", "import os"): check_httpx_example,
     ("python", "from generated.anthropic import CHANNELS"): check_families_example,
     ("python", "from generated.deepseek import CHANNELS"): check_encoding_example,
+    ("python", "from generated.ollama import CHANNELS"): check_ndjson_example,
     ("yaml", "channels:"): check_accumulate_extension,
     ("yaml", "x-ssegen-accumulate:"): check_gemini_plan,
     ("yaml", "components:"): check_x_sse_event,

@@ -29,13 +29,18 @@ from helpers.flavours import package
 PROVIDERS = sorted(p.name for p in GENERATED.iterdir() if (p / "__init__.py").is_file())
 
 
+def _frame(provider: str, channel: str, event_type: str, data: str) -> str:
+    """One event of ``channel`` as its framing writes it (an SSE event, or an NDJSON line)."""
+    if importlib.import_module(f"generated.{provider}").CHANNELS[channel].framing == "ndjson":
+        return f"{data}\n"
+    return ("" if event_type == "message" else f"event: {event_type}\n") + f"data: {data}\n\n"
+
+
 def _bodies(provider: str) -> list[tuple[str, bytes]]:
     bodies = [(f"page:{p.name}", p.read_bytes()) for p in sorted((GENERATED / provider / "examples").glob("*.sse"))]
     examples = importlib.import_module(f"generated.{provider}.test_conformance").EXAMPLES
     for channel in sorted({e[0] for e in examples}):
-        frames = [
-            ("" if e[1] == "message" else f"event: {e[1]}\n") + f"data: {e[4]}\n\n" for e in examples if e[0] == channel
-        ]
+        frames = [_frame(provider, channel, e[1], e[4]) for e in examples if e[0] == channel]
         bodies.append((f"spec-examples:{channel}", "".join(frames).encode("utf-8")))
     return bodies
 
@@ -77,13 +82,19 @@ def _cases() -> list[tuple[str, str, bytes]]:
     for provider in PROVIDERS:
         cases += [(provider, name, body) for name, body in _bodies(provider)]
         examples = importlib.import_module(f"generated.{provider}.test_conformance").EXAMPLES
-        frames = [
-            ("" if e[1] == "message" else f"event: {e[1]}\n") + f"data: {variant}\n\n"
-            for e in examples
-            for variant in _mutations(e[4])
-        ]
-        frames += ["data: not json\n\n", 'data: {"choices": "none"}\n\n', "event: nobody-sends-this\ndata: {}\n\n"]
-        cases.append((provider, "mutated-examples", "".join(frames).encode("utf-8")))
+        for channel in sorted({e[0] for e in examples}):
+            frames = [
+                _frame(provider, channel, e[1], variant)
+                for e in examples
+                if e[0] == channel
+                for variant in _mutations(e[4])
+            ]
+            frames += [
+                _frame(provider, channel, "message", "not json"),
+                _frame(provider, channel, "message", '{"choices": "none"}'),
+            ]
+            frames.append(_frame(provider, channel, "nobody-sends-this", "{}"))
+            cases.append((provider, f"mutated-examples:{channel}", "".join(frames).encode("utf-8")))
     return cases
 
 

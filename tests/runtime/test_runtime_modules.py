@@ -36,13 +36,16 @@ ALLOWED = {
         "types",
         "typing",
         "msgspec",
+        ".ndjson",
         ".sse",
     },
+    "ndjson.py": {"__future__", "collections.abc", "json", ".sse"},
     "plan.py": {"__future__", "collections.abc", "typing", "msgspec", ".stream"},
     "pydantic_support.py": {"__future__", "collections.abc", "types", "typing", "msgspec", "pydantic", ".stream"},
 }
 THIRD_PARTY = {
     "sse.py": {"msgspec"},
+    "ndjson.py": set(),
     "stream.py": {"msgspec"},
     "plan.py": {"msgspec"},
     "pydantic_support.py": {"msgspec", "pydantic"},

@@ -220,6 +220,7 @@ class ChannelSpec:
         batch: the fast path, or None when plain events need per-event classification.
         named: the fast path of named events, or None when none has a branch of one decoder.
         family: how the channel's events assemble (:attr:`ssegen.ir.Accumulation.family`).
+        framing: how its body is cut into events (:attr:`ssegen.ir.Channel.framing`).
         names: ``event_type``, ``classify``, ``apply``, ``handlers_table``,
             ``encoding_table`` (its ``stream.Encoding``, laid out from ``encoding``, set by
             :func:`ssegen.codemodel.build_package_spec` once the examples are known): the
@@ -248,6 +249,7 @@ class ChannelSpec:
     batch: BatchPlan | None
     named: NamedPlan | None
     family: str
+    framing: str
     event_type: PythonIdentifier
     constant: PythonIdentifier
     classify: PythonIdentifier
@@ -256,6 +258,16 @@ class ChannelSpec:
     runs_table: PythonIdentifier
     encoding_table: PythonIdentifier = PythonIdentifier.verbatim("_ENCODING")
     encoding: EncodingSpec | None = None
+
+    @property
+    def framing_arg(self) -> str:
+        """The ``framing=`` argument of the generated ``Channel``: ``""`` (left out) for SSE."""
+        return "" if self.framing == "sse" else self.framing
+
+    @property
+    def wire_form(self) -> str:
+        """What ``encode`` writes, for the channel's docstring."""
+        return "NDJSON lines" if self.framing == "ndjson" else "SSE bytes"
 
     @property
     def tagged_branches(self) -> tuple[EventBranch, ...]:
@@ -366,6 +378,7 @@ def channel_spec(
         batch=_batch_plan(ident, plain, plans),
         named=_named_plan(ident, branches, models.flavour),
         family=channel.accumulation.family if channel.accumulation is not None else "chat",
+        framing=channel.framing,
         event_type=PythonIdentifier.verbatim(f"{upper}_EVENT"),
         constant=PythonIdentifier.verbatim(f"{upper}_CHANNEL"),
         classify=PythonIdentifier.verbatim(f"classify_{ident}"),

@@ -206,7 +206,8 @@ OPENAPI_VERSION_INVALID = Code(
 OPENAPI_STREAMS_FOUND = Code(
     "openapi-streams-found",
     I,
-    "How many operations of an OpenAPI document have a `text/event-stream` response; the others are skipped.",
+    "How many operations of an OpenAPI document stream (a `text/event-stream` or newline-delimited JSON response); the "
+    "others are skipped.",
 )
 OPENAPI_REQUESTS_SKIPPED = Code(
     "openapi-requests-skipped", I, "Request bodies of streaming operations are not loaded (the IR has no requests)."
@@ -237,9 +238,9 @@ OPENAPI_STREAM_VENDOR = Code(
 )
 OPENAPI_STREAM_NDJSON = Code(
     "openapi-stream-ndjson",
-    W,
-    "An operation streams newline-delimited JSON (`x-fern-streaming` without `format: sse`), which ssegen "
-    "does not decode yet; skipped.",
+    I,
+    "An operation streams newline-delimited JSON (an `application/x-ndjson` or `application/jsonl` response, "
+    "or `x-fern-streaming` without `format: sse`); its channel is framed as NDJSON, each line one message.",
 )
 
 # -- documentation pages (sources/pages/) ---------------------------------------------------
@@ -403,6 +404,12 @@ DOCS_ENUM_NOT_APPLIED = Code(
 # -- merge and reconciliation (normalize/) ---------------------------------------------------
 MESSAGE_CONFLICT = Code(
     "message-conflict", W, "Two sources define a message of one channel differently; the first (in path order) is kept."
+)
+FRAMING_CONFLICT = Code(
+    "framing-conflict",
+    W,
+    "Two sources frame one channel differently (`text/event-stream` and newline-delimited JSON); the first "
+    "(in path order) is kept.",
 )
 CHANNEL_ADDRESS_MERGED = Code(
     "channel-address-merged",

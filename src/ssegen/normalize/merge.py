@@ -99,9 +99,16 @@ def _first(values: Iterable[str]) -> str:
 
 
 def _merge_channel(old: Channel | None, new: Channel, diagnostics: Diagnostics) -> Channel:
-    """Combine two sources' views of one channel: messages by name, first wins."""
+    """Combine two sources' views of one channel: messages by name, first wins (its framing too)."""
     if old is None:
         return new
+    if new.framing != old.framing:
+        diagnostics.at(
+            new.provenance,
+            codes.FRAMING_CONFLICT,
+            f"{new.address} is framed as {new.framing} here but as {old.framing} in {old.provenance.file}; "
+            f"{old.framing} is kept",
+        )
     names = {m.name for m in old.messages}
     added = tuple(m for m in new.messages if m.name not in names)
     for message in new.messages:

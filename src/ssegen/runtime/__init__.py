@@ -15,7 +15,7 @@ watches this folder.
 
 from __future__ import annotations
 
-MODULES: tuple[str, ...] = ("sse.py", "stream.py", "plan.py")
+MODULES: tuple[str, ...] = ("sse.py", "stream.py", "plan.py", "ndjson.py")
 """The file names copied into every generated package, in this folder."""
 
 FLAVOUR_MODULES: tuple[str, ...] = ("pydantic_support.py",)

@@ -14,12 +14,38 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..diagnostics import Diagnostics, codes
-from ..ir import Channel, ErrorCode, ExampleStream, Message, Server
+from ..ir import Channel, ErrorCode, ExampleStream, Framing, Message, Server
 from .document import Document, DocumentError, parse_document
 from .refs import RefResolver
 
 if TYPE_CHECKING:
     from .pages.docs_text import DocsResult
+
+#: Media types of newline-delimited JSON bodies (one JSON value per line): NDJSON
+#: (github.com/ndjson/ndjson-spec), JSON Lines (jsonlines.org) and the names documents use
+#: for them; OpenAPI 3.2 lists ``application/jsonl`` and ``application/x-ndjson`` among its
+#: "Sequential Media Types". JSON text sequences (``application/json-seq``, RFC 7464) are
+#: delimited otherwise and not read.
+NDJSON_MEDIA_TYPES = frozenset(
+    {
+        "application/x-ndjson",
+        "application/ndjson",
+        "application/jsonl",
+        "application/x-jsonl",
+        "application/jsonlines",
+        "application/x-jsonlines",
+        "application/json-lines",
+    }
+)
+
+
+def framing_of(media_type: str) -> Framing | None:
+    """The framing a media type names (parameters and case ignored): ``sse`` for
+    ``text/event-stream``, ``ndjson`` for :data:`NDJSON_MEDIA_TYPES`, else None."""
+    base = media_type.split(";", 1)[0].strip().lower()
+    if base == "text/event-stream":
+        return "sse"
+    return "ndjson" if base in NDJSON_MEDIA_TYPES else None
 
 
 @dataclass(frozen=True)

@@ -91,7 +91,7 @@ def test_fern_sse_without_response_stream_streams_the_json_response(tmp_path: Pa
     assert [m.name for m in provider.channels[0].messages] == ["StreamedChatResponse"]
 
 
-def test_fern_json_lines_are_reported_not_taken_for_sse(tmp_path: Path) -> None:
+def test_fern_json_lines_are_a_channel_framed_as_ndjson(tmp_path: Path) -> None:
     doc = (
         _HEAD
         + """      x-fern-streaming: true
@@ -105,9 +105,12 @@ def test_fern_json_lines_are_reported_not_taken_for_sse(tmp_path: Path) -> None:
         + _COMPONENTS
     )
     result, provider = _load(tmp_path, doc)
-    assert provider is None
+    assert provider is not None
+    [channel] = provider.channels
+    assert channel.framing == "ndjson"
+    assert [(m.name, m.event) for m in channel.messages] == [("StreamedChatResponse", "message")]
     [ndjson] = [d for d in result.diagnostics if d.code == "openapi-stream-ndjson"]
-    assert ndjson.severity.value == "warning" and ndjson.pointer == "/paths/~1v2~1chat/post/x-fern-streaming"
+    assert ndjson.severity.value == "info" and ndjson.pointer == "/paths/~1v2~1chat/post/x-fern-streaming"
     assert "newline-delimited JSON" in ndjson.message
 
 

@@ -23,13 +23,13 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ...diagnostics import Diagnostics, codes
 from ...ir import Channel, Example, Message, MessageKind, Schema, Server
 from ...naming import ClassName, pascal
-from ..base import unique_messages
+from ..base import framing_of, unique_messages
 from ..document import Document
 from ..refs import RefError, RefResolver
 from ..schema import Location, SchemaConverter
@@ -124,17 +124,29 @@ def load_asyncapi(
     result.description = _text(info.get("description"))
     converter = SchemaConverter(resolver, diagnostics)
     reader = _MessageReader(converter, resolver, diagnostics, shown_event_names(data))
+    reader.default_content_type = _text(data.get("defaultContentType")) or "application/json"
     result.servers = _servers(data.get("servers"), root.child("servers"), reader)
     result.protocols = _other_protocols(data, root, result.servers, diagnostics)
     if major == "2":
         result.channels = _channels_v2(data, root, reader, diagnostics, result.skipped)
     else:
         result.channels = _channels_v3(data, root, reader, diagnostics, result.skipped)
+    result.channels = [_framed(channel) for channel in result.channels]
     for channel in result.channels:
         _check_event_names(channel, diagnostics)
     if not result.channels:
         result.why_empty = _why_empty(data, major, result.skipped)
     return result
+
+
+def _framed(channel: Channel) -> Channel:
+    """``channel`` framed as NDJSON when one of its messages' ``contentType`` (or the
+    document's ``defaultContentType``) is a newline-delimited JSON media type
+    (``application/x-ndjson``, ``application/jsonl``): each line of the body is then one
+    message's payload. Otherwise it stays a ``text/event-stream`` channel."""
+    if any(framing_of(message.content_type) == "ndjson" for message in channel.messages):
+        return replace(channel, framing="ndjson")
+    return channel
 
 
 def _why_empty(data: dict[str, Any], major: str, skipped: list[str]) -> str:
@@ -407,6 +419,8 @@ class _MessageReader:
         self.resolver = resolver
         self.diagnostics = diagnostics
         self.event_names = event_names
+        # The document's ``defaultContentType``: a message's ``contentType`` when it has none.
+        self.default_content_type = "application/json"
         self._memo: dict[tuple[str, str], Message | None] = {}
 
     def read_operation_messages(self, node: Any, loc: Location, fallback: str = "") -> list[Message]:
@@ -519,7 +533,7 @@ class _MessageReader:
             )
             return None
         name = str(ClassName(name_source, prefix="Message"))
-        content_type = _text(node.get("contentType")) or "application/json"
+        content_type = _text(node.get("contentType")) or self.default_content_type
         if "payload" not in node:
             _diag(self.diagnostics, loc, codes.MESSAGE_NO_PAYLOAD, "message has no payload; any JSON is accepted")
             payload = Schema("any", loc.provenance)

@@ -1,4 +1,4 @@
-"""OpenAPI 3.0 / 3.1 / 3.2 documents -> IR channels of their ``text/event-stream`` responses.
+"""OpenAPI 3.0 / 3.1 / 3.2 documents -> IR channels of their streamed responses.
 
 Every operation (``paths.<path>.<method>``, and 3.2 ``additionalOperations``) whose 2xx
 response has a ``text/event-stream`` media type becomes a channel at the path (a ``#...``
@@ -27,9 +27,18 @@ Code generators' extensions mark streams too (``openapi-stream-vendor``):
   event's ``data``; with ``stream-condition`` (a request member choosing stream or not),
   ``response-stream`` is that schema and ``response`` the non-streamed one; ``terminator`` is
   the literal that ends the stream. ``x-fern-streaming: true`` or ``format: json`` means
-  newline-delimited JSON, which is reported (``openapi-stream-ndjson``) and skipped.
+  newline-delimited JSON: the same schema is each line's value (``openapi-stream-ndjson``).
 * Speakeasy's ``x-speakeasy-sse-sentinel`` on a ``text/event-stream`` media type: the literal
   ``data`` value that ends the stream (``[DONE]``).
+
+A 2xx response with a newline-delimited JSON media type (``application/x-ndjson``,
+``application/jsonl``, ...: :data:`ssegen.sources.base.NDJSON_MEDIA_TYPES`; Ollama's
+``/api/chat``) and no ``text/event-stream`` one is a channel framed as NDJSON
+(``openapi-stream-ndjson``, info): its ``schema`` (or 3.2 ``itemSchema``, "Sequential Media
+Types") is the JSON of each line, ``oneOf``/``anyOf`` branches one message each.
+
+The operation's ``x-ssegen-*`` members are its channel's extensions, as on an AsyncAPI channel
+(``x-ssegen-accumulate``: the channel's accumulation plan, README "Accumulation").
 
 The ``[DONE]`` sentinel is a message when the schema states it (a string ``const``/``enum``
 ``[DONE]``, a ``literal-payload`` terminator as in the AsyncAPI seeds), when an extension
@@ -49,9 +58,9 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ...diagnostics import Diagnostics, codes
-from ...ir import Channel, Message, MessageKind, Schema, Server
+from ...ir import Channel, Framing, Message, MessageKind, Schema, Server
 from ...naming import ClassName, pascal
-from ..base import SourceResult, unique_messages
+from ..base import SourceResult, framing_of, unique_messages
 from ..document import Document
 from ..refs import RefError, RefResolver
 from ..schema import Location, SchemaConverter
@@ -118,16 +127,18 @@ def load_openapi(document: Document, uri: str, resolver: RefResolver, diagnostic
                 address=address,
                 messages=(),
                 provenance=oloc.provenance,
+                framing=media[0].framing,
                 operation_id=_text(op.get("operationId")),
                 summary=_text(op.get("summary")),
                 description=_text(op.get("description")),
+                extensions={k: v for k, v in op.items() if isinstance(k, str) and k.startswith("x-ssegen-")},
             )
             old = channels.get(address, channel)
             channels[address] = replace(old, messages=reader.unique(old.messages, messages))
     diagnostics.at(
         root.child("paths").provenance,
         codes.OPENAPI_STREAMS_FOUND,
-        f"{streams} of {operations} operations stream `text/event-stream` "
+        f"{streams} of {operations} operations stream `text/event-stream` or newline-delimited JSON "
         f"({len(channels)} channel{'s' if len(channels) != 1 else ''}); the others are skipped",
     )
     if requests:
@@ -166,6 +177,7 @@ class StreamMedia:
         response: the response object holding it ({} when an extension declares the stream).
         sentinel: the terminator literal an extension declares, and where; None when none does.
         schema_key: the member of ``media`` holding the schema of each event's ``data``.
+        framing: ``sse``, or ``ndjson`` (the schema is each line's JSON).
     """
 
     media: dict[str, Any]
@@ -173,6 +185,7 @@ class StreamMedia:
     response: Any
     sentinel: tuple[str, Location] | None = None
     schema_key: str = "schema"
+    framing: Framing = "sse"
 
 
 class _Reader:
@@ -214,11 +227,23 @@ class _Reader:
         """The stream of each 2xx ``text/event-stream`` response of an operation (with its
         ``x-speakeasy-sse-sentinel``); only 2xx responses are followed through ``$ref``."""
         found = []
+        lines = []
         for media_type, media, mloc, response in self._success_media(op, oloc):
-            if media_type == "text/event-stream":
+            framing = framing_of(media_type)
+            if framing == "sse":
                 sentinel = self._sentinel(media, mloc, "x-speakeasy-sse-sentinel")
                 found.append(StreamMedia(media, mloc, response, sentinel))
-        return found
+            elif framing == "ndjson":
+                lines.append(StreamMedia(media, mloc, response, framing="ndjson"))
+        if found or not lines:
+            return found
+        self.diagnostics.at(
+            lines[0].loc.provenance,
+            codes.OPENAPI_STREAM_NDJSON,
+            f"`{lines[0].loc.pointer.rsplit('/', 1)[-1].replace('~1', '/')}` streams newline-delimited JSON: "
+            "each line of the body is one message",
+        )
+        return lines
 
     def fern_stream_media(self, op: dict[str, Any], oloc: Location) -> list[StreamMedia]:
         """The stream an operation's ``x-fern-streaming`` declares (module docstring): the
@@ -229,29 +254,29 @@ class _Reader:
             return []
         floc = oloc.child("x-fern-streaming")
         spec: dict[str, Any] = marker if isinstance(marker, dict) else {}
-        if spec.get("format") != "sse":
-            self.diagnostics.at(
-                floc.provenance,
-                codes.OPENAPI_STREAM_NDJSON,
-                f"x-fern-streaming declares newline-delimited JSON (format {spec.get('format', 'json')!r}, "
-                "not `sse`); ssegen decodes Server-Sent Events only, so this operation is skipped",
-            )
-            return []
-        sentinel = self._sentinel(spec, floc, "terminator")
+        framing: Framing = "sse" if spec.get("format") == "sse" else "ndjson"
+        sentinel = self._sentinel(spec, floc, "terminator") if framing == "sse" else None
         if "response-stream" in spec:
-            found = [StreamMedia(spec, floc, {}, sentinel, schema_key="response-stream")]
+            found = [StreamMedia(spec, floc, {}, sentinel, schema_key="response-stream", framing=framing)]
         else:
             found = [
-                StreamMedia(media, mloc, response, sentinel)
+                StreamMedia(media, mloc, response, sentinel, framing=framing)
                 for media_type, media, mloc, response in self._success_media(op, oloc)
                 if media_type == "application/json" and "schema" in media
             ]
-        if found:
+        schema = "`response-stream`" if "response-stream" in spec else "the 2xx application/json schema"
+        if found and framing == "sse":
             self.diagnostics.at(
                 floc.provenance,
                 codes.OPENAPI_STREAM_VENDOR,
-                "x-fern-streaming (format sse): each SSE event's data is "
-                + ("`response-stream`" if "response-stream" in spec else "the 2xx application/json schema"),
+                f"x-fern-streaming (format sse): each SSE event's data is {schema}",
+            )
+        elif found:
+            self.diagnostics.at(
+                floc.provenance,
+                codes.OPENAPI_STREAM_NDJSON,
+                f"x-fern-streaming (format {spec.get('format', 'json')!r}) streams newline-delimited JSON: "
+                f"each line of the body is {schema}",
             )
         return found
 
@@ -297,6 +322,12 @@ class _Reader:
         ones are named after the operation (``operationId``, else the path) + ``Event``."""
         media, mloc, response = stream.media, stream.loc, stream.response
         hint = str(ClassName((pascal(_text(op.get("operationId"))) or pascal(path)) + "Event", prefix="Message"))
+        if stream.framing == "ndjson":
+            key = "itemSchema" if "itemSchema" in media else stream.schema_key
+            if key not in media:
+                self.diagnostics.at(mloc.provenance, codes.MESSAGE_NO_PAYLOAD, "the stream has no schema")
+                return []
+            return self.data_messages(media[key], mloc.child(key), hint, "message")
         if "itemSchema" in media:
             messages = self.event_messages(media["itemSchema"], mloc.child("itemSchema"), hint)
         elif stream.schema_key in media:

@@ -1,0 +1,336 @@
+"""Incremental decoder for newline-delimited JSON bodies (NDJSON, JSON Lines).
+
+Some LLM streams are not Server-Sent Events: Ollama's ``/api/chat`` and ``/api/generate``
+send one JSON value per line (``application/x-ndjson``), Cohere's API can send JSON lines,
+and documents also name ``application/jsonl``. :class:`NDJSONDecoder` frames such a body
+into its values and gives them in the shape :class:`~.sse.SSEDecoder` gives a run of
+``data:`` events (:class:`~.sse.RawEvents`, type ``message``), so that a channel's
+discrimination and accumulation work on them unchanged.
+
+Rules (https://github.com/ndjson/ndjson-spec, https://jsonlines.org):
+
+* a value ends at LF; a CR before the LF is dropped (CRLF line ends); a lone CR is not a
+  line end (it is whitespace inside or around a JSON value);
+* one leading UTF-8 BOM is skipped; lines that are empty or only whitespace are skipped
+  (the NDJSON spec allows parsers to ignore them);
+* the last line of the body may lack its LF (JSON Lines allows it): at :meth:`close` it
+  is given as a value when it parses as JSON; otherwise it was cut, and it is discarded
+  and reported as for an SSE event without its blank line (:attr:`incomplete`,
+  :attr:`bytes_discarded`, so the stream ends ``truncated``).
+
+JSON text sequences (RFC 7464, ``application/json-seq``) are not read: their records are
+delimited by the record separator (0x1E) and may span lines, so they need their own
+splitter.
+
+Errors are those of :mod:`.sse` (one hierarchy for every framing): invalid UTF-8 in a
+complete line raises :class:`~.sse.InvalidUTF8Error`, a line longer than
+``max_event_bytes`` :class:`~.sse.EventTooLargeError`, each with the stream's byte offset.
+Memory is O(longest line). Split-invariant: any split of a body into reads gives the same
+values, errors and truncation as one read.
+
+This module is ``src/ssegen/runtime/ndjson.py`` of ssegen, copied verbatim into every
+generated package: edit it there, then run ``ssegen generate``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator
+
+from .sse import (
+    DEFAULT_MAX_EVENT_BYTES,
+    EventTooLargeError,
+    InvalidUTF8Error,
+    NamedEvents,
+    RawEvents,
+    ServerSentEvent,
+    SSEError,
+    expand,
+)
+
+__all__ = ["NDJSONDecoder", "iter_values"]
+
+_BOM = b"\xef\xbb\xbf"
+_new_tuple = tuple.__new__  # builds a NamedTuple without its Python-level __new__
+
+
+class NDJSONDecoder:
+    """Push-style, incremental decoder of a newline-delimited JSON body.
+
+    The same interface as :class:`~.sse.SSEDecoder` (``feed``, ``feed_raw``, ``close``
+    and the progress attributes), so a stream reads either framing alike; each value is
+    an event of type ``message`` whose data is the line.
+
+    Args:
+        max_event_bytes: limit, in bytes, on one line (without its line end); must be
+            positive.
+
+    Raises:
+        ValueError: ``max_event_bytes`` is not positive.
+
+    Attributes:
+        bytes_consumed: total bytes passed to :meth:`feed` so far.
+        incomplete: set by :meth:`close`: ``True`` when the last line lacked its LF and
+            is not a JSON value (it was cut), else ``False``.
+        bytes_discarded: set by :meth:`close`: the bytes of that cut line; else 0.
+        last_event_id: always ``""`` (the framing has no event IDs).
+        reconnection_time: always ``None`` (nor reconnection times).
+
+    After an :class:`~.sse.SSEError` the decoder is unusable: further calls raise
+    :class:`~.sse.SSEError`.
+    """
+
+    __slots__ = (
+        "bytes_consumed",
+        "bytes_discarded",
+        "incomplete",
+        "last_event_id",
+        "reconnection_time",
+        "_max",
+        "_pending",
+        "_pending_len",
+        "_line_start",
+        "_at_start",
+        "_closed",
+        "_failed",
+    )
+
+    def __init__(self, max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES) -> None:
+        if max_event_bytes <= 0:
+            raise ValueError(f"max_event_bytes must be positive, got {max_event_bytes}")
+        self.bytes_consumed = 0
+        self.bytes_discarded = 0
+        self.incomplete = False
+        self.last_event_id = ""
+        self.reconnection_time: int | None = None
+        self._max = max_event_bytes
+        # The current unterminated line as the pieces read, their length, and the
+        # absolute offset where the line starts.
+        self._pending: list[bytes] = []
+        self._pending_len = 0
+        self._line_start = 0
+        # Nothing but a (possibly partial) BOM seen yet.
+        self._at_start = True
+        self._closed = False
+        self._failed = False
+
+    def feed(self, chunk: bytes | bytearray | memoryview) -> list[ServerSentEvent]:
+        """Decode the next bytes of the body.
+
+        Args:
+            chunk: the next 0..N bytes, split anywhere (inside a line, a CRLF, a BOM or
+                a multi-byte character).
+
+        Returns:
+            One event per value completed in ``chunk``, in order (often empty).
+
+        Raises:
+            InvalidUTF8Error: a complete line is not valid UTF-8.
+            EventTooLargeError: a line exceeded ``max_event_bytes``.
+            SSEError: the decoder was closed or failed earlier.
+            TypeError: ``chunk`` is a ``str`` or an ``int``.
+
+        Values completed before the error are attached to the exception as ``events``.
+        """
+        return expand(self.feed_raw(chunk))
+
+    def feed_raw(
+        self, chunk: bytes | bytearray | memoryview
+    ) -> list[ServerSentEvent | RawEvents | NamedEvents]:
+        """:meth:`feed`, giving the values of the read as one :class:`~.sse.RawEvents`
+        (their data still the UTF-8 bytes read, checked valid); ``[]`` when the read
+        completes no value."""
+        if self._closed or self._failed:
+            raise SSEError(
+                "feed() on a decoder that failed earlier"
+                if self._failed
+                else "feed() after close()"
+            )
+        if type(chunk) is not bytes:
+            if isinstance(chunk, (str, int)):
+                raise TypeError(
+                    "an NDJSON body is read as bytes chunks; got a"
+                    f" {type(chunk).__name__} chunk: pass response.iter_bytes() (httpx), or"
+                    " the body as [body]"
+                )
+            chunk = bytes(chunk)
+        offset = self.bytes_consumed  # absolute offset of chunk[0]
+        self.bytes_consumed = offset + len(chunk)
+        if self._at_start:
+            chunk, offset = self._skip_bom(chunk, offset)
+        cut = chunk.rfind(b"\n")
+        if cut < 0:
+            if chunk:
+                self._wait(chunk, offset)
+            return []
+        start = offset
+        if self._pending:
+            start = self._line_start
+            chunk = b"".join(self._pending) + chunk
+            cut += self._pending_len
+            self._pending.clear()
+            self._pending_len = 0
+        values = self._values(chunk, cut, start)
+        events: list[ServerSentEvent | RawEvents | NamedEvents] = (
+            [_new_tuple(RawEvents, (values, ""))] if values else []
+        )
+        tail = chunk[cut + 1 :]
+        if tail:
+            try:
+                self._wait(tail, start + cut + 1)
+            except EventTooLargeError as exc:
+                exc.events = expand(events)
+                raise
+        else:
+            self._line_start = start + cut + 1
+        return events
+
+    def close(self) -> list[ServerSentEvent]:
+        """Signal the end of the body.
+
+        A last line without its LF is given as a value when it parses as JSON (JSON
+        Lines allows a body to end so); otherwise it was cut short: it is discarded,
+        :attr:`incomplete` is set and :attr:`bytes_discarded` counts its bytes. Calling
+        it again is a no-op.
+
+        Returns:
+            The last line's event, or ``[]``.
+
+        Raises:
+            SSEError: the decoder failed earlier.
+        """
+        if self._failed:
+            raise SSEError("close() on a decoder that failed earlier")
+        if self._closed:
+            return []
+        self._closed = True
+        line = b"".join(self._pending)
+        self._pending.clear()
+        self._pending_len = 0
+        value = self._clean([line])
+        if not value:
+            return []
+        try:
+            text = value[0].decode()
+        except UnicodeDecodeError:  # a character cut by the end
+            text = ""
+        if not text or not _is_json(text):
+            self.incomplete = True
+            self.bytes_discarded = len(line)
+            return []
+        return [ServerSentEvent("message", text, "", None)]
+
+    def _skip_bom(self, chunk: bytes, offset: int) -> tuple[bytes, int]:
+        """``chunk`` (and its offset) past a leading BOM, once the first three bytes of
+        the body are known; a body's first one or two bytes that may begin a BOM wait."""
+        if self._pending:
+            chunk = b"".join(self._pending) + chunk
+            offset = self._line_start
+            self._pending.clear()
+            self._pending_len = 0
+        if len(chunk) < 3 and _BOM.startswith(chunk):
+            # Bytes that may begin a BOM wait, outside the limit (they are no line yet).
+            self._line_start = offset
+            self._pending.append(chunk)
+            self._pending_len = len(chunk)
+            return b"", offset
+        self._at_start = False
+        if chunk.startswith(_BOM):
+            return chunk[3:], offset + 3
+        return chunk, offset
+
+    def _wait(self, piece: bytes, offset: int) -> None:
+        """Keep ``piece`` (at absolute ``offset``) as the start or more of the
+        unterminated line, within the limit."""
+        if not self._pending:
+            self._line_start = offset
+        self._pending.append(piece)
+        self._pending_len += len(piece)
+        if self._pending_len > self._max:
+            self._failed = True
+            raise EventTooLargeError(self._max, self._line_start)
+
+    def _values(self, whole: bytes, cut: int, start: int) -> list[bytes]:
+        """The values of the complete lines ``whole[:cut]`` (``whole[cut]`` is an LF;
+        ``whole[0]`` at absolute offset ``start``), checked against the limit and UTF-8."""
+        lines = whole[:cut].split(b"\n")
+        if max(map(len, lines)) > self._max:
+            self._fail_long(lines, start)
+        self._text(whole[: cut + 1], start, lines)
+        return self._clean(lines, whole.find(b"\r", 0, cut) >= 0)
+
+    @staticmethod
+    def _clean(lines: list[bytes], cr: bool = True) -> list[bytes]:
+        """``lines`` without the CR of a CRLF (when ``cr``: some line holds a CR) and
+        without blank lines. Each step is a C-level pass unless the lines hold what it
+        removes."""
+        if cr:
+            lines = [line[:-1] if line[-1:] == b"\r" else line for line in lines]
+        values = list(filter(None, lines))
+        # A line that is only whitespace sorts first: every byte of it is at most b" ".
+        if values and min(values)[:1] <= b" ":
+            values = [value for value in values if value.strip()]
+        return values
+
+    def _fail_long(self, lines: list[bytes], start: int) -> None:
+        """Raise :class:`~.sse.EventTooLargeError` at the first line over the limit, with
+        the values of the lines before it attached."""
+        offset = start
+        for index, line in enumerate(lines):
+            if len(line) > self._max:
+                self._failed = True
+                before = self._clean(lines[:index])
+                events = expand([RawEvents(before)]) if before else []
+                raise EventTooLargeError(self._max, offset, events)
+            offset += len(line) + 1
+
+    def _text(self, data: bytes, start: int, lines: list[bytes]) -> str:
+        """``data`` (at absolute offset ``start``) decoded as UTF-8, or
+        :class:`~.sse.InvalidUTF8Error` at its first invalid byte, with the values of
+        the complete ``lines`` before that byte attached."""
+        try:
+            return data.decode()
+        except UnicodeDecodeError as exc:
+            self._failed = True
+            good = data[: exc.start].count(b"\n")
+            before = self._clean(lines[:good])
+            events = expand([RawEvents(before)]) if before else []
+            raise InvalidUTF8Error(start + exc.start, exc.reason, events) from None
+
+
+def _is_json(text: str) -> bool:
+    """Whether ``text`` is one whole JSON value (nested deeper than the parser follows counts
+    as whole: typed decoding then reports it)."""
+    try:
+        json.loads(text)
+    except ValueError:
+        return False
+    except RecursionError:
+        return True
+    return True
+
+
+def iter_values(
+    chunks: Iterable[bytes | bytearray | memoryview],
+    *,
+    max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
+) -> Iterator[str]:
+    """The JSON text of each value of a newline-delimited JSON body, in order.
+
+    Args:
+        chunks: the body's bytes, split anywhere (``response.iter_bytes()``).
+        max_event_bytes: see :class:`NDJSONDecoder`.
+
+    Raises:
+        SSEError: as :meth:`NDJSONDecoder.feed` (values before the error are yielded).
+    """
+    decoder = NDJSONDecoder(max_event_bytes)
+    for chunk in chunks:
+        try:
+            events = decoder.feed(chunk)
+        except SSEError as exc:
+            yield from (event.data for event in exc.events)
+            exc.events = []
+            raise
+        yield from (event.data for event in events)
+    yield from (event.data for event in decoder.close())

@@ -1,0 +1,179 @@
+"""A channel framed as newline-delimited JSON, end to end (specs/ollama/, generated/ollama): it
+decodes sync and async under any read split, reports a cut last line as truncated, keeps an
+unknown line, encodes back to lines, and is served as ``application/x-ndjson`` (issue 26)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from generated.ollama import CHANNELS, StreamTruncated, UnknownEvent
+from generated.ollama import models as ollama
+from generated.ollama.sse import iter_events
+from ssegen.transport import SSEMock
+
+CHAT = CHANNELS["/api/chat"]
+LINES = [
+    {
+        "model": "llama3.2",
+        "created_at": "2025-06-02T17:04:11Z",
+        "message": {"role": "assistant", "content": "Hel"},
+        "done": False,
+    },
+    {
+        "model": "llama3.2",
+        "created_at": "2025-06-02T17:04:12Z",
+        "message": {"role": "assistant", "content": "lo"},
+        "done": False,
+    },
+    {
+        "model": "llama3.2",
+        "created_at": "2025-06-02T17:04:13Z",
+        "message": {"role": "assistant", "content": ""},
+        "done": True,
+        "done_reason": "stop",
+        "prompt_eval_count": 26,
+        "eval_count": 2,
+    },
+]
+BODY = "".join(json.dumps(line) + "\n" for line in LINES).encode()
+
+
+def _reads(body: bytes, cuts: list[int]) -> list[bytes]:
+    points = sorted({c for c in cuts if 0 < c < len(body)})
+    return [body[a:b] for a, b in zip([0, *points], [*points, len(body)], strict=True)]
+
+
+def test_the_channel_is_framed_as_ndjson() -> None:
+    assert CHAT.framing == "ndjson" and CHANNELS["/api/generate"].framing == "ndjson"
+
+
+def test_each_line_is_a_typed_message() -> None:
+    events = list(CHAT.decode([BODY]))
+    assert [type(e) for e in events] == [ollama.ChatChunk] * 3
+    assert "".join(e.message.content for e in events if e.message) == "Hello"
+    assert events[-1].done and events[-1].done_reason == "stop"
+
+
+@settings(max_examples=100, deadline=None)
+@given(cuts=st.lists(st.integers(0, len(BODY)), max_size=10), crlf=st.booleans())
+def test_any_read_split_sync_and_async_gives_the_same_events(cuts: list[int], crlf: bool) -> None:
+    body = BODY.replace(b"\n", b"\r\n") if crlf else BODY
+    whole = list(CHAT.decode([BODY]))
+    assert list(CHAT.decode(_reads(body, cuts))) == whole
+
+    async def chunks() -> AsyncIterator[bytes]:
+        for read in _reads(body, cuts):
+            yield read
+
+    async def collect() -> list[object]:
+        return [event async for event in CHAT.adecode(chunks())]
+
+    assert asyncio.run(collect()) == whole
+
+
+def test_the_stated_plan_assembles_text_thinking_tool_calls_and_the_stop_reason() -> None:
+    lines = [
+        {
+            "model": "qwen3",
+            "created_at": "t",
+            "message": {"role": "assistant", "content": "", "thinking": "Let me"},
+            "done": False,
+        },
+        {
+            "model": "qwen3",
+            "created_at": "t",
+            "message": {"role": "assistant", "content": "", "thinking": " think."},
+            "done": False,
+        },
+        {"model": "qwen3", "created_at": "t", "message": {"role": "assistant", "content": "Hel"}, "done": False},
+        {
+            "model": "qwen3",
+            "created_at": "t",
+            "message": {
+                "role": "assistant",
+                "content": "lo",
+                "tool_calls": [{"function": {"name": "get_weather", "arguments": {"city": "Paris"}}}],
+            },
+            "done": False,
+        },
+        LINES[-1],
+    ]
+    body = "".join(json.dumps(line) + "\n" for line in lines).encode()
+    result = CHAT.accumulate(CHAT.decode([body[i : i + 11] for i in range(0, len(body), 11)]))
+    assert result.texts == {"text": "Hello", "thinking": "Let me think."}
+    assert [(b.kind, b.name, b.input) for b in result.output] == [("tool_call", "get_weather", {"city": "Paris"})]
+    assert (result.stop_reason, result.complete, result.errors) == ("stop", True, [])
+    generate = CHANNELS["/api/generate"]
+    pieces = [{"model": "m", "created_at": "t", "response": piece, "done": False} for piece in ("The", " sky")]
+    final = {"model": "m", "created_at": "t", "response": "", "done": True, "done_reason": "length"}
+    body = "".join(json.dumps(line) + "\n" for line in [*pieces, final]).encode()
+    result = generate.accumulate(generate.decode([body]))
+    assert (result.texts["text"], result.stop_reason, result.complete) == ("The sky", "length", True)
+
+
+def test_an_error_line_is_an_error_and_a_stream_without_done_reason_is_incomplete() -> None:
+    body = (json.dumps(LINES[0]) + "\n" + '{"error": "model runner has unexpectedly stopped"}\n').encode()
+    result = CHAT.accumulate(CHAT.decode([body]))
+    assert [e["kind"] for e in result.errors] == ["error_event"] and not result.complete
+
+
+def test_a_cut_last_line_is_reported_as_truncated() -> None:
+    cut = BODY[:-20]
+    stream = CHAT.decode([cut[i : i + 9] for i in range(0, len(cut), 9)])
+    events = list(stream)
+    assert [type(e) for e in events] == [ollama.ChatChunk, ollama.ChatChunk, StreamTruncated]
+    assert stream.incomplete and stream.state.bytes_discarded == len(BODY.splitlines()[-1]) - 19
+    result = CHAT.accumulate(events)
+    assert not result.complete and any(e["kind"] == "truncated" for e in result.errors)
+
+
+def test_a_last_line_without_its_newline_is_kept_when_whole() -> None:
+    assert list(CHAT.decode([BODY[:-1]])) == list(CHAT.decode([BODY]))
+
+
+def test_an_error_line_and_an_unknown_line_are_kept() -> None:
+    body = BODY[: BODY.index(b"\n") + 1] + b'{"error": "model runner has unexpectedly stopped"}\n[1, 2]\n'
+    events = list(CHAT.decode([body]))
+    assert type(events[1]) is ollama.StreamError and events[1].error.startswith("model runner")
+    assert isinstance(events[2], UnknownEvent) and events[2].data == "[1, 2]"
+
+
+def test_encode_writes_one_line_per_event_and_round_trips() -> None:
+    events = list(CHAT.decode([BODY]))
+    encoded = b"".join(CHAT.encode_stream(events))
+    assert encoded.count(b"\n") == 3 and b"data:" not in encoded
+    assert list(CHAT.decode([encoded])) == events
+    assert [json.loads(line) for line in encoded.splitlines()] == LINES
+
+
+def test_the_mock_transport_serves_ndjson() -> None:
+    mock = SSEMock()
+    try:
+        mock.route(CHAT, events=list(CHAT.decode([BODY])), read_size=5)
+        with mock.client() as client, client.stream("POST", "http://localhost:11434/api/chat", json={}) as response:
+            assert response.headers["content-type"] == "application/x-ndjson"
+            events = list(CHAT.decode(response.iter_bytes()))
+    finally:
+        mock.close()
+    assert events == list(CHAT.decode([BODY]))
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    lines=st.lists(
+        st.sampled_from([json.dumps(line) for line in LINES] + ['{"error": "x"}', "not json", "[1]", '{"done": 1}']),
+        max_size=8,
+    ),
+    cuts=st.lists(st.integers(0, 2000), max_size=10),
+)
+def test_runs_classified_at_once_equal_each_line_classified_alone(lines: list[str], cuts: list[int]) -> None:
+    body = "".join(f"{line}\n" for line in lines).encode()
+    reads = _reads(body, cuts)
+    one_by_one = [CHAT.classify(event) for event in iter_events(reads, framer=CHAT.framer)]
+    assert list(CHAT.decode(reads)) == one_by_one
+    assert CHAT.accumulate(CHAT.decode(reads)).to_dict() == CHAT.accumulate(one_by_one).to_dict()
