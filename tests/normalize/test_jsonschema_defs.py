@@ -137,9 +137,8 @@ def _validator_of(doc: dict[str, Any]) -> jsonschema.Draft202012Validator:
     return jsonschema.Draft202012Validator({"$defs": doc["$defs"], **doc["channels"]["/stream"]["Event"]})
 
 
-def test_a_fan_out_of_unions_through_members_is_written_once_past_the_inline_limit(tmp_path: Path) -> None:
-    """Unions are written inline (they are no class); shared ones of more than INLINE_LIMIT bytes
-    go to $defs once, so ten variants per level, six levels deep, stay small."""
+def _union_fan_out(tmp_path: Path, levels: int) -> tuple[dict[str, Any], Path]:
+    """The exported schemas of ``levels`` levels of ten array variants each (a union per level)."""
     schemas = {
         f"L{level}": {
             "anyOf": [
@@ -147,21 +146,31 @@ def test_a_fan_out_of_unions_through_members_is_written_once_past_the_inline_lim
                 for i in range(10)
             ]
         }
-        for level in range(6)
+        for level in range(levels)
     }
-    schemas["L6"] = {"type": "object", "properties": {"x": {"type": "string", "enum": ["leaf"]}}}
+    schemas[f"L{levels}"] = {"type": "object", "properties": {"x": {"type": "string", "enum": ["leaf"]}}}
     source = _document(schemas, {"type": "object", "properties": {"u": {"$ref": "#/components/schemas/L0"}}})
     specs = _write(tmp_path, source)
-    doc = _export(specs)
+    return _export(specs), specs
+
+
+def test_a_fan_out_of_unions_through_members_is_written_once_past_the_inline_limit(tmp_path: Path) -> None:
+    """Unions are written inline (they are no class); shared ones of more than INLINE_LIMIT bytes
+    go to $defs once, so ten variants per level, six levels deep, stay small."""
+    doc, specs = _union_fan_out(tmp_path / "six", 6)
     size = len(json.dumps(doc))
     assert size < 8 * (specs / "p" / "asyncapi.json").stat().st_size, size  # was 10^6 copies of L6
     hoisted = [key for key in doc["$defs"] if "#" in key]
     assert hoisted and all(len(json.dumps(doc["$defs"][key], separators=(",", ":"))) > INLINE_LIMIT for key in hoisted)
+    # What the references admit, checked three levels deep: a failing instance makes jsonschema try
+    # every branch of every level's anyOf (10^levels paths), minutes at six levels.
+    doc, _ = _union_fan_out(tmp_path / "three", 3)
+    assert [key for key in doc["$defs"] if "#" in key]
     validator = _validator(doc)
-    assert validator.is_valid({"u": [[[[[[{"x": "leaf"}]]]]]]})
-    assert not validator.is_valid({"u": [[[[[[{"x": "other"}]]]]]]})
-    assert validator.is_valid({"u": [[[[[[{"x": "leaf"}, {"x": "leaf"}]]]]]]})  # maxItems 2 to 10 admit two
-    assert not validator.is_valid({"u": [[[[[[{"x": "leaf"}] * 11]]]]]})
+    assert validator.is_valid({"u": [[[{"x": "leaf"}]]]})
+    assert not validator.is_valid({"u": [[[{"x": "other"}]]]})
+    assert validator.is_valid({"u": [[[{"x": "leaf"}, {"x": "leaf"}]]]})  # maxItems 2 to 10 admit two
+    assert not validator.is_valid({"u": [[[{"x": "leaf"}] * 11]]})
 
 
 def test_two_different_schemas_of_one_name_are_both_kept(tmp_path: Path) -> None:
