@@ -200,8 +200,9 @@ def split_frames(body: bytes, framing: str = "sse") -> list[bytes]:
     line ends as in WHATWG HTML's "event stream interpretation"); what follows the last blank
     line, an unterminated event, is the last item. ``b"".join`` of the items is ``body``.
     With ``framing="ndjson"`` (a newline-delimited JSON body) each line is an item."""
-    if framing == "ndjson":
-        return body.splitlines(keepends=True)
+    if framing == "ndjson":  # a line ends at LF only (a lone CR is inside it, as ndjson.py reads it)
+        *lines, tail = body.split(b"\n")
+        return [line + b"\n" for line in lines] + ([tail] if tail else [])
     frames: list[bytes] = []
     start = 0
     for match in _LINE.finditer(body):
