@@ -22,6 +22,7 @@ every generated package: edit it there, then run ``ssegen generate``.
 
 from __future__ import annotations
 
+import copy
 import enum
 import operator
 import re
@@ -693,7 +694,7 @@ def _family(value: Any) -> Family:
 
 
 class _ToolCallState:
-    __slots__ = ("index", "id", "type", "name", "arguments", "value", "continuing")
+    __slots__ = ("index", "id", "type", "name", "arguments", "value", "owned", "continuing")
 
     def __init__(self, index: int) -> None:
         self.index = index
@@ -703,6 +704,9 @@ class _ToolCallState:
         self.arguments: list[str] = _Parts()
         #: arguments sent as an object (Gemini ``args``, built by ``partialArgs``), else None
         self.value: Any = None
+        #: whether ``value`` is this state's own copy (an event's ``args`` is copied before
+        #: ``partialArgs`` write into it: the events a caller holds are never changed)
+        self.owned = False
         #: the JSON paths whose last string piece said ``willContinue``
         self.continuing: set[str] = set()
 
@@ -934,8 +938,9 @@ class ChoiceState:
         pieces = _plain(partial) if partial is not None else None
         if not isinstance(pieces, list):
             return
-        if call.value is None:
-            call.value = {}
+        if not call.owned:
+            call.value = {} if call.value is None else copy.deepcopy(call.value)
+            call.owned = True
         for piece in pieces:
             steps = _json_path(piece.get("jsonPath")) if isinstance(piece, dict) else None
             if steps is None:

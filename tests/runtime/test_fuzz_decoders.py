@@ -19,6 +19,7 @@ variable): ``quick`` (default, a few seconds in CI) and ``long`` (at least
 from __future__ import annotations
 
 import asyncio
+import copy
 import importlib
 import json
 import os
@@ -188,6 +189,18 @@ def test_one_byte_reads_and_tricky_cuts_give_the_same_events_and_result(stream: 
         expected = _whole(stream, end)
         assert _decode(stream, [data[i : i + 1] for i in range(len(data))]) == expected
         assert _decode(stream, _split(data, _tricky_cuts(data))) == expected
+
+
+@pytest.mark.parametrize("stream", STREAMS, ids=lambda s: f"{s.provider}{s.channel}:{s.name}")
+def test_accumulating_leaves_the_events_unchanged(stream: Stream) -> None:
+    """The accumulator copies what it later writes into: a Vertex AI ``partialArgs`` piece
+    continuing a call once wrote into the ``args`` dict of the event that opened it (the
+    caller's event then read ``{"city": "Lis"}`` where the wire sent ``"Lisbon"``)."""
+    channel = _package(stream.provider).CHANNELS[stream.channel]
+    events = list(channel.decode([stream.body]))
+    before = copy.deepcopy(events)
+    channel.accumulate(events, full_text=stream.full_text)
+    assert events == before
 
 
 @FUZZ
