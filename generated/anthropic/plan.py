@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any, NamedTuple
 
-from .stream import Accumulator, BlockState, ChoiceState, _plain
+from .accumulate import Accumulator, BlockState, ChoiceState, _plain
 
 #: A path segment meaning every element of the array before it (``[*]``).
 EACH = "*"

@@ -30,20 +30,9 @@ from .sse import (
     ServerSentEvent,
     SSEError,
 )
-from .stream import (
-    Accumulator,
-    BlockResult,
-    AsyncEventStream,
-    Channel,
-    ChoiceResult,
-    ConcurrentUseError,
-    EventStream,
-    StreamResult,
-    StreamTruncated,
-    ToolCallResult,
-    UnknownEvent,
-    VendorEvent,
-)
+from .accumulate import Accumulator, BlockResult, ChoiceResult, StreamResult, ToolCallResult
+from .events import StreamTruncated, UnknownEvent, VendorEvent
+from .stream import AsyncEventStream, Channel, ConcurrentUseError, EventStream
 
 PROVIDER = "cohere"
 """The provider name (its folder under the specs folder)."""

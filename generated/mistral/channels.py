@@ -6,7 +6,7 @@ then literal payloads (the ``[DONE]`` terminator) by exact text, then the tag
 member's value (``type``) through a table, then JSON messages from the most
 constrained to the least (required members, ``maxItems: 0``), with one
 ``msgspec.json.Decoder`` per message built once.  A payload no message accepts
-becomes an :class:`~.stream.UnknownEvent` carrying its raw text (a payload whose tag
+becomes an :class:`~.events.UnknownEvent` carrying its raw text (a payload whose tag
 names no message too: it is never taken for another message).  Accumulation
 dispatches on the event's exact class through a table built once.
 """
@@ -19,16 +19,13 @@ from typing import TYPE_CHECKING, Any, Literal, Union, overload
 import msgspec
 
 from . import models
+from .accumulate import Accumulator
+from .encoding import Encoding
+from .events import StreamTruncated, UnknownEvent
+from .lenient import lenient_decode
 from .sse import ServerSentEvent
-from .stream import (
-    Accumulator,
-    Channel,
-    Encoding,
-    StreamTruncated,
-    UnknownEvent,
-    keep_usage,
-    lenient_decode,
-)
+from .stream import Channel
+from .usage import keep_usage
 
 _decode_agent_completion_chunk_agents_completions = msgspec.json.Decoder(
     models.AgentCompletionChunk

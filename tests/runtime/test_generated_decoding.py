@@ -14,7 +14,8 @@ from hypothesis import strategies as st
 from generated.deepseek import CHANNELS as DEEPSEEK
 from generated.deepseek import StreamTruncated, UnknownEvent
 from generated.deepseek import models as ds_models
-from generated.deepseek.stream import ChoiceState, usage_as_sent
+from generated.deepseek.accumulate import ChoiceState
+from generated.deepseek.usage import usage_as_sent
 from generated.mistral import CHANNELS as MISTRAL
 from generated.mistral import models as ms_models
 
@@ -335,7 +336,7 @@ def test_a_whole_body_is_one_run_up_to_the_terminator() -> None:
 
 
 def test_long_streams_are_compacted_without_changing_the_text() -> None:
-    from generated.deepseek.stream import COMPACT_PARTS
+    from generated.deepseek.accumulate import COMPACT_PARTS
 
     chat = DEEPSEEK["/chat/completions"]
     tokens = [f"t{i} " for i in range(3 * COMPACT_PARTS + 17)]
@@ -356,7 +357,7 @@ def test_long_streams_are_compacted_without_changing_the_text() -> None:
 
 
 def test_compaction_bounds_text_and_argument_parts_and_joins_each_block_once() -> None:
-    from generated.deepseek.stream import COMPACT_PARTS, Accumulator
+    from generated.deepseek.accumulate import COMPACT_PARTS, Accumulator
 
     acc = Accumulator()
     state = acc.choice(0)
@@ -381,18 +382,18 @@ def test_compaction_bounds_text_and_argument_parts_and_joins_each_block_once() -
 def test_sync_and_async_accumulation_compact_as_they_go(monkeypatch: Any) -> None:
     """Both paths compact every COMPACT_PARTS events, not only at the end (memory
     follows the text, not the number of deltas)."""
-    from generated.deepseek import stream
+    from generated.deepseek import accumulate
 
     calls: list[int] = []
-    compact = stream.Accumulator.compact
+    compact = accumulate.Accumulator.compact
 
     def counting(self: Any) -> None:
         calls.append(1)
         compact(self)
 
-    monkeypatch.setattr(stream.Accumulator, "compact", counting)
+    monkeypatch.setattr(accumulate.Accumulator, "compact", counting)
     chat = DEEPSEEK["/chat/completions"]
-    tokens = [f"t{i} " for i in range(3 * stream.COMPACT_PARTS)]
+    tokens = [f"t{i} " for i in range(3 * accumulate.COMPACT_PARTS)]
     body = sse_body([_chunk({"content": t}) for t in tokens] + [_chunk({}, "stop"), "[DONE]"])
     reads = [body[i : i + 4096] for i in range(0, len(body), 4096)]
 

@@ -4,7 +4,7 @@ The runtime (``sse.py``, ``stream.py``) is the same in every package and turns
 typed values into plain data with ``msgspec.to_builtins``, which knows msgspec
 Structs but not pydantic models.  ``channels.py`` of a pydantic package passes
 usage objects, error messages and vendor messages through :func:`plain` first, so
-a :class:`~.stream.StreamResult` holds the same data in both flavours, and turns
+a :class:`~.accumulate.StreamResult` holds the same data in both flavours, and turns
 validation errors into one-line ``UnknownEvent.reason`` texts with
 :func:`validation_reason`.
 
@@ -21,7 +21,8 @@ from typing import Any
 import msgspec
 import pydantic
 
-from .stream import Accumulator, ModelLibrary, lenient_decode, literal_values
+from .accumulate import Accumulator
+from .lenient import ModelLibrary, lenient_decode, literal_values
 
 
 def plain(value: Any) -> Any:

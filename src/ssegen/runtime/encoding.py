@@ -1,0 +1,412 @@
+"""Encoding: typed events back to SSE bytes, and synthetic streams.
+
+:class:`Encoding` writes a channel's events as the wire would (``Channel.encode``; an event
+decodes back to itself), :func:`sse_frame` frames one event (WHATWG HTML 9.2.5), and
+:class:`Synthesis` builds a whole stream a result would assemble from (the mock server's and
+the conformance tests' streams).
+
+This module is ``src/ssegen/runtime/encoding.py`` of ssegen, copied verbatim into every
+generated package: edit it there, then run ``ssegen generate``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, NamedTuple, get_args
+
+import msgspec
+
+from .events import UnknownEvent
+from .lenient import MSGSPEC, OFF_SPEC_WIRE, ModelLibrary
+from .usage import usage_as_sent
+
+# --- Encoding: typed events back to SSE bytes ------------------------------------------
+
+_POINTER_ESCAPES = (("~1", "/"), ("~0", "~"))
+
+
+class Encoding:
+    """What :meth:`Channel.encode` needs to know of a channel beyond its classes: generated
+    from the spec into ``channels.py`` (``Channel(..., encoding=Encoding(...))``).
+
+    Args:
+        events: event class -> the SSE event type it travels under (the spec's
+            ``Message.event``); a class not listed travels as ``message`` (no ``event:`` line).
+        keep: class -> wire names of the members the spec requires but the class gives a
+            default (a required, nullable ``finish_reason``): written even when at their
+            default, which ``omit_defaults`` leaves out.
+        literals: class -> the literal data its events stand for (``[DONE]``).
+        terminator: the event ending a stream (``models.StreamDone()``), or None when the
+            spec declares none.
+        examples: the channel's documented (and synthesized) examples, ``(SSE event type,
+            data)`` in spec order, as the package's conformance tests replay them.
+        streams: the channel's harvested example streams (``examples/<name>.sse``) by name,
+            each its events as ``(SSE event type, data)``.
+        library: the library of the message classes (``MSGSPEC``; ``PYDANTIC`` of
+            ``pydantic_support`` for the pydantic flavour).
+    """
+
+    def __init__(
+        self,
+        events: dict[type, str] | None = None,
+        keep: dict[type, tuple[str, ...]] | None = None,
+        literals: dict[type, str] | None = None,
+        terminator: Any = None,
+        examples: Sequence[tuple[str, str]] = (),
+        streams: dict[str, Sequence[tuple[str, str]]] | None = None,
+        library: ModelLibrary | None = None,
+    ) -> None:
+        self.events: dict[type, str] = events or {}
+        self.keep: dict[type, tuple[str, ...]] = keep or {}
+        self.literals: dict[type, str] = literals or {}
+        self.terminator = terminator
+        self.examples = tuple(examples)
+        self.streams: dict[str, tuple[tuple[str, str], ...]] = {
+            name: tuple(events) for name, events in (streams or {}).items()
+        }
+        self.library = library or MSGSPEC
+        self._plans: dict[Any, _Plan | None] = {}
+        self._heads: dict[str, bytes] = {}
+
+    def head(self, event: str) -> bytes:
+        """The lines before ``data:`` of an event of type ``event``: ``event: <type>`` (none
+        for ``message``), built once per type.
+
+        Raises:
+            ValueError: ``event`` holds CR, LF or NUL.
+        """
+        head = self._heads.get(event)
+        if head is None:
+            head = self._heads[event] = sse_frame("", event)[: -len(b"data: \n\n")]
+        return head
+
+    def data(self, event: Any) -> str:
+        """:meth:`json` as text."""
+        return self.json(event).decode("utf-8")
+
+    def json(self, event: Any) -> bytes:
+        """The JSON text (UTF-8) of a typed message: every member whose value is not its default,
+        every member in :attr:`keep` (``null`` included), the members the server sent
+        beside the typed ones of a kept usage object (:func:`usage_as_sent`), and each
+        member of a leniently decoded event's ``off_spec`` at its JSON pointer, as sent.
+
+        A message none of whose classes has such members (nested ones included) is
+        encoded by msgspec directly, without a Python-level walk."""
+        plan = self._plan(type(event))
+        off = getattr(event, "off_spec", None)
+        if off is None and self.library is MSGSPEC and (plan is None or plan.idle(event)):
+            return msgspec.json.encode(event)
+        out = self.library.plain(event)
+        if isinstance(out, dict):
+            out.pop(OFF_SPEC_WIRE, None)
+            if plan is not None:
+                self._complete(event, out, plan)
+            if isinstance(off, dict):
+                for pointer, value in off.items():
+                    _set_pointer(out, pointer, value)
+        return msgspec.json.encode(out)
+
+    def _plan(self, cls: Any) -> _Plan | None:
+        """What :meth:`_complete` visits of an instance of ``cls``: its kept members and
+        those that may hold such a class, and the wire names of its members when it may
+        carry a usage object as sent; None when nothing (``cls`` no message class). Built
+        once per class (a class met again while its plan is built counts as nothing)."""
+        if cls in self._plans:
+            return self._plans[cls]
+        self._plans[cls] = None
+        if not self.library.is_class(cls):
+            return None
+        keep = self.keep.get(cls, ())
+        fields = self.library.fields(cls)
+        rows = []
+        for attr, wire, tp, _required in fields:
+            nested = any(self._plan(c) is not None for c in self._classes(tp))
+            if wire in keep or nested:
+                rows.append((attr, wire, wire in keep))
+        wires = frozenset(w for _a, w, _t, _r in fields) if self.library.carries_sent(cls) else None
+        plan = _Plan(tuple(rows), wires) if rows or wires is not None else None
+        self._plans[cls] = plan
+        return plan
+
+    def _classes(self, tp: Any) -> Iterator[Any]:
+        """The message classes a type annotation names (``list[Choice] | None`` -> Choice)."""
+        if self.library.is_class(tp):
+            yield tp
+        for arg in get_args(tp):
+            yield from self._classes(arg)
+
+    def _complete(self, obj: Any, out: dict[str, Any], plan: _Plan) -> None:
+        for attr, wire, kept in plan.rows:
+            value = getattr(obj, attr, None)
+            if wire not in out:
+                if kept:
+                    out[wire] = None if value is None else self.library.plain(value)
+                continue
+            sub = out[wire]
+            if isinstance(sub, dict):
+                inner = self._plan(type(value))
+                if inner is not None:
+                    self._complete(value, sub, inner)
+            elif isinstance(sub, list) and isinstance(value, (list, tuple)):
+                for item, item_out in zip(value, sub, strict=False):
+                    inner = self._plan(type(item))
+                    if inner is not None and isinstance(item_out, dict):
+                        self._complete(item, item_out, inner)
+        if plan.wires is not None:
+            sent = usage_as_sent(obj)
+            if sent is not None:
+                for key, value in sent.items():
+                    if key not in plan.wires:
+                        out[key] = value
+
+
+class _Plan(NamedTuple):
+    """What :meth:`Encoding._complete` does for one class."""
+
+    #: ``(attribute, wire name, kept)`` of each member that is kept or may hold a class to visit.
+    rows: tuple[tuple[str, str, bool], ...]
+    #: the wire names of the class's members, when it may carry a usage object as sent; else None.
+    wires: frozenset[str] | None
+
+    def idle(self, obj: Any) -> bool:
+        """True when visiting ``obj`` would change nothing: no kept member, nothing sent
+        kept on it, and every member to visit is None (a chunk without ``usage``)."""
+        return self.wires is None and all(
+            not kept and getattr(obj, attr, None) is None for attr, _wire, kept in self.rows
+        )
+
+
+def _set_pointer(out: Any, pointer: str, value: Any) -> None:
+    """Set the member at JSON pointer ``pointer`` (RFC 6901) of ``out`` to ``value``,
+    creating the objects on the way; a pointer through a scalar or past a list's end is
+    skipped (what lenient decoding recorded always leads somewhere)."""
+    parts = pointer.split("/")[1:]
+    if not parts:
+        return
+    for index, part in enumerate(parts):
+        for escaped, plain_char in _POINTER_ESCAPES:
+            part = part.replace(escaped, plain_char)
+        last = index == len(parts) - 1
+        if isinstance(out, list):
+            if not part.isdigit() or int(part) >= len(out):
+                return
+            if last:
+                out[int(part)] = value
+                return
+            out = out[int(part)]
+        elif isinstance(out, dict):
+            if last:
+                out[part] = value
+                return
+            out = out.setdefault(part, {})
+        else:
+            return
+
+
+_UNSAFE = re.compile("[\r\n\0]")
+
+
+def sse_frame(data: str, event: str = "message", id: str = "") -> bytes:
+    """One SSE event as bytes: an ``event:`` line unless the type is ``message``, an ``id:``
+    line when ``id`` is set, one ``data:`` line per line of ``data`` (split at LF, as the WHATWG
+    "event stream interpretation" joins ``data:`` lines with LF), then a blank line; decoding
+    it gives back ``event``, ``data`` and ``id``.
+
+    Raises:
+        ValueError: ``event`` or ``id`` holds CR, LF or NUL, or ``data`` holds CR, which no
+            SSE field can carry (the decoder would end the line there).
+    """
+    if _UNSAFE.search(event) or _UNSAFE.search(id):
+        raise ValueError(f"an SSE event type or id cannot hold CR, LF or NUL: {event!r}, {id!r}")
+    if "\r" in data:
+        raise ValueError("SSE data cannot hold CR (it ends a line); only LF splits data lines")
+    head = ("" if event == "message" else f"event: {event}\n") + (f"id: {id}\n" if id else "")
+    lines = "".join(f"data: {line}\n" for line in data.split("\n"))
+    return f"{head}{lines}\n".encode()
+
+
+_WORDS = re.compile(r"\s*\S+|\s+$")
+
+
+def split_deltas(text: str) -> list[str]:
+    """``text`` cut at word starts, each piece keeping the spaces before its word
+    (``"Hello big world"`` -> ``["Hello", " big", " world"]``), as LLM servers stream
+    tokens; ``"".join`` of the pieces is ``text``. An empty text gives ``[]``."""
+    return _WORDS.findall(text)
+
+
+class Synthesis:
+    """Streams built from a channel's example payloads (plain JSON objects, in spec order),
+    for :meth:`Channel.example_stream`: each event is written as the examples write theirs,
+    with the text changed, and decoded by the channel, so it is typed and decodes again alike.
+
+    Args:
+        examples: ``(SSE event type, payload)`` of each JSON example object.
+        parse: the channel's :meth:`Channel.parse`.
+        model: replaces the examples' ``model`` member (top level or ``message``/``response``).
+    """
+
+    def __init__(
+        self,
+        examples: Sequence[tuple[str, dict[str, Any]]],
+        parse: Callable[[str, str], Any],
+        model: str | None = None,
+    ) -> None:
+        self.examples = examples
+        self.parse = parse
+        self.model = model
+
+    def _example(self, what: str, test: Callable[[dict[str, Any]], bool]) -> tuple[str, Any]:
+        for event, payload in self.examples:
+            if test(payload):
+                return event, msgspec.json.decode(msgspec.json.encode(payload))  # a deep copy
+        raise ValueError(f"the channel's examples hold no {what} to build the stream from")
+
+    def _tagged(self, tag: str, inner: str = "", inner_tag: str = "") -> tuple[str, Any]:
+        def test(payload: dict[str, Any]) -> bool:
+            if payload.get("type") != tag:
+                return False
+            return not inner or (
+                isinstance(payload.get(inner), dict) and payload[inner].get("type") == inner_tag
+            )
+
+        return self._example(
+            f"{tag!r} event" + (f" with a {inner_tag!r} {inner}" if inner else ""), test
+        )
+
+    def _typed(self, frames: list[tuple[str, dict[str, Any]]]) -> list[Any]:
+        events = []
+        for event, payload in frames:
+            if self.model is not None:
+                for holder in (payload, payload.get("message"), payload.get("response")):
+                    if isinstance(holder, dict) and "model" in holder:
+                        holder["model"] = self.model
+            typed = self.parse(msgspec.json.encode(payload).decode("utf-8"), event)
+            if isinstance(typed, UnknownEvent):
+                raise ValueError(f"a synthesized event does not decode: {typed.reason}")
+            events.append(typed)
+        return events
+
+    def chat(self, text: str, finish_reason: str) -> list[Any]:
+        """Chat chunks: the deltas (the first with ``role``; a member every example delta
+        has is on each, ``null`` unless it is ``role`` or ``content``), then a chunk with
+        ``finish_reason`` and the examples' ``usage`` (when one carries it)."""
+
+        def chunky(payload: dict[str, Any]) -> bool:
+            choices = payload.get("choices")
+            if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
+                return False
+            first: dict[str, Any] = choices[0]
+            return isinstance(first.get("delta"), dict) or isinstance(first.get("text"), str)
+
+        event, template = self._example("chunk with choices", chunky)
+        choice = template.pop("choices")[0]
+        template.pop("usage", None)
+        legacy = "delta" not in choice  # the completions shape: choices[].text
+        usage = next(
+            (p["usage"] for _e, p in self.examples if isinstance(p.get("usage"), dict)), None
+        )
+        pieces = split_deltas(text) or [""]
+        deltas: list[dict[str, Any]] = []
+        for _event, payload in self.examples:
+            listed = payload.get("choices")
+            for item in listed if isinstance(listed, list) else ():
+                if isinstance(item, dict) and isinstance(item.get("delta"), dict):
+                    deltas.append(item["delta"])
+        # Members every example delta has (some servers repeat ``role`` and send ``content``
+        # on every delta, the spec requiring them) are on every synthesized delta too.
+        every = set.intersection(*(set(d) for d in deltas)) if deltas else set()
+        role = next((d["role"] for d in deltas if isinstance(d.get("role"), str)), "assistant")
+
+        def chunk(piece: str | None, first: bool, finish: str | None) -> dict[str, Any]:
+            part = dict(choice, index=0, finish_reason=finish)
+            if legacy:
+                part["text"] = piece or ""
+            else:
+                delta: dict[str, Any] = {name: None for name in sorted(every)}
+                if first or "role" in every:
+                    delta["role"] = role
+                if piece is not None or "content" in every:
+                    delta["content"] = piece or ""
+                part["delta"] = delta
+            return dict(template, choices=[part])
+
+        frames = [(event, chunk(piece, i == 0, None)) for i, piece in enumerate(pieces)]
+        last = chunk(None, False, finish_reason)
+        if usage is not None:
+            last["usage"] = _counted(usage, "prompt_tokens", "completion_tokens", len(pieces))
+        frames.append((event, last))
+        return self._typed(frames)
+
+    def messages(self, text: str, finish_reason: str) -> list[Any]:
+        """Anthropic Messages events around one text block (see :meth:`Channel.example_stream`)."""
+        pieces = split_deltas(text)
+        start = self._tagged("message_start")
+        block = self._tagged("content_block_start", "content_block", "text")
+        delta = self._tagged("content_block_delta", "delta", "text_delta")
+        stop = self._tagged("content_block_stop")
+        end = self._tagged("message_delta")
+        done = self._tagged("message_stop")
+        message = start[1].get("message")
+        if isinstance(message, dict):
+            message["content"] = []
+            message["stop_reason"] = None
+        block[1]["index"] = stop[1]["index"] = 0
+        block[1]["content_block"]["text"] = ""
+        frames = [start, block]
+        for piece in pieces:
+            event, payload = delta[0], dict(delta[1], index=0)
+            payload["delta"] = dict(payload["delta"], text=piece)
+            frames.append((event, payload))
+        if isinstance(end[1].get("delta"), dict):
+            end[1]["delta"]["stop_reason"] = (
+                "end_turn" if finish_reason == "stop" else finish_reason
+            )
+        if isinstance(end[1].get("usage"), dict) and "output_tokens" in end[1]["usage"]:
+            end[1]["usage"]["output_tokens"] = len(pieces)
+        return self._typed([*frames, stop, end, done])
+
+    def responses(self, text: str) -> list[Any]:
+        """OpenAI Responses events around one message item (see :meth:`Channel.example_stream`)."""
+        pieces = split_deltas(text)
+        created = self._tagged("response.created")
+        added = self._tagged("response.output_item.added", "item", "message")
+        delta = self._tagged("response.output_text.delta")
+        text_done = self._tagged("response.output_text.done")
+        item_done = self._tagged("response.output_item.done", "item", "message")
+        completed = self._tagged("response.completed")
+        item_id = added[1]["item"].get("id")
+        where = {"item_id": item_id, "output_index": 0, "content_index": 0}
+        added[1]["output_index"] = item_done[1]["output_index"] = 0
+        frames = [created, added]
+        for piece in pieces:
+            frames.append((delta[0], dict(delta[1], delta=piece, **where)))
+        frames.append((text_done[0], dict(text_done[1], text=text, **where)))
+        item = item_done[1]["item"]
+        parts = [p for p in item.get("content") or [] if isinstance(p, dict)]
+        part = dict(parts[0] if parts else {"type": "output_text", "annotations": []}, text=text)
+        item.update(id=item_id, content=[part])
+        frames.append(item_done)
+        response = completed[1].get("response")
+        if isinstance(response, dict):
+            response["output"] = [item]
+            usage = response.get("usage")
+            if isinstance(usage, dict):
+                response["usage"] = _counted(usage, "input_tokens", "output_tokens", len(pieces))
+        frames.append(completed)
+        for number, (_event, payload) in enumerate(frames):
+            if "sequence_number" in payload:
+                payload["sequence_number"] = number
+        return self._typed(frames)
+
+
+def _counted(usage: dict[str, Any], prompt: str, completion: str, count: int) -> dict[str, Any]:
+    """``usage`` with ``completion`` set to ``count`` and ``total_tokens`` to the sum, where
+    the usage object has them as numbers."""
+    usage = dict(usage)
+    if isinstance(usage.get(completion), int):
+        usage[completion] = count
+        if isinstance(usage.get(prompt), int) and isinstance(usage.get("total_tokens"), int):
+            usage["total_tokens"] = usage[prompt] + count
+    return usage

@@ -1,0 +1,117 @@
+"""The events a channel yields besides its typed messages, kept rather than dropped.
+
+:class:`UnknownEvent` (a payload no message of the channel matches, with its raw text),
+:class:`VendorEvent` (a vendor's ``x_*`` event, specs/xerotier/streaming-api.md:141-152) and
+:class:`StreamTruncated` (the body ended inside an event: WHATWG HTML 9.2.6 dispatches only at a
+blank line), plus :func:`tag_reader`, which reads a discriminator without decoding a payload.
+
+This module is ``src/ssegen/runtime/events.py`` of ssegen, copied verbatim into every
+generated package: edit it there, then run ``ssegen generate``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import msgspec
+
+#: The reason of a :class:`StreamTruncated` event (and of the ``truncated`` error).
+TRUNCATED_REASON = "the stream ended inside an event; the unterminated event was discarded"
+
+#: What :func:`truncated_reason` adds when the body held no blank line at all.
+STRIPPED_LINES_HINT = (
+    "; the body held no blank line at all, so its line ends may have been stripped (as"
+    " iter_lines() does, in requests and httpx): pass response.iter_bytes() (httpx) or"
+    " response.iter_content(chunk_size=None) (requests) instead"
+)
+
+
+def truncated_reason(bytes_consumed: int, bytes_discarded: int) -> str:
+    """The reason of the :class:`StreamTruncated` event (and ``truncated`` error) of a body
+    that ended inside an event, given its bytes read and discarded (``sse.StreamState``).
+
+    :data:`TRUNCATED_REASON`, plus :data:`STRIPPED_LINES_HINT` when every byte was
+    discarded: the body held no blank line, so no event ever ended (WHATWG HTML 9.2.6
+    dispatches an event at a blank line), which is what a body read with its line ends
+    stripped looks like (each line of requests' or httpx's ``iter_lines()``, joined).
+    """
+    if bytes_discarded and bytes_discarded == bytes_consumed:
+        return TRUNCATED_REASON + STRIPPED_LINES_HINT
+    return TRUNCATED_REASON
+
+
+class UnknownEvent(msgspec.Struct, kw_only=True):
+    """An SSE event that matches no message of its channel, kept with its raw text.
+
+    Attributes:
+        event: the SSE event type (``message`` when the stream gave none).
+        data: the event's data, exactly as received.
+        id: the SSE last event ID at dispatch.
+        reason: why no message matched (the last decoder error).
+    """
+
+    event: str
+    data: str
+    id: str = ""
+    reason: str = ""
+
+
+class VendorEvent(msgspec.Struct, kw_only=True):
+    """A provider extension event the spec does not list (or whose listed schema it
+    does not fit), recognized by its tag: e.g. ``{"type": "x_new.thing", ...}``
+    (vendor-prefixed events inline in the stream: specs/xerotier/streaming-api.md:141-152).
+
+    Attributes:
+        type: the tag value.
+        payload: the whole JSON object as received.
+        reason: why no listed vendor message matched ("" for an unlisted tag).
+    """
+
+    type: str
+    payload: dict[str, Any]
+    reason: str = ""
+
+
+def tag_reader(member: str) -> Callable[[str], str | None]:
+    """A function reading the string value of top-level ``member`` from JSON text.
+
+    Args:
+        member: the JSON object member holding the tag, e.g. ``"type"``.
+
+    Returns:
+        ``read(data: str) -> str | None``: the member's value, or None for
+        non-JSON, non-objects, a missing member and non-string values (it
+        never raises); other members are skipped by msgspec without building
+        them.
+    """
+    probe = msgspec.defstruct("TagProbe", [("value", Any, None)], rename={"value": member})
+    decoder = msgspec.json.Decoder(probe)
+
+    def read(data: str) -> str | None:
+        try:
+            value = getattr(decoder.decode(data), "value", None)
+        except (msgspec.ValidationError, msgspec.DecodeError):
+            return None
+        return value if isinstance(value, str) else None
+
+    return read
+
+
+class StreamTruncated(msgspec.Struct, kw_only=True):
+    """The last event of a decoded stream whose body ended inside an event: the
+    unterminated event was discarded (WHATWG HTML 9.2.6, "any pending data must be
+    discarded"). Yielded by :meth:`Channel.decode` and :meth:`Channel.adecode` so that
+    the fact travels with the events: ``accumulate`` of any iterable of them (a
+    list included) records it as a ``truncated`` error.
+
+    Attributes:
+        reason: what happened, in words.
+        bytes_consumed: bytes of the body read in all, the discarded ones included.
+        bytes_discarded: the last ``bytes_discarded`` of them, the unterminated event:
+            every byte after the stream's last blank line (``sse.SSEDecoder.bytes_discarded``).
+    """
+
+    reason: str = TRUNCATED_REASON
+    bytes_consumed: int = 0
+    bytes_discarded: int = 0

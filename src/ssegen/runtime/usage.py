@@ -1,0 +1,142 @@
+"""Usage objects kept as the wire sent them.
+
+A generated message class types the usage members its spec lists; providers send more
+(``serviceTier``, ``prompt_cache_hit_tokens``...).  :func:`keep_usage` / :func:`keep_usages`
+attach the sent object to the decoded one and :func:`usage_as_sent` reads it back, so the
+assembled result reports usage as sent (README "usage as sent").
+
+This module is ``src/ssegen/runtime/usage.py`` of ssegen, copied verbatim into every
+generated package: edit it there, then run ``ssegen generate``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
+
+import msgspec
+
+#: The attribute a typed usage object carries the object as sent on (see :func:`keep_usage`).
+_SENT = "_ssegen_sent"
+
+T = TypeVar("T")
+
+
+def keep_usage(chunk: T, data: str | bytes, attr: str = "usage") -> T:
+    """``chunk``, its typed usage object (member ``attr``) made to carry the usage
+    object as sent, every member included: typed decoding keeps only the members
+    the spec lists, and servers send more (DeepSeek ``prompt_cache_hit_tokens`` and
+    ``prompt_tokens_details``, OpenRouter ``cost_details``, Groq ``queue_time``).
+
+    ``attr`` may be a dotted path, where a block family's usage is nested (Anthropic
+    ``message.usage``, OpenAI Responses ``response.usage``); a segment whose identifier
+    is not its wire name is written ``identifier:wire`` (Gemini's
+    ``usage_metadata:usageMetadata``).
+
+    Called by the generated ``classify`` on each chunk it decodes: the JSON ``data`` is
+    kept on the typed usage, and decoded a second time, for the usage object only, when
+    :func:`usage_as_sent` first reads it (a stream that re-sends its usage with every
+    chunk, as Gemini's ``usageMetadata``, pays for the one the result keeps). Never
+    raises.
+    """
+    if "." in attr or ":" in attr:
+        _keep_nested(chunk, data, attr)
+        return chunk
+    usage = getattr(chunk, attr, None)
+    if usage is not None:
+        _attach(usage, data, attr)
+    return chunk
+
+
+def kept(decode: Callable[[bytes], T], attr: str) -> Callable[[bytes], T]:
+    """``decode`` followed by :func:`keep_usage` of member ``attr`` (a named-event
+    decoder table's entry for a message whose usage is kept)."""
+
+    def decode_kept(data: bytes) -> T:
+        return keep_usage(decode(data), data, attr)
+
+    return decode_kept
+
+
+#: usage path -> a decoder reading only the object at that path
+_PROBES: dict[str, Callable[[str | bytes], Any]] = {}
+#: usage path -> the identifiers on the way
+_NAMES: dict[str, tuple[str, ...]] = {}
+
+
+def _names(attr: str) -> tuple[str, ...]:
+    names = _NAMES.get(attr)
+    if names is None:
+        names = _NAMES[attr] = tuple(s.partition(":")[0] for s in attr.split("."))
+    return names
+
+
+def _keep_nested(chunk: Any, data: str | bytes, attr: str) -> None:
+    usage = chunk
+    for name in _names(attr):
+        usage = getattr(usage, name, None)
+        if usage is None:
+            return
+    _attach(usage, data, attr)
+
+
+def keep_usages(chunks: Sequence[Any], values: Sequence[bytes], attr: str = "usage") -> None:
+    """:func:`keep_usage` for a run of chunks decoded from ``values`` (their JSON
+    data, in the same order), as the generated batch decoder gives them."""
+    names = _names(attr)
+    if len(names) > 1:
+        for chunk, value in zip(chunks, values, strict=False):
+            _keep_nested(chunk, value, attr)
+        return
+    name = attr.partition(":")[0]
+    try:
+        for chunk, value in zip(chunks, values, strict=False):
+            usage = getattr(chunk, name, None)
+            if usage is not None:
+                setattr(usage, _SENT, (value, attr))
+    except (AttributeError, TypeError, ValueError):
+        pass  # a class without room (generated before): the typed members only
+
+
+def _read_sent(data: str | bytes, attr: str) -> Any:
+    """The object at usage path ``attr`` of the JSON text ``data`` (None when it is not
+    there): what :func:`keep_usage` kept, read by :func:`usage_as_sent`."""
+    decode = _PROBES.get(attr)
+    if decode is None:
+        probe: Any = Any
+        for segment in reversed(attr.split(".")):
+            name, _, wire = segment.partition(":")
+            probe = msgspec.defstruct(
+                "UsageProbe", [(name, probe | None, None)], rename={name: wire or name}
+            )
+        decode = _PROBES[attr] = msgspec.json.Decoder(probe).decode
+    try:
+        sent = decode(data)
+    except (msgspec.ValidationError, msgspec.DecodeError):
+        return None
+    for name in _names(attr):
+        sent = getattr(sent, name, None)
+    return sent
+
+
+def _attach(usage: Any, data: str | bytes, attr: str = "usage") -> None:
+    try:
+        # Not a field: ``dict=True`` usage classes (and pydantic models) have room for it;
+        # the event's JSON text, with the path to read the usage at.
+        setattr(usage, _SENT, (data, attr))
+    except (AttributeError, TypeError, ValueError):
+        pass  # a class without room (generated before): the typed members only
+
+
+def usage_as_sent(usage: Any) -> dict[str, Any] | None:
+    """The usage object exactly as the server sent it (plain JSON data, the members
+    the spec does not list and nested objects included), when the decoder kept it
+    on the typed ``usage`` (see :func:`keep_usage`); else None."""
+    sent = getattr(usage, _SENT, None)
+    if isinstance(sent, tuple):
+        sent = _read_sent(*sent)
+        try:
+            setattr(usage, _SENT, sent)
+        except (AttributeError, TypeError, ValueError):
+            pass
+    return sent if isinstance(sent, dict) else None
