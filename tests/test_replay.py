@@ -99,17 +99,7 @@ def test_each_source_gives_what_it_names(tmp_path: Any) -> None:
         frames_for(chat, replay=tmp_path / "missing.sse")
 
 
-GEMINI_ERROR = pytest.mark.xfail(
-    strict=True,
-    reason="generated/gemini decodes {'error': {...}} as a GenerateContentResponse with every member None "
-    "(all optional, unknown members ignored): the error is not reported (the decoder's, not the mock's)",
-)
-
-
-MARKS = {"gemini": GEMINI_ERROR}
-
-
-@pytest.mark.parametrize("provider", [pytest.param(p, marks=MARKS[p]) if p in MARKS else p for p in PROVIDERS])
+@pytest.mark.parametrize("provider", PROVIDERS)
 def test_every_channels_error_event_is_assembled_as_an_error(provider: str) -> None:
     for address in importlib.import_module(f"generated.{provider}").CHANNELS:
         chan = _chan(provider, address)

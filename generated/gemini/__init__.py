@@ -14,7 +14,7 @@ Usage::
     print(result.to_dict())
 
 Channels:
-    ``/models/{model}:streamGenerateContent``: GenerateContentResponse.
+    ``/models/{model}:streamGenerateContent``: ErrorResponse, GenerateContentResponse.
 """
 
 from . import models, sse

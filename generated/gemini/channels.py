@@ -27,11 +27,17 @@ from .sse import ServerSentEvent
 from .stream import Channel
 from .usage import keep_usage, keep_usages
 
+_decode_error_response_models_model_stream_generate_content = msgspec.json.Decoder(
+    models.ErrorResponse
+).decode
 _decode_generate_content_response_models_model_stream_generate_content = msgspec.json.Decoder(
     models.GenerateContentResponse
 ).decode
 _LENIENT_MODELS_MODEL_STREAM_GENERATE_CONTENT: dict[str, tuple[type, ...]] = {
-    "*": (models.GenerateContentResponse,),
+    "*": (
+        models.ErrorResponse,
+        models.GenerateContentResponse,
+    ),
 }
 _LENIENT_USAGE_MODELS_MODEL_STREAM_GENERATE_CONTENT: dict[type, str] = {
     models.GenerateContentResponse: "usage_metadata:usageMetadata",
@@ -39,7 +45,7 @@ _LENIENT_USAGE_MODELS_MODEL_STREAM_GENERATE_CONTENT: dict[type, str] = {
 
 
 MODELS_MODEL_STREAM_GENERATE_CONTENT_EVENT = Union[
-    models.GenerateContentResponse, UnknownEvent, StreamTruncated
+    models.ErrorResponse, models.GenerateContentResponse, UnknownEvent, StreamTruncated
 ]
 """Any event of channel /models/{model}:streamGenerateContent."""
 
@@ -51,6 +57,10 @@ def classify_models_model_stream_generate_content(
     event = sse.event
     data = sse.data
     reason = None
+    try:
+        return _decode_error_response_models_model_stream_generate_content(data)
+    except (msgspec.ValidationError, msgspec.DecodeError) as exc:
+        reason = "ErrorResponse: " + str(exc)
     try:
         return keep_usage(
             _decode_generate_content_response_models_model_stream_generate_content(data),
@@ -82,7 +92,8 @@ def classify_values_models_model_stream_generate_content(
     (the terminator, classified alone by the caller with the values after it), when
     each is a GenerateContentResponse (what :func:`classify_models_model_stream_generate_content` gives then), decoded
     without a Python-level loop: the events of the first ``len(result)`` values.
-    None when one is not (each is then classified alone)."""
+    None when one is not (each is then classified alone), or may be a message
+    classified before it (ErrorResponse: its ``error`` member is sent)."""
     try:
         if len(values) == 1:  # a read of one event, as servers flushing each token send
             run = [
@@ -90,6 +101,8 @@ def classify_values_models_model_stream_generate_content(
                     values[0]
                 )
             ]
+            if chunk.error is not None:
+                return None  # it may be ErrorResponse, tried first
             if chunk.usage_metadata is not None:
                 keep_usages(run, values, "usage_metadata:usageMetadata")
             return run
@@ -98,6 +111,8 @@ def classify_values_models_model_stream_generate_content(
         )
     except (msgspec.ValidationError, msgspec.DecodeError):
         return None
+    if [chunk for chunk in run if chunk.error is not None]:
+        return None  # one may be ErrorResponse, tried first: each alone
     if [chunk for chunk in run if chunk.usage_metadata is not None]:
         keep_usages(run, values, "usage_metadata:usageMetadata")
     return run
@@ -106,77 +121,15 @@ def classify_values_models_model_stream_generate_content(
 def _apply_models_model_stream_generate_content_generate_content_response(
     acc: Accumulator, chunk: models.GenerateContentResponse
 ) -> None:
-    if (acc.id is None or acc.model is None) and (v0 := chunk.response_id) is not None:
-        acc.meta(v0, chunk.model_version)
-    if (v1 := chunk.candidates) is not None:
-        for v3, v2 in enumerate(v1):
-            if (v4 := v2.content) is not None and (v5 := v4.parts) is not None:
-                for v7, v6 in enumerate(v5):
-                    if (v8 := v6.text) is not None and not (v6.thought is True):
-                        (
-                            acc.states.get(v10 := v9 if (v9 := v2.index) is not None else v3)
-                            or acc.choice(v10)
-                        ).content.append(v8)
-                    if (v11 := v6.text) is not None and v6.thought is True:
-                        (
-                            acc.states.get(v13 := v12 if (v12 := v2.index) is not None else v3)
-                            or acc.choice(v13)
-                        ).reasoning_content.append(v11)
-                    if (v14 := v6.function_call) is not None:
-                        v17 = acc.states.get(
-                            v16 := v15 if (v15 := v2.index) is not None else v3
-                        ) or acc.choice(v16)
-                        v17.add_call(
-                            v14.id, (v18 := v14.name), v14.args, v14.partial_args, v18 is None
-                        )
-                    if v6.executable_code is not None:
-                        (
-                            acc.states.get(v21 := v20 if (v20 := v2.index) is not None else v3)
-                            or acc.choice(v21)
-                        ).content_parts.append(as_sent(v6))
-                    if v6.code_execution_result is not None:
-                        (
-                            acc.states.get(v24 := v23 if (v23 := v2.index) is not None else v3)
-                            or acc.choice(v24)
-                        ).content_parts.append(as_sent(v6))
-                    if v6.inline_data is not None:
-                        (
-                            acc.states.get(v27 := v26 if (v26 := v2.index) is not None else v3)
-                            or acc.choice(v27)
-                        ).content_parts.append(as_sent(v6))
-                    if v6.file_data is not None:
-                        (
-                            acc.states.get(v30 := v29 if (v29 := v2.index) is not None else v3)
-                            or acc.choice(v30)
-                        ).content_parts.append(as_sent(v6))
-                    if v6.function_response is not None:
-                        (
-                            acc.states.get(v33 := v32 if (v32 := v2.index) is not None else v3)
-                            or acc.choice(v33)
-                        ).content_parts.append(as_sent(v6))
-                    if (v34 := v6.thought_signature) is not None:
-                        acc.collect("thought_signatures", as_sent(v34))
-            if (v35 := v2.finish_reason) is not None:
-                (
-                    acc.states.get(v37 := v36 if (v36 := v2.index) is not None else v3)
-                    or acc.choice(v37)
-                ).finish_reason = v35
-            if (v38 := v2.finish_reason) is not None:
-                acc.stop_reason = v38
-            if v2.finish_reason is not None:
-                acc.done()
-    if (v39 := chunk.prompt_feedback) is not None and (v40 := v39.block_reason) is not None:
-        acc.stop_reason = v40
-    if (v41 := chunk.usage_metadata) is not None:
-        acc.set_usage(v41)
-    if (v43 := chunk.prompt_feedback) is not None and v43.block_reason is not None:
-        acc.done()
+    _apply_models_model_stream_generate_content_generate_content_response_run(acc, (chunk,))
 
 
 def _apply_models_model_stream_generate_content_generate_content_response_run(
     acc: Accumulator, chunks: Iterable[models.GenerateContentResponse]
 ) -> None:
     for chunk in chunks:
+        if (error := chunk.error) is not None:
+            acc.error_in_chunk(error)
         if (acc.id is None or acc.model is None) and (v0 := chunk.response_id) is not None:
             acc.meta(v0, chunk.model_version)
         if (v1 := chunk.candidates) is not None:
@@ -244,7 +197,21 @@ def _apply_models_model_stream_generate_content_generate_content_response_run(
             acc.done()
 
 
+def _apply_models_model_stream_generate_content_error_response(
+    acc: Accumulator, chunk: models.ErrorResponse
+) -> None:
+    acc.error(chunk)
+
+
+def _apply_models_model_stream_generate_content_error_response_run(
+    acc: Accumulator, chunks: Iterable[models.ErrorResponse]
+) -> None:
+    for chunk in chunks:
+        acc.error(chunk)
+
+
 _APPLY_MODELS_MODEL_STREAM_GENERATE_CONTENT: dict[type, Callable[[Accumulator, Any], None]] = {
+    models.ErrorResponse: _apply_models_model_stream_generate_content_error_response,
     models.GenerateContentResponse: _apply_models_model_stream_generate_content_generate_content_response,
     UnknownEvent: Accumulator.unknown,
     StreamTruncated: Accumulator.truncated,
@@ -254,6 +221,7 @@ _APPLY_MODELS_MODEL_STREAM_GENERATE_CONTENT: dict[type, Callable[[Accumulator, A
 _APPLY_RUNS_MODELS_MODEL_STREAM_GENERATE_CONTENT: dict[
     type, Callable[[Accumulator, Iterable[Any]], None]
 ] = {
+    models.ErrorResponse: _apply_models_model_stream_generate_content_error_response_run,
     models.GenerateContentResponse: _apply_models_model_stream_generate_content_generate_content_response_run,
 }
 """How consecutive events of one class of channel /models/{model}:streamGenerateContent feed the accumulator."""
@@ -312,6 +280,18 @@ _ENCODING_MODELS_MODEL_STREAM_GENERATE_CONTENT = Encoding(
             "message",
             '{"candidates":[{"content":{"role":"model","parts":[{"functionCall":{"partialArgs":[{"jsonPath":"$.city","stringValue":"Lis","willContinue":true}],"willContinue":true}}]}}],"usageMetadata":{"trafficType":"ON_DEMAND"},"modelVersion":"gemini-2.5-pro","createTime":"2025-08-19T10:21:07.412318Z","responseId":"M0ykaKqyGfK4nvgP8ua1yAU"}',
         ),
+        (
+            "message",
+            '{"error":{"code":429,"message":"You exceeded your current quota, please check your plan and billing details.","status":"RESOURCE_EXHAUSTED","details":[{"@type":"type.googleapis.com/google.rpc.QuotaFailure","violations":[{"quotaMetric":"generativelanguage.googleapis.com/generate_content_free_tier_requests","quotaId":"GenerateRequestsPerMinutePerProjectPerModel-FreeTier"}]},{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"37s"}]}}',
+        ),
+        (
+            "message",
+            '{"error":{"code":503,"message":"The model is overloaded. Please try again later.","status":"UNAVAILABLE"}}',
+        ),
+        (
+            "message",
+            '{"error":{"code":500,"message":"An internal error has occurred.","status":"INTERNAL"}}',
+        ),
     ),
 )
 """How channel /models/{model}:streamGenerateContent encodes its events (``encode``) and the examples ``example_stream`` starts from."""
@@ -322,6 +302,7 @@ MODELS_MODEL_STREAM_GENERATE_CONTENT_CHANNEL: Channel[
 ] = Channel(
     "/models/{model}:streamGenerateContent",
     {
+        "ErrorResponse": models.ErrorResponse,
         "GenerateContentResponse": models.GenerateContentResponse,
     },
     classify_models_model_stream_generate_content,

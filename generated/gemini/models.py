@@ -126,6 +126,7 @@ class GenerateContentResponse(msgspec.Struct, kw_only=True, omit_defaults=True, 
         response_id: Identifies the response; the same on every chunk of one stream.
         model_status: The model's lifecycle status (preview, deprecation).
         create_time: Vertex AI only. When the request was received (RFC 3339 timestamp).
+        error: Not in the spec: an error object some servers put in an ordinary chunk mid-stream (OpenRouter: `{"code": 400, "message": "Token limit reached"}`); the accumulator records it in `errors` (kind `error_in_chunk`).
         off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
     """
 
@@ -136,6 +137,7 @@ class GenerateContentResponse(msgspec.Struct, kw_only=True, omit_defaults=True, 
     response_id: str | None = msgspec.field(default=None, name="responseId")
     model_status: ModelStatus | None = msgspec.field(default=None, name="modelStatus")
     create_time: str | None = msgspec.field(default=None, name="createTime")
+    error: Any = None
     off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
@@ -660,3 +662,36 @@ class ModelStatus(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     model_stage: str | None = msgspec.field(default=None, name="modelStage")
     retirement_time: str | None = msgspec.field(default=None, name="retirementTime")
     message: str | None = None
+
+
+class ErrorResponse(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
+    """Google's JSON error: the request failed. Sent instead of a chunk, as the only event
+    or after the chunks that came before the failure.
+
+    Attributes:
+        error: What went wrong (the `google.rpc.Status` error model in its JSON form).
+        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
+    """
+
+    error: Status
+    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
+
+
+class Status(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
+    """What went wrong (the `google.rpc.Status` error model in its JSON form).
+
+    Attributes:
+        code: The HTTP status code (400, 403, 404, 429, 500, 503, 504).
+        message: A developer-facing description of the error, in English.
+        status: The canonical error code's name: `INVALID_ARGUMENT` and `FAILED_PRECONDITION`
+            (400), `PERMISSION_DENIED` (403), `NOT_FOUND` (404), `RESOURCE_EXHAUSTED` (429),
+            `INTERNAL` (500), `UNAVAILABLE` (503), `DEADLINE_EXCEEDED` (504), ...
+        details: Machine-readable details, each an object whose `@type` names its kind
+            (`type.googleapis.com/google.rpc.ErrorInfo`, `.RetryInfo` with `retryDelay`,
+            `.QuotaFailure` with `violations`, `.BadRequest`, `.Help`, ...); kept as sent.
+    """
+
+    code: int | None = None
+    message: str | None = None
+    status: str | None = None
+    details: list[dict[str, Any]] | None = None

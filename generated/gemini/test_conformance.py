@@ -89,6 +89,30 @@ EXAMPLES: list[tuple[str, str, str, str, str, str]] = [
         '{"candidates":[{"content":{"role":"model","parts":[{"functionCall":{"partialArgs":[{"jsonPath":"$.city","stringValue":"Lis","willContinue":true}],"willContinue":true}}]}}],"usageMetadata":{"trafficType":"ON_DEMAND"},"modelVersion":"gemini-2.5-pro","createTime":"2025-08-19T10:21:07.412318Z","responseId":"M0ykaKqyGfK4nvgP8ua1yAU"}',
         "/models/{model}:streamGenerateContent GenerateContentResponse vertex-partial-args",
     ),
+    (
+        "/models/{model}:streamGenerateContent",
+        "message",
+        "ErrorResponse",
+        "ErrorResponse",
+        '{"error":{"code":429,"message":"You exceeded your current quota, please check your plan and billing details.","status":"RESOURCE_EXHAUSTED","details":[{"@type":"type.googleapis.com/google.rpc.QuotaFailure","violations":[{"quotaMetric":"generativelanguage.googleapis.com/generate_content_free_tier_requests","quotaId":"GenerateRequestsPerMinutePerProjectPerModel-FreeTier"}]},{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"37s"}]}}',
+        "/models/{model}:streamGenerateContent ErrorResponse rate-limited",
+    ),
+    (
+        "/models/{model}:streamGenerateContent",
+        "message",
+        "ErrorResponse",
+        "ErrorResponse",
+        '{"error":{"code":503,"message":"The model is overloaded. Please try again later.","status":"UNAVAILABLE"}}',
+        "/models/{model}:streamGenerateContent ErrorResponse overloaded",
+    ),
+    (
+        "/models/{model}:streamGenerateContent",
+        "message",
+        "ErrorResponse",
+        "ErrorResponse",
+        '{"error":{"code":500,"message":"An internal error has occurred.","status":"INTERNAL"}}',
+        "/models/{model}:streamGenerateContent ErrorResponse internal",
+    ),
 ]
 
 

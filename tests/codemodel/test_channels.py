@@ -149,6 +149,38 @@ def test_no_batch_plan_with_vendor_tags_or_several_plain_json_messages() -> None
     assert (tagged.batch, several.batch) == (None, None)
 
 
+def _failure(nullable: bool = False) -> object:
+    status = obj("Status", opt("message", string()), nullable=nullable)
+    return message("Failure", obj("Failure", req("error", status)), kind="error")
+
+
+def _choices_chunk(*members: object) -> object:
+    choice = obj("Choice", opt("index", integer()), opt("text", string()))
+    return message("Chunk", obj("Chunk", opt("id", string()), opt("choices", array(choice)), *members))
+
+
+def test_batch_plan_guards_an_error_message_that_classify_tries_before_the_chunk() -> None:
+    """An error message requiring ``error`` (Gemini's ``ErrorResponse``) is tried before the
+    chunk, whose members are all optional: a run whose chunks' ``error`` member (which the
+    chunk's plan reads) is not sent is decoded as chunks at once."""
+    spec, _ = _spec(channel(_choices_chunk(), _failure()))
+    assert spec.fallback is not None and [m.name for m in spec.fallback.decoders] == ["Failure", "Chunk"]
+    assert spec.batch is not None and spec.batch.message.name == "Chunk"
+    assert ([m.name for m in spec.batch.guards], spec.batch.error) == (["Failure"], "error")
+    gemini = load_provider(SPECS, "gemini").provider
+    assert gemini is not None
+    spec, _ = _spec(gemini.channels[0])
+    assert spec.batch is not None and spec.batch.message.name == "GenerateContentResponse"
+    assert ([m.name for m in spec.batch.guards], spec.batch.error) == (["ErrorResponse"], "error")
+
+
+def test_no_batch_plan_when_a_message_tried_first_may_hold_a_null_error() -> None:
+    """``"error": null`` decodes as a nullable error message but leaves the chunk's
+    ``error`` None: the chunk's member cannot tell them apart."""
+    spec, _ = _spec(channel(_choices_chunk(), _failure(nullable=True)))
+    assert spec.batch is None
+
+
 def test_non_ascii_sentinel_is_marked_for_encoding() -> None:
     stop = message("Stop", string("[FIN—]"), kind="terminator")
     spec, _ = _spec(channel(_chunk(), stop))

@@ -92,3 +92,66 @@ def test_a_channel_no_family_fits_is_reported_once(tmp_path: Path) -> None:
     channel, diagnostics = _channel(tmp_path, text)
     assert channel.accumulation is not None and channel.accumulation.family == "none"
     assert len([d for d in diagnostics if d.startswith("accumulation-unknown")]) == 1
+
+
+#: A chat stream (AsyncAPI 3.0, data-only) whose failure is a chunk-shaped error: ``{"error":
+#: {...}}`` with ``error`` required, the other message a chat-completions chunk.
+CHAT_WITH_ERROR = """\
+asyncapi: 3.0.0
+info: {title: Chat, version: '1'}
+channels:
+  chat:
+    address: /chat/completions
+    messages:
+      Chunk:
+        payload:
+          type: object
+          properties:
+            id: {type: string}
+            choices:
+              type: array
+              items:
+                type: object
+                properties:
+                  index: {type: integer}
+                  delta: {type: object, properties: {content: {type: string}}}
+      Failure:
+        payload:
+          type: object
+          required: [error]
+          properties:
+            error: {type: object, properties: {message: {type: string}}}
+"""
+
+
+def test_an_error_message_of_a_gemini_channel_is_an_error_step() -> None:
+    """Google's JSON error (``specs/gemini/generate-content.yaml``, ``ErrorResponse``) is
+    recorded as an error; the chunks keep the whole ``gemini`` plan."""
+    provider = load_provider(SPECS, "gemini").provider
+    assert provider is not None
+    [channel] = provider.channels
+    plan = channel.accumulation
+    assert plan is not None and plan.family == "gemini"
+    assert [name for name, _ in plan.steps] == ["GenerateContentResponse", "ErrorResponse"]
+    assert plan.of("ErrorResponse") == (AccumulateStep("error"),)
+    assert AccumulateStep("error") not in plan.of("GenerateContentResponse")
+    meta = AccumulateStep("meta", value=("responseId",), extra=("modelVersion",))
+    assert plan.of("GenerateContentResponse")[0] == meta
+
+
+def test_an_error_message_of_a_chat_channel_is_an_error_step(tmp_path: Path) -> None:
+    channel, _ = _channel(tmp_path, CHAT_WITH_ERROR)
+    plan = channel.accumulation
+    assert plan is not None and plan.family == "chat"
+    assert plan.of("Failure") == (AccumulateStep("error"),)
+    assert plan.of("Chunk")[-1] == AccumulateStep("error", value=("error",))  # an error inside a chunk
+
+
+def test_an_error_member_must_be_required_and_an_object_or_a_string(tmp_path: Path) -> None:
+    optional = CHAT_WITH_ERROR.replace("          required: [error]\n", "")
+    channel, _ = _channel(tmp_path / "optional", optional)
+    assert channel.accumulation is not None and channel.accumulation.of("Failure") == ()
+    member = "error: {type: object, properties: {message: {type: string}}}"
+    for kind, steps in (("string", (AccumulateStep("error"),)), ("integer", ())):
+        channel, _ = _channel(tmp_path / kind, CHAT_WITH_ERROR.replace(member, f"error: {{type: {kind}}}"))
+        assert channel.accumulation is not None and channel.accumulation.of("Failure") == steps, kind

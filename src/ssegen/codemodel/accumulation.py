@@ -112,6 +112,7 @@ class ApplyPlan:
             says; None for a message without choices.
         error_member: the class lacks an ``error`` member and gets one typed
             ``Any`` (see ``ModelsBuilder.add_error_member``).
+        error_attr: the identifier of the ``error`` member ``error`` reads; "" without one.
         keep_usage: the identifier of the ``usage`` member, whose object as sent
             (every member, the unlisted ones included) the decoder keeps for
             ``acc.set_usage``; "" without usage.
@@ -129,6 +130,7 @@ class ApplyPlan:
     steps: tuple[Feed, ...] = ()
     error: Feed | None = None
     error_member: bool = False
+    error_attr: str = ""
     keep_usage: str = ""
     executor: str = ""
 
@@ -224,7 +226,11 @@ def executor_plan(
         if step.mode:
             parts.append(f"mode={step.mode!r}")
         items.append(f"Step({', '.join(parts)})")
-    compiled = compile_steps(payload, steps, choices, plain)
+    # An error object inside a chunk the spec does not declare (the gemini plan's, as the
+    # chat family's): read from the member the class gets for it, as ``apply_plan`` does.
+    inside = tuple(s for s in steps if _error_undeclared(payload, s))
+    error, error_member = _error(payload, plain) if inside else (None, False)
+    compiled = compile_steps(payload, tuple(s for s in steps if s not in inside), choices, plain)
     return ApplyPlan(
         function=function,
         run=PythonIdentifier.verbatim(f"{function}_run"),
@@ -234,9 +240,18 @@ def executor_plan(
         usage=None,
         full_text=None,
         steps=tuple(Feed(None, block) for block in compiled or ()),
+        error=error if compiled is not None else None,
+        error_member=error_member,
+        error_attr=_error_attr(payload) if error is not None and compiled is not None else "",
         keep_usage=_kept_path(payload, steps),
         executor="" if compiled is not None else f"Plan(({''.join(item + ', ' for item in items)}), choices={choices})",
     )
+
+
+def _error_undeclared(payload: Schema, step: AccumulateStep) -> bool:
+    """True for the step reading a chunk's top-level ``error`` object where ``payload`` does
+    not declare it (``ssegen.normalize.accumulation.ERROR_IN_CHUNK``)."""
+    return step.action == "error" and step.value == ("error",) and payload.property("error") is None
 
 
 def _segments(schema: Schema | None, path: tuple[str, ...], variant: tuple[str, str] | None = None) -> str:
@@ -442,6 +457,7 @@ def apply_plan(
         full_text=_feed("chunk", full_text, "full_text", lambda v: f"acc.final_text = {v}") if full_text else None,
         error=error,
         error_member=error_member,
+        error_attr=_error_attr(payload) if error is not None else "",
         keep_usage=str(usage.attr) if usage else "",
     )
 
@@ -457,6 +473,13 @@ def _set_usage(value: str, plain: str) -> str:
     if plain == "{}":
         return f"acc.set_usage({value})"
     return f"acc.set_usage({plain.format(value)}, {value})"
+
+
+def _error_attr(payload: Schema) -> str:
+    """The identifier of the chunk's ``error`` member: the declared one's, else ``error``
+    (the member :func:`_error` gives the class)."""
+    prop = payload.property("error")
+    return str(field_identifiers(payload)[prop.name]) if prop is not None else "error"
 
 
 def _error(payload: Schema, plain: str) -> tuple[Feed | None, bool]:

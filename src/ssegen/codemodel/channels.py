@@ -135,26 +135,49 @@ class Sentinel:
 
 @dataclass(frozen=True)
 class BatchPlan:
-    """The fast path of a channel whose plain ``message`` events are one JSON message.
+    """The fast path of a channel whose plain ``message`` events are one JSON message
+    (and, tried before it, error messages told by their ``error`` member).
 
     ``classify_values`` decodes a run of raw values with that message's decoder
     without a Python-level loop, up to the first literal of the channel (the
     ``[DONE]`` ending a whole body read at once), which the runtime classifies
     alone with the values after it; a value the decoder refuses makes the whole
-    run fall back to classifying each event alone.
+    run fall back to classifying each event alone, and so does a run with a value
+    whose ``error`` member is sent (not null): it may be one of ``guards``, which
+    ``classify`` tries first. The message's plan reads that member (an error inside a
+    chunk; the class gets it when the spec has none, ``ModelsBuilder.add_error_member``),
+    so it is decoded with each value, where searching the text for it would cost the
+    fast path half a decode.
 
     Attributes:
         function: the generated ``classify_values_<channel>`` name.
-        message: the one JSON message of plain ``message`` events.
+        message: the one JSON message of plain ``message`` events, or the last one
+            ``classify`` tries (the least constrained) when the others are guards.
         sentinels: the channel's literals carried by plain ``message`` events.
         apply_values: the plan's batch handler (``<function>_run``), or None
             when the message feeds nothing to the accumulator by plan.
+        guards: the error messages ``classify`` tries before ``message`` (Gemini's
+            ``ErrorResponse``), each requiring a non-null ``error``.
+        error: the identifier of ``message``'s ``error`` member, when there are guards.
     """
 
     function: PythonIdentifier
     message: MessageSpec
     sentinels: tuple[Sentinel, ...]
     apply_values: PythonIdentifier | None
+    guards: tuple[MessageSpec, ...] = ()
+    error: PythonIdentifier | None = None
+
+    @property
+    def binds_first(self) -> bool:
+        """True when the one-value path reads members of its event (the kept usage, the
+        ``error`` member): it binds the event to a name."""
+        return bool(self.message.keep_usage or self.guards)
+
+    @property
+    def guard_names(self) -> str:
+        """The guards' classes, for comments (``ErrorResponse``)."""
+        return " or ".join(m.cls for m in self.guards)
 
 
 @dataclass(frozen=True)
@@ -375,7 +398,7 @@ def channel_spec(
             if m.keep_usage and any(f"models.{m.cls}" in classes for _, classes in lenient)
         ),
         lenient_usage_table=PythonIdentifier.verbatim(f"_LENIENT_USAGE_{upper}"),
-        batch=_batch_plan(ident, plain, plans),
+        batch=_batch_plan(ident, plain, plans, channel),
         named=_named_plan(ident, branches, models.flavour),
         family=channel.accumulation.family if channel.accumulation is not None else "chat",
         framing=channel.framing,
@@ -521,19 +544,46 @@ def _with_handler(message: MessageSpec, plans: list[ApplyPlan], flavour: Flavour
     return replace(message, handler=handler)
 
 
-def _batch_plan(ident: PythonIdentifier, plain: EventBranch | None, plans: list[ApplyPlan]) -> BatchPlan | None:
-    """The fast path, when plain ``message`` events (branch ``plain``) carry exactly one
-    JSON message and no tag: then each raw value either decodes as it or the run falls back."""
-    if plain is None or plain.tag_field or len(plain.decoders) != 1:
+def _batch_plan(
+    ident: PythonIdentifier, plain: EventBranch | None, plans: list[ApplyPlan], channel: Channel
+) -> BatchPlan | None:
+    """The fast path, when plain ``message`` events (branch ``plain``) carry one JSON
+    message and no tag: then each raw value either decodes as it or the run falls back.
+    The messages ``classify`` tries before the last (least constrained) one are guards
+    when each is an error (its kind, or a plan of ``error`` steps only) that requires a
+    non-null ``error`` member and the last one's plan reads its ``error`` member (Gemini's
+    ``ErrorResponse`` before ``GenerateContentResponse``); else there is none."""
+    if plain is None or plain.tag_field or not plain.decoders:
         return None
-    message = plain.decoders[0]
+    *before, message = plain.decoders
     plan = next((p for p in plans if p.cls == message.cls), None)
+    error = PythonIdentifier.verbatim(plan.error_attr) if plan is not None and plan.error_attr else None
+    for other in before:
+        guard = channel.message(other.name)
+        if error is None or guard is None or not _is_error(channel, guard) or not _requires_error(guard):
+            return None
     return BatchPlan(
         function=PythonIdentifier.verbatim(f"classify_values_{ident}"),
         message=message,
         sentinels=tuple(Sentinel(m.literal, m.literal.isascii()) for m in plain.literals if m.literal is not None),
         apply_values=plan.run if plan is not None else None,
+        guards=tuple(before),
+        error=error if before else None,
     )
+
+
+def _is_error(channel: Channel, message: Message) -> bool:
+    """True when ``message`` is an error: of kind ``error``, or every step of its plan an
+    ``error`` step (``ssegen.normalize.accumulation.ERROR_PLAN``)."""
+    steps = channel.accumulation.of(message.name) if channel.accumulation is not None else ()
+    return message.kind == "error" or (bool(steps) and all(step.action == "error" for step in steps))
+
+
+def _requires_error(message: Message) -> bool:
+    """True when ``message`` decodes only from an object whose ``error`` member is sent and
+    not null: what the batch message's ``error`` member tells."""
+    prop = message.payload.property("error")
+    return prop is not None and prop.required and not prop.schema.nullable and prop.schema.type != "any"
 
 
 def _named_plan(ident: PythonIdentifier, branches: list[EventBranch], flavour: Flavour) -> NamedPlan | None:

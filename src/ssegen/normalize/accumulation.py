@@ -15,7 +15,11 @@ shape. Three families are recognized from the messages' shape, in this order:
     its ``index``, each part appended in order (``text`` to ``content``, a ``thought: true``
     part's text to ``reasoning_content``, a ``functionCall`` a whole tool call),
     ``finishReason`` the finish and stop reason and the end of the stream (Gemini sends no
-    terminator), ``usageMetadata`` replaced whole by each chunk that sends it.
+    terminator), ``usageMetadata`` replaced whole by each chunk that sends it, and (as in
+    ``chat``) an ``error`` object inside a chunk an error (:data:`ERROR_IN_CHUNK`).
+    In both families a message sent in place of a chunk whose required ``error`` member is
+    an object or a string (Google's JSON error ``ErrorResponse``) is an error
+    (:data:`ERROR_PLAN`).
 ``cohere``
     Cohere v2 chat streaming: messages whose ``type`` is fixed to ``message-start``,
     ``content-start``/``-delta``/``-end``, ``tool-plan-delta``, ``tool-call-start``/``-delta``/
@@ -235,9 +239,19 @@ def chat_plan(payload: Schema) -> tuple[AccumulateStep, ...]:
         _S("stop", key=key, value=(*choice, "finish_reason")),
         _S("usage", value=("usage",), mode="replace"),
         _S("append", value=("full_text",), field="full_text"),
-        _S("error", value=("error",)),
+        ERROR_IN_CHUNK,
     ]
     return tuple(steps)
+
+
+#: The plan of an error message of a ``chat`` or ``gemini`` channel (:func:`_is_error`):
+#: the event is an error, recorded in ``errors`` (``error_event``), text so far kept.
+ERROR_PLAN: tuple[AccumulateStep, ...] = (_S("error"),)
+
+#: The step reading a top-level ``error`` object inside an ordinary chunk, whatever the
+#: spec says (OpenRouter's chat chunks; a Gemini chunk whose ``error`` is not Google's
+#: error shape): kept in the ``chat`` and ``gemini`` plans though the payload lacks it.
+ERROR_IN_CHUNK = _S("error", value=("error",))
 
 
 #: The part members of a Gemini candidate kept as sent (``content_parts``).
@@ -287,6 +301,7 @@ def gemini_plan(payload: Schema) -> tuple[AccumulateStep, ...]:
         _S("usage", value=("usageMetadata",), mode="replace"),
         _S("complete", value=finish),
         _S("complete", value=blocked),
+        ERROR_IN_CHUNK,
     )
 
 
@@ -308,7 +323,11 @@ def _plan(channel: Channel, diagnostics: Diagnostics) -> Channel:
     for family, shape, plan in (("chat", _is_chat, chat_plan), ("gemini", _is_gemini, gemini_plan)):
         chunks = [m for m in data if m.kind == "data" and shape(m.payload)]
         if chunks:
-            steps = [(m.name, _kept(m.payload, plan(m.payload), family)) for m in chunks]
+            steps = [
+                (m.name, _kept(m.payload, plan(m.payload), family) if shape(m.payload) else ERROR_PLAN)
+                for m in data
+                if m.kind == "data" and (shape(m.payload) or _is_error(m.payload))
+            ]
             return replace(
                 channel,
                 accumulation=Accumulation(
@@ -338,10 +357,10 @@ def _plan(channel: Channel, diagnostics: Diagnostics) -> Channel:
 def _kept(payload: Schema, steps: tuple[AccumulateStep, ...], family: str) -> tuple[AccumulateStep, ...]:
     """The steps of a built-in plan whose paths exist in ``payload`` (the chat family's
     are all kept: its code model reads what the spec types and the members servers send
-    beyond it)."""
+    beyond it; :data:`ERROR_IN_CHUNK` is kept in every family whose plan has it)."""
     if family == "chat":
         return steps
-    return tuple(fitted for s in steps if (fitted := _fitted(payload, s)) is not None)
+    return tuple(fitted for s in steps if (fitted := s if s == ERROR_IN_CHUNK else _fitted(payload, s)) is not None)
 
 
 def _generic(family: str, tag: str | None) -> tuple[AccumulateStep, ...]:
@@ -358,6 +377,15 @@ def _generic(family: str, tag: str | None) -> tuple[AccumulateStep, ...]:
 def _is_chat(payload: Schema) -> bool:
     prop = payload.property("choices")
     return prop is not None and prop.schema.type == "array" and prop.schema.items is not None
+
+
+def _is_error(payload: Schema) -> bool:
+    """True for an error message sent in place of a chunk: a payload whose required
+    ``error`` member is an object (Google's JSON error ``{"error": {"code", "message",
+    "status", "details"}}``, ``specs/gemini/generate-content.yaml``) or a string (Ollama's
+    ``{"error": "..."}``, ``specs/ollama/api.yaml``), which no chunk shape of the family has."""
+    prop = payload.property("error")
+    return prop is not None and prop.required and prop.schema.type in ("object", "string")
 
 
 def _is_gemini(payload: Schema) -> bool:
