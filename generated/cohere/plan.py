@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any, NamedTuple
 
-from .accumulate import Accumulator, BlockState, ChoiceState, _plain
+from .accumulate import Accumulator, BlockState, ChoiceState, _plain, usage_of
 
 #: A path segment meaning every element of the array before it (``[*]``).
 EACH = "*"
@@ -43,7 +43,7 @@ class Step(NamedTuple):
             (absent or another value) or ``present`` (``expected`` True or False).
         members: ``(name, path)``: where ``open`` and ``tool_call`` read ``name`` (``id``,
             ``name``, ``arguments``, ``kind``, ``partial_arguments``, ...), relative to
-            ``value``.
+            ``value``; for ``usage``, the members of the usage object.
         mode: ``usage``: ``merge`` or ``replace``.
     """
 
@@ -129,6 +129,10 @@ def _apply(
         acc.meta(_text(value), _text(extra))
         return
     if action == "usage":
+        if step.members:  # the usage object is these members of the value
+            value = usage_of((name, _read(value, path)) for name, path in step.members)
+            if value is None:
+                return
         if step.mode == "replace":
             acc.set_usage(value)
         else:

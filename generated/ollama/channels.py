@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Literal, Union, overload
 import msgspec
 
 from . import models
-from .accumulate import Accumulator
+from .accumulate import Accumulator, usage_of
 from .encoding import Encoding
 from .events import StreamTruncated, UnknownEvent
 from .lenient import lenient_decode
@@ -115,6 +115,17 @@ _PLAN_APPLY_API_CHAT_CHAT_CHUNK = Plan(
             ),
         ),
         Step("stop", value=("done_reason",)),
+        Step(
+            "usage",
+            members=(
+                ("prompt_eval_count", ("prompt_eval_count",)),
+                ("eval_count", ("eval_count",)),
+                ("total_duration", ("total_duration",)),
+                ("load_duration", ("load_duration",)),
+                ("prompt_eval_duration", ("prompt_eval_duration",)),
+                ("eval_duration", ("eval_duration",)),
+            ),
+        ),
         Step("complete", value=("done_reason",)),
     ),
     choices=False,
@@ -207,6 +218,19 @@ def _apply_api_generate_generate_chunk(acc: Accumulator, chunk: models.GenerateC
         acc.add_text("thinking", v0)
     if (v1 := chunk.done_reason) is not None:
         acc.stop_reason = v1
+    if (
+        v2 := usage_of(
+            (
+                ("prompt_eval_count", chunk.prompt_eval_count),
+                ("eval_count", chunk.eval_count),
+                ("total_duration", chunk.total_duration),
+                ("load_duration", chunk.load_duration),
+                ("prompt_eval_duration", chunk.prompt_eval_duration),
+                ("eval_duration", chunk.eval_duration),
+            )
+        )
+    ) is not None:
+        acc.merge_usage(v2)
     if chunk.done_reason is not None:
         acc.done()
 
@@ -222,6 +246,19 @@ def _apply_api_generate_generate_chunk_run(
             acc.add_text("thinking", v0)
         if (v1 := chunk.done_reason) is not None:
             acc.stop_reason = v1
+        if (
+            v2 := usage_of(
+                (
+                    ("prompt_eval_count", chunk.prompt_eval_count),
+                    ("eval_count", chunk.eval_count),
+                    ("total_duration", chunk.total_duration),
+                    ("load_duration", chunk.load_duration),
+                    ("prompt_eval_duration", chunk.prompt_eval_duration),
+                    ("eval_duration", chunk.eval_duration),
+                )
+            )
+        ) is not None:
+            acc.merge_usage(v2)
         if chunk.done_reason is not None:
             acc.done()
 

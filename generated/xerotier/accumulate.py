@@ -1220,6 +1220,15 @@ def as_sent(value: Any) -> Any:
     return _plain(value)
 
 
+def usage_of(members: Iterable[tuple[str, Any]]) -> dict[str, Any] | None:
+    """The usage object of a plan's ``usage`` step with ``members`` (README "Accumulation
+    plans"): ``{name: value}`` of each member sent (not None), in the order given, values as
+    plain JSON data (Ollama's final line: ``{"prompt_eval_count": 26, "eval_count": 282,
+    "total_duration": 4883583458, ...}``, durations in nanoseconds as sent); None when none is."""
+    usage = {name: _plain(value) for name, value in members if value is not None}
+    return usage or None
+
+
 def _join(parts: list[str]) -> str:
     """The parts joined; a None a leniently decoded event appended (a required text member
     that was missing) is left out."""

@@ -358,8 +358,8 @@ class AccumulateStep:
             chat-completions tool-call fragments, merged by their ``index``), ``close``
             (the block is complete), ``snapshot`` (the list of finished blocks),
             ``stop`` (the stop reason at ``value``: the stream's, or with ``key`` the
-            choice's ``finish_reason``), ``usage`` (the usage object at ``value``,
-            ``mode`` ``merge`` or ``replace``), ``done`` (the stream is complete),
+            choice's ``finish_reason``), ``usage`` (the usage object at ``value``, or the
+            object of its ``members`` sent, ``mode`` ``merge`` or ``replace``), ``done`` (the stream is complete),
             ``complete`` (the stream is complete when ``value`` is present: streams with
             no terminator), ``error`` (the event is an error; with ``value``, the error
             object inside an ordinary event).
@@ -376,7 +376,10 @@ class AccumulateStep:
         when: ``(path, test)`` pairs that must all hold, each path relative to the object
             ``value`` is read from (the root when there is no ``value``).
         members: ``(name, path)`` pairs for ``open`` and ``tool_call``, each path relative
-            to ``value`` (``("name", ("function", "name"))``).
+            to ``value`` (``("name", ("function", "name"))``); for ``usage``, the members of
+            the usage object, each named as it gives it, read from ``value`` (the payload when
+            there is none): Ollama's counts on the final line (``("eval_count",
+            ("eval_count",))``).
         mode: ``usage``: ``merge`` (later members replace earlier ones, the rest stay) or
             ``replace`` (the last object sent is the usage).
         provenance: where the step was stated (``x-ssegen-accumulate``), or None for a

@@ -155,3 +155,36 @@ def test_an_error_member_must_be_required_and_an_object_or_a_string(tmp_path: Pa
     for kind, steps in (("string", (AccumulateStep("error"),)), ("integer", ())):
         channel, _ = _channel(tmp_path / kind, CHAT_WITH_ERROR.replace(member, f"error: {{type: {kind}}}"))
         assert channel.accumulation is not None and channel.accumulation.of("Failure") == steps, kind
+
+
+def test_a_usage_step_names_its_members_as_a_list_or_a_mapping(tmp_path: Path) -> None:
+    """``members`` of ``usage``: paths read from ``value`` (the payload without one), named
+    by their last member when written as a list (Ollama's counts, ``specs/ollama/api.yaml``)."""
+    text = STATED.replace(
+        "      finished:\n",
+        "        - {action: usage, members: [slot, piece.text]}\n"
+        "        - {action: usage, value: piece, members: {chars: text}, mode: replace}\n"
+        "      finished:\n",
+    )
+    channel, diagnostics = _channel(tmp_path, text)
+    assert not [d for d in diagnostics if d.startswith("accumulate-invalid: x-ssegen-accumulate: step")], diagnostics
+    assert channel.accumulation is not None
+    assert channel.accumulation.of("Token")[-2:] == (
+        AccumulateStep("usage", members=(("slot", ("slot",)), ("text", ("piece", "text")))),
+        AccumulateStep("usage", value=("piece",), members=(("chars", ("text",)),), mode="replace"),
+    )
+    ollama = load_provider(SPECS, "ollama").provider
+    assert ollama is not None
+    names = (
+        "prompt_eval_count",
+        "eval_count",
+        "total_duration",
+        "load_duration",
+        "prompt_eval_duration",
+        "eval_duration",
+    )
+    for channel in ollama.channels:
+        plan = channel.accumulation
+        assert plan is not None
+        [usage] = [s for name, steps in plan.steps for s in steps if s.action == "usage"]
+        assert usage == AccumulateStep("usage", members=tuple((name, (name,)) for name in names))

@@ -7,7 +7,10 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import AsyncIterator
+from typing import Any
 
+import yaml
+from conftest import SPECS
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -177,3 +180,64 @@ def test_runs_classified_at_once_equal_each_line_classified_alone(lines: list[st
     one_by_one = [CHAT.classify(event) for event in iter_events(reads, framer=CHAT.framer)]
     assert list(CHAT.decode(reads)) == one_by_one
     assert CHAT.accumulate(CHAT.decode(reads)).to_dict() == CHAT.accumulate(one_by_one).to_dict()
+
+
+#: The timing and token counts of a final line (specs/ollama/api.yaml ``Timings``), in the
+#: order the stated plan's ``usage`` step names them.
+COUNTS = ("prompt_eval_count", "eval_count", "total_duration", "load_duration", "prompt_eval_duration", "eval_duration")
+
+
+def _final_examples(address: str) -> list[dict[str, Any]]:
+    """The final lines (``done: true``) the spec documents for a channel's chunk
+    (``specs/ollama/api.yaml``, the schema's ``examples``), as raw JSON."""
+    schema = {"/api/chat": "ChatChunk", "/api/generate": "GenerateChunk"}[address]
+    document = yaml.safe_load((SPECS / "ollama" / "api.yaml").read_text(encoding="utf-8"))
+    examples: list[dict[str, Any]] = document["components"]["schemas"][schema]["examples"]
+    return [raw for raw in examples if raw.get("done") is True]
+
+
+def test_usage_is_the_final_lines_counts_as_sent() -> None:
+    """The stated plan's ``usage`` step with ``members`` assembles the final line's counts
+    into ``result.usage``, each as sent (tokens, nanoseconds), on ``/api/chat`` (run by the
+    plan executor) and ``/api/generate`` (compiled), at any read split."""
+    for address in ("/api/chat", "/api/generate"):
+        channel = CHANNELS[address]
+        [final] = _final_examples(address)
+        expected = {name: final[name] for name in COUNTS if name in final}
+        assert len(expected) == 6, address  # the documented final line has every count
+        first = {key: value for key, value in final.items() if key not in COUNTS}
+        first.update(done=False, done_reason=None)
+        body = (
+            json.dumps({k: v for k, v in first.items() if v is not None}) + "\n" + json.dumps(final) + "\n"
+        ).encode()
+        for size in (1, 7, len(body)):
+            result = channel.accumulate(channel.decode([body[i : i + size] for i in range(0, len(body), size)]))
+            assert result.usage == expected, (address, size)
+            assert list(result.usage) == list(COUNTS) and result.complete
+            assert result.to_dict()["usage"] == expected
+
+
+def test_usage_holds_only_the_counts_sent_and_none_without_them() -> None:
+    assert CHAT.accumulate(CHAT.decode([BODY])).usage == {"prompt_eval_count": 26, "eval_count": 2}
+    assert CHAT.accumulate(CHAT.decode([BODY.rsplit(b"\n", 2)[0] + b"\n"])).usage is None
+
+
+def test_the_compiled_usage_step_and_the_plan_executor_agree() -> None:
+    """``/api/generate``'s plan is compiled to typed statements; the executor
+    (``plan.run``) running the same ``usage`` step over the same events gives the same usage."""
+    from generated.ollama.accumulate import Accumulator
+    from generated.ollama.plan import Plan, Step
+    from generated.ollama.plan import run as run_plan
+
+    generate = CHANNELS["/api/generate"]
+    [final] = _final_examples("/api/generate")
+    partial = {**final, "eval_duration": None, "load_duration": None}  # null: not sent
+    for line in (final, partial, {"model": "m", "created_at": "t", "response": "x", "done": False}):
+        body = (json.dumps(line) + "\n").encode()
+        compiled = generate.accumulate(generate.decode([body])).usage
+        acc = Accumulator()
+        plan = Plan((Step("usage", members=tuple((name, (name,)) for name in COUNTS)),))
+        for event in generate.decode([body]):
+            run_plan(acc, plan, event)
+        assert compiled == acc.result().usage
+        assert compiled == ({k: line[k] for k in COUNTS if line.get(k) is not None} or None)

@@ -419,6 +419,10 @@ def test_a_cohere_stream_assembles_by_a_stated_plan_or_the_built_in_family(tmp_p
         ("{action: usage, value: piece, mode: sum}", "mode 'sum'"),
         ("{action: append, value: piece.text, field: text, when: {colour: red}}", "when 'colour'"),
         ("{action: open, key: slot, value: piece, members: {colour: text}}", "members: 'colour' is not one of"),
+        ("{action: usage}", "action 'usage' needs a `value` path or `members`"),
+        ("{action: usage, members: [slot, piece.txt]}", "members 'txt': 'piece.txt' (read from the payload): segment"),
+        ("{action: usage, members: {count: 'piece[*]'}}", "members 'count': 'piece[*]' reads every element"),
+        ("{action: append, value: piece.text, field: text, members: [slot]}", "only `open`, `tool_call` and `usage`"),
     ],
 )
 def test_a_wrong_step_names_the_part_that_is_wrong(tmp_path: Path, step: str, part: str) -> None:

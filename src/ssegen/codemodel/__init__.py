@@ -107,9 +107,9 @@ class PackageSpec:
 
     @property
     def plan_helpers(self) -> tuple[str, ...]:
-        """The runtime functions compiled plans call (``as_sent``), sorted."""
+        """The runtime functions compiled plans call (``as_sent``, ``usage_of``), sorted."""
         statements = [feed.statement for ch in self.channels for plan in ch.plans for feed in plan.steps]
-        return tuple(name for name in ("as_sent",) if any(f"{name}(" in s for s in statements))
+        return tuple(name for name in ("as_sent", "usage_of") if any(f"{name}(" in s for s in statements))
 
     @property
     def exports(self) -> tuple[str, ...]:

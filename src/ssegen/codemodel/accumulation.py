@@ -209,7 +209,7 @@ def executor_plan(
     for step in steps:
         base = step.value[: len(step.value) - step.value[::-1].index(EACH)] if EACH in step.value else ()
         element = resolve_path(payload, base).schema if base else payload
-        target = resolve_path(payload, step.value).schema if step.value else None
+        target = resolve_path(payload, step.value).schema if step.value else payload
         parts = [repr(step.action)]
         for name in ("key", "value", "extra"):
             path = getattr(step, name)
@@ -274,7 +274,7 @@ def _kept_path(payload: Schema, steps: tuple[AccumulateStep, ...]) -> str:
     (``usage_metadata:usageMetadata``: identifier and wire name where they differ), when
     every member on the way is an object member; "" else."""
     for step in steps:
-        if step.action != "usage" or not step.value or EACH in step.value:
+        if step.action != "usage" or not step.value or EACH in step.value or step.members:
             continue
         found = resolve_path(payload, step.value)
         if found.schema is None or found.schema.type != "object" or len(found.nodes) != len(step.value):

@@ -194,6 +194,14 @@ def _place(
             key = expr
         else:
             key = expr
+    if step.action == "usage" and step.members:
+        # The usage object is the members sent, read from the value (or the element).
+        base, base_schema = (value, schema) if step.value else (scope.var, scope.schema)
+        read = ", ".join(f"({name!r}, {_inline(base, base_schema, path, names)})" for name, path in step.members)
+        value, schema = f"usage_of(({read},))", None
+        bound = next(names)
+        guards.append(f"({bound} := {value}) is not None")
+        value = bound
     lines = _statement(step, key, value, schema, choices, plain, names)
     if step.action == "meta":
         extra = _inline("chunk", payload, step.extra, names) if step.extra else "None"

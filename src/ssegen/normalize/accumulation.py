@@ -439,14 +439,15 @@ def _unresolved(payload: Schema, step: AccumulateStep) -> str | None:
                 f"when {format_path(path)!r} (read from {format_path(base) or 'the payload'}): segment "
                 f"{format_path(path[: found.failed + 1])!r} {found.reason}{_where(found, owner)}"
             )
-    target = resolve_path(payload, step.value).schema if step.value else None
+    target = resolve_path(payload, step.value).schema if step.value else payload
     for name, path in step.members:
         if target is None:
             break
         found = resolve_path(target, path)
         if found.schema is None:
             return (
-                f"members {name!r}: {format_path(path)!r} (read from {format_path(step.value)}): segment "
+                f"members {name!r}: {format_path(path)!r} (read from {format_path(step.value) or 'the payload'}): "
+                f"segment "
                 f"{format_path(path[: found.failed + 1])!r} {found.reason}{_where(found, target)}"
             )
     return None
@@ -544,6 +545,36 @@ def parse_path(text: Any) -> tuple[tuple[str, ...], str]:
     return tuple(segments), ""
 
 
+def _members(stated: Any, action: str) -> tuple[list[tuple[str, tuple[str, ...]]], str]:
+    """``((name, path), ...)`` of a step's ``members`` as written, and what is wrong ("" when
+    nothing): a mapping of names to paths (``open`` and ``tool_call``: names from
+    :data:`MEMBERS`; ``usage``: any name, the usage member it gives), or for ``usage`` a list
+    of paths, each named by its last member (``[prompt_eval_count, eval_count]``)."""
+    if isinstance(stated, list) and action == "usage":
+        pairs = []
+        for text in stated:
+            path, problem = parse_path(text)
+            if problem or EACH in path:
+                return [], f"members: {problem or f'{text!r} reads every element ([*]); give one member'}"
+            pairs.append((path[-1], path))
+        return pairs, ""
+    if not isinstance(stated, dict) or (stated and action not in ("open", "tool_call", "usage")):
+        return [], f"members {stated!r}: only `open`, `tool_call` and `usage` read named members (a mapping)"
+    members: list[tuple[str, tuple[str, ...]]] = []
+    for name, text in stated.items():
+        if action != "usage" and name not in MEMBERS:
+            return [], f"members: {name!r} is not one of {', '.join(MEMBERS)}"
+        if not isinstance(name, str) or not name:
+            return [], f"members: {name!r} is not a name"
+        path, problem = parse_path(text)
+        if not problem and action == "usage" and EACH in path:
+            problem = f"{text!r} reads every element ([*]); give one member"
+        if problem:
+            return [], f"members {name!r}: {problem}"
+        members.append((name, path))
+    return members, ""
+
+
 def _step(item: Any, result: str, where: Provenance) -> tuple[AccumulateStep | None, str]:
     """The step a plan entry states, or None and what is wrong with it (the action, an
     entry, a field, a path segment, a ``when`` test, a member or the mode)."""
@@ -568,8 +599,8 @@ def _step(item: Any, result: str, where: Provenance) -> tuple[AccumulateStep | N
     if result == "choices":
         field = CHOICE_ALIASES.get(field, field)
     needs_value = ("append", "collect", "tool_call", "tool_calls", "usage", "complete", "snapshot")
-    if action in needs_value and "value" not in paths:
-        return None, f"action {action!r} needs a `value` path"
+    if action in needs_value and "value" not in paths and not (action == "usage" and item.get("members")):
+        return None, f"action {action!r} needs a `value` path" + (" or `members`" if action == "usage" else "")
     variant = item.get("variant")
     pair = None
     if variant is not None:
@@ -595,17 +626,9 @@ def _step(item: Any, result: str, where: Provenance) -> tuple[AccumulateStep | N
             when.append((path, (test, value)))
         else:
             when.append((path, ("eq", expected)))
-    members: list[tuple[str, tuple[str, ...]]] = []
-    stated_members = item.get("members", {})
-    if not isinstance(stated_members, dict) or (stated_members and action not in ("open", "tool_call")):
-        return None, f"members {stated_members!r}: only `open` and `tool_call` read named members (a mapping)"
-    for name, text in stated_members.items():
-        if name not in MEMBERS:
-            return None, f"members: {name!r} is not one of {', '.join(MEMBERS)}"
-        path, problem = parse_path(text)
-        if problem:
-            return None, f"members {name!r}: {problem}"
-        members.append((str(name), path))
+    members, problem = _members(item.get("members", {}), action)
+    if problem:
+        return None, problem
     mode = item.get("mode", "")
     if mode and (action != "usage" or mode not in USAGE_MODES):
         return None, f"mode {mode!r}: only `usage` has a mode, `merge` or `replace`"
