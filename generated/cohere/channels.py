@@ -442,20 +442,22 @@ def _apply_chat_citation_start_run(
 
 
 def _apply_chat_message_end(acc: Accumulator, chunk: models.MessageEndEvent) -> None:
-    if (v0 := chunk.delta) is not None and (v1 := v0.finish_reason) is not None:
-        acc.stop_reason = v1
-    if (v2 := chunk.delta) is not None and (v3 := v2.usage) is not None:
-        acc.set_usage(v3)
-    acc.done()
+    _apply_chat_message_end_run(acc, (chunk,))
 
 
 def _apply_chat_message_end_run(acc: Accumulator, chunks: Iterable[models.MessageEndEvent]) -> None:
-    for chunk in chunks:
-        if (v0 := chunk.delta) is not None and (v1 := v0.finish_reason) is not None:
-            acc.stop_reason = v1
-        if (v2 := chunk.delta) is not None and (v3 := v2.usage) is not None:
-            acc.set_usage(v3)
-        acc.done()
+    usage: Any = None
+    try:
+        for chunk in chunks:
+            if (v0 := chunk.delta) is not None:
+                if (v1 := v0.finish_reason) is not None:
+                    acc.stop_reason = v1
+                if (v3 := v0.usage) is not None:
+                    usage = v3
+            acc.done()
+    finally:
+        if usage is not None:
+            acc.set_usage(usage)
 
 
 _APPLY_CHAT: dict[type, Callable[[Accumulator, Any], None]] = {

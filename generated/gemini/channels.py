@@ -127,74 +127,89 @@ def _apply_models_model_stream_generate_content_generate_content_response(
 def _apply_models_model_stream_generate_content_generate_content_response_run(
     acc: Accumulator, chunks: Iterable[models.GenerateContentResponse]
 ) -> None:
-    for chunk in chunks:
-        if (error := chunk.error) is not None:
-            acc.error_in_chunk(error)
-        if (acc.id is None or acc.model is None) and (v0 := chunk.response_id) is not None:
-            acc.meta(v0, chunk.model_version)
-        if (v1 := chunk.candidates) is not None:
-            for v3, v2 in enumerate(v1):
-                if (v4 := v2.content) is not None and (v5 := v4.parts) is not None:
-                    for v7, v6 in enumerate(v5):
-                        if (v8 := v6.text) is not None and not (v6.thought is True):
-                            (
-                                acc.states.get(v10 := v9 if (v9 := v2.index) is not None else v3)
-                                or acc.choice(v10)
-                            ).content.append(v8)
-                        if (v11 := v6.text) is not None and v6.thought is True:
-                            (
-                                acc.states.get(v13 := v12 if (v12 := v2.index) is not None else v3)
-                                or acc.choice(v13)
-                            ).reasoning_content.append(v11)
-                        if (v14 := v6.function_call) is not None:
-                            v17 = acc.states.get(
-                                v16 := v15 if (v15 := v2.index) is not None else v3
-                            ) or acc.choice(v16)
-                            v17.add_call(
-                                v14.id, (v18 := v14.name), v14.args, v14.partial_args, v18 is None
-                            )
-                        if v6.executable_code is not None:
-                            (
-                                acc.states.get(v21 := v20 if (v20 := v2.index) is not None else v3)
-                                or acc.choice(v21)
-                            ).content_parts.append(as_sent(v6))
-                        if v6.code_execution_result is not None:
-                            (
-                                acc.states.get(v24 := v23 if (v23 := v2.index) is not None else v3)
-                                or acc.choice(v24)
-                            ).content_parts.append(as_sent(v6))
-                        if v6.inline_data is not None:
-                            (
-                                acc.states.get(v27 := v26 if (v26 := v2.index) is not None else v3)
-                                or acc.choice(v27)
-                            ).content_parts.append(as_sent(v6))
-                        if v6.file_data is not None:
-                            (
-                                acc.states.get(v30 := v29 if (v29 := v2.index) is not None else v3)
-                                or acc.choice(v30)
-                            ).content_parts.append(as_sent(v6))
-                        if v6.function_response is not None:
-                            (
-                                acc.states.get(v33 := v32 if (v32 := v2.index) is not None else v3)
-                                or acc.choice(v33)
-                            ).content_parts.append(as_sent(v6))
-                        if (v34 := v6.thought_signature) is not None:
-                            acc.collect("thought_signatures", as_sent(v34))
-                if (v35 := v2.finish_reason) is not None:
-                    (
-                        acc.states.get(v37 := v36 if (v36 := v2.index) is not None else v3)
-                        or acc.choice(v37)
-                    ).finish_reason = v35
-                if (v38 := v2.finish_reason) is not None:
-                    acc.stop_reason = v38
-                if v2.finish_reason is not None:
-                    acc.done()
-        if (v39 := chunk.prompt_feedback) is not None and (v40 := v39.block_reason) is not None:
-            acc.stop_reason = v40
-        if (v41 := chunk.usage_metadata) is not None:
-            acc.set_usage(v41)
-        if (v43 := chunk.prompt_feedback) is not None and v43.block_reason is not None:
-            acc.done()
+    states = acc.states
+    usage: Any = None
+    try:
+        for chunk in chunks:
+            if (error := chunk.error) is not None:
+                acc.error_in_chunk(error)
+            if (acc.id is None or acc.model is None) and (v0 := chunk.response_id) is not None:
+                acc.meta(v0, chunk.model_version)
+            if (v1 := chunk.candidates) is not None:
+                v3 = -1
+                for v2 in v1:
+                    v3 += 1
+                    if (v4 := v2.content) is not None and (v5 := v4.parts) is not None:
+                        for v6 in v5:
+                            if (v8 := v6.text) is not None:
+                                if not (v6.thought is True):
+                                    (
+                                        states.get(
+                                            v10 := v9 if (v9 := v2.index) is not None else v3
+                                        )
+                                        or acc.choice(v10)
+                                    ).content.append(v8)
+                                else:
+                                    (
+                                        states.get(
+                                            v13 := v12 if (v12 := v2.index) is not None else v3
+                                        )
+                                        or acc.choice(v13)
+                                    ).reasoning_content.append(v8)
+                            if (v14 := v6.function_call) is not None:
+                                v17 = states.get(
+                                    v16 := v15 if (v15 := v2.index) is not None else v3
+                                ) or acc.choice(v16)
+                                v17.add_call(
+                                    v14.id,
+                                    (v18 := v14.name),
+                                    v14.args,
+                                    v14.partial_args,
+                                    v18 is None,
+                                )
+                            if v6.executable_code is not None:
+                                (
+                                    states.get(v21 := v20 if (v20 := v2.index) is not None else v3)
+                                    or acc.choice(v21)
+                                ).content_parts.append(as_sent(v6))
+                            if v6.code_execution_result is not None:
+                                (
+                                    states.get(v24 := v23 if (v23 := v2.index) is not None else v3)
+                                    or acc.choice(v24)
+                                ).content_parts.append(as_sent(v6))
+                            if v6.inline_data is not None:
+                                (
+                                    states.get(v27 := v26 if (v26 := v2.index) is not None else v3)
+                                    or acc.choice(v27)
+                                ).content_parts.append(as_sent(v6))
+                            if v6.file_data is not None:
+                                (
+                                    states.get(v30 := v29 if (v29 := v2.index) is not None else v3)
+                                    or acc.choice(v30)
+                                ).content_parts.append(as_sent(v6))
+                            if v6.function_response is not None:
+                                (
+                                    states.get(v33 := v32 if (v32 := v2.index) is not None else v3)
+                                    or acc.choice(v33)
+                                ).content_parts.append(as_sent(v6))
+                            if (v34 := v6.thought_signature) is not None:
+                                acc.collect("thought_signatures", as_sent(v34))
+                    if (v35 := v2.finish_reason) is not None:
+                        (
+                            states.get(v37 := v36 if (v36 := v2.index) is not None else v3)
+                            or acc.choice(v37)
+                        ).finish_reason = v35
+                        acc.stop_reason = v35
+                        acc.done()
+            if (v39 := chunk.prompt_feedback) is not None and (v40 := v39.block_reason) is not None:
+                acc.stop_reason = v40
+            if (v41 := chunk.usage_metadata) is not None:
+                usage = v41
+            if (v43 := chunk.prompt_feedback) is not None and v43.block_reason is not None:
+                acc.done()
+    finally:
+        if usage is not None:
+            acc.set_usage(usage)
 
 
 def _apply_models_model_stream_generate_content_error_response(

@@ -118,6 +118,9 @@ class ApplyPlan:
             ``acc.set_usage``; "" without usage.
         executor: for steps the runtime's plan executor runs (``runtime/plan.py``), the
             expression building the message's ``Plan`` (:func:`executor_plan`); "" else.
+        before: for compiled steps, the lines binding what they read before the handler's
+            loop (:class:`ssegen.codemodel.plans.Compiled`).
+        after: the lines the batch handler runs once its loop is left (in ``finally``).
     """
 
     function: PythonIdentifier
@@ -133,6 +136,8 @@ class ApplyPlan:
     error_attr: str = ""
     keep_usage: str = ""
     executor: str = ""
+    before: tuple[str, ...] = ()
+    after: tuple[str, ...] = ()
 
     @property
     def table(self) -> str:
@@ -144,8 +149,14 @@ class ApplyPlan:
         """True when the plan is only its steps (a block family's message): the handler
         of one event then runs them itself, without the batch handler's loop."""
         return bool(self.steps or self.executor) and not (
-            self.meta or self.choices or self.usage or self.full_text or self.error
+            self.meta or self.choices or self.usage or self.full_text or self.error or self.after
         )
+
+    @property
+    def loop_indent(self) -> int:
+        """How much deeper than usual the batch handler's loop is: 4 inside the ``try`` of
+        an ``after`` block, else 0."""
+        return 4 if self.after else 0
 
     @property
     def reads_blocks(self) -> bool:
@@ -239,7 +250,9 @@ def executor_plan(
         choices=None,
         usage=None,
         full_text=None,
-        steps=tuple(Feed(None, block) for block in compiled or ()),
+        steps=tuple(Feed(None, block) for block in (compiled.statements if compiled is not None else ())),
+        before=compiled.before if compiled is not None else (),
+        after=compiled.after if compiled is not None else (),
         error=error if compiled is not None else None,
         error_member=error_member,
         error_attr=_error_attr(payload) if error is not None and compiled is not None else "",

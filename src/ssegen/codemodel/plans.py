@@ -30,6 +30,17 @@ class _Unsupported(Exception):
 
 
 @dataclass
+class _Stmt:
+    """One step's statement: the conditions it runs under, in order, and its lines; or a
+    group of consecutive statements sharing their first condition (``group``: each
+    with the conditions left, its binding renamed to the shared one)."""
+
+    guards: list[str]
+    lines: list[str]
+    group: list[_Stmt] | None = None
+
+
+@dataclass
 class _Scope:
     """One ``[*]`` level: the element variable, its schema, its position variable, and
     what runs per element (statements and nested scopes, in first-step order)."""
@@ -38,26 +49,58 @@ class _Scope:
     var: str
     schema: Schema
     position: str = ""
-    body: list[str | _Scope] = field(default_factory=list)
-    loop: list[str] = field(default_factory=list)  # the guarded ``for`` header lines
+    body: list[_Stmt | _Scope] = field(default_factory=list)
+    guards: list[str] = field(default_factory=list)  # what the loop runs under
+    iterable: str = ""
+
+
+@dataclass(frozen=True)
+class Compiled:
+    """A plan compiled to typed statements.
+
+    Attributes:
+        statements: one block of lines each, for the body of the handler's ``for chunk``
+            loop, reading ``chunk`` and ``acc``.
+        before: lines binding what the statements read before the loop (``states =
+            acc.states``, the usage last sent so far).
+        after: lines run once the loop is left, however it is (a ``finally`` block: the
+            usage a ``replace`` step kept, handed over once per run).
+    """
+
+    statements: tuple[str, ...]
+    before: tuple[str, ...] = ()
+    after: tuple[str, ...] = ()
 
 
 def compile_steps(
     payload: Schema, steps: tuple[AccumulateStep, ...], choices: bool, plain: str = "{}"
-) -> tuple[str, ...] | None:
-    """The statements (one block of lines each, for the body of the handler's ``for chunk``
-    loop, reading ``chunk`` and ``acc``) running ``steps`` on an event of ``payload``, or
-    None when a step cannot be compiled. ``choices``: keyed steps assemble
-    ``acc.choice(key)`` (else ``acc.blocks[key]``); ``plain`` wraps a value the runtime
-    turns into plain data (the flavour's conversion)."""
+) -> Compiled | None:
+    """``steps`` on an event of ``payload`` as typed statements (:class:`Compiled`), or None
+    when a step cannot be compiled. ``choices``: keyed steps assemble ``acc.choice(key)``
+    (else ``acc.blocks[key]``); ``plain`` wraps a value the runtime turns into plain data
+    (the flavour's conversion).
+
+    What an event does is what the steps do in order, with less work per element: each
+    array walked once, an element's position counted only where a key falls back to it,
+    consecutive steps testing the same member test it once (and two opposite ``when``
+    tests of it are one ``if``/``else``), ``acc.states`` read once per run, and a usage
+    object that each event replaces handed to the accumulator once per run (the last one
+    sent: what the steps leave when every usage step of the message is a ``replace``)."""
     names = (f"v{i}" for i in range(10_000))
     root = _Scope((), "chunk", payload)
+    usage = [s for s in steps if s.action == "usage"]
+    hoist = bool(usage) and all(s.mode == "replace" and not s.members for s in usage)
     try:
         for step in steps:
-            _place(root, step, payload, choices, plain, names)
+            _place(root, step, payload, choices, plain, names, hoist)
     except _Unsupported:
         return None
-    return tuple(_unbound(_render(item)) for item in root.body)
+    statements = tuple(_unbound(_render(item)) for item in _factored(root.body))
+    before = ("states = acc.states",) if any("states.get(" in s for s in statements) else ()
+    if not hoist:
+        return Compiled(statements, before)
+    handed = "acc.set_usage(usage)" if plain == "{}" else f"acc.set_usage({plain.format('usage')}, usage)"
+    return Compiled(statements, (*before, "usage: Any = None"), ("if usage is not None:", f"    {handed}"))
 
 
 _BINDING = re.compile(r"\((v[0-9]+) := ([A-Za-z_][\w.]*)\)")
@@ -73,14 +116,90 @@ def _unbound(code: str) -> str:
     return code
 
 
-def _render(item: str | _Scope) -> str:
-    if isinstance(item, str):
-        return item
-    lines = list(item.loop)
-    inner = "    " * len(item.loop)
-    for child in item.body:
-        lines += [inner + line for line in _render(child).split("\n")]
-    return "\n".join(lines)
+def _render(item: _Stmt | _Scope) -> str:
+    if isinstance(item, _Stmt):
+        lines = item.lines if item.group is None else _members(item.group)
+        if not item.guards:
+            return "\n".join(lines)
+        return "\n".join([f"if {' and '.join(item.guards)}:", *("    " + line for line in lines)])
+    body = [line for child in _factored(item.body) for line in _render(child).split("\n")]
+    lines = [f"if {' and '.join(item.guards)}:"] if item.guards else []
+    inner = "    " if item.guards else ""
+    if re.search(rf"\b{item.position}\b", "\n".join(body)):
+        # A key falls back to the element's position: counted, cheaper than ``enumerate``.
+        lines += [f"{inner}{item.position} = -1", f"{inner}for {item.var} in {item.iterable}:"]
+        body = [f"{item.position} += 1", *body]
+    else:
+        lines.append(f"{inner}for {item.var} in {item.iterable}:")
+    return "\n".join([*lines, *(f"{inner}    {line}" for line in body)])
+
+
+def _members(group: list[_Stmt]) -> list[str]:
+    """The lines of a group's statements, in order; two consecutive ones under opposite
+    single tests (``not (X)``, then ``X``; or the reverse) as one ``if``/``else``."""
+    lines: list[str] = []
+    index = 0
+    while index < len(group):
+        first = group[index]
+        second = group[index + 1] if index + 1 < len(group) else None
+        pair = second is not None and len(first.guards) == len(second.guards) == 1
+        if second is not None and pair and _opposite(first.guards[0], second.guards[0]):
+            lines += [f"if {first.guards[0]}:", *("    " + line for line in first.lines)]
+            lines += ["else:", *("    " + line for line in second.lines)]
+            index += 2
+            continue
+        lines += _render(first).split("\n")
+        index += 1
+    return lines
+
+
+def _opposite(one: str, other: str) -> bool:
+    """True when test ``one`` holds exactly when ``other`` does not (``not (X)`` and ``X``)."""
+    return one == f"not ({other})" or other == f"not ({one})"
+
+
+#: A guard binding a member and testing it: ``(v3 := part.text) is not None``.
+_BOUND_GUARD = re.compile(r"^\((v[0-9]+) := ([A-Za-z_][\w.]*)\) is not None$")
+
+
+def _tested(guard: str) -> tuple[str, str]:
+    """``(what the guard tests, the name it binds)``: the member expression of a binding
+    guard (``part.text``, ``v3``), else the guard itself and ""."""
+    match = _BOUND_GUARD.match(guard)
+    return (match.group(2), match.group(1)) if match else (guard, "")
+
+
+def _factored(body: list[_Stmt | _Scope]) -> list[_Stmt | _Scope]:
+    """``body`` with each run of consecutive statements whose first guard tests the same
+    member of the event (not of the accumulator, which a statement may change) written as
+    one group under that guard, the name it binds shared."""
+    out: list[_Stmt | _Scope] = []
+    for item in body:
+        last = out[-1] if out else None
+        if (
+            isinstance(item, _Stmt)
+            and isinstance(last, _Stmt)
+            and item.guards
+            and last.guards
+            and "acc." not in item.guards[0]
+            and _tested(item.guards[0])[0] == _tested(last.guards[0])[0]
+        ):
+            group = last if last.group is not None else _Stmt(last.guards[:1], [], [_Stmt(last.guards[1:], last.lines)])
+            assert group.group is not None
+            group.group.append(_renamed(item, _tested(group.guards[0])[1]))
+            out[-1] = group
+        else:
+            out.append(item)
+    return out
+
+
+def _renamed(item: _Stmt, name: str) -> _Stmt:
+    """``item`` without its first guard, the name that guard binds renamed to ``name``."""
+    _, own = _tested(item.guards[0])
+    if not own or own == name:
+        return _Stmt(item.guards[1:], item.lines)
+    rename = re.compile(rf"\b{own}\b")
+    return _Stmt([rename.sub(name, g) for g in item.guards[1:]], [rename.sub(name, line) for line in item.lines])
 
 
 def _scope_of(step: AccumulateStep) -> tuple[str, ...]:
@@ -102,9 +221,7 @@ def _enter(root: _Scope, path: tuple[str, ...], names: Iterator[str]) -> list[_S
             if schema.type != "array" or schema.items is None:
                 raise _Unsupported
             var, position = next(names), next(names)
-            header = f"for {position}, {var} in enumerate({expr}):"
-            child = _Scope(sub, var, schema.items, position)
-            child.loop = [f"if {' and '.join(guards)}:", "    " + header] if guards else [header]
+            child = _Scope(sub, var, schema.items, position, guards=guards, iterable=expr)
             node.body.append(child)
         node = child
         chain.append(node)
@@ -163,9 +280,16 @@ def _test(expr: str, schema: Schema, path: tuple[str, ...], test: WhenTest, name
 
 
 def _place(
-    root: _Scope, step: AccumulateStep, payload: Schema, choices: bool, plain: str, names: Iterator[str]
+    root: _Scope,
+    step: AccumulateStep,
+    payload: Schema,
+    choices: bool,
+    plain: str,
+    names: Iterator[str],
+    hoist: bool = False,
 ) -> None:
-    """Add ``step``'s statement to the scope of its value's last ``[*]``."""
+    """Add ``step``'s statement to the scope of its value's last ``[*]`` (``hoist``: a
+    ``replace`` usage is kept in ``usage``, handed over once the run ends)."""
     if step.variant is not None or step.action in ("delta", "tool_calls") or (step.action == "open" and step.members):
         raise _Unsupported
     chain = _enter(root, _scope_of(step), names)
@@ -202,15 +326,17 @@ def _place(
         bound = next(names)
         guards.append(f"({bound} := {value}) is not None")
         value = bound
-    lines = _statement(step, key, value, schema, choices, plain, names)
+    lines = (
+        ["usage = " + value]
+        if hoist and step.action == "usage"
+        else _statement(step, key, value, schema, choices, plain, names)
+    )
     if step.action == "meta":
         extra = _inline("chunk", payload, step.extra, names) if step.extra else "None"
         lines = [f"acc.meta({value if step.value else 'None'}, {extra})"]
         # The first id and model win: once both are known, nothing is read.
         guards.insert(0, "(acc.id is None or acc.model is None)")
-    if guards:
-        lines = [f"if {' and '.join(guards)}:", *("    " + line for line in lines)]
-    scope.body.append("\n".join(lines))
+    scope.body.append(_Stmt(guards, lines))
 
 
 def _statement(
@@ -221,7 +347,7 @@ def _statement(
         raise _Unsupported
     if key and choices:
         bound = next(names)
-        slot = f"(acc.states.get({bound} := {key}) or acc.choice({bound}))"
+        slot = f"(states.get({bound} := {key}) or acc.choice({bound}))"
     else:
         slot = f"acc.blocks[{key}]" if key else ""
     if action == "meta":
