@@ -113,8 +113,7 @@ def classify_values_models_model_stream_generate_content(
         return None
     if [chunk for chunk in run if chunk.error is not None]:
         return None  # one may be ErrorResponse, tried first: each alone
-    if [chunk for chunk in run if chunk.usage_metadata is not None]:
-        keep_usages(run, values, "usage_metadata:usageMetadata")
+    keep_usages(run, values, "usage_metadata:usageMetadata")
     return run
 
 
@@ -128,13 +127,15 @@ def _apply_models_model_stream_generate_content_generate_content_response_run(
     acc: Accumulator, chunks: Iterable[models.GenerateContentResponse]
 ) -> None:
     states = acc.states
+    need_meta = acc.id is None or acc.model is None
     usage: Any = None
     try:
         for chunk in chunks:
             if (error := chunk.error) is not None:
                 acc.error_in_chunk(error)
-            if (acc.id is None or acc.model is None) and (v0 := chunk.response_id) is not None:
+            if need_meta and (v0 := chunk.response_id) is not None:
                 acc.meta(v0, chunk.model_version)
+                need_meta = acc.id is None or acc.model is None
             if (v1 := chunk.candidates) is not None:
                 v3 = -1
                 for v2 in v1:

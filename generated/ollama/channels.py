@@ -211,8 +211,10 @@ def classify_api_generate(sse: ServerSentEvent) -> API_GENERATE_EVENT:
 
 
 def _apply_api_generate_generate_chunk(acc: Accumulator, chunk: models.GenerateChunk) -> None:
-    if acc.id is None or acc.model is None:
+    need_meta = acc.id is None or acc.model is None
+    if need_meta:
         acc.meta(None, chunk.model)
+        need_meta = acc.id is None or acc.model is None
     acc.add_text("text", chunk.response)
     if (v0 := chunk.thinking) is not None:
         acc.add_text("thinking", v0)
@@ -238,9 +240,11 @@ def _apply_api_generate_generate_chunk(acc: Accumulator, chunk: models.GenerateC
 def _apply_api_generate_generate_chunk_run(
     acc: Accumulator, chunks: Iterable[models.GenerateChunk]
 ) -> None:
+    need_meta = acc.id is None or acc.model is None
     for chunk in chunks:
-        if acc.id is None or acc.model is None:
+        if need_meta:
             acc.meta(None, chunk.model)
+            need_meta = acc.id is None or acc.model is None
         acc.add_text("text", chunk.response)
         if (v0 := chunk.thinking) is not None:
             acc.add_text("thinking", v0)

@@ -13,6 +13,7 @@ generated package: edit it there, then run ``ssegen generate``.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from operator import attrgetter
 from typing import Any, TypeVar
 
 import msgspec
@@ -83,18 +84,26 @@ def _keep_nested(chunk: Any, data: str | bytes, attr: str) -> None:
 
 def keep_usages(chunks: Sequence[Any], values: Sequence[bytes], attr: str = "usage") -> None:
     """:func:`keep_usage` for a run of chunks decoded from ``values`` (their JSON
-    data, in the same order), as the generated batch decoder gives them."""
+    data, in the same order), as the generated batch decoder gives them.
+
+    Read once per run of a stream that may send its usage with every chunk (Gemini's
+    ``usageMetadata``) or with the last only (chat): the members are read in C, and a run
+    without one costs no Python-level loop."""
     names = _names(attr)
+    try:
+        firsts = list(map(attrgetter(names[0]), chunks))
+    except AttributeError:
+        firsts = [getattr(chunk, names[0], None) for chunk in chunks]
+    if firsts.count(None) == len(firsts):
+        return
     if len(names) > 1:
         for chunk, value in zip(chunks, values, strict=False):
             _keep_nested(chunk, value, attr)
         return
-    name = attr.partition(":")[0]
     try:
-        for chunk, value in zip(chunks, values, strict=False):
-            usage = getattr(chunk, name, None)
+        for usage, value in zip(firsts, values, strict=False):
             if usage is not None:
-                setattr(usage, _SENT, (value, attr))
+                usage._ssegen_sent = (value, attr)  # _SENT, written as an attribute: no call
     except (AttributeError, TypeError, ValueError):
         pass  # a class without room (generated before): the typed members only
 

@@ -40,7 +40,11 @@ def test_positions_are_counted_only_where_a_key_falls_back_to_them() -> None:
 
 def test_a_usage_every_event_replaces_is_handed_over_once_per_run() -> None:
     compiled = _gemini()
-    assert compiled.before == ("states = acc.states", "usage: Any = None")
+    assert compiled.before == (
+        "states = acc.states",
+        "need_meta = acc.id is None or acc.model is None",
+        "usage: Any = None",
+    )
     assert compiled.after == ("if usage is not None:", "    acc.set_usage(usage)")
     assert "usage = v" in "\n".join(compiled.statements)
     assert "acc.set_usage" not in "\n".join(compiled.statements)

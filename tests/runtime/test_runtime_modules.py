@@ -26,7 +26,7 @@ ALLOWED = {
     "sse.py": {"__future__", "collections.abc", "itertools", "operator", "re", "typing"},
     "ndjson.py": {"__future__", "collections.abc", "json", ".sse"},
     "events.py": {"__future__", "collections.abc", "typing", "msgspec"},
-    "usage.py": {"__future__", "collections.abc", "typing", "msgspec"},
+    "usage.py": {"__future__", "collections.abc", "operator", "typing", "msgspec"},
     "lenient.py": {"__future__", "collections.abc", "types", "typing", "msgspec"},
     "partial_json.py": {"__future__", "re", "typing", "msgspec"},
     "accumulate.py": {

@@ -96,7 +96,9 @@ def compile_steps(
     except _Unsupported:
         return None
     statements = tuple(_unbound(_render(item)) for item in _factored(root.body))
-    before = ("states = acc.states",) if any("states.get(" in s for s in statements) else ()
+    before: tuple[str, ...] = ("states = acc.states",) if any("states.get(" in s for s in statements) else ()
+    if any(_NEED_META in s for s in statements):
+        before += (_NEED_META,)
     if not hoist:
         return Compiled(statements, before)
     handed = "acc.set_usage(usage)" if plain == "{}" else f"acc.set_usage({plain.format('usage')}, usage)"
@@ -158,6 +160,9 @@ def _opposite(one: str, other: str) -> bool:
     return one == f"not ({other})" or other == f"not ({one})"
 
 
+#: Whether ``meta`` still has something to read (bound before the loop, again after it runs).
+_NEED_META = "need_meta = acc.id is None or acc.model is None"
+
 #: A guard binding a member and testing it: ``(v3 := part.text) is not None``.
 _BOUND_GUARD = re.compile(r"^\((v[0-9]+) := ([A-Za-z_][\w.]*)\) is not None$")
 
@@ -182,6 +187,7 @@ def _factored(body: list[_Stmt | _Scope]) -> list[_Stmt | _Scope]:
             and item.guards
             and last.guards
             and "acc." not in item.guards[0]
+            and item.guards[0] != "need_meta"
             and _tested(item.guards[0])[0] == _tested(last.guards[0])[0]
         ):
             group = last if last.group is not None else _Stmt(last.guards[:1], [], [_Stmt(last.guards[1:], last.lines)])
@@ -333,9 +339,9 @@ def _place(
     )
     if step.action == "meta":
         extra = _inline("chunk", payload, step.extra, names) if step.extra else "None"
-        lines = [f"acc.meta({value if step.value else 'None'}, {extra})"]
+        lines = [f"acc.meta({value if step.value else 'None'}, {extra})", _NEED_META]
         # The first id and model win: once both are known, nothing is read.
-        guards.insert(0, "(acc.id is None or acc.model is None)")
+        guards.insert(0, "need_meta")
     scope.body.append(_Stmt(guards, lines))
 
 
