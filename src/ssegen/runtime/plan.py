@@ -77,7 +77,7 @@ class _Compiled:
     the key shares up to its own last ``[*]`` (the element the key and ``when`` are read
     at), and each path's rest after it."""
 
-    __slots__ = ("step", "scope", "key", "key_stars", "value", "extra")
+    __slots__ = ("step", "scope", "key", "key_stars", "value", "extra", "attrs")
 
     def __init__(self, step: Step) -> None:
         self.step = step
@@ -91,6 +91,13 @@ class _Compiled:
         self.key_stars = key[:cut].count(EACH)
         self.key = key[cut:]
         self.extra = step.extra
+        # A usage step's members that are each one member of a typed value: read by attribute.
+        one = all(len(path) == 1 and path[0] != EACH for _, path in step.members)
+        self.attrs = (
+            tuple((name, p if isinstance(p, str) else p[0]) for name, (p,) in step.members)
+            if step.members and one
+            else None
+        )
 
 
 def run(acc: Accumulator, plan: Plan, event: Any) -> None:
@@ -129,7 +136,11 @@ def _apply(
         return
     if action == "usage":
         if step.members:  # the usage object is these members of the value
-            value = usage_of((name, _read(value, path)) for name, path in step.members)
+            attrs = compiled.attrs
+            if attrs is not None and not isinstance(value, dict):
+                value = usage_of([(name, getattr(value, attr, None)) for name, attr in attrs])
+            else:
+                value = usage_of((name, _read(value, path)) for name, path in step.members)
             if value is None:
                 return
         if step.mode == "replace":
