@@ -113,7 +113,8 @@ def classify_values_models_model_stream_generate_content(
         return None
     if [chunk for chunk in run if chunk.error is not None]:
         return None  # one may be ErrorResponse, tried first: each alone
-    keep_usages(run, values, "usage_metadata:usageMetadata")
+    if [chunk for chunk in run if chunk.usage_metadata is not None]:
+        keep_usages(run, values, "usage_metadata:usageMetadata")
     return run
 
 

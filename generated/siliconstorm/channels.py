@@ -88,7 +88,8 @@ def classify_values_chat_completions(
         run = list(map(_decode_chat_completion_chunk_chat_completions, values))
     except (msgspec.ValidationError, msgspec.DecodeError):
         return None
-    keep_usages(run, values, "usage")
+    if [chunk for chunk in run if chunk.usage is not None]:
+        keep_usages(run, values, "usage")
     return run
 
 
