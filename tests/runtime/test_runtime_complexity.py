@@ -3,7 +3,7 @@ cyclomatic complexity (radon's count, the one ``radon cc`` prints) and length, d
 included, below fixed limits.
 
 ``CHECKED`` lists the modules held to the limits; a module joins it once its functions meet
-them (``stream.py`` next)."""
+them."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from radon.visitors import Class, Function
 from ssegen import output
 
 RUNTIME = Path(output.runtime_dir())
-CHECKED = ("sse.py",)
+CHECKED = ("sse.py", "stream.py")
 MAX_COMPLEXITY = 15
 MAX_LINES = 60
 
