@@ -1422,6 +1422,7 @@ async def aiter_events(
     *,
     max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
     state: StreamState | None = None,
+    framer: Callable[[int], Framer] = SSEDecoder,
 ) -> AsyncIterator[ServerSentEvent]:
     """Decode a stream given as an async iterable of byte chunks.
 
@@ -1432,6 +1433,7 @@ async def aiter_events(
         max_event_bytes: See :class:`SSEDecoder`.
         state: Optional :class:`StreamState`, updated after each chunk; its
             ``incomplete`` is set when ``chunks`` is exhausted (or on error).
+        framer: See :func:`iter_raw` (a channel's ``framer``).
 
     Yields:
         Each :class:`ServerSentEvent` as soon as its blank line arrives
@@ -1444,7 +1446,9 @@ async def aiter_events(
         TypeError: ``chunks`` is a whole body, not its chunks, or a chunk is a
             ``str`` (see :func:`check_chunks`), when iteration starts.
     """
-    async for batch in aiter_raw(chunks, max_event_bytes=max_event_bytes, state=state):
+    async for batch in aiter_raw(
+        chunks, max_event_bytes=max_event_bytes, state=state, framer=framer
+    ):
         for event in expand(batch):
             yield event
 
