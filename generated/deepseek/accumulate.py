@@ -861,6 +861,23 @@ class Accumulator:
         if value is not None:
             self.lists.setdefault(name, []).append(value)
 
+    def tool_call(self, id: Any, name: Any, arguments: Any) -> None:
+        """A tool call sent whole outside any choice or keyed block (a plan's ``tool_call``
+        with no key: each of Ollama's ``message.tool_calls[*]``): a new output block of kind
+        ``tool_call`` after the last one, with ``id`` and ``name`` when they are strings and
+        ``arguments`` as JSON text (kept in ``arguments``) or an object (kept in ``input``).
+        Each call its own block: several calls in one event or across events are all kept."""
+        block = self.blocks[max(self.blocks, default=-1) + 1]
+        block.open({"type": "tool_call"})
+        if isinstance(id, str):
+            block.id = id
+        if isinstance(name, str):
+            block.name = name
+        if isinstance(arguments, str):
+            block.arguments.append(arguments)
+        elif arguments is not None:
+            block.input = _plain(arguments)
+
     def block(self, index: int) -> BlockState:
         """The state of output block ``index`` (created on first use, also when read
         as ``blocks[index]``)."""

@@ -13,7 +13,7 @@ dispatches on the event's exact class through a table built once.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Literal, Union, overload
 
 import msgspec
@@ -23,8 +23,6 @@ from .accumulate import Accumulator
 from .encoding import Encoding
 from .events import StreamTruncated, UnknownEvent
 from .lenient import lenient_decode
-from .plan import Plan, Step
-from .plan import run as run_plan
 from .sse import ServerSentEvent
 from .stream import Channel, Classifier, Run, each
 
@@ -71,60 +69,38 @@ def classify_api_chat(sse: ServerSentEvent) -> API_CHAT_EVENT:
     return UnknownEvent(event=event, data=data, id=sse.id, reason=reason)
 
 
-_PLAN_APPLY_API_CHAT_CHAT_CHUNK = Plan(
-    (
-        Step("meta", extra=("model",)),
-        Step(
-            "append",
-            value=(
-                "message",
-                "content",
-            ),
-            field="text",
-        ),
-        Step(
-            "append",
-            value=(
-                "message",
-                "thinking",
-            ),
-            field="thinking",
-        ),
-        Step(
-            "tool_call",
-            value=(
-                "message",
-                "tool_calls",
-                "*",
-            ),
-            members=(
-                (
-                    "name",
-                    (
-                        "function",
-                        "name",
-                    ),
-                ),
-                (
-                    "arguments",
-                    (
-                        "function",
-                        "arguments",
-                    ),
-                ),
-            ),
-        ),
-        Step("stop", value=("done_reason",)),
-        Step("complete", value=("done_reason",)),
-    ),
-    choices=False,
-)
-"""The accumulation plan of ChatChunk (``ssegen ir`` prints it), run by ``plan.run``."""
+def classify_values_api_chat(values: list[bytes]) -> Sequence[models.ChatChunk] | None:
+    """The typed events of consecutive plain ``message`` events given as their
+    undecoded data (``sse.RawEvents``), up to the channel's first literal payload
+    (the terminator, classified alone by the caller with the values after it), when
+    each is a ChatChunk (what :func:`classify_api_chat` gives then), decoded
+    without a Python-level loop: the events of the first ``len(result)`` values.
+    None when one is not (each is then classified alone)."""
+    try:
+        if len(values) == 1:  # a read of one event, as servers flushing each token send
+            run = [_decode_chat_chunk_api_chat(values[0])]
+            return run
+        run = list(map(_decode_chat_chunk_api_chat, values))
+    except (msgspec.ValidationError, msgspec.DecodeError):
+        return None
+    return run
 
 
 def _apply_api_chat_chat_chunk(acc: Accumulator, chunks: Iterable[models.ChatChunk]) -> None:
     for chunk in chunks:
-        run_plan(acc, _PLAN_APPLY_API_CHAT_CHAT_CHUNK, chunk)
+        if acc.id is None or acc.model is None:
+            acc.meta(None, chunk.model)
+        if (v0 := chunk.message) is not None and (v1 := v0.content) is not None:
+            acc.add_text("text", v1)
+        if (v2 := chunk.message) is not None and (v3 := v2.thinking) is not None:
+            acc.add_text("thinking", v3)
+        if (v4 := chunk.message) is not None and (v5 := v4.tool_calls) is not None:
+            for v7, v6 in enumerate(v5):
+                acc.tool_call(None, v6.function.name, v6.function.arguments)
+        if (v8 := chunk.done_reason) is not None:
+            acc.stop_reason = v8
+        if chunk.done_reason is not None:
+            acc.done()
 
 
 def _apply_api_chat_stream_error(acc: Accumulator, chunks: Iterable[models.StreamError]) -> None:
@@ -166,6 +142,23 @@ def classify_api_generate(sse: ServerSentEvent) -> API_GENERATE_EVENT:
     if reason is None:
         reason = "no message of the channel has event type " + repr(event)
     return UnknownEvent(event=event, data=data, id=sse.id, reason=reason)
+
+
+def classify_values_api_generate(values: list[bytes]) -> Sequence[models.GenerateChunk] | None:
+    """The typed events of consecutive plain ``message`` events given as their
+    undecoded data (``sse.RawEvents``), up to the channel's first literal payload
+    (the terminator, classified alone by the caller with the values after it), when
+    each is a GenerateChunk (what :func:`classify_api_generate` gives then), decoded
+    without a Python-level loop: the events of the first ``len(result)`` values.
+    None when one is not (each is then classified alone)."""
+    try:
+        if len(values) == 1:  # a read of one event, as servers flushing each token send
+            run = [_decode_generate_chunk_api_generate(values[0])]
+            return run
+        run = list(map(_decode_generate_chunk_api_generate, values))
+    except (msgspec.ValidationError, msgspec.DecodeError):
+        return None
+    return run
 
 
 def _apply_api_generate_generate_chunk(
@@ -229,6 +222,7 @@ API_CHAT_CHANNEL: Channel[API_CHAT_EVENT] = Channel(
     },
     Classifier(
         classify_api_chat,
+        values=classify_values_api_chat,
     ),
     _APPLY_API_CHAT,
     family="custom",
@@ -249,6 +243,7 @@ API_GENERATE_CHANNEL: Channel[API_GENERATE_EVENT] = Channel(
     },
     Classifier(
         classify_api_generate,
+        values=classify_values_api_generate,
     ),
     _APPLY_API_GENERATE,
     family="custom",

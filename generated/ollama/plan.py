@@ -154,6 +154,9 @@ def _apply(
             acc.add_text(step.field, value)
         elif action == "collect":
             acc.collect(step.field, _plain(value))
+        elif action == "tool_call" and not plan.choices:
+            members = _members(step, value)
+            acc.tool_call(members.get("id"), members.get("name"), members.get("arguments"))
         elif action in ("open", "delta", "close", "tool_call"):
             _keyed(acc, plan, slots, step, 0, value)
         return

@@ -135,10 +135,19 @@ def test_batch_plan_when_plain_events_carry_one_json_message() -> None:
     assert [(s.text, s.ascii) for s in spec.batch.sentinels] == [("[DONE]", True)]
 
 
-def test_no_batch_plan_with_vendor_tags_or_several_plain_json_messages() -> None:
+def test_no_batch_plan_with_vendor_tags_and_several_plain_json_messages_batch_the_first_tried() -> None:
     tagged, _ = _spec(channel(_chunk(), _vendor("Search", "x_search")))
-    several, _ = _spec(channel(_chunk(), message("Other", obj("Other", req("n", integer())))))
-    assert (tagged.batch, several.batch) == (None, None)
+    assert tagged.batch is None
+    other = message("Other", obj("Other", req("n", integer()), req("m", integer())))
+    several, _ = _spec(channel(_chunk(), other))
+    assert several.batch is not None and several.fallback is not None
+    # The most constrained message is tried first by classify, so by the batch too.
+    assert several.batch.message.name == several.fallback.decoders[0].name == "Other"
+    # Unless it specializes a later one (all its required members and more): most events
+    # are then the later one, and the batch would fail at its first.
+    usage = message("UsageChunk", obj("UsageChunk", req("id", string()), req("usage", integer())))
+    specialized, _ = _spec(channel(_chunk(), usage))
+    assert specialized.batch is None
 
 
 def test_non_ascii_sentinel_is_marked_for_encoding() -> None:

@@ -135,17 +135,18 @@ class Sentinel:
 
 @dataclass(frozen=True)
 class BatchPlan:
-    """The fast path of a channel whose plain ``message`` events are one JSON message.
+    """The fast path of a channel whose plain ``message`` events are JSON messages, untagged.
 
-    ``classify_values`` decodes a run of raw values with that message's decoder
-    without a Python-level loop, up to the first literal of the channel (the
-    ``[DONE]`` ending a whole body read at once), which the runtime classifies
-    alone with the values after it; a value the decoder refuses makes the whole
-    run fall back to classifying each event alone.
+    ``classify_values`` decodes a run of raw values with the decoder ``classify`` tries first
+    (the most constrained message: what it decodes, ``classify`` gives) without a
+    Python-level loop, up to the first literal of the channel (the ``[DONE]`` ending a whole
+    body read at once), which the runtime classifies alone with the values after it; a value
+    that decoder refuses (another message's, Ollama's error line) makes the whole run fall
+    back to classifying each event alone.
 
     Attributes:
         function: the generated ``classify_values_<channel>`` name.
-        message: the one JSON message of plain ``message`` events.
+        message: the first JSON message ``classify`` tries on plain ``message`` events.
         sentinels: the channel's literals carried by plain ``message`` events.
     """
 
@@ -364,7 +365,7 @@ def channel_spec(
             if m.keep_usage and any(f"models.{m.cls}" in classes for _, classes in lenient)
         ),
         lenient_usage_table=PythonIdentifier.verbatim(f"_LENIENT_USAGE_{upper}"),
-        batch=_batch_plan(ident, plain),
+        batch=_batch_plan(ident, plain, channel),
         named=_named_plan(ident, branches, models.flavour),
         family=channel.accumulation.family if channel.accumulation is not None else "chat",
         framing=channel.framing,
@@ -388,6 +389,12 @@ def _lenient(
         if classes:
             rows.append((branch.event, classes))
     return tuple(rows)
+
+
+def _required(channel: Channel, name: str) -> frozenset[str]:
+    """The members message ``name`` requires (wire names)."""
+    message = channel.message(name)
+    return frozenset(p.name for p in message.payload.properties if p.required) if message is not None else frozenset()
 
 
 def _declares(channel: Channel, name: str, member: str) -> bool:
@@ -508,10 +515,17 @@ def _with_run(message: MessageSpec, plans: list[ApplyPlan], flavour: Flavour) ->
     return replace(message, run=run)
 
 
-def _batch_plan(ident: PythonIdentifier, plain: EventBranch | None) -> BatchPlan | None:
-    """The fast path, when plain ``message`` events (branch ``plain``) carry exactly one
-    JSON message and no tag: then each raw value either decodes as it or the run falls back."""
-    if plain is None or plain.tag_field or len(plain.decoders) != 1:
+def _batch_plan(ident: PythonIdentifier, plain: EventBranch | None, channel: Channel) -> BatchPlan | None:
+    """The fast path, when plain ``message`` events (branch ``plain``) carry JSON messages and
+    no tag: then each raw value either decodes as the first of them or the run falls back.
+
+    None also when the first requires every member a later one requires (Mistral's usage
+    chunk, a chunk plus ``usage``): most events are then the later one, and a run would
+    fall back at its first event, after a decode spent for nothing."""
+    if plain is None or plain.tag_field or not plain.decoders:
+        return None
+    required = [_required(channel, m.name) for m in plain.decoders]
+    if any(later <= required[0] for later in required[1:]):
         return None
     message = plain.decoders[0]
     return BatchPlan(
