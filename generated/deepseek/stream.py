@@ -592,6 +592,8 @@ class Channel(Generic[E]):
             Family.CHAT: synth.chat,
             Family.MESSAGES: synth.messages,
             Family.RESPONSES: responses,
+            Family.GEMINI: synth.gemini,
+            Family.COHERE: synth.cohere,
         }.get(self.family)
         if synthesize is None:
             raise ValueError(f"{self!r}: no stream synthesis for family {self.family.value!r}")
