@@ -13,7 +13,7 @@ dispatches on the event's exact class through a table built once.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Literal, Union, overload
 
 import msgspec
@@ -24,7 +24,7 @@ from .encoding import Encoding
 from .events import StreamTruncated, UnknownEvent
 from .lenient import lenient_decode
 from .sse import ServerSentEvent
-from .stream import Channel
+from .stream import Channel, Classifier, Run, each
 from .usage import keep_usage, keep_usages
 
 _decode_generate_content_response_models_model_stream_generate_content = msgspec.json.Decoder(
@@ -104,76 +104,6 @@ def classify_values_models_model_stream_generate_content(
 
 
 def _apply_models_model_stream_generate_content_generate_content_response(
-    acc: Accumulator, chunk: models.GenerateContentResponse
-) -> None:
-    if (acc.id is None or acc.model is None) and (v0 := chunk.response_id) is not None:
-        acc.meta(v0, chunk.model_version)
-    if (v1 := chunk.candidates) is not None:
-        for v3, v2 in enumerate(v1):
-            if (v4 := v2.content) is not None and (v5 := v4.parts) is not None:
-                for v7, v6 in enumerate(v5):
-                    if (v8 := v6.text) is not None and not (v6.thought is True):
-                        (
-                            acc.states.get(v10 := v9 if (v9 := v2.index) is not None else v3)
-                            or acc.choice(v10)
-                        ).content.append(v8)
-                    if (v11 := v6.text) is not None and v6.thought is True:
-                        (
-                            acc.states.get(v13 := v12 if (v12 := v2.index) is not None else v3)
-                            or acc.choice(v13)
-                        ).reasoning_content.append(v11)
-                    if (v14 := v6.function_call) is not None:
-                        v17 = acc.states.get(
-                            v16 := v15 if (v15 := v2.index) is not None else v3
-                        ) or acc.choice(v16)
-                        v17.add_call(
-                            v14.id, (v18 := v14.name), v14.args, v14.partial_args, v18 is None
-                        )
-                    if v6.executable_code is not None:
-                        (
-                            acc.states.get(v21 := v20 if (v20 := v2.index) is not None else v3)
-                            or acc.choice(v21)
-                        ).content_parts.append(as_sent(v6))
-                    if v6.code_execution_result is not None:
-                        (
-                            acc.states.get(v24 := v23 if (v23 := v2.index) is not None else v3)
-                            or acc.choice(v24)
-                        ).content_parts.append(as_sent(v6))
-                    if v6.inline_data is not None:
-                        (
-                            acc.states.get(v27 := v26 if (v26 := v2.index) is not None else v3)
-                            or acc.choice(v27)
-                        ).content_parts.append(as_sent(v6))
-                    if v6.file_data is not None:
-                        (
-                            acc.states.get(v30 := v29 if (v29 := v2.index) is not None else v3)
-                            or acc.choice(v30)
-                        ).content_parts.append(as_sent(v6))
-                    if v6.function_response is not None:
-                        (
-                            acc.states.get(v33 := v32 if (v32 := v2.index) is not None else v3)
-                            or acc.choice(v33)
-                        ).content_parts.append(as_sent(v6))
-                    if (v34 := v6.thought_signature) is not None:
-                        acc.collect("thought_signatures", as_sent(v34))
-            if (v35 := v2.finish_reason) is not None:
-                (
-                    acc.states.get(v37 := v36 if (v36 := v2.index) is not None else v3)
-                    or acc.choice(v37)
-                ).finish_reason = v35
-            if (v38 := v2.finish_reason) is not None:
-                acc.stop_reason = v38
-            if v2.finish_reason is not None:
-                acc.done()
-    if (v39 := chunk.prompt_feedback) is not None and (v40 := v39.block_reason) is not None:
-        acc.stop_reason = v40
-    if (v41 := chunk.usage_metadata) is not None:
-        acc.set_usage(v41)
-    if (v43 := chunk.prompt_feedback) is not None and v43.block_reason is not None:
-        acc.done()
-
-
-def _apply_models_model_stream_generate_content_generate_content_response_run(
     acc: Accumulator, chunks: Iterable[models.GenerateContentResponse]
 ) -> None:
     for chunk in chunks:
@@ -244,36 +174,12 @@ def _apply_models_model_stream_generate_content_generate_content_response_run(
             acc.done()
 
 
-_APPLY_MODELS_MODEL_STREAM_GENERATE_CONTENT: dict[type, Callable[[Accumulator, Any], None]] = {
+_APPLY_MODELS_MODEL_STREAM_GENERATE_CONTENT: dict[type, Run] = {
     models.GenerateContentResponse: _apply_models_model_stream_generate_content_generate_content_response,
-    UnknownEvent: Accumulator.unknown,
-    StreamTruncated: Accumulator.truncated,
+    UnknownEvent: each(Accumulator.unknown),
+    StreamTruncated: each(Accumulator.truncated),
 }
-"""How each event class of channel /models/{model}:streamGenerateContent feeds the accumulator."""
-
-_APPLY_RUNS_MODELS_MODEL_STREAM_GENERATE_CONTENT: dict[
-    type, Callable[[Accumulator, Iterable[Any]], None]
-] = {
-    models.GenerateContentResponse: _apply_models_model_stream_generate_content_generate_content_response_run,
-}
-"""How consecutive events of one class of channel /models/{model}:streamGenerateContent feed the accumulator."""
-
-
-def apply_models_model_stream_generate_content(
-    acc: Accumulator, event: MODELS_MODEL_STREAM_GENERATE_CONTENT_EVENT
-) -> None:
-    """Feed one event of channel /models/{model}:streamGenerateContent into ``acc``."""
-    handler = _APPLY_MODELS_MODEL_STREAM_GENERATE_CONTENT.get(type(event))
-    if handler is not None:
-        if getattr(event, "off_spec", None) is not None:
-            acc.lenient(event, handler)  # decoded leniently: what fits is assembled
-            return
-        handler(acc, event)
-        return
-    for cls, handler in _APPLY_MODELS_MODEL_STREAM_GENERATE_CONTENT.items():  # subclasses
-        if isinstance(event, cls):
-            handler(acc, event)
-            return
+"""How consecutive events of each class of channel /models/{model}:streamGenerateContent feed the accumulator (one event is a run of one)."""
 
 
 _ENCODING_MODELS_MODEL_STREAM_GENERATE_CONTENT = Encoding(
@@ -324,13 +230,12 @@ MODELS_MODEL_STREAM_GENERATE_CONTENT_CHANNEL: Channel[
     {
         "GenerateContentResponse": models.GenerateContentResponse,
     },
-    classify_models_model_stream_generate_content,
-    apply_models_model_stream_generate_content,
-    handlers=_APPLY_MODELS_MODEL_STREAM_GENERATE_CONTENT,
-    runs=_APPLY_RUNS_MODELS_MODEL_STREAM_GENERATE_CONTENT,
+    Classifier(
+        classify_models_model_stream_generate_content,
+        values=classify_values_models_model_stream_generate_content,
+    ),
+    _APPLY_MODELS_MODEL_STREAM_GENERATE_CONTENT,
     family="gemini",
-    classify_values=classify_values_models_model_stream_generate_content,
-    apply_values=_apply_models_model_stream_generate_content_generate_content_response_run,
     encoding=_ENCODING_MODELS_MODEL_STREAM_GENERATE_CONTENT,
 )
 """The channel /models/{model}:streamGenerateContent (``CHANNELS['/models/{model}:streamGenerateContent']``): its

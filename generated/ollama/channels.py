@@ -13,7 +13,7 @@ dispatches on the event's exact class through a table built once.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, Literal, Union, overload
 
 import msgspec
@@ -26,7 +26,7 @@ from .lenient import lenient_decode
 from .plan import Plan, Step
 from .plan import run as run_plan
 from .sse import ServerSentEvent
-from .stream import Channel
+from .stream import Channel, Classifier, Run, each
 
 _decode_chat_chunk_api_chat = msgspec.json.Decoder(models.ChatChunk).decode
 _decode_stream_error_api_chat = msgspec.json.Decoder(models.StreamError).decode
@@ -122,54 +122,23 @@ _PLAN_APPLY_API_CHAT_CHAT_CHUNK = Plan(
 """The accumulation plan of ChatChunk (``ssegen ir`` prints it), run by ``plan.run``."""
 
 
-def _apply_api_chat_chat_chunk(acc: Accumulator, chunk: models.ChatChunk) -> None:
-    run_plan(acc, _PLAN_APPLY_API_CHAT_CHAT_CHUNK, chunk)
-
-
-def _apply_api_chat_chat_chunk_run(acc: Accumulator, chunks: Iterable[models.ChatChunk]) -> None:
+def _apply_api_chat_chat_chunk(acc: Accumulator, chunks: Iterable[models.ChatChunk]) -> None:
     for chunk in chunks:
         run_plan(acc, _PLAN_APPLY_API_CHAT_CHAT_CHUNK, chunk)
 
 
-def _apply_api_chat_stream_error(acc: Accumulator, chunk: models.StreamError) -> None:
-    acc.error(chunk)
-
-
-def _apply_api_chat_stream_error_run(
-    acc: Accumulator, chunks: Iterable[models.StreamError]
-) -> None:
+def _apply_api_chat_stream_error(acc: Accumulator, chunks: Iterable[models.StreamError]) -> None:
     for chunk in chunks:
         acc.error(chunk)
 
 
-_APPLY_API_CHAT: dict[type, Callable[[Accumulator, Any], None]] = {
+_APPLY_API_CHAT: dict[type, Run] = {
     models.ChatChunk: _apply_api_chat_chat_chunk,
     models.StreamError: _apply_api_chat_stream_error,
-    UnknownEvent: Accumulator.unknown,
-    StreamTruncated: Accumulator.truncated,
+    UnknownEvent: each(Accumulator.unknown),
+    StreamTruncated: each(Accumulator.truncated),
 }
-"""How each event class of channel /api/chat feeds the accumulator."""
-
-_APPLY_RUNS_API_CHAT: dict[type, Callable[[Accumulator, Iterable[Any]], None]] = {
-    models.ChatChunk: _apply_api_chat_chat_chunk_run,
-    models.StreamError: _apply_api_chat_stream_error_run,
-}
-"""How consecutive events of one class of channel /api/chat feed the accumulator."""
-
-
-def apply_api_chat(acc: Accumulator, event: API_CHAT_EVENT) -> None:
-    """Feed one event of channel /api/chat into ``acc``."""
-    handler = _APPLY_API_CHAT.get(type(event))
-    if handler is not None:
-        if getattr(event, "off_spec", None) is not None:
-            acc.lenient(event, handler)  # decoded leniently: what fits is assembled
-            return
-        handler(acc, event)
-        return
-    for cls, handler in _APPLY_API_CHAT.items():  # subclasses
-        if isinstance(event, cls):
-            handler(acc, event)
-            return
+"""How consecutive events of each class of channel /api/chat feed the accumulator (one event is a run of one)."""
 
 
 API_GENERATE_EVENT = Union[models.GenerateChunk, models.StreamError, UnknownEvent, StreamTruncated]
@@ -199,19 +168,7 @@ def classify_api_generate(sse: ServerSentEvent) -> API_GENERATE_EVENT:
     return UnknownEvent(event=event, data=data, id=sse.id, reason=reason)
 
 
-def _apply_api_generate_generate_chunk(acc: Accumulator, chunk: models.GenerateChunk) -> None:
-    if acc.id is None or acc.model is None:
-        acc.meta(None, chunk.model)
-    acc.add_text("text", chunk.response)
-    if (v0 := chunk.thinking) is not None:
-        acc.add_text("thinking", v0)
-    if (v1 := chunk.done_reason) is not None:
-        acc.stop_reason = v1
-    if chunk.done_reason is not None:
-        acc.done()
-
-
-def _apply_api_generate_generate_chunk_run(
+def _apply_api_generate_generate_chunk(
     acc: Accumulator, chunks: Iterable[models.GenerateChunk]
 ) -> None:
     for chunk in chunks:
@@ -226,45 +183,20 @@ def _apply_api_generate_generate_chunk_run(
             acc.done()
 
 
-def _apply_api_generate_stream_error(acc: Accumulator, chunk: models.StreamError) -> None:
-    acc.error(chunk)
-
-
-def _apply_api_generate_stream_error_run(
+def _apply_api_generate_stream_error(
     acc: Accumulator, chunks: Iterable[models.StreamError]
 ) -> None:
     for chunk in chunks:
         acc.error(chunk)
 
 
-_APPLY_API_GENERATE: dict[type, Callable[[Accumulator, Any], None]] = {
+_APPLY_API_GENERATE: dict[type, Run] = {
     models.GenerateChunk: _apply_api_generate_generate_chunk,
     models.StreamError: _apply_api_generate_stream_error,
-    UnknownEvent: Accumulator.unknown,
-    StreamTruncated: Accumulator.truncated,
+    UnknownEvent: each(Accumulator.unknown),
+    StreamTruncated: each(Accumulator.truncated),
 }
-"""How each event class of channel /api/generate feeds the accumulator."""
-
-_APPLY_RUNS_API_GENERATE: dict[type, Callable[[Accumulator, Iterable[Any]], None]] = {
-    models.GenerateChunk: _apply_api_generate_generate_chunk_run,
-    models.StreamError: _apply_api_generate_stream_error_run,
-}
-"""How consecutive events of one class of channel /api/generate feed the accumulator."""
-
-
-def apply_api_generate(acc: Accumulator, event: API_GENERATE_EVENT) -> None:
-    """Feed one event of channel /api/generate into ``acc``."""
-    handler = _APPLY_API_GENERATE.get(type(event))
-    if handler is not None:
-        if getattr(event, "off_spec", None) is not None:
-            acc.lenient(event, handler)  # decoded leniently: what fits is assembled
-            return
-        handler(acc, event)
-        return
-    for cls, handler in _APPLY_API_GENERATE.items():  # subclasses
-        if isinstance(event, cls):
-            handler(acc, event)
-            return
+"""How consecutive events of each class of channel /api/generate feed the accumulator (one event is a run of one)."""
 
 
 _ENCODING_API_CHAT = Encoding(
@@ -295,10 +227,10 @@ API_CHAT_CHANNEL: Channel[API_CHAT_EVENT] = Channel(
         "ChatChunk": models.ChatChunk,
         "StreamError": models.StreamError,
     },
-    classify_api_chat,
-    apply_api_chat,
-    handlers=_APPLY_API_CHAT,
-    runs=_APPLY_RUNS_API_CHAT,
+    Classifier(
+        classify_api_chat,
+    ),
+    _APPLY_API_CHAT,
     family="custom",
     encoding=_ENCODING_API_CHAT,
     framing="ndjson",
@@ -315,10 +247,10 @@ API_GENERATE_CHANNEL: Channel[API_GENERATE_EVENT] = Channel(
         "GenerateChunk": models.GenerateChunk,
         "StreamError": models.StreamError,
     },
-    classify_api_generate,
-    apply_api_generate,
-    handlers=_APPLY_API_GENERATE,
-    runs=_APPLY_RUNS_API_GENERATE,
+    Classifier(
+        classify_api_generate,
+    ),
+    _APPLY_API_GENERATE,
     family="custom",
     encoding=_ENCODING_API_GENERATE,
     framing="ndjson",

@@ -58,15 +58,13 @@ def test_generated_names_derive_from_the_channel_identifier() -> None:
     names = (
         spec.event_type,
         spec.classify,
-        spec.apply,
-        spec.handlers_table,
+        spec.runs_table,
         spec.fallback.table,
         spec.fallback.read_tag,
     )
     assert names == (
         "CHAT_COMPLETIONS_EVENT",
         "classify_chat_completions",
-        "apply_chat_completions",
         "_APPLY_CHAT_COMPLETIONS",
         "_TAGGED_CHAT_COMPLETIONS",
         "_read_tag_chat_completions",
@@ -102,17 +100,17 @@ def test_message_whose_payload_is_not_an_object_is_left_out_with_a_warning() -> 
     assert [d.code for d in diagnostics.items] == ["message-not-object"]
 
 
-def test_handlers_follow_the_message_kind_or_its_accumulation_plan() -> None:
+def test_run_functions_follow_the_message_kind_or_its_accumulation_plan() -> None:
     error = message("Error", obj("Error", req("message", string())), kind="error", event="error")
     spec, _ = _spec(channel(_chunk(), error, _vendor("Search", "x_search"), done()))
-    assert spec.handlers == (
-        ("models.Done", "Accumulator.done"),
-        ("models.Search", "Accumulator.vendor"),
+    assert spec.runs == (
+        ("models.Done", "each(Accumulator.done)"),
+        ("models.Search", "each(Accumulator.vendor)"),
         ("models.Chunk", "_apply_chat_completions_chunk"),
-        ("models.Error", "Accumulator.error"),
-        ("VendorEvent", "Accumulator.vendor"),
-        ("UnknownEvent", "Accumulator.unknown"),
-        ("StreamTruncated", "Accumulator.truncated"),
+        ("models.Error", "each(Accumulator.error)"),
+        ("VendorEvent", "each(Accumulator.vendor)"),
+        ("UnknownEvent", "each(Accumulator.unknown)"),
+        ("StreamTruncated", "each(Accumulator.truncated)"),
     )
     assert (
         spec.event_union
@@ -135,12 +133,6 @@ def test_batch_plan_when_plain_events_carry_one_json_message() -> None:
     assert spec.batch is not None
     assert (spec.batch.function, spec.batch.message.name) == ("classify_values_chat_completions", "Chunk")
     assert [(s.text, s.ascii) for s in spec.batch.sentinels] == [("[DONE]", True)]
-    assert spec.batch.apply_values == "_apply_chat_completions_chunk_run"
-
-
-def test_batch_plan_of_an_error_message_has_no_batch_handler() -> None:
-    spec, _ = _spec(channel(message("Error", obj("Error", req("message", string())), kind="error")))
-    assert spec.batch is not None and spec.batch.apply_values is None
 
 
 def test_no_batch_plan_with_vendor_tags_or_several_plain_json_messages() -> None:

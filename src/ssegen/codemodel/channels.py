@@ -42,11 +42,11 @@ class MessageSpec:
             or ``pydantic.TypeAdapter(models.Chunk)``, see :mod:`.flavour`).
         doc: the message's summary or title.
         tag: for a vendor message, the value of its tag member (``x_research.searching``).
-        handler: how its events feed the accumulator (``Accumulator.done``,
-            ``Accumulator.error``, ``Accumulator.vendor`` or the apply plan's function);
-            "" for a keep-alive, which feeds nothing (no row in the handlers table,
-            so ``apply`` does nothing with it: the stream is not complete, and it
-            is no unknown event).
+        run: how its events feed the accumulator, as a run function expression
+            (``each(Accumulator.done)``, ``each(Accumulator.error)``,
+            ``each(Accumulator.vendor)`` or the apply plan's function); "" for a keep-alive,
+            which feeds nothing (no row in the runs table, so ``Channel.apply`` does nothing
+            with it: the stream is not complete, and it is no unknown event).
         keep_usage: the identifier of the data message's ``usage`` member (a dotted
             path in a block family: ``message.usage``), whose object as sent
             ``classify`` keeps for the accumulator (the typed object drops the members
@@ -62,7 +62,7 @@ class MessageSpec:
     adapter: str
     doc: str
     tag: str | None = None
-    handler: str = ""
+    run: str = ""
     keep_usage: str = ""
 
     @property
@@ -147,14 +147,11 @@ class BatchPlan:
         function: the generated ``classify_values_<channel>`` name.
         message: the one JSON message of plain ``message`` events.
         sentinels: the channel's literals carried by plain ``message`` events.
-        apply_values: the plan's batch handler (``<function>_run``), or None
-            when the message feeds nothing to the accumulator by plan.
     """
 
     function: PythonIdentifier
     message: MessageSpec
     sentinels: tuple[Sentinel, ...]
-    apply_values: PythonIdentifier | None
 
 
 @dataclass(frozen=True)
@@ -201,12 +198,10 @@ class ChannelSpec:
         fallback: the branch for every other event type, or None (those frames are
             unknown events); see :attr:`ssegen.ir.Channel.fallback`.
         plans: the accumulation plans of the data messages.
-        handlers: ``(class expression, handler expression)`` rows of the dispatch
-            table, ending with ``VendorEvent`` (when tagged), ``UnknownEvent`` and
-            ``StreamTruncated``.
-        runs: ``(class expression, run function)`` for each class whose handler is an
-            accumulation plan's: the plan's ``_run`` function, which applies consecutive
-            events of the class as the handler applies each (``runs_table``).
+        runs: ``(class expression, run function expression)`` rows of the runs table
+            (``runs_table``, runtime ``Channel.runs``): how consecutive events of each class
+            feed the accumulator, ending with ``VendorEvent`` (when tagged),
+            ``UnknownEvent`` and ``StreamTruncated``.
         event_union: the ``Union[...]`` of every event class of the channel.
         tag_readers: ``(reader name, member)`` of each tag member a branch reads.
         lenient: ``(event type, classes)``: per branch (``*`` the fallback), the JSON
@@ -221,8 +216,8 @@ class ChannelSpec:
         named: the fast path of named events, or None when none has a branch of one decoder.
         family: how the channel's events assemble (:attr:`ssegen.ir.Accumulation.family`).
         framing: how its body is cut into events (:attr:`ssegen.ir.Channel.framing`).
-        names: ``event_type``, ``classify``, ``apply``, ``handlers_table``,
-            ``encoding_table`` (its ``stream.Encoding``, laid out from ``encoding``, set by
+        names: ``event_type``, ``classify``, ``runs_table``, ``encoding_table`` (its
+            ``encoding.Encoding``, laid out from ``encoding``, set by
             :func:`ssegen.codemodel.build_package_spec` once the examples are known): the
             generated module-level names; ``constant`` the channel's own,
             ``<IDENT>_CHANNEL``, a ``Channel[<IDENT>_EVENT]`` (the suffix keeps it apart
@@ -238,7 +233,6 @@ class ChannelSpec:
     branches: tuple[EventBranch, ...]
     fallback: EventBranch | None
     plans: tuple[ApplyPlan, ...]
-    handlers: tuple[tuple[str, str], ...]
     runs: tuple[tuple[str, str], ...]
     event_union: str
     tag_readers: tuple[tuple[PythonIdentifier, str], ...]
@@ -253,8 +247,6 @@ class ChannelSpec:
     event_type: PythonIdentifier
     constant: PythonIdentifier
     classify: PythonIdentifier
-    apply: PythonIdentifier
-    handlers_table: PythonIdentifier
     runs_table: PythonIdentifier
     encoding_table: PythonIdentifier = PythonIdentifier.verbatim("_ENCODING")
     encoding: EncodingSpec | None = None
@@ -305,7 +297,7 @@ def channel_spec(
             for name in t.messages:
                 tags[name] = tuple(dict.fromkeys((*tags.get(name, ()), plan.tag, *((t.subtag,) if t.subtag else ()))))
     specs, plans = _messages(channel, ident, models, diagnostics, tags)
-    by_name = {m.name: _with_handler(m, plans, models.flavour) for m in specs}
+    by_name = {m.name: _with_run(m, plans, models.flavour) for m in specs}
     upper = ident.upper()
     readers: dict[str, PythonIdentifier] = {}
     for plan in channel.plans:
@@ -339,17 +331,15 @@ def channel_spec(
     if fallback is not None and [b.event for b in branches] == ["message"]:
         branches = []  # every message travels as `message`: the fallback serves every event type
     ordered = _decode_order(channel, by_name)
-    handlers = [(f"models.{m.cls}", m.handler) for m in ordered if m.handler]
-    by_function = {str(p.function): p for p in plans}
-    runs = [(f"models.{m.cls}", by_function[m.handler].run) for m in ordered if m.handler in by_function]
+    runs = [(f"models.{m.cls}", m.run) for m in ordered if m.run]
     union = [f"models.{m.cls}" for m in ordered]
     if any(b.vendor_tags for b in (*branches, *((fallback,) if fallback else ()))):
-        handlers.append(("VendorEvent", "Accumulator.vendor"))
+        runs.append(("VendorEvent", "each(Accumulator.vendor)"))
         union.append("VendorEvent")
-    handlers.append(("UnknownEvent", "Accumulator.unknown"))
+    runs.append(("UnknownEvent", "each(Accumulator.unknown)"))
     union.append("UnknownEvent")
     # The event a decoded stream ends with when its body ended inside an event.
-    handlers.append(("StreamTruncated", "Accumulator.truncated"))
+    runs.append(("StreamTruncated", "each(Accumulator.truncated)"))
     union.append("StreamTruncated")
     plain = (
         fallback if fallback is not None and not branches else next((b for b in branches if b.event == "message"), None)
@@ -363,7 +353,6 @@ def channel_spec(
         branches=tuple(branches),
         fallback=fallback,
         plans=tuple(plans),
-        handlers=tuple(dict.fromkeys(handlers)),
         runs=tuple(dict.fromkeys(runs)),
         event_union=f"Union[{', '.join(dict.fromkeys(union))}]",
         tag_readers=tuple((name, member) for member, name in readers.items()),
@@ -375,16 +364,14 @@ def channel_spec(
             if m.keep_usage and any(f"models.{m.cls}" in classes for _, classes in lenient)
         ),
         lenient_usage_table=PythonIdentifier.verbatim(f"_LENIENT_USAGE_{upper}"),
-        batch=_batch_plan(ident, plain, plans),
+        batch=_batch_plan(ident, plain),
         named=_named_plan(ident, branches, models.flavour),
         family=channel.accumulation.family if channel.accumulation is not None else "chat",
         framing=channel.framing,
         event_type=PythonIdentifier.verbatim(f"{upper}_EVENT"),
         constant=PythonIdentifier.verbatim(f"{upper}_CHANNEL"),
         classify=PythonIdentifier.verbatim(f"classify_{ident}"),
-        apply=PythonIdentifier.verbatim(f"apply_{ident}"),
-        handlers_table=PythonIdentifier.verbatim(f"_APPLY_{upper}"),
-        runs_table=PythonIdentifier.verbatim(f"_APPLY_RUNS_{upper}"),
+        runs_table=PythonIdentifier.verbatim(f"_APPLY_{upper}"),
         encoding_table=PythonIdentifier.verbatim(f"_ENCODING_{upper}"),
     )
 
@@ -501,38 +488,36 @@ def _messages(
     return list(messages), list(plans)
 
 
-def _with_handler(message: MessageSpec, plans: list[ApplyPlan], flavour: Flavour) -> MessageSpec:
-    """``message`` with its accumulator handler: by kind (the flavour's for errors and
-    vendor messages), or the first plan of its class."""
+def _with_run(message: MessageSpec, plans: list[ApplyPlan], flavour: Flavour) -> MessageSpec:
+    """``message`` with its run function: by kind (the flavour's for errors and vendor
+    messages, each event through an accumulator method), or the first plan of its class."""
     if message.kind == "keepalive":
-        handler = ""
+        run = ""
     elif message.literal is not None:
-        handler = "Accumulator.done"
+        run = "each(Accumulator.done)"
     elif message.kind == "error":
-        handler = flavour.error_handler
+        run = f"each({flavour.error_handler})"
     elif message.kind == "vendor":
-        handler = flavour.vendor_handler
+        run = f"each({flavour.vendor_handler})"
     else:
         # A message of a family whose plan gives it no step (Anthropic's ``ping``) feeds nothing.
         plan = next((p for p in plans if p.cls == message.cls), None)
         if plan is not None:
-            return replace(message, handler=plan.function, keep_usage=plan.keep_usage)
-        handler = ""
-    return replace(message, handler=handler)
+            return replace(message, run=plan.function, keep_usage=plan.keep_usage)
+        run = ""
+    return replace(message, run=run)
 
 
-def _batch_plan(ident: PythonIdentifier, plain: EventBranch | None, plans: list[ApplyPlan]) -> BatchPlan | None:
+def _batch_plan(ident: PythonIdentifier, plain: EventBranch | None) -> BatchPlan | None:
     """The fast path, when plain ``message`` events (branch ``plain``) carry exactly one
     JSON message and no tag: then each raw value either decodes as it or the run falls back."""
     if plain is None or plain.tag_field or len(plain.decoders) != 1:
         return None
     message = plain.decoders[0]
-    plan = next((p for p in plans if p.cls == message.cls), None)
     return BatchPlan(
         function=PythonIdentifier.verbatim(f"classify_values_{ident}"),
         message=message,
         sentinels=tuple(Sentinel(m.literal, m.literal.isascii()) for m in plain.literals if m.literal is not None),
-        apply_values=plan.run if plan is not None else None,
     )
 
 
