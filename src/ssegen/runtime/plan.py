@@ -135,7 +135,7 @@ def _action(step: Step, choices: bool) -> tuple[bool, Callable[..., None]]:
     action = step.action
     if action in _STREAM_ACTIONS:
         return False, _STREAM_ACTIONS[action]
-    if not step.key and action not in _KEYED_ACTIONS:
+    if not step.key and action not in _ALWAYS_KEYED:
         return False, _UNKEYED_ACTIONS.get(action, _stream_nothing)
     return True, (_CHOICE_ACTIONS if choices else _BLOCK_ACTIONS).get(action, _state_nothing)
 
@@ -226,7 +226,7 @@ _UNKEYED_ACTIONS: dict[str, Callable[[Accumulator, _Compiled, Any, Any], None]] 
     "collect": _stream_collect,
 }
 #: The actions that apply to choice or block 0 when they have no key.
-_KEYED_ACTIONS = frozenset(("open", "delta", "close", "tool_call"))
+_ALWAYS_KEYED = frozenset(("open", "delta", "close", "tool_call"))
 
 
 # -- choice actions: (choice state, step, value) -------------------------------------------
