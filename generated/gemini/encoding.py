@@ -138,28 +138,35 @@ class Encoding:
             yield from self._classes(arg)
 
     def _complete(self, obj: Any, out: dict[str, Any], plan: _Plan) -> None:
+        """Add to ``out`` (``obj`` as the library dumps it) what :meth:`json` promises:
+        each kept member the dump left out (as ``null`` when None), the members of
+        nested messages likewise (:meth:`_complete_nested`), and the members ``obj``
+        carries as sent beside its typed ones (a usage object: :func:`usage_as_sent`)."""
         for attr, wire, kept in plan.rows:
             value = getattr(obj, attr, None)
-            if wire not in out:
-                if kept:
-                    out[wire] = None if value is None else self.library.plain(value)
-                continue
-            sub = out[wire]
-            if isinstance(sub, dict):
-                inner = self._plan(type(value))
-                if inner is not None:
-                    self._complete(value, sub, inner)
-            elif isinstance(sub, list) and isinstance(value, (list, tuple)):
-                for item, item_out in zip(value, sub, strict=False):
-                    inner = self._plan(type(item))
-                    if inner is not None and isinstance(item_out, dict):
-                        self._complete(item, item_out, inner)
+            if wire in out:
+                self._complete_nested(value, out[wire])
+            elif kept:
+                out[wire] = None if value is None else self.library.plain(value)
         if plan.wires is not None:
             sent = usage_as_sent(obj)
             if sent is not None:
                 for key, value in sent.items():
                     if key not in plan.wires:
                         out[key] = value
+
+    def _complete_nested(self, value: Any, dumped: Any) -> None:
+        """:meth:`_complete` a member's ``value`` into its dump: a message, or each message
+        of a list (item by item); other values are left as dumped."""
+        if isinstance(dumped, dict):
+            inner = self._plan(type(value))
+            if inner is not None:
+                self._complete(value, dumped, inner)
+        elif isinstance(dumped, list) and isinstance(value, (list, tuple)):
+            for item, item_out in zip(value, dumped, strict=False):
+                inner = self._plan(type(item))
+                if inner is not None and isinstance(item_out, dict):
+                    self._complete(item, item_out, inner)
 
 
 class _Plan(NamedTuple):
