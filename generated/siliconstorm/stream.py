@@ -124,12 +124,7 @@ class Classifier(Generic[E]):
         A failure of the typed decoding (JSON nested deeper than the recursion limit lets
         msgspec follow, a number too large to convert) gives an empty run: the events are
         then classified alone (:meth:`events`), which reports it."""
-        try:
-            if isinstance(item, RawEvents):
-                return (None if self.values is None else self.values(item.values)) or ()
-            return (None if self.named is None else self.named(item.event_lines, item.values)) or ()
-        except Exception:
-            return ()
+        return _run(item, self.values, self.named)
 
     def events(self, events: list[ServerSentEvent]) -> Sequence[E] | Iterator[E]:
         """The typed events of ``events``, each classified alone by :attr:`event`: all at
@@ -147,7 +142,7 @@ class Classifier(Generic[E]):
         once, the rest (a terminator such as ``[DONE]`` on) alone (:meth:`events`)."""
         if not isinstance(item, (RawEvents, NamedEvents)):
             return self.events([item])
-        run = self.run(item)
+        run = _run(item, self.values, self.named)  # self.run(item), one call fewer per read
         if len(run) == len(item.values):
             return run
         rest = self.events(item.events(len(run)))
@@ -162,6 +157,21 @@ class Classifier(Generic[E]):
         if len(batch) == 1:
             return self.item(batch[0])
         return chain.from_iterable(map(self.item, batch))
+
+
+def _run(
+    item: RawEvents | NamedEvents,
+    values: ValuesClassifier[E] | None,
+    named: NamedClassifier[E] | None,
+) -> Sequence[E]:
+    """:meth:`Classifier.run` of ``item`` with the classifier's ``values`` and ``named``
+    (a function: the per-read path calls it without a bound method)."""
+    try:
+        if isinstance(item, RawEvents):
+            return (None if values is None else values(item.values)) or ()
+        return (None if named is None else named(item.event_lines, item.values)) or ()
+    except Exception:
+        return ()
 
 
 class _StreamProgress:
@@ -758,19 +768,25 @@ class Channel(Generic[E]):
         have come since the last compaction, and the count after these batches is returned
         (to pass to the next call).
         """
-        apply, runs = self.apply, self.runs
+        runs = self.runs
+        values, named = classifier.values, classifier.named
         for item in chain.from_iterable(batches):
             if applied >= COMPACT_PARTS:
                 acc.compact()
                 applied = 0
             if not isinstance(item, (RawEvents, NamedEvents)):
                 applied += 1
-                for event in classifier.events([item]):
-                    apply(acc, event)
+                self._apply_alone(acc, classifier, [item])
                 continue
             count = len(item.values)
             applied += count
-            run = classifier.run(item)
+            try:  # _run(item, values, named), inlined: the per-read path
+                if isinstance(item, RawEvents):
+                    run = (None if values is None else values(item.values)) or ()
+                else:
+                    run = (None if named is None else named(item.event_lines, item.values)) or ()
+            except Exception:
+                run = ()
             if run:
                 # A values run is of one class, as is a run of one event (a read of a server
                 # flushing each token): one call of its run function.
@@ -782,9 +798,17 @@ class Channel(Generic[E]):
                     self._apply_stretches(acc, run)
                 if len(run) == count:
                     continue
-            for event in classifier.events(item.events(len(run))):
-                apply(acc, event)
+            self._apply_alone(acc, classifier, item.events(len(run)))
         return applied
+
+    def _apply_alone(
+        self, acc: Accumulator, classifier: Classifier[E], events: list[ServerSentEvent]
+    ) -> None:
+        """Classify ``events`` one at a time and feed each through :meth:`apply` (lenient
+        and unknown events among them)."""
+        apply = self.apply
+        for event in classifier.events(events):
+            apply(acc, event)
 
     def _apply_stretches(self, acc: Accumulator, run: Sequence[E]) -> None:
         """Feed events decoded at once (:meth:`Classifier.run`: strictly typed, none
