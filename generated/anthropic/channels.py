@@ -24,7 +24,7 @@ from .encoding import Encoding
 from .events import StreamTruncated, UnknownEvent, tag_reader
 from .lenient import lenient_decode
 from .sse import ServerSentEvent
-from .stream import Channel, decode_with
+from .stream import Channel, Classifier, Run, decode_with, each
 from .usage import keep_usage, kept
 
 _decode_message_start_v1_messages = msgspec.json.Decoder(models.MessageStartEvent).decode
@@ -186,14 +186,7 @@ def classify_named_v1_messages(
         return None
 
 
-def _apply_v1_messages_message_start(acc: Accumulator, chunk: models.MessageStartEvent) -> None:
-    acc.meta(chunk.message.id, None)
-    acc.meta(None, chunk.message.model)
-    if (v0 := chunk.message.usage) is not None:
-        acc.merge_usage(v0)
-
-
-def _apply_v1_messages_message_start_run(
+def _apply_v1_messages_message_start(
     acc: Accumulator, chunks: Iterable[models.MessageStartEvent]
 ) -> None:
     for chunk in chunks:
@@ -204,13 +197,6 @@ def _apply_v1_messages_message_start_run(
 
 
 def _apply_v1_messages_content_block_start(
-    acc: Accumulator, chunk: models.ContentBlockStartEvent
-) -> None:
-    blocks = acc.blocks
-    blocks[chunk.index].open(chunk.content_block)
-
-
-def _apply_v1_messages_content_block_start_run(
     acc: Accumulator, chunks: Iterable[models.ContentBlockStartEvent]
 ) -> None:
     blocks = acc.blocks
@@ -219,22 +205,6 @@ def _apply_v1_messages_content_block_start_run(
 
 
 def _apply_v1_messages_content_block_delta(
-    acc: Accumulator, chunk: models.ContentBlockDeltaEvent
-) -> None:
-    blocks = acc.blocks
-    if isinstance(v0 := chunk.delta, models.TextDelta):
-        blocks[chunk.index].text.append(v0.text)
-    elif isinstance(v1 := chunk.delta, models.ThinkingDelta):
-        blocks[chunk.index].thinking.append(v1.thinking)
-    elif isinstance(v2 := chunk.delta, models.SignatureDelta):
-        blocks[chunk.index].signature.append(v2.signature)
-    elif isinstance(v3 := chunk.delta, models.InputJsonDelta):
-        blocks[chunk.index].arguments.append(v3.partial_json)
-    else:
-        blocks[chunk.index].add_delta(chunk.delta)
-
-
-def _apply_v1_messages_content_block_delta_run(
     acc: Accumulator, chunks: Iterable[models.ContentBlockDeltaEvent]
 ) -> None:
     blocks = acc.blocks
@@ -252,13 +222,6 @@ def _apply_v1_messages_content_block_delta_run(
 
 
 def _apply_v1_messages_content_block_stop(
-    acc: Accumulator, chunk: models.ContentBlockStopEvent
-) -> None:
-    blocks = acc.blocks
-    blocks[chunk.index].close()
-
-
-def _apply_v1_messages_content_block_stop_run(
     acc: Accumulator, chunks: Iterable[models.ContentBlockStopEvent]
 ) -> None:
     blocks = acc.blocks
@@ -266,14 +229,7 @@ def _apply_v1_messages_content_block_stop_run(
         blocks[chunk.index].close()
 
 
-def _apply_v1_messages_message_delta(acc: Accumulator, chunk: models.MessageDeltaEvent) -> None:
-    if (v0 := chunk.delta.stop_reason) is not None:
-        acc.stop_reason = v0
-    if (v1 := chunk.usage) is not None:
-        acc.merge_usage(v1)
-
-
-def _apply_v1_messages_message_delta_run(
+def _apply_v1_messages_message_delta(
     acc: Accumulator, chunks: Iterable[models.MessageDeltaEvent]
 ) -> None:
     for chunk in chunks:
@@ -283,27 +239,19 @@ def _apply_v1_messages_message_delta_run(
             acc.merge_usage(v1)
 
 
-def _apply_v1_messages_message_stop(acc: Accumulator, chunk: models.MessageStopEvent) -> None:
-    acc.done()
-
-
-def _apply_v1_messages_message_stop_run(
+def _apply_v1_messages_message_stop(
     acc: Accumulator, chunks: Iterable[models.MessageStopEvent]
 ) -> None:
     for chunk in chunks:
         acc.done()
 
 
-def _apply_v1_messages_error(acc: Accumulator, chunk: models.ErrorEvent) -> None:
-    acc.error(chunk)
-
-
-def _apply_v1_messages_error_run(acc: Accumulator, chunks: Iterable[models.ErrorEvent]) -> None:
+def _apply_v1_messages_error(acc: Accumulator, chunks: Iterable[models.ErrorEvent]) -> None:
     for chunk in chunks:
         acc.error(chunk)
 
 
-_APPLY_V1_MESSAGES: dict[type, Callable[[Accumulator, Any], None]] = {
+_APPLY_V1_MESSAGES: dict[type, Run] = {
     models.MessageStartEvent: _apply_v1_messages_message_start,
     models.ContentBlockStartEvent: _apply_v1_messages_content_block_start,
     models.ContentBlockDeltaEvent: _apply_v1_messages_content_block_delta,
@@ -311,36 +259,10 @@ _APPLY_V1_MESSAGES: dict[type, Callable[[Accumulator, Any], None]] = {
     models.MessageDeltaEvent: _apply_v1_messages_message_delta,
     models.MessageStopEvent: _apply_v1_messages_message_stop,
     models.ErrorEvent: _apply_v1_messages_error,
-    UnknownEvent: Accumulator.unknown,
-    StreamTruncated: Accumulator.truncated,
+    UnknownEvent: each(Accumulator.unknown),
+    StreamTruncated: each(Accumulator.truncated),
 }
-"""How each event class of channel /v1/messages feeds the accumulator."""
-
-_APPLY_RUNS_V1_MESSAGES: dict[type, Callable[[Accumulator, Iterable[Any]], None]] = {
-    models.MessageStartEvent: _apply_v1_messages_message_start_run,
-    models.ContentBlockStartEvent: _apply_v1_messages_content_block_start_run,
-    models.ContentBlockDeltaEvent: _apply_v1_messages_content_block_delta_run,
-    models.ContentBlockStopEvent: _apply_v1_messages_content_block_stop_run,
-    models.MessageDeltaEvent: _apply_v1_messages_message_delta_run,
-    models.MessageStopEvent: _apply_v1_messages_message_stop_run,
-    models.ErrorEvent: _apply_v1_messages_error_run,
-}
-"""How consecutive events of one class of channel /v1/messages feed the accumulator."""
-
-
-def apply_v1_messages(acc: Accumulator, event: V1_MESSAGES_EVENT) -> None:
-    """Feed one event of channel /v1/messages into ``acc``."""
-    handler = _APPLY_V1_MESSAGES.get(type(event))
-    if handler is not None:
-        if getattr(event, "off_spec", None) is not None:
-            acc.lenient(event, handler)  # decoded leniently: what fits is assembled
-            return
-        handler(acc, event)
-        return
-    for cls, handler in _APPLY_V1_MESSAGES.items():  # subclasses
-        if isinstance(event, cls):
-            handler(acc, event)
-            return
+"""How consecutive events of each class of channel /v1/messages feed the accumulator (one event is a run of one)."""
 
 
 _KEPT: dict[type, tuple[str, ...]] = {
@@ -440,12 +362,12 @@ V1_MESSAGES_CHANNEL: Channel[V1_MESSAGES_EVENT] = Channel(
         "Ping": models.PingEvent,
         "Error": models.ErrorEvent,
     },
-    classify_v1_messages,
-    apply_v1_messages,
-    handlers=_APPLY_V1_MESSAGES,
-    runs=_APPLY_RUNS_V1_MESSAGES,
+    Classifier(
+        classify_v1_messages,
+        named=classify_named_v1_messages,
+    ),
+    _APPLY_V1_MESSAGES,
     family="messages",
-    classify_named=classify_named_v1_messages,
     encoding=_ENCODING_V1_MESSAGES,
 )
 """The channel /v1/messages (``CHANNELS['/v1/messages']``): its

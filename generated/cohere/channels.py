@@ -26,7 +26,7 @@ from .lenient import lenient_decode
 from .plan import Plan, Step
 from .plan import run as run_plan
 from .sse import ServerSentEvent
-from .stream import Channel, decode_with
+from .stream import Channel, Classifier, Run, decode_with, each
 from .usage import keep_usage, kept
 
 _decode_message_start_chat = msgspec.json.Decoder(models.MessageStartEvent).decode
@@ -227,32 +227,13 @@ def classify_named_chat(event_lines: list[bytes], values: list[bytes]) -> list[C
         return None
 
 
-def _apply_chat_message_start(acc: Accumulator, chunk: models.MessageStartEvent) -> None:
-    if (v0 := chunk.id) is not None:
-        acc.meta(v0, None)
-
-
-def _apply_chat_message_start_run(
-    acc: Accumulator, chunks: Iterable[models.MessageStartEvent]
-) -> None:
+def _apply_chat_message_start(acc: Accumulator, chunks: Iterable[models.MessageStartEvent]) -> None:
     for chunk in chunks:
         if (v0 := chunk.id) is not None:
             acc.meta(v0, None)
 
 
-def _apply_chat_content_start(acc: Accumulator, chunk: models.ContentStartEvent) -> None:
-    blocks = acc.blocks
-    if (
-        (v0 := chunk.delta) is not None
-        and (v1 := v0.message) is not None
-        and (v2 := v1.content) is not None
-    ):
-        blocks[chunk.index].open(v2)
-
-
-def _apply_chat_content_start_run(
-    acc: Accumulator, chunks: Iterable[models.ContentStartEvent]
-) -> None:
+def _apply_chat_content_start(acc: Accumulator, chunks: Iterable[models.ContentStartEvent]) -> None:
     blocks = acc.blocks
     for chunk in chunks:
         if (
@@ -263,27 +244,7 @@ def _apply_chat_content_start_run(
             blocks[chunk.index].open(v2)
 
 
-def _apply_chat_content_delta(acc: Accumulator, chunk: models.ContentDeltaEvent) -> None:
-    blocks = acc.blocks
-    if (
-        (v0 := chunk.delta) is not None
-        and (v1 := v0.message) is not None
-        and (v2 := v1.content) is not None
-        and (v3 := v2.text) is not None
-    ):
-        blocks[chunk.index].text.append(v3)
-    if (
-        (v4 := chunk.delta) is not None
-        and (v5 := v4.message) is not None
-        and (v6 := v5.content) is not None
-        and (v7 := v6.thinking) is not None
-    ):
-        blocks[chunk.index].thinking.append(v7)
-
-
-def _apply_chat_content_delta_run(
-    acc: Accumulator, chunks: Iterable[models.ContentDeltaEvent]
-) -> None:
+def _apply_chat_content_delta(acc: Accumulator, chunks: Iterable[models.ContentDeltaEvent]) -> None:
     blocks = acc.blocks
     for chunk in chunks:
         if (
@@ -302,27 +263,13 @@ def _apply_chat_content_delta_run(
             blocks[chunk.index].thinking.append(v7)
 
 
-def _apply_chat_content_end(acc: Accumulator, chunk: models.ContentEndEvent) -> None:
-    blocks = acc.blocks
-    blocks[chunk.index].close()
-
-
-def _apply_chat_content_end_run(acc: Accumulator, chunks: Iterable[models.ContentEndEvent]) -> None:
+def _apply_chat_content_end(acc: Accumulator, chunks: Iterable[models.ContentEndEvent]) -> None:
     blocks = acc.blocks
     for chunk in chunks:
         blocks[chunk.index].close()
 
 
-def _apply_chat_tool_plan_delta(acc: Accumulator, chunk: models.ToolPlanDeltaEvent) -> None:
-    if (
-        (v0 := chunk.delta) is not None
-        and (v1 := v0.message) is not None
-        and (v2 := v1.tool_plan) is not None
-    ):
-        acc.add_text("tool_plan", v2)
-
-
-def _apply_chat_tool_plan_delta_run(
+def _apply_chat_tool_plan_delta(
     acc: Accumulator, chunks: Iterable[models.ToolPlanDeltaEvent]
 ) -> None:
     for chunk in chunks:
@@ -369,30 +316,14 @@ _PLAN_APPLY_CHAT_TOOL_CALL_START = Plan(
 """The accumulation plan of ToolCallStartEvent (``ssegen ir`` prints it), run by ``plan.run``."""
 
 
-def _apply_chat_tool_call_start(acc: Accumulator, chunk: models.ToolCallStartEvent) -> None:
-    run_plan(acc, _PLAN_APPLY_CHAT_TOOL_CALL_START, chunk)
-
-
-def _apply_chat_tool_call_start_run(
+def _apply_chat_tool_call_start(
     acc: Accumulator, chunks: Iterable[models.ToolCallStartEvent]
 ) -> None:
     for chunk in chunks:
         run_plan(acc, _PLAN_APPLY_CHAT_TOOL_CALL_START, chunk)
 
 
-def _apply_chat_tool_call_delta(acc: Accumulator, chunk: models.ToolCallDeltaEvent) -> None:
-    blocks = acc.blocks
-    if (
-        (v0 := chunk.delta) is not None
-        and (v1 := v0.message) is not None
-        and (v2 := v1.tool_calls) is not None
-        and (v3 := v2.function) is not None
-        and (v4 := v3.arguments) is not None
-    ):
-        blocks[chunk.index].arguments.append(v4)
-
-
-def _apply_chat_tool_call_delta_run(
+def _apply_chat_tool_call_delta(
     acc: Accumulator, chunks: Iterable[models.ToolCallDeltaEvent]
 ) -> None:
     blocks = acc.blocks
@@ -407,29 +338,13 @@ def _apply_chat_tool_call_delta_run(
             blocks[chunk.index].arguments.append(v4)
 
 
-def _apply_chat_tool_call_end(acc: Accumulator, chunk: models.ToolCallEndEvent) -> None:
-    blocks = acc.blocks
-    blocks[chunk.index].close()
-
-
-def _apply_chat_tool_call_end_run(
-    acc: Accumulator, chunks: Iterable[models.ToolCallEndEvent]
-) -> None:
+def _apply_chat_tool_call_end(acc: Accumulator, chunks: Iterable[models.ToolCallEndEvent]) -> None:
     blocks = acc.blocks
     for chunk in chunks:
         blocks[chunk.index].close()
 
 
-def _apply_chat_citation_start(acc: Accumulator, chunk: models.CitationStartEvent) -> None:
-    if (
-        (v0 := chunk.delta) is not None
-        and (v1 := v0.message) is not None
-        and (v2 := v1.citations) is not None
-    ):
-        acc.collect("citations", as_sent(v2))
-
-
-def _apply_chat_citation_start_run(
+def _apply_chat_citation_start(
     acc: Accumulator, chunks: Iterable[models.CitationStartEvent]
 ) -> None:
     for chunk in chunks:
@@ -441,11 +356,7 @@ def _apply_chat_citation_start_run(
             acc.collect("citations", as_sent(v2))
 
 
-def _apply_chat_message_end(acc: Accumulator, chunk: models.MessageEndEvent) -> None:
-    _apply_chat_message_end_run(acc, (chunk,))
-
-
-def _apply_chat_message_end_run(acc: Accumulator, chunks: Iterable[models.MessageEndEvent]) -> None:
+def _apply_chat_message_end(acc: Accumulator, chunks: Iterable[models.MessageEndEvent]) -> None:
     usage: Any = None
     try:
         for chunk in chunks:
@@ -460,7 +371,7 @@ def _apply_chat_message_end_run(acc: Accumulator, chunks: Iterable[models.Messag
             acc.set_usage(usage)
 
 
-_APPLY_CHAT: dict[type, Callable[[Accumulator, Any], None]] = {
+_APPLY_CHAT: dict[type, Run] = {
     models.MessageStartEvent: _apply_chat_message_start,
     models.ContentStartEvent: _apply_chat_content_start,
     models.ContentDeltaEvent: _apply_chat_content_delta,
@@ -471,39 +382,10 @@ _APPLY_CHAT: dict[type, Callable[[Accumulator, Any], None]] = {
     models.ToolCallEndEvent: _apply_chat_tool_call_end,
     models.CitationStartEvent: _apply_chat_citation_start,
     models.MessageEndEvent: _apply_chat_message_end,
-    UnknownEvent: Accumulator.unknown,
-    StreamTruncated: Accumulator.truncated,
+    UnknownEvent: each(Accumulator.unknown),
+    StreamTruncated: each(Accumulator.truncated),
 }
-"""How each event class of channel /chat feeds the accumulator."""
-
-_APPLY_RUNS_CHAT: dict[type, Callable[[Accumulator, Iterable[Any]], None]] = {
-    models.MessageStartEvent: _apply_chat_message_start_run,
-    models.ContentStartEvent: _apply_chat_content_start_run,
-    models.ContentDeltaEvent: _apply_chat_content_delta_run,
-    models.ContentEndEvent: _apply_chat_content_end_run,
-    models.ToolPlanDeltaEvent: _apply_chat_tool_plan_delta_run,
-    models.ToolCallStartEvent: _apply_chat_tool_call_start_run,
-    models.ToolCallDeltaEvent: _apply_chat_tool_call_delta_run,
-    models.ToolCallEndEvent: _apply_chat_tool_call_end_run,
-    models.CitationStartEvent: _apply_chat_citation_start_run,
-    models.MessageEndEvent: _apply_chat_message_end_run,
-}
-"""How consecutive events of one class of channel /chat feed the accumulator."""
-
-
-def apply_chat(acc: Accumulator, event: CHAT_EVENT) -> None:
-    """Feed one event of channel /chat into ``acc``."""
-    handler = _APPLY_CHAT.get(type(event))
-    if handler is not None:
-        if getattr(event, "off_spec", None) is not None:
-            acc.lenient(event, handler)  # decoded leniently: what fits is assembled
-            return
-        handler(acc, event)
-        return
-    for cls, handler in _APPLY_CHAT.items():  # subclasses
-        if isinstance(event, cls):
-            handler(acc, event)
-            return
+"""How consecutive events of each class of channel /chat feed the accumulator (one event is a run of one)."""
 
 
 _ENCODING_CHAT = Encoding(
@@ -599,12 +481,12 @@ CHAT_CHANNEL: Channel[CHAT_EVENT] = Channel(
         "MessageEnd": models.MessageEndEvent,
         "Debug": models.DebugEvent,
     },
-    classify_chat,
-    apply_chat,
-    handlers=_APPLY_CHAT,
-    runs=_APPLY_RUNS_CHAT,
+    Classifier(
+        classify_chat,
+        named=classify_named_chat,
+    ),
+    _APPLY_CHAT,
     family="cohere",
-    classify_named=classify_named_chat,
     encoding=_ENCODING_CHAT,
 )
 """The channel /chat (``CHANNELS['/chat']``): its

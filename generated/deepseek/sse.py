@@ -1422,6 +1422,7 @@ async def aiter_events(
     *,
     max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
     state: StreamState | None = None,
+    framer: Callable[[int], Framer] = SSEDecoder,
 ) -> AsyncIterator[ServerSentEvent]:
     """Decode a stream given as an async iterable of byte chunks.
 
@@ -1432,6 +1433,7 @@ async def aiter_events(
         max_event_bytes: See :class:`SSEDecoder`.
         state: Optional :class:`StreamState`, updated after each chunk; its
             ``incomplete`` is set when ``chunks`` is exhausted (or on error).
+        framer: See :func:`iter_raw` (a channel's ``framer``).
 
     Yields:
         Each :class:`ServerSentEvent` as soon as its blank line arrives
@@ -1444,9 +1446,53 @@ async def aiter_events(
         TypeError: ``chunks`` is a whole body, not its chunks, or a chunk is a
             ``str`` (see :func:`check_chunks`), when iteration starts.
     """
-    async for batch in aiter_raw(chunks, max_event_bytes=max_event_bytes, state=state):
+    async for batch in aiter_raw(
+        chunks, max_event_bytes=max_event_bytes, state=state, framer=framer
+    ):
         for event in expand(batch):
             yield event
+
+
+class _Reads:
+    """The decoding of one body read by read, shared by :func:`iter_raw` and its async twin
+    (which only differ in how they get the next chunk).
+
+    :meth:`feed` gives a read's items (an error the read causes is kept in :attr:`error`,
+    after the items dispatched before it, for the caller to raise once it has given them);
+    :meth:`close` gives what the end of the body dispatches and records in the
+    :class:`StreamState` how the body ended.
+    """
+
+    __slots__ = ("decoder", "state", "error")
+
+    def __init__(
+        self, max_event_bytes: int, state: StreamState | None, framer: Callable[[int], Framer]
+    ) -> None:
+        self.decoder = framer(max_event_bytes)
+        self.state = StreamState() if state is None else state
+        self.state._decoder = self.decoder
+        self.error: SSEError | None = None
+
+    def feed(
+        self, chunk: bytes | bytearray | memoryview
+    ) -> list[ServerSentEvent | RawEvents | NamedEvents]:
+        """The items one read dispatches; on an :class:`SSEError`, those dispatched before
+        it (the error, emptied of them, in :attr:`error`, the stream marked incomplete)."""
+        try:
+            return self.decoder.feed_raw(chunk)
+        except SSEError as exc:
+            self.state.incomplete = True
+            events: list[ServerSentEvent | RawEvents | NamedEvents] = [*exc.events]
+            exc.events = []
+            self.error = exc
+            return events
+
+    def close(self) -> list[ServerSentEvent | RawEvents | NamedEvents]:
+        """What the end of the body dispatches (an NDJSON last line), the state updated."""
+        last: list[ServerSentEvent | RawEvents | NamedEvents] = [*self.decoder.close()]
+        self.state.incomplete = self.decoder.incomplete
+        self.state.bytes_discarded = self.decoder.bytes_discarded
+        return last
 
 
 def iter_raw(
@@ -1459,32 +1505,23 @@ def iter_raw(
     """:func:`iter_events`, giving the events of each chunk as one list, as
     :meth:`SSEDecoder.feed_raw` returns them (runs of plain ``data:`` events
     as :class:`RawEvents`); chunks that dispatch nothing give no list.
-
     Same arguments, state updates and errors as :func:`iter_events`; the
     events dispatched before an error come as one last list. ``framer`` builds the
     decoder from ``max_event_bytes`` (:class:`SSEDecoder`, or ``ndjson.NDJSONDecoder``
     for a newline-delimited JSON body); what its ``close`` dispatches comes last.
     """
     check_chunks(chunks, "iter_events()")
-    decoder = framer(max_event_bytes)
-    if state is None:
-        state = StreamState()
-    state._decoder = decoder
+    reads = _Reads(max_event_bytes, state, framer)
     for chunk in chunks:
-        try:
-            events = decoder.feed_raw(chunk)
-        except SSEError as exc:
-            state.incomplete = True
-            yield [*exc.events]
-            exc.events = []
-            raise
+        events = reads.feed(chunk)
+        if reads.error is not None:
+            yield events
+            raise reads.error
         if events:
             yield events
-    last = decoder.close()
+    last = reads.close()
     if last:
-        yield [*last]
-    state.incomplete = decoder.incomplete
-    state.bytes_discarded = decoder.bytes_discarded
+        yield last
 
 
 async def aiter_raw(
@@ -1494,24 +1531,17 @@ async def aiter_raw(
     state: StreamState | None = None,
     framer: Callable[[int], Framer] = SSEDecoder,
 ) -> AsyncIterator[list[ServerSentEvent | RawEvents | NamedEvents]]:
-    """:func:`iter_raw` over an async iterable of byte chunks (see :func:`aiter_events`)."""
+    """:func:`iter_raw` over an async iterable of byte chunks (see :func:`aiter_events`):
+    the same :class:`_Reads`, read by ``async for``."""
     check_chunks(chunks, "aiter_events()", is_async=True)
-    decoder = framer(max_event_bytes)
-    if state is None:
-        state = StreamState()
-    state._decoder = decoder
+    reads = _Reads(max_event_bytes, state, framer)
     async for chunk in chunks:
-        try:
-            events = decoder.feed_raw(chunk)
-        except SSEError as exc:
-            state.incomplete = True
-            yield [*exc.events]
-            exc.events = []
-            raise
+        events = reads.feed(chunk)
+        if reads.error is not None:
+            yield events
+            raise reads.error
         if events:
             yield events
-    last = decoder.close()
+    last = reads.close()
     if last:
-        yield [*last]
-    state.incomplete = decoder.incomplete
-    state.bytes_discarded = decoder.bytes_discarded
+        yield last

@@ -13,7 +13,7 @@ dispatches on the event's exact class through a table built once.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Literal, Union, overload
 
 import msgspec
@@ -24,7 +24,7 @@ from .encoding import Encoding
 from .events import StreamTruncated, UnknownEvent
 from .lenient import lenient_decode
 from .sse import ServerSentEvent
-from .stream import Channel
+from .stream import Channel, Classifier, Run, each
 from .usage import keep_usage, keep_usages
 
 _decode_error_response_models_model_stream_generate_content = msgspec.json.Decoder(
@@ -119,12 +119,6 @@ def classify_values_models_model_stream_generate_content(
 
 
 def _apply_models_model_stream_generate_content_generate_content_response(
-    acc: Accumulator, chunk: models.GenerateContentResponse
-) -> None:
-    _apply_models_model_stream_generate_content_generate_content_response_run(acc, (chunk,))
-
-
-def _apply_models_model_stream_generate_content_generate_content_response_run(
     acc: Accumulator, chunks: Iterable[models.GenerateContentResponse]
 ) -> None:
     states = acc.states
@@ -215,50 +209,19 @@ def _apply_models_model_stream_generate_content_generate_content_response_run(
 
 
 def _apply_models_model_stream_generate_content_error_response(
-    acc: Accumulator, chunk: models.ErrorResponse
-) -> None:
-    acc.error(chunk)
-
-
-def _apply_models_model_stream_generate_content_error_response_run(
     acc: Accumulator, chunks: Iterable[models.ErrorResponse]
 ) -> None:
     for chunk in chunks:
         acc.error(chunk)
 
 
-_APPLY_MODELS_MODEL_STREAM_GENERATE_CONTENT: dict[type, Callable[[Accumulator, Any], None]] = {
+_APPLY_MODELS_MODEL_STREAM_GENERATE_CONTENT: dict[type, Run] = {
     models.ErrorResponse: _apply_models_model_stream_generate_content_error_response,
     models.GenerateContentResponse: _apply_models_model_stream_generate_content_generate_content_response,
-    UnknownEvent: Accumulator.unknown,
-    StreamTruncated: Accumulator.truncated,
+    UnknownEvent: each(Accumulator.unknown),
+    StreamTruncated: each(Accumulator.truncated),
 }
-"""How each event class of channel /models/{model}:streamGenerateContent feeds the accumulator."""
-
-_APPLY_RUNS_MODELS_MODEL_STREAM_GENERATE_CONTENT: dict[
-    type, Callable[[Accumulator, Iterable[Any]], None]
-] = {
-    models.ErrorResponse: _apply_models_model_stream_generate_content_error_response_run,
-    models.GenerateContentResponse: _apply_models_model_stream_generate_content_generate_content_response_run,
-}
-"""How consecutive events of one class of channel /models/{model}:streamGenerateContent feed the accumulator."""
-
-
-def apply_models_model_stream_generate_content(
-    acc: Accumulator, event: MODELS_MODEL_STREAM_GENERATE_CONTENT_EVENT
-) -> None:
-    """Feed one event of channel /models/{model}:streamGenerateContent into ``acc``."""
-    handler = _APPLY_MODELS_MODEL_STREAM_GENERATE_CONTENT.get(type(event))
-    if handler is not None:
-        if getattr(event, "off_spec", None) is not None:
-            acc.lenient(event, handler)  # decoded leniently: what fits is assembled
-            return
-        handler(acc, event)
-        return
-    for cls, handler in _APPLY_MODELS_MODEL_STREAM_GENERATE_CONTENT.items():  # subclasses
-        if isinstance(event, cls):
-            handler(acc, event)
-            return
+"""How consecutive events of each class of channel /models/{model}:streamGenerateContent feed the accumulator (one event is a run of one)."""
 
 
 _ENCODING_MODELS_MODEL_STREAM_GENERATE_CONTENT = Encoding(
@@ -322,13 +285,12 @@ MODELS_MODEL_STREAM_GENERATE_CONTENT_CHANNEL: Channel[
         "ErrorResponse": models.ErrorResponse,
         "GenerateContentResponse": models.GenerateContentResponse,
     },
-    classify_models_model_stream_generate_content,
-    apply_models_model_stream_generate_content,
-    handlers=_APPLY_MODELS_MODEL_STREAM_GENERATE_CONTENT,
-    runs=_APPLY_RUNS_MODELS_MODEL_STREAM_GENERATE_CONTENT,
+    Classifier(
+        classify_models_model_stream_generate_content,
+        values=classify_values_models_model_stream_generate_content,
+    ),
+    _APPLY_MODELS_MODEL_STREAM_GENERATE_CONTENT,
     family="gemini",
-    classify_values=classify_values_models_model_stream_generate_content,
-    apply_values=_apply_models_model_stream_generate_content_generate_content_response_run,
     encoding=_ENCODING_MODELS_MODEL_STREAM_GENERATE_CONTENT,
 )
 """The channel /models/{model}:streamGenerateContent (``CHANNELS['/models/{model}:streamGenerateContent']``): its

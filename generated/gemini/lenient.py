@@ -87,8 +87,9 @@ def lenient_decode(
     ``{"/choices/0/delta/content": [...]}``, and the rest of the chunk decodes).
 
     "Clearly": a JSON object holding at least half of the class's required members (one
-    at least), no member fixed to one value (a ``Literal`` tag) with another value, and
-    more required members than any other of ``classes`` (the first wins a tie). None when
+    at least; for a class requiring none, members it declares, at least half of the
+    object's), no member fixed to one value (a ``Literal`` tag) with another value, and
+    more of them than any other of ``classes`` (the first wins a tie). None when
     no class is. Only called after every typed decode failed, so the fast path pays nothing.
     """
     try:
@@ -112,8 +113,13 @@ def lenient_decode(
 
 def _closeness(library: ModelLibrary, cls: Any, raw: dict[str, Any]) -> int:
     """How many required members of ``cls`` ``raw`` has; 0 when a tag differs or when
-    fewer than half of them are there (then it is not clearly this message)."""
-    present = required = 0
+    fewer than half of them are there (then it is not clearly this message).
+
+    A class requiring no member (Gemini's ``GenerateContentResponse``: every member
+    optional) counts the members ``raw`` has that the class declares instead, when they
+    are at least half of ``raw``'s members: a chunk of known members, one of the wrong
+    type, is clearly this message; an object of other members is not."""
+    present = required = known = 0
     for _, wire, tp, needed in library.fields(cls):
         required += needed
         if wire in raw:
@@ -121,6 +127,9 @@ def _closeness(library: ModelLibrary, cls: Any, raw: dict[str, Any]) -> int:
             if literal is not None and raw[wire] not in literal and raw[wire] is not None:
                 return 0
             present += needed
+            known += 1
+    if not required:
+        return known if 2 * known >= len(raw) else 0
     return present if 2 * present >= required else 0
 
 

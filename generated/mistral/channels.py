@@ -13,7 +13,7 @@ dispatches on the event's exact class through a table built once.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Literal, Union, overload
 
 import msgspec
@@ -24,7 +24,7 @@ from .encoding import Encoding
 from .events import StreamTruncated, UnknownEvent
 from .lenient import lenient_decode
 from .sse import ServerSentEvent
-from .stream import Channel
+from .stream import Channel, Classifier, Run, each
 from .usage import keep_usage
 
 _decode_agent_completion_chunk_agents_completions = msgspec.json.Decoder(
@@ -106,12 +106,6 @@ def classify_values_agents_completions(
 
 
 def _apply_agents_completions_agent_completion_chunk(
-    acc: Accumulator, chunk: models.AgentCompletionChunk
-) -> None:
-    _apply_agents_completions_agent_completion_chunk_run(acc, (chunk,))
-
-
-def _apply_agents_completions_agent_completion_chunk_run(
     acc: Accumulator, chunks: Iterable[models.AgentCompletionChunk]
 ) -> None:
     states = acc.states
@@ -145,33 +139,13 @@ def _apply_agents_completions_agent_completion_chunk_run(
             acc.error_in_chunk(error)
 
 
-_APPLY_AGENTS_COMPLETIONS: dict[type, Callable[[Accumulator, Any], None]] = {
-    models.StreamDone: Accumulator.done,
+_APPLY_AGENTS_COMPLETIONS: dict[type, Run] = {
+    models.StreamDone: each(Accumulator.done),
     models.AgentCompletionChunk: _apply_agents_completions_agent_completion_chunk,
-    UnknownEvent: Accumulator.unknown,
-    StreamTruncated: Accumulator.truncated,
+    UnknownEvent: each(Accumulator.unknown),
+    StreamTruncated: each(Accumulator.truncated),
 }
-"""How each event class of channel /agents/completions feeds the accumulator."""
-
-_APPLY_RUNS_AGENTS_COMPLETIONS: dict[type, Callable[[Accumulator, Iterable[Any]], None]] = {
-    models.AgentCompletionChunk: _apply_agents_completions_agent_completion_chunk_run,
-}
-"""How consecutive events of one class of channel /agents/completions feed the accumulator."""
-
-
-def apply_agents_completions(acc: Accumulator, event: AGENTS_COMPLETIONS_EVENT) -> None:
-    """Feed one event of channel /agents/completions into ``acc``."""
-    handler = _APPLY_AGENTS_COMPLETIONS.get(type(event))
-    if handler is not None:
-        if getattr(event, "off_spec", None) is not None:
-            acc.lenient(event, handler)  # decoded leniently: what fits is assembled
-            return
-        handler(acc, event)
-        return
-    for cls, handler in _APPLY_AGENTS_COMPLETIONS.items():  # subclasses
-        if isinstance(event, cls):
-            handler(acc, event)
-            return
+"""How consecutive events of each class of channel /agents/completions feed the accumulator (one event is a run of one)."""
 
 
 CHAT_COMPLETIONS_EVENT = Union[
@@ -213,12 +187,6 @@ def classify_chat_completions(sse: ServerSentEvent) -> CHAT_COMPLETIONS_EVENT:
 
 
 def _apply_chat_completions_chat_completion_chunk(
-    acc: Accumulator, chunk: models.ChatCompletionChunk
-) -> None:
-    _apply_chat_completions_chat_completion_chunk_run(acc, (chunk,))
-
-
-def _apply_chat_completions_chat_completion_chunk_run(
     acc: Accumulator, chunks: Iterable[models.ChatCompletionChunk]
 ) -> None:
     states = acc.states
@@ -255,12 +223,6 @@ def _apply_chat_completions_chat_completion_chunk_run(
 
 
 def _apply_chat_completions_chat_completion_usage_chunk(
-    acc: Accumulator, chunk: models.ChatCompletionUsageChunk
-) -> None:
-    _apply_chat_completions_chat_completion_usage_chunk_run(acc, (chunk,))
-
-
-def _apply_chat_completions_chat_completion_usage_chunk_run(
     acc: Accumulator, chunks: Iterable[models.ChatCompletionUsageChunk]
 ) -> None:
     states = acc.states
@@ -295,35 +257,14 @@ def _apply_chat_completions_chat_completion_usage_chunk_run(
             acc.error_in_chunk(error)
 
 
-_APPLY_CHAT_COMPLETIONS: dict[type, Callable[[Accumulator, Any], None]] = {
-    models.StreamDone: Accumulator.done,
+_APPLY_CHAT_COMPLETIONS: dict[type, Run] = {
+    models.StreamDone: each(Accumulator.done),
     models.ChatCompletionUsageChunk: _apply_chat_completions_chat_completion_usage_chunk,
     models.ChatCompletionChunk: _apply_chat_completions_chat_completion_chunk,
-    UnknownEvent: Accumulator.unknown,
-    StreamTruncated: Accumulator.truncated,
+    UnknownEvent: each(Accumulator.unknown),
+    StreamTruncated: each(Accumulator.truncated),
 }
-"""How each event class of channel /chat/completions feeds the accumulator."""
-
-_APPLY_RUNS_CHAT_COMPLETIONS: dict[type, Callable[[Accumulator, Iterable[Any]], None]] = {
-    models.ChatCompletionUsageChunk: _apply_chat_completions_chat_completion_usage_chunk_run,
-    models.ChatCompletionChunk: _apply_chat_completions_chat_completion_chunk_run,
-}
-"""How consecutive events of one class of channel /chat/completions feed the accumulator."""
-
-
-def apply_chat_completions(acc: Accumulator, event: CHAT_COMPLETIONS_EVENT) -> None:
-    """Feed one event of channel /chat/completions into ``acc``."""
-    handler = _APPLY_CHAT_COMPLETIONS.get(type(event))
-    if handler is not None:
-        if getattr(event, "off_spec", None) is not None:
-            acc.lenient(event, handler)  # decoded leniently: what fits is assembled
-            return
-        handler(acc, event)
-        return
-    for cls, handler in _APPLY_CHAT_COMPLETIONS.items():  # subclasses
-        if isinstance(event, cls):
-            handler(acc, event)
-            return
+"""How consecutive events of each class of channel /chat/completions feed the accumulator (one event is a run of one)."""
 
 
 FIM_COMPLETIONS_EVENT = Union[
@@ -375,12 +316,6 @@ def classify_values_fim_completions(
 
 
 def _apply_fim_completions_fim_completion_chunk(
-    acc: Accumulator, chunk: models.FimCompletionChunk
-) -> None:
-    _apply_fim_completions_fim_completion_chunk_run(acc, (chunk,))
-
-
-def _apply_fim_completions_fim_completion_chunk_run(
     acc: Accumulator, chunks: Iterable[models.FimCompletionChunk]
 ) -> None:
     states = acc.states
@@ -405,33 +340,13 @@ def _apply_fim_completions_fim_completion_chunk_run(
             acc.error_in_chunk(error)
 
 
-_APPLY_FIM_COMPLETIONS: dict[type, Callable[[Accumulator, Any], None]] = {
-    models.StreamDone: Accumulator.done,
+_APPLY_FIM_COMPLETIONS: dict[type, Run] = {
+    models.StreamDone: each(Accumulator.done),
     models.FimCompletionChunk: _apply_fim_completions_fim_completion_chunk,
-    UnknownEvent: Accumulator.unknown,
-    StreamTruncated: Accumulator.truncated,
+    UnknownEvent: each(Accumulator.unknown),
+    StreamTruncated: each(Accumulator.truncated),
 }
-"""How each event class of channel /fim/completions feeds the accumulator."""
-
-_APPLY_RUNS_FIM_COMPLETIONS: dict[type, Callable[[Accumulator, Iterable[Any]], None]] = {
-    models.FimCompletionChunk: _apply_fim_completions_fim_completion_chunk_run,
-}
-"""How consecutive events of one class of channel /fim/completions feed the accumulator."""
-
-
-def apply_fim_completions(acc: Accumulator, event: FIM_COMPLETIONS_EVENT) -> None:
-    """Feed one event of channel /fim/completions into ``acc``."""
-    handler = _APPLY_FIM_COMPLETIONS.get(type(event))
-    if handler is not None:
-        if getattr(event, "off_spec", None) is not None:
-            acc.lenient(event, handler)  # decoded leniently: what fits is assembled
-            return
-        handler(acc, event)
-        return
-    for cls, handler in _APPLY_FIM_COMPLETIONS.items():  # subclasses
-        if isinstance(event, cls):
-            handler(acc, event)
-            return
+"""How consecutive events of each class of channel /fim/completions feed the accumulator (one event is a run of one)."""
 
 
 _ENCODING_AGENTS_COMPLETIONS = Encoding(
@@ -503,13 +418,12 @@ AGENTS_COMPLETIONS_CHANNEL: Channel[AGENTS_COMPLETIONS_EVENT] = Channel(
         "StreamDone": models.StreamDone,
         "AgentCompletionChunk": models.AgentCompletionChunk,
     },
-    classify_agents_completions,
-    apply_agents_completions,
-    handlers=_APPLY_AGENTS_COMPLETIONS,
-    runs=_APPLY_RUNS_AGENTS_COMPLETIONS,
+    Classifier(
+        classify_agents_completions,
+        values=classify_values_agents_completions,
+    ),
+    _APPLY_AGENTS_COMPLETIONS,
     family="chat",
-    classify_values=classify_values_agents_completions,
-    apply_values=_apply_agents_completions_agent_completion_chunk_run,
     encoding=_ENCODING_AGENTS_COMPLETIONS,
 )
 """The channel /agents/completions (``CHANNELS['/agents/completions']``): its
@@ -525,10 +439,10 @@ CHAT_COMPLETIONS_CHANNEL: Channel[CHAT_COMPLETIONS_EVENT] = Channel(
         "ChatCompletionUsageChunk": models.ChatCompletionUsageChunk,
         "ChatCompletionChunk": models.ChatCompletionChunk,
     },
-    classify_chat_completions,
-    apply_chat_completions,
-    handlers=_APPLY_CHAT_COMPLETIONS,
-    runs=_APPLY_RUNS_CHAT_COMPLETIONS,
+    Classifier(
+        classify_chat_completions,
+    ),
+    _APPLY_CHAT_COMPLETIONS,
     family="chat",
     encoding=_ENCODING_CHAT_COMPLETIONS,
 )
@@ -544,13 +458,12 @@ FIM_COMPLETIONS_CHANNEL: Channel[FIM_COMPLETIONS_EVENT] = Channel(
         "StreamDone": models.StreamDone,
         "FimCompletionChunk": models.FimCompletionChunk,
     },
-    classify_fim_completions,
-    apply_fim_completions,
-    handlers=_APPLY_FIM_COMPLETIONS,
-    runs=_APPLY_RUNS_FIM_COMPLETIONS,
+    Classifier(
+        classify_fim_completions,
+        values=classify_values_fim_completions,
+    ),
+    _APPLY_FIM_COMPLETIONS,
     family="chat",
-    classify_values=classify_values_fim_completions,
-    apply_values=_apply_fim_completions_fim_completion_chunk_run,
     encoding=_ENCODING_FIM_COMPLETIONS,
 )
 """The channel /fim/completions (``CHANNELS['/fim/completions']``): its

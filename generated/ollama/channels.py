@@ -13,7 +13,7 @@ dispatches on the event's exact class through a table built once.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Literal, Union, overload
 
 import msgspec
@@ -23,10 +23,8 @@ from .accumulate import Accumulator, usage_of
 from .encoding import Encoding
 from .events import StreamTruncated, UnknownEvent
 from .lenient import lenient_decode
-from .plan import Plan, Step
-from .plan import run as run_plan
 from .sse import ServerSentEvent
-from .stream import Channel
+from .stream import Channel, Classifier, Run, each
 
 _decode_chat_chunk_api_chat = msgspec.json.Decoder(models.ChatChunk).decode
 _decode_stream_error_api_chat = msgspec.json.Decoder(models.StreamError).decode
@@ -71,116 +69,68 @@ def classify_api_chat(sse: ServerSentEvent) -> API_CHAT_EVENT:
     return UnknownEvent(event=event, data=data, id=sse.id, reason=reason)
 
 
-_PLAN_APPLY_API_CHAT_CHAT_CHUNK = Plan(
-    (
-        Step("meta", extra=("model",)),
-        Step(
-            "append",
-            value=(
-                "message",
-                "content",
-            ),
-            field="text",
-        ),
-        Step(
-            "append",
-            value=(
-                "message",
-                "thinking",
-            ),
-            field="thinking",
-        ),
-        Step(
-            "tool_call",
-            value=(
-                "message",
-                "tool_calls",
-                "*",
-            ),
-            members=(
-                (
-                    "name",
-                    (
-                        "function",
-                        "name",
-                    ),
-                ),
-                (
-                    "arguments",
-                    (
-                        "function",
-                        "arguments",
-                    ),
-                ),
-            ),
-        ),
-        Step("stop", value=("done_reason",)),
-        Step(
-            "usage",
-            members=(
-                ("prompt_eval_count", ("prompt_eval_count",)),
-                ("eval_count", ("eval_count",)),
-                ("total_duration", ("total_duration",)),
-                ("load_duration", ("load_duration",)),
-                ("prompt_eval_duration", ("prompt_eval_duration",)),
-                ("eval_duration", ("eval_duration",)),
-            ),
-        ),
-        Step("complete", value=("done_reason",)),
-    ),
-    choices=False,
-)
-"""The accumulation plan of ChatChunk (``ssegen ir`` prints it), run by ``plan.run``."""
+def classify_values_api_chat(values: list[bytes]) -> Sequence[models.ChatChunk] | None:
+    """The typed events of consecutive plain ``message`` events given as their
+    undecoded data (``sse.RawEvents``), up to the channel's first literal payload
+    (the terminator, classified alone by the caller with the values after it), when
+    each is a ChatChunk (what :func:`classify_api_chat` gives then), decoded
+    without a Python-level loop: the events of the first ``len(result)`` values.
+    None when one is not (each is then classified alone)."""
+    try:
+        if len(values) == 1:  # a read of one event, as servers flushing each token send
+            run = [_decode_chat_chunk_api_chat(values[0])]
+            return run
+        run = list(map(_decode_chat_chunk_api_chat, values))
+    except (msgspec.ValidationError, msgspec.DecodeError):
+        return None
+    return run
 
 
-def _apply_api_chat_chat_chunk(acc: Accumulator, chunk: models.ChatChunk) -> None:
-    run_plan(acc, _PLAN_APPLY_API_CHAT_CHAT_CHUNK, chunk)
-
-
-def _apply_api_chat_chat_chunk_run(acc: Accumulator, chunks: Iterable[models.ChatChunk]) -> None:
+def _apply_api_chat_chat_chunk(acc: Accumulator, chunks: Iterable[models.ChatChunk]) -> None:
+    need_meta = acc.id is None or acc.model is None
     for chunk in chunks:
-        run_plan(acc, _PLAN_APPLY_API_CHAT_CHAT_CHUNK, chunk)
+        if need_meta:
+            acc.meta(None, chunk.model)
+            need_meta = acc.id is None or acc.model is None
+        if (v0 := chunk.message) is not None:
+            if (v1 := v0.content) is not None:
+                acc.add_text("text", v1)
+            if (v3 := v0.thinking) is not None:
+                acc.add_text("thinking", v3)
+        if (v4 := chunk.message) is not None and (v5 := v4.tool_calls) is not None:
+            for v6 in v5:
+                acc.tool_call(None, v6.function.name, v6.function.arguments)
+        if (v8 := chunk.done_reason) is not None:
+            acc.stop_reason = v8
+        if (
+            v9 := usage_of(
+                (
+                    ("prompt_eval_count", chunk.prompt_eval_count),
+                    ("eval_count", chunk.eval_count),
+                    ("total_duration", chunk.total_duration),
+                    ("load_duration", chunk.load_duration),
+                    ("prompt_eval_duration", chunk.prompt_eval_duration),
+                    ("eval_duration", chunk.eval_duration),
+                )
+            )
+        ) is not None:
+            acc.merge_usage(v9)
+        if chunk.done_reason is not None:
+            acc.done()
 
 
-def _apply_api_chat_stream_error(acc: Accumulator, chunk: models.StreamError) -> None:
-    acc.error(chunk)
-
-
-def _apply_api_chat_stream_error_run(
-    acc: Accumulator, chunks: Iterable[models.StreamError]
-) -> None:
+def _apply_api_chat_stream_error(acc: Accumulator, chunks: Iterable[models.StreamError]) -> None:
     for chunk in chunks:
         acc.error(chunk)
 
 
-_APPLY_API_CHAT: dict[type, Callable[[Accumulator, Any], None]] = {
+_APPLY_API_CHAT: dict[type, Run] = {
     models.ChatChunk: _apply_api_chat_chat_chunk,
     models.StreamError: _apply_api_chat_stream_error,
-    UnknownEvent: Accumulator.unknown,
-    StreamTruncated: Accumulator.truncated,
+    UnknownEvent: each(Accumulator.unknown),
+    StreamTruncated: each(Accumulator.truncated),
 }
-"""How each event class of channel /api/chat feeds the accumulator."""
-
-_APPLY_RUNS_API_CHAT: dict[type, Callable[[Accumulator, Iterable[Any]], None]] = {
-    models.ChatChunk: _apply_api_chat_chat_chunk_run,
-    models.StreamError: _apply_api_chat_stream_error_run,
-}
-"""How consecutive events of one class of channel /api/chat feed the accumulator."""
-
-
-def apply_api_chat(acc: Accumulator, event: API_CHAT_EVENT) -> None:
-    """Feed one event of channel /api/chat into ``acc``."""
-    handler = _APPLY_API_CHAT.get(type(event))
-    if handler is not None:
-        if getattr(event, "off_spec", None) is not None:
-            acc.lenient(event, handler)  # decoded leniently: what fits is assembled
-            return
-        handler(acc, event)
-        return
-    for cls, handler in _APPLY_API_CHAT.items():  # subclasses
-        if isinstance(event, cls):
-            handler(acc, event)
-            return
+"""How consecutive events of each class of channel /api/chat feed the accumulator (one event is a run of one)."""
 
 
 API_GENERATE_EVENT = Union[models.GenerateChunk, models.StreamError, UnknownEvent, StreamTruncated]
@@ -210,34 +160,24 @@ def classify_api_generate(sse: ServerSentEvent) -> API_GENERATE_EVENT:
     return UnknownEvent(event=event, data=data, id=sse.id, reason=reason)
 
 
-def _apply_api_generate_generate_chunk(acc: Accumulator, chunk: models.GenerateChunk) -> None:
-    need_meta = acc.id is None or acc.model is None
-    if need_meta:
-        acc.meta(None, chunk.model)
-        need_meta = acc.id is None or acc.model is None
-    acc.add_text("text", chunk.response)
-    if (v0 := chunk.thinking) is not None:
-        acc.add_text("thinking", v0)
-    if (v1 := chunk.done_reason) is not None:
-        acc.stop_reason = v1
-    if (
-        v2 := usage_of(
-            (
-                ("prompt_eval_count", chunk.prompt_eval_count),
-                ("eval_count", chunk.eval_count),
-                ("total_duration", chunk.total_duration),
-                ("load_duration", chunk.load_duration),
-                ("prompt_eval_duration", chunk.prompt_eval_duration),
-                ("eval_duration", chunk.eval_duration),
-            )
-        )
-    ) is not None:
-        acc.merge_usage(v2)
-    if chunk.done_reason is not None:
-        acc.done()
+def classify_values_api_generate(values: list[bytes]) -> Sequence[models.GenerateChunk] | None:
+    """The typed events of consecutive plain ``message`` events given as their
+    undecoded data (``sse.RawEvents``), up to the channel's first literal payload
+    (the terminator, classified alone by the caller with the values after it), when
+    each is a GenerateChunk (what :func:`classify_api_generate` gives then), decoded
+    without a Python-level loop: the events of the first ``len(result)`` values.
+    None when one is not (each is then classified alone)."""
+    try:
+        if len(values) == 1:  # a read of one event, as servers flushing each token send
+            run = [_decode_generate_chunk_api_generate(values[0])]
+            return run
+        run = list(map(_decode_generate_chunk_api_generate, values))
+    except (msgspec.ValidationError, msgspec.DecodeError):
+        return None
+    return run
 
 
-def _apply_api_generate_generate_chunk_run(
+def _apply_api_generate_generate_chunk(
     acc: Accumulator, chunks: Iterable[models.GenerateChunk]
 ) -> None:
     need_meta = acc.id is None or acc.model is None
@@ -267,45 +207,20 @@ def _apply_api_generate_generate_chunk_run(
             acc.done()
 
 
-def _apply_api_generate_stream_error(acc: Accumulator, chunk: models.StreamError) -> None:
-    acc.error(chunk)
-
-
-def _apply_api_generate_stream_error_run(
+def _apply_api_generate_stream_error(
     acc: Accumulator, chunks: Iterable[models.StreamError]
 ) -> None:
     for chunk in chunks:
         acc.error(chunk)
 
 
-_APPLY_API_GENERATE: dict[type, Callable[[Accumulator, Any], None]] = {
+_APPLY_API_GENERATE: dict[type, Run] = {
     models.GenerateChunk: _apply_api_generate_generate_chunk,
     models.StreamError: _apply_api_generate_stream_error,
-    UnknownEvent: Accumulator.unknown,
-    StreamTruncated: Accumulator.truncated,
+    UnknownEvent: each(Accumulator.unknown),
+    StreamTruncated: each(Accumulator.truncated),
 }
-"""How each event class of channel /api/generate feeds the accumulator."""
-
-_APPLY_RUNS_API_GENERATE: dict[type, Callable[[Accumulator, Iterable[Any]], None]] = {
-    models.GenerateChunk: _apply_api_generate_generate_chunk_run,
-    models.StreamError: _apply_api_generate_stream_error_run,
-}
-"""How consecutive events of one class of channel /api/generate feed the accumulator."""
-
-
-def apply_api_generate(acc: Accumulator, event: API_GENERATE_EVENT) -> None:
-    """Feed one event of channel /api/generate into ``acc``."""
-    handler = _APPLY_API_GENERATE.get(type(event))
-    if handler is not None:
-        if getattr(event, "off_spec", None) is not None:
-            acc.lenient(event, handler)  # decoded leniently: what fits is assembled
-            return
-        handler(acc, event)
-        return
-    for cls, handler in _APPLY_API_GENERATE.items():  # subclasses
-        if isinstance(event, cls):
-            handler(acc, event)
-            return
+"""How consecutive events of each class of channel /api/generate feed the accumulator (one event is a run of one)."""
 
 
 _ENCODING_API_CHAT = Encoding(
@@ -336,10 +251,11 @@ API_CHAT_CHANNEL: Channel[API_CHAT_EVENT] = Channel(
         "ChatChunk": models.ChatChunk,
         "StreamError": models.StreamError,
     },
-    classify_api_chat,
-    apply_api_chat,
-    handlers=_APPLY_API_CHAT,
-    runs=_APPLY_RUNS_API_CHAT,
+    Classifier(
+        classify_api_chat,
+        values=classify_values_api_chat,
+    ),
+    _APPLY_API_CHAT,
     family="custom",
     encoding=_ENCODING_API_CHAT,
     framing="ndjson",
@@ -356,10 +272,11 @@ API_GENERATE_CHANNEL: Channel[API_GENERATE_EVENT] = Channel(
         "GenerateChunk": models.GenerateChunk,
         "StreamError": models.StreamError,
     },
-    classify_api_generate,
-    apply_api_generate,
-    handlers=_APPLY_API_GENERATE,
-    runs=_APPLY_RUNS_API_GENERATE,
+    Classifier(
+        classify_api_generate,
+        values=classify_values_api_generate,
+    ),
+    _APPLY_API_GENERATE,
     family="custom",
     encoding=_ENCODING_API_GENERATE,
     framing="ndjson",

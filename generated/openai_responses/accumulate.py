@@ -689,54 +689,12 @@ class BlockState:
         """The assembled :class:`BlockResult`; where the deltas disagree with the
         finished object, one ``snapshot_mismatch`` per member is appended to
         ``mismatches`` and the finished object's value is taken."""
+        final = self.final if isinstance(self.final, dict) else {}
         texts = {f: _join(getattr(self, f)) for f in _BLOCK_TEXTS}
         others = {name: _join(parts) for name, parts in self.texts.items()}
-        final = self.final if isinstance(self.final, dict) else {}
-        found: list[tuple[str, Any, Any]] = []
-        ident: dict[str, str | None] = {}
-        for member in ("kind", "id", "call_id", "name", "status"):
-            mine = getattr(self, member)
-            sent = _str_or_none(final.get("type" if member == "kind" else member))
-            if mine and sent and mine != sent and member != "status":
-                found.append((member, mine, sent))
-            ident[member] = sent or mine
-        if isinstance(final.get("arguments"), str):
-            found += _fill(texts, "arguments", final["arguments"])
-        if isinstance(final.get("content"), list):
-            joined = "".join(
-                p["text"]
-                for p in final["content"]
-                if isinstance(p, dict)
-                and p.get("type") in ("output_text", "text")
-                and isinstance(p.get("text"), str)
-            )
-            if joined or any(isinstance(p, dict) and "text" in p for p in final["content"]):
-                found += _fill(texts, "text", joined)
-        if not texts["thinking"] and isinstance(final.get("summary"), list):
-            texts["thinking"] = "".join(
-                p["text"]
-                for p in final["summary"]
-                if isinstance(p, dict) and isinstance(p.get("text"), str)
-            )
-        for name in list(others):
-            if isinstance(final.get(name), str):
-                found += _fill(others, name, final[name])
-        if (
-            ident["kind"] == "custom_tool_call"
-            and "input" not in others
-            and isinstance(final.get("input"), str)
-        ):
-            others["input"] = final["input"]
-        parsed = self.input
-        partial = None
-        if not texts["arguments"] and isinstance(final.get("arguments"), (dict, list)):
-            parsed = final["arguments"]
-        elif texts["arguments"]:
-            try:
-                parsed = msgspec.json.decode(texts["arguments"])
-            except msgspec.DecodeError:
-                parsed = None
-                partial = partial_json(texts["arguments"])
+        ident, found = self._identity(final)
+        found += _snapshot_texts(final, texts, others, ident["kind"])
+        parsed, partial = _parsed_input(texts["arguments"], final, self.input)
         if mismatches is not None:
             mismatches.extend(
                 {
@@ -762,6 +720,86 @@ class BlockState:
             raw=self.final if self.final is not None else self.opened,
             **{f: v or None for f, v in texts.items()},
         )
+
+    def _identity(
+        self, final: dict[str, Any]
+    ) -> tuple[dict[str, str | None], list[tuple[str, Any, Any]]]:
+        """The block's ``kind``, ``id``, ``call_id``, ``name`` and ``status``: the finished
+        object's where it sends them (its ``type`` for the kind), else the deltas'; and
+        each disagreement as ``(member, deltas, snapshot)`` (none for the status, which
+        changes as an item finishes)."""
+        ident: dict[str, str | None] = {}
+        found: list[tuple[str, Any, Any]] = []
+        for member in ("kind", "id", "call_id", "name", "status"):
+            mine = getattr(self, member)
+            sent = _str_or_none(final.get("type" if member == "kind" else member))
+            if mine and sent and mine != sent and member != "status":
+                found.append((member, mine, sent))
+            ident[member] = sent or mine
+        return ident, found
+
+
+def _snapshot_texts(
+    final: dict[str, Any], texts: dict[str, str], others: dict[str, str], kind: str | None
+) -> list[tuple[str, Any, Any]]:
+    """Take into ``texts`` (the block's own) and ``others`` (its named texts) what the
+    finished object ``final`` sends of them (:func:`_fill`): its ``arguments``, the text of
+    its ``content`` parts, its reasoning ``summary`` (only where no delta gave thinking),
+    each named text, and a custom tool call's ``input`` (only where no delta gave it).
+    Returns each disagreement with the deltas as ``(member, deltas, snapshot)``."""
+    found: list[tuple[str, Any, Any]] = []
+    if isinstance(final.get("arguments"), str):
+        found += _fill(texts, "arguments", final["arguments"])
+    content = final.get("content")
+    if isinstance(content, list):
+        text = _content_text(content)
+        if text is not None:
+            found += _fill(texts, "text", text)
+    if not texts["thinking"] and isinstance(final.get("summary"), list):
+        texts["thinking"] = _summary_text(final["summary"])
+    for name in list(others):
+        if isinstance(final.get(name), str):
+            found += _fill(others, name, final[name])
+    if kind == "custom_tool_call" and "input" not in others and isinstance(final.get("input"), str):
+        others["input"] = final["input"]
+    return found
+
+
+def _content_text(content: list[Any]) -> str | None:
+    """The text of a finished message's ``content`` parts: its ``output_text`` and
+    ``text`` parts' texts joined; None when no part has a ``text`` (nothing to compare
+    the deltas with)."""
+    joined = "".join(
+        p["text"]
+        for p in content
+        if isinstance(p, dict)
+        and p.get("type") in ("output_text", "text")
+        and isinstance(p.get("text"), str)
+    )
+    if joined or any(isinstance(p, dict) and "text" in p for p in content):
+        return joined
+    return None
+
+
+def _summary_text(summary: list[Any]) -> str:
+    """The text of a finished reasoning item's ``summary`` parts, joined."""
+    return "".join(
+        p["text"] for p in summary if isinstance(p, dict) and isinstance(p.get("text"), str)
+    )
+
+
+def _parsed_input(arguments: str, final: dict[str, Any], opened: Any) -> tuple[Any, Any]:
+    """A block's ``(input, input_partial)``: its ``arguments`` text parsed when it is
+    valid JSON, else ``(None, the best-effort parse of its longest valid prefix)``
+    (:func:`partial_json`); with no arguments text, the finished object's ``arguments``
+    when an object or array, else ``opened`` (the input as the block was opened)."""
+    if not arguments:
+        sent = final.get("arguments")
+        return (sent if isinstance(sent, (dict, list)) else opened), None
+    try:
+        return msgspec.json.decode(arguments), None
+    except msgspec.DecodeError:
+        return None, partial_json(arguments)
 
 
 #: The text fields of a :class:`BlockState` a delta may append to.
@@ -860,6 +898,23 @@ class Accumulator:
         plan's ``collect`` with no key: Cohere's citations); None adds nothing."""
         if value is not None:
             self.lists.setdefault(name, []).append(value)
+
+    def tool_call(self, id: Any, name: Any, arguments: Any) -> None:
+        """A tool call sent whole outside any choice or keyed block (a plan's ``tool_call``
+        with no key: each of Ollama's ``message.tool_calls[*]``): a new output block of kind
+        ``tool_call`` after the last one, with ``id`` and ``name`` when they are strings and
+        ``arguments`` as JSON text (kept in ``arguments``) or an object (kept in ``input``).
+        Each call its own block: several calls in one event or across events are all kept."""
+        block = self.blocks[max(self.blocks, default=-1) + 1]
+        block.open({"type": "tool_call"})
+        if isinstance(id, str):
+            block.id = id
+        if isinstance(name, str):
+            block.name = name
+        if isinstance(arguments, str):
+            block.arguments.append(arguments)
+        elif arguments is not None:
+            block.input = _plain(arguments)
 
     def block(self, index: int) -> BlockState:
         """The state of output block ``index`` (created on first use, also when read

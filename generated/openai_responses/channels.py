@@ -24,7 +24,7 @@ from .encoding import Encoding
 from .events import StreamTruncated, UnknownEvent, tag_reader
 from .lenient import lenient_decode
 from .sse import ServerSentEvent
-from .stream import Channel, decode_with
+from .stream import Channel, Classifier, Run, decode_with, each
 from .usage import keep_usage, kept
 
 _decode_response_created_v1_responses = msgspec.json.Decoder(models.ResponseCreatedEvent).decode
@@ -912,13 +912,6 @@ def classify_named_v1_responses(
 
 
 def _apply_v1_responses_response_created(
-    acc: Accumulator, chunk: models.ResponseCreatedEvent
-) -> None:
-    acc.meta(chunk.response.id, None)
-    acc.meta(None, chunk.response.model)
-
-
-def _apply_v1_responses_response_created_run(
     acc: Accumulator, chunks: Iterable[models.ResponseCreatedEvent]
 ) -> None:
     for chunk in chunks:
@@ -927,13 +920,6 @@ def _apply_v1_responses_response_created_run(
 
 
 def _apply_v1_responses_response_in_progress(
-    acc: Accumulator, chunk: models.ResponseInProgressEvent
-) -> None:
-    acc.meta(chunk.response.id, None)
-    acc.meta(None, chunk.response.model)
-
-
-def _apply_v1_responses_response_in_progress_run(
     acc: Accumulator, chunks: Iterable[models.ResponseInProgressEvent]
 ) -> None:
     for chunk in chunks:
@@ -942,13 +928,6 @@ def _apply_v1_responses_response_in_progress_run(
 
 
 def _apply_v1_responses_response_output_item_added(
-    acc: Accumulator, chunk: models.ResponseOutputItemAddedEvent
-) -> None:
-    blocks = acc.blocks
-    blocks[chunk.output_index].open(chunk.item)
-
-
-def _apply_v1_responses_response_output_item_added_run(
     acc: Accumulator, chunks: Iterable[models.ResponseOutputItemAddedEvent]
 ) -> None:
     blocks = acc.blocks
@@ -957,13 +936,6 @@ def _apply_v1_responses_response_output_item_added_run(
 
 
 def _apply_v1_responses_response_output_item_done(
-    acc: Accumulator, chunk: models.ResponseOutputItemDoneEvent
-) -> None:
-    blocks = acc.blocks
-    blocks[chunk.output_index].close(chunk.item)
-
-
-def _apply_v1_responses_response_output_item_done_run(
     acc: Accumulator, chunks: Iterable[models.ResponseOutputItemDoneEvent]
 ) -> None:
     blocks = acc.blocks
@@ -972,13 +944,6 @@ def _apply_v1_responses_response_output_item_done_run(
 
 
 def _apply_v1_responses_response_output_text_delta(
-    acc: Accumulator, chunk: models.ResponseOutputTextDeltaEvent
-) -> None:
-    blocks = acc.blocks
-    blocks[chunk.output_index].text.append(chunk.delta)
-
-
-def _apply_v1_responses_response_output_text_delta_run(
     acc: Accumulator, chunks: Iterable[models.ResponseOutputTextDeltaEvent]
 ) -> None:
     blocks = acc.blocks
@@ -987,13 +952,6 @@ def _apply_v1_responses_response_output_text_delta_run(
 
 
 def _apply_v1_responses_response_refusal_delta(
-    acc: Accumulator, chunk: models.ResponseRefusalDeltaEvent
-) -> None:
-    blocks = acc.blocks
-    blocks[chunk.output_index].refusal.append(chunk.delta)
-
-
-def _apply_v1_responses_response_refusal_delta_run(
     acc: Accumulator, chunks: Iterable[models.ResponseRefusalDeltaEvent]
 ) -> None:
     blocks = acc.blocks
@@ -1002,13 +960,6 @@ def _apply_v1_responses_response_refusal_delta_run(
 
 
 def _apply_v1_responses_response_function_call_arguments_delta(
-    acc: Accumulator, chunk: models.ResponseFunctionCallArgumentsDeltaEvent
-) -> None:
-    blocks = acc.blocks
-    blocks[chunk.output_index].arguments.append(chunk.delta)
-
-
-def _apply_v1_responses_response_function_call_arguments_delta_run(
     acc: Accumulator, chunks: Iterable[models.ResponseFunctionCallArgumentsDeltaEvent]
 ) -> None:
     blocks = acc.blocks
@@ -1017,13 +968,6 @@ def _apply_v1_responses_response_function_call_arguments_delta_run(
 
 
 def _apply_v1_responses_response_reasoning_summary_text_delta(
-    acc: Accumulator, chunk: models.ResponseReasoningSummaryTextDeltaEvent
-) -> None:
-    blocks = acc.blocks
-    blocks[chunk.output_index].thinking.append(chunk.delta)
-
-
-def _apply_v1_responses_response_reasoning_summary_text_delta_run(
     acc: Accumulator, chunks: Iterable[models.ResponseReasoningSummaryTextDeltaEvent]
 ) -> None:
     blocks = acc.blocks
@@ -1032,13 +976,6 @@ def _apply_v1_responses_response_reasoning_summary_text_delta_run(
 
 
 def _apply_v1_responses_response_reasoning_text_delta(
-    acc: Accumulator, chunk: models.ResponseReasoningTextDeltaEvent
-) -> None:
-    blocks = acc.blocks
-    blocks[chunk.output_index].thinking.append(chunk.delta)
-
-
-def _apply_v1_responses_response_reasoning_text_delta_run(
     acc: Accumulator, chunks: Iterable[models.ResponseReasoningTextDeltaEvent]
 ) -> None:
     blocks = acc.blocks
@@ -1047,16 +984,6 @@ def _apply_v1_responses_response_reasoning_text_delta_run(
 
 
 def _apply_v1_responses_response_completed(
-    acc: Accumulator, chunk: models.ResponseCompletedEvent
-) -> None:
-    acc.snapshot(chunk.response.output)
-    if (v0 := chunk.response.usage) is not None:
-        acc.merge_usage(v0)
-    acc.stop_reason = chunk.response.status
-    acc.done()
-
-
-def _apply_v1_responses_response_completed_run(
     acc: Accumulator, chunks: Iterable[models.ResponseCompletedEvent]
 ) -> None:
     for chunk in chunks:
@@ -1068,18 +995,6 @@ def _apply_v1_responses_response_completed_run(
 
 
 def _apply_v1_responses_response_incomplete(
-    acc: Accumulator, chunk: models.ResponseIncompleteEvent
-) -> None:
-    acc.snapshot(chunk.response.output)
-    if (v0 := chunk.response.usage) is not None:
-        acc.merge_usage(v0)
-    acc.stop_reason = chunk.response.status
-    if (v1 := chunk.response.incomplete_details) is not None and (v2 := v1.reason) is not None:
-        acc.stop_reason = v2
-    acc.done()
-
-
-def _apply_v1_responses_response_incomplete_run(
     acc: Accumulator, chunks: Iterable[models.ResponseIncompleteEvent]
 ) -> None:
     for chunk in chunks:
@@ -1093,17 +1008,6 @@ def _apply_v1_responses_response_incomplete_run(
 
 
 def _apply_v1_responses_response_failed(
-    acc: Accumulator, chunk: models.ResponseFailedEvent
-) -> None:
-    acc.snapshot(chunk.response.output)
-    if (v0 := chunk.response.usage) is not None:
-        acc.merge_usage(v0)
-    acc.stop_reason = chunk.response.status
-    acc.error(chunk)
-    acc.done()
-
-
-def _apply_v1_responses_response_failed_run(
     acc: Accumulator, chunks: Iterable[models.ResponseFailedEvent]
 ) -> None:
     for chunk in chunks:
@@ -1116,13 +1020,6 @@ def _apply_v1_responses_response_failed_run(
 
 
 def _apply_v1_responses_response_code_interpreter_call_code_delta(
-    acc: Accumulator, chunk: models.ResponseCodeInterpreterCallCodeDeltaEvent
-) -> None:
-    blocks = acc.blocks
-    blocks[chunk.output_index].add_text("code_interpreter_call_code", chunk.delta)
-
-
-def _apply_v1_responses_response_code_interpreter_call_code_delta_run(
     acc: Accumulator, chunks: Iterable[models.ResponseCodeInterpreterCallCodeDeltaEvent]
 ) -> None:
     blocks = acc.blocks
@@ -1131,13 +1028,6 @@ def _apply_v1_responses_response_code_interpreter_call_code_delta_run(
 
 
 def _apply_v1_responses_response_shell_call_command_delta(
-    acc: Accumulator, chunk: models.ResponseShellCallCommandDeltaEvent
-) -> None:
-    blocks = acc.blocks
-    blocks[chunk.output_index].add_text("shell_call_command", chunk.delta)
-
-
-def _apply_v1_responses_response_shell_call_command_delta_run(
     acc: Accumulator, chunks: Iterable[models.ResponseShellCallCommandDeltaEvent]
 ) -> None:
     blocks = acc.blocks
@@ -1146,13 +1036,6 @@ def _apply_v1_responses_response_shell_call_command_delta_run(
 
 
 def _apply_v1_responses_response_shell_call_output_content_delta(
-    acc: Accumulator, chunk: models.ResponseShellCallOutputContentDeltaEvent
-) -> None:
-    blocks = acc.blocks
-    blocks[chunk.output_index].add_text("shell_call_output_content", chunk.delta)
-
-
-def _apply_v1_responses_response_shell_call_output_content_delta_run(
     acc: Accumulator, chunks: Iterable[models.ResponseShellCallOutputContentDeltaEvent]
 ) -> None:
     blocks = acc.blocks
@@ -1161,13 +1044,6 @@ def _apply_v1_responses_response_shell_call_output_content_delta_run(
 
 
 def _apply_v1_responses_response_mcp_call_arguments_delta(
-    acc: Accumulator, chunk: models.ResponseMCPCallArgumentsDeltaEvent
-) -> None:
-    blocks = acc.blocks
-    blocks[chunk.output_index].add_text("mcp_call_arguments", chunk.delta)
-
-
-def _apply_v1_responses_response_mcp_call_arguments_delta_run(
     acc: Accumulator, chunks: Iterable[models.ResponseMCPCallArgumentsDeltaEvent]
 ) -> None:
     blocks = acc.blocks
@@ -1176,13 +1052,6 @@ def _apply_v1_responses_response_mcp_call_arguments_delta_run(
 
 
 def _apply_v1_responses_response_queued(
-    acc: Accumulator, chunk: models.ResponseQueuedEvent
-) -> None:
-    acc.meta(chunk.response.id, None)
-    acc.meta(None, chunk.response.model)
-
-
-def _apply_v1_responses_response_queued_run(
     acc: Accumulator, chunks: Iterable[models.ResponseQueuedEvent]
 ) -> None:
     for chunk in chunks:
@@ -1191,13 +1060,6 @@ def _apply_v1_responses_response_queued_run(
 
 
 def _apply_v1_responses_response_custom_tool_call_input_delta(
-    acc: Accumulator, chunk: models.ResponseCustomToolCallInputDeltaEvent
-) -> None:
-    blocks = acc.blocks
-    blocks[chunk.output_index].add_text("custom_tool_call_input", chunk.delta)
-
-
-def _apply_v1_responses_response_custom_tool_call_input_delta_run(
     acc: Accumulator, chunks: Iterable[models.ResponseCustomToolCallInputDeltaEvent]
 ) -> None:
     blocks = acc.blocks
@@ -1205,18 +1067,14 @@ def _apply_v1_responses_response_custom_tool_call_input_delta_run(
         blocks[chunk.output_index].add_text("custom_tool_call_input", chunk.delta)
 
 
-def _apply_v1_responses_error(acc: Accumulator, chunk: models.ResponseErrorEvent) -> None:
-    acc.error(chunk)
-
-
-def _apply_v1_responses_error_run(
+def _apply_v1_responses_error(
     acc: Accumulator, chunks: Iterable[models.ResponseErrorEvent]
 ) -> None:
     for chunk in chunks:
         acc.error(chunk)
 
 
-_APPLY_V1_RESPONSES: dict[type, Callable[[Accumulator, Any], None]] = {
+_APPLY_V1_RESPONSES: dict[type, Run] = {
     models.ResponseCreatedEvent: _apply_v1_responses_response_created,
     models.ResponseInProgressEvent: _apply_v1_responses_response_in_progress,
     models.ResponseOutputItemAddedEvent: _apply_v1_responses_response_output_item_added,
@@ -1236,48 +1094,10 @@ _APPLY_V1_RESPONSES: dict[type, Callable[[Accumulator, Any], None]] = {
     models.ResponseQueuedEvent: _apply_v1_responses_response_queued,
     models.ResponseCustomToolCallInputDeltaEvent: _apply_v1_responses_response_custom_tool_call_input_delta,
     models.ResponseErrorEvent: _apply_v1_responses_error,
-    UnknownEvent: Accumulator.unknown,
-    StreamTruncated: Accumulator.truncated,
+    UnknownEvent: each(Accumulator.unknown),
+    StreamTruncated: each(Accumulator.truncated),
 }
-"""How each event class of channel /v1/responses feeds the accumulator."""
-
-_APPLY_RUNS_V1_RESPONSES: dict[type, Callable[[Accumulator, Iterable[Any]], None]] = {
-    models.ResponseCreatedEvent: _apply_v1_responses_response_created_run,
-    models.ResponseInProgressEvent: _apply_v1_responses_response_in_progress_run,
-    models.ResponseOutputItemAddedEvent: _apply_v1_responses_response_output_item_added_run,
-    models.ResponseOutputItemDoneEvent: _apply_v1_responses_response_output_item_done_run,
-    models.ResponseOutputTextDeltaEvent: _apply_v1_responses_response_output_text_delta_run,
-    models.ResponseRefusalDeltaEvent: _apply_v1_responses_response_refusal_delta_run,
-    models.ResponseFunctionCallArgumentsDeltaEvent: _apply_v1_responses_response_function_call_arguments_delta_run,
-    models.ResponseReasoningSummaryTextDeltaEvent: _apply_v1_responses_response_reasoning_summary_text_delta_run,
-    models.ResponseReasoningTextDeltaEvent: _apply_v1_responses_response_reasoning_text_delta_run,
-    models.ResponseCompletedEvent: _apply_v1_responses_response_completed_run,
-    models.ResponseIncompleteEvent: _apply_v1_responses_response_incomplete_run,
-    models.ResponseFailedEvent: _apply_v1_responses_response_failed_run,
-    models.ResponseCodeInterpreterCallCodeDeltaEvent: _apply_v1_responses_response_code_interpreter_call_code_delta_run,
-    models.ResponseShellCallCommandDeltaEvent: _apply_v1_responses_response_shell_call_command_delta_run,
-    models.ResponseShellCallOutputContentDeltaEvent: _apply_v1_responses_response_shell_call_output_content_delta_run,
-    models.ResponseMCPCallArgumentsDeltaEvent: _apply_v1_responses_response_mcp_call_arguments_delta_run,
-    models.ResponseQueuedEvent: _apply_v1_responses_response_queued_run,
-    models.ResponseCustomToolCallInputDeltaEvent: _apply_v1_responses_response_custom_tool_call_input_delta_run,
-    models.ResponseErrorEvent: _apply_v1_responses_error_run,
-}
-"""How consecutive events of one class of channel /v1/responses feed the accumulator."""
-
-
-def apply_v1_responses(acc: Accumulator, event: V1_RESPONSES_EVENT) -> None:
-    """Feed one event of channel /v1/responses into ``acc``."""
-    handler = _APPLY_V1_RESPONSES.get(type(event))
-    if handler is not None:
-        if getattr(event, "off_spec", None) is not None:
-            acc.lenient(event, handler)  # decoded leniently: what fits is assembled
-            return
-        handler(acc, event)
-        return
-    for cls, handler in _APPLY_V1_RESPONSES.items():  # subclasses
-        if isinstance(event, cls):
-            handler(acc, event)
-            return
+"""How consecutive events of each class of channel /v1/responses feed the accumulator (one event is a run of one)."""
 
 
 _KEPT: dict[type, tuple[str, ...]] = {
@@ -1655,12 +1475,12 @@ V1_RESPONSES_CHANNEL: Channel[V1_RESPONSES_EVENT] = Channel(
         "ResponseCustomToolCallInputDone": models.ResponseCustomToolCallInputDoneEvent,
         "Error": models.ResponseErrorEvent,
     },
-    classify_v1_responses,
-    apply_v1_responses,
-    handlers=_APPLY_V1_RESPONSES,
-    runs=_APPLY_RUNS_V1_RESPONSES,
+    Classifier(
+        classify_v1_responses,
+        named=classify_named_v1_responses,
+    ),
+    _APPLY_V1_RESPONSES,
     family="responses",
-    classify_named=classify_named_v1_responses,
     encoding=_ENCODING_V1_RESPONSES,
 )
 """The channel /v1/responses (``CHANNELS['/v1/responses']``): its

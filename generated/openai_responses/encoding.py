@@ -138,28 +138,35 @@ class Encoding:
             yield from self._classes(arg)
 
     def _complete(self, obj: Any, out: dict[str, Any], plan: _Plan) -> None:
+        """Add to ``out`` (``obj`` as the library dumps it) what :meth:`json` promises:
+        each kept member the dump left out (as ``null`` when None), the members of
+        nested messages likewise (:meth:`_complete_nested`), and the members ``obj``
+        carries as sent beside its typed ones (a usage object: :func:`usage_as_sent`)."""
         for attr, wire, kept in plan.rows:
             value = getattr(obj, attr, None)
-            if wire not in out:
-                if kept:
-                    out[wire] = None if value is None else self.library.plain(value)
-                continue
-            sub = out[wire]
-            if isinstance(sub, dict):
-                inner = self._plan(type(value))
-                if inner is not None:
-                    self._complete(value, sub, inner)
-            elif isinstance(sub, list) and isinstance(value, (list, tuple)):
-                for item, item_out in zip(value, sub, strict=False):
-                    inner = self._plan(type(item))
-                    if inner is not None and isinstance(item_out, dict):
-                        self._complete(item, item_out, inner)
+            if wire in out:
+                self._complete_nested(value, out[wire])
+            elif kept:
+                out[wire] = None if value is None else self.library.plain(value)
         if plan.wires is not None:
             sent = usage_as_sent(obj)
             if sent is not None:
                 for key, value in sent.items():
                     if key not in plan.wires:
                         out[key] = value
+
+    def _complete_nested(self, value: Any, dumped: Any) -> None:
+        """:meth:`_complete` a member's ``value`` into its dump: a message, or each message
+        of a list (item by item); other values are left as dumped."""
+        if isinstance(dumped, dict):
+            inner = self._plan(type(value))
+            if inner is not None:
+                self._complete(value, dumped, inner)
+        elif isinstance(dumped, list) and isinstance(value, (list, tuple)):
+            for item, item_out in zip(value, dumped, strict=False):
+                inner = self._plan(type(item))
+                if inner is not None and isinstance(item_out, dict):
+                    self._complete(item, item_out, inner)
 
 
 class _Plan(NamedTuple):
@@ -380,13 +387,15 @@ class Synthesis:
         item_id = added[1]["item"].get("id")
         where = {"item_id": item_id, "output_index": 0, "content_index": 0}
         added[1]["output_index"] = item_done[1]["output_index"] = 0
-        frames = [created, added]
-        for piece in pieces:
-            frames.append((delta[0], dict(delta[1], delta=piece, **where)))
-        frames.append((text_done[0], dict(text_done[1], text=text, **where)))
         item = item_done[1]["item"]
         parts = [p for p in item.get("content") or [] if isinstance(p, dict)]
         part = dict(parts[0] if parts else {"type": "output_text", "annotations": []}, text=text)
+        opened, closed = self._part_events(where, part)
+        frames = [created, added, *opened]
+        for piece in pieces:
+            frames.append((delta[0], dict(delta[1], delta=piece, **where)))
+        frames.append((text_done[0], dict(text_done[1], text=text, **where)))
+        frames += closed
         item.update(id=item_id, content=[part])
         frames.append(item_done)
         response = completed[1].get("response")
@@ -396,18 +405,132 @@ class Synthesis:
             if isinstance(usage, dict):
                 response["usage"] = _counted(usage, "input_tokens", "output_tokens", len(pieces))
         frames.append(completed)
+        _one_response(frames)
         for number, (_event, payload) in enumerate(frames):
             if "sequence_number" in payload:
                 payload["sequence_number"] = number
         return self._typed(frames)
 
+    def _part_events(
+        self, where: dict[str, Any], part: dict[str, Any]
+    ) -> tuple[list[tuple[str, Any]], list[tuple[str, Any]]]:
+        """The ``response.content_part.added`` (its part's text empty) and
+        ``response.content_part.done`` (the whole ``part``) framing a text at ``where``, as
+        OpenAI sends them and the openai SDK's ``responses.stream()`` expects (it indexes the
+        part the ``.added`` opened); none when the examples lack either event."""
+        try:
+            added = self._tagged("response.content_part.added")
+            done = self._tagged("response.content_part.done")
+        except ValueError:
+            return [], []
+        opened = (added[0], dict(added[1], part=dict(part, text=""), **where))
+        return [opened], [(done[0], dict(done[1], part=part, **where))]
 
-def _counted(usage: dict[str, Any], prompt: str, completion: str, count: int) -> dict[str, Any]:
-    """``usage`` with ``completion`` set to ``count`` and ``total_tokens`` to the sum, where
-    the usage object has them as numbers."""
+    def gemini(self, text: str, finish_reason: str) -> list[Any]:
+        """Gemini ``GenerateContentResponse`` chunks: one per delta, its text the one part of
+        candidate 0 (``candidates[0].content.parts[0].text``); the last with ``finishReason``
+        (``STOP`` for ``stop``, ``MAX_TOKENS`` for ``length``, else upper-cased) and the
+        examples' ``usageMetadata``, ``candidatesTokenCount`` the number of deltas. Gemini
+        sends no terminator (ai.google.dev/api/generate-content#v1beta.GenerateContentResponse).
+        """
+
+        def answering(payload: dict[str, Any]) -> bool:
+            candidates = payload.get("candidates")
+            return isinstance(candidates, list) and bool(candidates) and "content" in candidates[0]
+
+        event, template = self._example("response with a candidate's content", answering)
+        for name in ("candidates", "usageMetadata", "promptFeedback"):
+            template.pop(name, None)
+        if self.model is not None and "modelVersion" in template:
+            template["modelVersion"] = self.model
+        usage = next(
+            (
+                p["usageMetadata"]
+                for _e, p in self.examples
+                if isinstance(p.get("usageMetadata"), dict)
+            ),
+            None,
+        )
+        pieces = split_deltas(text) or [""]
+        frames = []
+        for number, piece in enumerate(pieces, 1):
+            candidate: dict[str, Any] = {"content": {"role": "model", "parts": [{"text": piece}]}}
+            payload = dict(template, candidates=[dict(candidate, index=0)])
+            if number == len(pieces):
+                reason = {"stop": "STOP", "length": "MAX_TOKENS"}.get(finish_reason)
+                payload["candidates"][0]["finishReason"] = reason or finish_reason.upper()
+                if usage is not None:
+                    payload["usageMetadata"] = _counted(
+                        usage,
+                        "promptTokenCount",
+                        "candidatesTokenCount",
+                        len(pieces),
+                        "totalTokenCount",
+                    )
+            frames.append((event, payload))
+        return self._typed(frames)
+
+    def cohere(self, text: str, finish_reason: str) -> list[Any]:
+        """Cohere v2 chat events around one text content block: ``message-start``,
+        ``content-start``, a ``content-delta`` per delta, ``content-end``, ``message-end``
+        (``finish_reason`` ``COMPLETE`` for ``stop``, ``MAX_TOKENS`` for ``length``, else
+        upper-cased; each ``output_tokens`` of its usage the number of deltas)
+        (docs.cohere.com/reference/chat-stream)."""
+        pieces = split_deltas(text)
+        start = self._tagged("message-start")
+        block = self._example("'content-start' event of a text", _cohere_text("content-start"))
+        delta = self._example("'content-delta' event of a text", _cohere_text("content-delta"))
+        stop = self._tagged("content-end")
+        end = self._tagged("message-end")
+        block[1]["index"] = stop[1]["index"] = 0
+        block[1]["delta"]["message"]["content"]["text"] = ""
+        frames = [start, block]
+        for piece in pieces:
+            payload = msgspec.json.decode(msgspec.json.encode(delta[1]))
+            payload["index"] = 0
+            payload["delta"]["message"]["content"]["text"] = piece
+            frames.append((delta[0], payload))
+        closing = end[1].get("delta")
+        if isinstance(closing, dict):
+            reason = {"stop": "COMPLETE", "length": "MAX_TOKENS"}.get(finish_reason)
+            closing["finish_reason"] = reason or finish_reason.upper()
+            usage = closing.get("usage")
+            for counts in usage.values() if isinstance(usage, dict) else ():
+                if isinstance(counts, dict) and isinstance(counts.get("output_tokens"), int):
+                    counts["output_tokens"] = len(pieces)
+        return self._typed([*frames, stop, end])
+
+
+def _cohere_text(tag: str) -> Callable[[dict[str, Any]], bool]:
+    """A test of a Cohere v2 event ``tag`` whose ``delta.message.content`` is a text's."""
+
+    def test(payload: dict[str, Any]) -> bool:
+        delta = payload.get("delta")
+        message = delta.get("message") if isinstance(delta, dict) else None
+        content = message.get("content") if isinstance(message, dict) else None
+        return payload.get("type") == tag and isinstance(content, dict) and "text" in content
+
+    return test
+
+
+def _one_response(frames: list[tuple[str, Any]]) -> None:
+    """Give every lifecycle event of a Responses stream the ``response.id`` of its first
+    (the spec's examples of ``response.created`` and ``response.completed`` name two
+    responses; one stream is one response, and the openai SDK refuses a change)."""
+    responses = [p["response"] for _e, p in frames if isinstance(p.get("response"), dict)]
+    for response in responses[1:]:
+        if "id" in responses[0] and "id" in response:
+            response["id"] = responses[0]["id"]
+
+
+def _counted(
+    usage: dict[str, Any], prompt: str, completion: str, count: int, total: str = "total_tokens"
+) -> dict[str, Any]:
+    """``usage`` with ``completion`` set to ``count`` and ``total`` to the sum, where the
+    usage object has them as numbers."""
     usage = dict(usage)
     if isinstance(usage.get(completion), int):
         usage[completion] = count
-        if isinstance(usage.get(prompt), int) and isinstance(usage.get("total_tokens"), int):
-            usage["total_tokens"] = usage[prompt] + count
+        if isinstance(usage.get(prompt), int) and isinstance(usage.get(total), int):
+            usage[total] = usage[prompt] + count
     return usage

@@ -13,7 +13,7 @@ dispatches on the event's exact class through a table built once.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Literal, Union, overload
 
 import msgspec
@@ -24,7 +24,7 @@ from .encoding import Encoding
 from .events import StreamTruncated, UnknownEvent
 from .lenient import lenient_decode
 from .sse import ServerSentEvent
-from .stream import Channel
+from .stream import Channel, Classifier, Run, each
 from .usage import keep_usage, keep_usages
 
 _decode_chat_completion_chunk_chat_completions = msgspec.json.Decoder(
@@ -94,12 +94,6 @@ def classify_values_chat_completions(
 
 
 def _apply_chat_completions_chat_completion_chunk(
-    acc: Accumulator, chunk: models.ChatCompletionChunk
-) -> None:
-    _apply_chat_completions_chat_completion_chunk_run(acc, (chunk,))
-
-
-def _apply_chat_completions_chat_completion_chunk_run(
     acc: Accumulator, chunks: Iterable[models.ChatCompletionChunk]
 ) -> None:
     states = acc.states
@@ -127,33 +121,13 @@ def _apply_chat_completions_chat_completion_chunk_run(
             acc.final_text = full_text
 
 
-_APPLY_CHAT_COMPLETIONS: dict[type, Callable[[Accumulator, Any], None]] = {
-    models.StreamDone: Accumulator.done,
+_APPLY_CHAT_COMPLETIONS: dict[type, Run] = {
+    models.StreamDone: each(Accumulator.done),
     models.ChatCompletionChunk: _apply_chat_completions_chat_completion_chunk,
-    UnknownEvent: Accumulator.unknown,
-    StreamTruncated: Accumulator.truncated,
+    UnknownEvent: each(Accumulator.unknown),
+    StreamTruncated: each(Accumulator.truncated),
 }
-"""How each event class of channel /chat/completions feeds the accumulator."""
-
-_APPLY_RUNS_CHAT_COMPLETIONS: dict[type, Callable[[Accumulator, Iterable[Any]], None]] = {
-    models.ChatCompletionChunk: _apply_chat_completions_chat_completion_chunk_run,
-}
-"""How consecutive events of one class of channel /chat/completions feed the accumulator."""
-
-
-def apply_chat_completions(acc: Accumulator, event: CHAT_COMPLETIONS_EVENT) -> None:
-    """Feed one event of channel /chat/completions into ``acc``."""
-    handler = _APPLY_CHAT_COMPLETIONS.get(type(event))
-    if handler is not None:
-        if getattr(event, "off_spec", None) is not None:
-            acc.lenient(event, handler)  # decoded leniently: what fits is assembled
-            return
-        handler(acc, event)
-        return
-    for cls, handler in _APPLY_CHAT_COMPLETIONS.items():  # subclasses
-        if isinstance(event, cls):
-            handler(acc, event)
-            return
+"""How consecutive events of each class of channel /chat/completions feed the accumulator (one event is a run of one)."""
 
 
 _ENCODING_CHAT_COMPLETIONS = Encoding(
@@ -252,13 +226,12 @@ CHAT_COMPLETIONS_CHANNEL: Channel[CHAT_COMPLETIONS_EVENT] = Channel(
         "StreamDone": models.StreamDone,
         "ChatCompletionChunk": models.ChatCompletionChunk,
     },
-    classify_chat_completions,
-    apply_chat_completions,
-    handlers=_APPLY_CHAT_COMPLETIONS,
-    runs=_APPLY_RUNS_CHAT_COMPLETIONS,
+    Classifier(
+        classify_chat_completions,
+        values=classify_values_chat_completions,
+    ),
+    _APPLY_CHAT_COMPLETIONS,
     family="chat",
-    classify_values=classify_values_chat_completions,
-    apply_values=_apply_chat_completions_chat_completion_chunk_run,
     encoding=_ENCODING_CHAT_COMPLETIONS,
 )
 """The channel /chat/completions (``CHANNELS['/chat/completions']``): its

@@ -16,7 +16,7 @@ name from a plain dict (a member typed as any JSON). The semantics are README
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any, NamedTuple
 
 from .accumulate import Accumulator, BlockState, ChoiceState, _plain, usage_of
@@ -69,18 +69,18 @@ class Plan:
     __slots__ = ("steps", "choices")
 
     def __init__(self, steps: tuple[Step, ...], choices: bool = False) -> None:
-        self.steps = tuple(_Compiled(step) for step in steps)
+        self.steps = tuple(_Compiled(step, choices) for step in steps)
         self.choices = choices
 
 
 class _Compiled:
     """A step with its scope: the longest prefix of ``value`` ending in ``[*]`` that
     the key shares up to its own last ``[*]`` (the element the key and ``when`` are read
-    at), and each path's rest after it."""
+    at), and each path's rest after it; and what applies it, picked once (:func:`_action`)."""
 
-    __slots__ = ("step", "scope", "key", "key_stars", "value", "extra", "attrs")
+    __slots__ = ("step", "scope", "key", "key_stars", "value", "extra", "keyed", "apply")
 
-    def __init__(self, step: Step) -> None:
+    def __init__(self, step: Step, choices: bool) -> None:
         self.step = step
         value = step.value
         scope = value[: len(value) - value[::-1].index(EACH)] if EACH in value else ()
@@ -92,23 +92,22 @@ class _Compiled:
         self.key_stars = key[:cut].count(EACH)
         self.key = key[cut:]
         self.extra = step.extra
-        # A usage step's members that are each one member of a typed value: read by attribute.
-        one = all(len(path) == 1 and path[0] != EACH for _, path in step.members)
-        self.attrs = (
-            tuple((name, p if isinstance(p, str) else p[0]) for name, (p,) in step.members)
-            if step.members and one
-            else None
-        )
+        self.keyed, self.apply = _action(step, choices)
 
 
 def run(acc: Accumulator, plan: Plan, event: Any) -> None:
     """Apply ``event`` (a typed event, or plain JSON data) to ``acc`` by ``plan``'s steps,
     in order. A member missing on the way makes a step do nothing for that element; a
     value of another type than the step reads is skipped. Never raises for any event
-    shape."""
-    slots = acc.states if plan.choices else acc.blocks
+    shape.
+
+    A keyed step applies to the choice or block its key names (:func:`_key`; 0 for a
+    step with no key), created on first use; the others to the stream (``acc``)."""
+    choices = plan.choices
+    slots = acc.states if choices else acc.blocks
     for compiled in plan.steps:
         step = compiled.step
+        apply = compiled.apply
         for positions, element in _elements(event, compiled.scope, ()):
             for value in _values(element, compiled.value):
                 if step.when and not all(
@@ -116,137 +115,277 @@ def run(acc: Accumulator, plan: Plan, event: Any) -> None:
                     for path, test, expected in step.when
                 ):
                     continue
-                _apply(acc, plan, slots, compiled, positions, element, value, event)
+                if not compiled.keyed:
+                    apply(acc, compiled, value, event)
+                    continue
+                key = _key(event, compiled, positions) if step.key else 0
+                if key is None:
+                    continue
+                state = (slots.get(key) or acc.choice(key)) if choices else slots[key]
+                apply(state, step, value)
 
 
-def _apply(
-    acc: Accumulator,
-    plan: Plan,
-    slots: Any,
-    compiled: _Compiled,
-    positions: tuple[int, ...],
-    element: Any,
-    value: Any,
-    event: Any,
-) -> None:
-    step = compiled.step
+def _action(step: Step, choices: bool) -> tuple[bool, Callable[..., None]]:
+    """Whether ``step`` is keyed, and the function applying it: one of
+    :data:`_STREAM_ACTIONS` (called with the accumulator, the compiled step, the value
+    and the event), or of :data:`_CHOICE_ACTIONS` or :data:`_BLOCK_ACTIONS` (called with
+    the choice's or block's state, the step and the value). ``stop``, ``append`` and
+    ``collect`` with no key apply to the stream, as does ``tool_call`` with no key on
+    blocks (each call its own block: :meth:`Accumulator.tool_call`); ``open``, ``delta``,
+    ``close`` and ``tool_call`` (on choices) with no key to choice or block 0. An action a
+    table lacks does nothing (a keyed one still creates its choice or block)."""
     action = step.action
-    if action == "meta":
-        extra = _read(event, compiled.extra) if compiled.extra else None
-        acc.meta(_text(value), _text(extra))
-        return
-    if action == "usage":
-        if step.members:  # the usage object is these members of the value
-            attrs = compiled.attrs
-            if attrs is not None and not isinstance(value, dict):
-                value = usage_of([(name, getattr(value, attr, None)) for name, attr in attrs])
-            else:
-                value = usage_of((name, _read(value, path)) for name, path in step.members)
-            if value is None:
-                return
-        if step.mode == "replace":
-            acc.set_usage(value)
-        else:
-            acc.merge_usage(value)
-        return
-    if action in ("done", "complete"):
-        if action == "done" or value is not None:
-            acc.done()
-        return
-    if action == "error":
-        if step.value:
-            acc.error_in_chunk(value)
-        else:
-            acc.error(event)
-        return
-    if action == "snapshot":
-        acc.snapshot(value)
-        return
-    if not step.key:
-        if action == "stop":
-            acc.stop_reason = _text(value) or acc.stop_reason
-        elif action == "append":
-            acc.add_text(step.field, value)
-        elif action == "collect":
-            acc.collect(step.field, _plain(value))
-        elif action in ("open", "delta", "close", "tool_call"):
-            _keyed(acc, plan, slots, step, 0, value)
-        return
-    key: Any = _read(_at(event, compiled, positions), compiled.key)
-    if not isinstance(key, int) or isinstance(key, bool):
-        key = positions[compiled.key_stars - 1] if compiled.key_stars else None
-        if key is None:
-            return
-    _keyed(acc, plan, slots, step, key, value)
+    if action == "usage" and step.members:
+        return False, _usage_members(step)
+    if action in _STREAM_ACTIONS:
+        return False, _STREAM_ACTIONS[action]
+    if action == "tool_call" and not step.key and not choices:
+        return False, _stream_tool_call
+    if not step.key and action not in _ALWAYS_KEYED:
+        return False, _UNKEYED_ACTIONS.get(action, _stream_nothing)
+    return True, (_CHOICE_ACTIONS if choices else _BLOCK_ACTIONS).get(action, _state_nothing)
 
 
-def _keyed(acc: Accumulator, plan: Plan, slots: Any, step: Step, key: int, value: Any) -> None:
-    action = step.action
-    if plan.choices:
-        state: ChoiceState = slots.get(key) or acc.choice(key)
-        if action == "append":
-            if isinstance(value, str):
-                state.add_text(step.field, value)
-        elif action == "stop":
-            if isinstance(value, str):
-                state.finish_reason = value
-        elif action == "tool_call":
-            members = _members(step, value)
-            name = _text(members.get("name"))
-            state.add_call(
-                _text(members.get("id")),
-                name,
-                members.get("arguments"),
-                members.get("partial_arguments"),
-                continued="name" in members and name is None,
-            )
-        elif action == "collect":
-            if value is not None:
-                state.content_parts.append(_plain(value))
-        return
-    block: BlockState = slots[key]
-    if action == "open":
-        block.open(value)
-        for name, path in step.members:
-            member = _read(value, path)
-            if name == "arguments":
-                if isinstance(member, str):
-                    if member:
-                        block.arguments.append(member)
-                elif member is not None:
-                    block.input = _plain(member)
-            elif name in ("id", "name", "call_id", "status", "kind"):
-                if isinstance(member, str):
-                    setattr(block, name, member)
-            elif name == "type" and isinstance(member, str):
-                block.kind = member
-    elif action == "append":
-        if isinstance(value, str):
-            if step.field in _BLOCK_TEXTS:
-                getattr(block, step.field).append(value)
-            else:
-                block.add_text(step.field, value)
-    elif action == "delta":
-        block.add_delta(value)
-    elif action == "close":
-        block.close(value if step.value else None)
-    elif action == "stop":
-        if isinstance(value, str):
-            block.status = value
-    elif action == "collect":
-        if value is not None:
-            block.deltas.append(_plain(value))
-    elif action == "tool_call":
-        members = _members(step, value)
-        block.open({"type": "tool_call"} if block.kind is None else {})
-        for name in ("id", "name"):
-            if isinstance(members.get(name), str):
-                setattr(block, name, members[name])
-        arguments = members.get("arguments")
-        if isinstance(arguments, str):
-            block.arguments.append(arguments)
-        elif arguments is not None:
-            block.input = _plain(arguments)
+def _key(event: Any, compiled: _Compiled, positions: tuple[int, ...]) -> int | None:
+    """The index of the choice or block a keyed step applies to: the integer its key
+    reads at the element of the key's last ``[*]``, else that element's position (a key
+    naming the element itself, as ``candidates[*]``), else None (nothing to apply to)."""
+    key = _read(_at(event, compiled, positions), compiled.key)
+    if isinstance(key, int) and not isinstance(key, bool):
+        return key
+    return positions[compiled.key_stars - 1] if compiled.key_stars else None
+
+
+# -- stream actions: (acc, compiled step, value, event) ------------------------------------
+
+
+def _meta(acc: Accumulator, compiled: _Compiled, value: Any, event: Any) -> None:
+    """The completion id (``value``) and model (``extra``, read from the event's root)."""
+    extra = _read(event, compiled.extra) if compiled.extra else None
+    acc.meta(_text(value), _text(extra))
+
+
+def _usage(acc: Accumulator, compiled: _Compiled, value: Any, event: Any) -> None:
+    """A usage object, replacing the stream's (mode ``replace``) or merged into it."""
+    if compiled.step.mode == "replace":
+        acc.set_usage(value)
+    else:
+        acc.merge_usage(value)
+
+
+def _usage_members(step: Step) -> Callable[..., None]:
+    """The action of a ``usage`` step with ``members``: the usage object is those members of
+    the value that are sent (:func:`usage_of`); an event sending none changes nothing. A
+    member that is one member of a typed value is read by attribute (resolved here, once)."""
+    one = all(len(path) == 1 and path[0] != EACH for _, path in step.members)
+    attrs = tuple((name, p if isinstance(p, str) else p[0]) for name, (p, *_) in step.members)
+
+    def apply(acc: Accumulator, compiled: _Compiled, value: Any, event: Any) -> None:
+        if one and not isinstance(value, dict):
+            usage = usage_of([(name, getattr(value, attr, None)) for name, attr in attrs])
+        else:
+            usage = usage_of((name, _read(value, path)) for name, path in step.members)
+        if usage is not None:
+            _usage(acc, compiled, usage, event)
+
+    return apply
+
+
+def _done(acc: Accumulator, compiled: _Compiled, value: Any, event: Any) -> None:
+    """The stream's terminator was seen."""
+    acc.done()
+
+
+def _complete(acc: Accumulator, compiled: _Compiled, value: Any, event: Any) -> None:
+    """The stream is complete when the value is present (a ``finishReason``)."""
+    if value is not None:
+        acc.done()
+
+
+def _error(acc: Accumulator, compiled: _Compiled, value: Any, event: Any) -> None:
+    """An error: the member the step reads, else the whole event."""
+    if compiled.step.value:
+        acc.error_in_chunk(value)
+    else:
+        acc.error(event)
+
+
+def _snapshot(acc: Accumulator, compiled: _Compiled, value: Any, event: Any) -> None:
+    """The finished output, sent again at the end."""
+    acc.snapshot(value)
+
+
+def _stream_stop(acc: Accumulator, compiled: _Compiled, value: Any, event: Any) -> None:
+    """The stream's stop reason (an empty or absent one keeps the last)."""
+    acc.stop_reason = _text(value) or acc.stop_reason
+
+
+def _stream_append(acc: Accumulator, compiled: _Compiled, value: Any, event: Any) -> None:
+    """A piece of the stream's named text ``field``."""
+    acc.add_text(compiled.step.field, value)
+
+
+def _stream_collect(acc: Accumulator, compiled: _Compiled, value: Any, event: Any) -> None:
+    """A value for the stream's named list ``field``, as sent."""
+    acc.collect(compiled.step.field, _plain(value))
+
+
+def _stream_tool_call(acc: Accumulator, compiled: _Compiled, value: Any, event: Any) -> None:
+    """A tool call sent whole, outside any block (Ollama's ``message.tool_calls[*]``): its
+    own new block after the last."""
+    members = _members(compiled.step, value)
+    acc.tool_call(members.get("id"), members.get("name"), members.get("arguments"))
+
+
+def _stream_nothing(acc: Accumulator, compiled: _Compiled, value: Any, event: Any) -> None:
+    """An action with no meaning for the stream."""
+
+
+#: The actions that always apply to the stream, key or not.
+_STREAM_ACTIONS: dict[str, Callable[[Accumulator, _Compiled, Any, Any], None]] = {
+    "meta": _meta,
+    "usage": _usage,
+    "done": _done,
+    "complete": _complete,
+    "error": _error,
+    "snapshot": _snapshot,
+}
+#: The actions that apply to the stream when they have no key.
+_UNKEYED_ACTIONS: dict[str, Callable[[Accumulator, _Compiled, Any, Any], None]] = {
+    "stop": _stream_stop,
+    "append": _stream_append,
+    "collect": _stream_collect,
+}
+#: The actions that apply to choice or block 0 when they have no key.
+_ALWAYS_KEYED = frozenset(("open", "delta", "close", "tool_call"))
+
+
+# -- choice actions: (choice state, step, value) -------------------------------------------
+
+
+def _choice_append(state: ChoiceState, step: Step, value: Any) -> None:
+    """A piece of the choice's text ``field``."""
+    if isinstance(value, str):
+        state.add_text(step.field, value)
+
+
+def _choice_stop(state: ChoiceState, step: Step, value: Any) -> None:
+    """The choice's finish reason."""
+    if isinstance(value, str):
+        state.finish_reason = value
+
+
+def _choice_tool_call(state: ChoiceState, step: Step, value: Any) -> None:
+    """A tool call, or a part continuing the last one (``name`` read and absent)."""
+    members = _members(step, value)
+    name = _text(members.get("name"))
+    state.add_call(
+        _text(members.get("id")),
+        name,
+        members.get("arguments"),
+        members.get("partial_arguments"),
+        continued="name" in members and name is None,
+    )
+
+
+def _choice_collect(state: ChoiceState, step: Step, value: Any) -> None:
+    """A part kept as sent in the choice's ``content_parts``."""
+    if value is not None:
+        state.content_parts.append(_plain(value))
+
+
+def _state_nothing(state: Any, step: Step, value: Any) -> None:
+    """An action with no meaning for a choice or block (its state is created all the same)."""
+
+
+_CHOICE_ACTIONS: dict[str, Callable[[ChoiceState, Step, Any], None]] = {
+    "append": _choice_append,
+    "stop": _choice_stop,
+    "tool_call": _choice_tool_call,
+    "collect": _choice_collect,
+}
+
+
+# -- block actions: (block state, step, value) ---------------------------------------------
+
+
+def _block_open(block: BlockState, step: Step, value: Any) -> None:
+    """The block's identity from the object that opens it (:meth:`BlockState.open`), then
+    each of the step's ``members`` read from it: ``arguments`` (text appended, an object
+    taken as the input), ``id``, ``name``, ``call_id``, ``status``, ``kind`` or ``type``
+    (the kind)."""
+    block.open(value)
+    for name, path in step.members:
+        member = _read(value, path)
+        if name == "arguments":
+            if isinstance(member, str):
+                if member:
+                    block.arguments.append(member)
+            elif member is not None:
+                block.input = _plain(member)
+        elif name in ("id", "name", "call_id", "status", "kind"):
+            if isinstance(member, str):
+                setattr(block, name, member)
+        elif name == "type" and isinstance(member, str):
+            block.kind = member
+
+
+def _block_append(block: BlockState, step: Step, value: Any) -> None:
+    """A piece of the block's text ``field`` (one of its own, else a named one)."""
+    if isinstance(value, str):
+        if step.field in _BLOCK_TEXTS:
+            getattr(block, step.field).append(value)
+        else:
+            block.add_text(step.field, value)
+
+
+def _block_delta(block: BlockState, step: Step, value: Any) -> None:
+    """A delta object no ``append`` takes (:meth:`BlockState.add_delta`)."""
+    block.add_delta(value)
+
+
+def _block_close(block: BlockState, step: Step, value: Any) -> None:
+    """The block is complete; the value, when the step reads one, is its finished object."""
+    block.close(value if step.value else None)
+
+
+def _block_stop(block: BlockState, step: Step, value: Any) -> None:
+    """The block's status."""
+    if isinstance(value, str):
+        block.status = value
+
+
+def _block_collect(block: BlockState, step: Step, value: Any) -> None:
+    """A value kept as sent in the block's ``deltas``."""
+    if value is not None:
+        block.deltas.append(_plain(value))
+
+
+def _block_tool_call(block: BlockState, step: Step, value: Any) -> None:
+    """A tool call sent whole: the block opened as one (kind ``tool_call`` unless it has a
+    kind), its ``id`` and ``name``, its ``arguments`` (text appended, an object taken as
+    the input)."""
+    members = _members(step, value)
+    block.open({"type": "tool_call"} if block.kind is None else {})
+    for name in ("id", "name"):
+        if isinstance(members.get(name), str):
+            setattr(block, name, members[name])
+    arguments = members.get("arguments")
+    if isinstance(arguments, str):
+        block.arguments.append(arguments)
+    elif arguments is not None:
+        block.input = _plain(arguments)
+
+
+_BLOCK_ACTIONS: dict[str, Callable[[BlockState, Step, Any], None]] = {
+    "open": _block_open,
+    "append": _block_append,
+    "delta": _block_delta,
+    "close": _block_close,
+    "stop": _block_stop,
+    "collect": _block_collect,
+    "tool_call": _block_tool_call,
+}
 
 
 def _members(step: Step, value: Any) -> dict[str, Any]:

@@ -24,7 +24,7 @@ from .encoding import Encoding
 from .events import StreamTruncated, UnknownEvent, VendorEvent, tag_reader
 from .lenient import lenient_decode
 from .sse import ServerSentEvent
-from .stream import Channel, decode_with
+from .stream import Channel, Classifier, Run, decode_with, each
 from .usage import keep_usage
 
 _decode_x_research_searching_chat_completions = msgspec.json.Decoder(
@@ -440,12 +440,6 @@ def classify_named_chat_completions(
 
 
 def _apply_chat_completions_chat_completion_chunk(
-    acc: Accumulator, chunk: models.ChatCompletionChunk
-) -> None:
-    _apply_chat_completions_chat_completion_chunk_run(acc, (chunk,))
-
-
-def _apply_chat_completions_chat_completion_chunk_run(
     acc: Accumulator, chunks: Iterable[models.ChatCompletionChunk]
 ) -> None:
     states = acc.states
@@ -477,82 +471,62 @@ def _apply_chat_completions_chat_completion_chunk_run(
             acc.error_in_chunk(error)
 
 
-_APPLY_CHAT_COMPLETIONS: dict[type, Callable[[Accumulator, Any], None]] = {
-    models.StreamDone: Accumulator.done,
-    models.XResearchSearching: Accumulator.vendor,
-    models.XResearchReading: Accumulator.vendor,
-    models.XResearchCodeSearching: Accumulator.vendor,
-    models.XResearchCalculating: Accumulator.vendor,
-    models.XResearchResult: Accumulator.vendor,
-    models.XResearchGapAnalysis: Accumulator.vendor,
-    models.XResearchDeepeningRound: Accumulator.vendor,
-    models.XResearchContextCompacted: Accumulator.vendor,
-    models.XResearchTrackingDecision: Accumulator.vendor,
-    models.XResearchQueryingDecisions: Accumulator.vendor,
-    models.XResearchTrackingMilestone: Accumulator.vendor,
-    models.XResearchQueryingTimeline: Accumulator.vendor,
-    models.XResearchBriefing: Accumulator.vendor,
-    models.XResearchRelating: Accumulator.vendor,
-    models.XResearchCreatingMockup: Accumulator.vendor,
-    models.XResearchUpdatingMockup: Accumulator.vendor,
-    models.XResearchToolCall: Accumulator.vendor,
-    models.XDeepThinkPlanningStarted: Accumulator.vendor,
-    models.XDeepThinkPlanCreated: Accumulator.vendor,
-    models.XDeepThinkPlanCritiqued: Accumulator.vendor,
-    models.XDeepThinkDiscoveryStarted: Accumulator.vendor,
-    models.XDeepThinkDiscoveryCompleted: Accumulator.vendor,
-    models.XDeepThinkSubtaskPlanned: Accumulator.vendor,
-    models.XDeepThinkSubtaskStarted: Accumulator.vendor,
-    models.XDeepThinkSubtaskRetried: Accumulator.vendor,
-    models.XDeepThinkSubtaskCompleted: Accumulator.vendor,
-    models.XDeepThinkDeepeningRoundCompleted: Accumulator.vendor,
-    models.XDeepThinkCrossReference: Accumulator.vendor,
-    models.XDeepThinkSynthesizing: Accumulator.vendor,
-    models.XDeepThinkStructuredSynthesis: Accumulator.vendor,
-    models.XDeepThinkClaimEmitted: Accumulator.vendor,
-    models.XDeepThinkSynthesisFailed: Accumulator.vendor,
-    models.XDeepThinkMemoryExtracted: Accumulator.vendor,
-    models.XArtifactCreated: Accumulator.vendor,
-    models.XArtifactUpdated: Accumulator.vendor,
-    models.XMockupCalling: Accumulator.vendor,
-    models.XMockupCreated: Accumulator.vendor,
-    models.XMockupUpdated: Accumulator.vendor,
-    models.XMockupError: Accumulator.vendor,
-    models.XAskUserQuestion: Accumulator.vendor,
-    models.XAskUserPendingState: Accumulator.vendor,
-    models.XContextFork: Accumulator.vendor,
-    models.XChatMetadata: Accumulator.vendor,
-    models.XAnalystContextGathering: Accumulator.vendor,
-    models.XAnalystContextCompleted: Accumulator.vendor,
-    models.XAnalystContextBriefCreated: Accumulator.vendor,
-    models.XAnalystContextRefreshed: Accumulator.vendor,
+_APPLY_CHAT_COMPLETIONS: dict[type, Run] = {
+    models.StreamDone: each(Accumulator.done),
+    models.XResearchSearching: each(Accumulator.vendor),
+    models.XResearchReading: each(Accumulator.vendor),
+    models.XResearchCodeSearching: each(Accumulator.vendor),
+    models.XResearchCalculating: each(Accumulator.vendor),
+    models.XResearchResult: each(Accumulator.vendor),
+    models.XResearchGapAnalysis: each(Accumulator.vendor),
+    models.XResearchDeepeningRound: each(Accumulator.vendor),
+    models.XResearchContextCompacted: each(Accumulator.vendor),
+    models.XResearchTrackingDecision: each(Accumulator.vendor),
+    models.XResearchQueryingDecisions: each(Accumulator.vendor),
+    models.XResearchTrackingMilestone: each(Accumulator.vendor),
+    models.XResearchQueryingTimeline: each(Accumulator.vendor),
+    models.XResearchBriefing: each(Accumulator.vendor),
+    models.XResearchRelating: each(Accumulator.vendor),
+    models.XResearchCreatingMockup: each(Accumulator.vendor),
+    models.XResearchUpdatingMockup: each(Accumulator.vendor),
+    models.XResearchToolCall: each(Accumulator.vendor),
+    models.XDeepThinkPlanningStarted: each(Accumulator.vendor),
+    models.XDeepThinkPlanCreated: each(Accumulator.vendor),
+    models.XDeepThinkPlanCritiqued: each(Accumulator.vendor),
+    models.XDeepThinkDiscoveryStarted: each(Accumulator.vendor),
+    models.XDeepThinkDiscoveryCompleted: each(Accumulator.vendor),
+    models.XDeepThinkSubtaskPlanned: each(Accumulator.vendor),
+    models.XDeepThinkSubtaskStarted: each(Accumulator.vendor),
+    models.XDeepThinkSubtaskRetried: each(Accumulator.vendor),
+    models.XDeepThinkSubtaskCompleted: each(Accumulator.vendor),
+    models.XDeepThinkDeepeningRoundCompleted: each(Accumulator.vendor),
+    models.XDeepThinkCrossReference: each(Accumulator.vendor),
+    models.XDeepThinkSynthesizing: each(Accumulator.vendor),
+    models.XDeepThinkStructuredSynthesis: each(Accumulator.vendor),
+    models.XDeepThinkClaimEmitted: each(Accumulator.vendor),
+    models.XDeepThinkSynthesisFailed: each(Accumulator.vendor),
+    models.XDeepThinkMemoryExtracted: each(Accumulator.vendor),
+    models.XArtifactCreated: each(Accumulator.vendor),
+    models.XArtifactUpdated: each(Accumulator.vendor),
+    models.XMockupCalling: each(Accumulator.vendor),
+    models.XMockupCreated: each(Accumulator.vendor),
+    models.XMockupUpdated: each(Accumulator.vendor),
+    models.XMockupError: each(Accumulator.vendor),
+    models.XAskUserQuestion: each(Accumulator.vendor),
+    models.XAskUserPendingState: each(Accumulator.vendor),
+    models.XContextFork: each(Accumulator.vendor),
+    models.XChatMetadata: each(Accumulator.vendor),
+    models.XAnalystContextGathering: each(Accumulator.vendor),
+    models.XAnalystContextCompleted: each(Accumulator.vendor),
+    models.XAnalystContextBriefCreated: each(Accumulator.vendor),
+    models.XAnalystContextRefreshed: each(Accumulator.vendor),
     models.ChatCompletionChunk: _apply_chat_completions_chat_completion_chunk,
-    models.StreamError: Accumulator.error,
-    VendorEvent: Accumulator.vendor,
-    UnknownEvent: Accumulator.unknown,
-    StreamTruncated: Accumulator.truncated,
+    models.StreamError: each(Accumulator.error),
+    VendorEvent: each(Accumulator.vendor),
+    UnknownEvent: each(Accumulator.unknown),
+    StreamTruncated: each(Accumulator.truncated),
 }
-"""How each event class of channel /chat/completions feeds the accumulator."""
-
-_APPLY_RUNS_CHAT_COMPLETIONS: dict[type, Callable[[Accumulator, Iterable[Any]], None]] = {
-    models.ChatCompletionChunk: _apply_chat_completions_chat_completion_chunk_run,
-}
-"""How consecutive events of one class of channel /chat/completions feed the accumulator."""
-
-
-def apply_chat_completions(acc: Accumulator, event: CHAT_COMPLETIONS_EVENT) -> None:
-    """Feed one event of channel /chat/completions into ``acc``."""
-    handler = _APPLY_CHAT_COMPLETIONS.get(type(event))
-    if handler is not None:
-        if getattr(event, "off_spec", None) is not None:
-            acc.lenient(event, handler)  # decoded leniently: what fits is assembled
-            return
-        handler(acc, event)
-        return
-    for cls, handler in _APPLY_CHAT_COMPLETIONS.items():  # subclasses
-        if isinstance(event, cls):
-            handler(acc, event)
-            return
+"""How consecutive events of each class of channel /chat/completions feed the accumulator (one event is a run of one)."""
 
 
 _KEPT: dict[type, tuple[str, ...]] = {
@@ -801,12 +775,12 @@ CHAT_COMPLETIONS_CHANNEL: Channel[CHAT_COMPLETIONS_EVENT] = Channel(
         "ChatCompletionChunk": models.ChatCompletionChunk,
         "StreamError": models.StreamError,
     },
-    classify_chat_completions,
-    apply_chat_completions,
-    handlers=_APPLY_CHAT_COMPLETIONS,
-    runs=_APPLY_RUNS_CHAT_COMPLETIONS,
+    Classifier(
+        classify_chat_completions,
+        named=classify_named_chat_completions,
+    ),
+    _APPLY_CHAT_COMPLETIONS,
     family="chat",
-    classify_named=classify_named_chat_completions,
     encoding=_ENCODING_CHAT_COMPLETIONS,
 )
 """The channel /chat/completions (``CHANNELS['/chat/completions']``): its

@@ -49,91 +49,158 @@ _WHOLE_SCALAR = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)
 _DANGLING_ESCAPE = re.compile(r"(\\+)(?:u[0-9a-fA-F]{0,3})?$")
 
 
+#: The bracket that closes each opening one.
+_CLOSER = {"{": "}", "[": "]"}
+
+
 class _Open:
     """An open array or object while a cut JSON text is read (a linked stack, so that a
-    cut point keeps the brackets open there in constant time)."""
+    cut point keeps the brackets open there in constant time).
+
+    ``state`` is what the container expects next: ``key`` (an object after ``{`` or
+    ``,``), ``colon`` (after a key), ``value`` (after ``:``, or in an array after ``[``
+    or ``,``) or ``comma`` (after a value)."""
 
     __slots__ = ("bracket", "state", "outer")
 
     def __init__(self, bracket: str, outer: _Open | None) -> None:
         self.bracket = bracket
-        self.state = "key" if bracket == "{" else "value"  # key, colon, value, comma
+        self.state = "key" if bracket == "{" else "value"
         self.outer = outer
 
     def closers(self) -> str:
+        """The brackets closing this container and each one it is in, innermost first."""
         found: list[str] = []
         node: _Open | None = self
         while node is not None:
-            found.append("}" if node.bracket == "{" else "]")
+            found.append(_CLOSER[node.bracket])
             node = node.outer
         return "".join(found)
+
+
+class _Reader:
+    """The state of a cut JSON text read token by token (:func:`_complete_json` feeds
+    it): the containers open (``top``, innermost), the last cut point and whether a
+    value at the top level has ended (nothing but whitespace may follow it)."""
+
+    __slots__ = ("text", "top", "cut", "whole")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.top: _Open | None = None
+        #: (length kept, the containers open there), or None before any value or container
+        self.cut: tuple[int, _Open | None] | None = None
+        self.whole = False
+
+    def completed(self) -> str | None:
+        """The text kept at the last cut point, with the containers open there closed."""
+        if self.cut is None:
+            return None
+        kept, top = self.cut
+        return self.text[:kept] + (top.closers() if top is not None else "")
+
+    def value_ended(self, end: int) -> None:
+        """A value ended at ``end`` (exclusive): a cut point, where the container expects
+        a comma next (at the top level: the end of the text)."""
+        if self.top is None:
+            self.whole = True
+        else:
+            self.top.state = "comma"
+        self.cut = (end, self.top)
+
+    def expects_key(self) -> bool:
+        """Whether a string read now is an object's key (else it is a value)."""
+        top = self.top
+        return top is not None and top.bracket == "{" and top.state == "key"
+
+    def punctuation(self, char: str, at: int) -> bool:
+        """Apply a bracket, comma or colon at ``at``; False for a closing bracket with
+        nothing open (not JSON). An opening bracket is a cut point too (``[`` alone
+        completes to ``[]``); brackets are not matched (``[}`` reads as ``[]``, which
+        the decode of the completed text then judges)."""
+        top = self.top
+        if char in "{[":
+            self.top = _Open(char, top)
+            self.cut = (at + 1, self.top)
+        elif char in "}]":
+            if top is None:
+                return False
+            self.top = top.outer
+            self.value_ended(at + 1)
+        elif top is None:
+            pass  # a comma or colon outside any container: the decode judges it
+        elif char == ",":
+            top.state = "key" if top.bracket == "{" else "value"
+        else:
+            top.state = "value"
+        return True
+
+    def string_ended(self, end: int) -> None:
+        """A whole string ended at ``end`` (exclusive): a key expects its colon, a value
+        has ended."""
+        if self.expects_key() and self.top is not None:
+            self.top.state = "colon"
+        else:
+            self.value_ended(end)
+
+    def string_cut(self, start: int) -> str | None:
+        """The completed text when a string opened at ``start`` is cut by the end of the
+        text: an open value closed (a dangling escape left out), an open key left out."""
+        if self.expects_key():
+            return self.completed()
+        body = self.text[start + 1 :]
+        escape = _DANGLING_ESCAPE.search(body)
+        if escape is not None and len(escape.group(1)) % 2:
+            body = body[: escape.end(1) - 1]
+        top = self.top
+        return self.text[:start] + '"' + body + '"' + (top.closers() if top is not None else "")
 
 
 def _complete_json(text: str) -> str | None:
     """``text`` cut at its last point where a value ended (or a container opened),
     with the containers open there closed; an open string value at the end closed.
     None when there is no such point, or text follows a whole value."""
-    top: _Open | None = None
-    cut: tuple[int, _Open | None] | None = None  # (length kept, the containers open there)
-    whole = False  # a value at the top level has ended
+    reader = _Reader(text)
     i, n = 0, len(text)
     while i < n:
         char = text[i]
         if char in " \t\r\n":
             i += 1
-            continue
-        if whole:
+        elif reader.whole:
             return None
-        if char in "{[":
-            top = _Open(char, top)
-            i += 1
-            cut = (i, top)
-            continue
-        if char in "}]":
-            if top is None:
+        elif char in "{[}],:":
+            if not reader.punctuation(char, i):
                 return None
-            top = top.outer
             i += 1
-        elif char == ",":
-            if top is not None:
-                top.state = "key" if top.bracket == "{" else "value"
-            i += 1
-            continue
-        elif char == ":":
-            if top is not None:
-                top.state = "value"
-            i += 1
-            continue
         elif char == '"':
-            j = i + 1
-            while j < n and text[j] != '"':
-                j += 2 if text[j] == "\\" else 1
-            is_key = top is not None and top.bracket == "{" and top.state == "key"
-            if j >= n:  # an open string: a value is closed, a key left out
-                if is_key:
-                    break
-                body = text[i + 1 :]
-                escape = _DANGLING_ESCAPE.search(body)
-                if escape is not None and len(escape.group(1)) % 2:
-                    body = body[: escape.end(1) - 1]
-                return text[:i] + '"' + body + '"' + (top.closers() if top is not None else "")
-            i = j + 1
-            if is_key and top is not None:
-                top.state = "colon"
-                continue
+            end = _string_end(text, i)
+            if end >= n:
+                return reader.string_cut(i)
+            i = end + 1
+            reader.string_ended(i)
         else:
-            j = i
-            while j < n and text[j] not in ",]} \t\r\n":
-                j += 1
-            if j >= n and not _WHOLE_SCALAR.fullmatch(text[i:j]):
+            end = _scalar_end(text, i)
+            if end >= n and not _WHOLE_SCALAR.fullmatch(text[i:end]):
                 break  # a partial literal or number at the end
-            i = j
-        # a value ended at i
-        if top is None:
-            whole = True
-        else:
-            top.state = "comma"
-        cut = (i, top)
-    if cut is None:
-        return None
-    return text[: cut[0]] + (cut[1].closers() if cut[1] is not None else "")
+            reader.value_ended(end)
+            i = end
+    return reader.completed()
+
+
+def _string_end(text: str, start: int) -> int:
+    """The index of the quote closing the string whose opening quote is at ``start``
+    (an escape skips the character after the backslash); ``len(text)`` or more when the
+    text ends inside the string."""
+    end = start + 1
+    while end < len(text) and text[end] != '"':
+        end += 2 if text[end] == "\\" else 1
+    return end
+
+
+def _scalar_end(text: str, start: int) -> int:
+    """The end (exclusive) of the number or literal starting at ``start``: the next
+    comma, closing bracket or whitespace, else ``len(text)``."""
+    end = start
+    while end < len(text) and text[end] not in ",]} \t\r\n":
+        end += 1
+    return end

@@ -110,7 +110,8 @@ def endpoints(
         packages: the providers, in the order their bare paths are claimed.
         replays: channel address (or ``provider:address``, or None for the only channel
             served) -> a capture to replay there.
-        text: a text every synthesizing channel answers (chat, Messages, Responses).
+        text: a text every synthesizing channel answers (chat, Messages, Responses, Gemini,
+            Cohere).
 
     Raises:
         FaultError: a replay naming no channel served, or a bare replay with several channels.

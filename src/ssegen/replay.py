@@ -47,7 +47,7 @@ FAULT_HEADER = "x-ssegen-fault"
 #: cleanly where it was cut (only the decoder sees the cut).
 CUT_MODES = ("abort", "close")
 
-_SYNTHESIZED = ("chat", "messages", "responses")
+_SYNTHESIZED = ("chat", "messages", "responses", "gemini", "cohere")
 _LINE = re.compile(rb"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
 _SEPARATORS = re.compile(r"[,;\s]+")
 
@@ -254,13 +254,13 @@ def path_matches(template: str, path: str, *, suffix: bool = False) -> bool:
 
 def default_events(channel: Any, model: str | None = None) -> list[Any]:
     """What a channel sends unless told otherwise: its first harvested example stream (DeepSeek's
-    docs example), else a stream synthesized to answer :data:`DEFAULT_TEXT` (chat, Messages and
-    Responses channels), else the spec's examples in order (:meth:`example_events`)."""
+    docs example), else a stream synthesized to answer :data:`DEFAULT_TEXT` (chat, Messages,
+    Responses, Gemini and Cohere channels), else the spec's examples in order (:meth:`example_events`)."""
     if channel.encoding.streams:
         return list(channel.example_stream())
     if channel.family in _SYNTHESIZED:
         try:
-            return responses_stream(channel, list(channel.example_stream(text=DEFAULT_TEXT, model=model)))
+            return list(channel.example_stream(text=DEFAULT_TEXT, model=model))
         except ValueError:  # the examples lack an event the synthesis needs
             pass
     return list(channel.example_events())
@@ -277,67 +277,6 @@ def default_source(channel: Any) -> str:
         except ValueError:
             pass
     return "the spec's examples"
-
-
-def responses_stream(channel: Any, events: list[Any]) -> list[Any]:
-    """A synthesized Responses stream as OpenAI sends one: one response throughout (the ``id`` of
-    ``response.created`` on every lifecycle event: the spec's examples of ``response.created`` and
-    ``response.completed`` name two), and the content part events around a text:
-    ``response.content_part.added`` before the first ``response.output_text.delta`` of a part and
-    ``response.content_part.done`` after its ``response.output_text.done``, written as the spec's
-    examples of those events; every ``sequence_number`` renumbered. The openai SDK's
-    ``responses.stream()`` refuses a response whose identity changes and indexes the part the
-    ``.added`` opened. Other channels' streams are returned as given; the part events are left
-    out when the channel's examples lack them.
-
-    ``Channel.example_stream(text=...)`` (the generated package's runtime) does neither yet; this
-    fills them in until it does."""
-    if channel.family != "responses":
-        return events
-    names = {cls: name for cls, name in channel.encoding.events.items()}
-    frames = [(names.get(type(e), "message"), json.loads(channel.encoding.data(e))) for e in events]
-    lifecycle = [p["response"] for _e, p in frames if isinstance(p.get("response"), dict)]
-    for response in lifecycle[1:]:
-        if "id" in lifecycle[0] and "id" in response:
-            response["id"] = lifecycle[0]["id"]
-    examples: dict[str, tuple[str, dict[str, Any]]] = {}
-    for event, data in channel.encoding.examples:
-        if data.lstrip().startswith("{"):
-            payload = json.loads(data)
-            if isinstance(payload, dict) and isinstance(payload.get("type"), str):
-                examples.setdefault(payload["type"], (event, payload))
-    added, done = examples.get("response.content_part.added"), examples.get("response.content_part.done")
-    parts = added is not None and done is not None
-    parts = parts and not any(p.get("type") == "response.content_part.added" for _e, p in frames)
-    out: list[tuple[str, dict[str, Any]]] = []
-    opened: set[tuple[Any, ...]] = set()
-    for event, payload in frames:
-        where = (payload.get("item_id"), payload.get("output_index"), payload.get("content_index"))
-        kind = payload.get("type")
-        if parts and added is not None and kind == "response.output_text.delta" and where not in opened:
-            opened.add(where)
-            part = dict(added[1]["part"], text="") if isinstance(added[1].get("part"), dict) else None
-            out.append((added[0], _at(added[1], payload, part)))
-        out.append((event, payload))
-        if done is not None and kind == "response.output_text.done" and where in opened:
-            part = done[1].get("part")
-            part = dict(part, text=payload.get("text", "")) if isinstance(part, dict) else None
-            out.append((done[0], _at(done[1], payload, part)))
-    for number, (_event, payload) in enumerate(out):
-        if "sequence_number" in payload:
-            payload["sequence_number"] = number
-    return [channel.parse(json.dumps(payload, separators=(",", ":")), event) for event, payload in out]
-
-
-def _at(example: dict[str, Any], where: dict[str, Any], part: dict[str, Any] | None) -> dict[str, Any]:
-    """``example`` (a content part event) placed where ``where`` (a text event) is."""
-    payload = dict(example)
-    for key in ("item_id", "output_index", "content_index"):
-        if key in where:
-            payload[key] = where[key]
-    if part is not None:
-        payload["part"] = part
-    return payload
 
 
 def frames_for(
@@ -379,7 +318,7 @@ def frames_for(
         if events is not None:
             typed = list(events)
         elif text is not None:
-            typed = responses_stream(channel, list(channel.example_stream(text=text, model=model)))
+            typed = list(channel.example_stream(text=text, model=model))
         elif stream is not None:
             typed = list(channel.example_stream(stream=stream))
         else:

@@ -58,15 +58,13 @@ def test_generated_names_derive_from_the_channel_identifier() -> None:
     names = (
         spec.event_type,
         spec.classify,
-        spec.apply,
-        spec.handlers_table,
+        spec.runs_table,
         spec.fallback.table,
         spec.fallback.read_tag,
     )
     assert names == (
         "CHAT_COMPLETIONS_EVENT",
         "classify_chat_completions",
-        "apply_chat_completions",
         "_APPLY_CHAT_COMPLETIONS",
         "_TAGGED_CHAT_COMPLETIONS",
         "_read_tag_chat_completions",
@@ -102,17 +100,17 @@ def test_message_whose_payload_is_not_an_object_is_left_out_with_a_warning() -> 
     assert [d.code for d in diagnostics.items] == ["message-not-object"]
 
 
-def test_handlers_follow_the_message_kind_or_its_accumulation_plan() -> None:
+def test_run_functions_follow_the_message_kind_or_its_accumulation_plan() -> None:
     error = message("Error", obj("Error", req("message", string())), kind="error", event="error")
     spec, _ = _spec(channel(_chunk(), error, _vendor("Search", "x_search"), done()))
-    assert spec.handlers == (
-        ("models.Done", "Accumulator.done"),
-        ("models.Search", "Accumulator.vendor"),
+    assert spec.runs == (
+        ("models.Done", "each(Accumulator.done)"),
+        ("models.Search", "each(Accumulator.vendor)"),
         ("models.Chunk", "_apply_chat_completions_chunk"),
-        ("models.Error", "Accumulator.error"),
-        ("VendorEvent", "Accumulator.vendor"),
-        ("UnknownEvent", "Accumulator.unknown"),
-        ("StreamTruncated", "Accumulator.truncated"),
+        ("models.Error", "each(Accumulator.error)"),
+        ("VendorEvent", "each(Accumulator.vendor)"),
+        ("UnknownEvent", "each(Accumulator.unknown)"),
+        ("StreamTruncated", "each(Accumulator.truncated)"),
     )
     assert (
         spec.event_union
@@ -135,18 +133,21 @@ def test_batch_plan_when_plain_events_carry_one_json_message() -> None:
     assert spec.batch is not None
     assert (spec.batch.function, spec.batch.message.name) == ("classify_values_chat_completions", "Chunk")
     assert [(s.text, s.ascii) for s in spec.batch.sentinels] == [("[DONE]", True)]
-    assert spec.batch.apply_values == "_apply_chat_completions_chunk_run"
 
 
-def test_batch_plan_of_an_error_message_has_no_batch_handler() -> None:
-    spec, _ = _spec(channel(message("Error", obj("Error", req("message", string())), kind="error")))
-    assert spec.batch is not None and spec.batch.apply_values is None
-
-
-def test_no_batch_plan_with_vendor_tags_or_several_plain_json_messages() -> None:
+def test_no_batch_plan_with_vendor_tags_and_several_plain_json_messages_batch_the_first_tried() -> None:
     tagged, _ = _spec(channel(_chunk(), _vendor("Search", "x_search")))
-    several, _ = _spec(channel(_chunk(), message("Other", obj("Other", req("n", integer())))))
-    assert (tagged.batch, several.batch) == (None, None)
+    assert tagged.batch is None
+    other = message("Other", obj("Other", req("n", integer()), req("m", integer())))
+    several, _ = _spec(channel(_chunk(), other))
+    assert several.batch is not None and several.fallback is not None
+    # The most constrained message is tried first by classify, so by the batch too.
+    assert several.batch.message.name == several.fallback.decoders[0].name == "Other"
+    # Unless it specializes a later one (all its required members and more): most events
+    # are then the later one, and the batch would fail at its first.
+    usage = message("UsageChunk", obj("UsageChunk", req("id", string()), req("usage", integer())))
+    specialized, _ = _spec(channel(_chunk(), usage))
+    assert specialized.batch is None
 
 
 def _failure(nullable: bool = False) -> object:

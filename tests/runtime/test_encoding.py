@@ -27,7 +27,7 @@ from ssegen.conform import conform
 
 PROVIDERS = sorted(p.name for p in GENERATED.iterdir() if (p / "__init__.py").is_file() and (p / "sse.py").is_file())
 CAPTURED = GENERATED.parent / "tests" / "data" / "streams"
-SYNTHESIZED = ("chat", "messages", "responses")
+SYNTHESIZED = ("chat", "messages", "responses", "gemini", "cohere")
 TEXT = "Hello there,\n  world! Ünïcödé 😀 done."
 
 PROPERTY = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -98,10 +98,10 @@ def test_every_provider_channel_and_harvested_stream_is_covered() -> None:
         for provider in PROVIDERS
         if any(chan.family in SYNTHESIZED for chan in _package(provider).CHANNELS.values())
     }
-    # example_stream(text=...) synthesizes the chat, Messages and Responses families; the
-    # Gemini and Cohere families and stated plans (Ollama's) have no synthesis yet (issue 27)
+    # example_stream(text=...) synthesizes every built-in family; a stated plan (Ollama's)
+    # says how events assemble, not how to write them, so it has no synthesis
     assert {c.provider for c in CASES if c.name == "synthesized"} == with_family
-    assert with_family >= set(PROVIDERS) - {"gemini", "cohere", "ollama"}
+    assert with_family == set(PROVIDERS) - {"ollama"}
     assert any(c.name.startswith("captured-") for c in CASES)
 
 
@@ -136,17 +136,21 @@ def test_encoded_stream_conforms_to_the_spec(case: Case, tmp_path: Path) -> None
 def test_synthesized_stream_assembles_the_text(provider: str) -> None:
     for chan in _package(provider).CHANNELS.values():
         if chan.family not in SYNTHESIZED:
-            assert provider in ("gemini", "cohere", "ollama"), chan  # no synthesis for these plans yet
+            assert provider == "ollama", chan  # a stated plan: no synthesis
+            with pytest.raises(ValueError, match="no stream synthesis"):
+                chan.example_stream(text=TEXT)
             continue
         events = chan.example_stream(text=TEXT, model="test-model")
         result = chan.accumulate(events)
         texts = [c.content for c in result.choices] or [b.text for b in result.output]
         assert texts == [TEXT], chan
-        assert result.complete and result.errors == [] and result.model == "test-model"
+        assert result.complete and result.errors == []
+        # Cohere's events name no model; every other family's take the one asked for
+        assert result.model == (None if chan.family == "cohere" else "test-model")
         if chan.family == "chat":
             assert result.choices[0].finish_reason == "stop"
         else:
-            assert result.stop_reason in ("end_turn", "completed")
+            assert result.stop_reason in ("end_turn", "completed", "STOP", "COMPLETE")
 
 
 @PROPERTY

@@ -236,3 +236,23 @@ def test_expectation_reads_sse_framing_as_whatwg_says() -> None:
     assert _json_path("$.a[0]['b c'].d") == ["a", 0, "b c", "d"]
     with pytest.raises(ValueError):
         _json_path("$.a[*]")
+
+
+def test_a_chunk_with_one_member_of_the_wrong_type_keeps_the_rest_and_reports_it() -> None:
+    """Every member of ``GenerateContentResponse`` is optional, so no required member makes a
+    chunk "clearly" one (runtime ``lenient._closeness``): the members it declares do. A chunk
+    whose candidate ``index`` came as a string is assembled from what fits, the member
+    reported by JSON pointer; an object of members no message declares stays unknown."""
+    chunk = {
+        "candidates": [{"content": {"parts": [{"text": "Hi"}], "role": "model"}, "index": "zero"}],
+        "modelVersion": "gemini-2.5-flash",
+        "responseId": "r1",
+    }
+    event = CHANNEL.parse(json.dumps(chunk))
+    assert isinstance(event, gemini_models.GenerateContentResponse)
+    assert event.off_spec == {"/candidates/0/index": "zero"}
+    result = CHANNEL.accumulate([event]).to_dict()
+    assert (result["choices"][0]["content"], result["model"]) == ("Hi", "gemini-2.5-flash")
+    assert result["errors"] == [{"kind": "member_off_spec", "pointer": "/candidates/0/index", "got": "zero"}]
+    stranger = CHANNEL.parse(json.dumps({"foo": 1, "bar": [2], "candidates": "none"}))
+    assert type(stranger).__name__ == "UnknownEvent"

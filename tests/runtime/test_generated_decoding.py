@@ -309,7 +309,7 @@ def test_a_whole_body_is_one_run_up_to_the_terminator() -> None:
     """A body read at once (one run of plain events ending with ``[DONE]``) is
     classified as a run up to the terminator; only the terminator alone (issue 17:
     the whole run was classified event by event)."""
-    from generated.deepseek.stream import Channel
+    from generated.deepseek.stream import Channel, Classifier
 
     chat = DEEPSEEK["/chat/completions"]
     alone: list[str] = []
@@ -318,9 +318,7 @@ def test_a_whole_body_is_one_run_up_to_the_terminator() -> None:
         alone.append(event.data)
         return chat.classify(event)
 
-    counted = Channel(
-        chat.address, chat.messages, classify, chat.apply, chat.handlers, chat.classify_values, chat.apply_values
-    )
+    counted = Channel(chat.address, chat.messages, Classifier(classify, chat.classifier.values), chat.runs)
     deltas = ["Hel", "lo", "!"]
     body = sse_body([_chunk({"content": t}) for t in deltas] + [_chunk({}, "stop"), "[DONE]"])
     events = list(counted.decode([body]))

@@ -3,8 +3,9 @@ truncation, the same under any split of the body into reads (issue 26)."""
 
 from __future__ import annotations
 
+import asyncio
 import json
-from collections.abc import Iterable
+from collections.abc import AsyncIterator, Iterable
 
 import pytest
 from hypothesis import given, settings
@@ -161,3 +162,25 @@ def test_any_split_gives_what_the_literal_rules_give(body: bytes, data: st.DataO
 def test_errors_are_the_same_under_any_split(body: bytes, limit: int, data: st.DataObject) -> None:
     cuts = data.draw(st.lists(st.integers(0, len(body)), max_size=12))
     assert _outcome(body, cuts, limit) == _outcome(body, (), limit) == _outcome(body, range(len(body)), limit)
+
+
+@settings(max_examples=100, deadline=None)
+@given(body=_bodies(), data=st.data())
+def test_iter_events_and_aiter_events_read_ndjson_alike(body: bytes, data: st.DataObject) -> None:
+    """The sync and async readers share ``sse._Reads``: the same values and end state under
+    any split, for the NDJSON framer as for SSE."""
+    reads = _reads(body, data.draw(st.lists(st.integers(0, len(body)), max_size=12)))
+    state = sse.StreamState()
+    values = [e.data for e in sse.iter_events(reads, state=state, framer=NDJSONDecoder)]
+
+    async def collect(astate: sse.StreamState) -> list[str]:
+        async def chunks() -> AsyncIterator[bytes]:
+            for read in reads:
+                yield read
+
+        return [e.data async for e in sse.aiter_events(chunks(), state=astate, framer=NDJSONDecoder)]
+
+    astate = sse.StreamState()
+    assert asyncio.run(collect(astate)) == values == _literal(body)[0]
+    assert (astate.incomplete, astate.bytes_discarded) == (state.incomplete, state.bytes_discarded)
+    assert (state.incomplete, state.bytes_discarded) == _literal(body)[1:]

@@ -16,6 +16,9 @@ from hypothesis import strategies as st
 
 from generated.ollama import CHANNELS, StreamTruncated, UnknownEvent
 from generated.ollama import models as ollama
+from generated.ollama.accumulate import Accumulator
+from generated.ollama.plan import Plan, Step
+from generated.ollama.plan import run as run_plan
 from generated.ollama.sse import iter_events
 from ssegen.transport import SSEMock
 
@@ -117,6 +120,40 @@ def test_the_stated_plan_assembles_text_thinking_tool_calls_and_the_stop_reason(
     body = "".join(json.dumps(line) + "\n" for line in [*pieces, final]).encode()
     result = generate.accumulate(generate.decode([body]))
     assert (result.texts["text"], result.stop_reason, result.complete) == ("The sky", "length", True)
+
+
+def test_every_tool_call_is_its_own_block_whichever_line_and_position_it_came_in() -> None:
+    """Ollama sends tool calls whole, several in one line's ``message.tool_calls`` or over
+    several lines; the plan's ``tool_call`` has no key, and each call became block 0 in turn
+    (the last one kept, the others lost). The generated plan (compiled) and the runtime's
+    executor (``runtime/plan.py``, running the same step) agree."""
+    calls = [[("get_weather", {"city": "Paris"}), ("get_time", {"zone": "CET"})], [("get_news", {})]]
+    lines = [
+        {
+            "model": "qwen3",
+            "created_at": "t",
+            "message": {
+                "role": "assistant",
+                "content": "",
+                "tool_calls": [{"function": {"name": n, "arguments": a}} for n, a in group],
+            },
+            "done": False,
+        }
+        for group in calls
+    ]
+    body = "".join(json.dumps(line) + "\n" for line in [*lines, LINES[-1]]).encode()
+    expected = [(i, "tool_call", name, arguments) for i, (name, arguments) in enumerate(sum(calls, []))]
+    result = CHAT.accumulate(CHAT.decode([body]))
+    assert [(b.index, b.kind, b.name, b.input) for b in result.output] == expected
+    step = Step(
+        "tool_call",
+        value=("message", "tool_calls", "*"),
+        members=(("name", ("function", "name")), ("arguments", ("function", "arguments"))),
+    )
+    acc = Accumulator()
+    for event in CHAT.decode([body]):
+        run_plan(acc, Plan((step,)), event)
+    assert [(b.index, b.kind, b.name, b.input) for b in acc.result().output] == expected
 
 
 def test_an_error_line_is_an_error_and_a_stream_without_done_reason_is_incomplete() -> None:

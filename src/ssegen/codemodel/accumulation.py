@@ -96,8 +96,8 @@ class ApplyPlan:
     """How one data message feeds the accumulator (None parts are absent).
 
     Attributes:
-        function: the generated handler of one event.
-        run: the generated handler of a batch of events (``<function>_run``).
+        function: the generated run function: feeds consecutive events of the message into
+            the accumulator (one event is a run of one; runtime ``stream.Run``).
         cls: the message's class.
         meta: the two arguments of ``acc.meta`` (id, model), or None when the
             message carries neither.
@@ -124,7 +124,6 @@ class ApplyPlan:
     """
 
     function: PythonIdentifier
-    run: PythonIdentifier
     cls: str
     meta: str | None
     choices: ChoicesPlan | None
@@ -143,14 +142,6 @@ class ApplyPlan:
     def table(self) -> str:
         """The name of the module-level ``Plan`` the executor runs (``_PLAN_APPLY_...``)."""
         return f"_PLAN{str(self.function).upper()}"
-
-    @property
-    def steps_only(self) -> bool:
-        """True when the plan is only its steps (a block family's message): the handler
-        of one event then runs them itself, without the batch handler's loop."""
-        return bool(self.steps or self.executor) and not (
-            self.meta or self.choices or self.usage or self.full_text or self.error or self.after
-        )
 
     @property
     def loop_indent(self) -> int:
@@ -190,7 +181,6 @@ def steps_plan(
     (:class:`ssegen.ir.AccumulateStep`) as statements (:func:`step_feeds`)."""
     return ApplyPlan(
         function=function,
-        run=PythonIdentifier.verbatim(f"{function}_run"),
         cls=cls,
         meta=None,
         choices=None,
@@ -244,7 +234,6 @@ def executor_plan(
     compiled = compile_steps(payload, tuple(s for s in steps if s not in inside), choices, plain)
     return ApplyPlan(
         function=function,
-        run=PythonIdentifier.verbatim(f"{function}_run"),
         cls=cls,
         meta=None,
         choices=None,
@@ -462,7 +451,6 @@ def apply_plan(
     error, error_member = _error(payload, plain) if choices is not None and _reads(reads, ("error",)) else (None, False)
     return ApplyPlan(
         function=function,
-        run=PythonIdentifier.verbatim(f"{function}_run"),
         cls=cls,
         meta=meta,
         choices=choices,

@@ -42,11 +42,11 @@ class MessageSpec:
             or ``pydantic.TypeAdapter(models.Chunk)``, see :mod:`.flavour`).
         doc: the message's summary or title.
         tag: for a vendor message, the value of its tag member (``x_research.searching``).
-        handler: how its events feed the accumulator (``Accumulator.done``,
-            ``Accumulator.error``, ``Accumulator.vendor`` or the apply plan's function);
-            "" for a keep-alive, which feeds nothing (no row in the handlers table,
-            so ``apply`` does nothing with it: the stream is not complete, and it
-            is no unknown event).
+        run: how its events feed the accumulator, as a run function expression
+            (``each(Accumulator.done)``, ``each(Accumulator.error)``,
+            ``each(Accumulator.vendor)`` or the apply plan's function); "" for a keep-alive,
+            which feeds nothing (no row in the runs table, so ``Channel.apply`` does nothing
+            with it: the stream is not complete, and it is no unknown event).
         keep_usage: the identifier of the data message's ``usage`` member (a dotted
             path in a block family: ``message.usage``), whose object as sent
             ``classify`` keeps for the accumulator (the typed object drops the members
@@ -62,7 +62,7 @@ class MessageSpec:
     adapter: str
     doc: str
     tag: str | None = None
-    handler: str = ""
+    run: str = ""
     keep_usage: str = ""
 
     @property
@@ -135,36 +135,33 @@ class Sentinel:
 
 @dataclass(frozen=True)
 class BatchPlan:
-    """The fast path of a channel whose plain ``message`` events are one JSON message
-    (and, tried before it, error messages told by their ``error`` member).
+    """The fast path of a channel whose plain ``message`` events are JSON messages, untagged.
 
-    ``classify_values`` decodes a run of raw values with that message's decoder
-    without a Python-level loop, up to the first literal of the channel (the
-    ``[DONE]`` ending a whole body read at once), which the runtime classifies
-    alone with the values after it; a value the decoder refuses makes the whole
-    run fall back to classifying each event alone, and so does a run with a value
-    whose ``error`` member is sent (not null): it may be one of ``guards``, which
-    ``classify`` tries first. The message's plan reads that member (an error inside a
-    chunk; the class gets it when the spec has none, ``ModelsBuilder.add_error_member``),
-    so it is decoded with each value, where searching the text for it would cost the
-    fast path half a decode.
+    ``classify_values`` decodes a run of raw values with one message's decoder without a
+    Python-level loop, up to the first literal of the channel (the ``[DONE]`` ending a whole
+    body read at once), which the runtime classifies alone with the values after it; a value
+    that decoder refuses (another message's, Ollama's error line) makes the whole run fall
+    back to classifying each event alone. The message is the one ``classify`` tries first
+    (what it decodes, ``classify`` gives), or, when the messages tried before it are errors
+    requiring an ``error`` member (``guards``: Gemini's ``ErrorResponse`` before the
+    all-optional ``GenerateContentResponse``), the last one: a run with a value whose
+    ``error`` member is sent (not null) falls back too, as it may be a guard. The message's
+    plan reads that member (an error inside a chunk; the class gets it when the spec has
+    none, ``ModelsBuilder.add_error_member``), so it is decoded with each value, where
+    searching the text for it would cost the fast path half a decode.
 
     Attributes:
         function: the generated ``classify_values_<channel>`` name.
-        message: the one JSON message of plain ``message`` events, or the last one
-            ``classify`` tries (the least constrained) when the others are guards.
+        message: the JSON message the run is decoded as.
         sentinels: the channel's literals carried by plain ``message`` events.
-        apply_values: the plan's batch handler (``<function>_run``), or None
-            when the message feeds nothing to the accumulator by plan.
-        guards: the error messages ``classify`` tries before ``message`` (Gemini's
-            ``ErrorResponse``), each requiring a non-null ``error``.
+        guards: the error messages ``classify`` tries before ``message``, each requiring a
+            non-null ``error``.
         error: the identifier of ``message``'s ``error`` member, when there are guards.
     """
 
     function: PythonIdentifier
     message: MessageSpec
     sentinels: tuple[Sentinel, ...]
-    apply_values: PythonIdentifier | None
     guards: tuple[MessageSpec, ...] = ()
     error: PythonIdentifier | None = None
 
@@ -224,12 +221,10 @@ class ChannelSpec:
         fallback: the branch for every other event type, or None (those frames are
             unknown events); see :attr:`ssegen.ir.Channel.fallback`.
         plans: the accumulation plans of the data messages.
-        handlers: ``(class expression, handler expression)`` rows of the dispatch
-            table, ending with ``VendorEvent`` (when tagged), ``UnknownEvent`` and
-            ``StreamTruncated``.
-        runs: ``(class expression, run function)`` for each class whose handler is an
-            accumulation plan's: the plan's ``_run`` function, which applies consecutive
-            events of the class as the handler applies each (``runs_table``).
+        runs: ``(class expression, run function expression)`` rows of the runs table
+            (``runs_table``, runtime ``Channel.runs``): how consecutive events of each class
+            feed the accumulator, ending with ``VendorEvent`` (when tagged),
+            ``UnknownEvent`` and ``StreamTruncated``.
         event_union: the ``Union[...]`` of every event class of the channel.
         tag_readers: ``(reader name, member)`` of each tag member a branch reads.
         lenient: ``(event type, classes)``: per branch (``*`` the fallback), the JSON
@@ -244,8 +239,8 @@ class ChannelSpec:
         named: the fast path of named events, or None when none has a branch of one decoder.
         family: how the channel's events assemble (:attr:`ssegen.ir.Accumulation.family`).
         framing: how its body is cut into events (:attr:`ssegen.ir.Channel.framing`).
-        names: ``event_type``, ``classify``, ``apply``, ``handlers_table``,
-            ``encoding_table`` (its ``stream.Encoding``, laid out from ``encoding``, set by
+        names: ``event_type``, ``classify``, ``runs_table``, ``encoding_table`` (its
+            ``encoding.Encoding``, laid out from ``encoding``, set by
             :func:`ssegen.codemodel.build_package_spec` once the examples are known): the
             generated module-level names; ``constant`` the channel's own,
             ``<IDENT>_CHANNEL``, a ``Channel[<IDENT>_EVENT]`` (the suffix keeps it apart
@@ -261,7 +256,6 @@ class ChannelSpec:
     branches: tuple[EventBranch, ...]
     fallback: EventBranch | None
     plans: tuple[ApplyPlan, ...]
-    handlers: tuple[tuple[str, str], ...]
     runs: tuple[tuple[str, str], ...]
     event_union: str
     tag_readers: tuple[tuple[PythonIdentifier, str], ...]
@@ -276,8 +270,6 @@ class ChannelSpec:
     event_type: PythonIdentifier
     constant: PythonIdentifier
     classify: PythonIdentifier
-    apply: PythonIdentifier
-    handlers_table: PythonIdentifier
     runs_table: PythonIdentifier
     encoding_table: PythonIdentifier = PythonIdentifier.verbatim("_ENCODING")
     encoding: EncodingSpec | None = None
@@ -328,7 +320,7 @@ def channel_spec(
             for name in t.messages:
                 tags[name] = tuple(dict.fromkeys((*tags.get(name, ()), plan.tag, *((t.subtag,) if t.subtag else ()))))
     specs, plans = _messages(channel, ident, models, diagnostics, tags)
-    by_name = {m.name: _with_handler(m, plans, models.flavour) for m in specs}
+    by_name = {m.name: _with_run(m, plans, models.flavour) for m in specs}
     upper = ident.upper()
     readers: dict[str, PythonIdentifier] = {}
     for plan in channel.plans:
@@ -362,17 +354,15 @@ def channel_spec(
     if fallback is not None and [b.event for b in branches] == ["message"]:
         branches = []  # every message travels as `message`: the fallback serves every event type
     ordered = _decode_order(channel, by_name)
-    handlers = [(f"models.{m.cls}", m.handler) for m in ordered if m.handler]
-    by_function = {str(p.function): p for p in plans}
-    runs = [(f"models.{m.cls}", by_function[m.handler].run) for m in ordered if m.handler in by_function]
+    runs = [(f"models.{m.cls}", m.run) for m in ordered if m.run]
     union = [f"models.{m.cls}" for m in ordered]
     if any(b.vendor_tags for b in (*branches, *((fallback,) if fallback else ()))):
-        handlers.append(("VendorEvent", "Accumulator.vendor"))
+        runs.append(("VendorEvent", "each(Accumulator.vendor)"))
         union.append("VendorEvent")
-    handlers.append(("UnknownEvent", "Accumulator.unknown"))
+    runs.append(("UnknownEvent", "each(Accumulator.unknown)"))
     union.append("UnknownEvent")
     # The event a decoded stream ends with when its body ended inside an event.
-    handlers.append(("StreamTruncated", "Accumulator.truncated"))
+    runs.append(("StreamTruncated", "each(Accumulator.truncated)"))
     union.append("StreamTruncated")
     plain = (
         fallback if fallback is not None and not branches else next((b for b in branches if b.event == "message"), None)
@@ -386,7 +376,6 @@ def channel_spec(
         branches=tuple(branches),
         fallback=fallback,
         plans=tuple(plans),
-        handlers=tuple(dict.fromkeys(handlers)),
         runs=tuple(dict.fromkeys(runs)),
         event_union=f"Union[{', '.join(dict.fromkeys(union))}]",
         tag_readers=tuple((name, member) for member, name in readers.items()),
@@ -405,9 +394,7 @@ def channel_spec(
         event_type=PythonIdentifier.verbatim(f"{upper}_EVENT"),
         constant=PythonIdentifier.verbatim(f"{upper}_CHANNEL"),
         classify=PythonIdentifier.verbatim(f"classify_{ident}"),
-        apply=PythonIdentifier.verbatim(f"apply_{ident}"),
-        handlers_table=PythonIdentifier.verbatim(f"_APPLY_{upper}"),
-        runs_table=PythonIdentifier.verbatim(f"_APPLY_RUNS_{upper}"),
+        runs_table=PythonIdentifier.verbatim(f"_APPLY_{upper}"),
         encoding_table=PythonIdentifier.verbatim(f"_ENCODING_{upper}"),
     )
 
@@ -424,6 +411,12 @@ def _lenient(
         if classes:
             rows.append((branch.event, classes))
     return tuple(rows)
+
+
+def _required(channel: Channel, name: str) -> frozenset[str]:
+    """The members message ``name`` requires (wire names)."""
+    message = channel.message(name)
+    return frozenset(p.name for p in message.payload.properties if p.required) if message is not None else frozenset()
 
 
 def _declares(channel: Channel, name: str, member: str) -> bool:
@@ -524,51 +517,68 @@ def _messages(
     return list(messages), list(plans)
 
 
-def _with_handler(message: MessageSpec, plans: list[ApplyPlan], flavour: Flavour) -> MessageSpec:
-    """``message`` with its accumulator handler: by kind (the flavour's for errors and
-    vendor messages), or the first plan of its class."""
+def _with_run(message: MessageSpec, plans: list[ApplyPlan], flavour: Flavour) -> MessageSpec:
+    """``message`` with its run function: by kind (the flavour's for errors and vendor
+    messages, each event through an accumulator method), or the first plan of its class."""
     if message.kind == "keepalive":
-        handler = ""
+        run = ""
     elif message.literal is not None:
-        handler = "Accumulator.done"
+        run = "each(Accumulator.done)"
     elif message.kind == "error":
-        handler = flavour.error_handler
+        run = f"each({flavour.error_handler})"
     elif message.kind == "vendor":
-        handler = flavour.vendor_handler
+        run = f"each({flavour.vendor_handler})"
     else:
         # A message of a family whose plan gives it no step (Anthropic's ``ping``) feeds nothing.
         plan = next((p for p in plans if p.cls == message.cls), None)
         if plan is not None:
-            return replace(message, handler=plan.function, keep_usage=plan.keep_usage)
-        handler = ""
-    return replace(message, handler=handler)
+            return replace(message, run=plan.function, keep_usage=plan.keep_usage)
+        run = ""
+    return replace(message, run=run)
 
 
 def _batch_plan(
     ident: PythonIdentifier, plain: EventBranch | None, plans: list[ApplyPlan], channel: Channel
 ) -> BatchPlan | None:
-    """The fast path, when plain ``message`` events (branch ``plain``) carry one JSON
-    message and no tag: then each raw value either decodes as it or the run falls back.
-    The messages ``classify`` tries before the last (least constrained) one are guards
-    when each is an error (its kind, or a plan of ``error`` steps only) that requires a
-    non-null ``error`` member and the last one's plan reads its ``error`` member (Gemini's
-    ``ErrorResponse`` before ``GenerateContentResponse``); else there is none."""
+    """The fast path, when plain ``message`` events (branch ``plain``) carry JSON messages and
+    no tag: then each raw value either decodes as the first of them or the run falls back.
+
+    None also when the first requires every member a later one requires (Mistral's usage
+    chunk, a chunk plus ``usage``): most events are then the later one, and a run would
+    fall back at its first event, after a decode spent for nothing; unless those before the
+    last one are guards (:func:`_guarded`)."""
     if plain is None or plain.tag_field or not plain.decoders:
         return None
+    required = [_required(channel, m.name) for m in plain.decoders]
+    if any(later <= required[0] for later in required[1:]):
+        return _guarded(ident, plain, plans, channel)
+    message = plain.decoders[0]
+    return BatchPlan(
+        function=PythonIdentifier.verbatim(f"classify_values_{ident}"),
+        message=message,
+        sentinels=tuple(Sentinel(m.literal, m.literal.isascii()) for m in plain.literals if m.literal is not None),
+    )
+
+
+def _guarded(ident: PythonIdentifier, plain: EventBranch, plans: list[ApplyPlan], channel: Channel) -> BatchPlan | None:
+    """The fast path decoding the last message ``classify`` tries (the least constrained),
+    when each message before it is an error (its kind, or a plan of ``error`` steps only)
+    requiring a non-null ``error`` member and the last one's plan reads its ``error`` member
+    (Gemini's ``ErrorResponse`` before ``GenerateContentResponse``); else None."""
     *before, message = plain.decoders
     plan = next((p for p in plans if p.cls == message.cls), None)
-    error = PythonIdentifier.verbatim(plan.error_attr) if plan is not None and plan.error_attr else None
+    if not before or plan is None or not plan.error_attr:
+        return None
     for other in before:
         guard = channel.message(other.name)
-        if error is None or guard is None or not _is_error(channel, guard) or not _requires_error(guard):
+        if guard is None or not _is_error(channel, guard) or not _requires_error(guard):
             return None
     return BatchPlan(
         function=PythonIdentifier.verbatim(f"classify_values_{ident}"),
         message=message,
         sentinels=tuple(Sentinel(m.literal, m.literal.isascii()) for m in plain.literals if m.literal is not None),
-        apply_values=plan.run if plan is not None else None,
         guards=tuple(before),
-        error=error if before else None,
+        error=PythonIdentifier.verbatim(plan.error_attr),
     )
 
 

@@ -42,8 +42,8 @@ class Flavour:
         validation_error: what a tagged decoder raises on a value that does not fit.
         reason: the function turning a caught error into ``UnknownEvent.reason`` text.
         plain: wraps a typed value the runtime turns into plain data (``{}`` is the value).
-        error_handler: the accumulator handler of error messages.
-        vendor_handler: the accumulator handler of listed vendor messages.
+        error_handler: the accumulator method feeding one error message (``each(...)`` of it is the run function).
+        vendor_handler: the accumulator method feeding one listed vendor message (likewise).
         empty_list: the annotation of an always-empty array (``maxItems: 0``), ``{item}`` the item type.
         lenient: the function decoding a payload leniently (``lenient_decode(data, classes)``,
             runtime ``stream.py`` or ``pydantic_support.py``).

@@ -385,12 +385,14 @@ def _statement(
         return [f"acc.snapshot({plain.format(value)})"]
     if action in ("open", "close") and key:
         return [f"{slot}.{action}({plain.format(value) if step.value else ''})"]
-    if action == "tool_call" and key and choices:
+    if action == "tool_call" and (key and choices or not key and not choices):
         members = dict(step.members)
         read = {
             name: _inline(value, schema, members[name], names) if name in members else "None"
             for name in ("id", "name", "arguments", "partial_arguments")
         }
+        if not key:  # a call sent whole, its own output block (runtime Accumulator.tool_call)
+            return [f"acc.tool_call({read['id']}, {read['name']}, {plain.format(read['arguments'])})"]
         state, name = next(names), next(names)
         continued = f"{name} is None" if "name" in members else "False"
         return [

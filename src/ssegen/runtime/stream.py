@@ -15,9 +15,8 @@ every generated package: edit it there, then run ``ssegen generate``.
 from __future__ import annotations
 
 import operator
-from collections import deque
 from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Iterator, Sequence
-from itertools import chain, groupby, repeat
+from itertools import chain, groupby
 from threading import get_ident
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
@@ -58,17 +57,129 @@ if TYPE_CHECKING:
 else:
     decode_with = operator.call
 
+ValuesClassifier = Callable[[list[bytes]], Sequence[E] | None]
+"""``classify_values(values)``: the typed events of a run of plain ``data:`` events given as
+their undecoded data (``sse.RawEvents``), all at once and all of one class: those of its first
+``len(result)`` values (the rest, from a terminator such as ``[DONE]`` on, are classified
+alone), or None to have each classified alone (see :class:`Classifier`)."""
+
 NamedClassifier = Callable[[list[bytes], list[bytes]], Sequence[E] | None]
 """``classify_named(event_lines, values)``: the typed events of a run of named events
 given as their undecoded ``event`` lines and data (``sse.NamedEvents``), all at once, or None to
-have each classified alone; it must give what ``classify`` would (see :class:`Channel`)."""
+have each classified alone (see :class:`Classifier`)."""
+
+Run = Callable[[Accumulator, Iterable[Any]], None]
+"""A run function: feeds consecutive events of one class into an :class:`Accumulator`, as
+feeding each in turn would (the generated ``_apply_<channel>_<message>``; one event is a run
+of one)."""
+
+Item = ServerSentEvent | RawEvents | NamedEvents
+"""One item of a read, as ``sse.SSEDecoder.feed_raw`` gives it."""
+
+
+def each(apply: Callable[[Accumulator, Any], None]) -> Run:
+    """The run function feeding each event of a run through ``apply``, one of the
+    accumulator's per-event methods (``Accumulator.unknown``, ``Accumulator.vendor``...)."""
+
+    def run(acc: Accumulator, events: Iterable[Any]) -> None:
+        for event in events:
+            apply(acc, event)
+
+    return run
+
+
+class Classifier(Generic[E]):
+    """How a channel's SSE events become typed events: one at a time, or a run at once.
+
+    ``sse.SSEDecoder.feed_raw`` gives each read's events as single ``sse.ServerSentEvent``
+    items and runs (``sse.RawEvents``: plain ``data:`` events; ``sse.NamedEvents``: ``event:``
+    + ``data:`` events). A run is decoded at once, without a Python-level loop, when the
+    channel's generated functions take it; every way gives what ``event`` gives one by one
+    (tests/runtime/test_fuzz_decoders.py holds them equal under any read split).
+
+    Args:
+        event: one SSE event -> its typed event (the generated ``classify_<channel>``); a
+            payload no message fits is an :class:`UnknownEvent`, not an error.
+        values: optionally, a :data:`ValuesClassifier` (``classify_values_<channel>``).
+        named: optionally, a :data:`NamedClassifier` (``classify_named_<channel>``).
+    """
+
+    __slots__ = ("event", "values", "named")
+
+    def __init__(
+        self,
+        event: Callable[[ServerSentEvent], E],
+        values: ValuesClassifier[E] | None = None,
+        named: NamedClassifier[E] | None = None,
+    ) -> None:
+        self.event = event
+        self.values = values
+        self.named = named
+
+    def run(self, item: RawEvents | NamedEvents) -> Sequence[E]:
+        """The typed events of the first values of a run that :attr:`values` or :attr:`named`
+        decode at once (a values run is of one class); empty when they take none of it.
+
+        A failure of the typed decoding (JSON nested deeper than the recursion limit lets
+        msgspec follow, a number too large to convert) gives an empty run: the events are
+        then classified alone (:meth:`events`), which reports it."""
+        return _run(item, self.values, self.named)
+
+    def events(self, events: list[ServerSentEvent]) -> Sequence[E] | Iterator[E]:
+        """The typed events of ``events``, each classified alone by :attr:`event`: all at
+        once while none fails, else one at a time up to the first that cannot be
+        classified, which raises ``sse.PayloadError`` naming the failure."""
+        try:
+            return list(map(self.event, events))
+        except SSEError:
+            raise
+        except Exception:  # every failure from the bytes is an SSEError
+            return _one_by_one(events, self.event)
+
+    def item(self, item: Item) -> Sequence[E] | Iterable[E]:
+        """The typed events of one item of a read: a run's as far as :meth:`run` takes it at
+        once, the rest (a terminator such as ``[DONE]`` on) alone (:meth:`events`)."""
+        if not isinstance(item, (RawEvents, NamedEvents)):
+            return self.events([item])
+        run = _run(item, self.values, self.named)  # self.run(item), one call fewer per read
+        if len(run) == len(item.values):
+            return run
+        rest = self.events(item.events(len(run)))
+        if not run:
+            return rest
+        return [*run, *rest] if isinstance(rest, list) else chain(run, rest)
+
+    def batch(self, batch: list[Item]) -> Iterable[E]:
+        """The typed events of one read's items: those of its one item when it has one, as
+        most reads do; else those of each item in turn, lazily (a long read's runs are not all
+        held as typed events at once)."""
+        if len(batch) == 1:
+            return self.item(batch[0])
+        return chain.from_iterable(map(self.item, batch))
+
+
+def _run(
+    item: RawEvents | NamedEvents,
+    values: ValuesClassifier[E] | None,
+    named: NamedClassifier[E] | None,
+) -> Sequence[E]:
+    """:meth:`Classifier.run` of ``item`` with the classifier's ``values`` and ``named``
+    (a function: the per-read path calls it without a bound method)."""
+    try:
+        if isinstance(item, RawEvents):
+            return (None if values is None else values(item.values)) or ()
+        return (None if named is None else named(item.event_lines, item.values)) or ()
+    except Exception:
+        return ()
 
 
 class _StreamProgress:
-    """What both event streams tell about their source once read: see :class:`EventStream`."""
+    """What both event streams hold and tell about their source: see :class:`EventStream`."""
 
     state: StreamState
+    classifier: Classifier[Any]
     _owner: int | None = None  # the ident of the thread that first used the stream
+    _started = False
 
     @property
     def incomplete(self) -> bool:
@@ -79,6 +190,23 @@ class _StreamProgress:
     def bytes_consumed(self) -> int:
         """Bytes read from the source so far."""
         return self.state.bytes_consumed
+
+    @property
+    def started(self) -> bool:
+        """True once the stream's events or reads are being consumed (``iter``, ``next``,
+        :meth:`EventStream.batches`): a stream is read once."""
+        return self._started
+
+    def _start(self, batches: bool = False) -> None:
+        """Mark the stream consumed from this thread (see :class:`ConcurrentUseError`);
+        ``batches``: by :meth:`EventStream.batches`, which needs the stream unread."""
+        if self._owner != get_ident():
+            _owner_check(self)
+        if batches and self._started:
+            raise RuntimeError(
+                f"this {type(self).__name__} is already being read: its reads are no longer whole"
+            )
+        self._started = True
 
 
 class ConcurrentUseError(RuntimeError):
@@ -120,12 +248,8 @@ class EventStream(_StreamProgress, Generic[E]):
 
     Args:
         chunks: the body, in byte chunks of any size, read lazily.
-        classify: maps one SSE event to a typed event (never raises).
+        classifier: how the channel's SSE events become typed events (:class:`Classifier`).
         max_event_bytes: limit on one event's pending bytes (see ``sse.SSEDecoder``).
-        classify_values: optionally, the typed events of a run of plain
-            ``data:`` events at once (see :class:`Channel`).
-        classify_named: optionally, the typed events of a run of named
-            events at once (see :class:`Channel`).
         framer: builds the decoder that cuts the body into events from
             ``max_event_bytes``: ``sse.SSEDecoder`` (``text/event-stream``), or
             ``ndjson.NDJSONDecoder`` (one JSON value per line, each an event of type
@@ -134,6 +258,7 @@ class EventStream(_StreamProgress, Generic[E]):
     Attributes:
         state: the ``sse.StreamState`` (bytes consumed, last event ID,
             reconnection time in milliseconds, incompleteness), updated per chunk.
+        classifier: the :class:`Classifier` it was given.
 
     Raises (while iterating): an ``sse.SSEError`` subclass for every failure the bytes
     cause (``sse.InvalidUTF8Error``, ``sse.EventTooLargeError``, ``sse.InvalidFieldError``,
@@ -151,42 +276,39 @@ class EventStream(_StreamProgress, Generic[E]):
     def __init__(
         self,
         chunks: Iterable[bytes],
-        classify: Callable[[ServerSentEvent], E],
+        classifier: Classifier[E],
         max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
-        classify_values: Callable[[list[bytes]], Sequence[E] | None] | None = None,
-        classify_named: NamedClassifier[E] | None = None,
         framer: Callable[[int], Framer] = SSEDecoder,
     ) -> None:
         check_chunks(chunks, "decode()")
         self.state = StreamState()
-        self._classify = classify
-        self._classify_values = classify_values
-        self._classify_named = classify_named
-        # The SSE events of each chunk, then the typed events: both lazy, and
-        # chained in C (no Python-level frame resumed per event). Item by item:
-        # a long read's runs (sse.SSEDecoder.feed_raw takes it in windows) are
-        # not all held as typed events at once.
+        self.classifier = classifier
         self._batches = iter_raw(
             chunks, max_event_bytes=max_event_bytes, state=self.state, framer=framer
         )
+        # The items of each read, then the typed events: both lazy, and chained in C (no
+        # Python-level frame resumed per event). Read by read: a long read's runs
+        # (sse.SSEDecoder.feed_raw takes it in windows) are not all held as typed events.
         self._events: Iterator[E] = chain(
-            chain.from_iterable(
-                map(
-                    _classify_batch,
-                    self._batches,
-                    repeat(classify),
-                    repeat(classify_values),
-                    repeat(classify_named),
-                )
-            ),
+            chain.from_iterable(map(classifier.batch, self._batches)),
             _end(self.state),  # runs once the stream is read: a StreamTruncated, or nothing
         )
-        self._started = False
+
+    def batches(self) -> Iterator[list[Item]]:
+        """The items of each read, undecoded (``sse.iter_raw``: single events and runs as
+        ``sse.RawEvents`` / ``sse.NamedEvents``), for a consumer that classifies them itself
+        with :attr:`classifier` (``Channel.accumulate`` does); the stream's typed events are
+        then not read. After them, :attr:`incomplete` and :attr:`state` tell how it ended.
+
+        Raises:
+            RuntimeError: the stream is already being read (:attr:`started`).
+            ConcurrentUseError: as iterating would.
+        """
+        self._start(batches=True)
+        return self._batches
 
     def __iter__(self) -> Iterator[E]:
-        if self._owner != get_ident():
-            _owner_check(self)
-        self._started = True
+        self._start()
         return self._events
 
     def __next__(self) -> E:
@@ -199,47 +321,42 @@ class EventStream(_StreamProgress, Generic[E]):
 class AsyncEventStream(_StreamProgress, Generic[E]):
     """The asynchronous twin of :class:`EventStream`, over an async iterable of bytes:
     same arguments, attributes and errors (one consumer: one thread, see
-    :class:`ConcurrentUseError`)."""
+    :class:`ConcurrentUseError`); the classifying is :class:`Classifier`'s, shared."""
 
     def __init__(
         self,
         chunks: AsyncIterable[bytes],
-        classify: Callable[[ServerSentEvent], E],
+        classifier: Classifier[E],
         max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
-        classify_values: Callable[[list[bytes]], Sequence[E] | None] | None = None,
-        classify_named: NamedClassifier[E] | None = None,
         framer: Callable[[int], Framer] = SSEDecoder,
     ) -> None:
         check_chunks(chunks, "adecode()", is_async=True)
         self.state = StreamState()
-        self._classify = classify
-        self._classify_values = classify_values
-        self._classify_named = classify_named
+        self.classifier = classifier
         self._batches = aiter_raw(
             chunks, max_event_bytes=max_event_bytes, state=self.state, framer=framer
         )
         self._events = self._typed()
-        self._started = False
 
     async def _typed(self) -> AsyncIterator[E]:
-        classify, classify_values = self._classify, self._classify_values
-        classify_named = self._classify_named
-        async for batch in self._batches:
-            for event in _classify_batch(batch, classify, classify_values, classify_named):
+        batch = self.classifier.batch
+        async for items in self._batches:
+            for event in batch(items):
                 yield event
-        if self.state.incomplete:
-            yield _truncated(self.state)
+        for event in _end(self.state):
+            yield event
+
+    def batches(self) -> AsyncIterator[list[Item]]:
+        """:meth:`EventStream.batches`, asynchronously."""
+        self._start(batches=True)
+        return self._batches
 
     def __aiter__(self) -> AsyncIterator[E]:
-        if self._owner != get_ident():
-            _owner_check(self)
-        self._started = True
+        self._start()
         return self._events
 
     async def __anext__(self) -> E:
-        if self._owner != get_ident():
-            _owner_check(self)
-        self._started = True
+        self._start()
         return await self._events.__anext__()
 
 
@@ -258,60 +375,6 @@ def _end(state: StreamState) -> Iterator[Any]:
     :class:`StreamTruncated` when it ended inside an event, else none."""
     if state.incomplete:
         yield _truncated(state)
-
-
-def _classify_batch(
-    batch: list[ServerSentEvent | RawEvents | NamedEvents],
-    classify: Callable[[ServerSentEvent], E],
-    classify_values: Callable[[list[bytes]], Sequence[E] | None] | None,
-    classify_named: NamedClassifier[E] | None = None,
-) -> Iterable[E]:
-    """The typed events of one read's SSE events (``sse.SSEDecoder.feed_raw``): those of
-    its one item when it has one, as most reads do; else those of each item in turn,
-    lazily (a long read's runs are not all held as typed events at once)."""
-    if len(batch) == 1:
-        return _classify_item(batch[0], classify, classify_values, classify_named)
-    return chain.from_iterable(
-        map(
-            _classify_item, batch, repeat(classify), repeat(classify_values), repeat(classify_named)
-        )
-    )
-
-
-def _classify_item(
-    item: ServerSentEvent | RawEvents | NamedEvents,
-    classify: Callable[[ServerSentEvent], E],
-    classify_values: Callable[[list[bytes]], Sequence[E] | None] | None,
-    classify_named: NamedClassifier[E] | None = None,
-) -> Sequence[E] | Iterator[E]:
-    """The typed events of one SSE event, of a run of plain ``data:`` events (at
-    once through ``classify_values`` as far as it takes them), or of a run of named
-    events (at once through ``classify_named`` when it takes them all).
-
-    A failure of the typed decoding (JSON nested deeper than the recursion limit lets
-    msgspec follow, a number too large to convert) is caught here, once per item and
-    at no cost while nothing fails: the item's events are then classified one by one,
-    the typed events before the failing one given, and that one raises
-    ``sse.PayloadError`` (an ``SSEError``)."""
-    try:
-        if isinstance(item, RawEvents):
-            run = None if classify_values is None else classify_values(item.values)
-            if run and len(run) == len(item.values):
-                return run
-            if not run:
-                return list(map(classify, item.events()))
-            return [*run, *map(classify, item.events(len(run)))]  # the terminator on, alone
-        if isinstance(item, NamedEvents):
-            named = (
-                None if classify_named is None else classify_named(item.event_lines, item.values)
-            )
-            return list(map(classify, item.events())) if named is None else named
-        return (classify(item),)
-    except SSEError:
-        raise
-    except Exception:  # every failure from the bytes is an SSEError
-        events = item.events() if isinstance(item, (RawEvents, NamedEvents)) else [item]
-        return _one_by_one(events, classify)
 
 
 def _one_by_one(
@@ -341,27 +404,12 @@ class Channel(Generic[E]):
         address: the channel address, e.g. ``/chat/completions``.
         messages: message name (as in the spec) -> the class its events
             decode to, in decode order.
-        classify: maps one SSE event to a typed event (never raises).
-        apply: feeds one typed event into an :class:`Accumulator`.
-        handlers: optionally, what ``apply`` does for each event class (the
-            same calls, looked up by the exact class without calling ``apply``).
-        runs: optionally, per event class, a function applying consecutive events of
-            that class (an iterable of them) as its handler would apply each in turn;
-            runs of named events are applied through it, one call per run.
-        classify_values: optionally, the typed events of a run of plain
-            ``data:`` events given as their undecoded data (``sse.RawEvents``),
-            all at once and all of one class: those of its first
-            ``len(result)`` values (the rest, from a terminator such as
-            ``[DONE]`` on, are classified alone), or None to have each
-            classified alone; it must give what ``classify`` would.
-        apply_values: optionally, applies a whole run that ``classify_values``
-            gave, as ``apply`` would each event in turn.
-        classify_named: optionally, the typed events of a run of named events
-            (``sse.NamedEvents``: ``event:`` + ``data:`` + blank line each) given as
-            their undecoded ``event`` lines and data, all at once, or None to have each
-            classified alone; it must give what ``classify`` would.
+        classifier: how its SSE events become typed events (:class:`Classifier`).
+        runs: per event class, its run function (:data:`Run`): how consecutive events of
+            the class feed an :class:`Accumulator` (a class with none, a keep-alive, feeds
+            nothing; an instance of a subclass goes through its base's).
         family: how the events assemble (``chat``, ``messages``, ``responses``,
-            ``custom``, ``none``), recorded on the :class:`StreamResult`.
+            ``gemini``, ``cohere``, ``custom``, ``none``), recorded on the :class:`StreamResult`.
         encoding: what :meth:`encode` and :meth:`example_stream` need (event types,
             required members, the terminator, the examples); by default every event
             travels as ``message`` and there are no examples.
@@ -370,40 +418,35 @@ class Channel(Generic[E]):
             decoded by ``ndjson.NDJSONDecoder``, encoded one line per event).
 
     Attributes:
+        classify: ``classifier.event``: one SSE event -> its typed event (never raises).
         framer: the decoder class ``framing`` names (``sse.SSEDecoder`` or
             ``ndjson.NDJSONDecoder``), for ``sse.iter_events(..., framer=...)``.
+
+    Raises:
+        ValueError: ``framing`` is neither ``sse`` nor ``ndjson``.
     """
 
     def __init__(
         self,
         address: str,
         messages: dict[str, type],
-        classify: Callable[[ServerSentEvent], E],
-        apply: Callable[[Accumulator, E], None],
-        handlers: dict[type, Callable[[Accumulator, Any], None]] | None = None,
-        classify_values: Callable[[list[bytes]], Sequence[E] | None] | None = None,
-        apply_values: Callable[[Accumulator, Sequence[Any]], None] | None = None,
+        classifier: Classifier[E],
+        runs: dict[type, Run],
         family: str = Family.CHAT.value,
-        classify_named: NamedClassifier[E] | None = None,
-        runs: dict[type, Callable[[Accumulator, Iterable[Any]], None]] | None = None,
         encoding: Encoding | None = None,
         framing: str = "sse",
     ) -> None:
         if framing not in ("sse", "ndjson"):
             raise ValueError(f"framing must be 'sse' or 'ndjson', got {framing!r}")
         self.address = address
+        self.messages = messages
+        self.classifier = classifier
+        self.classify = classifier.event
+        self.runs = runs
+        self.family = _family(family)
+        self.encoding = encoding or Encoding()
         self.framing = framing
         self.framer: Callable[[int], Framer] = NDJSONDecoder if framing == "ndjson" else SSEDecoder
-        self.encoding = encoding or Encoding()
-        self.family = _family(family)
-        self.messages = messages
-        self.classify = classify
-        self.apply = apply
-        self.handlers: dict[type, Callable[[Accumulator, Any], None]] = handlers or {}
-        self.classify_values = classify_values
-        self.apply_values = apply_values
-        self.classify_named = classify_named
-        self.runs: dict[type, Callable[[Accumulator, Iterable[Any]], None]] = runs or {}
 
     def __repr__(self) -> str:
         return f"Channel({self.address!r})"
@@ -549,14 +592,7 @@ class Channel(Generic[E]):
                 return self.example_events()
             frames = enc.streams[stream if stream is not None else next(iter(enc.streams))]
             return [self.parse(data, event) for event, data in frames]
-        payloads = []
-        for frames in (*enc.streams.values(), enc.examples):
-            for event, data in frames:
-                if data.lstrip().startswith("{"):
-                    payload = msgspec.json.decode(data)
-                    if isinstance(payload, dict):
-                        payloads.append((event, payload))
-        synth = Synthesis(payloads, self.parse, model)
+        synth = Synthesis(self._example_payloads(), self.parse, model)
 
         def responses(text: str, finish_reason: str) -> list[Any]:
             return synth.responses(text)
@@ -565,11 +601,26 @@ class Channel(Generic[E]):
             Family.CHAT: synth.chat,
             Family.MESSAGES: synth.messages,
             Family.RESPONSES: responses,
+            Family.GEMINI: synth.gemini,
+            Family.COHERE: synth.cohere,
         }.get(self.family)
         if synthesize is None:
             raise ValueError(f"{self!r}: no stream synthesis for family {self.family.value!r}")
         out = synthesize(text, finish_reason)
         return out + ([] if enc.terminator is None else [enc.terminator])
+
+    def _example_payloads(self) -> list[tuple[str, dict[str, Any]]]:
+        """``(event type, JSON object)`` of each example frame holding an object: the
+        harvested streams' first, then the documented examples (what :class:`Synthesis`
+        writes its events after)."""
+        payloads = []
+        for frames in (*self.encoding.streams.values(), self.encoding.examples):
+            for event, data in frames:
+                if data.lstrip().startswith("{"):
+                    payload = msgspec.json.decode(data)
+                    if isinstance(payload, dict):
+                        payloads.append((event, payload))
+        return payloads
 
     def parse(self, data: str, event: str = "message", id: str = "") -> E:
         """The typed event for one SSE event given as its parts.
@@ -611,14 +662,7 @@ class Channel(Generic[E]):
                 ``memoryview`` or ``str``), not an iterable of chunks; the message
                 says what to pass (``decode([body])``).
         """
-        return EventStream(
-            chunks,
-            self.classify,
-            max_event_bytes,
-            self.classify_values,
-            self.classify_named,
-            self.framer,
-        )
+        return EventStream(chunks, self.classifier, max_event_bytes, self.framer)
 
     def adecode(
         self, chunks: AsyncIterable[bytes], *, max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES
@@ -631,14 +675,23 @@ class Channel(Generic[E]):
                 ``memoryview``, ``str``: decode it as ``decode([body])``) or not an async
                 iterable (a list: pass it to :meth:`decode`).
         """
-        return AsyncEventStream(
-            chunks,
-            self.classify,
-            max_event_bytes,
-            self.classify_values,
-            self.classify_named,
-            self.framer,
-        )
+        return AsyncEventStream(chunks, self.classifier, max_event_bytes, self.framer)
+
+    def apply(self, acc: Accumulator, event: E) -> None:
+        """Feed one event into ``acc`` through its class's run function (:attr:`runs`):
+        an event decoded leniently (its ``off_spec`` set) through
+        :meth:`Accumulator.lenient`, which assembles what fits; an instance of a subclass
+        through its base's; an event of a class with none (a keep-alive) feeds nothing."""
+        run = self.runs.get(type(event))
+        if run is None:
+            run = next((r for cls, r in self.runs.items() if isinstance(event, cls)), None)
+            if run is None:
+                return
+        if getattr(event, "off_spec", None) is not None:
+            found = run
+            acc.lenient(event, lambda acc, event: found(acc, (event,)))
+            return
+        run(acc, (event,))
 
     def accumulate(self, events: Iterable[E], *, full_text: bool = False) -> StreamResult:
         """Assemble ``events`` (typically ``decode(...)``) into a :class:`StreamResult`.
@@ -656,130 +709,116 @@ class Channel(Generic[E]):
             sse.SSEError: from iterating a decoded stream (invalid UTF-8, an
                 event over the size limit).
         """
-        acc = Accumulator(full_text)
-        acc.family = self.family
-        apply = self.apply
-        if isinstance(events, EventStream) and not events._started:
-            # Not iterated yet: classify and apply each chunk's events directly.
-            events._started = True
-            self._apply_batches(
-                acc,
-                events._batches,
-                events._classify,
-                events._classify_values,
-                0,
-                events._classify_named,
-            )
+        acc = self._accumulator(full_text)
+        if isinstance(events, EventStream) and not events.started:
+            # Not iterated yet: classify and apply each read's items directly.
+            self._apply_batches(acc, events.batches(), events.classifier)
         else:
             for count, event in enumerate(events, 1):
-                apply(acc, event)
+                self.apply(acc, event)
                 if not count % COMPACT_PARTS:
                     acc.compact()
-        if isinstance(events, EventStream) and events.incomplete:
+        return self._result(acc, events)
+
+    async def aaccumulate(
+        self, events: AsyncIterable[E], *, full_text: bool = False
+    ) -> StreamResult:
+        """Assemble async ``events`` (typically ``adecode(...)``); see :meth:`accumulate`."""
+        acc = self._accumulator(full_text)
+        if isinstance(events, AsyncEventStream) and not events.started:
+            applied = 0
+            async for batch in events.batches():
+                applied = self._apply_batches(acc, (batch,), events.classifier, applied)
+        else:
+            count = 0
+            async for event in events:
+                self.apply(acc, event)
+                count += 1
+                if not count % COMPACT_PARTS:
+                    acc.compact()
+        return self._result(acc, events)
+
+    def _accumulator(self, full_text: bool) -> Accumulator:
+        """A fresh :class:`Accumulator` of the channel's family."""
+        acc = Accumulator(full_text)
+        acc.family = self.family
+        return acc
+
+    @staticmethod
+    def _result(acc: Accumulator, events: object) -> StreamResult:
+        """``acc``'s result, with the ``truncated`` error of a decoded stream found incomplete."""
+        if isinstance(events, (EventStream, AsyncEventStream)) and events.incomplete:
             acc.truncated(events.state)
         return acc.result()
 
     def _apply_batches(
         self,
         acc: Accumulator,
-        batches: Iterable[list[ServerSentEvent | RawEvents | NamedEvents]],
-        classify: Callable[[ServerSentEvent], E],
-        classify_values: Callable[[list[bytes]], Sequence[E] | None] | None,
+        batches: Iterable[list[Item]],
+        classifier: Classifier[E],
         applied: int = 0,
-        classify_named: NamedClassifier[E] | None = None,
     ) -> int:
-        """Classify and apply the SSE events of each chunk; a run that
-        ``classify_values`` takes is applied by one ``apply_values`` call, a run
-        of named events that ``classify_named`` takes one call per stretch of
-        consecutive events of one class (its ``runs`` function; else each event
-        through its handler, or ``apply``, without a Python-level loop).
+        """Classify and apply the items of each read: the part of a run the classifier
+        decodes at once (:meth:`Classifier.run`) by one run-function call per stretch of
+        consecutive events of one class (:meth:`_apply_run`), the other events one at a
+        time through :meth:`apply` (lenient and unknown events among them).
 
-        The accumulator is compacted every :data:`COMPACT_PARTS` events;
-        ``applied`` events have come since the last compaction, and the count
-        after these batches is returned (to pass to the next call).
+        The accumulator is compacted every :data:`COMPACT_PARTS` events; ``applied`` events
+        have come since the last compaction, and the count after these batches is returned
+        (to pass to the next call).
         """
-        handlers, runs = self.handlers, self.runs
-        # (A stream decoded by another channel gets this channel's apply only.)
-        apply_values = self.apply_values if classify_values is self.classify_values else None
+        runs = self.runs
+        values, named = classifier.values, classifier.named
         for item in chain.from_iterable(batches):
             if applied >= COMPACT_PARTS:
                 acc.compact()
                 applied = 0
-            if isinstance(item, NamedEvents):
-                applied += len(item.values)
-                named = (
-                    None
-                    if classify_named is None
-                    else classify_named(item.event_lines, item.values)
-                )
-                if named is not None:
-                    if len(named) == 1:  # a read of one event, as servers flushing each token send
-                        handlers.get(type(event := named[0]), self.apply)(acc, event)
-                        continue
-                    for cls, stretch in groupby(named, type):
-                        apply_run = runs.get(cls)
-                        if apply_run is not None:
-                            apply_run(acc, stretch)
-                        else:  # handlers.get(cls, self.apply)(acc, event) for each, in C
-                            deque(map(handlers.get(cls, self.apply), repeat(acc), stretch), 0)
-                    continue
-                events: Iterable[E] = map(classify, item.events())  # one at a time, as below
-            elif isinstance(item, RawEvents):
-                values = item.values
-                applied += len(values)
-                run = None if classify_values is None else classify_values(values)
-                if not run:
-                    events = map(classify, item.events())
-                elif len(run) == len(values):
-                    if apply_values is not None:
-                        apply_values(acc, run)
-                        continue
-                    events = run
-                else:
-                    # The run ends at a terminator: it and the events after it alone.
-                    rest = map(classify, item.events(len(run)))
-                    if apply_values is None:
-                        events = chain(run, rest)
-                    else:
-                        apply_values(acc, run)
-                        events = rest
-            else:
+            if not isinstance(item, (RawEvents, NamedEvents)):
                 applied += 1
-                events = (classify(item),)
-            for event in events:
-                handler = handlers.get(type(event))
-                if handler is None or getattr(event, "off_spec", None) is not None:
-                    self.apply(acc, event)  # subclasses, and events decoded leniently
+                self._apply_alone(acc, classifier, [item])
+                continue
+            count = len(item.values)
+            applied += count
+            try:  # _run(item, values, named), inlined: the per-read path
+                if isinstance(item, RawEvents):
+                    run = (None if values is None else values(item.values)) or ()
                 else:
-                    handler(acc, event)
+                    run = (None if named is None else named(item.event_lines, item.values)) or ()
+            except Exception:
+                run = ()
+            if run:
+                # A values run is of one class, as is a run of one event (a read of a server
+                # flushing each token): one call of its run function.
+                one_class = count == 1 or isinstance(item, RawEvents)
+                apply_run = runs.get(type(run[0])) if one_class else None
+                if apply_run is not None:
+                    apply_run(acc, run)
+                else:
+                    self._apply_stretches(acc, run)
+                if len(run) == count:
+                    continue
+            self._apply_alone(acc, classifier, item.events(len(run)))
         return applied
 
-    async def aaccumulate(
-        self, events: AsyncIterable[E], *, full_text: bool = False
-    ) -> StreamResult:
-        """Assemble async ``events`` (typically ``adecode(...)``); see :meth:`accumulate`."""
-        acc = Accumulator(full_text)
-        acc.family = self.family
+    def _apply_alone(
+        self, acc: Accumulator, classifier: Classifier[E], events: list[ServerSentEvent]
+    ) -> None:
+        """Classify ``events`` one at a time and feed each through :meth:`apply` (lenient
+        and unknown events among them)."""
         apply = self.apply
-        if isinstance(events, AsyncEventStream) and not events._started:
-            events._started = True
-            applied = 0
-            async for batch in events._batches:
-                applied = self._apply_batches(
-                    acc,
-                    (batch,),
-                    events._classify,
-                    events._classify_values,
-                    applied,
-                    events._classify_named,
-                )
-        else:
-            count = 0
-            async for event in events:
-                apply(acc, event)
-                count += 1
-                if not count % COMPACT_PARTS:
-                    acc.compact()
-        if isinstance(events, AsyncEventStream) and events.incomplete:
-            acc.truncated(events.state)
-        return acc.result()
+        for event in classifier.events(events):
+            apply(acc, event)
+
+    def _apply_stretches(self, acc: Accumulator, run: Sequence[E]) -> None:
+        """Feed events decoded at once (:meth:`Classifier.run`: strictly typed, none
+        lenient) into ``acc``: one run-function call per stretch of consecutive events of
+        one class; the events of a class with no run function (a subclass, a keep-alive)
+        one at a time through :meth:`apply`."""
+        runs = self.runs
+        for cls, stretch in groupby(run, type):
+            apply_run = runs.get(cls)
+            if apply_run is not None:
+                apply_run(acc, stretch)
+            else:
+                for event in stretch:
+                    self.apply(acc, event)
