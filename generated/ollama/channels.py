@@ -103,6 +103,13 @@ def _apply_api_chat_chat_chunk(acc: Accumulator, chunks: Iterable[models.ChatChu
         if (v8 := chunk.done_reason) is not None:
             acc.stop_reason = v8
         if (
+            chunk.prompt_eval_count is not None
+            or chunk.eval_count is not None
+            or chunk.total_duration is not None
+            or chunk.load_duration is not None
+            or chunk.prompt_eval_duration is not None
+            or chunk.eval_duration is not None
+        ) and (
             v9 := usage_of(
                 (
                     ("prompt_eval_count", chunk.prompt_eval_count),
@@ -191,6 +198,13 @@ def _apply_api_generate_generate_chunk(
         if (v1 := chunk.done_reason) is not None:
             acc.stop_reason = v1
         if (
+            chunk.prompt_eval_count is not None
+            or chunk.eval_count is not None
+            or chunk.total_duration is not None
+            or chunk.load_duration is not None
+            or chunk.prompt_eval_duration is not None
+            or chunk.eval_duration is not None
+        ) and (
             v2 := usage_of(
                 (
                     ("prompt_eval_count", chunk.prompt_eval_count),

@@ -327,7 +327,12 @@ def _place(
     if step.action == "usage" and step.members:
         # The usage object is the members sent, read from the value (or the element).
         base, base_schema = (value, schema) if step.value else (scope.var, scope.schema)
-        read = ", ".join(f"({name!r}, {_inline(base, base_schema, path, names)})" for name, path in step.members)
+        reads = [(name, _inline(base, base_schema, path, names)) for name, path in step.members]
+        if all(":=" not in expr for _, expr in reads):
+            # Most events send none of them (Ollama's counts come on the last line): tested
+            # first, so that only an event sending one builds the object.
+            guards.append("(" + " or ".join(f"{expr} is not None" for _, expr in reads) + ")")
+        read = ", ".join(f"({name!r}, {expr})" for name, expr in reads)
         value, schema = f"usage_of(({read},))", None
         bound = next(names)
         guards.append(f"({bound} := {value}) is not None")
