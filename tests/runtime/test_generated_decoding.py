@@ -7,12 +7,13 @@ import json
 from collections.abc import AsyncIterator
 from typing import Any
 
+import pytest
 from conftest import sse_body
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from generated.deepseek import CHANNELS as DEEPSEEK
-from generated.deepseek import StreamTruncated, UnknownEvent
+from generated.deepseek import StreamTruncated, UnknownEvent, sse
 from generated.deepseek import models as ds_models
 from generated.deepseek.accumulate import ChoiceState
 from generated.deepseek.usage import usage_as_sent
@@ -476,3 +477,24 @@ def test_list_content_parts_go_to_content_and_reasoning_and_other_parts_are_kept
     result = state.result()
     assert (result.content, result.reasoning_content) == ("2 + 2 = 4", "2+2=4.")
     assert result.content_parts == [{"type": "image_url", "image_url": "u"}, {"content": "!"}]
+
+
+def test_batches_hand_the_reads_on_once_and_a_started_stream_accumulates_what_is_left() -> None:
+    """``EventStream.batches()`` is what ``accumulate`` reads (no private state): the reads'
+    items undecoded, once; a stream already being iterated refuses it, and ``accumulate`` of
+    such a stream assembles the events not yet taken (issue 26)."""
+    chat = DEEPSEEK["/chat/completions"]
+    body = sse_body([_chunk({"content": t}) for t in ("Hel", "lo", "!")] + [_chunk({}, "stop"), "[DONE]"])
+    stream = chat.decode([body[:40], body[40:]])
+    assert not stream.started
+    items = [item for batch in stream.batches() for item in batch]
+    assert stream.started and [e.data for e in sse.expand(items)][-1] == "[DONE]"
+    with pytest.raises(RuntimeError, match="already being read"):
+        stream.batches()
+    stream = chat.decode([body])
+    first = next(stream)
+    assert isinstance(first, ds_models.ChatCompletionChunk) and first.choices[0].delta.content == "Hel"
+    with pytest.raises(RuntimeError, match="already being read"):
+        stream.batches()
+    result = chat.accumulate(stream)
+    assert (result.choices[0].content, result.complete) == ("lo!", True)
