@@ -312,7 +312,7 @@ def step_feeds(
     alternatives (Messages' ``text_delta``, ``thinking_delta``, ...) are chained
     (``elif``): at most one alternative class matches, and no statement changes the event.
 
-    Runtime calls (``ssegen/runtime/stream.py``): ``acc.meta``, ``blocks[key]`` (``blocks``
+    Runtime calls (``ssegen/runtime/accumulate.py``): ``acc.meta``, ``blocks[key]`` (``blocks``
     is ``acc.blocks``, bound once per handler: :attr:`ApplyPlan.reads_blocks`) then
     ``.open(value)``, ``.<field>.append(text)`` or ``.close()``, ``acc.stop_reason =``,
     ``acc.merge_usage``, ``acc.done()``, ``acc.error(chunk)``.

@@ -1,4 +1,4 @@
-"""What each channel's ``encode`` and ``example_stream`` need (runtime ``stream.Encoding``):
+"""What each channel's ``encode`` and ``example_stream`` need (runtime ``encoding.Encoding``):
 the SSE event type each class travels under, the literal classes, the terminator and the
 channel's examples, decided once from the channel's messages and the conformance examples."""
 

@@ -33,7 +33,7 @@ class Flavour:
         depends: the package docstring's dependency list (``msgspec and the standard library``).
         imports: modules ``channels.py`` imports (``import <name>``), in order.
         support_import: ``channels.py``'s import of the flavour's runtime helpers, or "".
-        runtime_modules: runtime modules copied into the package besides ``sse.py`` and ``stream.py``.
+        runtime_modules: runtime modules copied into the package besides ``ssegen.runtime.MODULES``.
         adapter: the per-message validator object, ``{cls}`` standing for ``models.<Class>``.
         adapter_type: its type, as the tagged table's annotation.
         decode_method: the method of ``adapter`` taking JSON text (``str`` or ``bytes``).
@@ -46,7 +46,7 @@ class Flavour:
         vendor_handler: the accumulator method feeding one listed vendor message (likewise).
         empty_list: the annotation of an always-empty array (``maxItems: 0``), ``{item}`` the item type.
         lenient: the function decoding a payload leniently (``lenient_decode(data, classes)``,
-            runtime ``stream.py`` or ``pydantic_support.py``).
+            runtime ``lenient.py`` or ``pydantic_support.py``).
         tagged_union: the annotation of a tagged union, ``{variants}`` its classes joined by
             `` | `` and ``{member}`` the tag member's wire name as a literal.
         library: the runtime ``ModelLibrary`` each channel's ``Encoding`` is given, "" for

@@ -1,6 +1,6 @@
 """pydantic models handed to the msgspec-based runtime (``model = "pydantic"`` packages only).
 
-The runtime (``sse.py``, ``stream.py``) is the same in every package and turns
+The runtime (``sse.py``, ``accumulate.py``, ...) is the same in every package and turns
 typed values into plain data with ``msgspec.to_builtins``, which knows msgspec
 Structs but not pydantic models.  ``channels.py`` of a pydantic package passes
 usage objects, error messages and vendor messages through :func:`plain` first, so
@@ -79,7 +79,7 @@ def validation_reason(exc: pydantic.ValidationError) -> str:
 
 
 class _Pydantic(ModelLibrary):
-    """The pydantic side of ``stream.lenient_decode``: the same algorithm, the same
+    """The pydantic side of ``lenient.lenient_decode``: the same algorithm, the same
     results as with msgspec Structs (checked by the flavour differential tests)."""
 
     def read_fields(self, cls: Any) -> list[tuple[str, str, Any, bool]]:
@@ -115,5 +115,5 @@ PYDANTIC = _Pydantic()
 
 
 def lenient_decode_models(data: str, classes: Sequence[type]) -> Any | None:
-    """``stream.lenient_decode`` of pydantic models (see there)."""
+    """``lenient.lenient_decode`` of pydantic models (see there)."""
     return lenient_decode(data, classes, PYDANTIC)
