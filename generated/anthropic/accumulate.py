@@ -612,6 +612,20 @@ class BlockState:
         self.opened: Any = None
         self.final: Any = None
 
+    def tool_call(self, id: Any, name: Any, arguments: Any) -> None:
+        """A tool call sent whole into this block: opened as one (kind ``tool_call`` unless
+        it has a kind), ``id`` and ``name`` when they are strings, ``arguments`` as JSON text
+        (appended to ``arguments``) or an object (kept as ``input``)."""
+        self.open({"type": "tool_call"} if self.kind is None else {})
+        if isinstance(id, str):
+            self.id = id
+        if isinstance(name, str):
+            self.name = name
+        if isinstance(arguments, str):
+            self.arguments.append(arguments)
+        elif arguments is not None:
+            self.input = _plain(arguments)
+
     def open(self, block: Any) -> None:
         """Take the block's identity from the object that opens it (Messages
         ``content_block``, Responses ``item``): its ``type``, ``id``, ``call_id``,
@@ -902,19 +916,9 @@ class Accumulator:
     def tool_call(self, id: Any, name: Any, arguments: Any) -> None:
         """A tool call sent whole outside any choice or keyed block (a plan's ``tool_call``
         with no key: each of Ollama's ``message.tool_calls[*]``): a new output block of kind
-        ``tool_call`` after the last one, with ``id`` and ``name`` when they are strings and
-        ``arguments`` as JSON text (kept in ``arguments``) or an object (kept in ``input``).
-        Each call its own block: several calls in one event or across events are all kept."""
-        block = self.blocks[max(self.blocks, default=-1) + 1]
-        block.open({"type": "tool_call"})
-        if isinstance(id, str):
-            block.id = id
-        if isinstance(name, str):
-            block.name = name
-        if isinstance(arguments, str):
-            block.arguments.append(arguments)
-        elif arguments is not None:
-            block.input = _plain(arguments)
+        ``tool_call`` after the last one (:meth:`BlockState.tool_call`). Each call its own
+        block: several calls in one event or across events are all kept."""
+        self.blocks[max(self.blocks, default=-1) + 1].tool_call(id, name, arguments)
 
     def block(self, index: int) -> BlockState:
         """The state of output block ``index`` (created on first use, also when read

@@ -761,7 +761,7 @@ class Channel(Generic[E]):
     ) -> int:
         """Classify and apply the items of each read: the part of a run the classifier
         decodes at once (:meth:`Classifier.run`) by one run-function call per stretch of
-        consecutive events of one class (:meth:`_apply_run`), the other events one at a
+        consecutive events of one class (:meth:`_apply_stretches`), the other events one at a
         time through :meth:`apply` (lenient and unknown events among them).
 
         The accumulator is compacted every :data:`COMPACT_PARTS` events; ``applied`` events
@@ -780,13 +780,7 @@ class Channel(Generic[E]):
                 continue
             count = len(item.values)
             applied += count
-            try:  # _run(item, values, named), inlined: the per-read path
-                if isinstance(item, RawEvents):
-                    run = (None if values is None else values(item.values)) or ()
-                else:
-                    run = (None if named is None else named(item.event_lines, item.values)) or ()
-            except Exception:
-                run = ()
+            run = _run(item, values, named)
             if run:
                 # A values run is of one class, as is a run of one event (a read of a server
                 # flushing each token): one call of its run function.

@@ -366,15 +366,7 @@ def _block_tool_call(block: BlockState, step: Step, value: Any) -> None:
     kind), its ``id`` and ``name``, its ``arguments`` (text appended, an object taken as
     the input)."""
     members = _members(step, value)
-    block.open({"type": "tool_call"} if block.kind is None else {})
-    for name in ("id", "name"):
-        if isinstance(members.get(name), str):
-            setattr(block, name, members[name])
-    arguments = members.get("arguments")
-    if isinstance(arguments, str):
-        block.arguments.append(arguments)
-    elif arguments is not None:
-        block.input = _plain(arguments)
+    block.tool_call(members.get("id"), members.get("name"), members.get("arguments"))
 
 
 _BLOCK_ACTIONS: dict[str, Callable[[BlockState, Step, Any], None]] = {
