@@ -58,11 +58,14 @@ if TYPE_CHECKING:
 else:
     decode_with = operator.call
 
-ValuesClassifier = Callable[[list[bytes]], Sequence[E] | None]
-"""``classify_values(values)``: the typed events of a run of plain ``data:`` events given as
-their undecoded data (``sse.RawEvents``), all at once and all of one class: those of its first
-``len(result)`` values (the rest, from a terminator such as ``[DONE]`` on, are classified
-alone), or None to have each classified alone (see :class:`Classifier`)."""
+ValuesClassifier = Callable[[list[bytes], bool], Sequence[E] | None]
+"""``classify_values(values, every_usage)``: the typed events of a run of plain ``data:`` events
+given as their undecoded data (``sse.RawEvents``), all at once and all of one class: those of
+its first ``len(result)`` values (the rest, from a terminator such as ``[DONE]`` on, are
+classified alone), or None to have each classified alone (see :class:`Classifier`).
+``every_usage`` False: the caller reads the usage object of the run's last chunk that sends one
+only (:meth:`Channel.accumulate`, where the message's plan replaces the usage), so the others
+need not be kept as sent (``usage.keep_last_usage``); True when the events are handed on."""
 
 NamedClassifier = Callable[[list[bytes], list[bytes]], Sequence[E] | None]
 """``classify_named(event_lines, values)``: the typed events of a run of named events
@@ -163,12 +166,14 @@ def _run(
     item: RawEvents | NamedEvents,
     values: ValuesClassifier[E] | None,
     named: NamedClassifier[E] | None,
+    every_usage: bool = True,
 ) -> Sequence[E]:
     """:meth:`Classifier.run` of ``item`` with the classifier's ``values`` and ``named``
-    (a function: the per-read path calls it without a bound method)."""
+    (a function: the per-read path calls it without a bound method); ``every_usage`` as
+    :data:`ValuesClassifier` takes it."""
     try:
         if isinstance(item, RawEvents):
-            return (None if values is None else values(item.values)) or ()
+            return (None if values is None else values(item.values, every_usage)) or ()
         return (None if named is None else named(item.event_lines, item.values)) or ()
     except Exception:
         return ()
@@ -780,7 +785,7 @@ class Channel(Generic[E]):
                 continue
             count = len(item.values)
             applied += count
-            run = _run(item, values, named)
+            run = _run(item, values, named, False)  # the events are not handed on
             if run:
                 # A values run is of one class, as is a run of one event (a read of a server
                 # flushing each token): one call of its run function.

@@ -25,7 +25,7 @@ from .events import StreamTruncated, UnknownEvent
 from .lenient import lenient_decode
 from .sse import ServerSentEvent
 from .stream import Channel, Classifier, Run, each
-from .usage import keep_usage, keep_usages
+from .usage import keep_last_usage, keep_usage, keep_usages
 
 _decode_error_response_models_model_stream_generate_content = msgspec.json.Decoder(
     models.ErrorResponse
@@ -85,7 +85,7 @@ def classify_models_model_stream_generate_content(
 
 
 def classify_values_models_model_stream_generate_content(
-    values: list[bytes],
+    values: list[bytes], every_usage: bool = True
 ) -> Sequence[models.GenerateContentResponse] | None:
     """The typed events of consecutive plain ``message`` events given as their
     undecoded data (``sse.RawEvents``), up to the channel's first literal payload
@@ -93,7 +93,9 @@ def classify_values_models_model_stream_generate_content(
     each is a GenerateContentResponse (what :func:`classify_models_model_stream_generate_content` gives then), decoded
     without a Python-level loop: the events of the first ``len(result)`` values.
     None when one is not (each is then classified alone), or may be a message
-    classified before it (ErrorResponse: its ``error`` member is sent)."""
+    classified before it (ErrorResponse: its ``error`` member is sent).
+    ``every_usage`` False (``Channel.accumulate``, whose plan replaces the usage: the last
+    sent wins): only the run's last usage object is kept as sent."""
     try:
         if len(values) == 1:  # a read of one event, as servers flushing each token send
             run = [
@@ -114,7 +116,10 @@ def classify_values_models_model_stream_generate_content(
     if [chunk for chunk in run if chunk.error is not None]:
         return None  # one may be ErrorResponse, tried first: each alone
     if [chunk for chunk in run if chunk.usage_metadata is not None]:
-        keep_usages(run, values, "usage_metadata:usageMetadata")
+        if every_usage:
+            keep_usages(run, values, "usage_metadata:usageMetadata")
+        else:
+            keep_last_usage(run, values, "usage_metadata:usageMetadata")
     return run
 
 

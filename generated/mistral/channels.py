@@ -85,14 +85,15 @@ def classify_agents_completions(sse: ServerSentEvent) -> AGENTS_COMPLETIONS_EVEN
 
 
 def classify_values_agents_completions(
-    values: list[bytes],
+    values: list[bytes], every_usage: bool = True
 ) -> Sequence[models.AgentCompletionChunk] | None:
     """The typed events of consecutive plain ``message`` events given as their
     undecoded data (``sse.RawEvents``), up to the channel's first literal payload
     (the terminator, classified alone by the caller with the values after it), when
     each is a AgentCompletionChunk (what :func:`classify_agents_completions` gives then), decoded
     without a Python-level loop: the events of the first ``len(result)`` values.
-    None when one is not (each is then classified alone)."""
+    None when one is not (each is then classified alone).
+    ``every_usage`` is not read: every usage object is kept as sent."""
     if b"[DONE]" in values:
         values = values[: values.index(b"[DONE]")]
     try:
@@ -295,14 +296,15 @@ def classify_fim_completions(sse: ServerSentEvent) -> FIM_COMPLETIONS_EVENT:
 
 
 def classify_values_fim_completions(
-    values: list[bytes],
+    values: list[bytes], every_usage: bool = True
 ) -> Sequence[models.FimCompletionChunk] | None:
     """The typed events of consecutive plain ``message`` events given as their
     undecoded data (``sse.RawEvents``), up to the channel's first literal payload
     (the terminator, classified alone by the caller with the values after it), when
     each is a FimCompletionChunk (what :func:`classify_fim_completions` gives then), decoded
     without a Python-level loop: the events of the first ``len(result)`` values.
-    None when one is not (each is then classified alone)."""
+    None when one is not (each is then classified alone).
+    ``every_usage`` is not read: every usage object is kept as sent."""
     if b"[DONE]" in values:
         values = values[: values.index(b"[DONE]")]
     try:

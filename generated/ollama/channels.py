@@ -69,13 +69,16 @@ def classify_api_chat(sse: ServerSentEvent) -> API_CHAT_EVENT:
     return UnknownEvent(event=event, data=data, id=sse.id, reason=reason)
 
 
-def classify_values_api_chat(values: list[bytes]) -> Sequence[models.ChatChunk] | None:
+def classify_values_api_chat(
+    values: list[bytes], every_usage: bool = True
+) -> Sequence[models.ChatChunk] | None:
     """The typed events of consecutive plain ``message`` events given as their
     undecoded data (``sse.RawEvents``), up to the channel's first literal payload
     (the terminator, classified alone by the caller with the values after it), when
     each is a ChatChunk (what :func:`classify_api_chat` gives then), decoded
     without a Python-level loop: the events of the first ``len(result)`` values.
-    None when one is not (each is then classified alone)."""
+    None when one is not (each is then classified alone).
+    ``every_usage`` is not read: every usage object is kept as sent."""
     try:
         if len(values) == 1:  # a read of one event, as servers flushing each token send
             run = [_decode_chat_chunk_api_chat(values[0])]
@@ -167,13 +170,16 @@ def classify_api_generate(sse: ServerSentEvent) -> API_GENERATE_EVENT:
     return UnknownEvent(event=event, data=data, id=sse.id, reason=reason)
 
 
-def classify_values_api_generate(values: list[bytes]) -> Sequence[models.GenerateChunk] | None:
+def classify_values_api_generate(
+    values: list[bytes], every_usage: bool = True
+) -> Sequence[models.GenerateChunk] | None:
     """The typed events of consecutive plain ``message`` events given as their
     undecoded data (``sse.RawEvents``), up to the channel's first literal payload
     (the terminator, classified alone by the caller with the values after it), when
     each is a GenerateChunk (what :func:`classify_api_generate` gives then), decoded
     without a Python-level loop: the events of the first ``len(result)`` values.
-    None when one is not (each is then classified alone)."""
+    None when one is not (each is then classified alone).
+    ``every_usage`` is not read: every usage object is kept as sent."""
     try:
         if len(values) == 1:  # a read of one event, as servers flushing each token send
             run = [_decode_generate_chunk_api_generate(values[0])]

@@ -25,7 +25,7 @@ from .events import StreamTruncated, UnknownEvent
 from .lenient import lenient_decode
 from .sse import ServerSentEvent
 from .stream import Channel, Classifier, Run, each
-from .usage import keep_usage, keep_usages
+from .usage import keep_last_usage, keep_usage, keep_usages
 
 _decode_chat_completion_chunk_chat_completions = msgspec.json.Decoder(
     models.ChatCompletionChunk
@@ -69,14 +69,16 @@ def classify_chat_completions(sse: ServerSentEvent) -> CHAT_COMPLETIONS_EVENT:
 
 
 def classify_values_chat_completions(
-    values: list[bytes],
+    values: list[bytes], every_usage: bool = True
 ) -> Sequence[models.ChatCompletionChunk] | None:
     """The typed events of consecutive plain ``message`` events given as their
     undecoded data (``sse.RawEvents``), up to the channel's first literal payload
     (the terminator, classified alone by the caller with the values after it), when
     each is a ChatCompletionChunk (what :func:`classify_chat_completions` gives then), decoded
     without a Python-level loop: the events of the first ``len(result)`` values.
-    None when one is not (each is then classified alone)."""
+    None when one is not (each is then classified alone).
+    ``every_usage`` False (``Channel.accumulate``, whose plan replaces the usage: the last
+    sent wins): only the run's last usage object is kept as sent."""
     if b"[DONE]" in values:
         values = values[: values.index(b"[DONE]")]
     try:
@@ -89,7 +91,10 @@ def classify_values_chat_completions(
     except (msgspec.ValidationError, msgspec.DecodeError):
         return None
     if [chunk for chunk in run if chunk.usage is not None]:
-        keep_usages(run, values, "usage")
+        if every_usage:
+            keep_usages(run, values, "usage")
+        else:
+            keep_last_usage(run, values, "usage")
     return run
 
 

@@ -109,6 +109,24 @@ def keep_usages(chunks: Sequence[Any], values: Sequence[bytes], attr: str = "usa
         pass  # a class without room (generated before): the typed members only
 
 
+def keep_last_usage(chunks: Sequence[Any], values: Sequence[bytes], attr: str = "usage") -> None:
+    """:func:`keep_usage` for the last of ``chunks`` that sends a usage object (member path
+    ``attr``) only, ``values`` their JSON data in the same order: for a reader that reads
+    that one alone (``Channel.accumulate`` of a message whose plan replaces the usage, the
+    last sent winning), so that a stream re-sending its usage with every chunk (Gemini's
+    ``usageMetadata``) pays for one kept object per run instead of one per chunk (each costs
+    a per-object ``__dict__``). Searched from the end: the generated batch decoder calls it
+    for a run with one, most often its last chunk. Never raises."""
+    names = _names(attr)
+    for i in range(min(len(chunks), len(values)) - 1, -1, -1):
+        usage = chunks[i]
+        for name in names:
+            usage = getattr(usage, name, None)
+        if usage is not None:
+            _attach(usage, values[i], attr)
+            return
+
+
 def _read_sent(data: str | bytes, attr: str) -> Any:
     """The object at usage path ``attr`` of the JSON text ``data`` (None when it is not
     there): what :func:`keep_usage` kept, read by :func:`usage_as_sent`."""

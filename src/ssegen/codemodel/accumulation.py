@@ -116,6 +116,8 @@ class ApplyPlan:
         keep_usage: the identifier of the ``usage`` member, whose object as sent
             (every member, the unlisted ones included) the decoder keeps for
             ``acc.set_usage``; "" without usage.
+        usage_replaced: every ``usage`` step of the plan replaces the object (``mode:
+            replace``; the chat plan's ``acc.set_usage``): the last one sent is the one read.
         executor: for steps the runtime's plan executor runs (``runtime/plan.py``), the
             expression building the message's ``Plan`` (:func:`executor_plan`); "" else.
         before: for compiled steps, the lines binding what they read before the handler's
@@ -134,6 +136,7 @@ class ApplyPlan:
     error_member: bool = False
     error_attr: str = ""
     keep_usage: str = ""
+    usage_replaced: bool = False
     executor: str = ""
     before: tuple[str, ...] = ()
     after: tuple[str, ...] = ()
@@ -188,6 +191,7 @@ def steps_plan(
         full_text=None,
         steps=step_feeds(payload, steps, class_of, plain),
         keep_usage=_kept_path(payload, steps),
+        usage_replaced=_replaces_usage(steps),
     )
 
 
@@ -246,6 +250,7 @@ def executor_plan(
         error_member=error_member,
         error_attr=_error_attr(payload) if error is not None and compiled is not None else "",
         keep_usage=_kept_path(payload, steps),
+        usage_replaced=_replaces_usage(steps),
         executor="" if compiled is not None else f"Plan(({''.join(item + ', ' for item in items)}), choices={choices})",
     )
 
@@ -292,6 +297,13 @@ def _kept_path(payload: Schema, steps: tuple[AccumulateStep, ...]) -> str:
             reached = prop.schema
         return ".".join(segments)
     return ""
+
+
+def _replaces_usage(steps: tuple[AccumulateStep, ...]) -> bool:
+    """True when ``steps`` hold a ``usage`` step and each replaces the object (``mode:
+    replace``): a run's last usage object is then the only one read."""
+    modes = {step.mode for step in steps if step.action == "usage"}
+    return modes == {"replace"}
 
 
 def usage_schema(payload: Schema, path: str) -> Schema | None:
@@ -460,6 +472,7 @@ def apply_plan(
         error_member=error_member,
         error_attr=_error_attr(payload) if error is not None else "",
         keep_usage=str(usage.attr) if usage else "",
+        usage_replaced=usage is not None,  # acc.set_usage: the last object sent wins
     )
 
 

@@ -51,6 +51,9 @@ class MessageSpec:
             path in a block family: ``message.usage``), whose object as sent
             ``classify`` keeps for the accumulator (the typed object drops the members
             the spec does not list); "" when it has none.
+        usage_replaced: its plan replaces the usage (the last object sent wins), so
+            ``Channel.accumulate`` reads the last of a run only and the batch decoder
+            keeps that one alone as sent (``usage.keep_last_usage``).
     """
 
     name: str
@@ -64,6 +67,7 @@ class MessageSpec:
     tag: str | None = None
     run: str = ""
     keep_usage: str = ""
+    usage_replaced: bool = False
 
     @property
     def keep_member(self) -> str:
@@ -532,7 +536,7 @@ def _with_run(message: MessageSpec, plans: list[ApplyPlan], flavour: Flavour) ->
         # A message of a family whose plan gives it no step (Anthropic's ``ping``) feeds nothing.
         plan = next((p for p in plans if p.cls == message.cls), None)
         if plan is not None:
-            return replace(message, run=plan.function, keep_usage=plan.keep_usage)
+            return replace(message, run=plan.function, keep_usage=plan.keep_usage, usage_replaced=plan.usage_replaced)
         run = ""
     return replace(message, run=run)
 
