@@ -18,6 +18,8 @@ from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
 import msgspec
 
+from .usage import SentUsage
+
 #: The wire name of the member a leniently decoded event keeps its off-spec members in; no
 #: provider sends it (a decoded payload holding it is taken as sent, which changes nothing).
 OFF_SPEC_WIRE = "x-ssegen-off-spec"
@@ -63,8 +65,8 @@ class ModelLibrary:
 
     def carries_sent(self, cls: Any) -> bool:
         """True when instances of ``cls`` may carry a usage object as sent (see
-        :func:`keep_usage`): msgspec classes with ``dict=True``."""
-        return bool(getattr(getattr(cls, "__struct_config__", None), "dict", False))
+        :func:`keep_usage`): the generated classes mixing in ``usage.SentUsage``."""
+        return isinstance(cls, type) and issubclass(cls, SentUsage)
 
     def tagged_as(self, cls: Any, value: dict[str, Any]) -> bool:
         """False when ``cls`` is a tagged-union alternative whose tag ``value`` lacks or

@@ -13,6 +13,8 @@ from typing import Any, ClassVar, Literal
 
 import msgspec
 
+from .usage import SentUsage
+
 MessageStartEventType = Literal["message_start"]
 
 MessageType = Literal["message"]
@@ -392,7 +394,7 @@ class Container(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     expires_at: str | None = None
 
 
-class Usage(msgspec.Struct, kw_only=True, omit_defaults=True, dict=True):
+class Usage(msgspec.Struct, SentUsage, kw_only=True, omit_defaults=True, gc=False):
     """The value of member ``usage`` of :class:`Message`.
 
     Attributes:
@@ -620,7 +622,7 @@ class MessageDeltaEventDelta(msgspec.Struct, kw_only=True, omit_defaults=True, g
     container: Container | None = None
 
 
-class MessageDeltaUsage(msgspec.Struct, kw_only=True, omit_defaults=True, dict=True):
+class MessageDeltaUsage(msgspec.Struct, SentUsage, kw_only=True, omit_defaults=True, gc=False):
     """Cumulative token counts.
 
     Attributes:

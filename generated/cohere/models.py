@@ -13,6 +13,8 @@ from typing import Any, Literal
 
 import msgspec
 
+from .usage import SentUsage
+
 MessageStartEventType = Literal["message-start"]
 
 MessageStartEventDeltaMessageRole = Literal["assistant"]
@@ -439,7 +441,7 @@ class MessageEndEventDelta(msgspec.Struct, kw_only=True, omit_defaults=True, gc=
     usage: Usage | None = None
 
 
-class Usage(msgspec.Struct, kw_only=True, omit_defaults=True, dict=True):
+class Usage(msgspec.Struct, SentUsage, kw_only=True, omit_defaults=True, gc=False):
     """What the request cost.
 
     Attributes:

@@ -13,6 +13,8 @@ from typing import Any, Literal
 
 import msgspec
 
+from .usage import SentUsage
+
 FimCompletionChunkObject = Literal["text_completion"]
 """Object type. Always `text_completion` for FIM stream chunks."""
 
@@ -91,7 +93,7 @@ class FimCompletionChunkChoice(msgspec.Struct, kw_only=True, omit_defaults=True,
     logprobs: dict[str, Any] | None = None
 
 
-class ChatCompletionUsage(msgspec.Struct, kw_only=True, omit_defaults=True, dict=True):
+class ChatCompletionUsage(msgspec.Struct, SentUsage, kw_only=True, omit_defaults=True, gc=False):
     """Token usage details for the completed streamed response.
 
     Attributes:

@@ -13,6 +13,8 @@ from typing import Any, Literal
 
 import msgspec
 
+from .usage import SentUsage
+
 PartialArgNullValue = Literal["NULL_VALUE"]
 """A null value."""
 
@@ -596,7 +598,7 @@ class PromptFeedback(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False)
     safety_ratings: list[SafetyRating] | None = msgspec.field(default=None, name="safetyRatings")
 
 
-class UsageMetadata(msgspec.Struct, kw_only=True, omit_defaults=True, dict=True):
+class UsageMetadata(msgspec.Struct, SentUsage, kw_only=True, omit_defaults=True, gc=False):
     """Token counts of the request so far, sent whole on each chunk (the last is final).
     Counts that are zero may be left out.
 

@@ -13,6 +13,8 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 
+from .usage import SentUsage
+
 AgentCompletionChunkObject = Literal["chat.completion.chunk"]
 
 DeltaMessageRole = Literal["assistant"]
@@ -142,7 +144,7 @@ class ChatCompletionChunk(msgspec.Struct, kw_only=True, omit_defaults=True, gc=F
     off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
-class Usage(msgspec.Struct, kw_only=True, omit_defaults=True, dict=True):
+class Usage(msgspec.Struct, SentUsage, kw_only=True, omit_defaults=True, gc=False):
     """Token usage for the completed stream.
 
     Attributes:

@@ -24,6 +24,19 @@ _SENT = "_ssegen_sent"
 T = TypeVar("T")
 
 
+class SentUsage:
+    """Mixin of the generated usage classes: one slot, :data:`_SENT`, that :func:`keep_usage`
+    attaches the object as sent to and :func:`usage_as_sent` reads.
+
+    A slot of a mixin is what msgspec offers for state beside a ``Struct``'s fields (its
+    "mixins with ``__slots__``"): not a field, so never decoded, encoded, compared or shown in
+    ``repr``, and no per-instance ``__dict__`` to build (``dict=True`` cost one dict per
+    chunk of a stream re-sending its usage with every chunk, as Gemini does). The class keeps
+    ``gc=False``: what the slot holds (JSON text, then plain JSON data) refers to nothing."""
+
+    __slots__ = ("_ssegen_sent",)
+
+
 def keep_usage(chunk: T, data: str | bytes, attr: str = "usage") -> T:
     """``chunk``, its typed usage object (member ``attr``) made to carry the usage
     object as sent, every member included: typed decoding keeps only the members
@@ -150,7 +163,7 @@ def _read_sent(data: str | bytes, attr: str) -> Any:
 
 def _attach(usage: Any, data: str | bytes, attr: str = "usage") -> None:
     try:
-        # Not a field: ``dict=True`` usage classes (and pydantic models) have room for it;
+        # Not a field: the SentUsage slot of a usage class (pydantic models have room too);
         # the event's JSON text, with the path to read the usage at.
         setattr(usage, _SENT, (data, attr))
     except (AttributeError, TypeError, ValueError):

@@ -13,6 +13,8 @@ from typing import Any, ClassVar, Literal
 
 import msgspec
 
+from .usage import SentUsage
+
 ResponseCreatedEventType = Literal["response.created"]
 
 ResponseObject = Literal["response"]
@@ -868,7 +870,7 @@ class ComputerToolCallPendingSafetyCheck(
     message: str | None = None
 
 
-class ResponseUsage(msgspec.Struct, kw_only=True, omit_defaults=True, dict=True):
+class ResponseUsage(msgspec.Struct, SentUsage, kw_only=True, omit_defaults=True, gc=False):
     """Token usage; null until `response.completed`."""
 
     input_tokens: int

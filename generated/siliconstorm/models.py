@@ -13,6 +13,8 @@ from typing import Any, Literal
 
 import msgspec
 
+from .usage import SentUsage
+
 ChatCompletionChunkObject = Literal["chat.completion.chunk"]
 """Currently returns "chat.completion.chunk"."""
 
@@ -68,7 +70,9 @@ class ChatCompletionChunk(msgspec.Struct, kw_only=True, omit_defaults=True, gc=F
     off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
-class ChatCompletionChunkUsage(msgspec.Struct, kw_only=True, omit_defaults=True, dict=True):
+class ChatCompletionChunkUsage(
+    msgspec.Struct, SentUsage, kw_only=True, omit_defaults=True, gc=False
+):
     """Inference result statistics.
 
     Attributes:

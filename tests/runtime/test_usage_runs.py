@@ -11,10 +11,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import msgspec
 import pytest
 
 from generated.deepseek import CHANNELS as DEEPSEEK
 from generated.gemini import CHANNELS as GEMINI
+from generated.gemini import models
 from generated.gemini.usage import keep_last_usage, usage_as_sent
 
 GEMINI_CHANNEL = GEMINI["/models/{model}:streamGenerateContent"]
@@ -99,13 +101,24 @@ def test_chat_usage_sent_before_later_chunks_of_the_same_run_is_kept_as_sent(siz
 
 def test_keep_last_usage_keeps_the_last_chunk_sending_one_only() -> None:
     values = [json.dumps(_gemini_chunk(i, usage=i < 2)).encode() for i in range(3)]
-    chunks = [GEMINI_CHANNEL.parse(v.decode()) for v in values]
-    for chunk in chunks:  # as the batch decoder gives them: nothing kept yet
-        if chunk.usage_metadata is not None:
-            vars(chunk.usage_metadata).clear()
+    # As the batch decoder's typed decoding gives them: nothing kept yet.
+    chunks = [msgspec.json.decode(v, type=models.GenerateContentResponse) for v in values]
 
     keep_last_usage(chunks, values, "usage_metadata:usageMetadata")
 
     assert usage_as_sent(chunks[0].usage_metadata) is None
     assert usage_as_sent(chunks[1].usage_metadata) == _gemini_chunk(1)["usageMetadata"]
     keep_last_usage([], [], "usage_metadata:usageMetadata")  # an empty run: nothing to keep
+
+
+def test_the_usage_as_sent_is_held_beside_the_typed_members_not_among_them() -> None:
+    (event,) = GEMINI_CHANNEL.decode([_body([_gemini_chunk(3)])])
+    usage = event.usage_metadata
+    assert usage_as_sent(usage) == _gemini_chunk(3)["usageMetadata"]
+    alone = msgspec.json.decode(json.dumps(_gemini_chunk(3)), type=models.GenerateContentResponse)
+    # Not a member: not encoded, compared or shown, and no per-instance __dict__ is built.
+    assert usage == alone.usage_metadata and repr(usage) == repr(alone.usage_metadata)
+    assert msgspec.json.encode(usage) == msgspec.json.encode(alone.usage_metadata)
+    # The channel's encoder writes the usage as sent, the members no schema lists included.
+    assert json.loads(GEMINI_CHANNEL.encode(event)[len(b"data: ") :]) == _gemini_chunk(3)
+    assert not hasattr(usage, "__dict__") and usage_as_sent(alone.usage_metadata) is None

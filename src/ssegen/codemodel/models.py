@@ -81,9 +81,10 @@ class ClassSpec:
             (msgspec ``tag_field``); "" otherwise.
         tag: its value (msgspec ``tag``).
         options: the msgspec ``Struct`` options after ``omit_defaults=True``:
-            ``gc=False`` (instances hold no reference cycles), or ``dict=True`` for a
-            class whose instances carry what was sent beside the typed members
-            (a stream's usage object, see :meth:`ModelsBuilder.keep_whole`).
+            ``gc=False`` (instances hold no reference cycles).
+        sent: its instances carry what was sent beside the typed members (a stream's usage
+            object, see :meth:`ModelsBuilder.keep_whole`): the class mixes in the runtime's
+            ``usage.SentUsage``, one slot for it.
     """
 
     name: ClassName
@@ -93,6 +94,7 @@ class ClassSpec:
     tag_field: str = ""
     tag: str = ""
     options: str = "gc=False"
+    sent: bool = False
 
     @property
     def kept(self) -> tuple[str, ...]:
@@ -193,17 +195,18 @@ class ModelsBuilder:
             if spec.name in self._extra:
                 spec = replace(spec, fields=(*spec.fields, *self._extra[spec.name]))
             if spec.name in self._whole:
-                spec = replace(spec, options="dict=True")
+                spec = replace(spec, sent=True)
             if not spec.doc.strip():
                 spec = replace(spec, doc=self._described(spec))
             specs.append(spec)
         return specs
 
     def keep_whole(self, schema: Schema) -> None:
-        """Let instances of the class of ``schema`` carry the object as sent (msgspec:
-        ``dict=True``, so the runtime can attach it; unknown members are otherwise
-        dropped by decoding).  For a stream's ``usage`` object, met once per stream:
-        the garbage collector tracking of ``dict=True`` costs nothing on the hot path."""
+        """Let instances of the class of ``schema`` carry the object as sent (the runtime's
+        ``usage.SentUsage`` mixin: one slot the runtime attaches it to; unknown members are
+        otherwise dropped by decoding).  A slot, not a per-instance ``__dict__`` (msgspec
+        ``dict=True``): Gemini re-sends its ``usageMetadata`` with every chunk, and a dict
+        per chunk cost accumulate 0.66x -> 0.70x of the floor (``benchmarks/families.py``)."""
         name = self._known(schema)
         if name is not None:
             self._whole.add(name)
