@@ -27,7 +27,7 @@ ALLOWED = {
     "ndjson.py": {"__future__", "collections.abc", "json", ".sse"},
     "events.py": {"__future__", "collections.abc", "typing", "msgspec"},
     "usage.py": {"__future__", "collections.abc", "operator", "typing", "msgspec"},
-    "lenient.py": {"__future__", "collections.abc", "types", "typing", "msgspec"},
+    "lenient.py": {"__future__", "collections.abc", "types", "typing", "msgspec", ".usage"},
     "partial_json.py": {"__future__", "re", "typing", "msgspec"},
     "accumulate.py": {
         "__future__",
