@@ -148,8 +148,11 @@ class SchemaRef:
     one schema ten times per level, nine levels deep, stays as small in memory as it is on
     disk; the exports write it once too (``schemas.json`` and ``ssegen ir``: a ``$defs``
     entry keyed :attr:`key`, JSON Schema 2020-12 section 8.2.4).  Replacing the reference
-    by :attr:`target` gives what the source means (the target of a ``$ref`` that leads back
-    to a schema it is inside, or more than 32 references deep, is ``{}``, any JSON).
+    by :attr:`target` gives what the source means.  A ``$ref`` that leads back to a schema it
+    is inside (a tree whose ``additionalProperties`` are trees) is that schema's own
+    :class:`SchemaRef`: the targets then hold a cycle, which the exports write as a ``$ref``
+    back to the entry, as JSON Schema does; a chain of more than 32 references to different
+    schemas is cut to ``{}`` (any JSON), reported ``ref-too-deep``.
 
     Equal when they refer to the same place; the target is not compared (it is what is
     written there).
@@ -158,11 +161,19 @@ class SchemaRef:
         provenance: where the referenced schema is written (file, line, JSON pointer of
             the ``$ref`` target, not of the ``$ref``).
         target: the referenced JSON Schema value as written (a mapping or a boolean),
-            each ``$ref`` inside it a :class:`SchemaRef` in turn.
+            each ``$ref`` inside it a :class:`SchemaRef` in turn; None only while the
+            loader reads it (:meth:`tie`).
     """
 
     provenance: Provenance
-    target: Any = field(compare=False, repr=False)
+    target: Any = field(default=None, compare=False, repr=False)
+
+    def tie(self, target: Any) -> None:
+        """Give a reference made before its target was read its target: the loader makes the
+        reference first, so that a ``$ref`` inside the target leading back to it is this
+        very object (the cycle JSON Schema allows).  Called once per reference, by
+        ``ssegen.sources.schema``; a reference is not changed after that."""
+        object.__setattr__(self, "target", target)
 
     @property
     def key(self) -> str:

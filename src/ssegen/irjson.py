@@ -93,6 +93,7 @@ class _Table:
         self.base = base
         self.digests: dict[int, str] = {}  # id(schema) -> digest
         self.ref_digests: dict[SchemaRef, str] = {}  # a reference kept as written -> digest
+        self.digesting: set[SchemaRef] = set()  # references whose target is being digested
         self.kept: list[Schema] = []  # keeps every id() above alive, so none is reused
         self.nodes: dict[str, _Node] = {}  # digest -> node
 
@@ -137,7 +138,9 @@ class _Table:
 
     def ref_content(self, ref: SchemaRef) -> dict[str, Any]:
         """A reference kept as written, in a digested content: its target's digest (counted
-        as a use of that entry)."""
+        as a use of that entry); inside its own target (a cycle), where it is written."""
+        if ref in self.digesting:
+            return {"$ref": f"back:{ref.key}"}  # its entry is written whatever its uses
         digest = self.ref_digest(ref)
         self.nodes[digest].uses += 1
         return {"$ref": digest}
@@ -148,7 +151,11 @@ class _Table:
         known = self.ref_digests.get(ref)
         if known is not None:
             return known
-        own = {"ref": ref.key, "as_written": _plain(ref.target, self.ref_content)}
+        self.digesting.add(ref)
+        try:
+            own = {"ref": ref.key, "as_written": _plain(ref.target, self.ref_content)}
+        finally:
+            self.digesting.discard(ref)
         text = json.dumps(own, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
         digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
         self.ref_digests[ref] = digest

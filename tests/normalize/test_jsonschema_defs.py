@@ -217,3 +217,49 @@ def test_conform_inlines_entries_keyed_where_they_are_written(tmp_path: Path) ->
     payload, _ = _inlined({"$defs": doc["$defs"], **doc["channels"]["/s"]["Event"]})["allOf"]
     assert "$ref" not in json.dumps(payload)
     assert payload["patternProperties"]["^p0"]["patternProperties"]["^p1"]["required"] == ["x"]
+
+
+def _tree() -> dict[str, Any]:
+    """A tree whose members named ``n...`` are trees, and whose ``not`` refers back to it too."""
+    tree = {
+        "type": "object",
+        "properties": {"leaf": {"type": "string"}},
+        "patternProperties": {"^n": {"$ref": "#/components/schemas/Tree"}},
+        "not": {"required": ["forbidden"]},
+    }
+    return {"Tree": tree}
+
+
+def test_a_reference_back_to_a_schema_it_is_inside_is_kept_as_a_cycle(tmp_path: Path) -> None:
+    """A kept keyword leading back to the schema it is in is checked at every depth, as the source
+    means, where it used to be cut to ``{}`` (any JSON) at the second level without a word."""
+    source = _document(_tree(), {"$ref": "#/components/schemas/Tree"})
+    result = load_provider(_write(tmp_path, source), "p")
+    assert result.provider is not None and not [d for d in result.diagnostics.items if d.code.startswith("ref-")]
+    doc = export_provider(result.provider)
+    validator = _validator(doc)
+    deep = {"leaf": "a", "n1": {"n2": {"n3": {"leaf": "b"}}}}
+    assert validator.is_valid(deep)
+    assert not validator.is_valid({"leaf": "a", "n1": {"n2": {"n3": {"leaf": 5}}}})
+    assert not validator.is_valid({"n1": {"n2": {"n3": {"forbidden": 1}}}})
+    entry = doc["$defs"]["p/asyncapi.json#/components/schemas/Tree"]
+    assert entry["patternProperties"] == {"^n": {"$ref": "#/$defs/p~1asyncapi.json%23~1components~1schemas~1Tree"}}
+
+
+def test_the_ir_export_writes_the_cycle_as_a_reference_back_to_its_entry(tmp_path: Path) -> None:
+    from ssegen.irjson import to_jsonable
+
+    provider = load_provider(_write(tmp_path, _document(_tree(), {"$ref": "#/components/schemas/Tree"})), "p").provider
+    first, again = to_jsonable(provider), to_jsonable(provider)
+    assert first == again  # deterministic
+    entry = first["$defs"]["p/asyncapi.json#/components/schemas/Tree"]
+    assert entry["patternProperties"] == {"^n": {"$ref": "#/$defs/p~1asyncapi.json%23~1components~1schemas~1Tree"}}
+
+
+def test_a_chain_of_references_past_the_depth_limit_is_reported_where_it_is_cut(tmp_path: Path) -> None:
+    schemas = {f"S{i}": {"not": {"$ref": f"#/components/schemas/S{i + 1}"}} for i in range(40)}
+    schemas["S40"] = {"type": "string"}
+    payload = {"type": "object", "properties": {"x": {"type": "string"}}, "not": {"$ref": "#/components/schemas/S0"}}
+    result = load_provider(_write(tmp_path, _document(schemas, payload)), "p")
+    [diagnostic] = [d for d in result.diagnostics.items if d.code == "ref-too-deep"]
+    assert diagnostic.severity == "warning" and diagnostic.pointer.endswith("/not/$ref")

@@ -97,6 +97,12 @@ REF_REMOTE = Code("ref-remote", E, "A `$ref` is a remote URL; only local and rel
 REF_ESCAPE = Code("ref-escape", E, "A `$ref` leaves the specs folder; it is refused.")
 REF_UNREADABLE = Code("ref-unreadable", E, "The file a `$ref` names cannot be read or parsed.")
 REF_CIRCULAR = Code("ref-circular", E, "A `$ref` leads back to itself; the recursive member is typed as any JSON.")
+REF_TOO_DEEP = Code(
+    "ref-too-deep",
+    W,
+    "More than 32 `$ref`s to different schemas chain inside a kept keyword (`not`, `patternProperties`...);"
+    " below that, schemas.json accepts any JSON.",
+)
 REF_SIBLINGS = Code(
     "ref-siblings", I, "A `$ref` has sibling keywords; its sibling `description` is kept on the use site."
 )

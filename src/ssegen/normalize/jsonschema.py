@@ -68,6 +68,7 @@ class _Exporter:
         self.entries: dict[str, tuple[str, Any]] = {}  # digest -> (key before disambiguation, entry)
         self._forms: dict[int, dict[str, Any]] = {}  # id(schema) -> how a use of it is written
         self._raw: dict[SchemaRef, str] = {}  # reference -> digest of its entry
+        self._writing: dict[SchemaRef, list[_Key]] = {}  # entry being written -> references back to it
         self._kept: list[Schema] = []  # keeps every id() above alive, so none is reused
 
     def schema(self, schema: Schema) -> dict[str, Any]:
@@ -150,7 +151,14 @@ class _Exporter:
         if isinstance(value, SchemaRef):
             digest = self._raw.get(value)
             if digest is None:
+                back = self._writing.get(value)
+                if back is not None:  # inside its own target: a cycle, a $ref back to the entry
+                    back.append(_Key(f"back:{value.key}", value.key))  # its digest once written
+                    return {"$ref": back[-1]}
+                self._writing[value] = []
                 digest = self._add(value.key, self._as_written(value.target)).digest
+                for ref in self._writing.pop(value):
+                    ref.digest = digest
                 self._raw[value] = digest
             return {"$ref": _Key(digest, value.key)}
         if isinstance(value, dict):

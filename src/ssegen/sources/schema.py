@@ -139,8 +139,10 @@ class SchemaConverter:
 
         Each target is read once and its :class:`~ssegen.ir.SchemaRef` shared by every
         reference to it, so the result is as large as the spec, not one copy per path to a
-        schema.  A reference back to a target being read (``active``), or more than 32
-        references deep, is ``{}`` (any JSON), as an unresolvable one is (that one reported).
+        schema; a reference back to a target being read is that target's own reference (a
+        cycle, as JSON Schema allows).  More than 32 references deep (``active``, the
+        targets being read), or unresolvable, it is ``{}`` (any JSON), reported
+        (``ref-too-deep``, or the resolver's code).
         """
         if isinstance(value, list):
             return [self._as_written(v, loc.child(i), active) for i, v in enumerate(value)]
@@ -155,12 +157,19 @@ class SchemaConverter:
             key = (target.uri, target.pointer)
             known = self._refs.get(key)
             if known is not None:
-                return known
-            if key in active or len(active) > 32:
+                return known  # read before, or being read: a $ref back to a schema it is inside
+            if len(active) > _MAX_KEPT_DEPTH:
+                self._report(
+                    loc.child("$ref"),
+                    codes.REF_TOO_DEEP,
+                    f"$ref {value['$ref']!r} is more than {_MAX_KEPT_DEPTH} references deep inside a"
+                    " kept keyword; from there on it is kept as any JSON ({}), so schemas.json does"
+                    " not check what is below",
+                )
                 return {}
             tloc = Location(target.document, target.pointer, target.uri)
-            ref = SchemaRef(tloc.provenance, self._as_written(target.contents, tloc, (*active, key)))
-            self._refs[key] = ref
+            ref = self._refs[key] = SchemaRef(tloc.provenance)
+            ref.tie(self._as_written(target.contents, tloc, (*active, key)))
             return ref
         return {k: self._as_written(v, loc.child(k), active) for k, v in value.items()}
 
@@ -571,6 +580,10 @@ class SchemaConverter:
     def _report(self, loc: Location, code: codes.Code, message: str) -> None:
         self.diagnostics.at(loc.provenance, code, message)
 
+
+#: How many references to different schemas a keyword kept as written may chain before the
+#: rest is cut to ``{}`` (:meth:`SchemaConverter._as_written`; a cycle is kept whole).
+_MAX_KEPT_DEPTH = 32
 
 #: JSON Schema keywords kept in :attr:`Schema.constraints` (the IR models the others:
 #: ``type``, ``enum``/``const``, ``properties``, ``required``, ``items``, ``minItems``,
