@@ -1,0 +1,72 @@
+"""``stream.coalesce``: ``Channel.accumulate`` joins consecutive plain-data runs of several reads
+into one run, so its per-run costs are paid once for several reads; nothing is reordered, lost
+or joined across a change of last event ID, and memory stays bounded by the limits."""
+
+from __future__ import annotations
+
+from itertools import chain
+from typing import Any
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from generated.gemini import CHANNELS as GEMINI
+from generated.gemini import sse, stream
+from generated.gemini.stream import COALESCE_BYTES, COALESCE_EVENTS, coalesce
+
+_RAW = st.builds(
+    sse.RawEvents,
+    st.lists(st.binary(min_size=1, max_size=3000), min_size=1, max_size=40),
+    st.sampled_from(["", "7"]),
+)
+_NAMED = st.builds(lambda v: sse.NamedEvents([b"event: x"] * len(v), v, ""), st.lists(st.binary(), min_size=1))
+_SINGLE = st.builds(lambda d: sse.ServerSentEvent("message", d, "", None), st.text(max_size=5))
+
+
+def _flat(items: list[Any]) -> list[tuple[str, Any, str]]:
+    """Each event of ``items`` in order: its kind, data and last event ID."""
+    out: list[tuple[str, Any, str]] = []
+    for item in items:
+        if isinstance(item, sse.RawEvents):
+            out += [("raw", value, item.id) for value in item.values]
+        elif isinstance(item, sse.NamedEvents):
+            out += [("named", pair, item.id) for pair in zip(item.event_lines, item.values, strict=True)]
+        else:
+            out.append(("single", item, item.id))
+    return out
+
+
+@given(st.lists(st.one_of(_RAW, _RAW, _RAW, _NAMED, _SINGLE), max_size=60))
+def test_runs_are_joined_in_order_within_the_limits(items: list[Any]) -> None:
+    out = list(coalesce(iter(items)))
+
+    assert _flat(out) == _flat(items)  # every event, in order, with its last event ID
+    assert len(out) <= len(items)
+    for item in out:
+        if isinstance(item, sse.RawEvents):  # a limit is checked before each run joins: one run over
+            assert len(item.values) < COALESCE_EVENTS + 40 and sum(map(len, item.values)) < COALESCE_BYTES + 40 * 3000
+    for before, after in zip(out, out[1:], strict=False):  # two runs side by side: a limit or the event ID split them
+        if isinstance(before, sse.RawEvents) and isinstance(after, sse.RawEvents) and before.id == after.id:
+            assert len(before.values) >= COALESCE_EVENTS or sum(map(len, before.values)) >= COALESCE_BYTES
+
+
+def test_a_long_gemini_stream_in_small_reads_is_decoded_a_few_reads_at_once(monkeypatch: Any) -> None:
+    channel = GEMINI["/models/{model}:streamGenerateContent"]
+    chunk = b'data: {"candidates":[{"content":{"parts":[{"text":"w "}]},"index":0}]}\n\n'
+    body = chunk * 2000
+    reads = [body[i : i + 4096] for i in range(0, len(body), 4096)]
+    sizes: list[int] = []
+    values = channel.classifier.values
+
+    def counting(run: list[bytes], every_usage: bool = True) -> Any:
+        sizes.append(len(run))
+        return values(run, every_usage)
+
+    monkeypatch.setattr(channel.classifier, "values", counting)
+    result = channel.accumulate(channel.decode(reads))
+
+    assert result.choices[0].content == "w " * 2000 and not result.errors
+    per_read = 4096 // len(chunk) + 1
+    assert sum(sizes) == 2000 and COALESCE_EVENTS <= max(sizes) < COALESCE_EVENTS + per_read
+    assert len(sizes) < len(reads) / 4  # a classify call per ~256 events, not per read
+    assert list(chain.from_iterable(stream.coalesce([]))) == []
