@@ -179,8 +179,10 @@ def _run(
         return ()
 
 
-#: The most events, and about the most bytes, :func:`coalesce` joins into one run.
-COALESCE_EVENTS = 256
+#: The most events, and about the most bytes, :func:`coalesce` joins into one run: enough to
+#: pay the per-run costs rarely, few enough that a run's decoded events are still in the CPU
+#: caches when they are applied (256 measured slower than 64, for chat and Gemini alike).
+COALESCE_EVENTS = 64
 COALESCE_BYTES = 64 * 1024
 
 
@@ -197,8 +199,8 @@ def coalesce(items: Iterable[Item]) -> Iterator[Item]:
     pending: list[RawEvents] = []
     events = size = 0
     for item in items:
-        if type(item) is not RawEvents:
-            if pending:
+        if type(item) is not RawEvents or len(item.values) >= COALESCE_EVENTS:
+            if pending:  # (a run that large, a whole body read at once, is not measured)
                 yield _joined(pending)
                 pending = []
                 events = size = 0

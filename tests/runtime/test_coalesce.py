@@ -54,7 +54,7 @@ def test_a_long_gemini_stream_in_small_reads_is_decoded_a_few_reads_at_once(monk
     channel = GEMINI["/models/{model}:streamGenerateContent"]
     chunk = b'data: {"candidates":[{"content":{"parts":[{"text":"w "}]},"index":0}]}\n\n'
     body = chunk * 2000
-    reads = [body[i : i + 4096] for i in range(0, len(body), 4096)]
+    reads = [body[i : i + 512] for i in range(0, len(body), 512)]  # 7 events a read
     sizes: list[int] = []
     values = channel.classifier.values
 
@@ -66,7 +66,7 @@ def test_a_long_gemini_stream_in_small_reads_is_decoded_a_few_reads_at_once(monk
     result = channel.accumulate(channel.decode(reads))
 
     assert result.choices[0].content == "w " * 2000 and not result.errors
-    per_read = 4096 // len(chunk) + 1
+    per_read = 512 // len(chunk) + 1
     assert sum(sizes) == 2000 and COALESCE_EVENTS <= max(sizes) < COALESCE_EVENTS + per_read
-    assert len(sizes) < len(reads) / 4  # a classify call per ~256 events, not per read
+    assert len(sizes) < len(reads) / 4  # a classify call per ~64 events, not per read
     assert list(chain.from_iterable(stream.coalesce([]))) == []
