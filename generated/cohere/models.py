@@ -180,7 +180,7 @@ class LogprobItem(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
 
     text: str | None = None
     token_ids: list[int] | None = None
-    logprobs: list[float] | None = None
+    logprobs: list[int | float] | None = None
 
 
 class ContentEndEvent(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
@@ -452,23 +452,23 @@ class Usage(msgspec.Struct, SentUsage, kw_only=True, omit_defaults=True, gc=Fals
 
     billed_units: UsageBilledUnits | None = None
     tokens: UsageTokens | None = None
-    cached_tokens: float | None = None
+    cached_tokens: int | float | None = None
 
 
 class UsageBilledUnits(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     """The units billed."""
 
-    input_tokens: float | None = None
-    output_tokens: float | None = None
-    search_units: float | None = None
-    classifications: float | None = None
+    input_tokens: int | float | None = None
+    output_tokens: int | float | None = None
+    search_units: int | float | None = None
+    classifications: int | float | None = None
 
 
 class UsageTokens(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     """The tokens the model read and wrote (prompt template included)."""
 
-    input_tokens: float | None = None
-    output_tokens: float | None = None
+    input_tokens: int | float | None = None
+    output_tokens: int | float | None = None
 
 
 class DebugEvent(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):

@@ -176,7 +176,7 @@ class Candidate(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     grounding_metadata: GroundingMetadata | None = msgspec.field(
         default=None, name="groundingMetadata"
     )
-    avg_logprobs: float | None = msgspec.field(default=None, name="avgLogprobs")
+    avg_logprobs: int | float | None = msgspec.field(default=None, name="avgLogprobs")
     logprobs_result: LogprobsResult | None = msgspec.field(default=None, name="logprobsResult")
     url_context_metadata: UrlContextMetadata | None = msgspec.field(
         default=None, name="urlContextMetadata"
@@ -294,7 +294,7 @@ class PartialArg(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
 
     json_path: str | None = msgspec.field(default=None, name="jsonPath")
     string_value: str | None = msgspec.field(default=None, name="stringValue")
-    number_value: float | None = msgspec.field(default=None, name="numberValue")
+    number_value: int | float | None = msgspec.field(default=None, name="numberValue")
     bool_value: bool | None = msgspec.field(default=None, name="boolValue")
     null_value: PartialArgNullValue | str | None = msgspec.field(default=None, name="nullValue")
     will_continue: bool | None = msgspec.field(default=None, name="willContinue")
@@ -353,7 +353,7 @@ class VideoMetadata(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
 
     start_offset: str | None = msgspec.field(default=None, name="startOffset")
     end_offset: str | None = msgspec.field(default=None, name="endOffset")
-    fps: float | None = None
+    fps: int | float | None = None
 
 
 class SafetyRating(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
@@ -371,9 +371,9 @@ class SafetyRating(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     category: HarmCategory | str | None = None
     probability: SafetyRatingProbability | str | None = None
     blocked: bool | None = None
-    probability_score: float | None = msgspec.field(default=None, name="probabilityScore")
+    probability_score: int | float | None = msgspec.field(default=None, name="probabilityScore")
     severity: SafetyRatingSeverity | str | None = None
-    severity_score: float | None = msgspec.field(default=None, name="severityScore")
+    severity_score: int | float | None = msgspec.field(default=None, name="severityScore")
 
 
 class CitationMetadata(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
@@ -496,7 +496,9 @@ class GroundingSupport(msgspec.Struct, kw_only=True, omit_defaults=True, gc=Fals
     grounding_chunk_indices: list[int] | None = msgspec.field(
         default=None, name="groundingChunkIndices"
     )
-    confidence_scores: list[float] | None = msgspec.field(default=None, name="confidenceScores")
+    confidence_scores: list[int | float] | None = msgspec.field(
+        default=None, name="confidenceScores"
+    )
 
 
 class GroundingSupportSegment(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
@@ -529,7 +531,7 @@ class GroundingMetadataRetrievalMetadata(
         google_search_dynamic_retrieval_score: How likely Google Search helps answer the prompt (0 to 1).
     """
 
-    google_search_dynamic_retrieval_score: float | None = msgspec.field(
+    google_search_dynamic_retrieval_score: int | float | None = msgspec.field(
         default=None, name="googleSearchDynamicRetrievalScore"
     )
 
@@ -549,7 +551,7 @@ class LogprobsResult(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False)
     chosen_candidates: list[LogprobsCandidate] | None = msgspec.field(
         default=None, name="chosenCandidates"
     )
-    log_probability_sum: float | None = msgspec.field(default=None, name="logProbabilitySum")
+    log_probability_sum: int | float | None = msgspec.field(default=None, name="logProbabilitySum")
 
 
 class LogprobsResultTopCandidate(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
@@ -563,7 +565,7 @@ class LogprobsCandidate(msgspec.Struct, kw_only=True, omit_defaults=True, gc=Fal
 
     token: str | None = None
     token_id: int | None = msgspec.field(default=None, name="tokenId")
-    log_probability: float | None = msgspec.field(default=None, name="logProbability")
+    log_probability: int | float | None = msgspec.field(default=None, name="logProbability")
 
 
 class UrlContextMetadata(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):

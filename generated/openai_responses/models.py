@@ -207,7 +207,7 @@ class Response(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
 
     id: str
     object: ResponseObject | str
-    created_at: float
+    created_at: int | float
     status: ResponseStatus | str
     model: str
     output: list[
@@ -233,15 +233,15 @@ class Response(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
         | ToolSearchOutput
         | ComputerToolCall
     ]
-    completed_at: float | None = None
+    completed_at: int | float | None = None
     error: ResponseError | None = None
     incomplete_details: ResponseIncompleteDetails | None = None
     usage: ResponseUsage | None = None
     previous_response_id: str | None = None
     max_output_tokens: int | None = None
     parallel_tool_calls: bool | None = None
-    temperature: float | None = None
-    top_p: float | None = None
+    temperature: int | float | None = None
+    top_p: int | float | None = None
     service_tier: str | None = None
     store: bool | None = None
     metadata: dict[str, Any] | None = None
@@ -306,7 +306,7 @@ class LogProb(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     """An item of member ``logprobs`` of :class:`OutputText`."""
 
     token: str
-    logprob: float
+    logprob: int | float
     bytes: list[int] | None = None
     top_logprobs: list[LogProbTopLogprob] | None = None
 
@@ -315,7 +315,7 @@ class LogProbTopLogprob(msgspec.Struct, kw_only=True, omit_defaults=True, gc=Fal
     """An item of member ``top_logprobs`` of :class:`LogProb`."""
 
     token: str | None = None
-    logprob: float | None = None
+    logprob: int | float | None = None
     bytes: list[int] | None = None
 
 

@@ -253,6 +253,22 @@ def test_usage_members_the_spec_does_not_list_are_written_as_sent() -> None:
     assert payload["usage"] == sent
 
 
+@pytest.mark.parametrize("flavour", ["msgspec", "pydantic"])
+def test_a_number_sent_as_an_integer_is_written_back_as_one(flavour: str) -> None:
+    """JSON has one number type: ``created_at: 1741487325`` where the spec says ``number`` stays
+    an int (OpenAI sends integers there; ``1741487325.0`` breaks clients that read an int64)."""
+    package = _package("openai_responses") if flavour == "msgspec" else flavour_package("openai_responses", "pydantic")
+    channel = package.CHANNELS["/v1/responses"]
+    response = {"id": "r", "object": "response", "created_at": 1741487325, "status": "in_progress"}
+    response |= {"model": "m", "output": [], "temperature": 1, "top_p": 0.5}
+    data = json.dumps({"type": "response.created", "response": response, "sequence_number": 1})
+    event = channel.parse(data, "response.created")
+    assert event.response.created_at == 1741487325 and isinstance(event.response.created_at, int)
+    written = json.loads(channel.encode(event).split(b"data: ", 1)[1])["response"]
+    assert (written["created_at"], written["temperature"], written["top_p"]) == (1741487325, 1, 0.5)
+    assert b'"created_at":1741487325,' in channel.encode(event)
+
+
 def test_off_spec_members_are_written_back_where_they_were_sent() -> None:
     # Magistral-style list content where the spec says a string: decoded leniently.
     chat = _package("deepseek").CHANNELS["/chat/completions"]

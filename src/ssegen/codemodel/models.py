@@ -364,9 +364,9 @@ class ModelsBuilder:
             for variant in schema.variants:
                 if variant.type in ("object", "array", "union", "any"):
                     return "Any"  # one unexpected shape must not cost the whole event; stay lenient
-                part = self._base_annotation(variant)
-                if part not in parts:
-                    parts.append(part)
+                for part in self._base_annotation(variant).split(" | "):
+                    if part not in parts:  # integer | number: int | float, once each
+                        parts.append(part)
             return " | ".join(parts)
         return "Any"
 
@@ -541,7 +541,11 @@ class ModelsBuilder:
             )
 
 
-_SCALARS = {"string": "str", "integer": "int", "number": "float", "boolean": "bool"}
+#: The annotation of each JSON Schema scalar type.  A ``number`` is ``int | float``: JSON has one
+#: number type, and an integer sent where the spec says ``number`` (OpenAI Responses'
+#: ``created_at: 1741487325``, ``temperature: 1``) stays an ``int``, so encoding the event writes
+#: it back as sent, not as ``1741487325.0``; msgspec and pydantic decode such a union exactly.
+_SCALARS = {"string": "str", "integer": "int", "number": "int | float", "boolean": "bool"}
 
 
 def _mappable(name: str) -> bool:
