@@ -779,9 +779,20 @@ class Channel(Generic[E]):
         """Assemble async ``events`` (typically ``adecode(...)``); see :meth:`accumulate`."""
         acc = self._accumulator(full_text)
         if isinstance(events, AsyncEventStream) and not events.started:
-            applied = 0
+            # Reads held until they bring COALESCE_EVENTS events or COALESCE_BYTES bytes, then
+            # applied at once: coalesce joins their runs, as accumulate's do across reads.
+            held: list[list[Item]] = []
+            applied = count = size = 0
             async for batch in events.batches():
-                applied = self._apply_batches(acc, (batch,), events.classifier, applied)
+                held.append(batch)
+                for item in batch:
+                    count += len(item.values) if type(item) is RawEvents else COALESCE_EVENTS
+                    size += sum(map(len, item.values)) if type(item) is RawEvents else 0
+                if count >= COALESCE_EVENTS or size >= COALESCE_BYTES:
+                    applied = self._apply_batches(acc, held, events.classifier, applied)
+                    held = []
+                    count = size = 0
+            self._apply_batches(acc, held, events.classifier, applied)
         else:
             count = 0
             async for event in events:

@@ -4,9 +4,12 @@ or joined across a change of last event ID, and memory stays bounded by the limi
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import AsyncIterator
 from itertools import chain
 from typing import Any
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -50,7 +53,8 @@ def test_runs_are_joined_in_order_within_the_limits(items: list[Any]) -> None:
             assert len(before.values) >= COALESCE_EVENTS or sum(map(len, before.values)) >= COALESCE_BYTES
 
 
-def test_a_long_gemini_stream_in_small_reads_is_decoded_a_few_reads_at_once(monkeypatch: Any) -> None:
+@pytest.mark.parametrize("mode", ["sync", "async"])
+def test_a_long_gemini_stream_in_small_reads_is_decoded_a_few_reads_at_once(monkeypatch: Any, mode: str) -> None:
     channel = GEMINI["/models/{model}:streamGenerateContent"]
     chunk = b'data: {"candidates":[{"content":{"parts":[{"text":"w "}]},"index":0}]}\n\n'
     body = chunk * 2000
@@ -63,7 +67,15 @@ def test_a_long_gemini_stream_in_small_reads_is_decoded_a_few_reads_at_once(monk
         return values(run, every_usage)
 
     monkeypatch.setattr(channel.classifier, "values", counting)
-    result = channel.accumulate(channel.decode(reads))
+    if mode == "sync":
+        result = channel.accumulate(channel.decode(reads))
+    else:
+
+        async def chunks() -> AsyncIterator[bytes]:
+            for read in reads:
+                yield read
+
+        result = asyncio.run(channel.aaccumulate(channel.adecode(chunks())))
 
     assert result.choices[0].content == "w " * 2000 and not result.errors
     per_read = 512 // len(chunk) + 1
