@@ -188,8 +188,8 @@ COALESCE_BYTES = 64 * 1024
 
 def coalesce(items: Iterable[Item]) -> Iterator[Item]:
     """``items`` (each read's, in turn) with consecutive ``sse.RawEvents`` runs of one last
-    event ID joined into one run, up to :data:`COALESCE_EVENTS` events and about
-    :data:`COALESCE_BYTES` bytes (a run already that large passes as it is): a consumer that
+    event ID joined into one run of at most :data:`COALESCE_EVENTS` events and
+    :data:`COALESCE_BYTES` bytes (a run already over a limit passes as it is): a consumer that
     classifies runs and hands no event on in between (:meth:`Channel.accumulate`) then pays
     its per-run costs (one batch decode, one run-function call) once for several reads: 4 KiB
     reads of Gemini's ~450-byte chunks bring 9-11 events each.  Other items pass as they are,
@@ -206,15 +206,18 @@ def coalesce(items: Iterable[Item]) -> Iterator[Item]:
                 events = size = 0
             yield item
             continue
+        weight = sum(map(len, item.values))
         if pending and (
-            events >= COALESCE_EVENTS or size >= COALESCE_BYTES or item.id != pending[0].id
+            events + len(item.values) > COALESCE_EVENTS
+            or size + weight > COALESCE_BYTES
+            or item.id != pending[0].id
         ):
             yield _joined(pending)
             pending = []
             events = size = 0
         pending.append(item)
         events += len(item.values)
-        size += sum(map(len, item.values))
+        size += weight
     if pending:
         yield _joined(pending)
 
