@@ -126,9 +126,9 @@ def keep_last_usage(chunks: Sequence[Any], values: Sequence[bytes], attr: str = 
     ``attr``) only, ``values`` their JSON data in the same order: for a reader that reads
     that one alone (``Channel.accumulate`` of a message whose plan replaces the usage, the
     last sent winning), so that a stream re-sending its usage with every chunk (Gemini's
-    ``usageMetadata``) pays for one kept object per run instead of one per chunk (each costs
-    a per-object ``__dict__``). Searched from the end: the generated batch decoder calls it
-    for a run with one, most often its last chunk. Never raises."""
+    ``usageMetadata``) pays for one kept object per run instead of one per chunk (a tuple
+    and a slot write each, ~0.17 µs). Searched from the end: the generated batch decoder
+    calls it for a run with one, most often its last chunk. Never raises."""
     names = _names(attr)
     for i in range(min(len(chunks), len(values)) - 1, -1, -1):
         usage = chunks[i]
