@@ -15,14 +15,18 @@ from hypothesis import strategies as st
 
 from generated.gemini import CHANNELS as GEMINI
 from generated.gemini import sse, stream
-from generated.gemini.stream import COALESCE_BYTES, COALESCE_EVENTS, coalesce
+from generated.gemini.stream import COALESCE_BYTES, COALESCE_EVENTS, COALESCE_NAMED, coalesce
 
 _RAW = st.builds(
     sse.RawEvents,
     st.lists(st.binary(min_size=1, max_size=3000), min_size=1, max_size=40),
     st.sampled_from(["", "7"]),
 )
-_NAMED = st.builds(lambda v: sse.NamedEvents([b"event: x"] * len(v), v, ""), st.lists(st.binary(), min_size=1))
+_NAMED = st.builds(
+    lambda v, i: sse.NamedEvents([b"event: x"] * len(v), v, i),
+    st.lists(st.binary(), min_size=1, max_size=6),
+    st.sampled_from(["", "7"]),
+)
 _SINGLE = st.builds(lambda d: sse.ServerSentEvent("message", d, "", None), st.text(max_size=5))
 
 
@@ -46,12 +50,21 @@ def test_runs_are_joined_in_order_within_the_limits(items: list[Any]) -> None:
     assert _flat(out) == _flat(items)  # every event, in order, with its last event ID
     assert len(out) <= len(items)
     for item in out:
-        if isinstance(item, sse.RawEvents) and item not in items:  # a joined run: within both limits
+        if isinstance(item, (sse.RawEvents, sse.NamedEvents)) and item not in items:  # a joined run
             assert len(item.values) <= COALESCE_EVENTS and sum(map(len, item.values)) <= COALESCE_BYTES
     for before, after in zip(out, out[1:], strict=False):  # two runs side by side: a limit or the event ID split them
         if isinstance(before, sse.RawEvents) and isinstance(after, sse.RawEvents) and before.id == after.id:
             joined = len(before.values) + len(after.values), sum(map(len, before.values + after.values))
             assert joined[0] > COALESCE_EVENTS or joined[1] > COALESCE_BYTES or len(after.values) >= COALESCE_EVENTS
+
+
+def test_short_named_runs_join_and_longer_ones_pass_as_they_are() -> None:
+    def named(n: int) -> Any:
+        return sse.NamedEvents([b"event: e"] * n, [b"{}"] * n, "")
+
+    out = list(coalesce([named(1), named(2), named(COALESCE_NAMED), named(1)]))
+
+    assert [len(run.values) for run in out] == [3, COALESCE_NAMED, 1]
 
 
 @pytest.mark.parametrize("mode", ["sync", "async"])
