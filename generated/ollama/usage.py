@@ -87,12 +87,20 @@ def _names(attr: str) -> tuple[str, ...]:
 
 
 def _keep_nested(chunk: Any, data: str | bytes, attr: str) -> None:
+    usage = _usage_at(chunk, _names(attr))
+    if usage is not None:
+        _attach(usage, data, attr)
+
+
+def _usage_at(chunk: Any, names: tuple[str, ...]) -> Any:
+    """The typed usage object ``chunk`` holds at member path ``names``; None when a member on
+    the way is not sent."""
     usage = chunk
-    for name in _names(attr):
+    for name in names:
         usage = getattr(usage, name, None)
         if usage is None:
-            return
-    _attach(usage, data, attr)
+            return None
+    return usage
 
 
 def keep_usages(chunks: Sequence[Any], values: Sequence[bytes], attr: str = "usage") -> None:
@@ -132,9 +140,7 @@ def keep_last_usage(chunks: Sequence[Any], values: Sequence[bytes], attr: str = 
     calls it for a run with one, most often its last chunk. Never raises."""
     names = _names(attr)
     for i in range(min(len(chunks), len(values)) - 1, -1, -1):
-        usage = chunks[i]
-        for name in names:
-            usage = getattr(usage, name, None)
+        usage = _usage_at(chunks[i], names)
         if usage is not None:
             _attach(usage, values[i], attr)
             return
