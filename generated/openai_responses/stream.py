@@ -197,32 +197,57 @@ def coalesce(items: Iterable[Item]) -> Iterator[Item]:
     no event on in between (:meth:`Channel.accumulate`) then pays its per-run costs (one batch
     decode, one run-function call) once for several reads; 4 KiB reads of Gemini's ~450-byte
     chunks bring 9-11 events each, a server flushing each token one.  Other items pass as
-    they are, in order.  Memory stays bounded by the limits, whatever the stream's length."""
-    pending: list[Any] = []
-    events = size = 0
-    for item in items:
-        if not joinable(item):
-            if pending:
-                yield _joined(pending)
-                pending = []
-                events = size = 0
-            yield item
-            continue
-        weight = sum(map(len, item.values))
-        if pending and (
-            events + len(item.values) > COALESCE_EVENTS
-            or size + weight > COALESCE_BYTES
-            or type(item) is not type(pending[0])
-            or item.id != pending[0].id
-        ):
-            yield _joined(pending)
-            pending = []
-            events = size = 0
-        pending.append(item)
-        events += len(item.values)
-        size += weight
-    if pending:
-        yield _joined(pending)
+    they are, in order.  Memory stays bounded by the limits, whatever the stream's length.
+    :class:`Joiner` does it read by read (``aaccumulate``)."""
+    joiner = Joiner()
+    return chain(joiner.take(items), joiner.rest())
+
+
+class Joiner:
+    """What :func:`coalesce` holds between reads: the runs joined so far, not yet handed on.
+
+    :meth:`take` each read's items in turn, then :meth:`rest` once the stream ends; together
+    they give what :func:`coalesce` gives for all the items at once."""
+
+    __slots__ = ("pending", "events", "size")
+
+    def __init__(self) -> None:
+        self.pending: list[Any] = []
+        self.events = self.size = 0
+
+    def take(self, items: Iterable[Item]) -> Iterator[Item]:
+        """``items`` as :func:`coalesce` hands them on; the runs that may still join the next
+        read's are held (:meth:`rest` gives them)."""
+        pending, events, size = self.pending, self.events, self.size  # locals: read per item
+        try:
+            for item in items:
+                if not joinable(item):
+                    if pending:
+                        yield _joined(pending)
+                        pending, events, size = [], 0, 0
+                    yield item
+                    continue
+                weight = sum(map(len, item.values))
+                if pending and (
+                    events + len(item.values) > COALESCE_EVENTS
+                    or size + weight > COALESCE_BYTES
+                    or type(item) is not type(pending[0])
+                    or item.id != pending[0].id
+                ):
+                    yield _joined(pending)
+                    pending, events, size = [], 0, 0
+                pending.append(item)
+                events += len(item.values)
+                size += weight
+        finally:
+            self.pending, self.events, self.size = pending, events, size
+
+    def rest(self) -> Iterator[Item]:
+        """The run held, joined (nothing when none is); the joiner is empty after it."""
+        if self.pending:
+            yield _joined(self.pending)
+            self.pending = []
+            self.events = self.size = 0
 
 
 def joinable(item: Item) -> TypeGuard[RawEvents | NamedEvents]:
@@ -784,7 +809,8 @@ class Channel(Generic[E]):
         acc = self._accumulator(full_text)
         if isinstance(events, EventStream) and not events.started:
             # Not iterated yet: classify and apply each read's items directly.
-            self._apply_batches(acc, events.batches(), events.classifier)
+            items = coalesce(chain.from_iterable(events.batches()))
+            self._apply_items(acc, items, events.classifier)
         else:
             for count, event in enumerate(events, 1):
                 self.apply(acc, event)
@@ -798,23 +824,10 @@ class Channel(Generic[E]):
         """Assemble async ``events`` (typically ``adecode(...)``); see :meth:`accumulate`."""
         acc = self._accumulator(full_text)
         if isinstance(events, AsyncEventStream) and not events.started:
-            # Reads held until they bring COALESCE_EVENTS events or COALESCE_BYTES bytes, then
-            # applied at once: coalesce joins their runs, as accumulate's do across reads.
-            held: list[list[Item]] = []
-            applied = count = size = 0
+            joiner, applied = Joiner(), 0  # runs joined across reads, as accumulate's
             async for batch in events.batches():
-                held.append(batch)
-                for item in batch:
-                    if not joinable(item):
-                        count = COALESCE_EVENTS  # applied with the reads held before it
-                        continue
-                    count += len(item.values)
-                    size += sum(map(len, item.values))
-                if count >= COALESCE_EVENTS or size >= COALESCE_BYTES:
-                    applied = self._apply_batches(acc, held, events.classifier, applied)
-                    held = []
-                    count = size = 0
-            self._apply_batches(acc, held, events.classifier, applied)
+                applied = self._apply_items(acc, joiner.take(batch), events.classifier, applied)
+            self._apply_items(acc, joiner.rest(), events.classifier, applied)
         else:
             count = 0
             async for event in events:
@@ -837,25 +850,26 @@ class Channel(Generic[E]):
             acc.truncated(events.state)
         return acc.result()
 
-    def _apply_batches(
+    def _apply_items(
         self,
         acc: Accumulator,
-        batches: Iterable[list[Item]],
+        items: Iterable[Item],
         classifier: Classifier[E],
         applied: int = 0,
     ) -> int:
-        """Classify and apply the items of each read: the part of a run the classifier
+        """Classify and apply the items of the reads (their runs joined, :func:`coalesce`):
+        the part of a run the classifier
         decodes at once (:meth:`Classifier.run`) by one run-function call per stretch of
         consecutive events of one class (:meth:`_apply_stretches`), the other events one at a
         time through :meth:`apply` (lenient and unknown events among them).
 
         The accumulator is compacted every :data:`COMPACT_PARTS` events; ``applied`` events
-        have come since the last compaction, and the count after these batches is returned
+        have come since the last compaction, and the count after these items is returned
         (to pass to the next call).
         """
         runs = self.runs
         values, named = classifier.values, classifier.named
-        for item in coalesce(chain.from_iterable(batches)):
+        for item in items:
             if applied >= COMPACT_PARTS:
                 acc.compact()
                 applied = 0
