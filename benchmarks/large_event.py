@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from generated.deepseek.sse import SSEDecoder  # noqa: E402
+from ssegen.runtime.sse import SSEDecoder  # noqa: E402
 
 
 def event_reads(megabytes: float, read_size: int) -> list[bytes]:

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+from importlib import metadata
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 SPECS = ROOT / "specs"
 GENERATED = ROOT / "generated"
+#: The provider packages of ``generated/`` (its ``_runtime/`` folder is none).
+GENERATED_PROVIDERS = sorted(p.name for p in GENERATED.iterdir() if (p / "channels.py").is_file())
 SHARED = ROOT.parent / "shared"
 SEEDS = SHARED / "seeds"
 
@@ -21,6 +25,35 @@ SEED_SPECS = {
     "003": ("xerotier/streaming-api.md", "94369549a878d0b56fdb35bd125d8bfdb3b34861767fe7a485e0e1d2279878ec"),
     "004": ("siliconstorm/inference-api.md", "fdab3b10947d414055f6563858e4e06353cd04791e7904d682e96c6c3e46f2c4"),
 }
+
+
+#: The peers the differential tests compare with, named in pytest's header with their versions.
+PEERS = ("openai", "anthropic", "httpx", "msgspec", "pydantic", "black", "hypothesis")
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """Name the versions of the peers this run compared against (a fresh machine resolves the
+    newest allowed), at the end of the run, where ``-q`` still shows it."""
+    versions = []
+    for name in PEERS:
+        try:
+            versions.append(f"{name} {metadata.version(name)}")
+        except metadata.PackageNotFoundError:
+            versions.append(f"{name} absent")
+    terminalreporter.write_line("peers: " + ", ".join(versions))
+
+
+@pytest.fixture(scope="session")
+def openai_sdk() -> ModuleType:
+    """The ``openai`` SDK, imported by the first test that asks for it: importing it takes seconds,
+    so a run that selects no such test (``-m "not sdk"``, one file) never pays for it."""
+    return pytest.importorskip("openai")
+
+
+@pytest.fixture(scope="session")
+def anthropic_sdk() -> ModuleType:
+    """The ``anthropic`` SDK, imported by the first test that asks for it (see :func:`openai_sdk`)."""
+    return pytest.importorskip("anthropic")
 
 
 def shared_path(*parts: str) -> Path:

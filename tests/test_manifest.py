@@ -166,7 +166,7 @@ def test_a_manifest_written_before_fingerprints_is_read_but_never_trusted(projec
 # --- (a) a generator change that changes the output -------------------------------------------
 
 
-def _code_change(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+def _models_change(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """An edit of ssegen's Python code (not a template, not a runtime module) that changes
     every models.py: what the ssegen version number and the template hashes never showed."""
     _other_ssegen(tmp_path, monkeypatch, _append("codemodel/__init__.py", "# emits a new line\n"))
@@ -179,13 +179,18 @@ def _code_change(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
         return rendered
 
     monkeypatch.setattr(ssegen.pipeline, "render_provider", render)
-    return "models.py"
 
 
-def _runtime_change(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
-    """An edit of a runtime module, copied into every package."""
+def _code_change(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """A code model change: every provider's models.py differs."""
+    _models_change(tmp_path, monkeypatch)
+    return [f"{name}/models.py" for name in PROVIDERS]
+
+
+def _runtime_change(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """An edit of a runtime module, written once into the output folder's runtime."""
     _other_ssegen(tmp_path, monkeypatch, _append("runtime/sse.py", "# a fix in the decoder\n"))
-    return "sse.py"
+    return ["_runtime/sse.py"]
 
 
 @pytest.mark.parametrize("change", [_code_change, _runtime_change], ids=["code", "runtime"])
@@ -200,11 +205,7 @@ def test_a_generator_change_that_changes_the_output_makes_check_fail_naming_the_
     assert code == 1, out
     assert built, "check must rebuild when the generator changed"
     stale = sorted(line for line in out.splitlines() if line.startswith("stale: "))
-    assert stale == [
-        f"stale: generated/deepseek/{changed}",
-        f"stale: generated/siliconstorm/{changed}",
-        f"stale: generated/{output.MANIFEST}",
-    ]
+    assert stale == sorted(f"stale: generated/{rel}" for rel in [*changed, output.MANIFEST])
     # generate brings it up to date, and the next check answers from the hashes again.
     assert _run(project, "generate", "-q")[0] == 0
     assert _run(project, "check")[0] == 0
@@ -271,7 +272,7 @@ def _merged_with_an_old_deepseek(project: Path, tmp_path: Path, monkeypatch: pyt
     return the older manifest's deepseek entry (one side of a merge kept them)."""
     folder = project / "generated"
     with monkeypatch.context() as older:
-        _other_ssegen(tmp_path, older, _append("runtime/sse.py", "# before a fix\n"))
+        _models_change(tmp_path, older)
         assert _run(project, "generate", "-q")[0] == 0
     old_entry: dict[str, Any] = _manifest(project)["providers"]["deepseek"]
     old_files = {rel: (folder / rel).read_bytes() for rel in old_entry["files"]}
@@ -292,24 +293,24 @@ def test_a_merged_manifest_with_one_provider_from_an_older_generator_fails_check
     code, out = _run(project, "check")
     assert code == 1, out
     assert built
-    assert "stale: generated/deepseek/sse.py" in out and "siliconstorm" not in out
+    assert "stale: generated/deepseek/models.py" in out and "siliconstorm" not in out
 
 
 def test_an_entry_stitched_by_a_line_wise_merge_is_not_trusted(
     project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The new side changed the fingerprint line, the older side the sse.py hash line: git merges
+    """The new side changed the fingerprint line, the older side the models.py hash line: git merges
     both without a conflict; the entry's seal no longer matches it."""
     old_entry = _merged_with_an_old_deepseek(project, tmp_path, monkeypatch)
     data = _manifest(project)
     entry = data["providers"]["deepseek"]
     assert entry["generator"] == output.generator_fingerprint() != old_entry["generator"]
-    entry["files"]["deepseek/sse.py"] = old_entry["files"]["deepseek/sse.py"]
+    entry["files"]["deepseek/models.py"] = old_entry["files"]["deepseek/models.py"]
     _write_manifest(project, data)
     settings = OutputSettings(package="generated")
     assert output.quick_check(project / "specs", project / "generated", list(PROVIDERS), settings) is None
     code, out = _run(project, "check")
-    assert code == 1 and "stale: generated/deepseek/sse.py" in out and "siliconstorm" not in out
+    assert code == 1 and "stale: generated/deepseek/models.py" in out and "siliconstorm" not in out
 
 
 # --- (d) the fast path ----------------------------------------------------------------------

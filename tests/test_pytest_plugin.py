@@ -7,11 +7,10 @@ from __future__ import annotations
 import asyncio
 import importlib.metadata
 import time
+from types import ModuleType
 from typing import Any
 
-import anthropic
 import httpx
-import openai
 import pytest
 
 from generated import anthropic as gen_anthropic
@@ -89,7 +88,8 @@ def test_a_clean_cut_is_seen_by_the_decoder_only(sse_mock: SSEMock) -> None:
     assert result.complete is False and result.errors[-1]["kind"] == "truncated"
 
 
-def test_error_event_reaches_the_openai_sdk_as_its_own_error(sse_mock: SSEMock) -> None:
+def test_error_event_reaches_the_openai_sdk_as_its_own_error(sse_mock: SSEMock, openai_sdk: ModuleType) -> None:
+    openai = openai_sdk
     sse_mock.route(CHAT, error_event=4)
     client = openai.OpenAI(api_key="test", base_url="https://api.deepseek.com", http_client=sse_mock.client(openai))
     stream = client.chat.completions.create(model="deepseek-chat", messages=[], stream=True)
@@ -126,7 +126,8 @@ def test_a_stall_within_the_read_timeout_delays_the_rest(sse_mock: SSEMock) -> N
     assert result.choices[0].content == DOCS_TEXT and 0.2 <= took < 5
 
 
-def test_the_anthropic_sdk_assembles_a_synthesized_answer(sse_mock: SSEMock) -> None:
+def test_the_anthropic_sdk_assembles_a_synthesized_answer(sse_mock: SSEMock, anthropic_sdk: ModuleType) -> None:
+    anthropic = anthropic_sdk
     sse_mock.route(gen_anthropic.CHANNELS["/v1/messages"], text="Hi there, Claude here.", model="claude-test")
     client = anthropic.Anthropic(api_key="test", http_client=sse_mock.client(anthropic), max_retries=0)
     with client.messages.stream(model="claude-test", max_tokens=64, messages=[{"role": "user", "content": "hi"}]) as s:
@@ -134,7 +135,8 @@ def test_the_anthropic_sdk_assembles_a_synthesized_answer(sse_mock: SSEMock) -> 
     assert message.content[0].text == "Hi there, Claude here." and message.model == "claude-test"  # type: ignore[union-attr]
 
 
-def test_the_openai_sdk_assembles_a_responses_stream_asynchronously(sse_mock: SSEMock) -> None:
+def test_the_openai_sdk_assembles_a_responses_stream_asynchronously(sse_mock: SSEMock, openai_sdk: ModuleType) -> None:
+    openai = openai_sdk
     sse_mock.route(gen_responses.CHANNELS["/v1/responses"], text="Async hello", read_size=11)
 
     async def run() -> Any:

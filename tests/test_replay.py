@@ -8,7 +8,7 @@ import json
 from typing import Any
 
 import pytest
-from conftest import GENERATED
+from conftest import GENERATED, GENERATED_PROVIDERS
 
 from ssegen.conform import conform
 from ssegen.replay import (
@@ -28,7 +28,7 @@ from ssegen.replay import (
     terminator_frame,
 )
 
-PROVIDERS = sorted(p.name for p in GENERATED.iterdir() if (p / "channels.py").is_file())
+PROVIDERS = GENERATED_PROVIDERS
 DOCS_TEXT = "Hello! How can I assist you today?"  # DeepSeek's docs example stream (api-docs.txt:385)
 
 

@@ -19,13 +19,13 @@ from typing import TYPE_CHECKING, Any, Literal, Union, overload
 import msgspec
 
 from . import models
-from .accumulate import Accumulator
-from .encoding import Encoding
-from .events import StreamTruncated, UnknownEvent, tag_reader
-from .lenient import lenient_decode
-from .sse import ServerSentEvent
-from .stream import Channel, Classifier, Run, decode_with, each
-from .usage import keep_usage, kept
+from .._runtime.accumulate import Accumulator
+from .._runtime.encoding import Encoding
+from .._runtime.events import StreamTruncated, UnknownEvent, tag_reader
+from .._runtime.lenient import lenient_decode
+from .._runtime.sse import ServerSentEvent
+from .._runtime.stream import Channel, Classifier, Run, decode_with, each
+from .._runtime.usage import keep_usage, kept
 
 _decode_message_start_v1_messages = msgspec.json.Decoder(models.MessageStartEvent).decode
 _decode_content_block_start_v1_messages = msgspec.json.Decoder(models.ContentBlockStartEvent).decode

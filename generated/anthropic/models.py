@@ -13,7 +13,7 @@ from typing import Any, ClassVar, Literal
 
 import msgspec
 
-from .usage import SentUsage
+from .._runtime.usage import SentUsage
 
 MessageStartEventType = Literal["message_start"]
 

@@ -19,15 +19,15 @@ from typing import TYPE_CHECKING, Any, Literal, Union, overload
 import msgspec
 
 from . import models
-from .accumulate import Accumulator, as_sent
-from .encoding import Encoding
-from .events import StreamTruncated, UnknownEvent, tag_reader
-from .lenient import lenient_decode
-from .plan import Plan, Step
-from .plan import run as run_plan
-from .sse import ServerSentEvent
-from .stream import Channel, Classifier, Run, decode_with, each
-from .usage import keep_usage, kept
+from .._runtime.accumulate import Accumulator, as_sent
+from .._runtime.encoding import Encoding
+from .._runtime.events import StreamTruncated, UnknownEvent, tag_reader
+from .._runtime.lenient import lenient_decode
+from .._runtime.plan import Plan, Step
+from .._runtime.plan import run as run_plan
+from .._runtime.sse import ServerSentEvent
+from .._runtime.stream import Channel, Classifier, Run, decode_with, each
+from .._runtime.usage import keep_usage, kept
 
 _decode_message_start_chat = msgspec.json.Decoder(models.MessageStartEvent).decode
 _decode_content_start_chat = msgspec.json.Decoder(models.ContentStartEvent).decode

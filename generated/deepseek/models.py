@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 import msgspec
 
-from .usage import SentUsage
+from .._runtime.usage import SentUsage
 
 FimCompletionChunkObject = Literal["text_completion"]
 """Object type. Always `text_completion` for FIM stream chunks."""

@@ -17,12 +17,13 @@ Channels:
     ``/models/{model}:streamGenerateContent``: ErrorResponse, GenerateContentResponse.
 """
 
-from . import models, sse
+from . import models
+from .._runtime import sse
 from .channels import (
     CHANNELS,
     MODELS_MODEL_STREAM_GENERATE_CONTENT_CHANNEL,
 )
-from .sse import (
+from .._runtime.sse import (
     EventTooLargeError,
     InvalidFieldError,
     InvalidUTF8Error,
@@ -30,9 +31,16 @@ from .sse import (
     ServerSentEvent,
     SSEError,
 )
-from .accumulate import Accumulator, BlockResult, ChoiceResult, StreamResult, ToolCallResult
-from .events import StreamTruncated, UnknownEvent, VendorEvent
-from .stream import AsyncEventStream, Channel, ConcurrentUseError, EventStream
+from .._runtime.accumulate import (
+    Accumulator,
+    BlockResult,
+    ChoiceResult,
+    StreamResult,
+    ToolCallResult,
+)
+from .._runtime.events import StreamTruncated, UnknownEvent, VendorEvent
+from .._runtime.stream import AsyncEventStream, Channel, ConcurrentUseError, EventStream
+from .._runtime.usage import usage_as_sent
 
 PROVIDER = "gemini"
 """The provider name (its folder under the specs folder)."""
@@ -80,4 +88,5 @@ __all__ = [
     "VendorEvent",
     "models",
     "sse",
+    "usage_as_sent",
 ]

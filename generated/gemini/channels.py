@@ -19,13 +19,13 @@ from typing import TYPE_CHECKING, Any, Literal, Union, overload
 import msgspec
 
 from . import models
-from .accumulate import Accumulator, as_sent
-from .encoding import Encoding
-from .events import StreamTruncated, UnknownEvent
-from .lenient import lenient_decode
-from .sse import ServerSentEvent
-from .stream import Channel, Classifier, Run, each
-from .usage import keep_last_usage, keep_usage, keep_usages
+from .._runtime.accumulate import Accumulator, as_sent
+from .._runtime.encoding import Encoding
+from .._runtime.events import StreamTruncated, UnknownEvent
+from .._runtime.lenient import lenient_decode
+from .._runtime.sse import ServerSentEvent
+from .._runtime.stream import Channel, Classifier, Run, each
+from .._runtime.usage import keep_last_usage, keep_usage, keep_usages
 
 _decode_error_response_models_model_stream_generate_content = msgspec.json.Decoder(
     models.ErrorResponse

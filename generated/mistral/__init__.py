@@ -19,14 +19,15 @@ Channels:
     ``/fim/completions``: StreamDone, FimCompletionChunk.
 """
 
-from . import models, sse
+from . import models
+from .._runtime import sse
 from .channels import (
     CHANNELS,
     AGENTS_COMPLETIONS_CHANNEL,
     CHAT_COMPLETIONS_CHANNEL,
     FIM_COMPLETIONS_CHANNEL,
 )
-from .sse import (
+from .._runtime.sse import (
     EventTooLargeError,
     InvalidFieldError,
     InvalidUTF8Error,
@@ -34,9 +35,16 @@ from .sse import (
     ServerSentEvent,
     SSEError,
 )
-from .accumulate import Accumulator, BlockResult, ChoiceResult, StreamResult, ToolCallResult
-from .events import StreamTruncated, UnknownEvent, VendorEvent
-from .stream import AsyncEventStream, Channel, ConcurrentUseError, EventStream
+from .._runtime.accumulate import (
+    Accumulator,
+    BlockResult,
+    ChoiceResult,
+    StreamResult,
+    ToolCallResult,
+)
+from .._runtime.events import StreamTruncated, UnknownEvent, VendorEvent
+from .._runtime.stream import AsyncEventStream, Channel, ConcurrentUseError, EventStream
+from .._runtime.usage import usage_as_sent
 
 PROVIDER = "mistral"
 """The provider name (its folder under the specs folder)."""
@@ -86,4 +94,5 @@ __all__ = [
     "VendorEvent",
     "models",
     "sse",
+    "usage_as_sent",
 ]

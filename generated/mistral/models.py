@@ -13,7 +13,7 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 
-from .usage import SentUsage
+from .._runtime.usage import SentUsage
 
 AgentCompletionChunkObject = Literal["chat.completion.chunk"]
 

@@ -19,12 +19,12 @@ from typing import TYPE_CHECKING, Any, Literal, Union, overload
 import msgspec
 
 from . import models
-from .accumulate import Accumulator, usage_of
-from .encoding import Encoding
-from .events import StreamTruncated, UnknownEvent
-from .lenient import lenient_decode
-from .sse import ServerSentEvent
-from .stream import Channel, Classifier, Run, each
+from .._runtime.accumulate import Accumulator, usage_of
+from .._runtime.encoding import Encoding
+from .._runtime.events import StreamTruncated, UnknownEvent
+from .._runtime.lenient import lenient_decode
+from .._runtime.sse import ServerSentEvent
+from .._runtime.stream import Channel, Classifier, Run, each
 
 _decode_chat_chunk_api_chat = msgspec.json.Decoder(models.ChatChunk).decode
 _decode_stream_error_api_chat = msgspec.json.Decoder(models.StreamError).decode

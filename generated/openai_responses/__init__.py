@@ -17,12 +17,13 @@ Channels:
     ``/v1/responses``: ResponseCreatedEvent, ResponseInProgressEvent, ResponseOutputItemAddedEvent, ResponseOutputItemDoneEvent, ResponseContentPartAddedEvent, ResponseContentPartDoneEvent, ResponseOutputTextDeltaEvent, ResponseOutputTextDoneEvent, ResponseOutputTextAnnotationAddedEvent, ResponseRefusalDeltaEvent, ResponseRefusalDoneEvent, ResponseFunctionCallArgumentsDeltaEvent, ResponseFunctionCallArgumentsDoneEvent, ResponseReasoningSummaryPartAddedEvent, ResponseReasoningSummaryPartDoneEvent, ResponseReasoningSummaryTextDeltaEvent, ResponseReasoningSummaryTextDoneEvent, ResponseReasoningTextDeltaEvent, ResponseReasoningTextDoneEvent, ResponseCompletedEvent, ResponseIncompleteEvent, ResponseFailedEvent, ResponseAudioDeltaEvent, ResponseAudioDoneEvent, ResponseAudioTranscriptDeltaEvent, ResponseAudioTranscriptDoneEvent, ResponseCodeInterpreterCallCodeDeltaEvent, ResponseCodeInterpreterCallCodeDoneEvent, ResponseCodeInterpreterCallCompletedEvent, ResponseCodeInterpreterCallInProgressEvent, ResponseCodeInterpreterCallInterpretingEvent, ResponseFileSearchCallCompletedEvent, ResponseFileSearchCallInProgressEvent, ResponseFileSearchCallSearchingEvent, ResponseShellCallCommandAddedEvent, ResponseShellCallCommandDeltaEvent, ResponseShellCallCommandDoneEvent, ResponseShellCallOutputContentDeltaEvent, ResponseShellCallOutputContentDoneEvent, ResponseWebSearchCallCompletedEvent, ResponseWebSearchCallInProgressEvent, ResponseWebSearchCallSearchingEvent, ResponseImageGenerationCallCompletedEvent, ResponseImageGenerationCallGeneratingEvent, ResponseImageGenerationCallInProgressEvent, ResponseImageGenerationCallPartialImageEvent, ResponseMCPCallArgumentsDeltaEvent, ResponseMCPCallArgumentsDoneEvent, ResponseMCPCallCompletedEvent, ResponseMCPCallFailedEvent, ResponseMCPCallInProgressEvent, ResponseMCPListToolsCompletedEvent, ResponseMCPListToolsFailedEvent, ResponseMCPListToolsInProgressEvent, ResponseQueuedEvent, ResponseCustomToolCallInputDeltaEvent, ResponseCustomToolCallInputDoneEvent, ResponseErrorEvent.
 """
 
-from . import models, sse
+from . import models
+from .._runtime import sse
 from .channels import (
     CHANNELS,
     V1_RESPONSES_CHANNEL,
 )
-from .sse import (
+from .._runtime.sse import (
     EventTooLargeError,
     InvalidFieldError,
     InvalidUTF8Error,
@@ -30,9 +31,16 @@ from .sse import (
     ServerSentEvent,
     SSEError,
 )
-from .accumulate import Accumulator, BlockResult, ChoiceResult, StreamResult, ToolCallResult
-from .events import StreamTruncated, UnknownEvent, VendorEvent
-from .stream import AsyncEventStream, Channel, ConcurrentUseError, EventStream
+from .._runtime.accumulate import (
+    Accumulator,
+    BlockResult,
+    ChoiceResult,
+    StreamResult,
+    ToolCallResult,
+)
+from .._runtime.events import StreamTruncated, UnknownEvent, VendorEvent
+from .._runtime.stream import AsyncEventStream, Channel, ConcurrentUseError, EventStream
+from .._runtime.usage import usage_as_sent
 
 PROVIDER = "openai_responses"
 """The provider name (its folder under the specs folder)."""
@@ -79,4 +87,5 @@ __all__ = [
     "VendorEvent",
     "models",
     "sse",
+    "usage_as_sent",
 ]

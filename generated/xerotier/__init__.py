@@ -17,12 +17,13 @@ Channels:
     ``/chat/completions``: StreamDone, XResearchSearching, XResearchReading, XResearchCodeSearching, XResearchCalculating, XResearchResult, XResearchGapAnalysis, XResearchDeepeningRound, XResearchContextCompacted, XResearchTrackingDecision, XResearchQueryingDecisions, XResearchTrackingMilestone, XResearchQueryingTimeline, XResearchBriefing, XResearchRelating, XResearchCreatingMockup, XResearchUpdatingMockup, XResearchToolCall, XDeepThinkPlanningStarted, XDeepThinkPlanCreated, XDeepThinkPlanCritiqued, XDeepThinkDiscoveryStarted, XDeepThinkDiscoveryCompleted, XDeepThinkSubtaskPlanned, XDeepThinkSubtaskStarted, XDeepThinkSubtaskRetried, XDeepThinkSubtaskCompleted, XDeepThinkDeepeningRoundCompleted, XDeepThinkCrossReference, XDeepThinkSynthesizing, XDeepThinkStructuredSynthesis, XDeepThinkClaimEmitted, XDeepThinkSynthesisFailed, XDeepThinkMemoryExtracted, XArtifactCreated, XArtifactUpdated, XMockupCalling, XMockupCreated, XMockupUpdated, XMockupError, XAskUserQuestion, XAskUserPendingState, XContextFork, XChatMetadata, XAnalystContextGathering, XAnalystContextCompleted, XAnalystContextBriefCreated, XAnalystContextRefreshed, ChatCompletionChunk, StreamError.
 """
 
-from . import models, sse
+from . import models
+from .._runtime import sse
 from .channels import (
     CHANNELS,
     CHAT_COMPLETIONS_CHANNEL,
 )
-from .sse import (
+from .._runtime.sse import (
     EventTooLargeError,
     InvalidFieldError,
     InvalidUTF8Error,
@@ -30,9 +31,16 @@ from .sse import (
     ServerSentEvent,
     SSEError,
 )
-from .accumulate import Accumulator, BlockResult, ChoiceResult, StreamResult, ToolCallResult
-from .events import StreamTruncated, UnknownEvent, VendorEvent
-from .stream import AsyncEventStream, Channel, ConcurrentUseError, EventStream
+from .._runtime.accumulate import (
+    Accumulator,
+    BlockResult,
+    ChoiceResult,
+    StreamResult,
+    ToolCallResult,
+)
+from .._runtime.events import StreamTruncated, UnknownEvent, VendorEvent
+from .._runtime.stream import AsyncEventStream, Channel, ConcurrentUseError, EventStream
+from .._runtime.usage import usage_as_sent
 
 PROVIDER = "xerotier"
 """The provider name (its folder under the specs folder)."""
@@ -81,4 +89,5 @@ __all__ = [
     "VendorEvent",
     "models",
     "sse",
+    "usage_as_sent",
 ]

@@ -9,6 +9,7 @@ Example (in the consuming repository's ``pyproject.toml``)::
     package = "myapp.llm_stream"     # its import name (default: derived from `out`)
     providers = ["deepseek"]         # default: every folder under `specs`
     model = "msgspec"                # model flavour: "msgspec" (msgspec.Struct) or "pydantic" (v2 BaseModel)
+    runtime = "vendored"             # "vendored": one copy in `out`/_runtime/; "installed": import ssegen.runtime
     strict = false                   # warnings are errors
     ignore = ["docs-unmatched"]      # diagnostic codes to drop (never an error)
     severity = { example-widened = "info" }  # report a code at another severity (errors stay errors)
@@ -35,6 +36,11 @@ from .formatting import DEFAULT_FORMATTER, DEFAULT_LINE_LENGTH, FORMATTERS, MAX_
 #: Model flavours the emitter supports.
 MODEL_FLAVOURS = ("msgspec", "pydantic")
 
+#: Where generated packages find the runtime: ``vendored`` (written once into ``<out>/_runtime/``,
+#: so the output folder needs only msgspec) or ``installed`` (``ssegen.runtime``, for a repository
+#: that depends on ssegen itself).
+RUNTIME_MODES = ("vendored", "installed")
+
 
 @dataclass(frozen=True)
 class OutputSettings:
@@ -51,6 +57,7 @@ class OutputSettings:
         formatter: what formats the generated Python (``black`` or ``ruff``, see
             :mod:`ssegen.formatting`).
         line_length: the generated Python's line length, in columns.
+        runtime: where the packages import the runtime from (see :data:`RUNTIME_MODES`).
     """
 
     package: str = "generated"
@@ -59,6 +66,12 @@ class OutputSettings:
     tests_apart: bool = False
     formatter: str = DEFAULT_FORMATTER
     line_length: int = DEFAULT_LINE_LENGTH
+    runtime: str = "vendored"
+
+    @property
+    def vendored(self) -> bool:
+        """True when the runtime is written into the output folder (``<out>/_runtime/``)."""
+        return self.runtime == "vendored"
 
     def to_manifest(self) -> dict[str, str]:
         """The settings as the manifest's ``settings`` object (sorted keys, string values)."""
@@ -68,6 +81,7 @@ class OutputSettings:
             "line_length": str(self.line_length),
             "model": self.model,
             "package": self.package,
+            "runtime": self.runtime,
             "specs": self.specs_label,
             "tests": tests,
         }
@@ -93,6 +107,7 @@ class Config:
         policy: codes the project ignores or reports at another severity.
         formatter: what formats the generated Python (see :data:`FORMATTERS`).
         line_length: the generated Python's line length, in columns.
+        runtime: where the packages import the runtime from (see :data:`RUNTIME_MODES`).
         source: the ``pyproject.toml`` the settings came from (None: defaults).
         root: the project root (the folder of ``source``; the working folder when None).
     """
@@ -107,6 +122,7 @@ class Config:
     policy: Policy = field(default_factory=Policy)
     formatter: str = DEFAULT_FORMATTER
     line_length: int = DEFAULT_LINE_LENGTH
+    runtime: str = "vendored"
     source: Path | None = field(default=None, compare=False)
     root: Path = field(default_factory=Path.cwd, compare=False)
 
@@ -130,7 +146,13 @@ class Config:
     def output_settings(self) -> OutputSettings:
         """The :class:`OutputSettings` these settings give."""
         return OutputSettings(
-            self.import_name, self.specs_label, self.model, self.tests_out is not None, self.formatter, self.line_length
+            self.import_name,
+            self.specs_label,
+            self.model,
+            self.tests_out is not None,
+            self.formatter,
+            self.line_length,
+            self.runtime,
         )
 
     @property
@@ -185,7 +207,7 @@ def load_config(start: Path) -> Config:
 
     keys = {
         *("specs", "out", "tests_out", "package", "providers", "model", "strict", "ignore", "severity"),
-        *("formatter", "line_length"),
+        *("formatter", "line_length", "runtime"),
     }
     unknown = sorted(set(table) - keys)
     if unknown:
@@ -200,6 +222,11 @@ def load_config(start: Path) -> Config:
     if model not in MODEL_FLAVOURS:
         raise ConfigError(
             f"{path}: [tool.ssegen] model {model!r} is not supported (supported: {', '.join(MODEL_FLAVOURS)})"
+        )
+    runtime = text("runtime", "vendored")
+    if runtime not in RUNTIME_MODES:
+        raise ConfigError(
+            f"{path}: [tool.ssegen] runtime {runtime!r} is not supported (supported: {', '.join(RUNTIME_MODES)})"
         )
     formatter = text("formatter", DEFAULT_FORMATTER)
     if formatter not in FORMATTERS:
@@ -225,6 +252,7 @@ def load_config(start: Path) -> Config:
         policy=_policy(path, table),
         formatter=formatter,
         line_length=line_length,
+        runtime=runtime,
         source=path,
         root=base.resolve(),
     )

@@ -35,6 +35,7 @@ from .normalize.discrimination import plan_channels, split_unions
 from .normalize.docs import merge_docs
 from .normalize.examples import reconcile_examples
 from .normalize.merge import merge_sources, unique_streams
+from .runtime import RUNTIME_FOLDER
 from .sources import detect
 from .sources.base import SourceInput, SourceResult
 from .sources.refs import RefResolver
@@ -178,6 +179,12 @@ def provider_problem(specs: Path, name: str) -> tuple[codes.Code, str] | None:
             f"provider folder name {name!r} is not a valid Python package name "
             "(use ASCII letters, digits and underscores, not starting with a digit, not a keyword); "
             "rename the folder",
+        )
+    if name == RUNTIME_FOLDER:
+        return (
+            codes.PROVIDER_NAME_INVALID,
+            f"provider folder name {name!r} is where the output folder keeps the runtime every provider "
+            "package imports; rename the folder",
         )
     if is_outside(specs, folder):
         return (

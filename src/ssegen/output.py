@@ -45,11 +45,18 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any, TypedDict
 
 from .discover import read_regular
+from .runtime import RUNTIME_FOLDER
 
 if TYPE_CHECKING:
     from .config import OutputSettings
 
 MANIFEST = "ssegen-manifest.json"
+
+
+def is_root_file(rel: str) -> bool:
+    """True for a file of the output folder itself rather than of one provider: its
+    ``__init__.py`` and the runtime in :data:`RUNTIME_FOLDER` (the manifest itself aside)."""
+    return rel != MANIFEST and ("/" not in rel or rel.startswith(f"{RUNTIME_FOLDER}/"))
 
 
 def templates_dir() -> Path:
@@ -58,7 +65,7 @@ def templates_dir() -> Path:
 
 
 def runtime_dir() -> Path:
-    """The ``ssegen/runtime`` folder, as a package resource: the modules copied into every package."""
+    """The ``ssegen/runtime`` folder, as a package resource: the modules written into every output folder."""
     return Path(str(resources.files("ssegen") / "runtime"))
 
 
@@ -95,7 +102,7 @@ def package_dir() -> Path:
 
 
 #: The package folders whose files are read while rendering (templates, and the runtime
-#: modules copied into every package) rather than imported once at start.
+#: modules written into every output folder) rather than imported once at start.
 _RENDER_FOLDERS = ("templates", "runtime")
 
 
@@ -124,7 +131,7 @@ def generator_files(root: Path) -> tuple[list[str], list[str]]:
 
 def fingerprint(root: Path) -> str:
     """Hex SHA-256 over the ssegen package at ``root``: every ``*.py`` under it (its code, and the
-    runtime modules copied into each package) and every template, as sorted relative paths, each
+    runtime modules written into each output folder) and every template, as sorted relative paths, each
     followed by the SHA-256 of its bytes.  Two ssegen checkouts with the same fingerprint write the
     same output from the same specs and settings (given the same formatter).
 
@@ -401,24 +408,30 @@ def plan(out: Path, files: dict[str, str], providers: list[str], old: Manifest |
         else:
             result.foreign.append(rel)
             result.blocked.append(rel)
-    for name in sorted(providers):
-        folder = out / name
-        if not folder.is_dir():
-            continue
-        for path in sorted(folder.rglob("*")):
-            rel = path.relative_to(out).as_posix()
-            if not path.is_file() or rel in files or "__pycache__" in path.parts:
-                continue
-            if rel in recorded:
-                if _hash_file(path) == recorded[rel]:
-                    result.remove.append(rel)
-                else:
-                    result.edited.append(rel)
-            else:
-                result.foreign.append(rel)
+    for rel in _unlisted(out, [*sorted(providers), RUNTIME_FOLDER], files):
+        if rel not in recorded:
+            result.foreign.append(rel)
+        elif _hash_file(out / PurePosixPath(rel)) == recorded[rel]:
+            result.remove.append(rel)
+        else:
+            result.edited.append(rel)
     if old is None:
         result.unowned = _unowned(out, files)
     return result
+
+
+def _unlisted(out: Path, folders: list[str], listed: dict[str, str] | set[str]) -> list[str]:
+    """The files under each of ``folders`` (of ``out``) that are not in ``listed``, in order; a
+    ``__pycache__`` is never looked into."""
+    found = []
+    for name in folders:
+        folder = out / name
+        if folder.is_dir():
+            for path in sorted(folder.rglob("*")):
+                rel = path.relative_to(out).as_posix()
+                if rel not in listed and path.is_file() and "__pycache__" not in path.parts:
+                    found.append(rel)
+    return found
 
 
 def _only_generator_differs(path: Path, wanted: str) -> bool:
@@ -556,11 +569,7 @@ def build_manifest(
             "generator": current,
             "seal": seal(recorded_settings, current, inputs, written),
         }
-    root = {
-        rel: sha256(content.encode("utf-8"))
-        for rel, content in sorted(files.items())
-        if "/" not in rel and rel != MANIFEST
-    }
+    root = {rel: sha256(content.encode("utf-8")) for rel, content in sorted(files.items()) if is_root_file(rel)}
     return Manifest(
         ssegen=version(),
         generator=current,
@@ -619,14 +628,7 @@ def quick_check(specs: Path, out: Path, providers: list[str], settings: OutputSe
             result.missing.append(rel)
         elif disk != digest:
             result.edited.append(rel)
-    recorded = manifest.all_files()
-    for name in providers:
-        folder = out / name
-        if folder.is_dir():
-            for path in sorted(folder.rglob("*")):
-                rel = path.relative_to(out).as_posix()
-                if rel not in recorded and path.is_file() and "__pycache__" not in path.parts:
-                    result.foreign.append(rel)
+    result.foreign = _unlisted(out, [*providers, RUNTIME_FOLDER], manifest.all_files())
     manifest_disk = _hash_file(out / MANIFEST)
     if manifest_disk != sha256(manifest.dumps().encode("utf-8")):
         result.edited.append(MANIFEST)

@@ -215,9 +215,13 @@ def split_frames(body: bytes, framing: str = "sse") -> list[bytes]:
 
 
 def package_of(channel: Any) -> ModuleType | None:
-    """The generated package a channel belongs to (``generated.deepseek``), or None."""
-    module = type(channel).__module__.rpartition(".")[0]
-    return sys.modules.get(module)
+    """The generated package a channel belongs to (``generated.deepseek``), or None: the package of
+    its message classes' ``models`` module (the channel's own class is the shared runtime's)."""
+    for cls in getattr(channel, "messages", {}).values():
+        package = sys.modules.get(cls.__module__.rpartition(".")[0])
+        if package is not None:
+            return package
+    return None
 
 
 def channel_paths(address: str, servers: Mapping[str, str]) -> list[str]:

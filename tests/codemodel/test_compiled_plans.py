@@ -69,9 +69,9 @@ def test_the_compiled_gemini_plan_and_the_executor_assemble_alike(monkeypatch: o
     from conftest import shared_path
 
     from generated.gemini import CHANNELS
-    from generated.gemini import plan as runtime_plan
-    from generated.gemini.accumulate import Accumulator
     from ssegen.codemodel import accumulation
+    from ssegen.runtime import plan as runtime_plan
+    from ssegen.runtime.accumulate import Accumulator
 
     provider = load_provider(SPECS, "gemini").provider
     assert provider is not None

@@ -58,11 +58,11 @@ def test_a_line_length_change_makes_every_python_file_stale_and_is_applied(proje
     assert _run("generate", "-q")[0] == 0
     _config(project, 'formatter = "ruff"\nline_length = 79\n')
     code, output = _run("check")
-    assert code == 1 and "stale: generated/mistral/stream.py" in output
+    assert code == 1 and "stale: generated/_runtime/stream.py" in output
     wide = _tree(project / "generated")
     assert _run("generate", "-q")[0] == 0
     narrow = _tree(project / "generated")
-    assert all(narrow[rel] != wide[rel] for rel in ("mistral/models.py", "mistral/channels.py", "mistral/stream.py"))
+    assert all(narrow[rel] != wide[rel] for rel in ("mistral/models.py", "mistral/channels.py", "_runtime/stream.py"))
     for rel, content in narrow.items():
         if rel.endswith(".py"):
             text = content.decode("utf-8")
@@ -118,7 +118,7 @@ def test_a_users_formatter_run_is_not_called_a_hand_edit_and_generate_restores_i
     # The user's own formatter, with its defaults (88 columns): it rewrites most generated files.
     subprocess.run([ruff, "format", "--isolated", "generated"], cwd=project, check=True, capture_output=True)
     touched = sorted(rel for rel, content in _tree(project / "generated").items() if content != before[rel])
-    assert "mistral/stream.py" in touched
+    assert "_runtime/stream.py" in touched
     code, output = _run("check")
     assert code == 1 and "edited by hand" not in output, output
     assert {line.split("generated/")[-1] for line in output.splitlines() if line.startswith("reformatted")} == set(
@@ -128,7 +128,7 @@ def test_a_users_formatter_run_is_not_called_a_hand_edit_and_generate_restores_i
     code, output = _run("generate")
     assert (
         code == 0
-        and "restored ssegen's formatting (another formatter rewrote it): generated/mistral/stream.py" in output
+        and "restored ssegen's formatting (another formatter rewrote it): generated/_runtime/stream.py" in output
     )
     assert _tree(project / "generated") == before
     # A real edit after a formatter run is still one.
@@ -137,4 +137,4 @@ def test_a_users_formatter_run_is_not_called_a_hand_edit_and_generate_restores_i
     models.write_text(models.read_text(encoding="utf-8").replace("class ", "class My", 1), encoding="utf-8")
     code, output = _run("check")
     assert code == 1 and "edited by hand: generated/mistral/models.py" in output
-    assert "reformatted by another formatter: generated/mistral/stream.py" in output
+    assert "reformatted by another formatter: generated/_runtime/stream.py" in output

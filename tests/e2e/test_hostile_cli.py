@@ -55,7 +55,7 @@ def test_conform_with_a_file_for_the_provider_is_a_usage_error() -> None:
     run = CliRunner().invoke(
         main, ["conform", "--out", str(ROOT / "generated"), "deepseek.sse", "/chat/completions", str(capture)]
     )
-    assert run.exit_code == 2 and run.exception is None or isinstance(run.exception, SystemExit)
+    assert run.exit_code == 2 and (run.exception is None or isinstance(run.exception, SystemExit)), run.exception
     assert "'deepseek.sse' is not a provider name" in run.output and "Traceback" not in run.output
 
 
@@ -66,7 +66,7 @@ def test_conform_reports_json_nested_too_deep_as_a_violation(tmp_path: Path) -> 
     run = CliRunner().invoke(
         main, ["conform", "--out", str(ROOT / "generated"), "deepseek", "/chat/completions", str(capture)]
     )
-    assert run.exit_code == 1 and run.exception is None or isinstance(run.exception, SystemExit), run.exception
+    assert run.exit_code == 1 and (run.exception is None or isinstance(run.exception, SystemExit)), run.exception
     assert "event 1 /: cannot decode: JSON nested too deep" in run.output
 
 

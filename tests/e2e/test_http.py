@@ -32,11 +32,11 @@ from typing import Any
 
 import httpx
 import pytest
-from conftest import GENERATED
+from conftest import GENERATED, GENERATED_PROVIDERS
 
 from ssegen.replay import content_type
 
-PROVIDERS = sorted(p.name for p in GENERATED.iterdir() if (p / "test_conformance.py").is_file())
+PROVIDERS = GENERATED_PROVIDERS
 #: Seconds after which the server shuts itself down even if a test hangs.
 SERVER_LIFETIME = 60.0
 UNICODE_TEXT = "Grüße — 世界 🎉 "
@@ -90,8 +90,8 @@ def _streams(provider: str) -> list[Stream]:
     bodies: list[tuple[str, str, bytes, bool]] = []
     for name, channel, file, full_text in conformance.STREAMS:
         bodies.append((channel, f"stream-{name}", (GENERATED / provider / file).read_bytes(), full_text))
-    for channel in sorted({e[0] for e in conformance.EXAMPLES}):
-        examples = [e for e in conformance.EXAMPLES if e[0] == channel]
+    for channel in sorted({e[0] for e in [*conformance.EXAMPLES, *conformance.SYNTHESIZED]}):
+        examples = [e for e in [*conformance.EXAMPLES, *conformance.SYNTHESIZED] if e[0] == channel]
         ndjson = importlib.import_module(f"generated.{provider}").CHANNELS[channel].framing == "ndjson"
         for suffix, fix in (("", lambda d: d), ("-unicode", _unicode_data)):
             frames = "".join(

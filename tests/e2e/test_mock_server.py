@@ -17,12 +17,11 @@ import sys
 import time
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import aiohttp
-import anthropic
 import httpx
-import openai
 import pytest
 from conftest import ROOT
 
@@ -60,7 +59,8 @@ def _expected(channel: Any, **source: Any) -> dict[str, Any]:
     return result
 
 
-def test_openai_sdk_streams_the_deepseek_docs_example(url: str) -> None:
+def test_openai_sdk_streams_the_deepseek_docs_example(url: str, openai_sdk: ModuleType) -> None:
+    openai = openai_sdk
     client = openai.OpenAI(api_key="unused", base_url=url, max_retries=0, timeout=TIMEOUT)
     chunks = client.chat.completions.create(
         model="deepseek-chat", messages=[{"role": "user", "content": "Hi"}], stream=True
@@ -73,7 +73,8 @@ def test_openai_sdk_streams_the_deepseek_docs_example(url: str) -> None:
     assert final.usage.completion_tokens == 9  # the docs example's last chunk
 
 
-def test_openai_sdk_assembles_a_responses_stream(url: str) -> None:
+def test_openai_sdk_assembles_a_responses_stream(url: str, openai_sdk: ModuleType) -> None:
+    openai = openai_sdk
     client = openai.OpenAI(api_key="unused", base_url=f"{url}/v1", max_retries=0, timeout=TIMEOUT)
     with client.responses.stream(model="gpt-test", input="Hi") as stream:
         response = stream.get_final_response()
@@ -81,7 +82,8 @@ def test_openai_sdk_assembles_a_responses_stream(url: str) -> None:
     assert response.model == "gpt-test"  # the request's model, in the synthesized stream
 
 
-def test_anthropic_sdk_gets_the_synthesized_text(url: str) -> None:
+def test_anthropic_sdk_gets_the_synthesized_text(url: str, anthropic_sdk: ModuleType) -> None:
+    anthropic = anthropic_sdk
     client = anthropic.Anthropic(api_key="unused", base_url=url, max_retries=0, timeout=TIMEOUT)
     with client.messages.stream(model="claude-test", max_tokens=64, messages=[{"role": "user", "content": "Hi"}]) as s:
         message = s.get_final_message()
@@ -97,7 +99,11 @@ def test_anthropic_sdk_gets_the_synthesized_text(url: str) -> None:
         assert s.get_final_message().content[0].text == "Told to say this."  # type: ignore[union-attr]
 
 
-def test_sdks_raise_their_own_errors_on_an_error_event_and_a_cut(url: str) -> None:
+def test_sdks_raise_their_own_errors_on_an_error_event_and_a_cut(
+    url: str, anthropic_sdk: ModuleType, openai_sdk: ModuleType
+) -> None:
+    anthropic = anthropic_sdk
+    openai = openai_sdk
     claude = anthropic.Anthropic(
         api_key="unused",
         base_url=url,
@@ -256,7 +262,8 @@ def _first_line(process: subprocess.Popen[str], deadline: float) -> str:
     raise AssertionError("ssegen mock printed nothing in time")
 
 
-def test_the_ssegen_mock_command_serves_the_openai_sdk(tmp_path: Path) -> None:
+def test_the_ssegen_mock_command_serves_the_openai_sdk(tmp_path: Path, openai_sdk: ModuleType) -> None:
+    openai = openai_sdk
     capture = tmp_path / "capture.sse"
     capture.write_bytes(b"".join(frames_for(CHAT, text="Replayed from a capture")))
     process = subprocess.Popen(

@@ -11,18 +11,20 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import GENERATED, SPECS
+from conftest import GENERATED, GENERATED_PROVIDERS, SPECS
 from helpers.flavours import PYDANTIC_ROOT, pydantic_output
 from mypy import api as mypy_api
 
 from ssegen.cli import main
 
-PROVIDERS = sorted(p.name for p in GENERATED.iterdir() if (p / "__init__.py").is_file())
+PROVIDERS = GENERATED_PROVIDERS
 
 
 def test_every_seed_provider_is_generated_as_pydantic_models() -> None:
     out = pydantic_output()
-    assert sorted(p.name for p in out.iterdir() if (p / "__init__.py").is_file()) == PROVIDERS
+    assert sorted(p.name for p in out.iterdir() if (p / "channels.py").is_file()) == PROVIDERS
+    assert (out / "_runtime" / "pydantic_support.py").is_file()
+    assert [p.relative_to(out).as_posix() for p in out.rglob("pydantic_support.py")] == ["_runtime/pydantic_support.py"]
     for provider in PROVIDERS:
         models = (out / provider / "models.py").read_text(encoding="utf-8")
         assert "(pydantic.BaseModel):" in models and "import msgspec" not in models
@@ -73,14 +75,14 @@ def test_model_setting_and_flag_choose_the_flavour_and_check_notices_a_switch(
     runner = CliRunner()
     assert runner.invoke(main, ["generate", "-q"]).exit_code == 0
     assert "(pydantic.BaseModel):" in (tmp_path / "llm" / "deepseek" / "models.py").read_text(encoding="utf-8")
-    assert (tmp_path / "llm" / "deepseek" / "pydantic_support.py").is_file()
+    assert (tmp_path / "llm" / "_runtime" / "pydantic_support.py").is_file()
     ok = runner.invoke(main, ["check"])
     assert ok.exit_code == 0 and "up to date" in ok.output
     stale = runner.invoke(main, ["check", "--model", "msgspec"])
     assert stale.exit_code == 1 and "llm/deepseek/models.py" in stale.output
     assert runner.invoke(main, ["generate", "-q", "--model", "msgspec"]).exit_code == 0
     assert "(msgspec.Struct" in (tmp_path / "llm" / "deepseek" / "models.py").read_text(encoding="utf-8")
-    assert not (tmp_path / "llm" / "deepseek" / "pydantic_support.py").exists()
+    assert not (tmp_path / "llm" / "_runtime" / "pydantic_support.py").exists()
     assert runner.invoke(main, ["check", "--model", "msgspec"]).exit_code == 0
 
 

@@ -17,7 +17,7 @@ import pytest
 
 from generated import anthropic as gen_anthropic
 from generated import openai_responses as gen_responses
-from generated.anthropic.partial_json import partial_json
+from ssegen.runtime.partial_json import partial_json
 
 
 def _event(data: dict[str, Any]) -> str:

@@ -14,8 +14,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from generated.gemini import CHANNELS as GEMINI
-from generated.gemini import sse, stream
-from generated.gemini.stream import COALESCE_BYTES, COALESCE_EVENTS, COALESCE_NAMED, coalesce
+from ssegen.runtime import sse, stream
+from ssegen.runtime.stream import COALESCE_BYTES, COALESCE_EVENTS, COALESCE_NAMED, coalesce
 
 _RAW = st.builds(
     sse.RawEvents,

@@ -16,7 +16,7 @@ import pytest
 
 from generated.deepseek import CHANNELS, StreamTruncated, sse
 from generated.deepseek import models as ds_models
-from generated.deepseek.events import TRUNCATED_REASON
+from ssegen.runtime.events import TRUNCATED_REASON
 
 CHAT = CHANNELS["/chat/completions"]
 CHUNK = {"id": "c1", "object": "chat.completion.chunk", "created": 1, "model": "m", "choices": []}

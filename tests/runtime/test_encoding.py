@@ -18,14 +18,14 @@ from typing import Any
 
 import msgspec
 import pytest
-from conftest import GENERATED
+from conftest import GENERATED, GENERATED_PROVIDERS
 from helpers.flavours import package as flavour_package
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ssegen.conform import conform
 
-PROVIDERS = sorted(p.name for p in GENERATED.iterdir() if (p / "__init__.py").is_file() and (p / "sse.py").is_file())
+PROVIDERS = GENERATED_PROVIDERS
 CAPTURED = GENERATED.parent / "tests" / "data" / "streams"
 SYNTHESIZED = ("chat", "messages", "responses", "gemini", "cohere")
 TEXT = "Hello there,\n  world! Ünïcödé 😀 done."

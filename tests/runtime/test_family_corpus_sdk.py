@@ -25,10 +25,9 @@ Where the SDK and the wire disagree, the wire wins, and the test says so:
 
 from __future__ import annotations
 
-import importlib
 import json
-import sys
 import warnings
+from types import ModuleType
 from typing import Any
 
 import pytest
@@ -36,10 +35,9 @@ from conftest import ROOT
 
 from generated import anthropic as gen_anthropic
 from generated import openai_responses as gen_responses
+from ssegen.transport import http_library
 
-anthropic = pytest.importorskip("anthropic")
-openai = pytest.importorskip("openai")
-http: Any = sys.modules["httpx2"] if "httpx2" in sys.modules else importlib.import_module("httpx")
+pytestmark = pytest.mark.sdk
 
 CORPUS = ROOT.parent / "shared" / "corpus" / "families"
 READS = {"7": 7, "4k": 4096, "whole": 0}
@@ -56,7 +54,11 @@ def _names(family: str) -> list[Any]:
     return sorted(p.name for p in (CORPUS / family).glob("*.sse"))
 
 
-def _client(body: bytes) -> Any:
+def _client(sdk: ModuleType, body: bytes) -> Any:
+    """A client of the HTTP library ``sdk`` is built on (httpx, or httpx2 for openai >= 3), every
+    request answered with ``body`` in 4 KiB reads."""
+    http = http_library(sdk)[0]
+
     def handler(request: Any) -> Any:
         reads = [body[i : i + 4096] for i in range(0, len(body), 4096)]
         return http.Response(200, headers={"content-type": "text/event-stream"}, content=iter(reads))
@@ -85,8 +87,10 @@ def _superset(ours: Any, sdk: Any, where: str = "usage") -> None:
 # -- Anthropic Messages -------------------------------------------------------------------
 
 
-def _anthropic_sdk(body: bytes) -> dict[str, Any]:
-    client = anthropic.Anthropic(api_key="x", base_url="http://mock.invalid", max_retries=0, http_client=_client(body))
+def _anthropic_sdk(anthropic: ModuleType, body: bytes) -> dict[str, Any]:
+    client = anthropic.Anthropic(
+        api_key="x", base_url="http://mock.invalid", max_retries=0, http_client=_client(anthropic, body)
+    )
     with client.messages.stream(model="m", max_tokens=64, messages=[{"role": "user", "content": "hi"}]) as stream:
         message = stream.get_final_message()
     with warnings.catch_warnings():  # pydantic warns about block types its union does not list
@@ -97,9 +101,11 @@ def _anthropic_sdk(body: bytes) -> dict[str, Any]:
 
 @pytest.mark.parametrize("read", sorted(READS))
 @pytest.mark.parametrize("name", _names("anthropic"))
-def test_captured_messages_stream_assembles_as_the_anthropic_sdk(name: str, read: str) -> None:
+def test_captured_messages_stream_assembles_as_the_anthropic_sdk(
+    name: str, read: str, anthropic_sdk: ModuleType
+) -> None:
     body = (CORPUS / "anthropic" / name).read_bytes()
-    sdk = _anthropic_sdk(body)
+    sdk = _anthropic_sdk(anthropic_sdk, body)
     ours = _ours(gen_anthropic, "/v1/messages", body, READS[read])
     assert ours["complete"] is True and ours["errors"] == []
     assert (ours["id"], ours["model"], ours["stop_reason"]) == (sdk["id"], sdk["model"], sdk.get("stop_reason"))
@@ -122,8 +128,10 @@ def test_captured_messages_stream_assembles_as_the_anthropic_sdk(name: str, read
 # -- OpenAI Responses ---------------------------------------------------------------------
 
 
-def _responses_sdk(body: bytes) -> tuple[dict[str, Any] | None, Exception | None]:
-    client = openai.OpenAI(api_key="x", base_url="http://mock.invalid/v1", max_retries=0, http_client=_client(body))
+def _responses_sdk(openai: ModuleType, body: bytes) -> tuple[dict[str, Any] | None, Exception | None]:
+    client = openai.OpenAI(
+        api_key="x", base_url="http://mock.invalid/v1", max_retries=0, http_client=_client(openai, body)
+    )
     try:
         with client.responses.stream(model="m", input="hi") as stream:
             response = stream.get_final_response()
@@ -157,18 +165,18 @@ def _message_text(item: dict[str, Any]) -> str | None:
 
 @pytest.mark.parametrize("read", sorted(READS))
 @pytest.mark.parametrize("name", _names("openai_responses"))
-def test_captured_responses_stream_assembles_as_the_openai_sdk(name: str, read: str) -> None:
+def test_captured_responses_stream_assembles_as_the_openai_sdk(name: str, read: str, openai_sdk: ModuleType) -> None:
     body = (CORPUS / "openai_responses" / name).read_bytes()
     ours = _ours(gen_responses, "/v1/responses", body, READS[read])
-    sdk, error = _responses_sdk(body)
+    sdk, error = _responses_sdk(openai_sdk, body)
     problems = ours["errors"]
     if isinstance(error, RuntimeError):
         # The SDK refuses an item whose identity changed; ours takes the finished item and says so.
         assert [(e["kind"], e["member"]) for e in problems] == [("snapshot_mismatch", "call_id")]
-        sdk, error = _responses_sdk(_same_identity(body))
+        sdk, error = _responses_sdk(openai_sdk, _same_identity(body))
         problems = []
     if error is not None:  # an `error` event: the SDK raises it; ours records it and goes on
-        assert isinstance(error, openai.APIError)
+        assert isinstance(error, openai_sdk.APIError)
         data = [e["data"] for e in problems if e["kind"] == "error_event"]
         messages = [
             d.get("message") or (d.get("error") or d.get("response", {}).get("error") or {}).get("message")

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pytest
@@ -26,8 +27,7 @@ import pytest
 from generated import anthropic as gen_anthropic
 from generated import openai_responses as gen_responses
 
-anthropic = pytest.importorskip("anthropic")
-openai = pytest.importorskip("openai")
+pytestmark = pytest.mark.sdk
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "streams"
 
@@ -59,7 +59,7 @@ def _sub(ours: dict[str, Any] | None, sdk: dict[str, Any] | None) -> None:
 # -- Anthropic Messages -------------------------------------------------------------------
 
 
-def _anthropic_sdk(sse_mock: Any, body: bytes) -> tuple[dict[str, Any] | None, Exception | None]:
+def _anthropic_sdk(anthropic: ModuleType, sse_mock: Any, body: bytes) -> tuple[dict[str, Any] | None, Exception | None]:
     http_client = _client(sse_mock, anthropic, gen_anthropic.CHANNELS["/v1/messages"], body)
     client = anthropic.Anthropic(api_key="x", base_url="http://mock.invalid", max_retries=0, http_client=http_client)
     try:
@@ -185,16 +185,16 @@ ANTHROPIC_STREAMS = {p.stem: p.read_bytes() for p in sorted((DATA / "anthropic")
 
 
 @pytest.mark.parametrize("name", sorted(ANTHROPIC_STREAMS))
-def test_messages_stream_assembles_as_the_anthropic_sdk(name: str, sse_mock: Any) -> None:
+def test_messages_stream_assembles_as_the_anthropic_sdk(name: str, sse_mock: Any, anthropic_sdk: ModuleType) -> None:
     body = ANTHROPIC_STREAMS[name]
-    sdk, error = _anthropic_sdk(sse_mock, body)
+    sdk, error = _anthropic_sdk(anthropic_sdk, sse_mock, body)
     ours = _ours(gen_anthropic, "/v1/messages", body)
     if error is not None:
         # The SDK raises at the error event; ours records it and keeps everything.
         [recorded] = [e for e in ours["errors"] if e["kind"] == "error_event"]
         assert recorded["data"]["error"]["message"] == error.body["error"]["message"]  # type: ignore[attr-defined]
         before = body[: body.index(b"event: error")] + b'event: message_stop\ndata: {"type": "message_stop"}\n\n'
-        sdk, error = _anthropic_sdk(sse_mock, before)
+        sdk, error = _anthropic_sdk(anthropic_sdk, sse_mock, before)
         ours = _ours(gen_anthropic, "/v1/messages", before)
     assert error is None and sdk is not None
     assert ours["complete"] is True and ours["errors"] == []
@@ -213,7 +213,7 @@ def test_messages_stream_assembles_as_the_anthropic_sdk(name: str, sse_mock: Any
 # -- OpenAI Responses ---------------------------------------------------------------------
 
 
-def _responses_sdk(sse_mock: Any, body: bytes) -> tuple[dict[str, Any] | None, Exception | None]:
+def _responses_sdk(openai: ModuleType, sse_mock: Any, body: bytes) -> tuple[dict[str, Any] | None, Exception | None]:
     http_client = _client(sse_mock, openai, gen_responses.CHANNELS["/v1/responses"], body)
     client = openai.OpenAI(api_key="x", base_url="http://mock.invalid/v1", max_retries=0, http_client=http_client)
     try:
@@ -374,9 +374,9 @@ def _item_text(item: dict[str, Any]) -> str | None:
 
 
 @pytest.mark.parametrize("name", sorted(RESPONSES_STREAMS))
-def test_responses_stream_assembles_as_the_openai_sdk(name: str, sse_mock: Any) -> None:
+def test_responses_stream_assembles_as_the_openai_sdk(name: str, sse_mock: Any, openai_sdk: ModuleType) -> None:
     body = RESPONSES_STREAMS[name]
-    sdk, error = _responses_sdk(sse_mock, body)
+    sdk, error = _responses_sdk(openai_sdk, sse_mock, body)
     ours = _ours(gen_responses, "/v1/responses", body)
     if error is not None:
         errors = [e for e in ours["errors"] if e["kind"] == "error_event"]

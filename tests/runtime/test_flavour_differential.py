@@ -23,10 +23,15 @@ from typing import Any
 
 import msgspec
 import pytest
-from conftest import GENERATED
+from conftest import GENERATED, GENERATED_PROVIDERS
 from helpers.flavours import package
 
-PROVIDERS = sorted(p.name for p in GENERATED.iterdir() if (p / "__init__.py").is_file())
+PROVIDERS = GENERATED_PROVIDERS
+
+
+def _examples(tests: Any) -> list[tuple[str, str, str, str, str, str]]:
+    """A generated conformance module's examples: the spec's own, then the synthesized ones."""
+    return [*tests.EXAMPLES, *tests.SYNTHESIZED]
 
 
 def _frame(provider: str, channel: str, event_type: str, data: str) -> str:
@@ -38,7 +43,7 @@ def _frame(provider: str, channel: str, event_type: str, data: str) -> str:
 
 def _bodies(provider: str) -> list[tuple[str, bytes]]:
     bodies = [(f"page:{p.name}", p.read_bytes()) for p in sorted((GENERATED / provider / "examples").glob("*.sse"))]
-    examples = importlib.import_module(f"generated.{provider}.test_conformance").EXAMPLES
+    examples = _examples(importlib.import_module(f"generated.{provider}.test_conformance"))
     for channel in sorted({e[0] for e in examples}):
         frames = [_frame(provider, channel, e[1], e[4]) for e in examples if e[0] == channel]
         bodies.append((f"spec-examples:{channel}", "".join(frames).encode("utf-8")))
@@ -81,7 +86,7 @@ def _cases() -> list[tuple[str, str, bytes]]:
     cases = []
     for provider in PROVIDERS:
         cases += [(provider, name, body) for name, body in _bodies(provider)]
-        examples = importlib.import_module(f"generated.{provider}.test_conformance").EXAMPLES
+        examples = _examples(importlib.import_module(f"generated.{provider}.test_conformance"))
         for channel in sorted({e[0] for e in examples}):
             frames = [
                 _frame(provider, channel, e[1], variant)
@@ -156,7 +161,7 @@ def test_the_cases_reach_unknown_events_and_every_documented_message() -> None:
             for channel in pkg.CHANNELS.values():
                 seen |= {type(e).__name__ for e in channel.decode([body])}
         # Every class a documented example decodes to (xerotier lists vendor events with no example).
-        classes = {e[3] for e in importlib.import_module(f"generated.{provider}.test_conformance").EXAMPLES}
+        classes = {e[3] for e in _examples(importlib.import_module(f"generated.{provider}.test_conformance"))}
         assert classes | {"UnknownEvent"} <= seen, (provider, classes - seen)
 
 
@@ -198,5 +203,6 @@ def test_pydantic_reason_is_one_line_naming_the_place() -> None:
 
 
 def test_pydantic_package_needs_its_support_module_only() -> None:
-    out = Path(package("deepseek", "pydantic").__file__).parent
-    assert (out / "pydantic_support.py").is_file() and not (GENERATED / "deepseek" / "pydantic_support.py").exists()
+    out = Path(package("deepseek", "pydantic").__file__).parents[1]
+    assert (out / "_runtime" / "pydantic_support.py").is_file()
+    assert not list(GENERATED.rglob("pydantic_support.py"))

@@ -31,7 +31,7 @@ from typing import Any
 
 import msgspec
 import pytest
-from conftest import GENERATED
+from conftest import GENERATED, GENERATED_PROVIDERS
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -50,7 +50,7 @@ settings.register_profile(
 FUZZ = settings.get_profile("ssegen-fuzz-" + os.environ.get("SSEGEN_FUZZ", "quick"))
 """The selected profile; applied to each property test below (not loaded globally)."""
 
-PROVIDERS = sorted(p.name for p in GENERATED.iterdir() if (p / "__init__.py").is_file() and (p / "sse.py").is_file())
+PROVIDERS = GENERATED_PROVIDERS
 
 
 @dataclass(frozen=True)
@@ -81,7 +81,7 @@ def _streams() -> list[Stream]:
         for address, chan in package.CHANNELS.items():
             if chan.framing != "sse":  # NDJSON channels: tests/runtime/test_ndjson_channel.py
                 continue
-            examples = [e for e in tests.EXAMPLES if e[0] == address]
+            examples = [e for e in [*tests.EXAMPLES, *tests.SYNTHESIZED] if e[0] == address]
             if not examples:  # a channel the spec gives no example for
                 examples = [(address, "message", "", "", '{"id": "x", "choices": []}', ""),
                             (address, "message", "", "", "[DONE]", "")]  # fmt: skip
@@ -381,7 +381,7 @@ _JSON = st.recursive(
 def _literals(stream: Stream) -> set[str]:
     tests = importlib.import_module(f"generated.{stream.provider}.test_conformance")
     found = set()
-    for example in tests.EXAMPLES:
+    for example in [*tests.EXAMPLES, *tests.SYNTHESIZED]:
         try:
             json.loads(example[4])
         except ValueError:

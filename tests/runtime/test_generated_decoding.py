@@ -15,10 +15,10 @@ from hypothesis import strategies as st
 from generated.deepseek import CHANNELS as DEEPSEEK
 from generated.deepseek import StreamTruncated, UnknownEvent, sse
 from generated.deepseek import models as ds_models
-from generated.deepseek.accumulate import ChoiceState
-from generated.deepseek.usage import usage_as_sent
 from generated.mistral import CHANNELS as MISTRAL
 from generated.mistral import models as ms_models
+from ssegen.runtime.accumulate import ChoiceState
+from ssegen.runtime.usage import usage_as_sent
 
 HELLO = "Hello! How can I assist you today?"
 
@@ -310,7 +310,7 @@ def test_a_whole_body_is_one_run_up_to_the_terminator() -> None:
     """A body read at once (one run of plain events ending with ``[DONE]``) is
     classified as a run up to the terminator; only the terminator alone (issue 17:
     the whole run was classified event by event)."""
-    from generated.deepseek.stream import Channel, Classifier
+    from ssegen.runtime.stream import Channel, Classifier
 
     chat = DEEPSEEK["/chat/completions"]
     alone: list[str] = []
@@ -335,7 +335,7 @@ def test_a_whole_body_is_one_run_up_to_the_terminator() -> None:
 
 
 def test_long_streams_are_compacted_without_changing_the_text() -> None:
-    from generated.deepseek.accumulate import COMPACT_PARTS
+    from ssegen.runtime.accumulate import COMPACT_PARTS
 
     chat = DEEPSEEK["/chat/completions"]
     tokens = [f"t{i} " for i in range(3 * COMPACT_PARTS + 17)]
@@ -356,7 +356,7 @@ def test_long_streams_are_compacted_without_changing_the_text() -> None:
 
 
 def test_compaction_bounds_text_and_argument_parts_and_joins_each_block_once() -> None:
-    from generated.deepseek.accumulate import COMPACT_PARTS, Accumulator
+    from ssegen.runtime.accumulate import COMPACT_PARTS, Accumulator
 
     acc = Accumulator()
     state = acc.choice(0)
@@ -381,7 +381,7 @@ def test_compaction_bounds_text_and_argument_parts_and_joins_each_block_once() -
 def test_sync_and_async_accumulation_compact_as_they_go(monkeypatch: Any) -> None:
     """Both paths compact every COMPACT_PARTS events, not only at the end (memory
     follows the text, not the number of deltas)."""
-    from generated.deepseek import accumulate
+    from generated._runtime import accumulate  # the runtime the channel runs on
 
     calls: list[int] = []
     compact = accumulate.Accumulator.compact

@@ -14,12 +14,12 @@ from conftest import SPECS
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from generated._runtime.sse import iter_events  # the runtime CHAT.framer is of
 from generated.ollama import CHANNELS, StreamTruncated, UnknownEvent
 from generated.ollama import models as ollama
-from generated.ollama.accumulate import Accumulator
-from generated.ollama.plan import Plan, Step
-from generated.ollama.plan import run as run_plan
-from generated.ollama.sse import iter_events
+from ssegen.runtime.accumulate import Accumulator
+from ssegen.runtime.plan import Plan, Step
+from ssegen.runtime.plan import run as run_plan
 from ssegen.transport import SSEMock
 
 CHAT = CHANNELS["/api/chat"]
@@ -262,9 +262,9 @@ def test_usage_holds_only_the_counts_sent_and_none_without_them() -> None:
 def test_the_compiled_usage_step_and_the_plan_executor_agree() -> None:
     """``/api/generate``'s plan is compiled to typed statements; the executor
     (``plan.run``) running the same ``usage`` step over the same events gives the same usage."""
-    from generated.ollama.accumulate import Accumulator
-    from generated.ollama.plan import Plan, Step
-    from generated.ollama.plan import run as run_plan
+    from ssegen.runtime.accumulate import Accumulator
+    from ssegen.runtime.plan import Plan, Step
+    from ssegen.runtime.plan import run as run_plan
 
     generate = CHANNELS["/api/generate"]
     [final] = _final_examples("/api/generate")

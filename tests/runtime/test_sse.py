@@ -1,10 +1,9 @@
-"""Tests of the SSE decoder (src/ssegen/runtime/sse.py, copied into every generated package).
+"""Tests of the SSE decoder (src/ssegen/runtime/sse.py, every output folder's ``_runtime/sse.py``).
 
 Behaviour checked against the WHATWG HTML Living Standard, section 9.2.6
-"Interpreting an event stream", and against the literal transcription of that
-algorithm the runtime ships as its slow path (``sse.whatwg_events``, ``_reference``
-below); each layer (line splitter, field interpreter, run scanner) is also checked
-alone.
+"Interpreting an event stream", and against a literal transcription of that
+algorithm (``whatwg_events`` in tests/helpers/whatwg.py, ``_reference`` below); each
+layer (line splitter, field interpreter, run scanner) is also checked alone.
 """
 
 from __future__ import annotations
@@ -17,6 +16,7 @@ from collections.abc import AsyncIterator, Iterable
 from typing import Any
 
 import pytest
+from helpers.whatwg import whatwg_events
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -77,16 +77,16 @@ def decode(chunks: Iterable[bytes], **kwargs: Any) -> tuple[list[Any], Any]:
 
 def events_of(data: bytes, **kwargs: Any) -> list[Any]:
     """The events of ``data`` in one read, checked to be those of the literal
-    transcription (``sse.whatwg_events``) too."""
+    transcription (``whatwg_events``) too."""
     events = decode([data], **kwargs)[0]
-    assert events == sse.whatwg_events(data)
+    assert events == whatwg_events(data)
     return events
 
 
 def _reference(data: bytes) -> list[Any]:
     """The events of the literal transcription of WHATWG HTML 9.2.6 over a whole stream
-    (``sse.whatwg_events``, the runtime's documented slow path)."""
-    return sse.whatwg_events(data)
+    (``whatwg_events``, the literal transcription)."""
+    return whatwg_events(data)
 
 
 def _discarded(data: bytes, incomplete: bool) -> int:
@@ -1051,10 +1051,10 @@ def test_line_splitter_alone_gives_the_lines_of_the_whole_stream_under_any_split
 @given(st.lists(_LINES, max_size=30))
 def test_field_interpreter_alone_gives_the_events_of_the_literal_algorithm(lines: list[str]) -> None:
     """``sse.FieldInterpreter`` over decoded lines, in one batch or one line per call, gives
-    the events, last event ID and reconnection time of ``sse.whatwg_events``."""
+    the events, last event ID and reconnection time of ``whatwg_events``."""
     lines = [line.lstrip("\ufeff") for line in lines]
     body = "".join(line + "\n" for line in lines).encode()
-    expected = sse.whatwg_events(body)
+    expected = whatwg_events(body)
     for batches in ([lines], [[line] for line in lines]):
         fields = sse.FieldInterpreter()
         events: list[Any] = []
@@ -1084,7 +1084,7 @@ def test_run_scanner_alone_gives_the_events_of_the_literal_algorithm(blocks: lis
         assert stop == 0
         return
     assert data[stop - 2 : stop] == b"\n\n" and stop <= cut + 2
-    expected = [event._replace(id="7") for event in sse.whatwg_events(data[:stop])]
+    expected = [event._replace(id="7") for event in whatwg_events(data[:stop])]
     assert run.events() == expected and run.id == "7"
     if isinstance(run, sse.RawEvents):
         assert re.match(rb"data: [^\n]*\n\n", data[stop:]) is None
@@ -1095,15 +1095,15 @@ def test_run_scanner_alone_gives_the_events_of_the_literal_algorithm(blocks: lis
 def test_literal_algorithm_reports_invalid_utf8_and_oversized_retry_as_the_decoder_does() -> None:
     body = b"\xef\xbb\xbfdata: a\n\ndata: \xff\n\n"
     with pytest.raises(sse.InvalidUTF8Error) as literal:
-        sse.whatwg_events(body)
+        whatwg_events(body)
     with pytest.raises(sse.InvalidUTF8Error) as decoded:
         decode([body])
     assert literal.value.offset == decoded.value.offset == 18
     # Bytes after the last line end are not checked (the unterminated event is discarded).
-    assert sse.whatwg_events(b"data: a\n\ndata: \xff") == [E("message", "a")]
+    assert whatwg_events(b"data: a\n\ndata: \xff") == [E("message", "a")]
     huge = b"data: a\n\nretry: " + b"9" * 5000 + b"\n\n"
     with pytest.raises(sse.InvalidFieldError) as literal_field:
-        sse.whatwg_events(huge)
+        whatwg_events(huge)
     assert literal_field.value.events == [E("message", "a")]
     with pytest.raises(sse.InvalidFieldError):
         decode([huge])

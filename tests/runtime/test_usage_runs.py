@@ -17,7 +17,7 @@ import pytest
 from generated.deepseek import CHANNELS as DEEPSEEK
 from generated.gemini import CHANNELS as GEMINI
 from generated.gemini import models
-from generated.gemini.usage import keep_last_usage, usage_as_sent
+from ssegen.runtime.usage import keep_last_usage, usage_as_sent
 
 GEMINI_CHANNEL = GEMINI["/models/{model}:streamGenerateContent"]
 CHAT = DEEPSEEK["/chat/completions"]

@@ -51,7 +51,7 @@ PACKAGE_EXPORTS = (
     *("ConcurrentUseError", "ERROR_CODES", "EventStream", "EventTooLargeError", "InvalidFieldError"),
     *("InvalidUTF8Error", "PROVIDER", "PayloadError"),
     *("SERVERS", "SPEC_TITLE", "SPEC_VERSION", "SSEError", "ServerSentEvent", "StreamResult"),
-    *("StreamTruncated", "ToolCallResult", "UnknownEvent", "VendorEvent", "models", "sse"),
+    *("StreamTruncated", "ToolCallResult", "UnknownEvent", "VendorEvent", "models", "sse", "usage_as_sent"),
 )
 
 #: The channel the package docstring's usage example opens when the provider has none.
@@ -73,7 +73,8 @@ class PackageSpec:
         usage_address: the channel the package docstring's usage example opens.
         error_codes_source: where ``ERROR_CODES`` come from (``from <file>`` or
             ``none documented``).
-        examples: the documented examples the conformance tests decode.
+        examples: the examples the conformance tests decode: the spec's own, and one synthesized
+            for each JSON message it gives none (:func:`~ssegen.codemodel.conformance.example_cases`).
         streams: the harvested example streams the conformance tests replay.
         flavour: the model flavour (msgspec or pydantic): what differs between them.
         summary: the package docstring's first line: what the package is (typed SSE
@@ -98,6 +99,16 @@ class PackageSpec:
     summary: str = ""
     usage: tuple[str, ...] = ()
     kept: tuple[tuple[str, tuple[str, ...]], ...] = ()
+
+    @property
+    def own_examples(self) -> tuple[ExampleCase, ...]:
+        """The spec's own examples, in :attr:`examples` order."""
+        return tuple(e for e in self.examples if not e.synthesized)
+
+    @property
+    def synthesized_examples(self) -> tuple[ExampleCase, ...]:
+        """The examples ssegen synthesized for messages the spec gives none, in :attr:`examples` order."""
+        return tuple(e for e in self.examples if e.synthesized)
 
     @property
     def uses_plan(self) -> bool:

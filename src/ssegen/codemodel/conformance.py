@@ -28,6 +28,8 @@ class ExampleCase:
         id: a test id naming the example (``<address> <message> <name or position>``),
             not its file:line: the same spec written as AsyncAPI 2.6, 3.0 or split
             files gives the same package.
+        synthesized: ssegen made the example (:func:`example_cases`), the spec gives none;
+            it validates by construction, so its tests are the decoding and the round trip.
     """
 
     channel: str
@@ -36,6 +38,7 @@ class ExampleCase:
     cls: str
     data: str
     id: str
+    synthesized: bool = False
 
 
 @dataclass(frozen=True)
@@ -92,7 +95,7 @@ def example_cases(provider: Provider, channels: list[ChannelSpec]) -> tuple[Exam
                     example_id = f"{channel.address} {message.name} synthesized"
                     rows.append(
                         ExampleCase(
-                            channel.address, message.event, message.name, classes[message.name], data, example_id
+                            channel.address, message.event, message.name, classes[message.name], data, example_id, True
                         )
                     )
     return tuple(rows)

@@ -32,8 +32,9 @@ class Flavour:
         models_template: the template laying out ``models.py``.
         depends: the package docstring's dependency list (``msgspec and the standard library``).
         imports: modules ``channels.py`` imports (``import <name>``), in order.
-        support_import: ``channels.py``'s import of the flavour's runtime helpers, or "".
-        runtime_modules: runtime modules copied into the package besides ``ssegen.runtime.MODULES``.
+        support_module: the runtime module of the flavour's helpers (``pydantic_support``), or "".
+        support_names: the names ``channels.py`` imports from it, sorted.
+        runtime_modules: runtime files written besides ``ssegen.runtime.MODULES`` (in ``_runtime/``).
         adapter: the per-message validator object, ``{cls}`` standing for ``models.<Class>``.
         adapter_type: its type, as the tagged table's annotation.
         decode_method: the method of ``adapter`` taking JSON text (``str`` or ``bytes``).
@@ -57,7 +58,8 @@ class Flavour:
     models_template: str
     depends: str
     imports: tuple[str, ...]
-    support_import: str
+    support_module: str
+    support_names: tuple[str, ...]
     runtime_modules: tuple[str, ...]
     adapter: str
     adapter_type: str
@@ -80,7 +82,8 @@ MSGSPEC = Flavour(
     models_template="models.py.jinja",
     depends="msgspec and the standard library",
     imports=("msgspec",),
-    support_import="",
+    support_module="",
+    support_names=(),
     runtime_modules=(),
     adapter="msgspec.json.Decoder({cls})",
     adapter_type="msgspec.json.Decoder[Any]",
@@ -101,10 +104,8 @@ PYDANTIC = Flavour(
     models_template="models_pydantic.py.jinja",
     depends="pydantic, msgspec and the standard library",
     imports=("msgspec", "pydantic"),
-    support_import=(
-        "from .pydantic_support import PYDANTIC, error_event, lenient_decode_models, plain, validation_reason, "
-        "vendor_event"
-    ),
+    support_module="pydantic_support",
+    support_names=("PYDANTIC", "error_event", "lenient_decode_models", "plain", "validation_reason", "vendor_event"),
     runtime_modules=("pydantic_support.py",),
     adapter="pydantic.TypeAdapter({cls})",
     adapter_type="pydantic.TypeAdapter[Any]",

@@ -7,8 +7,8 @@ or Responses output item, keyed by index; errors, vendor events and unknown even
 recorded, never dropped.  The generated plans (``plan.py`` or the compiled ``_apply_*``
 functions of ``channels.py``) call its methods; :class:`Family` names the built-in plans.
 
-This module is ``src/ssegen/runtime/accumulate.py`` of ssegen, copied verbatim into every
-generated package: edit it there, then run ``ssegen generate``.
+This module is ``src/ssegen/runtime/accumulate.py`` of ssegen, written verbatim into every
+output folder's runtime: edit it there, then run ``ssegen generate``.
 """
 
 from __future__ import annotations

@@ -5,8 +5,8 @@ decodes back to itself), :func:`sse_frame` frames one event (WHATWG HTML 9.2.5),
 :class:`Synthesis` builds a whole stream a result would assemble from (the mock server's and
 the conformance tests' streams).
 
-This module is ``src/ssegen/runtime/encoding.py`` of ssegen, copied verbatim into every
-generated package: edit it there, then run ``ssegen generate``.
+This module is ``src/ssegen/runtime/encoding.py`` of ssegen, written verbatim into every
+output folder's runtime: edit it there, then run ``ssegen generate``.
 """
 
 from __future__ import annotations

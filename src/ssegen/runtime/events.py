@@ -5,8 +5,8 @@
 :class:`StreamTruncated` (the body ended inside an event: WHATWG HTML 9.2.6 dispatches only at a
 blank line), plus :func:`tag_reader`, which reads a discriminator without decoding a payload.
 
-This module is ``src/ssegen/runtime/events.py`` of ssegen, copied verbatim into every
-generated package: edit it there, then run ``ssegen generate``.
+This module is ``src/ssegen/runtime/events.py`` of ssegen, written verbatim into every
+output folder's runtime: edit it there, then run ``ssegen generate``.
 """
 
 from __future__ import annotations

@@ -5,8 +5,8 @@ JSON pointer, under ``x-ssegen-off-spec`` (:data:`OFF_SPEC_WIRE`): what the wire
 spec does not know is kept and reported, never dropped.  :class:`ModelLibrary` is the seam a
 model flavour (``pydantic_support.py``) replaces.
 
-This module is ``src/ssegen/runtime/lenient.py`` of ssegen, copied verbatim into every
-generated package: edit it there, then run ``ssegen generate``.
+This module is ``src/ssegen/runtime/lenient.py`` of ssegen, written verbatim into every
+output folder's runtime: edit it there, then run ``ssegen generate``.
 """
 
 from __future__ import annotations

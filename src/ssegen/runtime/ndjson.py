@@ -28,8 +28,8 @@ complete line raises :class:`~.sse.InvalidUTF8Error`, a line longer than
 Memory is O(longest line). Split-invariant: any split of a body into reads gives the same
 values, errors and truncation as one read.
 
-This module is ``src/ssegen/runtime/ndjson.py`` of ssegen, copied verbatim into every
-generated package: edit it there, then run ``ssegen generate``.
+This module is ``src/ssegen/runtime/ndjson.py`` of ssegen, written verbatim into every
+output folder's runtime: edit it there, then run ``ssegen generate``.
 """
 
 from __future__ import annotations

@@ -4,8 +4,8 @@
 scalar, so a consumer can read ``{"city": "Lis`` as ``{"city": "Lis"}`` while the arguments
 stream; the complete text decodes as itself.
 
-This module is ``src/ssegen/runtime/partial_json.py`` of ssegen, copied verbatim into every
-generated package: edit it there, then run ``ssegen generate``.
+This module is ``src/ssegen/runtime/partial_json.py`` of ssegen, written verbatim into every
+output folder's runtime: edit it there, then run ``ssegen generate``.
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ through arrays with ``[*]``, ``when`` tests, ``members``, ``tool_call``, ``colle
 A path is a tuple of segments: :data:`EACH` (every element of the array read so far) or a
 member ``(identifier, wire name)``, read with ``getattr`` from a typed object and by wire
 name from a plain dict (a member typed as any JSON). The semantics are README
-"Accumulation"'s; copied verbatim into every generated package like ``stream.py``.
+"Accumulation"'s; written verbatim into every output folder's runtime like ``stream.py``.
 """
 
 from __future__ import annotations

@@ -8,8 +8,8 @@ a :class:`~.accumulate.StreamResult` holds the same data in both flavours, and t
 validation errors into one-line ``UnknownEvent.reason`` texts with
 :func:`validation_reason`.
 
-This module is ``src/ssegen/runtime/pydantic_support.py`` of ssegen, copied verbatim
-into every package generated with ``model = "pydantic"``: edit it there, then run
+This module is ``src/ssegen/runtime/pydantic_support.py`` of ssegen, written verbatim
+into the runtime of every output folder generated with ``model = "pydantic"``: edit it there, then run
 ``ssegen generate``.
 """
 

@@ -19,8 +19,6 @@ standard library.
 
 It is built in layers, each testable alone, read top to bottom:
 
-* :func:`whatwg_events`: the standard's algorithm transcribed literally over a
-  whole body; the slow path that everything below is tested against.
 * :class:`LineSplitter`: bytes, read in pieces, to complete lines (CR, LF, CRLF,
   also across reads; the BOM; the pending line, kept without copying).
 * :class:`FieldInterpreter`: the field rules (``event``, ``data``, ``id``,
@@ -46,8 +44,11 @@ consumer catching it sees no other exception from the network's bytes::
                               (JSON nested too deep, a number too large: raised by
                               ``stream.py``'s typed decoding)
 
-This module is ``src/ssegen/runtime/sse.py`` of ssegen, copied verbatim into
-every generated package: edit it there, then run ``ssegen generate``.
+The tests check every layer against a literal transcription of the standard's
+algorithm over a whole body (``tests/helpers/whatwg.py``), for any split into reads.
+
+This module is ``src/ssegen/runtime/sse.py`` of ssegen, written verbatim into every
+output folder's runtime: edit it there, then run ``ssegen generate``.
 """
 
 from __future__ import annotations
@@ -76,7 +77,6 @@ __all__ = [
     "expand",
     "iter_events",
     "iter_raw",
-    "whatwg_events",
 ]
 
 DEFAULT_MAX_EVENT_BYTES: int = 8 * 1024 * 1024
@@ -466,78 +466,6 @@ class StreamState:
         )
 
 
-# --------------------------------------------------------------------------
-# The literal algorithm: the slow path the fast paths are tested against
-
-
-def whatwg_events(body: bytes) -> list[ServerSentEvent]:
-    """The events of a whole stream, by a literal transcription of WHATWG HTML 9.2.6
-    "Interpreting an event stream", line by line over the decoded text.
-
-    This is the documented slow path: :class:`SSEDecoder` gives the same events for
-    any split of ``body`` into reads (ssegen's differential property tests,
-    tests/runtime/test_sse.py and tests/runtime/test_fuzz_decoders.py, check it against
-    this function), taking runs of events and whole reads at once where this function
-    takes one line at a time. It holds the whole body in memory; decode a network
-    stream with :func:`iter_events`.
-
-    Args:
-        body: The whole stream, BOM included if sent.
-
-    Returns:
-        The dispatched events in stream order; an event without its blank line at
-        the end is discarded.
-
-    Raises:
-        InvalidUTF8Error: The complete lines (up to the last CR or LF) are not
-            UTF-8; ``offset`` is that of the first invalid byte.
-        InvalidFieldError: A ``retry`` value of more digits than ``int()`` converts.
-    """
-    events: list[ServerSentEvent] = []
-    data = event_type = last_id = ""
-    retry: int | None = None
-    for line in _whatwg_lines(body):
-        if line == "":  # dispatch the event (its data buffer without the last LF)
-            if data:
-                events.append(ServerSentEvent(event_type or "message", data[:-1], last_id, retry))
-            data = event_type = ""
-            retry = None
-        elif not line.startswith(":"):  # not a comment: a field
-            name, value = _whatwg_field(line)
-            if name == "event":
-                event_type = value
-            elif name == "data":
-                data += value + "\n"
-            elif name == "id" and "\0" not in value:
-                last_id = value
-            elif name == "retry" and value.isascii() and value.isdigit():
-                retry = _retry_value(value, events)
-    return events
-
-
-def _whatwg_lines(body: bytes) -> list[str]:
-    """The complete lines of a whole stream, decoded, its BOM skipped (WHATWG HTML 9.2.6:
-    "the stream must then be parsed by reading everything line by line")."""
-    end = max(body.rfind(b"\n"), body.rfind(b"\r")) + 1
-    try:
-        text = body[:end].decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise InvalidUTF8Error(exc.start, exc.reason) from None
-    if text.startswith("\ufeff"):
-        text = text[1:]
-    return re.split(r"\r\n|\r|\n", text)[:-1]  # the last piece ends no line
-
-
-def _whatwg_field(line: str) -> tuple[str, str]:
-    """The field name and value of a line that is not blank and no comment: the whole
-    line and ``""`` without a colon, else split at the first colon, one space after it
-    removed."""
-    name, colon, value = line.partition(":")
-    if colon and value.startswith(" "):
-        value = value[1:]
-    return name, value
-
-
 def _retry_value(value: str, events: Iterable[ServerSentEvent | RawEvents | NamedEvents]) -> int:
     """``int(value)`` of an all-digits ``retry`` value; :class:`InvalidFieldError`
     (with ``events``, dispatched before it) for more digits than ``int()`` converts."""
@@ -877,8 +805,8 @@ def scan_run(
     type reset by the blank line). So a run may skip the interpreter, and any split of
     a stream into reads gives the same events, errors (type, offset, events before
     them), incompleteness and last event ID as one-byte reads, which never take a run
-    (the hypothesis differential tests against :func:`whatwg_events` and one-byte reads
-    in ssegen's tests/runtime/test_sse.py).
+    (the hypothesis differential tests against the standard's algorithm transcribed
+    literally and one-byte reads in ssegen's tests/runtime/test_sse.py).
 
     Args:
         buf: Bytes whose lines from ``start`` on end with LF only (no CR), ``start``
@@ -989,8 +917,8 @@ class SSEDecoder:
 
     It is built of three layers: :class:`LineSplitter` (bytes to lines),
     :class:`FieldInterpreter` (the field rules) and :func:`scan_run` (runs of
-    events taken at once); :func:`whatwg_events` is the same algorithm
-    transcribed literally, which it is tested against.
+    events taken at once); ssegen's tests check it against the same algorithm
+    transcribed literally (``tests/helpers/whatwg.py``).
 
     Args:
         max_event_bytes: Limit, in bytes, on one event's pending bytes (see

@@ -8,8 +8,8 @@ newline-delimited JSON), to an :class:`~.accumulate.Accumulator` (``accumulate.p
 payload that matches no message of the channel becomes an :class:`~.events.UnknownEvent`
 carrying its raw text, and the accumulator records it under ``errors``.
 
-This module is ``src/ssegen/runtime/stream.py`` of ssegen, copied verbatim into
-every generated package: edit it there, then run ``ssegen generate``.
+This module is ``src/ssegen/runtime/stream.py`` of ssegen, written verbatim into
+every output folder's runtime: edit it there, then run ``ssegen generate``.
 """
 
 from __future__ import annotations

@@ -5,8 +5,8 @@ A generated message class types the usage members its spec lists; providers send
 attach the sent object to the decoded one and :func:`usage_as_sent` reads it back, so the
 assembled result reports usage as sent (README "usage as sent").
 
-This module is ``src/ssegen/runtime/usage.py`` of ssegen, copied verbatim into every
-generated package: edit it there, then run ``ssegen generate``.
+This module is ``src/ssegen/runtime/usage.py`` of ssegen, written verbatim into every
+output folder's runtime: edit it there, then run ``ssegen generate``.
 """
 
 from __future__ import annotations
