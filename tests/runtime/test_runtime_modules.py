@@ -51,6 +51,7 @@ ALLOWED = {
         "itertools",
         "operator",
         "threading",
+        "types",
         "typing",
         "msgspec",
         ".accumulate",

@@ -18,7 +18,8 @@ import operator
 from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Iterator, Sequence
 from itertools import chain, groupby
 from threading import get_ident
-from typing import TYPE_CHECKING, Any, Generic, TypeGuard, TypeVar
+from types import TracebackType
+from typing import TYPE_CHECKING, Any, Generic, Self, TypeGuard, TypeVar
 
 import msgspec
 
@@ -367,6 +368,10 @@ class EventStream(_StreamProgress, Generic[E]):
     Raises (at once): ``TypeError`` when ``chunks`` is a whole body (``bytes``,
     ``bytearray``, ``memoryview``, ``str``) rather than an iterable of chunks: its
     message says what to pass (``[body]``); see ``sse.check_chunks``.
+
+    A consumer that stops early calls :meth:`close` (or uses the stream as a context
+    manager: ``with channel.decode(response.iter_bytes()) as events:``), which closes the
+    byte source, as httpx-sse's ``EventSource`` closes its line iterator.
     """
 
     def __init__(
@@ -379,6 +384,7 @@ class EventStream(_StreamProgress, Generic[E]):
         check_chunks(chunks, "decode()")
         self.state = StreamState()
         self.classifier = classifier
+        self._chunks = chunks
         self._batches = iter_raw(
             chunks, max_event_bytes=max_event_bytes, state=self.state, framer=framer
         )
@@ -413,6 +419,34 @@ class EventStream(_StreamProgress, Generic[E]):
         self._started = True
         return next(self._events)
 
+    def close(self) -> None:
+        """Stop reading: no event is decoded after it (iteration ends, with no
+        :class:`StreamTruncated`: the consumer stopped, the body was not cut), and the byte
+        source is closed when it can be (a generator such as httpx's ``iter_bytes()``: its
+        ``finally`` blocks run). Closing again does nothing.
+
+        Raises:
+            ConcurrentUseError: called from a thread other than the stream's consumer.
+        """
+        if self._owner not in (None, get_ident()):
+            _owner_check(self)
+        self._events = iter(())
+        for source in (self._batches, self._chunks):  # the read driver, then the body's reads
+            close = getattr(source, "close", None)
+            if callable(close):
+                close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
 
 class AsyncEventStream(_StreamProgress, Generic[E]):
     """The asynchronous twin of :class:`EventStream`, over an async iterable of bytes:
@@ -429,6 +463,7 @@ class AsyncEventStream(_StreamProgress, Generic[E]):
         check_chunks(chunks, "adecode()", is_async=True)
         self.state = StreamState()
         self.classifier = classifier
+        self._chunks = chunks
         self._batches = aiter_raw(
             chunks, max_event_bytes=max_event_bytes, state=self.state, framer=framer
         )
@@ -454,6 +489,27 @@ class AsyncEventStream(_StreamProgress, Generic[E]):
     async def __anext__(self) -> E:
         self._start()
         return await self._events.__anext__()
+
+    async def aclose(self) -> None:
+        """:meth:`EventStream.close`, asynchronously: the byte source is closed with its
+        ``aclose()`` when it has one (httpx's ``aiter_bytes()``)."""
+        if self._owner not in (None, get_ident()):
+            _owner_check(self)
+        for source in (self._events, self._batches, self._chunks):
+            close = getattr(source, "aclose", None)
+            if callable(close):
+                await close()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
 
 
 def _truncated(state: StreamState) -> Any:
