@@ -172,12 +172,12 @@ def test_route_refuses_what_it_cannot_send(sse_mock: SSEMock) -> None:
 
 
 def test_the_readme_example_runs_in_a_users_suite(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The README's plugin example, as a user's test file in a project of its own, run by pytest in
+    """The docs' plugin example, as a user's test file in a project of its own, run by pytest in
     a subprocess with nothing but the installed plugin (found through its entry point)."""
     from conftest import ROOT
-    from helpers.readme import readme_block
+    from helpers.readme import doc_block
 
-    block = readme_block("python", "# tests/test_chat_ui.py")
+    block = doc_block("docs/encoding-and-mock.md", "python", "# tests/test_chat_ui.py")
     monkeypatch.setenv("PYTHONPATH", str(ROOT))  # where `generated` is; a user's package is installed
     pytester.makepyfile(test_chat_ui=block.text)
     result = pytester.runpytest_subprocess("-q", "-p", "no:cacheprovider", timeout=120)

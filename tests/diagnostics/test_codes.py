@@ -1,4 +1,4 @@
-"""The catalogue of diagnostic codes: complete, used, and the README's table generated from it."""
+"""The catalogue of diagnostic codes: complete, used, and the table of docs/codes.md generated from it."""
 
 from __future__ import annotations
 
@@ -10,7 +10,6 @@ from ssegen.diagnostics import Diagnostics
 from ssegen.diagnostics.codes import CATALOGUE, Severity, markdown_table
 
 SRC = ROOT / "src" / "ssegen"
-README_START, README_END = "<!-- codes:start -->", "<!-- codes:end -->"
 
 
 def _constant_names() -> dict[str, str]:
@@ -51,7 +50,16 @@ def test_severity_comes_from_the_catalogue() -> None:
     assert diagnostics.add(codes.PROVIDER_EMPTY, "x").severity is Severity.ERROR
 
 
-def test_readme_table_of_codes_is_generated_from_the_catalogue() -> None:
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    start, end = readme.index(README_START) + len(README_START), readme.index(README_END)
-    assert readme[start:end].strip("\n") + "\n" == markdown_table(), "refresh the README's table from `ssegen codes`"
+def test_docs_table_of_codes_is_generated_from_the_catalogue() -> None:
+    from diagnostics.regen_codes import END, PAGE, START, refreshed
+
+    page = PAGE.read_text(encoding="utf-8")
+    assert page.count(START) == page.count(END) == 1, f"{PAGE}: one {START} ... {END} table"
+    assert refreshed(page) == page, "refresh docs/codes.md: python tests/diagnostics/regen_codes.py"
+
+
+def test_refreshing_the_codes_page_replaces_the_table_and_keeps_the_text_around_it() -> None:
+    from diagnostics.regen_codes import END, START, refreshed
+
+    stale = f"# Codes\n\nprose\n\n{START}\n| code | severity | meaning |\n|---|---|---|\n{END}\n\nafter\n"
+    assert refreshed(stale) == f"# Codes\n\nprose\n\n{START}\n{markdown_table()}{END}\n\nafter\n"

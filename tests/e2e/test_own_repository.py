@@ -1,7 +1,7 @@
-"""The README's "Using ssegen in your own repository", followed as written in a temp project.
+"""docs/build-step.md ("Using ssegen in your own repository"), followed as written in a temp project.
 
-Layout: ``<tmp>/ssegen`` is this repository (the README's clone beside the project, a symlink) and
-``<tmp>/myapp`` the user's project with its own venv. The README's shell blocks run line by line in
+Layout: ``<tmp>/ssegen`` is this repository (the page's clone beside the project, a symlink) and
+``<tmp>/myapp`` the user's project with its own venv. The page's shell blocks run line by line in
 that venv; its pyproject snippet is the project's configuration.
 """
 
@@ -17,11 +17,13 @@ from pathlib import Path
 
 import pytest
 from conftest import ROOT, SPECS
-from helpers.readme import readme_block
+from helpers.readme import doc_block
 from helpers.trees import file_tree
 from helpers.waiting import wait_for
 
-# The user's project is built by hatchling, the backend whose direct-reference rule the README states.
+BUILD_STEP = "docs/build-step.md"  # the walkthrough these tests follow
+
+# The user's project is built by hatchling, the backend whose direct-reference rule the page states.
 PROJECT_HEADER = (
     '[build-system]\nrequires = ["hatchling"]\nbuild-backend = "hatchling.build"\n\n'
     '[project]\nname = "myapp"\nversion = "0.1.0"\n\n'
@@ -43,7 +45,7 @@ class Installed:
 
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
-    """A venv with ssegen installed by the README's install block, run from a project beside the clone."""
+    """A venv with ssegen installed by the page's install block, run from a project beside the clone."""
     base = tmp_path_factory.mktemp("own-repository")
     (base / "ssegen").symlink_to(ROOT, target_is_directory=True)
     home = base / "myapp"
@@ -53,9 +55,9 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV")}
     env.update(PATH=f"{bin_dir}{os.pathsep}{env.get('PATH', '')}", VIRTUAL_ENV=str(home / ".venv"))
     found = Installed(base, env, Path())
-    for command in readme_block("sh", "pip wheel --no-deps").commands():
+    for command in doc_block(BUILD_STEP, "sh", "pip wheel --no-deps").commands():
         done = found.run(command, home)
-        assert done.returncode == 0, f"README: `{command}` failed:\n{done.stdout[-2000:]}{done.stderr[-2000:]}"
+        assert done.returncode == 0, f"{BUILD_STEP}: `{command}` failed:\n{done.stdout[-2000:]}{done.stderr[-2000:]}"
     (wheel,) = (home / "dist").glob("ssegen-*.whl")
     where = found.run('python -c "import ssegen; print(ssegen.__file__)"; command -v ssegen', home)
     module, script = where.stdout.split()
@@ -64,7 +66,7 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
 
 
 def _project(installed: Installed, name: str, pyproject: str) -> Path:
-    """A project folder holding the README's layout: `pyproject.toml`, `api-specs/deepseek`, `src/myapp`."""
+    """A project folder holding the page's layout: `pyproject.toml`, `api-specs/deepseek`, `src/myapp`."""
     project = installed.base / name
     (project / "src" / "myapp").mkdir(parents=True)
     (project / "src" / "myapp" / "__init__.py").write_text("", encoding="utf-8")
@@ -81,11 +83,11 @@ def _edit_spec(project: Path, old: str, new: str) -> None:
 
 
 def test_readme_walkthrough_generate_check_edit_check_regenerate_watch(installed: Installed) -> None:
-    config = readme_block("toml", "# your pyproject.toml")
+    config = doc_block(BUILD_STEP, "toml", "# your pyproject.toml")
     project = _project(installed, "walkthrough", config.text)
     sub = project / "src" / "myapp"
     out = sub / "llm_stream"
-    generate, check, watch = readme_block("sh", "ssegen generate").commands()
+    generate, check, watch = doc_block(BUILD_STEP, "sh", "ssegen generate").commands()
     assert (generate, check, watch) == ("ssegen generate", "ssegen check", "ssegen watch")
 
     done = installed.run(generate, project)
@@ -139,7 +141,7 @@ def test_readme_walkthrough_generate_check_edit_check_regenerate_watch(installed
 
 
 def test_readme_dev_extra_installs_ssegen_only_with_the_hatch_setting(installed: Installed) -> None:
-    config = readme_block("toml", "# your pyproject.toml").text
+    config = doc_block(BUILD_STEP, "toml", "# your pyproject.toml").text
     url = "git+https://github.com/your-fork/ssegen"
     assert url in config
     with_wheel = config.replace(url, installed.wheel.as_uri())  # the fork's URL, here the wheel it builds
@@ -155,8 +157,8 @@ def test_readme_dev_extra_installs_ssegen_only_with_the_hatch_setting(installed:
 
 
 def test_output_from_a_sub_folder_is_identical_when_package_is_derived_from_out(installed: Installed) -> None:
-    """The README: `package` defaults to `out` without `src/`, from any folder of the project."""
-    config = readme_block("toml", "# your pyproject.toml").text
+    """The page: `package` defaults to `out` without `src/`, from any folder of the project."""
+    config = doc_block(BUILD_STEP, "toml", "# your pyproject.toml").text
     line = 'package = "myapp.llm_stream"'
     assert line in config
     project = _project(installed, "derived-package", config.replace(line, ""))

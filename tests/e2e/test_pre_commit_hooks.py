@@ -1,4 +1,4 @@
-"""ssegen's pre-commit hooks, run by pre-commit itself as the README says: `pre-commit try-repo ../ssegen HOOK`.
+"""ssegen's pre-commit hooks, run by pre-commit itself as docs/build-step.md says: `pre-commit try-repo ../ssegen HOOK`.
 
 pre-commit installs ssegen from this repository (its HEAD plus uncommitted changes to tracked files) into
 its own environment; the project is a git repository beside it with specs, config and generated output.
@@ -13,7 +13,9 @@ import sys
 from pathlib import Path
 
 from conftest import ROOT, SPECS
-from helpers.readme import readme_block
+from helpers.readme import doc_block
+
+BUILD_STEP = "docs/build-step.md"  # the walkthrough these tests follow
 
 PRE_COMMIT = Path(sys.executable).parent / "pre-commit"
 SPEC = Path("api-specs") / "deepseek" / "asyncapi-page.txt"
@@ -36,7 +38,8 @@ def test_hooks_pass_when_up_to_date_and_fail_after_a_spec_edit_until_regenerated
     (tmp_path / "ssegen").symlink_to(ROOT, target_is_directory=True)
     project = tmp_path / "myapp"
     shutil.copytree(SPECS / "deepseek", project / SPEC.parent)
-    (project / "pyproject.toml").write_text(readme_block("toml", "# your pyproject.toml").text, encoding="utf-8")
+    pyproject = doc_block(BUILD_STEP, "toml", "# your pyproject.toml").text
+    (project / "pyproject.toml").write_text(pyproject, encoding="utf-8")
     env = _env(tmp_path)
 
     def sh(command: str) -> subprocess.CompletedProcess[str]:
@@ -45,7 +48,7 @@ def test_hooks_pass_when_up_to_date_and_fail_after_a_spec_edit_until_regenerated
     generated = sh(f"{sys.executable} -m ssegen generate -q")
     assert generated.returncode == 0, generated.stdout + generated.stderr
     assert sh("git init -q && git add -A && git commit -qm 'specs and generated output'").returncode == 0
-    check_hook, generate_hook = readme_block("sh", "pre-commit try-repo").commands()
+    check_hook, generate_hook = doc_block(BUILD_STEP, "sh", "pre-commit try-repo").commands()
     assert check_hook.endswith(" ssegen-check") and generate_hook.endswith(" ssegen-generate")
 
     for hook in (check_hook, generate_hook):
@@ -77,12 +80,13 @@ def test_hooks_pass_when_up_to_date_and_fail_after_a_spec_edit_until_regenerated
 
 
 def test_readme_pre_commit_config_runs_once_its_url_and_commit_are_filled_in(tmp_path: Path) -> None:
-    """The README's `.pre-commit-config.yaml` with a local path for the URL (as it allows) and the commit
+    """The docs' `.pre-commit-config.yaml` with a local path for the URL (as it allows) and the commit
     `git -C ../ssegen rev-parse HEAD` prints, run by `pre-commit run` in a project that is up to date."""
     (tmp_path / "ssegen").symlink_to(ROOT, target_is_directory=True)
     project = tmp_path / "myapp"
     shutil.copytree(SPECS / "deepseek", project / SPEC.parent)
-    (project / "pyproject.toml").write_text(readme_block("toml", "# your pyproject.toml").text, encoding="utf-8")
+    pyproject = doc_block(BUILD_STEP, "toml", "# your pyproject.toml").text
+    (project / "pyproject.toml").write_text(pyproject, encoding="utf-8")
     env = _env(tmp_path)
 
     def sh(command: str) -> subprocess.CompletedProcess[str]:
@@ -90,7 +94,7 @@ def test_readme_pre_commit_config_runs_once_its_url_and_commit_are_filled_in(tmp
 
     assert sh(f"{sys.executable} -m ssegen generate -q").returncode == 0
     commit = sh("git -C ../ssegen rev-parse HEAD").stdout.strip()
-    config = readme_block("yaml", "# .pre-commit-config.yaml").text
+    config = doc_block(BUILD_STEP, "yaml", "# .pre-commit-config.yaml").text
     assert "https://github.com/your-fork/ssegen" in config and "<commit SHA>" in config
     filled = config.replace("https://github.com/your-fork/ssegen", "../ssegen").replace("<commit SHA>", commit)
     (project / ".pre-commit-config.yaml").write_text(filled, encoding="utf-8")

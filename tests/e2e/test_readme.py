@@ -1,7 +1,9 @@
-"""Every fenced block of README.md is checked: run as written where it can be, or by the test that runs it.
+"""Every fenced block of the documentation is checked: run as written where it can be, or by the test that runs it.
 
-``CHECKS`` maps each block (its language and the start of its first line) to its check. A block with
-no entry, or an entry whose block is gone, fails ``test_every_readme_block_has_a_check`` naming it.
+The documentation is README.md, ARCHITECTURE.md, benchmarks/README.md and every ``docs/**/*.md``
+(``helpers.readme.doc_files``). ``CHECKS`` maps each block (its file, its language and the start of
+its first line) to its check. A block with no entry, or an entry whose block is gone, fails
+``test_every_doc_block_has_a_check`` naming its file and line.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ import pytest
 import yaml
 from click.testing import CliRunner
 from conftest import GENERATED, ROOT, SPECS
-from helpers.readme import Block, readme_block, readme_blocks, readme_inline_code
+from helpers.readme import DOCS, Block, doc_block, doc_blocks, doc_files, doc_text, inline_code
 from helpers.trees import file_tree
 from packaging.requirements import Requirement
 
@@ -89,7 +91,7 @@ def check_httpx_example(block: Block, ctx: Ctx) -> None:
     ctx.monkeypatch.setattr(httpx, "stream", mock.client().stream)  # the network call, and nothing else, is replaced
     ctx.monkeypatch.setenv("DEEPSEEK_API_KEY", "sk-readme-test")
     try:
-        exec(compile(block.text, block.name, "exec"), {"__name__": "readme_example"})
+        exec(compile(block.text, block.name, "exec"), {"__name__": "doc_example"})
     finally:
         mock.close()
     printed = ctx.capsys.readouterr().out
@@ -111,7 +113,7 @@ def check_families_example(block: Block, ctx: Ctx) -> None:
         def iter_bytes(self) -> Iterator[bytes]:
             return iter([body[i : i + 7] for i in range(0, len(body), 7)])
 
-    exec(compile(block.text, block.name, "exec"), {"__name__": "readme_example", "response": Response()})
+    exec(compile(block.text, block.name, "exec"), {"__name__": "doc_example", "response": Response()})
     printed = ctx.capsys.readouterr().out.splitlines()
     assert printed[0].startswith("text I'll check the current weather in Paris for you. None None")
     assert printed[1] == "tool_use None None get_weather {'location': 'Paris'}"
@@ -120,17 +122,17 @@ def check_families_example(block: Block, ctx: Ctx) -> None:
 
 def check_encoding_example(block: Block, ctx: Ctx) -> None:
     """The encoding example runs as written and prints what the text after it says."""
-    exec(compile(block.text, block.name, "exec"), {"__name__": "readme_example"})
+    exec(compile(block.text, block.name, "exec"), {"__name__": "doc_example"})
     printed = ctx.capsys.readouterr().out.splitlines()
     assert printed == ["Hello world stop 2", "b'data: [DONE]'", "b'event: message_start'"]
-    prose = readme_inline_code()
-    assert all(line in prose for line in printed), "the README text after the block names another output"
+    prose = inline_code(block.file)
+    assert all(line in prose for line in printed), f"the text after {block.name} names another output"
 
 
 def check_ndjson_example(block: Block, ctx: Ctx) -> None:
     """The NDJSON example runs as written, prints what its comment says, and its lines are the
     generated channel's messages read as each line of the body."""
-    exec(compile(block.text, block.name, "exec"), {"__name__": "readme_example"})
+    exec(compile(block.text, block.name, "exec"), {"__name__": "doc_example"})
     printed = ctx.capsys.readouterr().out.splitlines()
     assert printed == [block.text.rstrip().splitlines()[-1].removeprefix("# ")]
 
@@ -218,7 +220,7 @@ def _prompted(block: Block) -> Iterator[tuple[str, str]]:
 
 
 def check_conform_session(block: Block, ctx: Ctx) -> None:
-    """Each `$ ssegen conform ...` prints what the README shows (`...` elides, as in doctest) and exits 0."""
+    """Each `$ ssegen conform ...` prints what the page shows (`...` elides, as in doctest) and exits 0."""
     sessions = list(_prompted(block))
     assert sessions and all(command.startswith("ssegen conform ") for command, _ in sessions), block.name
     checker = doctest.OutputChecker()
@@ -227,7 +229,7 @@ def check_conform_session(block: Block, ctx: Ctx) -> None:
         run = subprocess.run([str(BIN / argv[0]), *argv[1:]], cwd=ROOT, capture_output=True, text=True, check=False)
         assert run.returncode == 0, f"{command}: exit {run.returncode}\n{run.stdout}{run.stderr}"
         assert checker.check_output(shown, run.stdout, doctest.ELLIPSIS), (
-            f"{block.name}: `{command}` prints\n{run.stdout}README shows\n{shown}"
+            f"{block.name}: `{command}` prints\n{run.stdout}{block.file} shows\n{shown}"
         )
 
 
@@ -263,7 +265,7 @@ def check_own_repository_config(block: Block, ctx: Ctx) -> None:
     (ctx.tmp_path / "pyproject.toml").write_text(without, encoding="utf-8")
     assert load_config(ctx.tmp_path).import_name == settings["package"]
 
-    prose = readme_inline_code("Using ssegen in your own repository")
+    prose = inline_code(block.file)
     flags = [code for code in prose if code.startswith("--")]
     assert flags == ["--specs", "--out", "--tests-out", "--package"], "the flags said to override the config changed"
     for command in ("generate", "check"):
@@ -285,8 +287,8 @@ def check_pre_commit_config(block: Block, ctx: Ctx) -> None:
     hook_ids = {hook["id"] for hook in yaml.safe_load(HOOKS.read_text(encoding="utf-8"))}
     assert {hook["id"] for hook in repo["hooks"]} <= hook_ids
     assert {"ssegen-check", "ssegen-generate"} <= hook_ids
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    assert all(f"`{hook_id}`" in readme for hook_id in hook_ids), "every hook is described in the README"
+    page = doc_text(block.file)
+    assert all(f"`{hook_id}`" in page for hook_id in hook_ids), f"every hook is described in {block.file}"
     head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True, check=True)
     filled = block.text.replace("<commit SHA>", head.stdout.strip())
     (ctx.tmp_path / "pre-commit.yaml").write_text(filled, encoding="utf-8")
@@ -301,26 +303,28 @@ def check_pre_commit_config(block: Block, ctx: Ctx) -> None:
 
 
 def check_benchmarks(block: Block, ctx: Ctx) -> None:
-    """The benchmark commands: the `bench` extra exists, the scripts exist and take every flag the README
+    """The benchmark commands: the `bench` extra exists, the scripts exist and take every flag the page
     gives them (in the block and in the section's prose); the benchmarks themselves are not run in tests."""
     commands = block.commands()
     assert commands[0] == "pip install -e '.[bench]'" and "bench" in _pyproject()["project"]["optional-dependencies"]
-    prose = readme_inline_code("Benchmarks")
+    prose = inline_code(block.file)
     helps: dict[str, str] = {}
     for command in commands[1:] + [code for code in prose if code.startswith("python benchmarks/")]:
         argv = shlex.split(command)
-        assert argv[0] == "python" and (ROOT / argv[1]).is_file(), f"README: `{command}`: no such script"
+        assert argv[0] == "python" and (ROOT / argv[1]).is_file(), f"{block.file}: `{command}`: no such script"
         if argv[1] not in helps:
             run = subprocess.run([sys.executable, argv[1], "--help"], cwd=ROOT, capture_output=True, text=True)
             assert run.returncode == 0, run.stderr
             helps[argv[1]] = run.stdout
         for flag in (word for word in argv[2:] if word.startswith("--")):
-            assert re.search(rf"{re.escape(flag)}\b", helps[argv[1]]), f"README: `{command}`: {argv[1]} has no {flag}"
+            where = f"{block.file}: `{command}`: {argv[1]}"
+            assert re.search(rf"{re.escape(flag)}\b", helps[argv[1]]), f"{where} has no {flag}"
     scripts = {path.relative_to(ROOT).as_posix() for path in (ROOT / "benchmarks").glob("*.py")}
     assert set(helps) == scripts, "every benchmark script is named"
     for code in (code for code in prose if code.startswith("--")):  # `--json`, `--read-size 0` in the prose
         flag = code.split()[0]
-        assert any(re.search(rf"{re.escape(flag)}\b", text) for text in helps.values()), f"README: no script has {flag}"
+        known = any(re.search(rf"{re.escape(flag)}\b", text) for text in helps.values())
+        assert known, f"{block.file}: no script has {flag}"
 
 
 def check_install_block(block: Block, ctx: Ctx) -> None:
@@ -328,8 +332,15 @@ def check_install_block(block: Block, ctx: Ctx) -> None:
     version = _pyproject()["project"]["version"]
     wheel = f"ssegen-{version}-py3-none-any.whl"
     assert f"pip install dist/{wheel}" in block.commands(), f"{block.name}: the wheel is {wheel}"
-    assert f"ssegen @ file:///abs/path/to/{wheel}" in readme_inline_code("Using ssegen in your own repository")
+    assert f"ssegen @ file:///abs/path/to/{wheel}" in inline_code(block.file)
     run_by("test_own_repository.py")(block, ctx)
+
+
+def check_readme_install_block(block: Block, ctx: Ctx) -> None:
+    """The README's install block is the one docs/build-step.md gives (which test_own_repository.py runs)."""
+    walkthrough = doc_block(BUILD_STEP, "sh", "pip wheel --no-deps")
+    assert block.commands() == walkthrough.commands(), f"{block.name} differs from {walkthrough.name}"
+    check_install_block(walkthrough, ctx)
 
 
 def check_formatter_exclusions(block: Block, ctx: Ctx) -> None:
@@ -353,13 +364,13 @@ def check_formatter_exclusions(block: Block, ctx: Ctx) -> None:
         assert "src/myapp/models.py" in reported and "llm_stream" not in reported, (command, reported)
 
 
-MOCKED = ("deepseek", "anthropic", "openai_responses")  # what the README's `ssegen mock` serves
-README_MOCK = "http://127.0.0.1:8000"
+MOCKED = ("deepseek", "anthropic", "openai_responses")  # what the docs' `ssegen mock` serves
+MOCK_URL = "http://127.0.0.1:8000"
 
 
 @contextlib.contextmanager
-def _readme_mock() -> Iterator[str]:
-    """The README's ``ssegen mock deepseek anthropic openai_responses`` in a thread, on a free port."""
+def _docs_mock() -> Iterator[str]:
+    """The docs' ``ssegen mock deepseek anthropic openai_responses`` in a thread, on a free port."""
     import importlib
 
     from ssegen.mock import MockServer, create_app, endpoints
@@ -391,9 +402,9 @@ def check_mock_session(block: Block, ctx: Ctx) -> None:
         printed = "".join(lines)
         port = re.search(r"127\.0\.0\.1:(\d+)", printed)
         assert port, printed
-        expected = shown.replace(README_MOCK, f"http://127.0.0.1:{port.group(1)}")
+        expected = shown.replace(MOCK_URL, f"http://127.0.0.1:{port.group(1)}")
         assert doctest.OutputChecker().check_output(expected, printed, doctest.ELLIPSIS), (
-            f"{block.name}: `{command}` prints\n{printed}README shows\n{shown}"
+            f"{block.name}: `{command}` prints\n{printed}{block.file} shows\n{shown}"
         )
     finally:
         process.terminate()
@@ -405,23 +416,23 @@ def check_mock_session(block: Block, ctx: Ctx) -> None:
 
 
 def check_mock_sdks(block: Block, ctx: Ctx) -> None:
-    """The SDK example runs as written against the README's `ssegen mock` (on a free port) and
+    """The SDK example runs as written against the docs' `ssegen mock` (on a free port) and
     prints what the prose after it says."""
-    assert block.text.count(README_MOCK) == 3
-    with _readme_mock() as url:
-        exec(compile(block.text.replace(README_MOCK, url), block.name, "exec"), {"__name__": "readme_example"})
+    assert block.text.count(MOCK_URL) == 3
+    with _docs_mock() as url:
+        exec(compile(block.text.replace(MOCK_URL, url), block.name, "exec"), {"__name__": "doc_example"})
     printed = ctx.capsys.readouterr().out.splitlines()
     assert printed == [
         "Hello! How can I assist you today?",
         "Hello from the ssegen mock.",
         "Hello from the ssegen mock.",
     ]
-    prose = readme_inline_code("Mock server and test fixtures")
-    assert printed[0] in prose and printed[1] in prose, "the README text after the block names another output"
+    prose = inline_code(block.file)
+    assert printed[0] in prose and printed[1] in prose, f"the text after {block.name} names another output"
 
 
 def check_mock_curl(block: Block, ctx: Ctx) -> None:
-    """Each curl command runs as written against the README's `ssegen mock` (on a free port): the
+    """Each curl command runs as written against the docs' `ssegen mock` (on a free port): the
     first two get whole streams (the docs example, `Hi there` synthesized), the last exits 18 with
     the body cut inside its fourth event, as the prose says."""
     curl = shutil.which("curl")
@@ -430,9 +441,9 @@ def check_mock_curl(block: Block, ctx: Ctx) -> None:
     commands = block.commands()
     assert len(commands) == 3 and all(c.startswith("curl -N ") for c in commands)
     runs = []
-    with _readme_mock() as url:
+    with _docs_mock() as url:
         for command in commands:
-            argv = shlex.split(command.replace(README_MOCK, url))
+            argv = shlex.split(command.replace(MOCK_URL, url))
             runs.append(subprocess.run([curl, "-s", *argv[1:]], capture_output=True, timeout=30, check=False))
     from generated.anthropic import CHANNELS as ANTHROPIC
     from generated.deepseek import CHANNELS as DEEPSEEK
@@ -444,7 +455,13 @@ def check_mock_curl(block: Block, ctx: Ctx) -> None:
     assert messages.accumulate(messages.decode([runs[1].stdout])).output[0].text == "Hi there"
     cut = chat.accumulate(chat.decode([runs[2].stdout]))
     assert not cut.complete and cut.errors[-1]["kind"] == "truncated" and cut.choices[0].content == "Hello!"
-    assert "The last one exits 18" in (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "The last one exits 18" in doc_text(block.file)
+
+
+def _constant(source: str, file: str) -> str:
+    """How ``source`` names ``file`` in a ``doc_block`` call: the name of a constant holding it, or the literal."""
+    found = re.search(rf'^(\w+) = "{re.escape(file)}"(?:\s*#.*)?$', source, re.MULTILINE)
+    return found.group(1) if found else f'"{file}"'
 
 
 def run_by(test_file: str) -> Callable[[Block, Ctx], None]:
@@ -452,7 +469,7 @@ def run_by(test_file: str) -> Callable[[Block, Ctx], None]:
 
     def check(block: Block, ctx: Ctx) -> None:
         source = (Path(__file__).parent / test_file).read_text(encoding="utf-8")
-        key = f'readme_block("{block.lang}", "'
+        key = f'doc_block({_constant(source, block.file)}, "{block.lang}", "'
         assert any(block.first_line.startswith(m) for m in re.findall(re.escape(key) + r'([^"]+)"\)', source)), (
             f"{block.name} is said to run in {test_file}, which does not read it"
         )
@@ -460,44 +477,155 @@ def run_by(test_file: str) -> Callable[[Block, Ctx], None]:
     return check
 
 
-#: (language, start of the block's first line) -> check.  No block is only illustrative.
-CHECKS: dict[tuple[str, str], Callable[[Block, Ctx], None]] = {
-    ("sh", "python3 -m venv .venv"): check_quickstart,
-    ("python", "import os"): check_httpx_example,
-    ("python", "from generated.anthropic import CHANNELS"): check_families_example,
-    ("python", "from generated.deepseek import CHANNELS"): check_encoding_example,
-    ("python", "from generated.ollama import CHANNELS"): check_ndjson_example,
-    ("yaml", "channels:"): check_accumulate_extension,
-    ("yaml", "x-ssegen-accumulate:"): check_gemini_plan,
-    ("yaml", "components:"): check_x_sse_event,
-    ("sh", "$ ssegen conform"): check_conform_session,
-    ("sh", "$ pip install -e '.[mock]'"): check_mock_session,
-    ("python", "import anthropic"): check_mock_sdks,
-    ("sh", "curl -N http://127.0.0.1:8000"): check_mock_curl,
-    ("python", "# tests/test_chat_ui.py"): run_by("../test_pytest_plugin.py"),
-    ("sh", "pip wheel --no-deps"): check_install_block,
-    ("toml", "# your pyproject.toml"): check_own_repository_config,
-    ("sh", "ssegen generate"): run_by("test_own_repository.py"),
-    ("sh", "pre-commit try-repo"): run_by("test_pre_commit_hooks.py"),
-    ("yaml", "# .pre-commit-config.yaml"): check_pre_commit_config,
-    ("sh", "pip install -e '.[bench]'"): check_benchmarks,
-    ("toml", "[tool.ruff]"): check_formatter_exclusions,
+def check_results_example(block: Block, ctx: Ctx) -> None:
+    """The results example runs as written and prints what its last comment says."""
+    exec(compile(block.text, block.name, "exec"), {"__name__": "doc_example"})
+    printed = ctx.capsys.readouterr().out.splitlines()
+    assert printed == [block.text.rstrip().splitlines()[-1].removeprefix("# ")]
+
+
+def check_architecture_picture(block: Block, ctx: Ctx) -> None:
+    """The pipeline picture: its stages (the first word of each line not indented) are, in order, the folders and
+    modules the code runs in that order, and every module or folder it names exists."""
+    stages = [line.split()[0] for line in block.text.splitlines() if line[:1].strip()]  # lines not indented
+    assert stages == [
+        "specs/<provider>/*",
+        "sources/",
+        "ir.py",
+        "normalize/",
+        "codemodel/",
+        "templates/",
+        "generated/<provider>/",
+    ], f"{block.name}: stages {stages}: update the picture or this check"
+    src = ROOT / "src" / "ssegen"
+    named = set(re.findall(r"(?<![\w/<])(\w+(?:/|\.py))(?=[\s,)]|$)", block.text, re.MULTILINE))
+    assert {"sources/", "emit.py", "runtime/"} <= named, named
+    missing = [name for name in sorted(named - {"_runtime/"}) if not (src / name).exists()]
+    assert not missing, f"{block.name} names what does not exist under src/ssegen: {missing}"
+    # The data flow: load.py reads the sources into the IR and normalizes it; emit.py builds the code
+    # model and renders the templates with the runtime; pipeline.py loads, then renders.
+    load = (src / "load.py").read_text(encoding="utf-8")
+    assert all(re.search(rf"^from \.{m}\b", load, re.MULTILINE) for m in ("sources", "ir", "normalize")), "load.py"
+    emit = (src / "emit.py").read_text(encoding="utf-8")
+    assert re.search(r"^from \.codemodel import", emit, re.MULTILINE) and '"templates"' in emit, "emit.py"
+    assert re.search(r"^from \.runtime import", emit, re.MULTILINE), "emit.py writes the runtime"
+    pipeline = (src / "pipeline.py").read_text(encoding="utf-8")
+    assert 0 <= pipeline.find("load_provider(") < pipeline.find("render_provider("), "pipeline.py"
+
+
+README, BUILD_STEP, MOCK_PAGE = "README.md", "docs/build-step.md", "docs/encoding-and-mock.md"
+
+#: (file, language, start of the block's first line) -> check.  No block is only illustrative.
+CHECKS: dict[tuple[str, str, str], Callable[[Block, Ctx], None]] = {
+    (README, "sh", "python3 -m venv .venv"): check_quickstart,
+    (README, "sh", "pip wheel --no-deps"): check_readme_install_block,
+    (README, "python", "import os"): check_httpx_example,
+    ("ARCHITECTURE.md", "text", "specs/<provider>/"): check_architecture_picture,
+    ("benchmarks/README.md", "sh", "pip install -e '.[bench]'"): check_benchmarks,
+    ("docs/results.md", "python", "from generated.deepseek import CHANNELS"): check_results_example,
+    ("docs/families.md", "python", "from generated.anthropic import CHANNELS"): check_families_example,
+    ("docs/accumulation.md", "yaml", "channels:"): check_accumulate_extension,
+    ("docs/accumulation.md", "yaml", "x-ssegen-accumulate:"): check_gemini_plan,
+    (MOCK_PAGE, "python", "from generated.deepseek import CHANNELS"): check_encoding_example,
+    (MOCK_PAGE, "sh", "$ pip install -e '.[mock]'"): check_mock_session,
+    (MOCK_PAGE, "python", "import anthropic"): check_mock_sdks,
+    (MOCK_PAGE, "sh", "curl -N http://127.0.0.1:8000"): check_mock_curl,
+    (MOCK_PAGE, "python", "# tests/test_chat_ui.py"): run_by("../test_pytest_plugin.py"),
+    ("docs/conform.md", "sh", "$ ssegen conform"): check_conform_session,
+    ("docs/sources.md", "python", "from generated.ollama import CHANNELS"): check_ndjson_example,
+    ("docs/discrimination.md", "yaml", "components:"): check_x_sse_event,
+    (BUILD_STEP, "sh", "pip wheel --no-deps"): check_install_block,
+    (BUILD_STEP, "toml", "# your pyproject.toml"): check_own_repository_config,
+    (BUILD_STEP, "toml", "[tool.ruff]"): check_formatter_exclusions,
+    (BUILD_STEP, "sh", "ssegen generate"): run_by("test_own_repository.py"),
+    (BUILD_STEP, "sh", "pre-commit try-repo"): run_by("test_pre_commit_hooks.py"),
+    (BUILD_STEP, "yaml", "# .pre-commit-config.yaml"): check_pre_commit_config,
 }
 
 
-def test_every_readme_block_has_a_check() -> None:
-    blocks = readme_blocks()
-    unchecked = [b.name for b in blocks if not any(b.lang == lang and b.first_line.startswith(s) for lang, s in CHECKS)]
-    assert not unchecked, f"README blocks with no check in {__name__}.CHECKS: {unchecked}"
-    stale = [key for key in CHECKS if sum(b.lang == key[0] and b.first_line.startswith(key[1]) for b in blocks) != 1]
-    assert not stale, f"CHECKS entries matching no README block (or several): {stale}"
+def _matches(block: Block, key: tuple[str, str, str]) -> bool:
+    file, lang, start = key
+    return block.file == file and block.lang == lang and block.first_line.startswith(start)
 
 
-@pytest.mark.parametrize("key", list(CHECKS), ids=[f"{lang}:{start}" for lang, start in CHECKS])
-def test_readme_block_runs_as_written(
-    key: tuple[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+def unchecked_blocks(checks: dict[tuple[str, str, str], object], files: list[str]) -> list[str]:
+    """The blocks of ``files`` no key of ``checks`` matches, by name (file:line, language, first line)."""
+    return [b.name for file in files for b in doc_blocks(file) if not any(_matches(b, key) for key in checks)]
+
+
+def stale_checks(checks: dict[tuple[str, str, str], object], files: list[str]) -> list[tuple[str, str, str]]:
+    """The keys of ``checks`` matching no block of ``files``, or several."""
+    blocks = [b for file in files for b in doc_blocks(file)]
+    return [key for key in checks if sum(_matches(b, key) for b in blocks) != 1]
+
+
+def test_every_doc_block_has_a_check() -> None:
+    files = doc_files()
+    unchecked = unchecked_blocks(CHECKS, files)
+    assert not unchecked, f"documentation blocks with no check in {__name__}.CHECKS: {unchecked}"
+    stale = stale_checks(CHECKS, files)
+    assert not stale, f"CHECKS entries matching no documentation block (or several): {stale}"
+
+
+def test_a_block_with_no_check_is_named_by_file_and_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The completeness test can fail: a new page's block, and a check whose block is gone, are named."""
+    import helpers.readme
+
+    page = tmp_path / "docs" / "new.md"
+    page.parent.mkdir()
+    page.write_text("# New\n\nText.\n\n```python\nprint(1)\n```\n", encoding="utf-8")
+    monkeypatch.setattr(helpers.readme, "ROOT", tmp_path)
+    assert unchecked_blocks(CHECKS, ["docs/new.md"]) == ["docs/new.md:5 ```python 'print(1)'"]
+    assert stale_checks({("docs/new.md", "python", "print(2)"): None}, ["docs/new.md"]) == [
+        ("docs/new.md", "python", "print(2)")
+    ]
+
+
+def test_the_documentation_files_are_every_markdown_file_of_the_project() -> None:
+    """No page escapes the block checks: every markdown file outside the specs, tests and output is listed."""
+    skip = {".venv", "specs", "tests", "generated", "site", "build", "dist"}
+    found = {p.relative_to(ROOT).as_posix() for p in ROOT.glob("*.md")}
+    for folder in ROOT.iterdir():
+        if folder.is_dir() and folder.name not in skip and not folder.name.startswith("."):
+            found |= {p.relative_to(ROOT).as_posix() for p in folder.rglob("*.md")}
+    files = doc_files()
+    assert found == set(files), f"markdown files not checked: {sorted(found - set(files))}"
+    assert any(file.startswith("docs/") for file in files) and (DOCS / "index.md").is_file()
+
+
+def test_mkdocs_nav_lists_every_docs_page_and_ci_builds_it_strictly() -> None:
+    """mkdocs.yml's nav holds every page of docs/ (a page missing from it would be built but unreachable),
+    and `.ci/run` installs the `docs` extra and runs `mkdocs build --strict`."""
+
+    class Loader(yaml.SafeLoader):
+        pass
+
+    Loader.add_multi_constructor("", lambda loader, suffix, node: None)  # `!!python/name:` tags
+    config = yaml.load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"), Loader=Loader)  # noqa: S506
+
+    def pages(nav: object) -> list[str]:
+        if isinstance(nav, str):
+            return [nav]
+        if isinstance(nav, dict):
+            return [page for value in nav.values() for page in pages(value)]
+        return [page for item in nav for page in pages(item)] if isinstance(nav, list) else []
+
+    listed = pages(config["nav"])
+    on_disk = [p.relative_to(DOCS).as_posix() for p in DOCS.rglob("*.md")]
+    assert sorted(listed) == sorted(on_disk) and len(set(listed)) == len(listed), (listed, on_disk)
+    assert config["strict"] is True and config["theme"]["name"] == "material"
+    docs_extra = {Requirement(r).name for r in _pyproject()["project"]["optional-dependencies"]["docs"]}
+    assert docs_extra == {"mkdocs", "mkdocs-material"}
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+    installs = [line for line in ci if line.startswith("pip install") and "docs" in line]
+    assert installs and any("mkdocs build --strict" in line for line in ci[ci.index(installs[0]) :])
+
+
+@pytest.mark.parametrize("key", list(CHECKS), ids=[f"{file}:{lang}:{start}" for file, lang, start in CHECKS])
+def test_doc_block_runs_as_written(
+    key: tuple[str, str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    CHECKS[key](readme_block(*key), Ctx(tmp_path, monkeypatch, capsys))
+    CHECKS[key](doc_block(*key), Ctx(tmp_path, monkeypatch, capsys))
 
 
 def test_ci_benchmark_commands_use_flags_their_scripts_have() -> None:
