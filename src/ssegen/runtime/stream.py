@@ -15,7 +15,15 @@ every output folder's runtime: edit it there, then run ``ssegen generate``.
 from __future__ import annotations
 
 import operator
-from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Iterator, Sequence
+from collections.abc import (
+    AsyncIterable,
+    AsyncIterator,
+    Awaitable,
+    Callable,
+    Iterable,
+    Iterator,
+    Sequence,
+)
 from itertools import chain, groupby
 from threading import get_ident
 from types import TracebackType
@@ -432,8 +440,8 @@ class EventStream(_StreamProgress, Generic[E]):
             _owner_check(self)
         self._events = iter(())
         for source in (self._batches, self._chunks):  # the read driver, then the body's reads
-            close = getattr(source, "close", None)
-            if callable(close):
+            close: Callable[[], object] | None = getattr(source, "close", None)
+            if close is not None:
                 close()
 
     def __enter__(self) -> Self:
@@ -496,8 +504,8 @@ class AsyncEventStream(_StreamProgress, Generic[E]):
         if self._owner not in (None, get_ident()):
             _owner_check(self)
         for source in (self._events, self._batches, self._chunks):
-            close = getattr(source, "aclose", None)
-            if callable(close):
+            close: Callable[[], Awaitable[object]] | None = getattr(source, "aclose", None)
+            if close is not None:
                 await close()
 
     async def __aenter__(self) -> Self:
