@@ -175,6 +175,7 @@ class _MarkdownPage:
         self.unterminated: list[tuple[int, int]] = []
         self.tables: list[_Table] = []
         self.runs: list[Run] = []
+        self.wire = WireLines(self.page, self.blocks, self.kinds)  # of the parsed blocks once load() runs
         self.field_types: dict[str, SchemaType] = {}
 
     # -- orchestration --------------------------------------------------------------

@@ -12,7 +12,7 @@ from ....diagnostics import Code, Diagnostics, codes
 from ....ir import Message, Property, Provenance, Schema, SchemaType
 from ..instances import instances, refine_with_instances
 from ..wire import PageStream
-from . import prose
+from .prose import field_items, field_property, fields_text, parse_field, rename, same_fields_as, stated_type
 
 
 def learn_field_types(descriptions: list[str], field_types: dict[str, SchemaType]) -> None:
@@ -20,10 +20,10 @@ def learn_field_types(descriptions: list[str], field_types: dict[str, SchemaType
     states (``name (string)``), the first statement of a field winning: a field typed once on
     the page is typed everywhere."""
     for description in descriptions:
-        for item in prose.field_items(prose.fields_text(description)):
-            parsed = prose.parse_field(item)
+        for item in field_items(fields_text(description)):
+            parsed = parse_field(item)
             if parsed and parsed[1]:
-                kind = prose.stated_type(parsed[1])
+                kind = stated_type(parsed[1])
                 if kind and parsed[0] not in field_types:
                     field_types[parsed[0]] = kind
 
@@ -40,7 +40,7 @@ def vendor_fields(
     those of the event it has ``Same fields as`` (in ``by_type``, the events read so far;
     ``vendor-fields-unknown-ref`` when none), else its ``Fields:`` list
     (``vendor-field-unparsed`` for an item that cannot be read)."""
-    same = prose.same_fields_as(description)
+    same = same_fields_as(description)
     if same:
         source = by_type.get(same)
         if source is None:
@@ -50,14 +50,14 @@ def vendor_fields(
                 prov,
             )
             return []
-        return [prose.rename(p, source.name, name) for p in source.properties if p.name != "type"]
+        return [rename(p, source.name, name) for p in source.properties if p.name != "type"]
     props: list[Property] = []
-    for item in prose.field_items(prose.fields_text(description)):
-        parsed = prose.parse_field(item)
+    for item in field_items(fields_text(description)):
+        parsed = parse_field(item)
         if parsed is None:
             report_at(codes.VENDOR_FIELD_UNPARSED, f"cannot read field {item!r}; skipped", prov)
             continue
-        props.append(prose.field_property(parsed[0], parsed[1], name, prov, field_types, report_at))
+        props.append(field_property(parsed[0], parsed[1], name, prov, field_types, report_at))
     return props
 
 
