@@ -287,27 +287,14 @@ class _Walker:
         self.expanded = 0  # nodes met again, through an alias
 
     def build(self, node: yaml.Node, pointer: str, depth: int) -> Any:
+        """The plain value of ``node`` at ``pointer``, ``depth`` levels down, with the line of
+        every pointer below recorded in the document; a node met again (through an alias)
+        counts against the alias budgets (:meth:`_count_alias`)."""
         line = node.start_mark.line + 1 + self.offset
         again = id(node) in self.seen
         self.seen.add(id(node))
         if again:  # met through an alias: what it adds counts against the alias budgets
-            self.expanded += 1
-            if isinstance(node, yaml.ScalarNode):
-                self.aliased_bytes += len(node.value)
-            if self.aliased_bytes > MAX_ALIASED_BYTES:
-                raise DocumentError(
-                    f"aliases repeat more than {MAX_ALIASED_BYTES // (1024 * 1024)} MiB of text (alias bomb?); "
-                    "write the value once",
-                    line,
-                    codes.YAML_TOO_LARGE,
-                )
-            if self.expanded > MAX_NODES:
-                raise DocumentError(
-                    f"aliases expand the document by more than {MAX_NODES} nodes (alias bomb?); "
-                    "write the repeated values out or split the document",
-                    line,
-                    codes.YAML_TOO_LARGE,
-                )
+            self._count_alias(node, line)
         if depth > MAX_DEPTH:
             raise DocumentError(f"document nests deeper than {MAX_DEPTH} levels", line, codes.YAML_TOO_DEEP)
         self.doc.lines.setdefault(pointer, line)
@@ -322,27 +309,55 @@ class _Walker:
             if isinstance(node, yaml.ScalarNode):
                 return str(node.value)
         if isinstance(node, yaml.MappingNode):
-            result: dict[str, Any] = {}
-            for key_node, value_node in node.value:
-                key = self.scalar(key_node)
-                if not isinstance(key, str):
-                    key = "null" if key is None else str(key).lower() if isinstance(key, bool) else str(key)
-                child = join_pointer(pointer, key)
-                # A member's place is its key's line (`usage:`), where a reader looks.
-                self.doc.lines[child] = key_node.start_mark.line + 1 + self.offset
-                if key in result:
-                    self.diagnostics.add(
-                        codes.DUPLICATE_KEY,
-                        f"duplicate key {key!r}: the last value is kept",
-                        file=self.doc.file,
-                        line=key_node.start_mark.line + 1 + self.offset,
-                        pointer=child,
-                    )
-                result[key] = self.build(value_node, child, depth + 1)
-            return result
+            return self._mapping(node, pointer, depth)
         if isinstance(node, yaml.SequenceNode):
             return [self.build(item, join_pointer(pointer, i), depth + 1) for i, item in enumerate(node.value)]
         return self.scalar(node)
+
+    def _count_alias(self, node: yaml.Node, line: int) -> None:
+        """Count ``node``, met again through an alias at ``line``; past :data:`MAX_ALIASED_BYTES`
+        of repeated scalar text or :data:`MAX_NODES` repeated nodes the document is refused
+        (``yaml-too-large``, an alias bomb)."""
+        self.expanded += 1
+        if isinstance(node, yaml.ScalarNode):
+            self.aliased_bytes += len(node.value)
+        if self.aliased_bytes > MAX_ALIASED_BYTES:
+            raise DocumentError(
+                f"aliases repeat more than {MAX_ALIASED_BYTES // (1024 * 1024)} MiB of text (alias bomb?); "
+                "write the value once",
+                line,
+                codes.YAML_TOO_LARGE,
+            )
+        if self.expanded > MAX_NODES:
+            raise DocumentError(
+                f"aliases expand the document by more than {MAX_NODES} nodes (alias bomb?); "
+                "write the repeated values out or split the document",
+                line,
+                codes.YAML_TOO_LARGE,
+            )
+
+    def _mapping(self, node: yaml.MappingNode, pointer: str, depth: int) -> dict[str, Any]:
+        """The members of a mapping node: non-string keys as strings (``200``, ``null``,
+        ``true``), each member's line its key's line, a duplicate key's last value kept
+        (``duplicate-key``)."""
+        result: dict[str, Any] = {}
+        for key_node, value_node in node.value:
+            key = self.scalar(key_node)
+            if not isinstance(key, str):
+                key = "null" if key is None else str(key).lower() if isinstance(key, bool) else str(key)
+            child = join_pointer(pointer, key)
+            # A member's place is its key's line (`usage:`), where a reader looks.
+            self.doc.lines[child] = key_node.start_mark.line + 1 + self.offset
+            if key in result:
+                self.diagnostics.add(
+                    codes.DUPLICATE_KEY,
+                    f"duplicate key {key!r}: the last value is kept",
+                    file=self.doc.file,
+                    line=key_node.start_mark.line + 1 + self.offset,
+                    pointer=child,
+                )
+            result[key] = self.build(value_node, child, depth + 1)
+        return result
 
     def scalar(self, node: yaml.Node) -> Any:
         if not isinstance(node, yaml.ScalarNode):

@@ -19,10 +19,10 @@ type list              ``type: [string, 'null']``                  ``mistral/asy
 
 JSON Schema keywords the IR does not model (value constraints such as ``maximum``,
 ``minLength``, ``pattern``; applicators such as ``not``, ``if``; ``allOf`` is merged) are kept
-as written in :attr:`Schema.constraints`, for the strict ``schemas.json``; a ``$ref`` inside
-them is kept as a :class:`~ssegen.ir.SchemaRef` to its target, each target read once however
-often it is referred to (copies would grow exponentially with the depth of a spec that refers
-to one schema ten times per level).  A keyword of the wrong shape is ignored (``schema-invalid``).
+as written in :attr:`Schema.constraints`, for the strict ``schemas.json``
+(:mod:`ssegen.sources.schema_kept`); a ``$ref`` inside them is kept as a
+:class:`~ssegen.ir.SchemaRef` to its target.  A keyword of the wrong shape is ignored
+(``schema-invalid``).  A union's discriminator is found by :mod:`ssegen.sources.schema_unions`.
 
 A ``$ref`` with sibling keywords keeps its sibling ``description`` on the use site
 (``ref-siblings``); an always-empty array (``maxItems: 0``, Mistral's usage-only
@@ -35,35 +35,20 @@ object or enum is named from the JSON path of its use (``ToolCallDeltaFunction``
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 from ..diagnostics import Diagnostics, codes
-from ..ir import Property, Provenance, Schema, SchemaRef, SchemaType, json_type
+from ..ir import Property, Schema, SchemaType, json_type
 from ..naming import ClassName, pascal, singular
-from .document import Document, join_pointer
+from .location import Location
 from .refs import RefError, RefResolver
+from .schema_kept import KeptKeywords, non_finite, value_kind
+from .schema_unions import discriminator, is_null_schema, variant_suffix
+
+__all__ = ["Location", "SchemaConverter"]
 
 _SCALAR_TYPES = {"string", "integer", "number", "boolean", "null", "object", "array"}
-
-
-@dataclass(frozen=True)
-class Location:
-    """Where a schema object sits: its document, JSON pointer and base URI."""
-
-    document: Document
-    pointer: str
-    uri: str
-
-    def child(self, *tokens: str | int) -> Location:
-        """The location of a member of this schema object."""
-        return Location(self.document, join_pointer(self.pointer, *tokens), self.uri)
-
-    @property
-    def provenance(self) -> Provenance:
-        """File, line and pointer of this location."""
-        return Provenance(self.document.file, self.document.line(self.pointer), self.pointer)
 
 
 class SchemaConverter:
@@ -79,7 +64,7 @@ class SchemaConverter:
         self.diagnostics = diagnostics
         self._memo: dict[tuple[str, str], Schema] = {}
         self._active: list[tuple[str, str]] = []
-        self._refs: dict[tuple[str, str], SchemaRef] = {}
+        self._kept = KeptKeywords(resolver, diagnostics)
 
     def convert(self, node: Any, loc: Location, hint: str) -> tuple[Schema, str]:
         """Convert the schema ``node`` found at ``loc``.
@@ -98,95 +83,27 @@ class SchemaConverter:
             return Schema("any", loc.provenance), ""
         if not isinstance(node, dict):
             self._report(
-                loc, codes.SCHEMA_NOT_OBJECT, f"a schema must be an object, got {_kind(node)}; treated as any JSON"
+                loc, codes.SCHEMA_NOT_OBJECT, f"a schema must be an object, got {value_kind(node)}; treated as any JSON"
             )
             return Schema("any", loc.provenance), ""
         if "$ref" in node:
             return self._convert_ref(node, loc, hint)
         schema, description = self._convert_inline(node, loc, hint)
-        constraints = self._constraints(node, loc)
+        constraints = self._kept.constraints(node, loc)
         if constraints:
             schema = replace(schema, constraints={**schema.constraints, **constraints})
         return schema, description
 
-    # -- keywords kept as constraints ------------------------------------------
-
-    def _constraints(self, node: dict[str, Any], loc: Location) -> dict[str, Any]:
-        """The keywords of ``node`` the IR does not model, checked for shape, ``$ref`` s kept
-        (:meth:`_as_written`)."""
-        out: dict[str, Any] = {}
-        for key, value in node.items():
-            expected = _CONSTRAINTS.get(key)
-            if expected is None:
-                if key == "additionalProperties" and isinstance(value, dict) and value:
-                    out[key] = self._as_written(value, loc.child(key), ())  # a schema for unlisted members
-                continue
-            if not _has_shape(value, expected):
-                self._report(
-                    loc.child(key),
-                    codes.SCHEMA_INVALID,
-                    f"{key} must be {_SHAPES[expected]}, got {_kind(value)}; ignored",
-                )
-                continue
-            out[key] = (
-                self._as_written(value, loc.child(key), ()) if expected in ("schema", "schemas", "map") else value
-            )
-        return out
-
-    def _as_written(self, value: Any, loc: Location, active: tuple[tuple[str, str], ...]) -> Any:
-        """``value`` (a keyword's value, as written) with each ``$ref`` object replaced by a
-        :class:`~ssegen.ir.SchemaRef` to its target (its sibling keywords are not kept).
-
-        Each target is read once and its :class:`~ssegen.ir.SchemaRef` shared by every
-        reference to it, so the result is as large as the spec, not one copy per path to a
-        schema; a reference back to a target being read is that target's own reference (a
-        cycle, as JSON Schema allows).  More than 32 references deep (``active``, the
-        targets being read), or unresolvable, it is ``{}`` (any JSON), reported
-        (``ref-too-deep``, or the resolver's code).
-        """
-        if isinstance(value, list):
-            return [self._as_written(v, loc.child(i), active) for i, v in enumerate(value)]
-        if not isinstance(value, dict):
-            return value
-        if isinstance(value.get("$ref"), str):
-            try:
-                target = self.resolver.lookup(value["$ref"], loc.uri)
-            except RefError as exc:
-                self._report(loc.child("$ref"), exc.code, str(exc))
-                return {}
-            key = (target.uri, target.pointer)
-            known = self._refs.get(key)
-            if known is not None:
-                return known  # read before, or being read: a $ref back to a schema it is inside
-            if len(active) > _MAX_KEPT_DEPTH:
-                self._report(
-                    loc.child("$ref"),
-                    codes.REF_TOO_DEEP,
-                    f"$ref {value['$ref']!r} is more than {_MAX_KEPT_DEPTH} references deep inside a"
-                    " kept keyword; from there on it is kept as any JSON ({}), so schemas.json does"
-                    " not check what is below",
-                )
-                return {}
-            tloc = Location(target.document, target.pointer, target.uri)
-            ref = self._refs[key] = SchemaRef(tloc.provenance)
-            ref.tie(self._as_written(target.contents, tloc, (*active, key)))
-            return ref
-        return {k: self._as_written(v, loc.child(k), active) for k, v in value.items()}
-
     # -- $ref ---------------------------------------------------------------
 
     def _convert_ref(self, node: dict[str, Any], loc: Location, hint: str) -> tuple[Schema, str]:
+        """A ``$ref`` schema object: its target converted once (memoized by target), with the
+        use site's ``nullable`` and ``description``; an invalid, unresolvable or circular
+        ``$ref`` is any JSON, reported (``ref-invalid``, the resolver's code, ``ref-circular``)."""
         ref = node["$ref"]
-        siblings = sorted(k for k in node if k != "$ref")
-        if siblings:
-            kept = [k for k in siblings if k in ("description", "nullable", "title")]
-            ignored = [k for k in siblings if k not in kept]
-            message = f"$ref has sibling keywords {', '.join(siblings)}: kept {', '.join(kept) or 'none'}"
-            if ignored:
-                message += f", ignored {', '.join(ignored)}"
-            self._report(loc, codes.REF_SIBLINGS, message)
+        self._report_ref_siblings(node, loc)
         if not isinstance(ref, str):
-            self._report(loc.child("$ref"), codes.REF_INVALID, f"$ref must be a string, got {_kind(ref)}")
+            self._report(loc.child("$ref"), codes.REF_INVALID, f"$ref must be a string, got {value_kind(ref)}")
             return Schema("any", loc.provenance), str(node.get("description", ""))
         try:
             target = self.resolver.lookup(ref, loc.uri)
@@ -204,53 +121,68 @@ class SchemaConverter:
         schema = self._memo.get(key)
         if schema is None:
             tloc = Location(target.document, target.pointer, target.uri)
-            name = _name_from_pointer(target.pointer) or hint
             self._active.append(key)
             try:
-                schema, _ = self.convert(target.contents, tloc, name)
+                schema, _ = self.convert(target.contents, tloc, _name_from_pointer(target.pointer) or hint)
             finally:
                 self._active.pop()
             self._memo[key] = schema
-        if node.get("nullable") is True:
-            self._report(
-                loc.child("nullable"), codes.NULLABLE_KEYWORD, "OpenAPI `nullable: true` normalized to a nullable type"
-            )
+        if self._nullable_keyword(node, loc):
             schema = replace(schema, nullable=True)
         description = node.get("description")
         return schema, description if isinstance(description, str) else schema.description
 
+    def _report_ref_siblings(self, node: dict[str, Any], loc: Location) -> None:
+        """Report the keywords beside a ``$ref`` (``ref-siblings``): ``description``, ``nullable``
+        and ``title`` are kept, the others ignored (OpenAPI 3.0 ignores them all)."""
+        siblings = sorted(k for k in node if k != "$ref")
+        if not siblings:
+            return
+        kept = [k for k in siblings if k in ("description", "nullable", "title")]
+        ignored = [k for k in siblings if k not in kept]
+        message = f"$ref has sibling keywords {', '.join(siblings)}: kept {', '.join(kept) or 'none'}"
+        if ignored:
+            message += f", ignored {', '.join(ignored)}"
+        self._report(loc, codes.REF_SIBLINGS, message)
+
+    def _nullable_keyword(self, node: dict[str, Any], loc: Location) -> bool:
+        """Whether ``node`` says OpenAPI 3.0's ``nullable: true`` (reported, ``nullable-keyword``)."""
+        if node.get("nullable") is not True:
+            return False
+        self._report(
+            loc.child("nullable"), codes.NULLABLE_KEYWORD, "OpenAPI `nullable: true` normalized to a nullable type"
+        )
+        return True
+
     # -- inline schemas -------------------------------------------------------
 
     def _convert_inline(self, node: dict[str, Any], loc: Location, hint: str) -> tuple[Schema, str]:
+        """A schema object without ``$ref``: a union (``oneOf``/``anyOf``), a merge (``allOf``),
+        or a schema of the types its ``type``, ``enum``/``const`` and members say."""
         description = _text(node.get("description"))
         title = _text(node.get("title"))
         name = str(ClassName(title)) if title else hint
-        nullable = False
-
-        if node.get("nullable") is True:
-            self._report(
-                loc.child("nullable"), codes.NULLABLE_KEYWORD, "OpenAPI `nullable: true` normalized to a nullable type"
-            )
-            nullable = True
-
+        nullable = self._nullable_keyword(node, loc)
         for key in ("oneOf", "anyOf"):
             if key in node:
                 return self._convert_alternatives(node, key, loc, name, nullable, description)
         if "allOf" in node:
             return self._convert_all_of(node, loc, name, title, nullable, description)
+        type_list, null_type = self._type_list(node, loc)
+        enum, null_value = self._enum_and_const(node, loc)
+        nullable = nullable or null_type or null_value
+        if not type_list:
+            type_list = _implied_types(node, enum)
+        return self._typed(node, loc, type_list, name, title, description, nullable, enum), description
 
+    def _type_list(self, node: dict[str, Any], loc: Location) -> tuple[list[str], bool]:
+        """``(types, nullable)`` from the ``type`` keyword (a name or a list,
+        :meth:`_listed_types`); an unknown type is dropped (``type-unknown``)."""
         types = node.get("type")
+        nullable = False
         type_list: list[str]
         if isinstance(types, list):
-            type_list = [t for t in types if isinstance(t, str)]
-            if "null" in type_list and len(type_list) > 1:
-                self._report(
-                    loc.child("type"),
-                    codes.TYPE_LIST_NULL,
-                    f"type list {types!r} normalized to a nullable {'/'.join(t for t in type_list if t != 'null')}",
-                )
-                nullable = True
-                type_list = [t for t in type_list if t != "null"]
+            type_list, nullable = self._listed_types(types, loc)
         elif isinstance(types, str):
             type_list = [types]
         else:
@@ -261,98 +193,116 @@ class SchemaConverter:
                 loc.child("type"), codes.TYPE_UNKNOWN, f"unknown type {', '.join(unknown)}; treated as any JSON"
             )
             type_list = [t for t in type_list if t in _SCALAR_TYPES]
+        return type_list, nullable
 
+    def _listed_types(self, types: list[Any], loc: Location) -> tuple[list[str], bool]:
+        """``(types, nullable)`` of a ``type`` list: ``null`` beside other types makes them
+        nullable (``type-list-null``, ``specs/mistral/asyncapi-page.txt:496``)."""
+        type_list = [t for t in types if isinstance(t, str)]
+        if "null" not in type_list or len(type_list) == 1:
+            return type_list, False
+        self._report(
+            loc.child("type"),
+            codes.TYPE_LIST_NULL,
+            f"type list {types!r} normalized to a nullable {'/'.join(t for t in type_list if t != 'null')}",
+        )
+        return [t for t in type_list if t != "null"], True
+
+    def _enum_and_const(self, node: dict[str, Any], loc: Location) -> tuple[tuple[Any, ...], bool]:
+        """``(values, nullable)`` from ``enum`` (:meth:`_enum_values`), else from ``const``
+        (a ``null`` const is nullable; an object or array const is not a value)."""
         enum: tuple[Any, ...] = ()
+        nullable = False
         if "enum" in node:
-            values = node["enum"]
-            if not isinstance(values, list):
-                self._report(loc.child("enum"), codes.ENUM_INVALID, "enum must be a list; ignored")
-            else:
-                if any(v is None for v in values):
-                    self._report(loc.child("enum"), codes.ENUM_NULL, "`null` in enum normalized to a nullable type")
-                    nullable = True
-                bad = [v for v in values if isinstance(v, (dict, list))]
-                if bad:
-                    self._report(
-                        loc.child("enum"), codes.ENUM_INVALID, "object and array enum values are not supported; ignored"
-                    )
-                odd = [v for v in values if _non_finite(v)]
-                if odd:
-                    self._report(
-                        loc.child("enum"),
-                        codes.ENUM_INVALID,
-                        f"enum values {', '.join(map(repr, odd))} are not JSON numbers; ignored",
-                    )
-                enum = tuple(
-                    v for v in values if v is not None and not isinstance(v, (dict, list)) and not _non_finite(v)
-                )
-                if not values:
-                    self._report(
-                        loc.child("enum"), codes.ENUM_EMPTY, "enum lists no value (no instance could match); ignored"
-                    )
+            enum, nullable = self._enum_values(node["enum"], loc.child("enum"))
         if "const" in node and not enum:
             const = node["const"]
             if const is None:
                 nullable = True
             elif not isinstance(const, (dict, list)):
                 enum = (const,)
+        return enum, nullable
 
-        if not type_list:
-            if isinstance(node.get("properties"), dict) or "additionalProperties" in node:
-                type_list = ["object"]
-            elif "items" in node:
-                type_list = ["array"]
-            elif enum:
-                type_list = sorted({json_type(v) for v in enum})
-            elif node.get("type") == "null" or nullable:
-                type_list = []
+    def _enum_values(self, values: Any, loc: Location) -> tuple[tuple[Any, ...], bool]:
+        """``(values, nullable)`` of the ``enum`` keyword at ``loc``: ``null`` makes the type
+        nullable (``enum-null``, ``specs/mistral/asyncapi-page.txt:504``); object, array and
+        non-finite values, a non-list and an empty list are ignored (``enum-invalid``,
+        ``enum-empty``)."""
+        if not isinstance(values, list):
+            self._report(loc, codes.ENUM_INVALID, "enum must be a list; ignored")
+            return (), False
+        nullable = any(v is None for v in values)
+        if nullable:
+            self._report(loc, codes.ENUM_NULL, "`null` in enum normalized to a nullable type")
+        if any(isinstance(v, (dict, list)) for v in values):
+            self._report(loc, codes.ENUM_INVALID, "object and array enum values are not supported; ignored")
+        odd = [v for v in values if non_finite(v)]
+        if odd:
+            self._report(
+                loc, codes.ENUM_INVALID, f"enum values {', '.join(map(repr, odd))} are not JSON numbers; ignored"
+            )
+        enum = tuple(v for v in values if v is not None and not isinstance(v, (dict, list)) and not non_finite(v))
+        if not values:
+            self._report(loc, codes.ENUM_EMPTY, "enum lists no value (no instance could match); ignored")
+        return enum, nullable
+
+    def _typed(
+        self,
+        node: dict[str, Any],
+        loc: Location,
+        type_list: list[str],
+        name: str,
+        title: str,
+        description: str,
+        nullable: bool,
+        enum: tuple[Any, ...],
+    ) -> Schema:
+        """The schema of ``node`` once its types are known: ``null`` alone, a union of one
+        variant per type, an object, an array, a scalar (named when it is an enum), or any."""
         if type_list == ["null"]:
-            return Schema("null", loc.provenance, nullable=True, description=description, title=title), description
+            return Schema("null", loc.provenance, nullable=True, description=description, title=title)
         if len(type_list) > 1:
             # One variant per type; the title names the union, not each variant.
             untitled = {k: v for k, v in node.items() if k != "title"}
             variants = tuple(self._convert_inline({**untitled, "type": t}, loc, name + pascal(t))[0] for t in type_list)
-            return (
-                Schema(
-                    "union",
-                    loc.provenance,
-                    name=name,
-                    title=title,
-                    description=description,
-                    nullable=nullable,
-                    variants=variants,
-                ),
-                description,
-            )
-        stype: SchemaType = type_list[0] if type_list else "any"  # type: ignore[assignment]
-        if stype == "object":
-            return self._convert_object(node, loc, name, title, description, nullable), description
-        if stype == "array":
-            return self._convert_array(node, loc, name, title, description, nullable), description
-        return (
-            Schema(
-                stype,
+            return Schema(
+                "union",
                 loc.provenance,
-                name=name if enum else "",
+                name=name,
                 title=title,
                 description=description,
                 nullable=nullable,
-                enum=enum,
-                format=_text(node.get("format")),
-            ),
-            description,
+                variants=variants,
+            )
+        stype: SchemaType = type_list[0] if type_list else "any"  # type: ignore[assignment]
+        if stype == "object":
+            return self._convert_object(node, loc, name, title, description, nullable)
+        if stype == "array":
+            return self._convert_array(node, loc, name, title, description, nullable)
+        return Schema(
+            stype,
+            loc.provenance,
+            name=name if enum else "",
+            title=title,
+            description=description,
+            nullable=nullable,
+            enum=enum,
+            format=_text(node.get("format")),
         )
 
     def _convert_alternatives(
         self, node: dict[str, Any], key: str, loc: Location, name: str, nullable: bool, description: str
     ) -> tuple[Schema, str]:
+        """``oneOf``/``anyOf`` (``key``): a ``null`` alternative makes the rest nullable
+        (``oneof-null-branch``, ``specs/deepseek/asyncapi-page.txt:381``); one alternative left
+        is used as it is, more make a union with its discriminator (:func:`discriminator`)."""
         branches = node[key]
         if not isinstance(branches, list) or not branches:
             self._report(loc.child(key), codes.SCHEMA_INVALID, f"{key} must be a non-empty list; treated as any JSON")
             return Schema("any", loc.provenance, nullable=nullable, description=description), description
         kept: list[tuple[int, Any]] = []
         for i, branch in enumerate(branches):
-            if _is_null_schema(branch):
+            if is_null_schema(branch):
                 nullable = True
                 self._report(
                     loc.child(key, i), codes.ONEOF_NULL_BRANCH, f"`{key}` branch `null` normalized to a nullable type"
@@ -364,13 +314,10 @@ class SchemaConverter:
             inner, inner_desc = self.convert(branch, loc.child(key, i), name)
             schema = replace(inner, nullable=inner.nullable or nullable)
             return schema, description or inner_desc
-        variants = []
-        for i, branch in kept:
-            variant, _ = self.convert(branch, loc.child(key, i), name + _variant_suffix(branch))
-            variants.append(variant)
+        variants = [self.convert(branch, loc.child(key, i), name + variant_suffix(branch))[0] for i, branch in kept]
         if not variants:
             return Schema("null", loc.provenance, nullable=True, description=description), description
-        member, variants = self._discriminator(node, [b for _, b in kept], variants, loc)
+        member, variants = discriminator(node, [b for _, b in kept], variants, loc, self.diagnostics)
         return (
             Schema(
                 "union",
@@ -384,82 +331,43 @@ class SchemaConverter:
             description,
         )
 
-    def _discriminator(
-        self, node: dict[str, Any], branches: list[Any], variants: list[Schema], loc: Location
-    ) -> tuple[str, list[Schema]]:
-        """The member telling a union's object variants apart, and the variants with its value.
-
-        An explicit ``discriminator`` (OpenAPI ``{propertyName, mapping}``, AsyncAPI 2.x
-        a member name) names the member; a variant that does not fix its value gets
-        the value its ``mapping`` entry gives, else its component name (OpenAPI's
-        implicit mapping). Without one, the member every variant fixes to one string
-        value (``const`` or a one-value ``enum``, ``type`` preferred) is used. Returns
-        ``("", variants)`` when the variants are not all objects or no member has a
-        distinct value in each; an explicit discriminator that cannot be used is
-        reported (``discriminator-invalid``).
-        """
-        explicit = node.get("discriminator")
-        member = ""
-        mapping: dict[str, Any] = {}
-        if isinstance(explicit, str):
-            member = explicit
-        elif isinstance(explicit, dict) and isinstance(explicit.get("propertyName"), str):
-            member = explicit["propertyName"]
-            mapping = explicit["mapping"] if isinstance(explicit.get("mapping"), dict) else {}
-        elif explicit is not None:
-            self._report(
-                loc.child("discriminator"),
-                codes.DISCRIMINATOR_INVALID,
-                "discriminator must be a member name or an object with propertyName; ignored",
-            )
-        if any(v.type != "object" for v in variants):
-            if member:
-                self._report(
-                    loc.child("discriminator"),
-                    codes.DISCRIMINATOR_INVALID,
-                    f"discriminator {member!r} on alternatives that are not all objects; ignored",
-                )
-            return "", variants
-        if member:
-            tagged = [
-                _with_tag(v, member, _mapped_value(v, b, member, mapping))
-                for v, b in zip(variants, branches, strict=True)
-            ]
-            values = [v.tag(member) for v in tagged]
-            if None not in values and len(set(values)) == len(values):
-                return member, tagged
-            self._report(
-                loc.child("discriminator"),
-                codes.DISCRIMINATOR_INVALID,
-                f"discriminator {member!r} does not give each alternative its own value; "
-                "the alternatives are told apart by their members",
-            )
-            return "", variants
-        names = [p.name for p in variants[0].properties if all(v.tag(p.name) is not None for v in variants)]
-        names.sort(key=lambda n: n != "type")
-        for name in names:
-            values = [v.tag(name) for v in variants]
-            if len(set(values)) == len(values):
-                return name, variants
-        return "", variants
-
     def _convert_all_of(
         self, node: dict[str, Any], loc: Location, name: str, title: str, nullable: bool, description: str
     ) -> tuple[Schema, str]:
         """``allOf``: the parts (and the node's own keywords beside it) merged into one schema.
 
-        Object parts give one object with every part's members in order (a later
-        part's member replaces an earlier one of the same name; ``required`` from
-        any part); one non-object part (``allOf: [$ref X]`` with ``nullable: true``,
-        OpenAPI 3.0's nullable reference, ``specs/<provider>/openapi.yaml``) is used
-        as it is. Parts of different scalar types cannot be merged: the first is
-        kept with a ``schema-invalid`` warning. A part that refers back to a schema
-        being converted is ``ref-circular`` (it counts as any JSON).
+        Object parts give one object (:meth:`_merge_objects`); one non-object part
+        (``allOf: [$ref X]`` with ``nullable: true``, OpenAPI 3.0's nullable reference,
+        ``specs/<provider>/openapi.yaml``) is used as it is. Parts of different scalar types
+        cannot be merged: the first is kept with a ``schema-invalid`` warning. A part that
+        refers back to a schema being converted is ``ref-circular`` (it counts as any JSON).
         """
         branches = node["allOf"]
         if not isinstance(branches, list) or not branches:
             self._report(loc.child("allOf"), codes.SCHEMA_INVALID, "allOf must be a non-empty list; ignored")
             branches = []
+        parts, listed = self._all_of_parts(node, branches, loc, name)
+        typed = [p for p in parts if p.type != "any"]
+        if not typed:
+            return Schema("any", loc.provenance, nullable=nullable, description=description, title=title), description
+        if all(p.type == "object" for p in typed):
+            merged = self._merge_objects(typed, listed, loc, name, title, nullable, description)
+            return merged, merged.description
+        if len(typed) > 1:
+            self._report(
+                loc.child("allOf"),
+                codes.SCHEMA_INVALID,
+                f"allOf parts of types {', '.join(p.type for p in typed)} cannot be merged; the first is kept",
+            )
+        first = typed[0]
+        return replace(first, nullable=first.nullable or nullable), description or first.description
+
+    def _all_of_parts(
+        self, node: dict[str, Any], branches: list[Any], loc: Location, name: str
+    ) -> tuple[list[Schema], list[str]]:
+        """``(parts, required)``: each ``allOf`` part converted, then the node's own keywords
+        beside ``allOf`` as one more part; and the member names the node and its inline parts
+        list in ``required``."""
         # A part may require members another part declares (`specs/<provider>/openapi.yaml`,
         # OpenAI's `Response`): inline parts' `required` lists apply to the merged object.
         listed = (
@@ -476,44 +384,44 @@ class SchemaConverter:
         own = {k: v for k, v in node.items() if k not in ("allOf", "nullable", "title", "description", "required")}
         if own:
             parts.append(self._convert_inline(own, loc, name)[0])
-        typed = [p for p in parts if p.type != "any"]
-        if not typed:
-            return Schema("any", loc.provenance, nullable=nullable, description=description, title=title), description
-        if all(p.type == "object" for p in typed):
-            members: dict[str, Property] = {}
-            for part in typed:
-                for prop in part.properties:
-                    old = members.get(prop.name)
-                    members[prop.name] = replace(prop, required=prop.required or (old is not None and old.required))
-            members = {k: replace(p, required=True) if k in listed else p for k, p in members.items()}
-            missing = sorted(set(listed) - set(members))
-            if missing and members:
-                self._report(
-                    loc.child("allOf"),
-                    codes.REQUIRED_UNKNOWN,
-                    f"required lists undeclared members: {', '.join(missing)}",
-                )
-            return (
-                Schema(
-                    "object",
-                    loc.provenance,
-                    name=name,
-                    title=title,
-                    description=description or typed[0].description,
-                    nullable=nullable or all(p.nullable for p in typed),
-                    properties=tuple(members.values()),
-                    additional_properties=all(p.additional_properties for p in typed),
-                ),
-                description or typed[0].description,
-            )
-        if len(typed) > 1:
+        return parts, listed
+
+    def _merge_objects(
+        self,
+        typed: list[Schema],
+        listed: list[str],
+        loc: Location,
+        name: str,
+        title: str,
+        nullable: bool,
+        description: str,
+    ) -> Schema:
+        """The object ``allOf`` parts ``typed`` as one object: every part's members in order (a
+        later part's member replaces an earlier one of the same name, required if either is),
+        the ``listed`` members required (an undeclared one is ``required-unknown``)."""
+        members: dict[str, Property] = {}
+        for part in typed:
+            for prop in part.properties:
+                old = members.get(prop.name)
+                members[prop.name] = replace(prop, required=prop.required or (old is not None and old.required))
+        members = {k: replace(p, required=True) if k in listed else p for k, p in members.items()}
+        missing = sorted(set(listed) - set(members))
+        if missing and members:
             self._report(
                 loc.child("allOf"),
-                codes.SCHEMA_INVALID,
-                f"allOf parts of types {', '.join(p.type for p in typed)} cannot be merged; the first is kept",
+                codes.REQUIRED_UNKNOWN,
+                f"required lists undeclared members: {', '.join(missing)}",
             )
-        first = typed[0]
-        return replace(first, nullable=first.nullable or nullable), description or first.description
+        return Schema(
+            "object",
+            loc.provenance,
+            name=name,
+            title=title,
+            description=description or typed[0].description,
+            nullable=nullable or all(p.nullable for p in typed),
+            properties=tuple(members.values()),
+            additional_properties=all(p.additional_properties for p in typed),
+        )
 
     def _convert_object(
         self, node: dict[str, Any], loc: Location, name: str, title: str, description: str, nullable: bool
@@ -581,115 +489,16 @@ class SchemaConverter:
         self.diagnostics.at(loc.provenance, code, message)
 
 
-#: How many references to different schemas a keyword kept as written may chain before the
-#: rest is cut to ``{}`` (:meth:`SchemaConverter._as_written`; a cycle is kept whole).
-_MAX_KEPT_DEPTH = 32
-
-#: JSON Schema keywords kept in :attr:`Schema.constraints` (the IR models the others:
-#: ``type``, ``enum``/``const``, ``properties``, ``required``, ``items``, ``minItems``,
-#: ``maxItems``, ``oneOf``/``anyOf``, ``allOf`` (merged), ``additionalProperties: false``),
-#: with their shape.
-_CONSTRAINTS = {
-    "multipleOf": "number",
-    "maximum": "number",
-    "exclusiveMaximum": "number",
-    "minimum": "number",
-    "exclusiveMinimum": "number",
-    "maxLength": "count",
-    "minLength": "count",
-    "pattern": "string",
-    "maxProperties": "count",
-    "minProperties": "count",
-    "uniqueItems": "boolean",
-    "maxContains": "count",
-    "minContains": "count",
-    "dependentRequired": "map",
-    "not": "schema",
-    "if": "schema",
-    "then": "schema",
-    "else": "schema",
-    "contains": "schema",
-    "propertyNames": "schema",
-    "patternProperties": "map",
-    "dependentSchemas": "map",
-    "prefixItems": "schemas",
-    "unevaluatedProperties": "schema",
-    "unevaluatedItems": "schema",
-}
-
-_SHAPES = {
-    "number": "a number",
-    "count": "a non-negative integer",
-    "string": "a string",
-    "boolean": "a boolean",
-    "map": "a mapping",
-    "schema": "a schema",
-    "schemas": "a non-empty list of schemas",
-}
-
-
-def _has_shape(value: Any, shape: str) -> bool:
-    if shape == "number":
-        return isinstance(value, (int, float)) and not isinstance(value, bool) and not _non_finite(value)
-    if shape == "count":
-        return isinstance(value, int) and not isinstance(value, bool) and value >= 0
-    if shape == "string":
-        return isinstance(value, str)
-    if shape == "boolean":
-        return isinstance(value, bool)
-    if shape == "map":
-        return isinstance(value, dict)
-    if shape == "schema":
-        return isinstance(value, (dict, bool))
-    return isinstance(value, list) and bool(value) and all(isinstance(v, (dict, bool)) for v in value)
-
-
-def _is_null_schema(node: Any) -> bool:
-    if not isinstance(node, dict):
-        return False
-    if node.get("type") == "null":
-        return True
-    enum = node.get("enum")
-    return isinstance(enum, list) and enum == [None]
-
-
-def _mapped_value(variant: Schema, branch: Any, member: str, mapping: dict[str, Any]) -> str | None:
-    """The discriminator value of a union variant: its own fixed value, else the
-    ``mapping`` key naming its ``$ref`` (or component name), else its component name."""
-    own = variant.tag(member)
-    if own is not None:
-        return own
-    ref = branch.get("$ref") if isinstance(branch, dict) else None
-    if not isinstance(ref, str):
-        return None
-    component = ref.rsplit("/", 1)[-1]
-    for value, target in mapping.items():
-        if target in (ref, component):
-            return str(value)
-    return component
-
-
-def _with_tag(variant: Schema, member: str, value: str | None) -> Schema:
-    """``variant`` with member ``member`` fixed to ``value`` (added, required, when absent)."""
-    if value is None or variant.tag(member) == value:
-        return variant
-    prop = variant.property(member)
-    if prop is None:
-        tag = Schema("string", variant.provenance, enum=(value,))
-        return replace(variant, properties=(Property(member, tag, True, "", variant.provenance), *variant.properties))
-    fixed = replace(prop, schema=replace(prop.schema, type="string", enum=(value,)))
-    return replace(variant, properties=tuple(fixed if p is prop else p for p in variant.properties))
-
-
-def _variant_suffix(branch: Any) -> str:
-    if isinstance(branch, dict):
-        if isinstance(branch.get("title"), str) and pascal(branch["title"]):
-            return pascal(branch["title"])
-        if isinstance(branch.get("$ref"), str):
-            return pascal(branch["$ref"].rsplit("/", 1)[-1])
-        if isinstance(branch.get("type"), str):
-            return pascal(branch["type"])
-    return "Value"
+def _implied_types(node: dict[str, Any], enum: tuple[Any, ...]) -> list[str]:
+    """The types a schema object without ``type`` implies: ``object`` by ``properties`` or
+    ``additionalProperties``, ``array`` by ``items``, else the JSON types of its enum values."""
+    if isinstance(node.get("properties"), dict) or "additionalProperties" in node:
+        return ["object"]
+    if "items" in node:
+        return ["array"]
+    if enum:
+        return sorted({json_type(v) for v in enum})
+    return []
 
 
 def _name_from_pointer(pointer: str) -> str:
@@ -698,16 +507,5 @@ def _name_from_pointer(pointer: str) -> str:
     return str(ClassName(token)) if pascal(token) else ""
 
 
-def _kind(value: Any) -> str:
-    return {dict: "a mapping", list: "a list", str: "a string", bool: "a boolean"}.get(
-        type(value), type(value).__name__
-    )
-
-
 def _text(value: Any) -> str:
     return value.strip() if isinstance(value, str) else ""
-
-
-def _non_finite(value: Any) -> bool:
-    """True for NaN and infinities (YAML ``.nan``, ``.inf``): not JSON numbers."""
-    return isinstance(value, float) and not math.isfinite(value)

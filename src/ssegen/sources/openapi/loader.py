@@ -58,21 +58,17 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ...diagnostics import Diagnostics, codes
-from ...ir import Channel, Framing, Message, MessageKind, Schema, Server
+from ...ir import Channel, Framing, Message, Schema, Server
 from ...naming import ClassName, pascal
-from ..base import SourceResult, framing_of, unique_messages
+from ..base import SourceResult, framing_of
 from ..document import Document
-from ..refs import RefError, RefResolver
-from ..schema import Location, SchemaConverter
+from ..location import Location
+from ..refs import RefResolver
+from ..schema import SchemaConverter
+from .events import DONE, EventSchemaReader, is_event_object, is_json
 
 #: Operation keys of a path item (3.2 adds ``query``; ``additionalOperations`` is read apart).
 METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace", "query")
-
-#: The members of an SSE event object (WHATWG HTML "Server-sent events" fields).
-SSE_FIELDS = frozenset({"data", "event", "id", "retry"})
-
-#: The terminator literal of OpenAI-style streams.
-DONE = "[DONE]"
 
 
 def load_openapi(document: Document, uri: str, resolver: RefResolver, diagnostics: Diagnostics) -> SourceResult | None:
@@ -106,47 +102,9 @@ def load_openapi(document: Document, uri: str, resolver: RefResolver, diagnostic
     raw_info = data.get("info")
     info: dict[str, Any] = raw_info if isinstance(raw_info, dict) else {}
     reader = _Reader(SchemaConverter(resolver, diagnostics), resolver, diagnostics)
-    channels: dict[str, Channel] = {}
-    streams = requests = operations = 0
-    paths = data.get("paths")
-    for path, item in (paths if isinstance(paths, dict) else {}).items():
-        resolved = reader.follow(item, root.child("paths", path))
-        if resolved is None or not isinstance(resolved[0], dict):
-            continue
-        item, iloc = resolved
-        for oloc, op in _operations(item, iloc):
-            operations += 1
-            media = reader.stream_media(op, oloc) or reader.fern_stream_media(op, oloc)
-            if not media:
-                continue
-            streams += 1
-            requests += "requestBody" in op
-            messages = [m for found in media for m in reader.media_messages(path, op, oloc, found)]
-            address = path.split("#", 1)[0] or path
-            channel = Channel(
-                address=address,
-                messages=(),
-                provenance=oloc.provenance,
-                framing=media[0].framing,
-                operation_id=_text(op.get("operationId")),
-                summary=_text(op.get("summary")),
-                description=_text(op.get("description")),
-                extensions={k: v for k, v in op.items() if isinstance(k, str) and k.startswith("x-ssegen-")},
-            )
-            old = channels.get(address, channel)
-            channels[address] = replace(old, messages=reader.unique(old.messages, messages))
-    diagnostics.at(
-        root.child("paths").provenance,
-        codes.OPENAPI_STREAMS_FOUND,
-        f"{streams} of {operations} operations stream `text/event-stream` or newline-delimited JSON "
-        f"({len(channels)} channel{'s' if len(channels) != 1 else ''}); the others are skipped",
-    )
-    if requests:
-        diagnostics.at(
-            root.child("paths").provenance,
-            codes.OPENAPI_REQUESTS_SKIPPED,
-            f"the request bodies of {requests} streaming operation{'s' if requests != 1 else ''} are not loaded",
-        )
+    counts = _Counts()
+    channels = _read_paths(data.get("paths"), root, reader, counts)
+    _report_counts(counts, len(channels), root, diagnostics)
     return SourceResult(
         document.file,
         title=_text(info.get("title")),
@@ -155,6 +113,80 @@ def load_openapi(document: Document, uri: str, resolver: RefResolver, diagnostic
         channels=tuple(channels.values()),
         servers=tuple(_servers(data.get("servers"), root.child("servers"))),
     )
+
+
+@dataclass
+class _Counts:
+    """How many operations a document has, how many of them stream, and how many of those
+    have a request body (for ``openapi-streams-found`` and ``openapi-requests-skipped``)."""
+
+    operations: int = 0
+    streams: int = 0
+    requests: int = 0
+
+
+def _read_paths(paths: Any, root: Location, reader: _Reader, counts: _Counts) -> dict[str, Channel]:
+    """One channel per address (the path without its ``#...`` suffix) with the messages of
+    every streaming operation at it, in document order; ``counts`` counted on the way."""
+    channels: dict[str, Channel] = {}
+    for path, item in (paths if isinstance(paths, dict) else {}).items():
+        resolved = reader.follow(item, root.child("paths", path))
+        if resolved is None or not isinstance(resolved[0], dict):
+            continue
+        item, iloc = resolved
+        for oloc, op in _operations(item, iloc):
+            counts.operations += 1
+            stream = _stream_channel(path, op, oloc, reader, counts)
+            if stream is None:
+                continue
+            channel, messages = stream
+            old = channels.get(channel.address, channel)
+            channels[channel.address] = replace(old, messages=reader.unique(old.messages, messages))
+    return channels
+
+
+def _stream_channel(
+    path: str, op: dict[str, Any], oloc: Location, reader: _Reader, counts: _Counts
+) -> tuple[Channel, list[Message]] | None:
+    """``(channel, messages)`` of operation ``op`` at ``path`` when it streams (a
+    ``text/event-stream`` or NDJSON response, or ``x-fern-streaming``): the channel without
+    messages, from the operation's id, summary, description and ``x-ssegen-*`` members, and
+    the messages of its streamed responses; None when it does not stream."""
+    media = reader.stream_media(op, oloc) or reader.fern_stream_media(op, oloc)
+    if not media:
+        return None
+    counts.streams += 1
+    counts.requests += "requestBody" in op
+    messages = [m for found in media for m in reader.media_messages(path, op, oloc, found)]
+    channel = Channel(
+        address=path.split("#", 1)[0] or path,
+        messages=(),
+        provenance=oloc.provenance,
+        framing=media[0].framing,
+        operation_id=_text(op.get("operationId")),
+        summary=_text(op.get("summary")),
+        description=_text(op.get("description")),
+        extensions={k: v for k, v in op.items() if isinstance(k, str) and k.startswith("x-ssegen-")},
+    )
+    return channel, messages
+
+
+def _report_counts(counts: _Counts, channels: int, root: Location, diagnostics: Diagnostics) -> None:
+    """The ``openapi-streams-found`` info (streams among operations, channels), and
+    ``openapi-requests-skipped`` when streaming operations have request bodies."""
+    diagnostics.at(
+        root.child("paths").provenance,
+        codes.OPENAPI_STREAMS_FOUND,
+        f"{counts.streams} of {counts.operations} operations stream `text/event-stream` or newline-delimited JSON "
+        f"({channels} channel{'s' if channels != 1 else ''}); the others are skipped",
+    )
+    if counts.requests:
+        diagnostics.at(
+            root.child("paths").provenance,
+            codes.OPENAPI_REQUESTS_SKIPPED,
+            f"the request bodies of {counts.requests} streaming operation{'s' if counts.requests != 1 else ''} "
+            "are not loaded",
+        )
 
 
 def _operations(item: dict[str, Any], loc: Location) -> list[tuple[Location, dict[str, Any]]]:
@@ -188,40 +220,8 @@ class StreamMedia:
     framing: Framing = "sse"
 
 
-class _Reader:
+class _Reader(EventSchemaReader):
     """Reads the streaming responses of operations into IR messages."""
-
-    def __init__(self, converter: SchemaConverter, resolver: RefResolver, diagnostics: Diagnostics) -> None:
-        self.converter = converter
-        self.resolver = resolver
-        self.diagnostics = diagnostics
-        self._active: set[tuple[str, str]] = set()
-
-    def follow(self, node: Any, loc: Location) -> tuple[Any, Location] | None:
-        """``node`` with any chain of ``$ref`` followed, and where it was found.
-
-        None (with an error at the offending ``$ref``: ``ref-invalid``, ``ref-missing``,
-        ``ref-remote``, ``ref-escape``, ``ref-circular``...) when a reference cannot be followed.
-        """
-        seen = [(loc.uri, loc.pointer)]
-        while isinstance(node, dict) and "$ref" in node:
-            ref = node["$ref"]
-            rloc = loc.child("$ref")
-            if not isinstance(ref, str):
-                self.diagnostics.at(rloc.provenance, codes.REF_INVALID, f"$ref must be a string, got {json.dumps(ref)}")
-                return None
-            try:
-                target = self.resolver.lookup(ref, loc.uri)
-            except RefError as exc:
-                self.diagnostics.at(rloc.provenance, exc.code, str(exc))
-                return None
-            place = (target.uri, target.pointer)
-            if place in seen:
-                self.diagnostics.at(rloc.provenance, codes.REF_CIRCULAR, f"$ref {ref!r} is circular")
-                return None
-            seen.append(place)
-            node, loc = target.contents, Location(target.document, target.pointer, target.uri)
-        return node, loc
 
     def stream_media(self, op: dict[str, Any], oloc: Location) -> list[StreamMedia]:
         """The stream of each 2xx ``text/event-stream`` response of an operation (with its
@@ -319,35 +319,57 @@ class _Reader:
 
     def media_messages(self, path: str, op: dict[str, Any], oloc: Location, stream: StreamMedia) -> list[Message]:
         """The messages of one stream's media type object (see the module docstring); unnamed
-        ones are named after the operation (``operationId``, else the path) + ``Event``."""
-        media, mloc, response = stream.media, stream.loc, stream.response
+        ones are named after the operation (``operationId``, else the path) + ``Event``. An SSE
+        stream gains its terminator (:meth:`_with_terminator`)."""
         hint = str(ClassName((pascal(_text(op.get("operationId"))) or pascal(path)) + "Event", prefix="Message"))
         if stream.framing == "ndjson":
-            key = "itemSchema" if "itemSchema" in media else stream.schema_key
-            if key not in media:
-                self.diagnostics.at(mloc.provenance, codes.MESSAGE_NO_PAYLOAD, "the stream has no schema")
-                return []
-            return self.data_messages(media[key], mloc.child(key), hint, "message")
-        if "itemSchema" in media:
-            messages = self.event_messages(media["itemSchema"], mloc.child("itemSchema"), hint)
-        elif stream.schema_key in media:
-            key = stream.schema_key
-            resolved = self.follow(media[key], mloc.child(key))
-            if resolved is None:
-                return []
-            if _is_event_object(resolved[0]):
-                self.diagnostics.at(
-                    resolved[1].provenance,
-                    codes.OPENAPI_EVENT_SCHEMA,
-                    "the `text/event-stream` schema describes the SSE event (data, event, id, retry); "
-                    "read as an itemSchema, its `data` is the payload",
-                )
-                messages = self.event_messages(media[key], mloc.child(key), hint)
-            else:
-                messages = self.data_messages(media[key], mloc.child(key), hint, "message")
-        else:
-            self.diagnostics.at(mloc.provenance, codes.MESSAGE_NO_PAYLOAD, "the event stream has no schema")
+            return self._line_messages(stream, hint)
+        messages = self._event_stream_messages(stream, hint)
+        if messages is None:
             return []
+        return self._with_terminator(messages, stream, op, oloc)
+
+    def _line_messages(self, stream: StreamMedia, hint: str) -> list[Message]:
+        """The messages of an NDJSON stream: its ``itemSchema`` (3.2), else its schema, is each
+        line's JSON; none without either (``message-no-payload``)."""
+        media, mloc = stream.media, stream.loc
+        key = "itemSchema" if "itemSchema" in media else stream.schema_key
+        if key not in media:
+            self.diagnostics.at(mloc.provenance, codes.MESSAGE_NO_PAYLOAD, "the stream has no schema")
+            return []
+        return self.data_messages(media[key], mloc.child(key), hint, "message")
+
+    def _event_stream_messages(self, stream: StreamMedia, hint: str) -> list[Message] | None:
+        """The messages of a ``text/event-stream``: its 3.2 ``itemSchema`` is the SSE event
+        object; its schema is each event's ``data``, or the event object itself
+        (``openapi-event-schema``). None when the schema's ``$ref`` cannot be followed or there
+        is no schema (``message-no-payload``)."""
+        media, mloc = stream.media, stream.loc
+        if "itemSchema" in media:
+            return self.event_messages(media["itemSchema"], mloc.child("itemSchema"), hint)
+        key = stream.schema_key
+        if key not in media:
+            self.diagnostics.at(mloc.provenance, codes.MESSAGE_NO_PAYLOAD, "the event stream has no schema")
+            return None
+        resolved = self.follow(media[key], mloc.child(key))
+        if resolved is None:
+            return None
+        if not is_event_object(resolved[0]):
+            return self.data_messages(media[key], mloc.child(key), hint, "message")
+        self.diagnostics.at(
+            resolved[1].provenance,
+            codes.OPENAPI_EVENT_SCHEMA,
+            "the `text/event-stream` schema describes the SSE event (data, event, id, retry); "
+            "read as an itemSchema, its `data` is the payload",
+        )
+        return self.event_messages(media[key], mloc.child(key), hint)
+
+    def _with_terminator(
+        self, messages: list[Message], stream: StreamMedia, op: dict[str, Any], oloc: Location
+    ) -> list[Message]:
+        """``messages`` with a ``StreamDone`` terminator when none is one: the sentinel an
+        extension declares (``openapi-stream-vendor``), else a ``data: [DONE]`` the response,
+        operation or request body describes (``openapi-terminator-described``)."""
         if stream.sentinel is not None and not any(m.literal == stream.sentinel[0] for m in messages):
             text, sloc = stream.sentinel
             self.diagnostics.at(
@@ -358,18 +380,17 @@ class _Reader:
             )
             literal = Schema("string", sloc.provenance, name="StreamDone", enum=(text,))
             messages.append(Message("StreamDone", "terminator", literal, sloc.provenance, content_type="text/plain"))
-        if not any(m.kind == "terminator" for m in messages):
-            said = _done_stated(response, media, op, mloc) or self.request_says_done(op, oloc)
-            if said is not None:
-                self.diagnostics.at(
-                    said.provenance,
-                    codes.OPENAPI_TERMINATOR_DESCRIBED,
-                    "the stream is said to end with `data: [DONE]`; it is read as the terminator",
-                )
-                literal = Schema("string", said.provenance, name="StreamDone", enum=(DONE,))
-                messages.append(
-                    Message("StreamDone", "terminator", literal, said.provenance, content_type="text/plain")
-                )
+        if any(m.kind == "terminator" for m in messages):
+            return messages
+        said = _done_stated(stream.response, stream.media, op, stream.loc) or self.request_says_done(op, oloc)
+        if said is not None:
+            self.diagnostics.at(
+                said.provenance,
+                codes.OPENAPI_TERMINATOR_DESCRIBED,
+                "the stream is said to end with `data: [DONE]`; it is read as the terminator",
+            )
+            literal = Schema("string", said.provenance, name="StreamDone", enum=(DONE,))
+            messages.append(Message("StreamDone", "terminator", literal, said.provenance, content_type="text/plain"))
         return messages
 
     def request_says_done(self, op: dict[str, Any], oloc: Location) -> Location | None:
@@ -388,7 +409,7 @@ class _Reader:
         if body is None or not isinstance(content, dict):
             return None
         for media_type, media in content.items():
-            if _is_json(media_type) and isinstance(media, dict) and "schema" in media:
+            if is_json(media_type) and isinstance(media, dict) and "schema" in media:
                 found = self._says_done(media["schema"], body[1].child("content", media_type, "schema"), False)
                 if found is not None:
                     return found
@@ -396,7 +417,8 @@ class _Reader:
 
     def _says_done(self, node: Any, loc: Location, inside: bool, depth: int = 0) -> Location | None:
         """The first description saying ``data: [DONE]`` in ``node`` (its own, when ``inside`` a
-        ``stream*`` member), its members' or its ``allOf``/``anyOf``/``oneOf`` parts'."""
+        ``stream*`` member), its members' (:meth:`_members_say_done`) or its
+        ``allOf``/``anyOf``/``oneOf`` parts' (:meth:`_parts_say_done`); 6 levels deep at most."""
         resolved = self.follow(node, loc) if depth < 6 else None
         if resolved is None or not isinstance(resolved[0], dict):
             return None
@@ -404,12 +426,20 @@ class _Reader:
         text = target.get("description")
         if inside and isinstance(text, str) and f"data: {DONE}" in " ".join(text.split()):
             return tloc.child("description")
+        return self._members_say_done(target, tloc, inside, depth) or self._parts_say_done(target, tloc, inside, depth)
+
+    def _members_say_done(self, target: dict[str, Any], tloc: Location, inside: bool, depth: int) -> Location | None:
+        """:meth:`_says_done` of the ``stream*`` members of ``target`` (every member once ``inside``)."""
         properties = target.get("properties")
         for member, schema in properties.items() if isinstance(properties, dict) else ():
             if isinstance(member, str) and (inside or member.startswith("stream")):
                 found = self._says_done(schema, tloc.child("properties", member), True, depth + 1)
                 if found is not None:
                     return found
+        return None
+
+    def _parts_say_done(self, target: dict[str, Any], tloc: Location, inside: bool, depth: int) -> Location | None:
+        """:meth:`_says_done` of the ``allOf``/``anyOf``/``oneOf`` parts of ``target``."""
         for key in ("allOf", "anyOf", "oneOf"):  # 3.1's nullable object is anyOf [object, null]
             parts = target.get(key)
             for i, part in enumerate(parts if isinstance(parts, list) else []):
@@ -417,234 +447,6 @@ class _Reader:
                 if found is not None:
                     return found
         return None
-
-    def _enter(self, tloc: Location) -> bool:
-        """Mark ``tloc`` as being read; False (with ``ref-circular``) when it already is, so an
-        event or data schema that refers back to itself through ``oneOf``/``contentSchema``
-        ends instead of recursing forever."""
-        place = (tloc.uri, tloc.pointer)
-        if place in self._active:
-            self.diagnostics.at(
-                tloc.provenance, codes.REF_CIRCULAR, "this event schema refers back to itself; the cycle is cut here"
-            )
-            return False
-        self._active.add(place)
-        return True
-
-    def event_messages(self, node: Any, loc: Location, hint: str) -> list[Message]:
-        """Messages of an SSE event object schema (3.2 ``itemSchema``), or of a ``oneOf``/``anyOf`` of them.
-
-        Each event value of ``event`` (``const``, or every string of its ``enum``) gives the
-        message's SSE event type; with none, the event type is ``message``. An object without
-        ``data`` is ``openapi-item-no-data`` and its events accept any JSON.
-        """
-        resolved = self.follow(node, loc)
-        if resolved is None or not isinstance(resolved[0], dict) or not self._enter(resolved[1]):
-            return []
-        try:
-            return self._event_object(resolved[0], resolved[1], loc, hint)
-        finally:
-            self._active.discard((resolved[1].uri, resolved[1].pointer))
-
-    def _event_object(self, target: dict[str, Any], tloc: Location, loc: Location, hint: str) -> list[Message]:
-        """:meth:`event_messages` of the event schema ``target`` found at ``tloc`` (used at ``loc``)."""
-        name = _component_name(tloc, loc) or _title_name(target) or hint
-        for key in ("oneOf", "anyOf"):
-            branches = target.get(key)
-            if isinstance(branches, list) and "properties" not in target:
-                return [
-                    m for i, b in enumerate(branches) for m in self.event_messages(b, tloc.child(key, i), f"{name}{i}")
-                ]
-        props = target.get("properties")
-        if not isinstance(props, dict) or "data" not in props:
-            self.diagnostics.at(
-                tloc.provenance,
-                codes.OPENAPI_ITEM_NO_DATA,
-                "the SSE event schema has no `data` member; its events accept any JSON",
-            )
-            return [Message(name, "data", Schema("any", tloc.provenance), tloc.provenance)]
-        events = _event_names(self.follow(props.get("event"), tloc.child("properties", "event")))
-        own = _component_name(tloc, loc) or _title_name(target)
-        dloc = tloc.child("properties", "data")
-        found = self.data_messages(props["data"], dloc, name, events[0] if len(events) == 1 else "message", bool(own))
-        if len(events) == 1:
-            # A named event object names its message (as an AsyncAPI message key does).
-            return [replace(found[0], name=own)] if own and len(found) == 1 else found
-        # Several event types: a data branch whose tag member (`type: speech.audio.delta`)
-        # names one of them is sent with that event type (Mistral's `SpeechStreamEvents`,
-        # `mistral/openapi.yaml`); the others are sent with each event type left.
-        paired = [_on_event(m, tag, m.name) for m in found if (tag := _tag(m.payload, events))]
-        rest = [m for m in found if not _tag(m.payload, events)]
-        left = [e for e in events if e not in {m.event for m in paired}] or events
-        copies = [_on_event(m, e, (own if own and len(rest) == 1 else m.name) + pascal(e)) for e in left for m in rest]
-        return paired + copies
-
-    def data_messages(self, node: Any, loc: Location, hint: str, event: str, named: bool = False) -> list[Message]:
-        """Messages of the schema of an event's ``data``.
-
-        A ``oneOf``/``anyOf`` whose branches are all objects or literal strings gives one
-        message per branch; ``contentMediaType: application/json`` reads ``contentSchema``
-        (any other media type is ``openapi-content-not-json``, read as text); a string with
-        one value (``const: '[DONE]'``) is a ``literal-payload`` terminator.
-        """
-        resolved = self.follow(node, loc)
-        if resolved is None or not self._enter(resolved[1]):
-            return []
-        try:
-            return self._data(node, loc, resolved[0], resolved[1], hint, event, named)
-        finally:
-            self._active.discard((resolved[1].uri, resolved[1].pointer))
-
-    def _data(
-        self, node: Any, loc: Location, target: Any, tloc: Location, hint: str, event: str, named: bool
-    ) -> list[Message]:
-        """:meth:`data_messages` of ``node`` (at ``loc``), found at ``tloc`` as ``target``."""
-        name = _component_name(tloc, loc) or _title_name(target) or hint
-        if isinstance(target, dict) and _literal(target) == DONE and name == hint and not named:
-            name = "StreamDone"
-        if isinstance(target, dict):
-            media_type = target.get("contentMediaType")
-            if media_type is not None:
-                if _is_json(media_type):
-                    if "contentSchema" not in target:
-                        return [self._message(True, tloc, name, event, target)]
-                    return self.data_messages(
-                        target["contentSchema"], tloc.child("contentSchema"), name, event, named=named
-                    )
-                self.diagnostics.at(
-                    tloc.child("contentMediaType").provenance,
-                    codes.OPENAPI_CONTENT_NOT_JSON,
-                    f"`data` has contentMediaType {json.dumps(media_type)}, not JSON; read as text, not decoded",
-                )
-                text = {k: v for k, v in target.items() if k not in ("contentMediaType", "contentSchema")}
-                return [self._message(text, tloc, name, event, target)]
-            for key in ("oneOf", "anyOf"):
-                branches = target.get(key)
-                if isinstance(branches, list) and branches and all(self._splittable(b, tloc) for b in branches):
-                    return [
-                        m
-                        for i, branch in enumerate(branches)
-                        if not _is_null(branch)
-                        for m in self.data_messages(branch, tloc.child(key, i), f"{name}{i}", event)
-                    ]
-        return [self._message(node, loc, name, event, target)]
-
-    def _splittable(self, branch: Any, loc: Location) -> bool:
-        """A ``oneOf`` branch that is an event of its own: an object, a literal string, or ``null``."""
-        if _is_null(branch):
-            return True
-        if isinstance(branch, dict) and isinstance(branch.get("$ref"), str):
-            try:
-                branch = self.resolver.lookup(branch["$ref"], loc.uri).contents
-            except RefError:
-                return False
-        if not isinstance(branch, dict):
-            return False
-        if branch.get("type") == "object" or isinstance(branch.get("properties"), dict) or "allOf" in branch:
-            return True
-        return _literal(branch) is not None or "contentMediaType" in branch
-
-    def _message(self, node: Any, loc: Location, name: str, event: str, target: Any) -> Message:
-        """One message whose payload is the schema ``node`` (at ``loc``)."""
-        payload, description = self.converter.convert(node, loc, name)
-        # An `event: error` frame is a mid-stream error, as on the documentation pages
-        # (`specs/xerotier/streaming-api.md`): the accumulator records it as the stream's error.
-        kind: MessageKind = "error" if event == "error" else "data"
-        content_type = "application/json"
-        if payload.type == "string" and len(payload.enum) == 1:
-            kind, content_type = "terminator", "text/plain"
-            self.diagnostics.at(
-                loc.provenance,
-                codes.LITERAL_PAYLOAD,
-                f"payload is the literal {payload.enum[0]!r}, not JSON: decoded as the stream terminator",
-            )
-        title = _text(target.get("title")) if isinstance(target, dict) else ""
-        return Message(
-            name=name,
-            kind=kind,
-            payload=payload,
-            provenance=payload.provenance if node is not True else loc.provenance,
-            title=title,
-            description=description,
-            content_type=content_type,
-            event=event,
-        )
-
-    def unique(self, old: tuple[Message, ...], new: list[Message]) -> tuple[Message, ...]:
-        """``old`` then ``new`` without repeats (see :func:`~ssegen.sources.base.unique_messages`)."""
-        return unique_messages(old, new, self.diagnostics)
-
-
-def _is_event_object(node: Any) -> bool:
-    """A schema of the SSE event itself: object members only among ``data``/``event``/``id``/``retry``, ``data`` one."""
-    if not isinstance(node, dict):
-        return False
-    props = node.get("properties")
-    return isinstance(props, dict) and "data" in props and set(props) <= SSE_FIELDS
-
-
-def _event_names(resolved: tuple[Any, Location] | None) -> list[str]:
-    """The SSE event types an ``event`` member admits: its ``const``, or its ``enum``'s strings;
-    ``["message"]`` (the WHATWG default) when it names none."""
-    node = resolved[0] if resolved is not None else None
-    if isinstance(node, dict):
-        if isinstance(node.get("const"), str):
-            return [node["const"]]
-        values = node.get("enum")
-        if isinstance(values, list):
-            names = list(dict.fromkeys(v for v in values if isinstance(v, str)))
-            if names:
-                return names
-    return ["message"]
-
-
-def _tag(payload: Schema, events: list[str]) -> str | None:
-    """The event type a payload names in a one-value string member (its tag), if it is one of ``events``."""
-    for prop in payload.properties:
-        if prop.schema.type == "string" and len(prop.schema.enum) == 1 and prop.schema.enum[0] in events:
-            return str(prop.schema.enum[0])
-    return None
-
-
-def _on_event(message: Message, event: str, name: str) -> Message:
-    """``message`` sent with SSE event type ``event`` (an ``error`` event is an error message)."""
-    kind: MessageKind = "error" if event == "error" and message.kind == "data" else message.kind
-    return replace(message, event=event, name=name, kind=kind)
-
-
-def _literal(node: dict[str, Any]) -> str | None:
-    """The one string a schema admits (``const``, or an ``enum`` of one string), else None."""
-    if isinstance(node.get("const"), str):
-        return str(node["const"])
-    values = node.get("enum")
-    if isinstance(values, list) and len(values) == 1 and isinstance(values[0], str):
-        return values[0]
-    return None
-
-
-def _is_null(node: Any) -> bool:
-    return isinstance(node, dict) and (node.get("type") == "null" or node.get("enum") == [None])
-
-
-def _is_json(media_type: Any) -> bool:
-    """``application/json`` or a ``+json`` type (RFC 6839), parameters ignored."""
-    if not isinstance(media_type, str):
-        return False
-    base = media_type.split(";", 1)[0].strip().lower()
-    return base == "application/json" or base.endswith("+json")
-
-
-def _component_name(target: Location, use: Location) -> str:
-    """The class name of a ``$ref`` target (its last pointer token), when ``target`` is not the use site."""
-    if (target.uri, target.pointer) == (use.uri, use.pointer) or not target.pointer:
-        return ""
-    token = target.pointer.rsplit("/", 1)[-1].replace("~1", "/").replace("~0", "~")
-    return str(ClassName(token)) if pascal(token) else ""
-
-
-def _title_name(node: Any) -> str:
-    title = _text(node.get("title")) if isinstance(node, dict) else ""
-    return str(ClassName(title)) if pascal(title) else ""
 
 
 def _done_stated(

@@ -296,37 +296,65 @@ class _Reader:
     # -- reading -----------------------------------------------------------------------
 
     def read(self) -> DocsResult:
-        lines = self.lines
-        method_at = -1
-        for k, line in enumerate(lines):
+        """The page's endpoint (:meth:`_read_endpoint`), then its field facts and example streams
+        from the request body on (:meth:`_read_body`)."""
+        method_at = self._read_endpoint()
+        start, responses_at = self._body_bounds(method_at)
+        saw_stream = self._read_body(start, responses_at)
+        self._finish()
+        if method_at >= 0 and not saw_stream:
+            self._diag(
+                codes.DOCS_STREAM_MISSING,
+                "the page documents no streamed response (no `OK, returns a streamed ...` section)",
+                method_at + 1,
+            )
+        self.result.facts = self.facts
+        self.result.example_streams = drop_repeated_streams(self.result.example_streams, self.diagnostics)
+        return self.result
+
+    def _read_endpoint(self) -> int:
+        """The index of the method and path line (``POST/chat/completions``,
+        ``specs/deepseek/api-docs.txt:2``), with the method, address and title (the first
+        line above it) recorded; -1 when there is none (``docs-endpoint-missing``)."""
+        for k, line in enumerate(self.lines):
             match = _METHOD_LINE.match(line)
             if match:
-                method_at = k
                 self.result.method, self.result.address = match.group(1), match.group(2)
                 self.result.address_line = k + 1
-                break
-        if method_at < 0:
-            self._diag(
-                codes.DOCS_ENDPOINT_MISSING,
-                "the page has no method and path line (such as `POST/chat/completions`); "
-                "facts are read without an endpoint",
-                0,
-            )
-        else:
-            self.result.title = next((line for line in lines[:method_at] if line), "")
+                self.result.title = next((line for line in self.lines[:k] if line), "")
+                return k
+        self._diag(
+            codes.DOCS_ENDPOINT_MISSING,
+            "the page has no method and path line (such as `POST/chat/completions`); "
+            "facts are read without an endpoint",
+            0,
+        )
+        return -1
+
+    def _body_bounds(self, method_at: int) -> tuple[int, int]:
+        """``(start, responses_at)``: the first line of the request body (after ``Request`` when
+        it comes before ``Responses``, else after the endpoint) and the ``Responses`` line (the
+        number of lines when there is none)."""
+        lines = self.lines
         start = method_at + 1
         request_at = next((k for k in range(start, len(lines)) if lines[k] == "Request"), -1)
         responses_at = next((k for k in range(start, len(lines)) if lines[k] == "Responses"), len(lines))
         if 0 <= request_at < responses_at:
             start = request_at + 1
+        return start, responses_at
 
+    def _read_body(self, start: int, responses_at: int) -> bool:
+        """Read the lines from ``start`` on: the request section, then after ``Responses`` each
+        response header's section (``OK, returns a streamed ...`` is the ``stream`` section, its
+        header prose skipped), example streams wherever ``data:`` lines are; whether a stream
+        section was seen."""
+        lines = self.lines
         section: str | None = "request"
         header = False  # skipping the prose of a response header line
-        k = start
         saw_stream = False
+        k = start
         while k < len(lines):
             line = lines[k]
-            lineno = k + 1
             if k == responses_at:
                 self._finish()
                 section, header = None, False
@@ -343,25 +371,12 @@ class _Reader:
                 self._finish()
                 k = self._read_stream(k, section or "response")
                 continue
-            if header:
-                if line and not self._is_structural(k):
-                    k += 1
-                    continue
-                header = False
-            if section is None:
+            if header and line and not self._is_structural(k):
                 k += 1
                 continue
-            k = self._read_line(k, section, lineno)
-        self._finish()
-        if method_at >= 0 and not saw_stream:
-            self._diag(
-                codes.DOCS_STREAM_MISSING,
-                "the page documents no streamed response (no `OK, returns a streamed ...` section)",
-                method_at + 1,
-            )
-        self.result.facts = self.facts
-        self.result.example_streams = drop_repeated_streams(self.result.example_streams, self.diagnostics)
-        return self.result
+            header = False
+            k = k + 1 if section is None else self._read_line(k, section, k + 1)
+        return saw_stream
 
     def _is_stream_header(self, k: int) -> bool:
         text = " ".join(self.lines[k : k + 6]).lower()
@@ -395,33 +410,17 @@ class _Reader:
         """Read the line at ``k`` (and the lines it owns); the index of the next line."""
         line = self.lines[k]
         current = self.current
-        # a name block: identifier + type line (+ required/nullable markers)
-        if (
-            _IDENTIFIER.match(line)
-            and not _TYPE_LINE.match(line)
-            and line not in _COMBINERS
-            and line not in _MARKERS
-            and self._is_type_line(k + 1)
-        ):
-            fact = self._start(section, lineno)
-            fact.name, fact.type = line, self.lines[k + 1]
-            k += 2
-            while k < len(self.lines) and self.lines[k] in _MARKERS:
-                setattr(fact, self.lines[k], True)
-                k += 1
-            return k
+        if self._is_name_block(k):
+            return self._read_name_block(k, section, lineno)
         if line.startswith(_POSSIBLE_VALUES):
             return self._read_values(k, section)
         if line.startswith(_DEFAULT_VALUE):
-            if current is None or current.description:
-                current = self._start(section, lineno)
-            current.default = line[len(_DEFAULT_VALUE) :].strip()
-            self.open_prose = False
+            self._read_default(line, section, lineno)
             return k + 1
-        if line in _MARKERS and k > 0 and self._is_structural(k - 1) and not self.open_prose:
+        if self._is_stray_marker(k):
             # `Body` / `required`: a marker of something that is not a field
             return k + 1
-        if self.open_prose and current is not None and line and not self._breaks_prose(k):
+        if current is not None and self._continues_prose(k):
             # the line continues a sentence broken by an inline code span
             current.description.append(line)
             self.open_prose = not _SENTENCE_END.search(line)
@@ -431,14 +430,56 @@ class _Reader:
             if current is not None and current.description:
                 self._finish()
             return k + 1
-        # prose that starts a sentence
+        self._read_sentence(line, section, lineno)
+        return k + 1
+
+    def _is_name_block(self, k: int) -> bool:
+        """An identifier line at ``k`` followed by a type line (``choices`` / ``object[]``)."""
+        line = self.lines[k]
+        return bool(
+            _IDENTIFIER.match(line)
+            and not _TYPE_LINE.match(line)
+            and line not in _COMBINERS
+            and line not in _MARKERS
+            and self._is_type_line(k + 1)
+        )
+
+    def _read_name_block(self, k: int, section: str, lineno: int) -> int:
+        """A new fact from the name block at ``k``: its name, type and the ``required`` /
+        ``nullable`` markers below; the index of the line after them."""
+        fact = self._start(section, lineno)
+        fact.name, fact.type = self.lines[k], self.lines[k + 1]
+        k += 2
+        while k < len(self.lines) and self.lines[k] in _MARKERS:
+            setattr(fact, self.lines[k], True)
+            k += 1
+        return k
+
+    def _read_default(self, line: str, section: str, lineno: int) -> None:
+        """``Default value: 0``: the default of the current fact (of a new one when the current
+        one has a description already)."""
+        current = self.current
+        if current is None or current.description:
+            current = self._start(section, lineno)
+        current.default = line[len(_DEFAULT_VALUE) :].strip()
+        self.open_prose = False
+
+    def _is_stray_marker(self, k: int) -> bool:
+        """A ``required``/``nullable`` marker after structure, outside open prose: it marks
+        something that is not a field (``Body`` / ``required``)."""
+        return self.lines[k] in _MARKERS and k > 0 and self._is_structural(k - 1) and not self.open_prose
+
+    def _continues_prose(self, k: int) -> bool:
+        """Whether the line at ``k`` goes on with an open sentence of the current fact (not a
+        line that ends even an unfinished sentence, :meth:`_breaks_prose`)."""
+        return self.open_prose and bool(self.lines[k]) and not self._breaks_prose(k)
+
+    def _read_sentence(self, line: str, section: str, lineno: int) -> None:
+        """Prose that starts a sentence: more description of the current fact when it goes on
+        the description (:func:`_continues_description`), else the first line of a new fact."""
+        current = self.current
         if current is not None and current.description:
-            continues = (
-                line[:1].islower()
-                or (not line[:1].isalnum() and not line.startswith("("))
-                or line.startswith(CONTINUATION_OPENERS)
-            )
-            if not continues:
+            if not _continues_description(line):
                 current = self._start(section, lineno)
         elif current is None:
             current = self._start(section, lineno)
@@ -446,7 +487,6 @@ class _Reader:
             current.description_line = lineno
         current.description.append(line)
         self.open_prose = not _SENTENCE_END.search(line)
-        return k + 1
 
     def _read_values(self, k: int, section: str) -> int:
         """Read a ``Possible values:`` block at ``k``; the index of the line after it."""
@@ -512,3 +552,14 @@ class _Reader:
             PageStream(name, tuple(frames), Provenance(self.file, frames[0].line, stream_ptr))
         )
         return k
+
+
+def _continues_description(line: str) -> bool:
+    """Whether a sentence-starting ``line`` goes on with the description before it: it starts in
+    lower case, with neither a letter, digit nor ``(``, or with a continuation opener
+    (:data:`CONTINUATION_OPENERS`, ``Important: ...``)."""
+    return (
+        line[:1].islower()
+        or (not line[:1].isalnum() and not line.startswith("("))
+        or line.startswith(CONTINUATION_OPENERS)
+    )

@@ -9,7 +9,7 @@ a chunk may leave out.  :func:`schema_from_json` types a JSON example;
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ...diagnostics import Diagnostics, codes
@@ -96,76 +96,104 @@ def refine_with_instances(
     :func:`ssegen.reconcile.reconcile_examples`, for every source alike.
     Deterministic: members are visited in schema order, instances in page order.
     """
-    return _refine(schema, list(instances), diagnostics, frozenset(add_members), set())
+    return _Refiner(diagnostics, frozenset(add_members)).refine(schema, list(instances))
 
 
-def _refine(
-    schema: Schema,
-    instances: list[tuple[Any, Provenance]],
-    diagnostics: Diagnostics,
-    add_members: frozenset[str],
-    reported: set[tuple[str, str, str]],
-) -> Schema:
-    present = [(v, p) for v, p in instances if v is not None]
-    if not present:
-        return schema
-    if schema.type == "array":
-        if schema.items is None:
+@dataclass
+class _Refiner:
+    """:func:`refine_with_instances` over one schema tree.
+
+    Attributes:
+        diagnostics: receives ``required-relaxed``, ``member-from-example`` and
+            ``example-member-undocumented``.
+        add_members: the objects whose undocumented members present in every instance are added.
+        reported: the undocumented members already reported, so each is reported once.
+    """
+
+    diagnostics: Diagnostics
+    add_members: frozenset[str]
+    reported: set[tuple[str, str, str]] = field(default_factory=set)
+
+    def refine(self, schema: Schema, instances: list[tuple[Any, Provenance]]) -> Schema:
+        """``schema`` corrected by its non-null ``instances`` (value, provenance): an array
+        through its items, an object with documented members member by member
+        (:meth:`_refine_object`); anything else as it is."""
+        present = [(v, p) for v, p in instances if v is not None]
+        if not present:
             return schema
-        elements = [(e, p) for v, p in present if isinstance(v, list) for e in v]
-        return replace(schema, items=_refine(schema.items, elements, diagnostics, add_members, reported))
-    if schema.type != "object" or not schema.properties:
-        return schema
-    objects = [(v, p) for v, p in present if isinstance(v, dict)]
-    if not objects:
-        return schema
-    props: list[Property] = []
-    for prop in schema.properties:
+        if schema.type == "array":
+            if schema.items is None:
+                return schema
+            elements = [(e, p) for v, p in present if isinstance(v, list) for e in v]
+            return replace(schema, items=self.refine(schema.items, elements))
+        if schema.type != "object" or not schema.properties:
+            return schema
+        objects = [(v, p) for v, p in present if isinstance(v, dict)]
+        if not objects:
+            return schema
+        return self._refine_object(schema, objects)
+
+    def _refine_object(self, schema: Schema, objects: list[tuple[dict[str, Any], Provenance]]) -> Schema:
+        """The object ``schema`` with each documented member refined (:meth:`_refine_member`),
+        then each undocumented member of the ``objects`` added or reported (:meth:`_extra_member`)."""
+        props = [self._refine_member(schema, prop, objects) for prop in schema.properties]
+        known = {p.name for p in schema.properties}
+        extra: list[str] = []
+        for value, _ in objects:
+            for key in value:
+                if key not in known and key not in extra:
+                    extra.append(key)
+        for key in extra:
+            member = self._extra_member(schema, key, objects)
+            if member is not None:
+                props.append(member)
+        return replace(schema, properties=tuple(props))
+
+    def _refine_member(
+        self, schema: Schema, prop: Property, objects: list[tuple[dict[str, Any], Provenance]]
+    ) -> Property:
+        """Member ``prop`` of ``schema``: not required when an instance leaves it out
+        (``required-relaxed``), its schema refined by the values the instances give it."""
         absent = [p for v, p in objects if prop.name not in v]
         values = [(v[prop.name], p) for v, p in objects if prop.name in v]
-        new_schema = prop.schema
         required = prop.required
-        where = prop.provenance
         if required and absent:
             required = False
-            diagnostics.at(
-                where,
+            self.diagnostics.at(
+                prop.provenance,
                 codes.REQUIRED_RELAXED,
                 f"member {prop.name!r} of {schema.name or 'object'} is absent from the example at line "
                 f"{absent[0].line}; not required",
             )
-        new_schema = _refine(new_schema, values, diagnostics, add_members, reported)
-        props.append(replace(prop, schema=new_schema, required=required))
-    known = {p.name for p in schema.properties}
-    extra: list[str] = []
-    for value, _ in objects:
-        for key in value:
-            if key not in known and key not in extra:
-                extra.append(key)
-    for key in extra:
+        return replace(prop, schema=self.refine(prop.schema, values), required=required)
+
+    def _extra_member(
+        self, schema: Schema, key: str, objects: list[tuple[dict[str, Any], Provenance]]
+    ) -> Property | None:
+        """The member ``key`` that ``schema`` does not document: added, required and typed from
+        the instances, when ``schema`` is one of :attr:`add_members` and every instance has it
+        (``member-from-example``); else None, reported once (``example-member-undocumented``)."""
         holders = [(v, p) for v, p in objects if key in v]
         first = holders[0][1]
-        if schema.name in add_members and len(holders) == len(objects):
+        if schema.name in self.add_members and len(holders) == len(objects):
             sample = next((v[key] for v, _ in holders if v[key] is not None), None)
             member = schema_from_json(sample, schema.name + (pascal(key) or "Member"), first)
             if any(v[key] is None for v, _ in holders):
                 member = replace(member, nullable=True)
-            props.append(Property(key, member, True, "", first))
-            diagnostics.at(
+            self.diagnostics.at(
                 first,
                 codes.MEMBER_FROM_EXAMPLE,
                 f"member {key!r} of {schema.name or 'object'} is not documented but is in every example "
                 f"({len(holders)}); added as a required {member.type}",
             )
-            continue
+            return Property(key, member, True, "", first)
         rkey = ("extra", schema.provenance.pointer + "/" + schema.name, key)
-        if rkey in reported:
-            continue
-        reported.add(rkey)
-        diagnostics.at(
-            first,
-            codes.EXAMPLE_MEMBER_UNDOCUMENTED,
-            f"the example at line {first.line} has member {key!r}, "
-            f"which {schema.name or 'the object'} does not document",
-        )
-    return replace(schema, properties=tuple(props))
+        if rkey not in self.reported:
+            self.reported.add(rkey)
+            self.diagnostics.at(
+                first,
+                codes.EXAMPLE_MEMBER_UNDOCUMENTED,
+                f"the example at line {first.line} has member {key!r}, "
+                f"which {schema.name or 'the object'} does not document",
+            )
+        return None

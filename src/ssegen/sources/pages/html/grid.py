@@ -197,66 +197,75 @@ def build_grid(element: Any, first: int, report: Report) -> Grid:
         tr for tr in rows if tr.find("th") is not None or (tr.getparent() is not None and tr.getparent().tag == "thead")
     ]
     grid = Grid([], [tr for tr in rows if tr not in header_rows], first=first)
-
-    def span(cell: Any, attr: str) -> int:
-        raw = cell.get(attr)
-        if raw is None:
-            return 1
-        try:
-            value = int(str(raw).strip())
-        except ValueError:
-            value = 0
-        if value < 1:
-            report(
-                codes.TABLE_SPAN_INVALID,
-                f"{attr}={raw!r} is not a positive integer; read as 1",
-                grid.line_of(cell),
-                None,
-            )
-            return 1
-        if attr == "colspan" and value > MAX_SPAN:
-            report(
-                codes.TABLE_SPAN_INVALID,
-                f"{attr}={raw!r} is implausibly large; cut to {MAX_SPAN}",
-                grid.line_of(cell),
-                None,
-            )
-            return MAX_SPAN
-        return value
-
     if header_rows:
         col = 0
         for cell in header_rows[0]:
             if cell.tag not in ("th", "td"):
                 continue
-            width = span(cell, "colspan")
+            width = _span(cell, "colspan", grid, report)
             grid.header.append(Column(cell_text(cell), col, width))
             col += width
     for r, tr in enumerate(grid.body):
-        col = 0
-        for cell in tr:
-            if cell.tag not in ("th", "td"):
-                continue
-            while (r, col) in grid.cells:
-                col += 1
-            rowspan = span(cell, "rowspan")
-            colspan = span(cell, "colspan")
-            left = len(grid.body) - r
-            if rowspan > left:
-                report(
-                    codes.TABLE_ROWSPAN_OVERFLOW,
-                    f"rowspan={cell.get('rowspan')} claims {rowspan} rows but only {left} remain in the table; "
-                    f"cut to {left}",
-                    grid.line_of(cell),
-                    r,
-                )
-                rowspan = left
-            info = GridCell(cell, r, col, rowspan, colspan, cell_text(cell))
-            for dr in range(rowspan):
-                for dc in range(colspan):
-                    grid.cells.setdefault((r + dr, col + dc), info)
-            col += colspan
+        _place_row(grid, r, tr, report)
     return grid
+
+
+def _place_row(grid: Grid, r: int, tr: Any, report: Report) -> None:
+    """Place the cells of body row ``r`` (the ``<tr>`` element ``tr``) in ``grid.cells``: each in
+    the first column no cell spanning from above holds, over its ``rowspan`` x ``colspan``; a
+    rowspan past the last row is cut (``table-rowspan-overflow``)."""
+    col = 0
+    for cell in tr:
+        if cell.tag not in ("th", "td"):
+            continue
+        while (r, col) in grid.cells:
+            col += 1
+        rowspan = _span(cell, "rowspan", grid, report)
+        colspan = _span(cell, "colspan", grid, report)
+        left = len(grid.body) - r
+        if rowspan > left:
+            report(
+                codes.TABLE_ROWSPAN_OVERFLOW,
+                f"rowspan={cell.get('rowspan')} claims {rowspan} rows but only {left} remain in the table; "
+                f"cut to {left}",
+                grid.line_of(cell),
+                r,
+            )
+            rowspan = left
+        info = GridCell(cell, r, col, rowspan, colspan, cell_text(cell))
+        for dr in range(rowspan):
+            for dc in range(colspan):
+                grid.cells.setdefault((r + dr, col + dc), info)
+        col += colspan
+
+
+def _span(cell: Any, attr: str, grid: Grid, report: Report) -> int:
+    """The ``rowspan`` or ``colspan`` (``attr``) of a cell: 1 when absent, or when it is no positive
+    integer (``table-span-invalid``); a colspan over :data:`MAX_SPAN` is cut to it (same code)."""
+    raw = cell.get(attr)
+    if raw is None:
+        return 1
+    try:
+        value = int(str(raw).strip())
+    except ValueError:
+        value = 0
+    if value < 1:
+        report(
+            codes.TABLE_SPAN_INVALID,
+            f"{attr}={raw!r} is not a positive integer; read as 1",
+            grid.line_of(cell),
+            None,
+        )
+        return 1
+    if attr == "colspan" and value > MAX_SPAN:
+        report(
+            codes.TABLE_SPAN_INVALID,
+            f"{attr}={raw!r} is implausibly large; cut to {MAX_SPAN}",
+            grid.line_of(cell),
+            None,
+        )
+        return MAX_SPAN
+    return value
 
 
 @dataclass
@@ -298,31 +307,11 @@ def row_tree(grid: Grid, names_width: int, type_col: int | None, desc_col: int |
     stack: list[GridRow] = []
     for r, tr in enumerate(grid.body):
         line = grid.line_of(tr)
-        name_cell = None
-        for c in range(names_width):
-            cell = grid.cells.get((r, c))
-            if cell is not None and cell.row == r and not cell.placeholder:
-                name_cell = cell
-                break
+        name_cell = _name_cell(grid, r, names_width)
         if name_cell is None:
             report(codes.TABLE_ROW_UNNAMED, "row has no name cell in the name columns; skipped", line, r)
             continue
-        if any(grid.cells.get((r, c)) is None for c in range(name_cell.col)):
-            report(
-                codes.TABLE_ROW_SHORT,
-                "row has fewer leading cells than its depth needs (a rowspan above it is too short?)",
-                line,
-                r,
-            )
-        if name_cell.col + name_cell.colspan != names_width:
-            report(
-                codes.TABLE_ROW_MISALIGNED,
-                f"name cell {name_cell.text!r} covers columns {name_cell.col + 1}-{name_cell.col + name_cell.colspan} "
-                f"but the name columns are 1-{names_width} (a rowspan above is too short or too long?); "
-                "its depth is read from where it starts",
-                line,
-                r,
-            )
+        _check_name_cell(grid, r, name_cell, names_width, line, report)
         type_cell = grid.cells.get((r, type_col)) if type_col is not None else None
         desc_cell = grid.cells.get((r, desc_col)) if desc_col is not None else None
         node = GridRow(
@@ -333,24 +322,57 @@ def row_tree(grid: Grid, names_width: int, type_col: int | None, desc_col: int |
             r,
             name_cell.col,
         )
-        depth = name_cell.col
-        if depth == 0:
-            roots.append(node)
-            stack = [node]
-            continue
-        if depth > len(stack):
-            report(
-                codes.TABLE_DEPTH_JUMP,
-                f"row {node.name!r} is nested {depth} levels deep but the row above is at level {len(stack) - 1}; "
-                "attached to it",
-                line,
-                r,
-            )
-            depth = len(stack)
-            if depth == 0:
-                roots.append(node)
-                stack = [node]
-                continue
-        stack[depth - 1].children.append(node)
-        stack = stack[:depth] + [node]
+        stack = _attach(node, roots, stack, report)
     return roots
+
+
+def _name_cell(grid: Grid, r: int, names_width: int) -> GridCell | None:
+    """The first cell of body row ``r`` that starts in it within the name columns (not a
+    placeholder); None when there is none."""
+    for c in range(names_width):
+        cell = grid.cells.get((r, c))
+        if cell is not None and cell.row == r and not cell.placeholder:
+            return cell
+    return None
+
+
+def _check_name_cell(grid: Grid, r: int, name_cell: GridCell, names_width: int, line: int, report: Report) -> None:
+    """Report a row with fewer leading cells than its depth needs (``table-row-short``), and a
+    name cell that does not end at the last name column (``table-row-misaligned``)."""
+    if any(grid.cells.get((r, c)) is None for c in range(name_cell.col)):
+        report(
+            codes.TABLE_ROW_SHORT,
+            "row has fewer leading cells than its depth needs (a rowspan above it is too short?)",
+            line,
+            r,
+        )
+    if name_cell.col + name_cell.colspan != names_width:
+        report(
+            codes.TABLE_ROW_MISALIGNED,
+            f"name cell {name_cell.text!r} covers columns {name_cell.col + 1}-{name_cell.col + name_cell.colspan} "
+            f"but the name columns are 1-{names_width} (a rowspan above is too short or too long?); "
+            "its depth is read from where it starts",
+            line,
+            r,
+        )
+
+
+def _attach(node: GridRow, roots: list[GridRow], stack: list[GridRow], report: Report) -> list[GridRow]:
+    """Put ``node`` in the tree at its depth: a root at depth 0, else under the row above one
+    level up (``stack``, the open rows by depth); a row deeper than the row above allows is
+    attached to it (``table-depth-jump``). The open rows after it."""
+    depth = node.depth
+    if depth > len(stack):
+        report(
+            codes.TABLE_DEPTH_JUMP,
+            f"row {node.name!r} is nested {depth} levels deep but the row above is at level {len(stack) - 1}; "
+            "attached to it",
+            node.line,
+            node.index,
+        )
+        depth = len(stack)
+    if depth == 0:
+        roots.append(node)
+        return [node]
+    stack[depth - 1].children.append(node)
+    return stack[:depth] + [node]

@@ -42,6 +42,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from markdown_it.token import Token
+
 from ....diagnostics import Code, Diagnostics, codes
 from ....ir import ErrorCode, Message, Property, Provenance, Schema
 from ..cells import is_type_cell
@@ -291,52 +293,10 @@ class _HtmlPage:
     # -- the chunk -------------------------------------------------------------------------------
 
     def _chunk_message(self, tables: list[_HtmlTable], streams: list[PageStream]) -> Message | None:
-        found: list[tuple[_HtmlTable, Schema, str]] = []
-        for table in tables:
-            header, roots = self._table_rows(table)
-            titles = [c.title.strip().lower() for c in header]
-            if "type" not in titles:
-                reason = (
-                    "a request parameter table (requests are not decoded)" if "required" in titles else "no Type column"
-                )
-                self.page.report(
-                    codes.TABLE_SKIPPED, f"table skipped: {reason}", table.start, self._table_pointer(table)
-                )
-                continue
-            members, wrapper = roots, None
-            if len(roots) == 1 and roots[0].name == "data" and roots[0].children:
-                wrapper = roots[0]
-                members = roots[0].children
-                self.page.report(
-                    codes.TABLE_DATA_WRAPPER,
-                    "the table's top row `data` is the SSE field carrying the chunk, not a member; "
-                    "its rows are the chunk's members",
-                    wrapper.line,
-                    self._table_pointer(table, wrapper.index),
-                )
-            choices = next((m for m in members if m.name == "choices"), None)
-            if choices is None or not any(c.name == "delta" for c in choices.children):
-                if choices is None:
-                    what = "not a chunk (no `choices`)"
-                elif any(c.name == "message" for c in choices.children):
-                    what = "a non-streaming response (choices hold `message`)"
-                else:
-                    what = "`choices` has no `delta` row"
-                self.page.report(codes.TABLE_SKIPPED, f"table skipped: {what}", table.start, self._table_pointer(table))
-                continue
-            object_row = next((m for m in members if m.name == "object"), None)
-            object_description = object_row.description if object_row else ""
-            name = chunk_name(object_description)
-            props = tuple(self._property(table, m, member_name(name, m.name)) for m in members)
-            schema = Schema(
-                "object",
-                self.page.at(table.start, self._table_pointer(table)),
-                name=name,
-                title=table.caption,
-                description=wrapper.description if wrapper else "",
-                properties=props,
-            )
-            found.append((table, schema, chunk_object(object_description)))
+        """The chunk message from the first table describing a chunk (:meth:`_chunk_schema`), other
+        copies compared with it (:meth:`_compare_tables`), refined by the example ``streams``;
+        None when no table describes one."""
+        found = [chunk for table in tables if (chunk := self._chunk_schema(table)) is not None]
         if not found:
             return None
         table, schema, object_value = found[0]
@@ -352,6 +312,47 @@ class _HtmlPage:
             title=table.caption,
             description=schema.description,
         )
+
+    def _chunk_schema(self, table: _HtmlTable) -> tuple[_HtmlTable, Schema, str] | None:
+        """``(table, chunk schema, its object value)`` when ``table`` describes a streaming chunk
+        (a Type column, ``choices`` with a ``delta`` row; a top ``data`` row is the SSE field
+        around it, ``table-data-wrapper``); else None, reported (``table-skipped``, and why)."""
+        header, roots = self._table_rows(table)
+        titles = [c.title.strip().lower() for c in header]
+        if "type" not in titles:
+            reason = (
+                "a request parameter table (requests are not decoded)" if "required" in titles else "no Type column"
+            )
+            self.page.report(codes.TABLE_SKIPPED, f"table skipped: {reason}", table.start, self._table_pointer(table))
+            return None
+        members, wrapper = roots, None
+        if len(roots) == 1 and roots[0].name == "data" and roots[0].children:
+            wrapper = roots[0]
+            members = roots[0].children
+            self.page.report(
+                codes.TABLE_DATA_WRAPPER,
+                "the table's top row `data` is the SSE field carrying the chunk, not a member; "
+                "its rows are the chunk's members",
+                wrapper.line,
+                self._table_pointer(table, wrapper.index),
+            )
+        what = _not_a_chunk(members)
+        if what:
+            self.page.report(codes.TABLE_SKIPPED, f"table skipped: {what}", table.start, self._table_pointer(table))
+            return None
+        object_row = next((m for m in members if m.name == "object"), None)
+        object_description = object_row.description if object_row else ""
+        name = chunk_name(object_description)
+        props = tuple(self._property(table, m, member_name(name, m.name)) for m in members)
+        schema = Schema(
+            "object",
+            self.page.at(table.start, self._table_pointer(table)),
+            name=name,
+            title=table.caption,
+            description=wrapper.description if wrapper else "",
+            properties=props,
+        )
+        return table, schema, chunk_object(object_description)
 
     def _field_row(self, table: _HtmlTable, node: GridRow) -> FieldRow:
         prov = self.page.at(node.line, self._table_pointer(table, node.index))
@@ -457,38 +458,64 @@ class _HtmlPage:
                 i += 1
                 continue
             start = tok.map[0] + 1
-            section = self.page.section_at(start)
-            index = self.table_index.get(start, 0)
-            header: list[str] = []
-            rows: list[tuple[int, list[str]]] = []
-            current: list[str] | None = None
-            part = ""
-            j = i + 1
-            while j < len(tokens) and tokens[j].type != "table_close":
-                t = tokens[j]
-                if t.type in ("thead_open", "tbody_open"):
-                    part = t.type
-                elif t.type == "tr_open":
-                    current = []
-                    if part == "tbody_open":
-                        rows.append((t.map[0] + 1 if t.map else start, current))
-                elif t.type == "inline" and current is not None:
-                    current.append(t.content.strip())
-                elif t.type == "tr_close" and part == "thead_open" and current is not None:
-                    header = current
-                j += 1
-            i = j + 1
-            if not header or header[0].strip().lower() != "code":
-                continue
-            for n, (line, cells) in enumerate(rows):
-                if not cells or not cells[0]:
-                    continue
-                code: int | str = int(cells[0]) if cells[0].isdigit() else cells[0]
-                meaning = cells[1] if len(cells) > 1 else ""
-                codes.append(
-                    ErrorCode(code, meaning, self.page.at(line, pointer(*section.base, "tables", index, "rows", n)))
-                )
+            header, rows, i = _table_cells(tokens, i, start)
+            if header and header[0].strip().lower() == "code":
+                codes += self._code_rows(start, rows)
         return codes
+
+    def _code_rows(self, start: int, rows: list[tuple[int, list[str]]]) -> list[ErrorCode]:
+        """The error codes of the body ``rows`` ``(line, cells)`` of the ``code | meaning`` table
+        starting at line ``start``: a numeric code as an int; rows without a code skipped."""
+        section = self.page.section_at(start)
+        index = self.table_index.get(start, 0)
+        codes: list[ErrorCode] = []
+        for n, (line, cells) in enumerate(rows):
+            if not cells or not cells[0]:
+                continue
+            code: int | str = int(cells[0]) if cells[0].isdigit() else cells[0]
+            meaning = cells[1] if len(cells) > 1 else ""
+            codes.append(
+                ErrorCode(code, meaning, self.page.at(line, pointer(*section.base, "tables", index, "rows", n)))
+            )
+        return codes
+
+
+def _table_cells(tokens: list[Token], i: int, start: int) -> tuple[list[str], list[tuple[int, list[str]]], int]:
+    """``(header cells, body rows as (line, cells), index after table_close)`` of the markdown-it
+    table whose ``table_open`` token is ``tokens[i]`` (at line ``start``, the line of a row
+    without a map)."""
+    header: list[str] = []
+    rows: list[tuple[int, list[str]]] = []
+    current: list[str] | None = None
+    part = ""
+    j = i + 1
+    while j < len(tokens) and tokens[j].type != "table_close":
+        t = tokens[j]
+        if t.type in ("thead_open", "tbody_open"):
+            part = t.type
+        elif t.type == "tr_open":
+            current = []
+            if part == "tbody_open":
+                rows.append((t.map[0] + 1 if t.map else start, current))
+        elif t.type == "inline" and current is not None:
+            current.append(t.content.strip())
+        elif t.type == "tr_close" and part == "thead_open" and current is not None:
+            header = current
+        j += 1
+    return header, rows, j + 1
+
+
+def _not_a_chunk(members: list[GridRow]) -> str:
+    """Why a table's top rows ``members`` are not a streaming chunk (no ``choices``, choices
+    holding ``message``, no ``delta`` row); ``""`` when they are one."""
+    choices = next((m for m in members if m.name == "choices"), None)
+    if choices is None:
+        return "not a chunk (no `choices`)"
+    if any(c.name == "delta" for c in choices.children):
+        return ""
+    if any(c.name == "message" for c in choices.children):
+        return "a non-streaming response (choices hold `message`)"
+    return "`choices` has no `delta` row"
 
 
 def _diff(a: Schema, b: Schema, path: str, out: list[tuple[str, str, Provenance]]) -> int:

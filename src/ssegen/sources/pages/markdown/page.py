@@ -1,9 +1,10 @@
 """A scraped markdown streaming-API page (``specs/xerotier/streaming-api.md``) -> IR.
 
 The markup is read by :mod:`.blocks` (markdown-it-py plus the scrape's
-repairs), the tables' rows become properties by :mod:`..fields`, example
-streams are read by :mod:`..wire`, and the page's wording by :mod:`.prose`.
-This module puts them together; what the page yields (names built from the
+repairs), its section titles and wire runs by :mod:`.runs`, the tables' rows
+become properties by :mod:`..fields`, example streams are read by :mod:`..wire`,
+and the page's wording by :mod:`.prose`; :mod:`.vendor` and :mod:`.errors` build
+the vendor events and the error message.  This module puts them together; what the page yields (names built from the
 page, never counters):
 
 * ``ChatCompletionChunk`` (kind ``data``) from the table after "Chunk Structure"
@@ -43,8 +44,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field, replace
-from itertools import takewhile
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ....diagnostics import Code, Diagnostics, codes
@@ -62,18 +62,13 @@ from ..messages import (
     page_channel,
     unique_messages,
 )
-from ..sections import PageSection, PageText, Slugs, pointer
+from ..sections import PageText, Slugs, pointer
 from ..wire import (
     MAX_JSON_LINES,
-    WIRE_FIELD,
     PageStream,
-    WireFrame,
     compact_json,
     drop_repeated_streams,
-    is_notation,
-    json_continuation,
     json_or_none,
-    read_frames,
 )
 from . import prose
 from .blocks import (
@@ -82,11 +77,13 @@ from .blocks import (
     block_kinds,
     has_pipe_table,
     headerless_rows,
-    looks_like_title,
     parse_blocks,
     table_cells,
     table_rows,
 )
+from .errors import ErrorTable, first_error_event, read_error_table, with_documented_error
+from .runs import Run, Section, WireLines, find_runs_and_sections
+from .vendor import learn_field_types, refine_with_streams, vendor_fields, with_type
 
 
 def looks_like_markdown_streaming_page(text: str) -> bool:
@@ -128,16 +125,11 @@ def load_markdown_page(text: str, file: str, diagnostics: Diagnostics) -> PageRe
 
 
 @dataclass
-class _Section(PageSection):
-    end: int = 0  # the first line after the section
-
-
-@dataclass
 class _Table:
     header: tuple[str, ...]
     rows: list[Row]
     start: int  # header line
-    section: _Section
+    section: Section
     index: int  # among the section's tables
     used: bool = False
 
@@ -155,18 +147,6 @@ class _Table:
         return row.cells[col] if col is not None and col < len(row.cells) else ""
 
 
-@dataclass
-class _Run:
-    """A run of wire lines on the page (an example stream before normalization)."""
-
-    frames: list[WireFrame]
-    first: int
-    last: int
-    section: _Section
-    sample: bool = False  # a one-line notation sample, not an example stream
-    json_starts: dict[int, int] = field(default_factory=dict)  # frame index -> first line of a multi-line JSON
-
-
 @dataclass(frozen=True)
 class _Sample:
     """A one-line wire-format sample whose payload is a typed JSON object (an example of that type)."""
@@ -177,19 +157,25 @@ class _Sample:
     provenance: Provenance
 
 
+#: A vendor event to read: its type, its description, where it is documented, and its JSON
+#: example ``(value, line, member provenance)`` when the event is known from one.
+_VendorEntry = tuple[str, str, Provenance, tuple[Any, int, dict[str, Provenance]] | None]
+
+
 def _row_name(row: Row) -> str:
     return row.cells[0].strip().strip("`") if row.cells else ""
 
 
 class _MarkdownPage:
     def __init__(self, text: str, file: str, diagnostics: Diagnostics) -> None:
-        self.page: PageText[_Section] = PageText(text, file, diagnostics)
+        self.page: PageText[Section] = PageText(text, file, diagnostics)
         self.diagnostics = diagnostics
         self.blocks: list[Block] = []
         self.kinds: dict[int, str] = {}  # block type of every line inside a block
         self.unterminated: list[tuple[int, int]] = []
         self.tables: list[_Table] = []
-        self.runs: list[_Run] = []
+        self.runs: list[Run] = []
+        self.wire = WireLines(self.page, self.blocks, self.kinds)  # of the parsed blocks once load() runs
         self.field_types: dict[str, SchemaType] = {}
 
     # -- orchestration --------------------------------------------------------------
@@ -197,7 +183,8 @@ class _MarkdownPage:
     def load(self) -> PageResult:
         self.blocks, self.unterminated = parse_blocks(self.page)
         self.kinds = block_kinds(self.blocks, self.page.count)
-        self._find_wire_runs_and_sections()
+        self.wire = WireLines(self.page, self.blocks, self.kinds)
+        self.runs = find_runs_and_sections(self.page, self.wire)
         self._read_tables()
         streams, samples = self._streams()
         title = next((s.title for s in self.page.sections if s.line > 0), "")
@@ -245,121 +232,6 @@ class _MarkdownPage:
 
     def _table_prov(self, table: _Table) -> Provenance:
         return self.page.at(table.start, self._table_pointer(table))
-
-    # -- wire runs and section titles -------------------------------------------------------
-
-    def _find_wire_runs_and_sections(self) -> None:
-        """Section titles (headings, title-like paragraph lines) and runs of wire lines, in one pass."""
-        slugs = Slugs()
-        page = self.page
-        page.sections = [_Section("", "", 0)]
-        wire_lines: set[int] = set()
-        runs: list[tuple[int, int]] = []
-        n = 1
-        while n <= page.count:
-            if self._is_wire_line(n) or (self._is_annotation(n) and self._annotation_leads_to_wire(n)):
-                last = self._scan_run(n)
-                runs.append((n, last))
-                wire_lines.update(range(n, last + 1))
-                n = last + 1
-                continue
-            n += 1
-        # section titles: markdown-it headings that are not annotations, and title-like paragraph lines
-        for n, line in page.numbered():
-            if n in wire_lines:
-                continue
-            kind = self.kinds.get(n, "")
-            title = ""
-            if kind == "heading":
-                title = re.sub(r"^\s*#{1,6}\s*|\s*#+\s*$", "", line).strip()
-            elif kind in ("paragraph", "bullet_list", "ordered_list") and looks_like_title(line):
-                title = line.strip()
-            if title:
-                page.sections.append(_Section(title, slugs.unique(title), n))
-        for i, section in enumerate(page.sections):
-            section.end = page.sections[i + 1].line if i + 1 < len(page.sections) else page.count + 1
-        for first, last in runs:
-            self.runs.append(self._build_run(first, last))
-
-    def _is_wire_line(self, n: int) -> bool:
-        """An SSE line as a server sends it: ``data: {...}``, ``event: error``, ``: comment``.
-
-        A ``data:`` value must look like a payload (JSON, ``[DONE]``, one token):
-        prose that happens to start a line with ``data:`` is not wire.
-        """
-        if self.kinds.get(n) not in ("paragraph", "heading", "fence", "code_block"):
-            return False
-        line = self.page.line(n)
-        match = WIRE_FIELD.match(line)
-        if match is None:
-            return line.startswith(":") and not line.startswith("::")
-        value = match.group(2).strip()
-        if match.group(1) == "data":
-            return value[:1] in ("{", "[", '"') or " " not in value
-        return " " not in value
-
-    def _is_annotation(self, n: int) -> bool:
-        return self.kinds.get(n) == "heading" and self.page.line(n).lstrip().startswith("#")
-
-    def _annotation_leads_to_wire(self, n: int) -> bool:
-        m = n
-        while m <= self.page.count and self._is_annotation(m):
-            m += 1
-        return m <= self.page.count and self._is_wire_line(m)
-
-    def _scan_run(self, n: int) -> int:
-        """The last line of the run of wire lines starting at ``n``."""
-        last = n
-        m = n
-        count = self.page.count
-        while m <= count:
-            if self._is_wire_line(m):
-                end = self._json_end(m)
-                last = end
-                m = end + 1
-            elif self._is_annotation(m) and self._annotation_leads_to_wire(m):
-                m += 1
-            elif not self.page.line(m).strip() and self.kinds.get(m, "") in ("", "fence", "code_block"):
-                nxt = m
-                while nxt <= count and not self.page.line(nxt).strip():
-                    nxt += 1
-                if nxt <= count and self._is_wire_line(nxt) and self._same_container(m, nxt):
-                    m = nxt
-                else:
-                    break
-            else:
-                break
-        return last
-
-    def _same_container(self, a: int, b: int) -> bool:
-        """True when lines ``a`` and ``b`` are not separated by a fence boundary."""
-        return all(block.contains(a) == block.contains(b) for block in self.blocks if block.type == "fence")
-
-    def _json_end(self, n: int) -> int:
-        """For a ``data:`` line whose JSON goes on below without the prefix, the JSON's last line (else ``n``)."""
-        match = WIRE_FIELD.match(self.page.line(n))
-        if not match or match.group(1) != "data":
-            return n
-        following = ((m, self.page.line(m)) for m in range(n + 1, self.page.count + 1))
-        joined = json_continuation(
-            match.group(2).strip(), takewhile(lambda item: not self._ends_json(item[0]), following)
-        )
-        return joined[0] if joined is not None else n
-
-    def _ends_json(self, n: int) -> bool:
-        return self._is_wire_line(n) or self.kinds.get(n) in ("table", "html_block")
-
-    def _build_run(self, first: int, last: int) -> _Run:
-        read = read_frames([(n, self.page.line(n)) for n in range(first, last + 1)])
-        for code, message, line in read.notes():
-            self.page.report(code, message, line, self.page.line_pointer(line))
-        json_starts = {i: lines[0] for i, lines in read.rejoined.items()}
-        sample = any(
-            is_notation(dict(frame.fields).get("data", ""))
-            for i, frame in enumerate(read.frames)
-            if i not in json_starts and "data" in dict(frame.fields)
-        )
-        return _Run(read.frames, first, last, self.page.section_at(first), sample, json_starts)
 
     # -- tables ---------------------------------------------------------------------------------
 
@@ -542,24 +414,24 @@ class _MarkdownPage:
 
     # -- prose ----------------------------------------------------------------------------------------
 
-    def _prose(self, section: _Section) -> list[str]:
+    def _prose(self, section: Section) -> list[str]:
         """The section's paragraph lines after its title (no tables, wire lines or titles)."""
         titles = {s.line for s in self.page.sections}
         out = []
         for n in range(section.line + 1, section.end):
-            if self.kinds.get(n) != "paragraph" or n in titles or self._is_wire_line(n):
+            if self.kinds.get(n) != "paragraph" or n in titles or self.wire.is_wire_line(n):
                 continue
             if any(run.first <= n <= run.last for run in self.runs):
                 continue
             out.append(self.page.line(n).strip())
         return out
 
-    def _intro(self, section: _Section) -> str:
+    def _intro(self, section: Section) -> str:
         """The section's first paragraph lines (up to its first table or wire line), trailing colon dropped."""
         titles = {s.line for s in self.page.sections}
         parts: list[str] = []
         for n in range(section.line + 1, section.end):
-            if self.kinds.get(n) != "paragraph" or n in titles or self._is_wire_line(n):
+            if self.kinds.get(n) != "paragraph" or n in titles or self.wire.is_wire_line(n):
                 break
             parts.append(self.page.line(n).strip())
         return " ".join(parts).rstrip(":").strip()
@@ -612,6 +484,22 @@ class _MarkdownPage:
     # -- vendor events --------------------------------------------------------------------------------
 
     def _vendor_messages(self, streams: list[PageStream], samples: list[_Sample]) -> list[Message]:
+        """One ``vendor`` message per ``x_*`` event type, from the event tables' rows and the
+        sections of their own, in page order (:meth:`_vendor_message`), then checked against the
+        example ``streams`` (:func:`.vendor.refine_with_streams`)."""
+        rows = self._vendor_rows()
+        prose_events = self._prose_vendor_events()
+        learn_field_types([description for _, description, _ in rows], self.field_types)
+        by_type: dict[str, Schema] = {}
+        entries_all = [(t, d, p, None) for t, d, p in rows] + list(prose_events)
+        entries_all.sort(key=lambda e: e[2].line)
+        messages = [self._vendor_message(entry, by_type, samples) for entry in entries_all]
+        # Vendor events in example streams check the schemas built from prose.
+        return refine_with_streams(messages, streams, self.diagnostics)
+
+    def _vendor_rows(self) -> list[tuple[str, str, Provenance]]:
+        """``(type, description, provenance)`` of each ``x_*`` row of the tables whose first
+        column is the event type (not error tables, which have a ``code`` column)."""
         rows: list[tuple[str, str, Provenance]] = []
         for table in self.tables:
             type_col = table.column("type", "event", "event type")
@@ -623,70 +511,49 @@ class _MarkdownPage:
             table.used = True
             for row in entries:
                 rows.append((row.cells[0].strip("`"), table.cell(row, "description"), self._row_prov(table, row)))
-        prose_events = self._prose_vendor_events()
-        # Page-wide knowledge of field types (a field typed once is typed everywhere).
-        for _, description, _ in rows:
-            for item in prose.field_items(prose.fields_text(description)):
-                parsed = prose.parse_field(item)
-                if parsed and parsed[1]:
-                    kind = prose.stated_type(parsed[1])
-                    if kind and parsed[0] not in self.field_types:
-                        self.field_types[parsed[0]] = kind
-        by_type: dict[str, Schema] = {}
-        messages: list[Message] = []
-        entries_all = [(t, d, p, None) for t, d, p in rows] + list(prose_events)
-        entries_all.sort(key=lambda e: e[2].line)
-        for type_value, description, prov, example_json in entries_all:
-            name = str(ClassName(type_value, prefix="Event"))
-            summary = prose.event_summary(description)
-            if example_json is not None:
-                value, json_line, member_lines = example_json
-                payload = schema_from_json(
-                    value, name, self.page.at(json_line, prov.pointer), member_provenance=member_lines
-                )
-                payload = _with_type(payload, type_value, prov)
-            else:
-                props = self._vendor_fields(description, name, prov, by_type)
-                payload = _with_type(Schema("object", prov, name=name, properties=tuple(props)), type_value, prov)
-            by_type[type_value] = payload
-            examples = tuple(
-                Example("wire-format", sample.title, sample.data, sample.provenance)
-                for sample in samples
-                if sample.type == type_value
+        return rows
+
+    def _vendor_message(self, entry: _VendorEntry, by_type: dict[str, Schema], samples: list[_Sample]) -> Message:
+        """The ``vendor`` message of one event ``(type, description, provenance, JSON example)``:
+        its payload from the JSON example (members optional) or from the prose fields
+        (:func:`.vendor.vendor_fields`; recorded in ``by_type`` for ``Same fields as``), with
+        the wire-format samples and the JSON example of its type as examples."""
+        type_value, description, prov, example_json = entry
+        name = str(ClassName(type_value, prefix="Event"))
+        summary = prose.event_summary(description)
+        if example_json is not None:
+            value, json_line, member_lines = example_json
+            payload = schema_from_json(
+                value, name, self.page.at(json_line, prov.pointer), member_provenance=member_lines
             )
-            if example_json is not None:
-                examples += (
-                    Example("", "", compact_json(example_json[0]), self.page.at(example_json[1], prov.pointer)),
-                )
-            payload = replace(payload, description=summary)
-            messages.append(
-                Message(
-                    name=name,
-                    kind="vendor",
-                    payload=payload,
-                    provenance=prov,
-                    title=type_value,
-                    summary=summary,
-                    description=description,
-                    examples=examples,
-                )
-            )
-        # Vendor events in example streams check the schemas built from prose.
-        refined = []
-        for message in messages:
+            payload = with_type(payload, type_value, prov)
+        else:
+            props = vendor_fields(description, name, prov, by_type, self.field_types, self.page.report_at)
+            payload = with_type(Schema("object", prov, name=name, properties=tuple(props)), type_value, prov)
+        by_type[type_value] = payload
+        examples = tuple(
+            Example("wire-format", sample.title, sample.data, sample.provenance)
+            for sample in samples
+            if sample.type == type_value
+        )
+        if example_json is not None:
+            examples += (Example("", "", compact_json(example_json[0]), self.page.at(example_json[1], prov.pointer)),)
+        return Message(
+            name=name,
+            kind="vendor",
+            payload=replace(payload, description=summary),
+            provenance=prov,
+            title=type_value,
+            summary=summary,
+            description=description,
+            examples=examples,
+        )
 
-            def of_type(value: dict[str, Any], title: str = message.title) -> bool:
-                return value.get("type") == title
-
-            found = instances(streams, of_type)
-            if found:
-                message = replace(message, payload=refine_with_instances(message.payload, found, self.diagnostics))
-            refined.append(message)
-        return refined
-
-    def _prose_vendor_events(self) -> list[tuple[str, str, Provenance, tuple[Any, int, dict[str, Provenance]] | None]]:
-        """Vendor events documented by a section of their own (``Context Fork Event (x_context_fork)``)."""
-        out: list[tuple[str, str, Provenance, tuple[Any, int, dict[str, Provenance]] | None]] = []
+    def _prose_vendor_events(self) -> list[_VendorEntry]:
+        """Vendor events documented by a section of their own (``Context Fork Event (x_context_fork)``):
+        from its ``Fields:`` line, else its JSON example (:meth:`_json_example`); with neither,
+        only ``type`` is known (``vendor-fields-unknown``)."""
+        out: list[_VendorEntry] = []
         for section in self.page.sections:
             type_value = prose.event_type_in_title(section.title)
             if not type_value or any(t.section is section for t in self.tables):
@@ -702,18 +569,7 @@ class _MarkdownPage:
                     (type_value, description, self.page.at(fields_line, self.page.line_pointer(fields_line)), None)
                 )
                 continue
-            example = None
-            for run in self.runs:
-                if run.section is not section:
-                    continue
-                for i, frame in enumerate(run.frames):
-                    value = json_or_none(dict(frame.fields).get("data", ""))
-                    if isinstance(value, dict) and value.get("type") == type_value:
-                        start = run.json_starts.get(i, frame.line)
-                        example = (value, frame.line, self._member_lines(value, start))
-                        break
-                if example:
-                    break
+            example = self._json_example(section, type_value)
             if example is None:
                 self.page.report(
                     codes.VENDOR_FIELDS_UNKNOWN,
@@ -724,6 +580,19 @@ class _MarkdownPage:
                 )
             out.append((type_value, description, prov, example))
         return out
+
+    def _json_example(self, section: Section, type_value: str) -> tuple[Any, int, dict[str, Provenance]] | None:
+        """``(value, line, member provenance)`` of the first ``data:`` JSON object of type
+        ``type_value`` in the wire runs of ``section``; None when there is none."""
+        for run in self.runs:
+            if run.section is not section:
+                continue
+            for i, frame in enumerate(run.frames):
+                value = json_or_none(dict(frame.fields).get("data", ""))
+                if isinstance(value, dict) and value.get("type") == type_value:
+                    start = run.json_starts.get(i, frame.line)
+                    return value, frame.line, self._member_lines(value, start)
+        return None
 
     def _member_lines(self, value: dict[str, Any], start: int) -> dict[str, Provenance]:
         """Provenance of each top-level member of a multi-line JSON example starting at line ``start``."""
@@ -738,61 +607,29 @@ class _MarkdownPage:
                     break
         return out
 
-    def _vendor_fields(
-        self, description: str, name: str, prov: Provenance, by_type: dict[str, Schema]
-    ) -> list[Property]:
-        same = prose.same_fields_as(description)
-        if same:
-            source = by_type.get(same)
-            if source is None:
-                self.page.report_at(
-                    codes.VENDOR_FIELDS_UNKNOWN_REF,
-                    f"`Same fields as {same}` names no event documented above; only `type` is known",
-                    prov,
-                )
-                return []
-            return [prose.rename(p, source.name, name) for p in source.properties if p.name != "type"]
-        props: list[Property] = []
-        for item in prose.field_items(prose.fields_text(description)):
-            parsed = prose.parse_field(item)
-            if parsed is None:
-                self.page.report_at(codes.VENDOR_FIELD_UNPARSED, f"cannot read field {item!r}; skipped", prov)
-                continue
-            props.append(prose.field_property(parsed[0], parsed[1], name, prov, self.field_types, self.page.report_at))
-        return props
-
     # -- errors and the terminator --------------------------------------------------------------------
 
     def _error_message(self, streams: list[PageStream]) -> tuple[Message | None, list[ErrorCode]]:
+        """``StreamError`` (kind ``error``, SSE event ``error``) from the first ``event: error``
+        frame of the example streams, typed by the Error Types table (:mod:`.errors`), and the
+        table's codes; no message without such a frame (``error-example-missing`` when the table
+        is there)."""
         table = next((t for t in self.tables if t.column("type") is not None and t.column("code") is not None), None)
-        error_codes: list[ErrorCode] = []
-        type_lines: list[str] = []
-        code_lines: list[str] = []
-        types: list[str] = []
-        untyped = False
+        documented = ErrorTable()
         if table is not None:
             table.used = True
-            for row in table.rows:
-                etype = table.cell(row, "type").strip("`")
-                code = table.cell(row, "code").strip("`")
-                meaning = table.cell(row, "description")
-                if etype.startswith("(") or not etype:
-                    untyped = True
-                elif etype not in types:
-                    types.append(etype)
-                    type_lines.append(f"- {etype}: {meaning}")
-                code_lines.append(f"- {code} [{etype or '(none)'}]: {meaning}")
-                if code and code.lower() not in ("varies", "(none)", "-"):
-                    error_codes.append(ErrorCode(code, meaning, self._row_prov(table, row)))
-        example: tuple[Any, Provenance] | None = None
-        for stream in streams:
-            for i, event in enumerate(stream.events()):
-                value = json_or_none(event.data)
-                if event.event == "error" and isinstance(value, dict):
-                    example = (value, stream.event_provenance(i))
-                    break
-            if example:
-                break
+            documented = read_error_table(
+                [
+                    (
+                        table.cell(row, "type").strip("`"),
+                        table.cell(row, "code").strip("`"),
+                        table.cell(row, "description"),
+                        self._row_prov(table, row),
+                    )
+                    for row in table.rows
+                ]
+            )
+        example = first_error_event(streams)
         if example is None:
             if table is not None:
                 self.page.report(
@@ -801,33 +638,9 @@ class _MarkdownPage:
                     table.start,
                     self._table_pointer(table),
                 )
-            return None, error_codes
+            return None, documented.codes
         value, prov = example
-        payload = schema_from_json(value, "StreamError", prov, required=True)
-        error_prop = payload.property("error")
-        if error_prop is not None and error_prop.schema.type == "object":
-            inner = []
-            for prop in error_prop.schema.properties:
-                if prop.name == "type" and types:
-                    schema = replace(
-                        prop.schema,
-                        name=error_prop.schema.name + "Type",
-                        enum=tuple(types),
-                        description="\n".join(type_lines),
-                    )
-                    # A row typed `(none)` (cancellation) means an error frame may come without a type.
-                    prop = replace(prop, schema=schema, description=schema.description, required=not untyped)
-                elif prop.name == "code" and code_lines:
-                    schema = replace(prop.schema, description="\n".join(code_lines))
-                    prop = replace(prop, schema=schema, description=schema.description)
-                inner.append(prop)
-            error_schema = replace(error_prop.schema, properties=tuple(inner))
-            payload = replace(
-                payload,
-                properties=tuple(
-                    replace(p, schema=error_schema) if p.name == "error" else p for p in payload.properties
-                ),
-            )
+        payload = with_documented_error(schema_from_json(value, "StreamError", prov, required=True), documented)
         section = self.page.section_at(prov.line)
         description = self._intro(section)
         message = Message(
@@ -840,7 +653,7 @@ class _MarkdownPage:
             event="error",
             examples=(Example("", "", compact_json(value), prov),),
         )
-        return message, error_codes
+        return message, documented.codes
 
     def _done_message(self) -> Message | None:
         for n, line in self.page.numbered():
@@ -849,10 +662,3 @@ class _MarkdownPage:
                 description = before.rstrip(":").strip() if "[DONE]" in before else ""
                 return done_message(self.page.at(n, self.page.line_pointer(n)), description)
         return None
-
-
-def _with_type(payload: Schema, type_value: str, prov: Provenance) -> Schema:
-    """``payload`` with a required one-value string enum ``type`` first (the vendor event's type)."""
-    type_schema = Schema("string", prov, name=payload.name + "Type", enum=(type_value,))
-    others = tuple(p for p in payload.properties if p.name != "type")
-    return replace(payload, properties=(Property("type", type_schema, True, "", prov),) + others)
