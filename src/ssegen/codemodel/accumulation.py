@@ -10,13 +10,13 @@ absent from the spec, or of another type, is left out of the plan.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, replace
+from collections.abc import Callable
+from dataclasses import dataclass
 
 from ..ir import EACH, AccumulateStep, Property, Schema, resolve_path
 from ..naming import PythonIdentifier
 from .models import field_identifiers
-from .plans import compile_steps
+from .plans import Compiled, compile_steps
 
 
 @dataclass(frozen=True)
@@ -106,7 +106,7 @@ class ApplyPlan:
         full_text: ``acc.final_text`` from a cumulative ``full_text`` (SiliconStorm,
             ``specs/siliconstorm/inference-api.md:725``), or None.
         steps: for the Messages and Responses families and stated plans, the statements of
-            the message's accumulation steps (:func:`step_feeds`), in order.
+            the message's accumulation steps (:func:`ssegen.codemodel.steps.step_feeds`), in order.
         error: ``acc.error_in_chunk`` of a chunk's top-level ``error`` object
             (OpenRouter sends one inside an ordinary chunk), whatever the spec
             says; None for a message without choices.
@@ -165,34 +165,8 @@ class ApplyPlan:
         )
 
 
-#: The block fields an ``append`` step adds to directly (any other name: ``add_text``).
-BLOCK_FIELDS = ("text", "thinking", "signature", "refusal", "arguments")
-
 #: Delta members appended to the choice's text of the same name, in this order.
 TEXT_FIELDS = ("content", "reasoning_content", "refusal")
-
-
-def steps_plan(
-    payload: Schema,
-    cls: str,
-    function: PythonIdentifier,
-    steps: tuple[AccumulateStep, ...],
-    class_of: Callable[[Schema], str | None],
-    plain: str = "{}",
-) -> ApplyPlan:
-    """The plan of a message of a block family (or a stated plan): its ``steps``
-    (:class:`ssegen.ir.AccumulateStep`) as statements (:func:`step_feeds`)."""
-    return ApplyPlan(
-        function=function,
-        cls=cls,
-        meta=None,
-        choices=None,
-        usage=None,
-        full_text=None,
-        steps=step_feeds(payload, steps, class_of, plain),
-        keep_usage=_kept_path(payload, steps),
-        usage_replaced=_replaces_usage(steps),
-    )
 
 
 def executor_plan(
@@ -210,32 +184,15 @@ def executor_plan(
     executor: the ``Plan`` expression of ``runtime/plan.py``, each path's members as
     ``(identifier, wire name)`` where the generated class names them otherwise, read by
     wire name past a member typed as any JSON."""
-    items = []
-    for step in steps:
-        base = step.value[: len(step.value) - step.value[::-1].index(EACH)] if EACH in step.value else ()
-        element = resolve_path(payload, base).schema if base else payload
-        target = resolve_path(payload, step.value).schema if step.value else payload
-        parts = [repr(step.action)]
-        for name in ("key", "value", "extra"):
-            path = getattr(step, name)
-            if path:
-                parts.append(f"{name}={_segments(payload, path, step.variant)}")
-        if step.field:
-            parts.append(f"field={step.field!r}")
-        if step.when:
-            tests = ", ".join(f"({_segments(element, path)}, {test!r}, {value!r})" for path, (test, value) in step.when)
-            parts.append(f"when=({tests},)")
-        if step.members:
-            pairs = ", ".join(f"({name!r}, {_segments(target, path)})" for name, path in step.members)
-            parts.append(f"members=({pairs},)")
-        if step.mode:
-            parts.append(f"mode={step.mode!r}")
-        items.append(f"Step({', '.join(parts)})")
     # An error object inside a chunk the spec does not declare (the gemini plan's, as the
     # chat family's): read from the member the class gets for it, as ``apply_plan`` does.
     inside = tuple(s for s in steps if _error_undeclared(payload, s))
     error, error_member = _error(payload, plain) if inside else (None, False)
     compiled = compile_steps(payload, tuple(s for s in steps if s not in inside), choices, plain)
+    executor = ""
+    if compiled is None:  # the executor runs every step, the error inside a chunk too
+        executor = f"Plan(({''.join(_executor_step(payload, s) + ', ' for s in steps)}), choices={choices})"
+        compiled, error = Compiled(()), None
     return ApplyPlan(
         function=function,
         cls=cls,
@@ -243,16 +200,40 @@ def executor_plan(
         choices=None,
         usage=None,
         full_text=None,
-        steps=tuple(Feed(None, block) for block in (compiled.statements if compiled is not None else ())),
-        before=compiled.before if compiled is not None else (),
-        after=compiled.after if compiled is not None else (),
-        error=error if compiled is not None else None,
+        steps=tuple(Feed(None, block) for block in compiled.statements),
+        before=compiled.before,
+        after=compiled.after,
+        error=error,
         error_member=error_member,
-        error_attr=_error_attr(payload) if error is not None and compiled is not None else "",
-        keep_usage=_kept_path(payload, steps),
-        usage_replaced=_replaces_usage(steps),
-        executor="" if compiled is not None else f"Plan(({''.join(item + ', ' for item in items)}), choices={choices})",
+        error_attr=_error_attr(payload) if error is not None else "",
+        keep_usage=kept_path(payload, steps),
+        usage_replaced=replaces_usage(steps),
+        executor=executor,
     )
+
+
+def _executor_step(payload: Schema, step: AccumulateStep) -> str:
+    """``step`` as the ``Step(...)`` expression of ``runtime/plan.py``: its paths as
+    :func:`_segments` (``when`` paths from the element of its value's last ``[*]``,
+    ``members`` from its value), its other fields as literals, the unset ones left out."""
+    base = step.value[: len(step.value) - step.value[::-1].index(EACH)] if EACH in step.value else ()
+    element = resolve_path(payload, base).schema if base else payload
+    target = resolve_path(payload, step.value).schema if step.value else payload
+    parts = [repr(step.action)]
+    parts += [
+        f"{n}={_segments(payload, p, step.variant)}" for n in ("key", "value", "extra") if (p := getattr(step, n))
+    ]
+    if step.field:
+        parts.append(f"field={step.field!r}")
+    if step.when:
+        tests = ", ".join(f"({_segments(element, path)}, {test!r}, {value!r})" for path, (test, value) in step.when)
+        parts.append(f"when=({tests},)")
+    if step.members:
+        pairs = ", ".join(f"({name!r}, {_segments(target, path)})" for name, path in step.members)
+        parts.append(f"members=({pairs},)")
+    if step.mode:
+        parts.append(f"mode={step.mode!r}")
+    return f"Step({', '.join(parts)})"
 
 
 def _error_undeclared(payload: Schema, step: AccumulateStep) -> bool:
@@ -276,7 +257,7 @@ def _segments(schema: Schema | None, path: tuple[str, ...], variant: tuple[str, 
     return "(" + "".join(item + ", " for item in out) + ")"
 
 
-def _kept_path(payload: Schema, steps: tuple[AccumulateStep, ...]) -> str:
+def kept_path(payload: Schema, steps: tuple[AccumulateStep, ...]) -> str:
     """The path of the usage object a ``usage`` step reads, as ``keep_usage`` takes it
     (``usage_metadata:usageMetadata``: identifier and wire name where they differ), when
     every member on the way is an object member; "" else."""
@@ -299,7 +280,7 @@ def _kept_path(payload: Schema, steps: tuple[AccumulateStep, ...]) -> str:
     return ""
 
 
-def _replaces_usage(steps: tuple[AccumulateStep, ...]) -> bool:
+def replaces_usage(steps: tuple[AccumulateStep, ...]) -> bool:
     """True when ``steps`` hold a ``usage`` step and each replaces the object (``mode:
     replace``): a run's last usage object is then the only one read."""
     modes = {step.mode for step in steps if step.action == "usage"}
@@ -307,130 +288,9 @@ def _replaces_usage(steps: tuple[AccumulateStep, ...]) -> bool:
 
 
 def usage_schema(payload: Schema, path: str) -> Schema | None:
-    """The schema of the usage object at dotted member ``path`` (see :func:`_kept_path`;
+    """The schema of the usage object at dotted member ``path`` (see :func:`kept_path`;
     a segment may be ``identifier:wire``)."""
     return resolve_path(payload, tuple(s.partition(":")[2] or s for s in path.split("."))).schema
-
-
-def step_feeds(
-    payload: Schema, steps: tuple[AccumulateStep, ...], class_of: Callable[[Schema], str | None], plain: str = "{}"
-) -> tuple[Feed, ...]:
-    """Each step as a statement on ``chunk`` (the event) and ``acc``, under the guards its
-    path needs: a member that may be None is bound and tested, a union alternative is
-    tested with ``isinstance`` against its class (``class_of``); a step whose path
-    cannot be read from the typed classes is left out.
-
-    Consecutive steps whose paths first test the same union member against different
-    alternatives (Messages' ``text_delta``, ``thinking_delta``, ...) are chained
-    (``elif``): at most one alternative class matches, and no statement changes the event.
-
-    Runtime calls (``ssegen/runtime/accumulate.py``): ``acc.meta``, ``blocks[key]`` (``blocks``
-    is ``acc.blocks``, bound once per handler: :attr:`ApplyPlan.reads_blocks`) then
-    ``.open(value)``, ``.<field>.append(text)`` or ``.close()``, ``acc.stop_reason =``,
-    ``acc.merge_usage``, ``acc.done()``, ``acc.error(chunk)``.
-    """
-    names = (f"v{i}" for i in range(1000))
-    feeds: list[Feed] = []
-    previous: tuple[str, str] | None = None  # the first union test of the previous feed
-    for step in steps:
-        tests: list[tuple[str, str]] = []
-        guards: list[str] = []
-        key = value = "None"
-        if step.key:
-            read = _step_path(payload, step.key, None, class_of, names, tests)
-            if read is None:
-                continue
-            guards += read[0]
-            key = read[1]
-        if step.value:
-            read = _step_path(payload, step.value, step.variant, class_of, names, tests)
-            if read is None:
-                continue
-            guards += read[0]
-            value = read[1]
-        if step.action == "meta":
-            extra = _step_path(payload, step.extra, None, class_of, names) if step.extra else None
-            if step.value:
-                feeds.append(_guarded(guards, f"acc.meta({value}, None)"))
-            if extra is not None:
-                feeds.append(_guarded(extra[0], f"acc.meta(None, {extra[1]})"))
-            previous = None
-            continue
-        statement = {
-            "open": f"blocks[{key}].open({plain.format(value)})",
-            "append": (
-                f"blocks[{key}].{step.field}.append({value})"
-                if step.field in BLOCK_FIELDS
-                else f"blocks[{key}].add_text({step.field!r}, {value})"
-            ),
-            "delta": f"blocks[{key}].add_delta({plain.format(value)})",
-            "close": f"blocks[{key}].close({plain.format(value) if step.value else ''})",
-            "snapshot": f"acc.snapshot({plain.format(value)})",
-            "stop": f"acc.stop_reason = {value}",
-            "usage": f"acc.merge_usage({plain.format(value)})",
-            "done": "acc.done()",
-            "error": f"acc.error({plain.format('chunk')})",
-        }[step.action]
-        if step.action == "delta":
-            # The alternatives the chain above did not take, as an ``else``: only after
-            # a chain testing this very member (else every delta would be added twice).
-            if previous is not None and previous[0] == value and not guards:
-                feeds.append(Feed(None, statement, chained=True))
-            previous = None
-            continue
-        first = tests[0] if tests and guards and guards[0].startswith("isinstance(") else None
-        chained = first is not None and previous is not None and first[0] == previous[0] and first[1] != previous[1]
-        feeds.append(replace(_guarded(guards, statement), chained=chained))
-        previous = first
-    return tuple(feeds)
-
-
-def _guarded(guards: list[str], statement: str) -> Feed:
-    return Feed(" and ".join(guards) if guards else None, statement)
-
-
-def _step_path(
-    payload: Schema,
-    path: tuple[str, ...],
-    variant: tuple[str, str] | None,
-    class_of: Callable[[Schema], str | None],
-    names: Iterator[str],
-    tests: list[tuple[str, str]] | None = None,
-) -> tuple[list[str], str] | None:
-    """``(guards, expression)`` reading member ``path`` of ``chunk``; None when the typed
-    classes cannot read it (a member typed as any JSON on the way, an array, a union with no
-    discriminator, an alternative without a class). The path is walked by
-    :func:`ssegen.ir.resolve_path`; each union test (expression, class) is appended to
-    ``tests``."""
-    found = resolve_path(payload, path, variant)
-    if found.schema is None or len(found.nodes) != len(path):
-        return None
-    guards: list[str] = []
-    expr = "chunk"
-    reached = payload  # the schema the previous segment reached (a union before its alternative)
-    for depth, (name, owner) in enumerate(found.nodes):
-        if name == EACH:
-            return None
-        if reached.type == "union":
-            cls = class_of(owner) if reached.discriminator else None
-            if cls is None:
-                return None
-            bound = next(names)
-            if tests is not None:
-                tests.append((expr, cls))
-            guards.append(f"isinstance({bound} := {expr}, models.{cls})")
-            expr = bound
-        prop = owner.property(name)
-        if owner.type != "object" or not owner.properties or prop is None:
-            return None
-        expr = f"{expr}.{field_identifiers(owner)[name]}"
-        next_is_union = depth + 1 < len(path) and prop.schema.type == "union"
-        if (not prop.required or prop.schema.nullable) and not next_is_union:
-            bound = next(names)
-            guards.append(f"({bound} := {expr}) is not None")
-            expr = bound
-        reached = prop.schema
-    return guards, expr
 
 
 def apply_plan(

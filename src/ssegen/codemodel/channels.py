@@ -17,9 +17,10 @@ from typing import TYPE_CHECKING
 from ..diagnostics import Diagnostics, codes
 from ..ir import ANY_EVENT, Channel, Dispatch, Message
 from ..naming import ClassName, PythonIdentifier, distinct_identifiers
-from .accumulation import ApplyPlan, apply_plan, executor_plan, steps_plan, usage_schema
+from .accumulation import ApplyPlan, apply_plan, executor_plan, usage_schema
 from .flavour import Flavour
 from .models import REASONING_MEMBER, ModelsBuilder
+from .steps import steps_plan
 
 if TYPE_CHECKING:
     from .encoding import EncodingSpec
@@ -567,9 +568,8 @@ def _message_plan(
 
 
 def _keep_members(message: Message, cls: ClassName, plan: ApplyPlan, models: ModelsBuilder) -> None:
-    """Register in ``models`` what ``plan`` reads beyond the spec's typed members: the usage
-    object kept whole (the payload's ``usage``, or the nested or renamed one a steps or
-    executor plan reads), the ``error`` member, and the choices' reasoning member."""
+    """Register in ``models`` what ``plan`` reads beyond the typed members: the usage object kept
+    whole (``usage``, or a steps or executor plan's nested or renamed one), ``error``, reasoning."""
     if not plan.keep_usage:
         usage = None
     elif plan.steps or plan.executor:

@@ -88,7 +88,7 @@ def compile_steps(
     sent: what the steps leave when every usage step of the message is a ``replace``)."""
     names = (f"v{i}" for i in range(10_000))
     root = _Scope((), "chunk", payload)
-    hoist = _replaces_usage(steps)
+    hoist = _usage_handed_once(steps)
     try:
         for step in steps:
             _place(root, step, payload, choices, plain, names, hoist)
@@ -102,7 +102,7 @@ def compile_steps(
     return Compiled(statements, (*before, "usage: Any = None"), ("if usage is not None:", f"    {handed}"))
 
 
-def _replaces_usage(steps: tuple[AccumulateStep, ...]) -> bool:
+def _usage_handed_once(steps: tuple[AccumulateStep, ...]) -> bool:
     """True when the message has usage steps and each replaces the usage with the object
     sent (no ``members`` to build it from): only the last one sent in a run matters, so it
     is handed to the accumulator once per run."""
