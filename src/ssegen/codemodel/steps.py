@@ -68,11 +68,7 @@ def step_feeds(
             continue
         guards, key, value = read
         if step.action == "meta":
-            extra = _step_path(payload, step.extra, None, class_of, names) if step.extra else None
-            if step.value:
-                feeds.append(_guarded(guards, f"acc.meta({value}, None)"))
-            if extra is not None:
-                feeds.append(_guarded(extra[0], f"acc.meta(None, {extra[1]})"))
+            feeds += _meta_feeds(payload, step, guards, value, class_of, names)
             previous = None
             continue
         statement = _step_statement(step, key, value, plain)
@@ -114,6 +110,24 @@ def _step_reads(
     return guards, key, value
 
 
+def _meta_feeds(
+    payload: Schema,
+    step: AccumulateStep,
+    guards: list[str],
+    value: str,
+    class_of: Callable[[Schema], str | None],
+    names: Iterator[str],
+) -> list[Feed]:
+    """The feeds of a ``meta`` step: ``acc.meta`` of its value (the id, read under ``guards``)
+    and of its ``extra`` (the model), each on its own so that either may be absent."""
+    # The model's union tests chain nothing: its feed is never chained.
+    extra = _step_path(payload, step.extra, None, class_of, names, []) if step.extra else None
+    feeds = [_guarded(guards, f"acc.meta({value}, None)")] if step.value else []
+    if extra is not None:
+        feeds.append(_guarded(extra[0], f"acc.meta(None, {extra[1]})"))
+    return feeds
+
+
 def _step_statement(step: AccumulateStep, key: str, value: str, plain: str) -> str:
     """The statement of a block-family step (not ``meta``) on ``blocks[key]`` or ``acc``."""
     return {
@@ -143,7 +157,7 @@ def _step_path(
     variant: tuple[str, str] | None,
     class_of: Callable[[Schema], str | None],
     names: Iterator[str],
-    tests: list[tuple[str, str]] | None = None,
+    tests: list[tuple[str, str]],
 ) -> tuple[list[str], str] | None:
     """``(guards, expression)`` reading member ``path`` of ``chunk``; None when the typed
     classes cannot read it (a member typed as any JSON on the way, an array, a union with no
@@ -164,8 +178,7 @@ def _step_path(
             if cls is None:
                 return None
             bound = next(names)
-            if tests is not None:
-                tests.append((expr, cls))
+            tests.append((expr, cls))
             guards.append(f"isinstance({bound} := {expr}, models.{cls})")
             expr = bound
         prop = owner.property(name)
