@@ -312,11 +312,7 @@ def apply_plan(
     value): the flavour's conversion to what the runtime turns into plain data.
     """
     reads = None if steps is None else {step.value for step in steps} | {step.extra for step in steps}
-    id_ = _scalar(payload, "id", "string") if _reads(reads, ("id",)) else None
-    model = _scalar(payload, "model", "string") if _reads(reads, ("model",)) else None
-    meta = None
-    if id_ is not None or model is not None:
-        meta = f"{_read('chunk', id_)}, {_read('chunk', model)}"
+    meta = _meta(payload, reads)
     usage = _object(payload, "usage") if _reads(reads, ("usage",)) else None
     full_text = _scalar(payload, "full_text", "string") if _reads(reads, ("full_text",)) else None
     choices = _choices_plan(payload, reads)
@@ -334,6 +330,16 @@ def apply_plan(
         keep_usage=str(usage.attr) if usage else "",
         usage_replaced=usage is not None,  # acc.set_usage: the last object sent wins
     )
+
+
+def _meta(payload: Schema, reads: set[tuple[str, ...]] | None) -> str | None:
+    """The two arguments of ``acc.meta``: the chunk's string ``id`` and ``model`` (``None``
+    for one absent or not read); None when both are."""
+    id_ = _scalar(payload, "id", "string") if _reads(reads, ("id",)) else None
+    model = _scalar(payload, "model", "string") if _reads(reads, ("model",)) else None
+    if id_ is None and model is None:
+        return None
+    return f"{_read('chunk', id_)}, {_read('chunk', model)}"
 
 
 def _reads(reads: set[tuple[str, ...]] | None, path: tuple[str, ...]) -> bool:
@@ -396,22 +402,16 @@ def _text(owner: str, field: str, access: _Access) -> Feed:
 
 
 def _choices_plan(payload: Schema, reads: set[tuple[str, ...]] | None = None) -> ChoicesPlan | None:
+    """How each element of the chunk's ``choices`` (an array of objects with members) feeds
+    its ``ChoiceState``: the members ``reads`` names (every one when None) that the spec
+    types as the runtime reads them; None when there is no such array."""
     prop = payload.property("choices")
     if prop is None or prop.schema.type != "array" or prop.schema.items is None:
         return None
     choice = prop.schema.items
     if choice.type != "object" or not choice.properties:
         return None
-    choices = _access(prop, payload)
-    iterable = f"chunk.{choices.attr}" + (" or ()" if choices.optional else "")
-    index = _scalar(choice, "index", "integer")
-    if index is not None and not index.optional:
-        loop, index_expr = f"choice in {iterable}", f"choice.{index.attr}"
-    else:
-        loop = f"position, choice in enumerate({iterable})"
-        index_expr = (
-            f"position if choice.{index.attr} is None else choice.{index.attr}" if index is not None else "position"
-        )
+    loop, index = _choice_loop(_access(prop, payload), choice)
     delta_prop = choice.property("delta")
     delta = None
     reasoning_member: Schema | None = None
@@ -419,44 +419,74 @@ def _choices_plan(payload: Schema, reads: set[tuple[str, ...]] | None = None) ->
     tool_calls = None
     if delta_prop is not None and delta_prop.schema.type == "object" and delta_prop.schema.properties:
         delta = _access(delta_prop, choice)
-        for name in TEXT_FIELDS:
-            if not _reads(reads, ("choices", EACH, "delta", name)):
-                continue
-            access = _scalar(delta_prop.schema, name, "string")
-            if access is not None:
-                on_delta.append(_text("delta", name, access))
-            elif name == "content" and (parts := _content_parts(delta_prop.schema)) is not None:
-                on_delta.append(_feed("delta", parts, "content", lambda v: f"state.add_content({v})"))
-            elif (
-                name == "reasoning_content"
-                and delta_prop.schema.property(name) is None
-                and name not in field_identifiers(delta_prop.schema).values()
-            ):
-                # Not in this spec (OpenAI's), but sent by DeepSeek-shaped servers: read it anyway.
-                on_delta.append(_text("delta", name, _Access(PythonIdentifier(name), True)))
-                reasoning_member = delta_prop.schema
+        on_delta, reasoning_member = _delta_texts(delta_prop.schema, reads)
         if _reads(reads, ("choices", EACH, "delta", "tool_calls")):
             tool_calls = _tool_calls_plan(delta_prop.schema)
-    # Completion-style chunks (FIM, OpenAI legacy) carry `text` on the choice itself.
-    text = _scalar(choice, "text", "string") if _reads(reads, ("choices", EACH, "text")) else None
-    on_choice = (_text("choice", "content", text),) if text is not None else ()
-    finish = choice.property("finish_reason") if _reads(reads, ("choices", EACH, "finish_reason")) else None
-    finish_reason = None
-    if finish is not None and finish.schema.type == "string":
-        finish_reason = _feed(
-            "choice", _access(finish, choice), "finish_reason", lambda v: f"state.finish_reason = {v}"
-        )
     return ChoicesPlan(
         loop=loop,
-        index=index_expr,
-        on_choice=on_choice,
+        index=index,
+        on_choice=_choice_text(choice, reads),
         delta=f"choice.{delta.attr}" if delta is not None else None,
         delta_guard="delta is not None" if delta is not None and delta.optional else None,
         on_delta=tuple(on_delta),
         tool_calls=tool_calls,
-        finish_reason=finish_reason,
+        finish_reason=_finish_reason(choice, reads),
         reasoning_member=reasoning_member,
     )
+
+
+def _choice_loop(choices: _Access, choice: Schema) -> tuple[str, str]:
+    """``(loop, index)``: the ``for`` over the chunk's choices and each one's index. Where
+    the ``index`` member is absent or may be None, the choice's position stands in (the
+    runtime's rule), so the loop ``enumerate`` s."""
+    iterable = f"chunk.{choices.attr}" + (" or ()" if choices.optional else "")
+    index = _scalar(choice, "index", "integer")
+    if index is not None and not index.optional:
+        return f"choice in {iterable}", f"choice.{index.attr}"
+    loop = f"position, choice in enumerate({iterable})"
+    if index is None:
+        return loop, "position"
+    return loop, f"position if choice.{index.attr} is None else choice.{index.attr}"
+
+
+def _delta_texts(delta: Schema, reads: set[tuple[str, ...]] | None) -> tuple[list[Feed], Schema | None]:
+    """``(feeds, reasoning member)``: the delta's text members ``reads`` names, in
+    :data:`TEXT_FIELDS` order (a string, or a ``content`` of typed parts), and ``delta``
+    itself when it gets the reasoning member the spec lacks (else None)."""
+    on_delta: list[Feed] = []
+    reasoning_member: Schema | None = None
+    for name in TEXT_FIELDS:
+        if not _reads(reads, ("choices", EACH, "delta", name)):
+            continue
+        access = _scalar(delta, name, "string")
+        if access is not None:
+            on_delta.append(_text("delta", name, access))
+        elif name == "content" and (parts := _content_parts(delta)) is not None:
+            on_delta.append(_feed("delta", parts, "content", lambda v: f"state.add_content({v})"))
+        elif (
+            name == "reasoning_content"
+            and delta.property(name) is None
+            and name not in field_identifiers(delta).values()
+        ):
+            # Not in this spec (OpenAI's), but sent by DeepSeek-shaped servers: read it anyway.
+            on_delta.append(_text("delta", name, _Access(PythonIdentifier(name), True)))
+            reasoning_member = delta
+    return on_delta, reasoning_member
+
+
+def _choice_text(choice: Schema, reads: set[tuple[str, ...]] | None) -> tuple[Feed, ...]:
+    """The feed of a string ``text`` on the choice itself, appended to its content."""
+    # Completion-style chunks (FIM, OpenAI legacy) carry `text` on the choice itself.
+    text = _scalar(choice, "text", "string") if _reads(reads, ("choices", EACH, "text")) else None
+    return (_text("choice", "content", text),) if text is not None else ()
+
+
+def _finish_reason(choice: Schema, reads: set[tuple[str, ...]] | None) -> Feed | None:
+    """The feed of the choice's ``finish_reason`` when ``reads`` names it and it is a string."""
+    finish = choice.property("finish_reason") if _reads(reads, ("choices", EACH, "finish_reason")) else None
+    if finish is None or finish.schema.type != "string":
+        return None
+    return _feed("choice", _access(finish, choice), "finish_reason", lambda v: f"state.finish_reason = {v}")
 
 
 def _content_parts(delta: Schema) -> _Access | None:
@@ -483,17 +513,7 @@ def _tool_calls_plan(delta: Schema) -> ToolCallsPlan | None:
     item = prop.schema.items
     if item is None or item.type != "object" or not item.properties:
         return ToolCallsPlan(typed=False, source=source, iterable=iterable)
-    function = item.property("function")
-    fn_schema = function.schema if function is not None and function.schema.type == "object" else None
-    fn = _access(function, item) if function is not None and fn_schema is not None and fn_schema.properties else None
-    name = _scalar(fn_schema, "name", "string") if fn_schema is not None else None
-    arguments = _scalar(fn_schema, "arguments", "string") if fn_schema is not None else None
-    if fn is None:
-        fn_args = ["None", "None"]
-    elif fn.optional:
-        fn_args = [f"function.{a.attr} if function is not None else None" if a else "None" for a in (name, arguments)]
-    else:
-        fn_args = [_read("function", name), _read("function", arguments)]
+    fn, fn_args = _function_arguments(item)
     return ToolCallsPlan(
         typed=True,
         source=source,
@@ -506,6 +526,22 @@ def _tool_calls_plan(delta: Schema) -> ToolCallsPlan | None:
             *fn_args,
         ),
     )
+
+
+def _function_arguments(item: Schema) -> tuple[_Access | None, list[str]]:
+    """``(function, [name, arguments])``: a tool-call item's ``function`` object (None when it
+    is not an object with members) and the expressions of its string ``name`` and
+    ``arguments`` on the bound ``function`` (``None`` where absent or unset)."""
+    function = item.property("function")
+    fn_schema = function.schema if function is not None and function.schema.type == "object" else None
+    fn = _access(function, item) if function is not None and fn_schema is not None and fn_schema.properties else None
+    name = _scalar(fn_schema, "name", "string") if fn_schema is not None else None
+    arguments = _scalar(fn_schema, "arguments", "string") if fn_schema is not None else None
+    if fn is None:
+        return None, ["None", "None"]
+    if fn.optional:
+        return fn, [f"function.{a.attr} if function is not None else None" if a else "None" for a in (name, arguments)]
+    return fn, [_read("function", name), _read("function", arguments)]
 
 
 def _access(prop: Property, owner: Schema) -> _Access:
