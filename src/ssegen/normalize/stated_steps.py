@@ -211,8 +211,8 @@ def _when_test(text: Any, expected: Any) -> tuple[WhenTest, str]:
     return (test, value), ""
 
 
-def _step_mode(item: dict[Any, Any], action: str) -> tuple[str, str]:
-    """``(mode, problem)``: the step's ``mode``, which only ``usage`` has (:data:`USAGE_MODES`)."""
+def _step_mode(item: dict[Any, Any], action: str) -> tuple[Any, str]:
+    """``(mode, problem)``: the step's ``mode`` as stated, which only ``usage`` has (:data:`USAGE_MODES`)."""
     mode = item.get("mode", "")
     if mode and (action != "usage" or mode not in USAGE_MODES):
         return "", f"mode {mode!r}: only `usage` has a mode, `merge` or `replace`"
