@@ -220,9 +220,9 @@ def _executor_step(payload: Schema, step: AccumulateStep) -> str:
     element = resolve_path(payload, base).schema if base else payload
     target = resolve_path(payload, step.value).schema if step.value else payload
     parts = [repr(step.action)]
-    parts += [
-        f"{n}={_segments(payload, p, step.variant)}" for n in ("key", "value", "extra") if (p := getattr(step, n))
-    ]
+    for name in ("key", "value", "extra"):
+        if path := getattr(step, name):
+            parts.append(f"{name}={_segments(payload, path, step.variant)}")
     if step.field:
         parts.append(f"field={step.field!r}")
     if step.when:

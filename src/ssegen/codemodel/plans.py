@@ -312,8 +312,8 @@ def _place(
     ``replace`` usage is kept in ``usage``, handed over once the run ends).
 
     Raises :class:`_Unsupported` for a step the executor must run. Names are drawn from
-    ``names`` in a fixed order (value, ``when`` tests, key, usage members, statement,
-    ``meta``'s extra), so one plan always compiles to the same text."""
+    ``names`` in a fixed order (new scopes, value, ``when`` tests, key, usage members,
+    statement, ``meta``'s extra), so one plan always compiles to the same text."""
     if step.variant is not None or step.action in ("delta", "tool_calls") or (step.action == "open" and step.members):
         raise _Unsupported
     chain = _enter(root, _scope_of(step), names)
