@@ -328,8 +328,8 @@ def _plan(channel: Channel, diagnostics: Diagnostics) -> Channel:
 
 def _shaped(channel: Channel, data: list[Message]) -> Accumulation | None:
     """The plan of the first family recognized by a data message's shape (``chat``, then
-    ``gemini``): each chunk gets the family's plan (the steps its payload has), each error
-    message sent in place of one :data:`ERROR_PLAN`; None when no data message fits."""
+    ``gemini``): each chunk gets the family's plan (:func:`_kept`), each error message sent
+    in place of one :data:`ERROR_PLAN`; None when no data message fits."""
     for family, shape, plan in (("chat", _is_chat, chat_plan), ("gemini", _is_gemini, gemini_plan)):
         if not any(m.kind == "data" and shape(m.payload) for m in data):
             continue
