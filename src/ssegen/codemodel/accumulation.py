@@ -10,13 +10,13 @@ absent from the spec, or of another type, is left out of the plan.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, replace
+from collections.abc import Callable
+from dataclasses import dataclass
 
 from ..ir import EACH, AccumulateStep, Property, Schema, resolve_path
 from ..naming import PythonIdentifier
 from .models import field_identifiers
-from .plans import compile_steps
+from .plans import Compiled, compile_steps
 
 
 @dataclass(frozen=True)
@@ -106,7 +106,7 @@ class ApplyPlan:
         full_text: ``acc.final_text`` from a cumulative ``full_text`` (SiliconStorm,
             ``specs/siliconstorm/inference-api.md:725``), or None.
         steps: for the Messages and Responses families and stated plans, the statements of
-            the message's accumulation steps (:func:`step_feeds`), in order.
+            the message's accumulation steps (:func:`ssegen.codemodel.steps.step_feeds`), in order.
         error: ``acc.error_in_chunk`` of a chunk's top-level ``error`` object
             (OpenRouter sends one inside an ordinary chunk), whatever the spec
             says; None for a message without choices.
@@ -165,34 +165,8 @@ class ApplyPlan:
         )
 
 
-#: The block fields an ``append`` step adds to directly (any other name: ``add_text``).
-BLOCK_FIELDS = ("text", "thinking", "signature", "refusal", "arguments")
-
 #: Delta members appended to the choice's text of the same name, in this order.
 TEXT_FIELDS = ("content", "reasoning_content", "refusal")
-
-
-def steps_plan(
-    payload: Schema,
-    cls: str,
-    function: PythonIdentifier,
-    steps: tuple[AccumulateStep, ...],
-    class_of: Callable[[Schema], str | None],
-    plain: str = "{}",
-) -> ApplyPlan:
-    """The plan of a message of a block family (or a stated plan): its ``steps``
-    (:class:`ssegen.ir.AccumulateStep`) as statements (:func:`step_feeds`)."""
-    return ApplyPlan(
-        function=function,
-        cls=cls,
-        meta=None,
-        choices=None,
-        usage=None,
-        full_text=None,
-        steps=step_feeds(payload, steps, class_of, plain),
-        keep_usage=_kept_path(payload, steps),
-        usage_replaced=_replaces_usage(steps),
-    )
 
 
 def executor_plan(
@@ -210,32 +184,15 @@ def executor_plan(
     executor: the ``Plan`` expression of ``runtime/plan.py``, each path's members as
     ``(identifier, wire name)`` where the generated class names them otherwise, read by
     wire name past a member typed as any JSON."""
-    items = []
-    for step in steps:
-        base = step.value[: len(step.value) - step.value[::-1].index(EACH)] if EACH in step.value else ()
-        element = resolve_path(payload, base).schema if base else payload
-        target = resolve_path(payload, step.value).schema if step.value else payload
-        parts = [repr(step.action)]
-        for name in ("key", "value", "extra"):
-            path = getattr(step, name)
-            if path:
-                parts.append(f"{name}={_segments(payload, path, step.variant)}")
-        if step.field:
-            parts.append(f"field={step.field!r}")
-        if step.when:
-            tests = ", ".join(f"({_segments(element, path)}, {test!r}, {value!r})" for path, (test, value) in step.when)
-            parts.append(f"when=({tests},)")
-        if step.members:
-            pairs = ", ".join(f"({name!r}, {_segments(target, path)})" for name, path in step.members)
-            parts.append(f"members=({pairs},)")
-        if step.mode:
-            parts.append(f"mode={step.mode!r}")
-        items.append(f"Step({', '.join(parts)})")
     # An error object inside a chunk the spec does not declare (the gemini plan's, as the
     # chat family's): read from the member the class gets for it, as ``apply_plan`` does.
     inside = tuple(s for s in steps if _error_undeclared(payload, s))
     error, error_member = _error(payload, plain) if inside else (None, False)
     compiled = compile_steps(payload, tuple(s for s in steps if s not in inside), choices, plain)
+    executor = ""
+    if compiled is None:  # the executor runs every step, the error inside a chunk too
+        executor = f"Plan(({''.join(_executor_step(payload, s) + ', ' for s in steps)}), choices={choices})"
+        compiled, error = Compiled(()), None
     return ApplyPlan(
         function=function,
         cls=cls,
@@ -243,16 +200,40 @@ def executor_plan(
         choices=None,
         usage=None,
         full_text=None,
-        steps=tuple(Feed(None, block) for block in (compiled.statements if compiled is not None else ())),
-        before=compiled.before if compiled is not None else (),
-        after=compiled.after if compiled is not None else (),
-        error=error if compiled is not None else None,
+        steps=tuple(Feed(None, block) for block in compiled.statements),
+        before=compiled.before,
+        after=compiled.after,
+        error=error,
         error_member=error_member,
-        error_attr=_error_attr(payload) if error is not None and compiled is not None else "",
-        keep_usage=_kept_path(payload, steps),
-        usage_replaced=_replaces_usage(steps),
-        executor="" if compiled is not None else f"Plan(({''.join(item + ', ' for item in items)}), choices={choices})",
+        error_attr=_error_attr(payload) if error is not None else "",
+        keep_usage=kept_path(payload, steps),
+        usage_replaced=replaces_usage(steps),
+        executor=executor,
     )
+
+
+def _executor_step(payload: Schema, step: AccumulateStep) -> str:
+    """``step`` as the ``Step(...)`` expression of ``runtime/plan.py``: its paths as
+    :func:`_segments` (``when`` paths from the element of its value's last ``[*]``,
+    ``members`` from its value), its other fields as literals, the unset ones left out."""
+    base = step.value[: len(step.value) - step.value[::-1].index(EACH)] if EACH in step.value else ()
+    element = resolve_path(payload, base).schema if base else payload
+    target = resolve_path(payload, step.value).schema if step.value else payload
+    parts = [repr(step.action)]
+    for name in ("key", "value", "extra"):
+        if path := getattr(step, name):
+            parts.append(f"{name}={_segments(payload, path, step.variant)}")
+    if step.field:
+        parts.append(f"field={step.field!r}")
+    if step.when:
+        tests = ", ".join(f"({_segments(element, path)}, {test!r}, {value!r})" for path, (test, value) in step.when)
+        parts.append(f"when=({tests},)")
+    if step.members:
+        pairs = ", ".join(f"({name!r}, {_segments(target, path)})" for name, path in step.members)
+        parts.append(f"members=({pairs},)")
+    if step.mode:
+        parts.append(f"mode={step.mode!r}")
+    return f"Step({', '.join(parts)})"
 
 
 def _error_undeclared(payload: Schema, step: AccumulateStep) -> bool:
@@ -276,7 +257,7 @@ def _segments(schema: Schema | None, path: tuple[str, ...], variant: tuple[str, 
     return "(" + "".join(item + ", " for item in out) + ")"
 
 
-def _kept_path(payload: Schema, steps: tuple[AccumulateStep, ...]) -> str:
+def kept_path(payload: Schema, steps: tuple[AccumulateStep, ...]) -> str:
     """The path of the usage object a ``usage`` step reads, as ``keep_usage`` takes it
     (``usage_metadata:usageMetadata``: identifier and wire name where they differ), when
     every member on the way is an object member; "" else."""
@@ -299,7 +280,7 @@ def _kept_path(payload: Schema, steps: tuple[AccumulateStep, ...]) -> str:
     return ""
 
 
-def _replaces_usage(steps: tuple[AccumulateStep, ...]) -> bool:
+def replaces_usage(steps: tuple[AccumulateStep, ...]) -> bool:
     """True when ``steps`` hold a ``usage`` step and each replaces the object (``mode:
     replace``): a run's last usage object is then the only one read."""
     modes = {step.mode for step in steps if step.action == "usage"}
@@ -307,130 +288,9 @@ def _replaces_usage(steps: tuple[AccumulateStep, ...]) -> bool:
 
 
 def usage_schema(payload: Schema, path: str) -> Schema | None:
-    """The schema of the usage object at dotted member ``path`` (see :func:`_kept_path`;
+    """The schema of the usage object at dotted member ``path`` (see :func:`kept_path`;
     a segment may be ``identifier:wire``)."""
     return resolve_path(payload, tuple(s.partition(":")[2] or s for s in path.split("."))).schema
-
-
-def step_feeds(
-    payload: Schema, steps: tuple[AccumulateStep, ...], class_of: Callable[[Schema], str | None], plain: str = "{}"
-) -> tuple[Feed, ...]:
-    """Each step as a statement on ``chunk`` (the event) and ``acc``, under the guards its
-    path needs: a member that may be None is bound and tested, a union alternative is
-    tested with ``isinstance`` against its class (``class_of``); a step whose path
-    cannot be read from the typed classes is left out.
-
-    Consecutive steps whose paths first test the same union member against different
-    alternatives (Messages' ``text_delta``, ``thinking_delta``, ...) are chained
-    (``elif``): at most one alternative class matches, and no statement changes the event.
-
-    Runtime calls (``ssegen/runtime/accumulate.py``): ``acc.meta``, ``blocks[key]`` (``blocks``
-    is ``acc.blocks``, bound once per handler: :attr:`ApplyPlan.reads_blocks`) then
-    ``.open(value)``, ``.<field>.append(text)`` or ``.close()``, ``acc.stop_reason =``,
-    ``acc.merge_usage``, ``acc.done()``, ``acc.error(chunk)``.
-    """
-    names = (f"v{i}" for i in range(1000))
-    feeds: list[Feed] = []
-    previous: tuple[str, str] | None = None  # the first union test of the previous feed
-    for step in steps:
-        tests: list[tuple[str, str]] = []
-        guards: list[str] = []
-        key = value = "None"
-        if step.key:
-            read = _step_path(payload, step.key, None, class_of, names, tests)
-            if read is None:
-                continue
-            guards += read[0]
-            key = read[1]
-        if step.value:
-            read = _step_path(payload, step.value, step.variant, class_of, names, tests)
-            if read is None:
-                continue
-            guards += read[0]
-            value = read[1]
-        if step.action == "meta":
-            extra = _step_path(payload, step.extra, None, class_of, names) if step.extra else None
-            if step.value:
-                feeds.append(_guarded(guards, f"acc.meta({value}, None)"))
-            if extra is not None:
-                feeds.append(_guarded(extra[0], f"acc.meta(None, {extra[1]})"))
-            previous = None
-            continue
-        statement = {
-            "open": f"blocks[{key}].open({plain.format(value)})",
-            "append": (
-                f"blocks[{key}].{step.field}.append({value})"
-                if step.field in BLOCK_FIELDS
-                else f"blocks[{key}].add_text({step.field!r}, {value})"
-            ),
-            "delta": f"blocks[{key}].add_delta({plain.format(value)})",
-            "close": f"blocks[{key}].close({plain.format(value) if step.value else ''})",
-            "snapshot": f"acc.snapshot({plain.format(value)})",
-            "stop": f"acc.stop_reason = {value}",
-            "usage": f"acc.merge_usage({plain.format(value)})",
-            "done": "acc.done()",
-            "error": f"acc.error({plain.format('chunk')})",
-        }[step.action]
-        if step.action == "delta":
-            # The alternatives the chain above did not take, as an ``else``: only after
-            # a chain testing this very member (else every delta would be added twice).
-            if previous is not None and previous[0] == value and not guards:
-                feeds.append(Feed(None, statement, chained=True))
-            previous = None
-            continue
-        first = tests[0] if tests and guards and guards[0].startswith("isinstance(") else None
-        chained = first is not None and previous is not None and first[0] == previous[0] and first[1] != previous[1]
-        feeds.append(replace(_guarded(guards, statement), chained=chained))
-        previous = first
-    return tuple(feeds)
-
-
-def _guarded(guards: list[str], statement: str) -> Feed:
-    return Feed(" and ".join(guards) if guards else None, statement)
-
-
-def _step_path(
-    payload: Schema,
-    path: tuple[str, ...],
-    variant: tuple[str, str] | None,
-    class_of: Callable[[Schema], str | None],
-    names: Iterator[str],
-    tests: list[tuple[str, str]] | None = None,
-) -> tuple[list[str], str] | None:
-    """``(guards, expression)`` reading member ``path`` of ``chunk``; None when the typed
-    classes cannot read it (a member typed as any JSON on the way, an array, a union with no
-    discriminator, an alternative without a class). The path is walked by
-    :func:`ssegen.ir.resolve_path`; each union test (expression, class) is appended to
-    ``tests``."""
-    found = resolve_path(payload, path, variant)
-    if found.schema is None or len(found.nodes) != len(path):
-        return None
-    guards: list[str] = []
-    expr = "chunk"
-    reached = payload  # the schema the previous segment reached (a union before its alternative)
-    for depth, (name, owner) in enumerate(found.nodes):
-        if name == EACH:
-            return None
-        if reached.type == "union":
-            cls = class_of(owner) if reached.discriminator else None
-            if cls is None:
-                return None
-            bound = next(names)
-            if tests is not None:
-                tests.append((expr, cls))
-            guards.append(f"isinstance({bound} := {expr}, models.{cls})")
-            expr = bound
-        prop = owner.property(name)
-        if owner.type != "object" or not owner.properties or prop is None:
-            return None
-        expr = f"{expr}.{field_identifiers(owner)[name]}"
-        next_is_union = depth + 1 < len(path) and prop.schema.type == "union"
-        if (not prop.required or prop.schema.nullable) and not next_is_union:
-            bound = next(names)
-            guards.append(f"({bound} := {expr}) is not None")
-            expr = bound
-        reached = prop.schema
-    return guards, expr
 
 
 def apply_plan(
@@ -452,11 +312,7 @@ def apply_plan(
     value): the flavour's conversion to what the runtime turns into plain data.
     """
     reads = None if steps is None else {step.value for step in steps} | {step.extra for step in steps}
-    id_ = _scalar(payload, "id", "string") if _reads(reads, ("id",)) else None
-    model = _scalar(payload, "model", "string") if _reads(reads, ("model",)) else None
-    meta = None
-    if id_ is not None or model is not None:
-        meta = f"{_read('chunk', id_)}, {_read('chunk', model)}"
+    meta = _meta(payload, reads)
     usage = _object(payload, "usage") if _reads(reads, ("usage",)) else None
     full_text = _scalar(payload, "full_text", "string") if _reads(reads, ("full_text",)) else None
     choices = _choices_plan(payload, reads)
@@ -474,6 +330,16 @@ def apply_plan(
         keep_usage=str(usage.attr) if usage else "",
         usage_replaced=usage is not None,  # acc.set_usage: the last object sent wins
     )
+
+
+def _meta(payload: Schema, reads: set[tuple[str, ...]] | None) -> str | None:
+    """The two arguments of ``acc.meta``: the chunk's string ``id`` and ``model`` (``None``
+    for one absent or not read); None when both are."""
+    id_ = _scalar(payload, "id", "string") if _reads(reads, ("id",)) else None
+    model = _scalar(payload, "model", "string") if _reads(reads, ("model",)) else None
+    if id_ is None and model is None:
+        return None
+    return f"{_read('chunk', id_)}, {_read('chunk', model)}"
 
 
 def _reads(reads: set[tuple[str, ...]] | None, path: tuple[str, ...]) -> bool:
@@ -536,22 +402,16 @@ def _text(owner: str, field: str, access: _Access) -> Feed:
 
 
 def _choices_plan(payload: Schema, reads: set[tuple[str, ...]] | None = None) -> ChoicesPlan | None:
+    """How each element of the chunk's ``choices`` (an array of objects with members) feeds
+    its ``ChoiceState``: the members ``reads`` names (every one when None) that the spec
+    types as the runtime reads them; None when there is no such array."""
     prop = payload.property("choices")
     if prop is None or prop.schema.type != "array" or prop.schema.items is None:
         return None
     choice = prop.schema.items
     if choice.type != "object" or not choice.properties:
         return None
-    choices = _access(prop, payload)
-    iterable = f"chunk.{choices.attr}" + (" or ()" if choices.optional else "")
-    index = _scalar(choice, "index", "integer")
-    if index is not None and not index.optional:
-        loop, index_expr = f"choice in {iterable}", f"choice.{index.attr}"
-    else:
-        loop = f"position, choice in enumerate({iterable})"
-        index_expr = (
-            f"position if choice.{index.attr} is None else choice.{index.attr}" if index is not None else "position"
-        )
+    loop, index = _choice_loop(_access(prop, payload), choice)
     delta_prop = choice.property("delta")
     delta = None
     reasoning_member: Schema | None = None
@@ -559,44 +419,74 @@ def _choices_plan(payload: Schema, reads: set[tuple[str, ...]] | None = None) ->
     tool_calls = None
     if delta_prop is not None and delta_prop.schema.type == "object" and delta_prop.schema.properties:
         delta = _access(delta_prop, choice)
-        for name in TEXT_FIELDS:
-            if not _reads(reads, ("choices", EACH, "delta", name)):
-                continue
-            access = _scalar(delta_prop.schema, name, "string")
-            if access is not None:
-                on_delta.append(_text("delta", name, access))
-            elif name == "content" and (parts := _content_parts(delta_prop.schema)) is not None:
-                on_delta.append(_feed("delta", parts, "content", lambda v: f"state.add_content({v})"))
-            elif (
-                name == "reasoning_content"
-                and delta_prop.schema.property(name) is None
-                and name not in field_identifiers(delta_prop.schema).values()
-            ):
-                # Not in this spec (OpenAI's), but sent by DeepSeek-shaped servers: read it anyway.
-                on_delta.append(_text("delta", name, _Access(PythonIdentifier(name), True)))
-                reasoning_member = delta_prop.schema
+        on_delta, reasoning_member = _delta_texts(delta_prop.schema, reads)
         if _reads(reads, ("choices", EACH, "delta", "tool_calls")):
             tool_calls = _tool_calls_plan(delta_prop.schema)
-    # Completion-style chunks (FIM, OpenAI legacy) carry `text` on the choice itself.
-    text = _scalar(choice, "text", "string") if _reads(reads, ("choices", EACH, "text")) else None
-    on_choice = (_text("choice", "content", text),) if text is not None else ()
-    finish = choice.property("finish_reason") if _reads(reads, ("choices", EACH, "finish_reason")) else None
-    finish_reason = None
-    if finish is not None and finish.schema.type == "string":
-        finish_reason = _feed(
-            "choice", _access(finish, choice), "finish_reason", lambda v: f"state.finish_reason = {v}"
-        )
     return ChoicesPlan(
         loop=loop,
-        index=index_expr,
-        on_choice=on_choice,
+        index=index,
+        on_choice=_choice_text(choice, reads),
         delta=f"choice.{delta.attr}" if delta is not None else None,
         delta_guard="delta is not None" if delta is not None and delta.optional else None,
         on_delta=tuple(on_delta),
         tool_calls=tool_calls,
-        finish_reason=finish_reason,
+        finish_reason=_finish_reason(choice, reads),
         reasoning_member=reasoning_member,
     )
+
+
+def _choice_loop(choices: _Access, choice: Schema) -> tuple[str, str]:
+    """``(loop, index)``: the ``for`` over the chunk's choices and each one's index. Where
+    the ``index`` member is absent or may be None, the choice's position stands in (the
+    runtime's rule), so the loop ``enumerate`` s."""
+    iterable = f"chunk.{choices.attr}" + (" or ()" if choices.optional else "")
+    index = _scalar(choice, "index", "integer")
+    if index is not None and not index.optional:
+        return f"choice in {iterable}", f"choice.{index.attr}"
+    loop = f"position, choice in enumerate({iterable})"
+    if index is None:
+        return loop, "position"
+    return loop, f"position if choice.{index.attr} is None else choice.{index.attr}"
+
+
+def _delta_texts(delta: Schema, reads: set[tuple[str, ...]] | None) -> tuple[list[Feed], Schema | None]:
+    """``(feeds, reasoning member)``: the delta's text members ``reads`` names, in
+    :data:`TEXT_FIELDS` order (a string, or a ``content`` of typed parts), and ``delta``
+    itself when it gets the reasoning member the spec lacks (else None)."""
+    on_delta: list[Feed] = []
+    reasoning_member: Schema | None = None
+    for name in TEXT_FIELDS:
+        if not _reads(reads, ("choices", EACH, "delta", name)):
+            continue
+        access = _scalar(delta, name, "string")
+        if access is not None:
+            on_delta.append(_text("delta", name, access))
+        elif name == "content" and (parts := _content_parts(delta)) is not None:
+            on_delta.append(_feed("delta", parts, "content", lambda v: f"state.add_content({v})"))
+        elif (
+            name == "reasoning_content"
+            and delta.property(name) is None
+            and name not in field_identifiers(delta).values()
+        ):
+            # Not in this spec (OpenAI's), but sent by DeepSeek-shaped servers: read it anyway.
+            on_delta.append(_text("delta", name, _Access(PythonIdentifier(name), True)))
+            reasoning_member = delta
+    return on_delta, reasoning_member
+
+
+def _choice_text(choice: Schema, reads: set[tuple[str, ...]] | None) -> tuple[Feed, ...]:
+    """The feed of a string ``text`` on the choice itself, appended to its content."""
+    # Completion-style chunks (FIM, OpenAI legacy) carry `text` on the choice itself.
+    text = _scalar(choice, "text", "string") if _reads(reads, ("choices", EACH, "text")) else None
+    return (_text("choice", "content", text),) if text is not None else ()
+
+
+def _finish_reason(choice: Schema, reads: set[tuple[str, ...]] | None) -> Feed | None:
+    """The feed of the choice's ``finish_reason`` when ``reads`` names it and it is a string."""
+    finish = choice.property("finish_reason") if _reads(reads, ("choices", EACH, "finish_reason")) else None
+    if finish is None or finish.schema.type != "string":
+        return None
+    return _feed("choice", _access(finish, choice), "finish_reason", lambda v: f"state.finish_reason = {v}")
 
 
 def _content_parts(delta: Schema) -> _Access | None:
@@ -623,17 +513,7 @@ def _tool_calls_plan(delta: Schema) -> ToolCallsPlan | None:
     item = prop.schema.items
     if item is None or item.type != "object" or not item.properties:
         return ToolCallsPlan(typed=False, source=source, iterable=iterable)
-    function = item.property("function")
-    fn_schema = function.schema if function is not None and function.schema.type == "object" else None
-    fn = _access(function, item) if function is not None and fn_schema is not None and fn_schema.properties else None
-    name = _scalar(fn_schema, "name", "string") if fn_schema is not None else None
-    arguments = _scalar(fn_schema, "arguments", "string") if fn_schema is not None else None
-    if fn is None:
-        fn_args = ["None", "None"]
-    elif fn.optional:
-        fn_args = [f"function.{a.attr} if function is not None else None" if a else "None" for a in (name, arguments)]
-    else:
-        fn_args = [_read("function", name), _read("function", arguments)]
+    fn, fn_args = _function_arguments(item)
     return ToolCallsPlan(
         typed=True,
         source=source,
@@ -646,6 +526,22 @@ def _tool_calls_plan(delta: Schema) -> ToolCallsPlan | None:
             *fn_args,
         ),
     )
+
+
+def _function_arguments(item: Schema) -> tuple[_Access | None, list[str]]:
+    """``(function, [name, arguments])``: a tool-call item's ``function`` object (None when it
+    is not an object with members) and the expressions of its string ``name`` and
+    ``arguments`` on the bound ``function`` (``None`` where absent or unset)."""
+    function = item.property("function")
+    fn_schema = function.schema if function is not None and function.schema.type == "object" else None
+    fn = _access(function, item) if function is not None and fn_schema is not None and fn_schema.properties else None
+    name = _scalar(fn_schema, "name", "string") if fn_schema is not None else None
+    arguments = _scalar(fn_schema, "arguments", "string") if fn_schema is not None else None
+    if fn is None:
+        return None, ["None", "None"]
+    if fn.optional:
+        return fn, [f"function.{a.attr} if function is not None else None" if a else "None" for a in (name, arguments)]
+    return fn, [_read("function", name), _read("function", arguments)]
 
 
 def _access(prop: Property, owner: Schema) -> _Access:

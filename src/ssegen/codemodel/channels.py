@@ -17,9 +17,10 @@ from typing import TYPE_CHECKING
 from ..diagnostics import Diagnostics, codes
 from ..ir import ANY_EVENT, Channel, Dispatch, Message
 from ..naming import ClassName, PythonIdentifier, distinct_identifiers
-from .accumulation import ApplyPlan, apply_plan, executor_plan, steps_plan, usage_schema
+from .accumulation import ApplyPlan, apply_plan, executor_plan, usage_schema
 from .flavour import Flavour
 from .models import REASONING_MEMBER, ModelsBuilder
+from .steps import steps_plan
 
 if TYPE_CHECKING:
     from .encoding import EncodingSpec
@@ -318,59 +319,17 @@ def channel_spec(
     :func:`ssegen.naming.distinct_identifiers`), by default from its address.
     """
     ident = ident or PythonIdentifier(channel.address, prefix="channel")
-    tags: dict[str, tuple[str, ...]] = {}
-    for plan in channel.plans:
-        for t in plan.tagged:
-            for name in t.messages:
-                tags[name] = tuple(dict.fromkeys((*tags.get(name, ()), plan.tag, *((t.subtag,) if t.subtag else ()))))
-    specs, plans = _messages(channel, ident, models, diagnostics, tags)
+    specs, plans = _messages(channel, ident, models, diagnostics, _tags(channel))
     by_name = {m.name: _with_run(m, plans, models.flavour) for m in specs}
     upper = ident.upper()
-    readers: dict[str, PythonIdentifier] = {}
-    for plan in channel.plans:
-        if plan.tag and plan.tag not in readers:
-            suffix = "" if not readers else f"_{PythonIdentifier(plan.tag)}"
-            readers[plan.tag] = PythonIdentifier.verbatim(f"_read_tag_{ident}{suffix}")
-
-    def branch(plan: Dispatch) -> EventBranch:
-        suffix = "" if plan.event in ("message", ANY_EVENT) else f"_{PythonIdentifier(plan.event).upper()}"
-        tagged = tuple(
-            (t.value, specs) for t in plan.tagged if (specs := tuple(by_name[n] for n in t.messages if n in by_name))
-        )
-        vendor_tags = tuple(v for v, specs in tagged if any(m.kind == "vendor" for m in specs))
-        shaped = [by_name[n] for n in plan.shaped if n in by_name]
-        return EventBranch(
-            event=plan.event,
-            literals=tuple(by_name[n] for n in plan.literals if n in by_name),
-            tag_field=plan.tag if tagged else "",
-            tagged=tagged,
-            vendor_tags=vendor_tags,
-            vendor_prefix=common_prefix(list(vendor_tags)),
-            open=tuple(m for m in shaped if _declares(channel, m.name, plan.tag)),
-            decoders=tuple(shaped),
-            table=PythonIdentifier.verbatim(f"_TAGGED_{upper}{suffix}"),
-            vendor_set=PythonIdentifier.verbatim(f"_VENDOR_{upper}{suffix}"),
-            read_tag=readers.get(plan.tag, PythonIdentifier.verbatim(f"_read_tag_{ident}")),
-        )
-
-    fallback = branch(channel.fallback) if channel.fallback is not None else None
-    branches = [branch(plan) for plan in channel.dispatch]
+    readers = _tag_readers(channel, ident)
+    fallback = _branch(channel, channel.fallback, by_name, ident, readers) if channel.fallback is not None else None
+    branches = [_branch(channel, plan, by_name, ident, readers) for plan in channel.dispatch]
     if fallback is not None and [b.event for b in branches] == ["message"]:
         branches = []  # every message travels as `message`: the fallback serves every event type
     ordered = _decode_order(channel, by_name)
-    runs = [(f"models.{m.cls}", m.run) for m in ordered if m.run]
-    union = [f"models.{m.cls}" for m in ordered]
-    if any(b.vendor_tags for b in (*branches, *((fallback,) if fallback else ()))):
-        runs.append(("VendorEvent", "each(Accumulator.vendor)"))
-        union.append("VendorEvent")
-    runs.append(("UnknownEvent", "each(Accumulator.unknown)"))
-    union.append("UnknownEvent")
-    # The event a decoded stream ends with when its body ended inside an event.
-    runs.append(("StreamTruncated", "each(Accumulator.truncated)"))
-    union.append("StreamTruncated")
-    plain = (
-        fallback if fallback is not None and not branches else next((b for b in branches if b.event == "message"), None)
-    )
+    runs, union = _runs_and_union(ordered, [*branches, *((fallback,) if fallback else ())])
+    lenient = _lenient(branches, fallback, models)
     return ChannelSpec(
         address=channel.address,
         ident=ident,
@@ -383,15 +342,11 @@ def channel_spec(
         runs=tuple(dict.fromkeys(runs)),
         event_union=f"Union[{', '.join(dict.fromkeys(union))}]",
         tag_readers=tuple((name, member) for member, name in readers.items()),
-        lenient=(lenient := _lenient(branches, fallback, models)),
+        lenient=lenient,
         lenient_table=PythonIdentifier.verbatim(f"_LENIENT_{upper}"),
-        lenient_usage=tuple(
-            (f"models.{m.cls}", m.keep_usage)
-            for m in ordered
-            if m.keep_usage and any(f"models.{m.cls}" in classes for _, classes in lenient)
-        ),
+        lenient_usage=_lenient_usage(ordered, lenient),
         lenient_usage_table=PythonIdentifier.verbatim(f"_LENIENT_USAGE_{upper}"),
-        batch=_batch_plan(ident, plain, plans, channel),
+        batch=_batch_plan(ident, _plain_branch(branches, fallback), plans, channel),
         named=_named_plan(ident, branches, models.flavour),
         family=channel.accumulation.family if channel.accumulation is not None else "chat",
         framing=channel.framing,
@@ -400,6 +355,90 @@ def channel_spec(
         classify=PythonIdentifier.verbatim(f"classify_{ident}"),
         runs_table=PythonIdentifier.verbatim(f"_APPLY_{upper}"),
         encoding_table=PythonIdentifier.verbatim(f"_ENCODING_{upper}"),
+    )
+
+
+def _tags(channel: Channel) -> dict[str, tuple[str, ...]]:
+    """Each tagged message's tag members (tag, then subtag), in plan order without repeats."""
+    tags: dict[str, tuple[str, ...]] = {}
+    for plan in channel.plans:
+        for t in plan.tagged:
+            for name in t.messages:
+                tags[name] = tuple(dict.fromkeys((*tags.get(name, ()), plan.tag, *((t.subtag,) if t.subtag else ()))))
+    return tags
+
+
+def _tag_readers(channel: Channel, ident: PythonIdentifier) -> dict[str, PythonIdentifier]:
+    """The reader of each tag member the plans test: ``_read_tag_<ident>``, later ones suffixed."""
+    readers: dict[str, PythonIdentifier] = {}
+    for plan in channel.plans:
+        if plan.tag and plan.tag not in readers:
+            suffix = "" if not readers else f"_{PythonIdentifier(plan.tag)}"
+            readers[plan.tag] = PythonIdentifier.verbatim(f"_read_tag_{ident}{suffix}")
+    return readers
+
+
+def _branch(
+    channel: Channel,
+    plan: Dispatch,
+    by_name: dict[str, MessageSpec],
+    ident: PythonIdentifier,
+    readers: dict[str, PythonIdentifier],
+) -> EventBranch:
+    """The branch of ``classify`` for the SSE event type of ``plan``: its literals, tag table and
+    JSON decoders in the plan's order, without the messages that have no spec (not decodable)."""
+    suffix = "" if plan.event in ("message", ANY_EVENT) else f"_{PythonIdentifier(plan.event).upper()}"
+    upper = ident.upper()
+    tagged = _tagged(plan, by_name)
+    vendor_tags = tuple(v for v, specs in tagged if any(m.kind == "vendor" for m in specs))
+    shaped = [by_name[n] for n in plan.shaped if n in by_name]
+    return EventBranch(
+        event=plan.event,
+        literals=tuple(by_name[n] for n in plan.literals if n in by_name),
+        tag_field=plan.tag if tagged else "",
+        tagged=tagged,
+        vendor_tags=vendor_tags,
+        vendor_prefix=common_prefix(list(vendor_tags)),
+        open=tuple(m for m in shaped if _declares(channel, m.name, plan.tag)),
+        decoders=tuple(shaped),
+        table=PythonIdentifier.verbatim(f"_TAGGED_{upper}{suffix}"),
+        vendor_set=PythonIdentifier.verbatim(f"_VENDOR_{upper}{suffix}"),
+        read_tag=readers.get(plan.tag, PythonIdentifier.verbatim(f"_read_tag_{ident}")),
+    )
+
+
+def _tagged(plan: Dispatch, by_name: dict[str, MessageSpec]) -> tuple[tuple[str, tuple[MessageSpec, ...]], ...]:
+    """``(tag value, messages)`` of each tagged group of ``plan`` with a decodable message."""
+    return tuple(
+        (t.value, specs) for t in plan.tagged if (specs := tuple(by_name[n] for n in t.messages if n in by_name))
+    )
+
+
+def _runs_and_union(ordered: list[MessageSpec], every: list[EventBranch]) -> tuple[list[tuple[str, str]], list[str]]:
+    """``(runs table rows, event classes)`` in decode order, repeats left to the caller; both end
+    with ``VendorEvent`` (when a branch of ``every`` has vendor tags), ``UnknownEvent``, ``StreamTruncated``."""
+    events = [("VendorEvent", "each(Accumulator.vendor)")] if any(b.vendor_tags for b in every) else []
+    # StreamTruncated: the event a decoded stream ends with when its body ended inside an event.
+    events += [("UnknownEvent", "each(Accumulator.unknown)"), ("StreamTruncated", "each(Accumulator.truncated)")]
+    runs = [(f"models.{m.cls}", m.run) for m in ordered if m.run] + events
+    return runs, [f"models.{m.cls}" for m in ordered] + [cls for cls, _ in events]
+
+
+def _plain_branch(branches: list[EventBranch], fallback: EventBranch | None) -> EventBranch | None:
+    """The branch of plain ``message`` events: the fallback serving every type, or their own."""
+    if fallback is not None and not branches:
+        return fallback
+    return next((b for b in branches if b.event == "message"), None)
+
+
+def _lenient_usage(
+    ordered: list[MessageSpec], lenient: tuple[tuple[str, tuple[str, ...]], ...]
+) -> tuple[tuple[str, str], ...]:
+    """``(class expression, usage member path)`` of each class of ``lenient`` keeping its usage."""
+    return tuple(
+        (f"models.{m.cls}", m.keep_usage)
+        for m in ordered
+        if m.keep_usage and any(f"models.{m.cls}" in classes for _, classes in lenient)
     )
 
 
@@ -456,69 +495,94 @@ def _messages(
     # Dicts as ordered sets: a membership test per message, not a scan (linear in the channel).
     messages: dict[MessageSpec, None] = {}
     plans: dict[ApplyPlan, None] = {}
-    accumulation = channel.accumulation
     names = distinct_identifiers([message.name for message in channel.messages])
     for message in channel.messages:
-        literal: str | None = None
-        if message.literal is not None:
-            cls: ClassName | None = models.terminator(message)
-            literal = message.literal
-        else:
-            cls = models.payload_class(
-                message.payload,
-                tags.get(message.name, ()),
-                message=message.name,
-            )
-        if cls is None:
-            _warn(
-                diagnostics,
-                message,
-                codes.MESSAGE_NOT_OBJECT,
-                "payload is not an object schema; its events decode as UnknownEvent",
-            )
+        spec = _message_spec(message, ident, names[message.name], models, diagnostics, tags)
+        if spec is None:
             continue
-        spec = MessageSpec(
-            name=message.name,
-            kind=message.kind,
-            cls=cls,
-            literal=literal,
-            event=message.event,
-            decoder=PythonIdentifier.verbatim(f"_decode_{names[message.name]}_{ident}"),
-            adapter=models.flavour.adapter.format(cls=f"models.{cls}"),
-            doc=message.summary or message.title,
-            tag=message.payload.tag(tags[message.name][0]) if message.name in tags else None,
-        )
         messages.setdefault(spec)
-        if literal is None:
-            models.add_off_spec_member(cls)  # lenient decoding keeps what does not fit
+        if spec.literal is not None:
+            continue  # a literal payload (``[DONE]``, a keep-alive) has no plan
+        models.add_off_spec_member(spec.cls)  # lenient decoding keeps what does not fit
         function = PythonIdentifier.verbatim(f"_apply_{ident}_{names[message.name]}")
-        steps = accumulation.of(message.name) if accumulation is not None else ()
-        chat = accumulation is None or accumulation.family == "chat"
-        if message.kind == "data" and literal is None and chat:
-            plan = apply_plan(message.payload, cls, function, models.flavour.plain, steps or None)
-        elif literal is None and steps and all(step.simple for step in steps):
-            plan = steps_plan(message.payload, cls, function, steps, models.class_of, models.flavour.plain)
-        elif literal is None and steps:
-            choices = accumulation is not None and accumulation.result == "choices"
-            plan = executor_plan(message.payload, cls, function, steps, choices, models.flavour.plain)
-        else:
+        plan = _message_plan(channel, message, spec.cls, function, models)
+        if plan is None:
             continue
         plans.setdefault(plan)
-        prop = message.payload.property("usage")
-        if not plan.keep_usage:
-            usage = None
-        elif plan.steps or plan.executor:
-            usage = usage_schema(message.payload, plan.keep_usage)  # a nested or renamed usage
-        else:
-            usage = prop.schema if prop is not None else None
-        if usage is not None:
-            models.keep_whole(usage)
-        if plan.error_member:
-            models.add_error_member(cls)
-        if plan.choices is not None and plan.choices.reasoning_member is not None:
-            models.add_member(plan.choices.reasoning_member, REASONING_MEMBER)
-
+        _keep_members(message, spec.cls, plan, models)
     return list(messages), list(plans)
+
+
+def _message_spec(
+    message: Message,
+    ident: PythonIdentifier,
+    name: PythonIdentifier,
+    models: ModelsBuilder,
+    diagnostics: Diagnostics,
+    tags: dict[str, tuple[str, ...]],
+) -> MessageSpec | None:
+    """The :class:`MessageSpec` of ``message`` (``name``: its identifier, distinct in the
+    channel), its class registered in ``models``: a literal's terminator class, else the
+    payload's class with the tag members of ``tags`` as ``Literal`` s.
+
+    None, warning ``message-not-object``, when the payload is neither an object with
+    members nor a literal string."""
+    if message.literal is not None:
+        cls: ClassName | None = models.terminator(message)
+    else:
+        cls = models.payload_class(message.payload, tags.get(message.name, ()), message=message.name)
+    if cls is None:
+        text = "payload is not an object schema; its events decode as UnknownEvent"
+        _warn(diagnostics, message, codes.MESSAGE_NOT_OBJECT, text)
+        return None
+    return MessageSpec(
+        name=message.name,
+        kind=message.kind,
+        cls=cls,
+        literal=message.literal,
+        event=message.event,
+        decoder=PythonIdentifier.verbatim(f"_decode_{name}_{ident}"),
+        adapter=models.flavour.adapter.format(cls=f"models.{cls}"),
+        doc=message.summary or message.title,
+        tag=message.payload.tag(tags[message.name][0]) if message.name in tags else None,
+    )
+
+
+def _message_plan(
+    channel: Channel, message: Message, cls: ClassName, function: PythonIdentifier, models: ModelsBuilder
+) -> ApplyPlan | None:
+    """The apply plan of JSON message ``message`` (class ``cls``, run function ``function``): the
+    chat plan for a data message of the ``chat`` family (or of a channel without a plan); else,
+    given steps, a steps plan when every step is simple, else the executor's; None without."""
+    accumulation = channel.accumulation
+    steps = accumulation.of(message.name) if accumulation is not None else ()
+    chat = accumulation is None or accumulation.family == "chat"
+    if message.kind == "data" and chat:
+        return apply_plan(message.payload, cls, function, models.flavour.plain, steps or None)
+    if steps and all(step.simple for step in steps):
+        return steps_plan(message.payload, cls, function, steps, models.class_of, models.flavour.plain)
+    if steps:
+        choices = accumulation is not None and accumulation.result == "choices"
+        return executor_plan(message.payload, cls, function, steps, choices, models.flavour.plain)
+    return None
+
+
+def _keep_members(message: Message, cls: ClassName, plan: ApplyPlan, models: ModelsBuilder) -> None:
+    """Register in ``models`` what ``plan`` reads beyond the typed members: the usage object kept
+    whole (``usage``, or a steps or executor plan's nested or renamed one), ``error``, reasoning."""
+    if not plan.keep_usage:
+        usage = None
+    elif plan.steps or plan.executor:
+        usage = usage_schema(message.payload, plan.keep_usage)  # a nested or renamed usage
+    else:
+        prop = message.payload.property("usage")
+        usage = prop.schema if prop is not None else None
+    if usage is not None:
+        models.keep_whole(usage)
+    if plan.error_member:
+        models.add_error_member(cls)
+    if plan.choices is not None and plan.choices.reasoning_member is not None:
+        models.add_member(plan.choices.reasoning_member, REASONING_MEMBER)
 
 
 def _with_run(message: MessageSpec, plans: list[ApplyPlan], flavour: Flavour) -> MessageSpec:

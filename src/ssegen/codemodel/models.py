@@ -357,18 +357,24 @@ class ModelsBuilder:
         if schema.type == "null":
             return "None"
         if schema.type == "union":
-            objects = [v for v in schema.variants if v.type == "object"]
-            if len(objects) > 1 and len(objects) == len(schema.variants):
-                return self._tagged_union(schema)
-            parts: list[str] = []
-            for variant in schema.variants:
-                if variant.type in ("object", "array", "union", "any"):
-                    return "Any"  # one unexpected shape must not cost the whole event; stay lenient
-                for part in self._base_annotation(variant).split(" | "):
-                    if part not in parts:  # integer | number: int | float, once each
-                        parts.append(part)
-            return " | ".join(parts)
+            return self._union_annotation(schema)
         return "Any"
+
+    def _union_annotation(self, schema: Schema) -> str:
+        """The annotation of a union (:attr:`ssegen.ir.Schema.variants`): a tagged union of
+        classes when every alternative is an object (two or more), the scalars' annotations
+        joined with ``|`` when every one is a scalar, else ``Any``."""
+        objects = [v for v in schema.variants if v.type == "object"]
+        if len(objects) > 1 and len(objects) == len(schema.variants):
+            return self._tagged_union(schema)
+        parts: list[str] = []
+        for variant in schema.variants:
+            if variant.type in ("object", "array", "union", "any"):
+                return "Any"  # one unexpected shape must not cost the whole event; stay lenient
+            for part in self._base_annotation(variant).split(" | "):
+                if part not in parts:  # integer | number: int | float, once each
+                    parts.append(part)
+        return " | ".join(parts)
 
     def _tagged_union(self, schema: Schema) -> str:
         """A union of objects: its alternatives' classes as a tagged union when its

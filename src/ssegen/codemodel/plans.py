@@ -88,21 +88,35 @@ def compile_steps(
     sent: what the steps leave when every usage step of the message is a ``replace``)."""
     names = (f"v{i}" for i in range(10_000))
     root = _Scope((), "chunk", payload)
-    usage = [s for s in steps if s.action == "usage"]
-    hoist = bool(usage) and all(s.mode == "replace" and not s.members for s in usage)
+    hoist = _usage_handed_once(steps)
     try:
         for step in steps:
             _place(root, step, payload, choices, plain, names, hoist)
     except _Unsupported:
         return None
     statements = tuple(_unbound(_render(item)) for item in _factored(root.body))
-    before: tuple[str, ...] = ("states = acc.states",) if any("states.get(" in s for s in statements) else ()
-    if any(_NEED_META in s for s in statements):
-        before += (_NEED_META,)
+    before = _bindings(statements)
     if not hoist:
         return Compiled(statements, before)
     handed = "acc.set_usage(usage)" if plain == "{}" else f"acc.set_usage({plain.format('usage')}, usage)"
     return Compiled(statements, (*before, "usage: Any = None"), ("if usage is not None:", f"    {handed}"))
+
+
+def _usage_handed_once(steps: tuple[AccumulateStep, ...]) -> bool:
+    """True when the message has usage steps and each replaces the usage with the object
+    sent (no ``members`` to build it from): only the last one sent in a run matters, so it
+    is handed to the accumulator once per run."""
+    usage = [s for s in steps if s.action == "usage"]
+    return bool(usage) and all(s.mode == "replace" and not s.members for s in usage)
+
+
+def _bindings(statements: tuple[str, ...]) -> tuple[str, ...]:
+    """The lines binding before the loop what ``statements`` read: the choice states
+    (``states``) and whether ``meta`` still has something to read."""
+    before: tuple[str, ...] = ("states = acc.states",) if any("states.get(" in s for s in statements) else ()
+    if any(_NEED_META in s for s in statements):
+        before += (_NEED_META,)
+    return before
 
 
 _BINDING = re.compile(r"\((v[0-9]+) := ([A-Za-z_][\w.]*)\)")
@@ -295,7 +309,11 @@ def _place(
     hoist: bool = False,
 ) -> None:
     """Add ``step``'s statement to the scope of its value's last ``[*]`` (``hoist``: a
-    ``replace`` usage is kept in ``usage``, handed over once the run ends)."""
+    ``replace`` usage is kept in ``usage``, handed over once the run ends).
+
+    Raises :class:`_Unsupported` for a step the executor must run. Names are drawn from
+    ``names`` in a fixed order (new scopes, value, ``when`` tests, key, usage members,
+    statement, ``meta``'s extra), so one plan always compiles to the same text."""
     if step.variant is not None or step.action in ("delta", "tool_calls") or (step.action == "open" and step.members):
         raise _Unsupported
     chain = _enter(root, _scope_of(step), names)
@@ -304,44 +322,20 @@ def _place(
     value = "None"
     schema: Schema | None = None
     if step.value:
-        g, value, schema = _access(scope.var, scope.schema, step.value[len(scope.path) :], names)
-        guards += g
-    for path, test in step.when:
-        guards.append(_test(scope.var, scope.schema, path, test, names))
+        guards, value, schema = _access(scope.var, scope.schema, step.value[len(scope.path) :], names)
+    guards += [_test(scope.var, scope.schema, path, test, names) for path, test in step.when]
     key = ""
     if step.key:
-        stars = step.key.count(EACH)
-        owner = chain[stars] if stars < len(chain) else None
-        if owner is None or step.key[: len(owner.path)] != owner.path:
-            raise _Unsupported
-        g, expr, key_schema = _access(owner.var, owner.schema, step.key[len(owner.path) :], names)
-        if key_schema.type != "integer":
-            raise _Unsupported
-        if g and owner.position:
-            key = f"{expr} if {' and '.join(g)} else {owner.position}"
-        elif g:
-            guards += g
-            key = expr
-        else:
-            key = expr
+        key_guards, key = _key(chain, step.key, names)
+        guards += key_guards
     if step.action == "usage" and step.members:
-        # The usage object is the members sent, read from the value (or the element).
-        base, base_schema = (value, schema) if step.value else (scope.var, scope.schema)
-        reads = [(name, _inline(base, base_schema, path, names)) for name, path in step.members]
-        if all(":=" not in expr for _, expr in reads):
-            # Most events send none of them (Ollama's counts come on the last line): tested
-            # first, so that only an event sending one builds the object.
-            guards.append("(" + " or ".join(f"{expr} is not None" for _, expr in reads) + ")")
-        read = ", ".join(f"({name!r}, {expr})" for name, expr in reads)
-        value, schema = f"usage_of(({read},))", None
-        bound = next(names)
-        guards.append(f"({bound} := {value}) is not None")
-        value = bound
-    lines = (
-        ["usage = " + value]
-        if hoist and step.action == "usage"
-        else _statement(step, key, value, schema, choices, plain, names)
-    )
+        usage_guards, value = _usage_object(step, scope, value, schema, names)
+        guards += usage_guards
+        schema = None
+    if hoist and step.action == "usage":
+        lines = ["usage = " + value]
+    else:
+        lines = _statement(step, key, value, schema, choices, plain, names)
     if step.action == "meta":
         extra = _inline("chunk", payload, step.extra, names) if step.extra else "None"
         lines = [f"acc.meta({value if step.value else 'None'}, {extra})", _NEED_META]
@@ -350,59 +344,134 @@ def _place(
     scope.body.append(_Stmt(guards, lines))
 
 
+def _key(chain: list[_Scope], path: tuple[str, ...], names: Iterator[str]) -> tuple[list[str], str]:
+    """``(guards, expression)`` of a step's integer ``key`` at ``path``, read from the
+    element of the scope it names (its count of ``[*]``). A key member that may be None
+    falls back to the element's position where the scope counts one (the runtime keys an
+    element without one by where it is); elsewhere the statement runs only when it is sent.
+
+    Raises :class:`_Unsupported` for a key outside the chain of scopes or not an integer."""
+    stars = path.count(EACH)
+    owner = chain[stars] if stars < len(chain) else None
+    if owner is None or path[: len(owner.path)] != owner.path:
+        raise _Unsupported
+    guards, expr, schema = _access(owner.var, owner.schema, path[len(owner.path) :], names)
+    if schema.type != "integer":
+        raise _Unsupported
+    if guards and owner.position:
+        return [], f"{expr} if {' and '.join(guards)} else {owner.position}"
+    return guards, expr
+
+
+def _usage_object(
+    step: AccumulateStep, scope: _Scope, value: str, schema: Schema | None, names: Iterator[str]
+) -> tuple[list[str], str]:
+    """``(guards, name)`` of a ``usage`` step with ``members``: the usage object is the
+    members sent, read from the step's value (or the element), built by the runtime's
+    ``usage_of`` and bound to a name the statement reads; the guards hold when it is not None."""
+    base, base_schema = (value, schema) if step.value else (scope.var, scope.schema)
+    reads = [(name, _inline(base, base_schema, path, names)) for name, path in step.members]
+    guards: list[str] = []
+    if all(":=" not in expr for _, expr in reads):
+        # Most events send none of them (Ollama's counts come on the last line): tested
+        # first, so that only an event sending one builds the object.
+        guards.append("(" + " or ".join(f"{expr} is not None" for _, expr in reads) + ")")
+    read = ", ".join(f"({name!r}, {expr})" for name, expr in reads)
+    bound = next(names)
+    guards.append(f"({bound} := usage_of(({read},))) is not None")
+    return guards, bound
+
+
 def _statement(
     step: AccumulateStep, key: str, value: str, schema: Schema | None, choices: bool, plain: str, names: Iterator[str]
 ) -> list[str]:
+    """The lines of ``step`` reading ``value`` (an instance of ``schema``; None: built here,
+    of no schema to check) into the slot of ``key`` ("" for the stream itself): the calls
+    of runtime ``Accumulator`` and its choice and block states that ``runtime/plan.py``
+    makes for the same action.
+
+    Raises :class:`_Unsupported` for a text that is not a string and for an action (or an
+    action with or without a key) the typed path does not write."""
     action = step.action
     if action in ("append", "stop") and step.value and (schema is None or schema.type != "string"):
         raise _Unsupported
-    if key and choices:
-        bound = next(names)
-        slot = f"(states.get({bound} := {key}) or acc.choice({bound}))"
-    else:
-        slot = f"acc.blocks[{key}]" if key else ""
+    slot = _slot(key, choices, names)
     if action == "meta":
         return []
-    if action == "append":
+    if action in ("append", "collect", "stop"):
+        return _field_statement(step, key, slot, value, choices)
+    if action in ("usage", "complete", "done", "error", "snapshot"):
+        return _stream_statement(step, value, plain)
+    if action in ("open", "close") and key:
+        return [f"{slot}.{action}({plain.format(value) if step.value else ''})"]
+    # A keyed call goes to a choice's tool calls, an unkeyed one is its own block.
+    if action == "tool_call" and bool(key) == choices:
+        return _tool_call_statement(step, key, slot, value, schema, plain, names)
+    raise _Unsupported
+
+
+def _slot(key: str, choices: bool, names: Iterator[str]) -> str:
+    """The expression of the state ``key`` selects ("" without a key): a choice made on
+    first use (looked up in ``states``, bound once per run) or a block of ``acc.blocks``."""
+    if key and choices:
+        bound = next(names)
+        return f"(states.get({bound} := {key}) or acc.choice({bound}))"
+    return f"acc.blocks[{key}]" if key else ""
+
+
+def _field_statement(step: AccumulateStep, key: str, slot: str, value: str, choices: bool) -> list[str]:
+    """The line of an ``append``, ``collect`` or ``stop`` step: a text, a part as sent or a
+    finish reason written to ``slot`` (a choice or a block), or to the stream without a key.
+    Texts the state holds as lists are appended to directly, any other through ``add_text``."""
+    if step.action == "append":
         if not key:
             return [f"acc.add_text({step.field!r}, {value})"]
         fields = _CHOICE_TEXTS if choices else _BLOCK_TEXTS
         if step.field in fields:
             return [f"{slot}.{step.field}.append({value})"]
         return [f"{slot}.add_text({step.field!r}, {value})"]
-    if action == "collect":
+    if step.action == "collect":
         if not key:
             return [f"acc.collect({step.field!r}, as_sent({value}))"]
         return [f"{slot}.{'content_parts' if choices else 'deltas'}.append(as_sent({value}))"]
-    if action == "stop":
-        if not key:
-            return [f"acc.stop_reason = {value}"]
-        return [f"{slot}.{'finish_reason' if choices else 'status'} = {value}"]
+    if not key:
+        return [f"acc.stop_reason = {value}"]
+    return [f"{slot}.{'finish_reason' if choices else 'status'} = {value}"]
+
+
+def _stream_statement(step: AccumulateStep, value: str, plain: str) -> list[str]:
+    """The line of a step on the stream as a whole (``usage``, ``complete``/``done``,
+    ``error``, ``snapshot``); ``plain`` wraps what the runtime keeps as plain data."""
+    action = step.action
     if action == "usage":
         if step.mode == "replace":
             return [f"acc.set_usage({value})" if plain == "{}" else f"acc.set_usage({plain.format(value)}, {value})"]
         return [f"acc.merge_usage({plain.format(value)})"]
-    if action == "complete" or action == "done":
-        return ["acc.done()"]
     if action == "error":
         return [f"acc.error_in_chunk({plain.format(value)})" if step.value else f"acc.error({plain.format('chunk')})"]
     if action == "snapshot":
         return [f"acc.snapshot({plain.format(value)})"]
-    if action in ("open", "close") and key:
-        return [f"{slot}.{action}({plain.format(value) if step.value else ''})"]
-    if action == "tool_call" and (key and choices or not key and not choices):
-        members = dict(step.members)
-        read = {
-            name: _inline(value, schema, members[name], names) if name in members else "None"
-            for name in ("id", "name", "arguments", "partial_arguments")
-        }
-        if not key:  # a call sent whole, its own output block (runtime Accumulator.tool_call)
-            return [f"acc.tool_call({read['id']}, {read['name']}, {plain.format(read['arguments'])})"]
-        state, name = next(names), next(names)
-        continued = f"{name} is None" if "name" in members else "False"
-        return [
-            f"{state} = {slot}",
-            f"{state}.add_call({read['id']}, ({name} := {read['name']}), {plain.format(read['arguments'])}, "
-            f"{plain.format(read['partial_arguments'])}, {continued})",
-        ]
-    raise _Unsupported
+    return ["acc.done()"]
+
+
+def _tool_call_statement(
+    step: AccumulateStep, key: str, slot: str, value: str, schema: Schema | None, plain: str, names: Iterator[str]
+) -> list[str]:
+    """The lines of a ``tool_call`` step: its ``members`` (``id``, ``name``, ``arguments``,
+    ``partial_arguments``; None when not stated) read from ``value``. Unkeyed, a call sent
+    whole, its own output block (runtime ``Accumulator.tool_call``); keyed, a fragment added
+    to the choice's calls, continuing the last one when the fragment sends no name."""
+    members = dict(step.members)
+    read = {
+        name: _inline(value, schema, members[name], names) if name in members else "None"
+        for name in ("id", "name", "arguments", "partial_arguments")
+    }
+    if not key:
+        return [f"acc.tool_call({read['id']}, {read['name']}, {plain.format(read['arguments'])})"]
+    state, name = next(names), next(names)
+    continued = f"{name} is None" if "name" in members else "False"
+    return [
+        f"{state} = {slot}",
+        f"{state}.add_call({read['id']}, ({name} := {read['name']}), {plain.format(read['arguments'])}, "
+        f"{plain.format(read['partial_arguments'])}, {continued})",
+    ]

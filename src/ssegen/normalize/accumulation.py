@@ -61,7 +61,6 @@ from typing import Any
 
 from ..diagnostics import Diagnostics, codes
 from ..ir import (
-    ACCUMULATE_ACTIONS,
     EACH,
     AccumulateStep,
     Accumulation,
@@ -76,6 +75,7 @@ from ..ir import (
     resolve_path,
 )
 from ..naming import ClassName
+from .stated_steps import parse_step
 
 #: ``x-ssegen-accumulate``: the extension stating a channel's plan.
 EXTENSION = "x-ssegen-accumulate"
@@ -202,21 +202,8 @@ _FAMILIES = (
     ("cohere", COHERE, "message-end"),
 )
 
-#: The block fields an ``append`` step adds to directly (any other name: a named text).
-FIELDS = ("text", "thinking", "signature", "refusal", "arguments")
-
-#: The choice fields, and the block field names a ``choices`` plan may use for two of them.
+#: The choice fields.
 CHOICE_FIELDS = ("content", "reasoning_content", "refusal")
-CHOICE_ALIASES = {"text": "content", "thinking": "reasoning_content"}
-
-#: The names ``members`` of ``open`` and ``tool_call`` may give.
-MEMBERS = ("id", "name", "arguments", "partial_arguments", "kind", "call_id", "status", "type")
-
-#: The ``mode`` of a ``usage`` step.
-USAGE_MODES = ("merge", "replace")
-
-#: The steps the other entries of a step go with (``action`` always).
-_ENTRIES = ("action", "key", "value", "extra", "field", "variant", "when", "members", "mode")
 
 
 def chat_plan(payload: Schema) -> tuple[AccumulateStep, ...]:
@@ -316,42 +303,60 @@ def plan_accumulation(provider: Provider, diagnostics: Diagnostics) -> Provider:
 
 
 def _plan(channel: Channel, diagnostics: Diagnostics) -> Channel:
+    """``channel`` with its accumulation: the plan its ``x-ssegen-accumulate`` states, else
+    the first family its data messages fit (by shape: ``chat``, ``gemini``; by tag: the
+    block families), else ``none`` with ``accumulation-unknown``."""
     stated = channel.extensions.get(EXTENSION)
     if stated is not None:
         return replace(channel, accumulation=_custom(channel, stated, diagnostics))
     data = [m for m in channel.messages if m.literal is None]
+    accumulation = _shaped(channel, data)
+    if accumulation is None:
+        accumulation = _tagged(channel, data)
+    if accumulation is None:
+        diagnostics.at(
+            channel.provenance,
+            codes.ACCUMULATION_UNKNOWN,
+            f"channel {channel.address} fits no accumulation family (chat-completions choices, Messages content "
+            f"blocks, Responses output items, Gemini candidates, Cohere v2 events): its events are typed and "
+            f"`complete` is set by "
+            f"its terminator; state a plan with {EXTENSION} on the channel",
+        )
+        accumulation = Accumulation("none", provenance=channel.provenance)
+    return replace(channel, accumulation=accumulation)
+
+
+def _shaped(channel: Channel, data: list[Message]) -> Accumulation | None:
+    """The plan of the first family recognized by a data message's shape (``chat``, then
+    ``gemini``): each chunk gets the family's plan (:func:`_kept`), each error message sent
+    in place of one :data:`ERROR_PLAN`; None when no data message fits."""
     for family, shape, plan in (("chat", _is_chat, chat_plan), ("gemini", _is_gemini, gemini_plan)):
-        chunks = [m for m in data if m.kind == "data" and shape(m.payload)]
-        if chunks:
-            steps = [
-                (m.name, _kept(m.payload, plan(m.payload), family) if shape(m.payload) else ERROR_PLAN)
-                for m in data
-                if m.kind == "data" and (shape(m.payload) or _is_error(m.payload))
-            ]
-            return replace(
-                channel,
-                accumulation=Accumulation(
-                    family, tuple((n, s) for n, s in steps if s), channel.provenance, result="choices"
-                ),
-            )
+        if not any(m.kind == "data" and shape(m.payload) for m in data):
+            continue
+        steps = [
+            (m.name, _kept(m.payload, plan(m.payload), family) if shape(m.payload) else ERROR_PLAN)
+            for m in data
+            if m.kind == "data" and (shape(m.payload) or _is_error(m.payload))
+        ]
+        return Accumulation(family, tuple((n, s) for n, s in steps if s), channel.provenance, result="choices")
+    return None
+
+
+def _tagged(channel: Channel, data: list[Message]) -> Accumulation | None:
+    """The plan of the first block family whose marker a message fixes its ``type`` to: each
+    message gets the family table's steps for its tag (or :func:`_generic`'s) that its payload
+    has; None when no family's marker is sent."""
     tags = {m.payload.tag("type"): m for m in data}
     for family, table, marker in _FAMILIES:
-        if marker in tags:
-            found = []
-            for value, message in tags.items():
-                kept = _kept(message.payload, table.get(value or "", ()) or _generic(family, value), family)
-                if kept:
-                    found.append((message.name, kept))
-            return replace(channel, accumulation=Accumulation(family, tuple(found), channel.provenance))
-    diagnostics.at(
-        channel.provenance,
-        codes.ACCUMULATION_UNKNOWN,
-        f"channel {channel.address} fits no accumulation family (chat-completions choices, Messages content "
-        f"blocks, Responses output items, Gemini candidates, Cohere v2 events): its events are typed and "
-        f"`complete` is set by "
-        f"its terminator; state a plan with {EXTENSION} on the channel",
-    )
-    return replace(channel, accumulation=Accumulation("none", provenance=channel.provenance))
+        if marker not in tags:
+            continue
+        found = []
+        for value, message in tags.items():
+            kept = _kept(message.payload, table.get(value or "", ()) or _generic(family, value), family)
+            if kept:
+                found.append((message.name, kept))
+        return Accumulation(family, tuple(found), channel.provenance)
+    return None
 
 
 def _kept(payload: Schema, steps: tuple[AccumulateStep, ...], family: str) -> tuple[AccumulateStep, ...]:
@@ -480,11 +485,7 @@ def _custom(channel: Channel, stated: Any, diagnostics: Diagnostics) -> Accumula
     if result not in ("output", "choices"):
         _invalid(diagnostics, where, f"{base}/result", f"result {result!r} is not `output` or `choices`; `output` used")
         result = "output"
-    by_name: dict[str, Message] = {}
-    for each in channel.messages:
-        fixed = [value for p in each.payload.properties if (value := each.payload.tag(p.name))]
-        by_name.update(dict.fromkeys(fixed, each))
-    by_name.update({m.name: m for m in channel.messages})
+    by_name = _by_name(channel)
     steps: list[tuple[str, tuple[AccumulateStep, ...]]] = []
     for key, items in stated.items():
         if key == "result" and isinstance(items, str):
@@ -492,26 +493,43 @@ def _custom(channel: Channel, stated: Any, diagnostics: Diagnostics) -> Accumula
         message = by_name.get(str(key)) or by_name.get(str(ClassName(str(key), prefix="Message")))
         pointer = f"{base}/{_escape(str(key))}"
         if message is None or not isinstance(items, list):
-            _invalid(
-                diagnostics,
-                where,
-                pointer,
-                f"{key!r} is not a message of {channel.address} with a list of steps; ignored",
-            )
+            text = f"{key!r} is not a message of {channel.address} with a list of steps; ignored"
+            _invalid(diagnostics, where, pointer, text)
             continue
-        kept: list[AccumulateStep] = []
-        for number, item in enumerate(items):
-            at = Provenance(where.file, where.line, f"{pointer}/{number}")
-            step, problem = _step(item, result, at)
-            unresolved = _unresolved(message.payload, step) if step is not None else None
-            problem = unresolved or problem
-            if step is None or unresolved is not None:
-                _invalid(diagnostics, where, at.pointer, f"step {number} of {key!r} ({item!r}): {problem}; ignored")
-                continue
-            kept.append(step)
+        kept = _stated_steps(message, key, items, result, Provenance(where.file, where.line, pointer), diagnostics)
         if kept:
-            steps.append((message.name, tuple(kept)))
+            steps.append((message.name, kept))
     return Accumulation("custom", tuple(steps), where, result="choices" if result == "choices" else "output")
+
+
+def _by_name(channel: Channel) -> dict[str, Message]:
+    """The channel's messages by the names a stated plan may give them: the value a member
+    is fixed to (a tag), and, winning over a tag, the message's own name."""
+    by_name: dict[str, Message] = {}
+    for each in channel.messages:
+        fixed = [value for p in each.payload.properties if (value := each.payload.tag(p.name))]
+        by_name.update(dict.fromkeys(fixed, each))
+    by_name.update({m.name: m for m in channel.messages})
+    return by_name
+
+
+def _stated_steps(
+    message: Message, key: Any, items: list[Any], result: str, at: Provenance, diagnostics: Diagnostics
+) -> tuple[AccumulateStep, ...]:
+    """The usable steps of the list stated for ``message`` (under ``key``, at pointer
+    ``at``): each a step (:func:`.stated_steps.parse_step`) whose paths exist in the payload; each other
+    entry one ``accumulate-invalid`` warning, at its own pointer, saying why."""
+    kept: list[AccumulateStep] = []
+    for number, item in enumerate(items):
+        step_at = Provenance(at.file, at.line, f"{at.pointer}/{number}")
+        step, problem = parse_step(item, result, step_at)
+        unresolved = _unresolved(message.payload, step) if step is not None else None
+        problem = unresolved or problem
+        if step is None or unresolved is not None:
+            _invalid(diagnostics, at, step_at.pointer, f"step {number} of {key!r} ({item!r}): {problem}; ignored")
+            continue
+        kept.append(step)
+    return tuple(kept)
 
 
 def _invalid(diagnostics: Diagnostics, where: Provenance, pointer: str, text: str) -> None:
@@ -521,129 +539,3 @@ def _invalid(diagnostics: Diagnostics, where: Provenance, pointer: str, text: st
 def _escape(token: str) -> str:
     """A JSON pointer reference token (RFC 6901 section 3)."""
     return token.replace("~", "~0").replace("/", "~1")
-
-
-def parse_path(text: Any) -> tuple[tuple[str, ...], str]:
-    """``(segments, problem)`` of a plan path as written: member names joined by ``.``,
-    ``[*]`` after a member for each element of it (``candidates[*].content.parts[*]``);
-    ``problem`` is "" when the text is a path."""
-    if not isinstance(text, str) or not text:
-        return (), f"{text!r} is not a path (member names joined by `.`, `[*]` for every element)"
-    segments: list[str] = []
-    for part in text.split("."):
-        name, _, rest = part.partition("[")
-        rest = "[" + rest if rest else ""
-        if not name and not (rest and segments):
-            return (), f"path {text!r} has an empty segment"
-        if name:
-            segments.append(name)
-        while rest:
-            if not rest.startswith("[*]"):
-                return (), f"path {text!r}: {rest!r} is not `[*]` (every element)"
-            segments.append(EACH)
-            rest = rest[3:]
-    return tuple(segments), ""
-
-
-def _members(stated: Any, action: str) -> tuple[list[tuple[str, tuple[str, ...]]], str]:
-    """``((name, path), ...)`` of a step's ``members`` as written, and what is wrong ("" when
-    nothing): a mapping of names to paths (``open`` and ``tool_call``: names from
-    :data:`MEMBERS`; ``usage``: any name, the usage member it gives), or for ``usage`` a list
-    of paths, each named by its last member (``[prompt_eval_count, eval_count]``)."""
-    if isinstance(stated, list) and action == "usage":
-        pairs = []
-        for text in stated:
-            path, problem = parse_path(text)
-            if problem or EACH in path:
-                return [], f"members: {problem or f'{text!r} reads every element ([*]); give one member'}"
-            pairs.append((path[-1], path))
-        return pairs, ""
-    if not isinstance(stated, dict) or (stated and action not in ("open", "tool_call", "usage")):
-        return [], f"members {stated!r}: only `open`, `tool_call` and `usage` read named members (a mapping)"
-    members: list[tuple[str, tuple[str, ...]]] = []
-    for name, text in stated.items():
-        if action != "usage" and name not in MEMBERS:
-            return [], f"members: {name!r} is not one of {', '.join(MEMBERS)}"
-        if not isinstance(name, str) or not name:
-            return [], f"members: {name!r} is not a name"
-        path, problem = parse_path(text)
-        if not problem and action == "usage" and EACH in path:
-            problem = f"{text!r} reads every element ([*]); give one member"
-        if problem:
-            return [], f"members {name!r}: {problem}"
-        members.append((name, path))
-    return members, ""
-
-
-def _step(item: Any, result: str, where: Provenance) -> tuple[AccumulateStep | None, str]:
-    """The step a plan entry states, or None and what is wrong with it (the action, an
-    entry, a field, a path segment, a ``when`` test, a member or the mode)."""
-    if not isinstance(item, dict):
-        return None, "a step must be a mapping with `action`"
-    action = item.get("action")
-    if action not in ACCUMULATE_ACTIONS:
-        return None, f"action {action!r} is not one of {', '.join(ACCUMULATE_ACTIONS)}"
-    unknown = [str(k) for k in item if k not in _ENTRIES]
-    if unknown:
-        return None, f"entry {unknown[0]!r} is not one of {', '.join(_ENTRIES)}"
-    paths: dict[str, tuple[str, ...]] = {}
-    for name in ("key", "value", "extra"):
-        if name in item:
-            path, problem = parse_path(item[name])
-            if problem:
-                return None, f"{name}: {problem}"
-            paths[name] = path
-    field = item.get("field", "")
-    if not isinstance(field, str) or (action in ("append", "collect") and not field.isidentifier()):
-        return None, f"field {field!r} is not a name (append and collect need one: {', '.join(FIELDS)} or any other)"
-    if result == "choices":
-        field = CHOICE_ALIASES.get(field, field)
-    needs_value = ("append", "collect", "tool_call", "tool_calls", "usage", "complete", "snapshot")
-    if action in needs_value and "value" not in paths and not (action == "usage" and item.get("members")):
-        return None, f"action {action!r} needs a `value` path" + (" or `members`" if action == "usage" else "")
-    variant = item.get("variant")
-    pair = None
-    if variant is not None:
-        if not isinstance(variant, dict) or len(variant) != 1:
-            return None, f"variant {variant!r} is not one `member: tag value` pair"
-        member, value = next(iter(variant.items()))
-        pair = (str(member), str(value))
-    when: list[tuple[tuple[str, ...], WhenTest]] = []
-    stated_when = item.get("when", {})
-    if not isinstance(stated_when, dict):
-        return None, f"when {stated_when!r} is not a mapping of member paths to values"
-    for text, expected in stated_when.items():
-        path, problem = parse_path(text)
-        if problem:
-            return None, f"when: {problem}"
-        if isinstance(expected, dict):
-            if len(expected) != 1 or next(iter(expected)) not in ("not", "present"):
-                tests = "`{not: value}` or `{present: true|false}`"
-                return None, f"when {text!r}: {expected!r} is not a value, {tests}"
-            test, value = next(iter(expected.items()))
-            if test == "present" and not isinstance(value, bool):
-                return None, f"when {text!r}: present must be true or false, not {value!r}"
-            when.append((path, (test, value)))
-        else:
-            when.append((path, ("eq", expected)))
-    members, problem = _members(item.get("members", {}), action)
-    if problem:
-        return None, problem
-    mode = item.get("mode", "")
-    if mode and (action != "usage" or mode not in USAGE_MODES):
-        return None, f"mode {mode!r}: only `usage` has a mode, `merge` or `replace`"
-    return (
-        AccumulateStep(
-            action,
-            key=paths.get("key", ()),
-            value=paths.get("value", ()),
-            field=field,
-            variant=pair,
-            extra=paths.get("extra", ()),
-            when=tuple(when),
-            members=tuple(members),
-            mode=mode,
-            provenance=where,
-        ),
-        "",
-    )

@@ -86,28 +86,7 @@ def _split_unions(channel: Channel, diagnostics: Diagnostics) -> tuple[Message, 
         if payload.type != "union" or not payload.variants or any(v.type != "object" for v in payload.variants):
             out.append(message)
             continue
-        parts = []
-        for variant in payload.variants:
-            name = str(ClassName(variant.name)) if variant.name else message.name
-            if name in taken or name == message.name:
-                name = message.name + name if not name.startswith(message.name) else name
-            while name in taken:
-                name += "Variant"
-            taken.add(name)
-            parts.append(
-                replace(
-                    message,
-                    name=name,
-                    payload=variant,
-                    examples=(),
-                    variant_of=message.name,
-                    title=variant.title or message.title,
-                    description=variant.description or message.description,
-                )
-            )
-        for example in message.examples:
-            home = _home(parts, _json(example.data), payload.discriminator)
-            parts[home] = replace(parts[home], examples=(*parts[home].examples, example))
+        parts = _alternatives(message, taken)
         tagged_by = f", told apart by {payload.discriminator!r}" if payload.discriminator else ""
         diagnostics.at(
             message.provenance,
@@ -117,6 +96,36 @@ def _split_unions(channel: Channel, diagnostics: Diagnostics) -> tuple[Message, 
         )
         out.extend(parts)
     return tuple(out)
+
+
+def _alternatives(message: Message, taken: set[str]) -> list[Message]:
+    """One message per object alternative of ``message``'s union payload, each named by its
+    alternative (a schema name prefixed by the message's where it would clash; ``Variant``
+    appended while taken, the names added to ``taken``) with its own title and description,
+    and each of the message's examples moved to the alternative it belongs to (:func:`_home`)."""
+    parts = []
+    for variant in message.payload.variants:
+        name = str(ClassName(variant.name)) if variant.name else message.name
+        if name in taken or name == message.name:
+            name = message.name + name if not name.startswith(message.name) else name
+        while name in taken:
+            name += "Variant"
+        taken.add(name)
+        parts.append(
+            replace(
+                message,
+                name=name,
+                payload=variant,
+                examples=(),
+                variant_of=message.name,
+                title=variant.title or message.title,
+                description=variant.description or message.description,
+            )
+        )
+    for example in message.examples:
+        home = _home(parts, _json(example.data), message.payload.discriminator)
+        parts[home] = replace(parts[home], examples=(*parts[home].examples, example))
+    return parts
 
 
 def _home(parts: list[Message], instance: Any, tag: str) -> int:

@@ -198,25 +198,8 @@ def merge_docs(provider: Provider, docs: DocsResult, diagnostics: Diagnostics) -
         )
         return provider
 
-    members = _members(channel.messages)
-    matched: dict[int, _Match] = {}
-    unmatched: dict[int, str] = {}
-    taken: set[tuple[str, str, str]] = set()
-    for section in ("stream", "response"):
-        facts = [f for f in docs.facts if f.section == section]
-        free = [m for m in members if m.key not in taken]
-        found, left = _assign(facts, free)
-        matched.update((id(m.fact), m) for m in found)
-        unmatched.update((id(f), reason) for f, reason in left)
-        taken.update(m.member.key for m in found)
-
-    changes: dict[tuple[str, str, str], Property] = {}
-    for fact in sorted(docs.facts, key=lambda f: f.provenance.line):
-        if id(fact) in matched:
-            match = matched[id(fact)]
-            changes[match.member.key] = _reconcile(match, diagnostics)
-        elif id(fact) in unmatched:
-            _report_unmatched(fact, unmatched[id(fact)], docs.address, diagnostics)
+    matched, unmatched = _match_sections(docs, _members(channel.messages))
+    changes = _changes(docs, matched, unmatched, diagnostics)
 
     def swap_members(schema: Schema, message: Message, root: bool) -> Schema:
         """The schema with each changed member declaration swapped in (shared nodes stay shared)."""
@@ -230,6 +213,38 @@ def merge_docs(provider: Provider, docs: DocsResult, diagnostics: Diagnostics) -
     if docs.file and docs.file not in sources:
         sources = sources + (docs.file,)
     return replace(merged, sources=sources)
+
+
+def _match_sections(docs: DocsResult, members: list[_Member]) -> tuple[dict[int, _Match], dict[int, str]]:
+    """``(matched, unmatched)`` by ``id`` of the fact: the page's ``stream`` facts assigned
+    to the members first (:func:`_assign`), then its ``response`` facts to the members left;
+    each fact left out with the reason."""
+    matched: dict[int, _Match] = {}
+    unmatched: dict[int, str] = {}
+    taken: set[tuple[str, str, str]] = set()
+    for section in ("stream", "response"):
+        facts = [f for f in docs.facts if f.section == section]
+        free = [m for m in members if m.key not in taken]
+        found, left = _assign(facts, free)
+        matched.update((id(m.fact), m) for m in found)
+        unmatched.update((id(f), reason) for f, reason in left)
+        taken.update(m.member.key for m in found)
+    return matched, unmatched
+
+
+def _changes(
+    docs: DocsResult, matched: dict[int, _Match], unmatched: dict[int, str], diagnostics: Diagnostics
+) -> dict[tuple[str, str, str], Property]:
+    """Each matched member's declaration with its fact merged in (:func:`_reconcile`), by member
+    key; the facts are reconciled and the unmatched ones reported in page line order."""
+    changes: dict[tuple[str, str, str], Property] = {}
+    for fact in sorted(docs.facts, key=lambda f: f.provenance.line):
+        if id(fact) in matched:
+            match = matched[id(fact)]
+            changes[match.member.key] = _reconcile(match, diagnostics)
+        elif id(fact) in unmatched:
+            _report_unmatched(fact, unmatched[id(fact)], docs.address, diagnostics)
+    return changes
 
 
 # -- candidates ----------------------------------------------------------------------------
@@ -324,14 +339,7 @@ def _assign(facts: list[FieldFact], members: list[_Member]) -> tuple[list[_Match
     found: list[_Match] = []
     reasons: dict[int, str] = {}
     while open_facts and free:
-        ranked: list[tuple[float, int, int, float, int]] = []
-        for i in open_facts:
-            order = sorted(free, key=lambda j: (-scores[i, j], members[j].order))
-            best = order[0]
-            second = scores[i, order[1]] if len(order) > 1 else 0.0
-            ranked.append((scores[i, best], i, best, second, order[1] if len(order) > 1 else -1))
-        ranked.sort(key=lambda r: (-r[0], facts[r[1]].provenance.line, members[r[2]].order))
-        score, i, j, second, runner_up = ranked[0]
+        score, i, j, second, runner_up = _best_pair(scores, open_facts, free, facts, members)
         if score < MATCH_THRESHOLD:
             break
         open_facts.remove(i)
@@ -341,16 +349,40 @@ def _assign(facts: list[FieldFact], members: list[_Member]) -> tuple[list[_Match
         free.remove(j)
         found.append(_Match(facts[i], members[j], score))
     for i in open_facts:
-        if i in reasons:
-            continue
-        candidates = [(scores[i, j], members[j].order, j) for j in free if scores[i, j] > 0]
-        if candidates:
-            score, _, j = max(candidates, key=lambda c: (c[0], -c[1]))
-            reasons[i] = f"closest {members[j].path} scores {score:.2f}"
-        else:
-            reasons[i] = "no candidate"
+        if i not in reasons:
+            reasons[i] = _unmatched_reason(scores, i, free, members)
     unmatched = [(facts[i], reasons[i]) for i in sorted(reasons)]
     return found, unmatched
+
+
+def _best_pair(
+    scores: dict[tuple[int, int], float],
+    open_facts: list[int],
+    free: list[int],
+    facts: list[FieldFact],
+    members: list[_Member],
+) -> tuple[float, int, int, float, int]:
+    """``(score, fact, member, second score, runner-up member)`` of the open fact whose best
+    free member scores highest (ties: page line, then schema order); the runner-up is the
+    fact's second-best free member (``-1``, scoring 0, when there is none)."""
+    ranked: list[tuple[float, int, int, float, int]] = []
+    for i in open_facts:
+        order = sorted(free, key=lambda j: (-scores[i, j], members[j].order))
+        best = order[0]
+        second = scores[i, order[1]] if len(order) > 1 else 0.0
+        ranked.append((scores[i, best], i, best, second, order[1] if len(order) > 1 else -1))
+    ranked.sort(key=lambda r: (-r[0], facts[r[1]].provenance.line, members[r[2]].order))
+    return ranked[0]
+
+
+def _unmatched_reason(scores: dict[tuple[int, int], float], i: int, free: list[int], members: list[_Member]) -> str:
+    """Why fact ``i`` was left unmatched: the free member scoring highest for it, if any
+    scores above 0 (ties: schema order), else "no candidate"."""
+    candidates = [(scores[i, j], members[j].order, j) for j in free if scores[i, j] > 0]
+    if not candidates:
+        return "no candidate"
+    score, _, j = max(candidates, key=lambda c: (c[0], -c[1]))
+    return f"closest {members[j].path} scores {score:.2f}"
 
 
 # -- reconciling ---------------------------------------------------------------------------

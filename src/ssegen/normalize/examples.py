@@ -87,6 +87,10 @@ def _samples(provider: Provider) -> list[tuple[Channel, str, str, Provenance, Me
 
 
 def _collect(provider: Provider, diagnostics: Diagnostics) -> list[_Fix]:
+    """The fixes the provider's example events need, in example order, one each: for each
+    JSON example, the errors of the message it comes closest to (:func:`_closest`), each
+    one ``example-widened``; ``example-unmatched`` for data that is neither a literal
+    message's nor JSON, and for JSON no candidate message claims."""
     schemas = export_provider(provider)
     fixes: list[_Fix] = []
     for channel, event_type, data, where, owner in _samples(provider):
@@ -103,17 +107,7 @@ def _collect(provider: Provider, diagnostics: Diagnostics) -> list[_Fix]:
                 line=where.line,
             )
             continue
-        best: tuple[Message, list[Any]] | None = None
-        for message in candidates:
-            if message.kind in ("terminator", "keepalive") or not _tag_matches(message, instance):
-                continue
-            schema = {"$defs": schemas["$defs"], **schemas["channels"][channel.address][message.name]}
-            errors = sorted(
-                _leaf_errors(jsonschema.Draft202012Validator(schema).iter_errors(instance)),
-                key=lambda e: [str(p) for p in e.absolute_path],
-            )
-            if best is None or len(errors) < len(best[1]):
-                best = (message, errors)
+        best = _closest(candidates, instance, schemas, channel.address)
         if best is None:
             diagnostics.add(
                 codes.EXAMPLE_UNMATCHED,
@@ -122,28 +116,57 @@ def _collect(provider: Provider, diagnostics: Diagnostics) -> list[_Fix]:
                 line=where.line,
             )
             continue
-        message, errors = best
-        reported: set[_Fix] = set()
-        for error in errors:
-            fix = _fix_for(message, error, instance)
-            if fix is None or fix in reported or fix in fixes:
-                # One diagnostic per fix, at the first example needing it (jsonschema also
-                # reports a `null` twice, as type and as enum).
-                continue
-            reported.add(fix)
-            schema_node, member = _locate(message.payload, list(error.absolute_path), fix, instance)
-            place = _schema_place(schema_node, member)
-            diagnostics.add(
-                codes.EXAMPLE_WIDENED,
-                f"example sends {json.dumps(error.instance, ensure_ascii=False)[:60]} at "
-                f"{_pointer(error.absolute_path)} of {message.name}, "
-                f"which the schema at {place} does not allow ({error.message}); widened: {fix.kind}",
-                file=where.file,
-                line=where.line,
-                pointer=_pointer(error.absolute_path),
-            )
-            fixes.append(fix)
+        _add_fixes(best[0], best[1], instance, where, fixes, diagnostics)
     return fixes
+
+
+def _closest(
+    candidates: list[Message], instance: Any, schemas: dict[str, Any], address: str
+) -> tuple[Message, list[Any]] | None:
+    """``(message, errors)``: of the JSON ``candidates`` that may claim ``instance`` (a vendor
+    message only with its tag), the first with the fewest leaf validation errors against its
+    exported JSON Schema (``schemas``, by channel ``address``), errors in instance path order;
+    None when none may claim it."""
+    best: tuple[Message, list[Any]] | None = None
+    for message in candidates:
+        if message.kind in ("terminator", "keepalive") or not _tag_matches(message, instance):
+            continue
+        schema = {"$defs": schemas["$defs"], **schemas["channels"][address][message.name]}
+        errors = sorted(
+            _leaf_errors(jsonschema.Draft202012Validator(schema).iter_errors(instance)),
+            key=lambda e: [str(p) for p in e.absolute_path],
+        )
+        if best is None or len(errors) < len(best[1]):
+            best = (message, errors)
+    return best
+
+
+def _add_fixes(
+    message: Message, errors: list[Any], instance: Any, where: Provenance, fixes: list[_Fix], diagnostics: Diagnostics
+) -> None:
+    """Append to ``fixes`` the fix of each of ``message``'s ``errors`` on example ``instance``
+    not already there, each one ``example-widened`` naming the value, its JSON pointer and
+    the schema the fix widens."""
+    reported: set[_Fix] = set()
+    for error in errors:
+        fix = _fix_for(message, error, instance)
+        if fix is None or fix in reported or fix in fixes:
+            # One diagnostic per fix, at the first example needing it (jsonschema also
+            # reports a `null` twice, as type and as enum).
+            continue
+        reported.add(fix)
+        schema_node, member = _locate(message.payload, list(error.absolute_path), fix, instance)
+        place = _schema_place(schema_node, member)
+        diagnostics.add(
+            codes.EXAMPLE_WIDENED,
+            f"example sends {json.dumps(error.instance, ensure_ascii=False)[:60]} at "
+            f"{_pointer(error.absolute_path)} of {message.name}, "
+            f"which the schema at {place} does not allow ({error.message}); widened: {fix.kind}",
+            file=where.file,
+            line=where.line,
+            pointer=_pointer(error.absolute_path),
+        )
+        fixes.append(fix)
 
 
 def _leaf_errors(errors: Any) -> list[Any]:

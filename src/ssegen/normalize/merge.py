@@ -32,27 +32,7 @@ def merge_sources(name: str, results: Sequence[SourceResult], diagnostics: Diagn
         results: every usable source of the folder, in path order.
         diagnostics: receives ``message-conflict`` warnings.
     """
-    channels: dict[str, Channel] = {}
-    endpoints: dict[str, str] = {}  # full URL path -> the address its channel is kept under
-    for result in results:
-        bases = _base_paths(result)
-        for channel in result.channels:
-            paths = [base + channel.address for base in bases]
-            address = channel.address
-            if address not in channels:
-                known = next((endpoints[p] for p in paths if p in endpoints), None)
-                if known is not None:
-                    diagnostics.at(
-                        channel.provenance,
-                        codes.CHANNEL_ADDRESS_MERGED,
-                        f"channel {channel.address} is the endpoint of channel {known} "
-                        f"({channels[known].provenance.file}:{channels[known].provenance.line}) once each "
-                        f"source's server path is put in front ({paths[0]}); merged under {known}",
-                    )
-                    address = known
-            channels[address] = _merge_channel(channels.get(address), replace(channel, address=address), diagnostics)
-            for path in paths:
-                endpoints.setdefault(path, address)
+    channels = _merged_channels(results, diagnostics)
     if not channels:
         return None
     return Provider(
@@ -67,6 +47,47 @@ def merge_sources(name: str, results: Sequence[SourceResult], diagnostics: Diagn
         example_streams=unique_streams(stream for result in results for stream in result.example_streams),
         protocols=tuple(sorted({p for result in results for p in result.protocols})),
     )
+
+
+def _merged_channels(results: Sequence[SourceResult], diagnostics: Diagnostics) -> dict[str, Channel]:
+    """Every source's channels by the address each is kept under, merged (:func:`_merge_channel`):
+    a channel whose URL path, with its source's server base paths in front, is already an
+    endpoint is merged under that endpoint's address (:func:`_endpoint`)."""
+    channels: dict[str, Channel] = {}
+    endpoints: dict[str, str] = {}  # full URL path -> the address its channel is kept under
+    for result in results:
+        bases = _base_paths(result)
+        for channel in result.channels:
+            paths = [base + channel.address for base in bases]
+            address = channel.address
+            if address not in channels:
+                address = _endpoint(channel, paths, channels, endpoints, diagnostics)
+            channels[address] = _merge_channel(channels.get(address), replace(channel, address=address), diagnostics)
+            for path in paths:
+                endpoints.setdefault(path, address)
+    return channels
+
+
+def _endpoint(
+    channel: Channel,
+    paths: list[str],
+    channels: dict[str, Channel],
+    endpoints: dict[str, str],
+    diagnostics: Diagnostics,
+) -> str:
+    """The address ``channel`` is kept under: that of the first endpoint among its full URL
+    ``paths`` already known, with ``channel-address-merged`` (info), else its own."""
+    known = next((endpoints[p] for p in paths if p in endpoints), None)
+    if known is None:
+        return channel.address
+    diagnostics.at(
+        channel.provenance,
+        codes.CHANNEL_ADDRESS_MERGED,
+        f"channel {channel.address} is the endpoint of channel {known} "
+        f"({channels[known].provenance.file}:{channels[known].provenance.line}) once each "
+        f"source's server path is put in front ({paths[0]}); merged under {known}",
+    )
+    return known
 
 
 def _base_paths(result: SourceResult) -> list[str]:
