@@ -769,19 +769,3 @@ def rewrite_payloads(provider: Provider, fn: Callable[[Schema, Message, bool], S
     if all(a is b for a, b in zip(channels, provider.channels, strict=True)):
         return provider
     return replace(provider, channels=tuple(channels))
-
-
-def to_jsonable(node: Any, *, base: str = "#") -> Any:
-    """Plain JSON data for an IR node, each schema written once under ``$defs`` and
-    referenced where it is used (:func:`ssegen.irjson.to_jsonable`)."""
-    from .irjson import to_jsonable as write
-
-    return write(node, base=base)
-
-
-def dumps(node: Any) -> str:
-    """The IR node as JSON text: sorted keys, 2-space indent, trailing newline, each schema
-    written once (:func:`ssegen.irjson.dumps`)."""
-    from .irjson import dumps as write
-
-    return write(node)
