@@ -160,6 +160,7 @@ def run_generate(
 
 
 def _require_specs(specs: Path, hint: str) -> None:
+    """Raise a :class:`click.ClickException` naming ``specs`` (and ``hint``) when it is no folder."""
     if not specs.is_dir():
         raise click.ClickException(f"no specs folder {specs} (set --specs or [tool.ssegen] specs{hint})")
 
