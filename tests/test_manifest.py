@@ -103,7 +103,7 @@ def test_the_fingerprint_covers_code_templates_and_runtime_and_skips_pycache(tmp
     copy = tmp_path / "ssegen"
     shutil.copytree(output.package_dir(), copy, ignore=shutil.ignore_patterns("__pycache__"))
     code, rendering = output.generator_files(copy)
-    assert "cli.py" in code and "codemodel/__init__.py" in code and "normalize/__init__.py" in code
+    assert "cli/__init__.py" in code and "codemodel/__init__.py" in code and "normalize/__init__.py" in code
     assert "runtime/sse.py" in rendering and "templates/models.py.jinja" in rendering
     assert not [rel for rel in code + rendering if "__pycache__" in rel or not rel.endswith((".py", ".jinja"))]
     before = output.fingerprint(copy)

@@ -33,8 +33,14 @@ def prune_imports(source: str) -> str:
         SyntaxError: ``source`` is not valid Python (a template bug).
     """
     tree = ast.parse(source)
-    used = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)}
-    used |= _exported(tree)
+    used = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)} | _exported(tree)
+    edits = _edits(tree, used)
+    return _applied(source, edits) if edits else source
+
+
+def _edits(tree: ast.Module, used: set[str]) -> list[tuple[int, int, str]]:
+    """``(first line index, end line index, replacement)`` of each module-level import
+    statement binding a name not in ``used`` ("" when it keeps no name), in module order."""
     edits: list[tuple[int, int, str]] = []
     for stmt in tree.body:
         if not isinstance(stmt, ast.Import | ast.ImportFrom) or _kept_whole(stmt):
@@ -43,8 +49,12 @@ def prune_imports(source: str) -> str:
         if len(kept) < len(stmt.names):
             assert stmt.end_lineno is not None
             edits.append((stmt.lineno - 1, stmt.end_lineno, _statement(stmt, kept)))
-    if not edits:
-        return source
+    return edits
+
+
+def _applied(source: str, edits: list[tuple[int, int, str]]) -> str:
+    """``source`` with ``edits`` made (from the last, so earlier line numbers hold), dropping
+    one of the blank lines around a statement removed from between two."""
     lines = source.splitlines(keepends=True)
     for start, end, replacement in reversed(edits):
         if not replacement and _blank(lines, end) and (start == 0 or _blank(lines, start - 1)):

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .ir import Schema
+from .ir import Property, Schema
 
 #: Most JSON values one synthesized instance may hold. A schema whose members reference a schema
 #: of many members, level after level (ten ``$ref`` members, nine levels: 10^9 values), would
@@ -65,34 +65,52 @@ class _Builder:
             return NO_INSTANCE
 
     def _instance(self, schema: Schema, depth: int) -> Any:
-        self.made += 1
-        if self.made > MAX_INSTANCE_VALUES:
-            self.full = False  # from here on, what is required only
-            if self.made > 2 * MAX_INSTANCE_VALUES:
-                raise _OverBudget
+        self._count()
         if schema.enum:
             return schema.enum[0]
         if depth > 8:
             return None
         if schema.type == "object":
-            return {
-                p.name: self._instance(p.schema, depth + 1)
-                for p in schema.properties
-                if self.full or p.required or schema.tag(p.name) is not None
-            }
+            return self._object(schema, depth)
         if schema.type == "array":
-            count = schema.min_items or 0
-            if self.full and schema.max_items != 0:
-                count = max(count, 1)
-            if schema.items is None:
-                return [None] * count
-            return [self._instance(schema.items, depth + 1)] * count if count else []
+            return self._array(schema, depth)
         if schema.type == "union" and schema.variants:
             return self._instance(schema.variants[0], depth + 1)
-        if schema.type == "string":
-            size = schema.constraints.get("minLength", 1)
-            return "x" * max(1, size if isinstance(size, int) and size < 64 else 1)
-        return _ZERO.get(schema.type)
+        return _scalar(schema)
+
+    def _count(self) -> None:
+        """Count one value; past the budget only required members are made, and past twice
+        the budget even those give up (:class:`_OverBudget`)."""
+        self.made += 1
+        if self.made > MAX_INSTANCE_VALUES:
+            self.full = False  # from here on, what is required only
+            if self.made > 2 * MAX_INSTANCE_VALUES:
+                raise _OverBudget
+
+    def _object(self, schema: Schema, depth: int) -> dict[str, Any]:
+        """The required members and those fixed to one value (a tag), or every member when full."""
+        return {
+            p.name: self._instance(p.schema, depth + 1)
+            for p in schema.properties
+            if self.full or p.required or schema.tag(p.name) is not None
+        }
+
+    def _array(self, schema: Schema, depth: int) -> list[Any]:
+        """``minItems`` items (at least one when full and the array may hold any)."""
+        count = schema.min_items or 0
+        if self.full and schema.max_items != 0:
+            count = max(count, 1)
+        if schema.items is None:
+            return [None] * count
+        return [self._instance(schema.items, depth + 1)] * count if count else []
+
+
+def _scalar(schema: Schema) -> Any:
+    """A string of ``minLength`` (if under 64) or ``"x"``; the zero value of another scalar."""
+    if schema.type == "string":
+        size = schema.constraints.get("minLength", 1)
+        return "x" * max(1, size if isinstance(size, int) and size < 64 else 1)
+    return _ZERO.get(schema.type)
 
 
 #: Scalars of a synthesized instance (a string is ``"x"``: no provider sends an empty id or model).
@@ -115,35 +133,48 @@ def _fits(schema: Schema, value: Any, tags: frozenset[str], *, top: bool, depth:
     if value is None:
         return schema.nullable or schema.type == "null"
     if schema.type == "object":
-        if not isinstance(value, dict):
-            return False
-        for prop in schema.properties:
-            if prop.name not in value:
-                if prop.required and not prop.schema.nullable:
-                    return False
-                continue
-            member = value[prop.name]
-            if member is None and not (prop.required and not prop.schema.nullable):
-                continue
-            if top and prop.name in tags and schema.tag(prop.name) is not None:
-                if member != schema.tag(prop.name):
-                    return False
-                continue
-            if not _fits(prop.schema, member, tags, top=False, depth=depth + 1):
-                return False
-        return True
+        return isinstance(value, dict) and all(
+            _member_fits(schema, prop, value, tags, top=top, depth=depth) for prop in schema.properties
+        )
     if schema.type == "array":
-        if not isinstance(value, list) or (schema.max_items == 0 and value):
-            return False
-        return schema.items is None or all(_fits(schema.items, v, tags, top=False, depth=depth + 1) for v in value[:8])
+        return _array_fits(schema, value, tags, depth=depth)
     if schema.type == "union":
         return any(_fits(v, value, tags, top=False, depth=depth + 1) for v in schema.variants)
-    if schema.type == "string":
+    return _fits_scalar(schema.type, value)
+
+
+def _member_fits(
+    schema: Schema, prop: Property, value: dict[str, Any], tags: frozenset[str], *, top: bool, depth: int
+) -> bool:
+    """Whether the member ``prop`` of the object ``value`` (of ``schema``) is as lenient decoding
+    takes it: present unless required and not nullable, its tag value if a tag of the payload."""
+    needed = prop.required and not prop.schema.nullable
+    if prop.name not in value:
+        return not needed
+    member = value[prop.name]
+    if member is None and not needed:
+        return True
+    if top and prop.name in tags and (tag := schema.tag(prop.name)) is not None:
+        return bool(member == tag)
+    return _fits(prop.schema, member, tags, top=False, depth=depth + 1)
+
+
+def _array_fits(schema: Schema, value: Any, tags: frozenset[str], *, depth: int) -> bool:
+    """Whether ``value`` is a list ``schema`` takes: empty if ``maxItems: 0``, its first 8 items
+    fitting the item schema (enough to tell messages apart, bounded for long arrays)."""
+    if not isinstance(value, list) or (schema.max_items == 0 and value):
+        return False
+    return schema.items is None or all(_fits(schema.items, v, tags, top=False, depth=depth + 1) for v in value[:8])
+
+
+def _fits_scalar(kind: str, value: Any) -> bool:
+    """Whether the non-null ``value`` is a JSON scalar of ``kind`` (a bool is no integer or number)."""
+    if isinstance(value, bool):
+        return kind == "boolean"
+    if kind == "string":
         return isinstance(value, str)
-    if schema.type == "boolean":
-        return isinstance(value, bool)
-    if schema.type == "integer":
-        return isinstance(value, int) and not isinstance(value, bool)
-    if schema.type == "number":
-        return isinstance(value, (int, float)) and not isinstance(value, bool)
-    return schema.type == "null" and value is None
+    if kind == "integer":
+        return isinstance(value, int)
+    if kind == "number":
+        return isinstance(value, (int, float))
+    return False  # a boolean schema's non-bool, a null schema's non-None value, an unknown type

@@ -488,12 +488,8 @@ def resolve_path(schema: Schema, path: tuple[str, ...], variant: tuple[str, str]
     nodes: list[tuple[str, Schema]] = []
     for depth, name in enumerate(path):
         if node.type == "union":
-            if name == EACH:
-                arrays = [v for v in node.variants if v.type == "array"]
-                chosen = arrays[0] if len(arrays) == 1 else None
-            else:
-                tag = variant[1] if variant is not None and depth == 1 and path[0] == variant[0] else None
-                chosen = node.alternative(tag)
+            tag = variant[1] if variant is not None and depth == 1 and path[0] == variant[0] else None
+            chosen = _alternative(node, name, tag)
             if chosen is None:
                 why = "is inside a union with no single alternative to read it from"
                 return Resolved(None, depth, why, tuple(nodes))
@@ -501,19 +497,36 @@ def resolve_path(schema: Schema, path: tuple[str, ...], variant: tuple[str, str]
         if node.type == "any":
             return Resolved(node, -1, "", tuple(nodes))
         nodes.append((name, node))
-        if name == EACH:
-            if node.type != "array" or node.items is None:
-                return Resolved(None, depth, f"is not an array (the schema says {node.type})", tuple(nodes))
-            node = node.items
-            continue
-        if node.type != "object":
-            return Resolved(None, depth, f"is read from a {node.type}, not an object", tuple(nodes))
-        prop = node.property(name)
-        if prop is None:
-            members = ", ".join(p.name for p in node.properties[:12]) or "none"
-            return Resolved(None, depth, f"is not a member (the object has: {members})", tuple(nodes))
-        node = prop.schema
+        found, why = _member(node, name)
+        if found is None:
+            return Resolved(None, depth, why, tuple(nodes))
+        node = found
     return Resolved(node, -1, "", tuple(nodes))
+
+
+def _alternative(union: Schema, name: str, tag: str | None) -> Schema | None:
+    """The alternative of ``union`` that segment ``name`` is read from: before :data:`EACH` its
+    only array alternative, else the one tagged ``tag`` or the only object one; None when none is."""
+    if name != EACH:
+        return union.alternative(tag)
+    arrays = [v for v in union.variants if v.type == "array"]
+    return arrays[0] if len(arrays) == 1 else None
+
+
+def _member(node: Schema, name: str) -> tuple[Schema | None, str]:
+    """The schema segment ``name`` reads from ``node`` (the items for :data:`EACH`, else the
+    member), or None and why it cannot."""
+    if name == EACH:
+        if node.type != "array" or node.items is None:
+            return None, f"is not an array (the schema says {node.type})"
+        return node.items, ""
+    if node.type != "object":
+        return None, f"is read from a {node.type}, not an object"
+    prop = node.property(name)
+    if prop is None:
+        members = ", ".join(p.name for p in node.properties[:12]) or "none"
+        return None, f"is not a member (the object has: {members})"
+    return prop.schema, ""
 
 
 @dataclass(frozen=True)
@@ -769,19 +782,3 @@ def rewrite_payloads(provider: Provider, fn: Callable[[Schema, Message, bool], S
     if all(a is b for a, b in zip(channels, provider.channels, strict=True)):
         return provider
     return replace(provider, channels=tuple(channels))
-
-
-def to_jsonable(node: Any, *, base: str = "#") -> Any:
-    """Plain JSON data for an IR node, each schema written once under ``$defs`` and
-    referenced where it is used (:func:`ssegen.irjson.to_jsonable`)."""
-    from .irjson import to_jsonable as write
-
-    return write(node, base=base)
-
-
-def dumps(node: Any) -> str:
-    """The IR node as JSON text: sorted keys, 2-space indent, trailing newline, each schema
-    written once (:func:`ssegen.irjson.dumps`)."""
-    from .irjson import dumps as write
-
-    return write(node)

@@ -127,20 +127,29 @@ def endpoints(
             prefixed = [f"/{provider}{p}" for p in channel_paths(address, servers)]
             out.append(Endpoint(provider, channel, [*paths, *prefixed], text=text))
     for key, capture in (replays or {}).items():
-        if key is None:
-            if len(out) != 1:
-                served = ", ".join(f"{e.provider}:{e.channel.address}" for e in out)
-                raise FaultError(f"--replay {capture}: say which channel ({served}): --replay ADDRESS={capture}")
-            chosen = out
-        else:
-            provider, _, address = key.rpartition(":")
-            chosen = [e for e in out if e.channel.address == address and provider in ("", e.provider)]
-            if not chosen:
-                raise FaultError(f"--replay {key}={capture}: no channel {key!r} is served")
-        for endpoint in chosen:
+        for endpoint in _replayed(out, key, capture):
             endpoint.replay = capture
             endpoint.text = None
     return out
+
+
+def _replayed(served: list[Endpoint], key: str | None, capture: Path) -> list[Endpoint]:
+    """The endpoints a ``--replay`` names: ``key`` is ``[provider:]address``, or None for the
+    only channel served.
+
+    Raises:
+        FaultError: no such channel served, or no key with several channels.
+    """
+    if key is None:
+        if len(served) != 1:
+            names = ", ".join(f"{e.provider}:{e.channel.address}" for e in served)
+            raise FaultError(f"--replay {capture}: say which channel ({names}): --replay ADDRESS={capture}")
+        return served
+    provider, _, address = key.rpartition(":")
+    chosen = [e for e in served if e.channel.address == address and provider in ("", e.provider)]
+    if not chosen:
+        raise FaultError(f"--replay {key}={capture}: no channel {key!r} is served")
+    return chosen
 
 
 def _query_faults(query: Any, base: Faults) -> Faults:

@@ -96,15 +96,13 @@ class Faults:
     def __post_init__(self) -> None:
         for name in ("cut_at", "cut_at_byte", "error_event", "stall_after"):
             value = getattr(self, name)
-            if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
+            if value is not None and not _whole(value, 0):
                 raise FaultError(f"{name}={value!r}: an index, a whole number >= 0")
         if self.cut_at is not None and self.cut_at_byte is not None:
             raise FaultError("cut_at and cut_at_byte: give one cut")
         if self.cut not in CUT_MODES:
             raise FaultError(f"cut={self.cut!r}: one of {', '.join(CUT_MODES)}")
-        if self.read_size is not None and (
-            isinstance(self.read_size, bool) or not isinstance(self.read_size, int) or self.read_size < 1
-        ):
+        if self.read_size is not None and not _whole(self.read_size, 1):
             raise FaultError(f"read_size={self.read_size!r}: a number of bytes >= 1")
         for name, bound in (("stall", MAX_STALL), ("delay", MAX_DELAY)):
             value = getattr(self, name)
@@ -159,6 +157,11 @@ class Faults:
             for f in fields(self)
             if getattr(self, f.name) != getattr(default, f.name)
         )
+
+
+def _whole(value: Any, least: int) -> bool:
+    """``value`` is a whole number (not a bool) of at least ``least``."""
+    return isinstance(value, int) and not isinstance(value, bool) and value >= least
 
 
 def _fault_value(name: str, text: str) -> Any:
@@ -382,31 +385,55 @@ def plan(
         FaultError: an index past the stream's end (``cut_at``, ``error_event``,
             ``stall_after``), ``error_event`` without ``error``.
     """
-    events = list(frames)
-    if faults.error_event is not None:
-        if error is None:
-            raise FaultError("error_event: no error event given for this channel")
-        if faults.error_event > len(events):
-            raise FaultError(f"error_event={faults.error_event}: the stream has {len(events)} events")
-        events = [*events[: faults.error_event], error, *([terminator] if terminator else [])]
-    cut = False
+    events = list(frames) if faults.error_event is None else _error_at(frames, faults.error_event, error, terminator)
+    cut = faults.cuts
     if faults.cut_at is not None:
-        if faults.cut_at >= len(events):
-            raise FaultError(f"cut_at={faults.cut_at}: the stream has {len(events)} events (0 to {len(events) - 1})")
-        content = events[faults.cut_at].rstrip(b"\r\n")
-        events = [*events[: faults.cut_at], content[: max(1, len(content) // 2)]]
-        cut = True
+        events = _cut_in_event(events, faults.cut_at)
     elif faults.cut_at_byte is not None:
-        kept: list[bytes] = []
-        left = faults.cut_at_byte
-        for frame in events:
-            if left <= 0:
-                break
-            kept.append(frame[:left])
-            left -= len(frame)
-        events, cut = kept, True
+        events = _cut_at_byte(events, faults.cut_at_byte)
     if faults.stall_after is not None and faults.stall_after > len(events):
         raise FaultError(f"stall_after={faults.stall_after}: the stream has {len(events)} events")
+    steps = _sends(events, faults)
+    if faults.stall_after is not None and faults.stall_after == len(events):
+        steps.append(Step("stall", seconds=faults.stall))
+    if cut and faults.cut == "abort":
+        steps.append(Step("cut"))
+    return steps
+
+
+def _error_at(frames: Sequence[bytes], index: int, error: bytes | None, terminator: bytes | None) -> list[bytes]:
+    """The events before ``index``, then ``error``, then ``terminator`` (when the spec has one)."""
+    if error is None:
+        raise FaultError("error_event: no error event given for this channel")
+    if index > len(frames):
+        raise FaultError(f"error_event={index}: the stream has {len(frames)} events")
+    return [*frames[:index], error, *([terminator] if terminator else [])]
+
+
+def _cut_in_event(events: list[bytes], index: int) -> list[bytes]:
+    """The events before ``index``, then the first half (at least one byte) of that event's
+    content, without the line ends that would dispatch it."""
+    if index >= len(events):
+        raise FaultError(f"cut_at={index}: the stream has {len(events)} events (0 to {len(events) - 1})")
+    content = events[index].rstrip(b"\r\n")
+    return [*events[:index], content[: max(1, len(content) // 2)]]
+
+
+def _cut_at_byte(events: list[bytes], size: int) -> list[bytes]:
+    """The events' first ``size`` bytes, cut wherever that falls (one item per event kept)."""
+    kept: list[bytes] = []
+    left = size
+    for frame in events:
+        if left <= 0:
+            break
+        kept.append(frame[:left])
+        left -= len(frame)
+    return kept
+
+
+def _sends(events: list[bytes], faults: Faults) -> list[Step]:
+    """The events as send steps (re-cut into reads of ``read_size`` when given), with the
+    stall before event ``stall_after`` and the ``delay`` before each event."""
     steps: list[Step] = []
     run: list[bytes] = []  # events sent back to back: re-cut into reads of read_size
 
@@ -428,10 +455,6 @@ def plan(
             steps.append(Step("sleep", seconds=faults.delay))
         run.append(frame)
     flush()
-    if faults.stall_after is not None and faults.stall_after == len(events):
-        steps.append(Step("stall", seconds=faults.stall))
-    if cut and faults.cut == "abort":
-        steps.append(Step("cut"))
     return steps
 
 

@@ -15,6 +15,7 @@ from click.testing import CliRunner
 from conftest import ROOT, SPECS
 
 from ssegen import cli
+from ssegen.cli.console import SlowProviderNotice
 from ssegen.diagnostics import Diagnostic, Severity
 from ssegen.diagnostics.report import display_path, github_line, render, sarif_log, text_line, use_colour
 
@@ -127,7 +128,7 @@ def test_generate_reports_a_broken_spec_in_each_format(
 
 def test_a_slow_provider_gets_a_progress_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr(cli._SlowProviderNotice, "AFTER", 0.0)
+    monkeypatch.setattr(SlowProviderNotice, "AFTER", 0.0)
     result = CliRunner().invoke(cli.main, ["generate", "--specs", str(SPECS), "--out", "out", "siliconstorm"])
     assert result.exit_code == 0, result.output
     assert "siliconstorm: building (more than 0 s so far)..." in result.output
@@ -156,3 +157,4 @@ def test_shell_completion_offers_providers_and_channels() -> None:
     assert "openai_responses" in _complete("ssegen ir ")
     assert _complete("ssegen conform anthropic ") == ["/v1/messages"]
     assert _complete("ssegen conform open") == ["openai_responses"]
+    assert _complete("ssegen conform _") == []  # the output folder's _runtime is no provider

@@ -1,4 +1,4 @@
-"""The printed IR (``ssegen ir``, :func:`ssegen.ir.to_jsonable`) read back in tests."""
+"""The printed IR (``ssegen ir``, :func:`ssegen.irjson.to_jsonable`) read back in tests."""
 
 from __future__ import annotations
 

@@ -16,14 +16,14 @@ alone, deterministically (no dict/set iteration order leaks into output):
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from ..diagnostics import Diagnostics
 from ..ir import Provider
 from ..naming import distinct_identifiers
 from .channels import ChannelSpec, channel_spec
 from .conformance import ExampleCase, StreamCase, example_cases, stream_cases
-from .encoding import EncodingSpec, encoding_spec, kept_members
+from .encoding import EncodedChannel, EncodingSpec, encoded_channel, kept_members
 from .flavour import FLAVOURS, MSGSPEC, PYDANTIC, Flavour
 from .models import AliasSpec, ClassSpec, FieldSpec, ModelsBuilder
 
@@ -31,6 +31,7 @@ __all__ = [
     "AliasSpec",
     "ChannelSpec",
     "ClassSpec",
+    "EncodedChannel",
     "EncodingSpec",
     "ExampleCase",
     "FLAVOURS",
@@ -90,7 +91,7 @@ class PackageSpec:
     classes: tuple[ClassSpec, ...]
     aliases: tuple[AliasSpec, ...]
     terminators: tuple[ClassSpec, ...]
-    channels: tuple[ChannelSpec, ...]
+    channels: tuple[EncodedChannel, ...]
     usage_address: str
     error_codes_source: str
     examples: tuple[ExampleCase, ...]
@@ -202,8 +203,8 @@ def build_package_spec(provider: Provider, diagnostics: Diagnostics, flavour: Fl
     idents = distinct_identifiers([channel.address for channel in provider.channels], "channel")
     channels = [channel_spec(channel, models, diagnostics, idents[channel.address]) for channel in provider.channels]
     title = api_name(provider)
-    examples = example_cases(provider, channels)
-    channels = [replace(channel, encoding=encoding_spec(provider, channel, examples)) for channel in channels]
+    examples = example_cases(provider, [{m.name: m.cls for m in channel.messages} for channel in channels])
+    encoded = tuple(encoded_channel(provider, channel, examples) for channel in channels)
     usage_address = provider.channels[0].address if provider.channels else DEFAULT_ADDRESS
     return PackageSpec(
         provider=provider,
@@ -211,7 +212,7 @@ def build_package_spec(provider: Provider, diagnostics: Diagnostics, flavour: Fl
         classes=tuple(models.classes),
         aliases=tuple(models.aliases),
         terminators=tuple(models.terminators),
-        channels=tuple(channels),
+        channels=encoded,
         usage_address=usage_address,
         error_codes_source=(
             f"from {provider.error_codes[0].provenance.file}" if provider.error_codes else "none documented"

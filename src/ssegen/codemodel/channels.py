@@ -12,7 +12,6 @@ least (:attr:`ssegen.ir.Schema.specificity`).
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
 
 from ..diagnostics import Diagnostics, codes
 from ..ir import ANY_EVENT, Channel, Dispatch, Message
@@ -21,9 +20,6 @@ from .accumulation import ApplyPlan, apply_plan, executor_plan, usage_schema
 from .flavour import Flavour
 from .models import REASONING_MEMBER, ModelsBuilder
 from .steps import steps_plan
-
-if TYPE_CHECKING:
-    from .encoding import EncodingSpec
 
 
 @dataclass(frozen=True)
@@ -245,8 +241,8 @@ class ChannelSpec:
         family: how the channel's events assemble (:attr:`ssegen.ir.Accumulation.family`).
         framing: how its body is cut into events (:attr:`ssegen.ir.Channel.framing`).
         names: ``event_type``, ``classify``, ``runs_table``, ``encoding_table`` (its
-            ``encoding.Encoding``, laid out from ``encoding``, set by
-            :func:`ssegen.codemodel.build_package_spec` once the examples are known): the
+            ``encoding.Encoding``, laid out from
+            :attr:`ssegen.codemodel.encoding.EncodedChannel.encoding`): the
             generated module-level names; ``constant`` the channel's own,
             ``<IDENT>_CHANNEL``, a ``Channel[<IDENT>_EVENT]`` (the suffix keeps it apart
             from every event union, ``<IDENT>_EVENT``, and from the package's
@@ -277,7 +273,6 @@ class ChannelSpec:
     classify: PythonIdentifier
     runs_table: PythonIdentifier
     encoding_table: PythonIdentifier = PythonIdentifier.verbatim("_ENCODING")
-    encoding: EncodingSpec | None = None
 
     @property
     def framing_arg(self) -> str:

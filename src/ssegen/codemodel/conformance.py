@@ -11,8 +11,8 @@ import jsonschema
 
 from ..instances import NO_INSTANCE, accepts, full_instance, minimal_instance
 from ..ir import Channel, Message, Provider
+from ..naming import ClassName
 from ..normalize.jsonschema import export_provider
-from .channels import ChannelSpec
 
 
 @dataclass(frozen=True)
@@ -58,8 +58,11 @@ class StreamCase:
     full_text: bool
 
 
-def example_cases(provider: Provider, channels: list[ChannelSpec]) -> tuple[ExampleCase, ...]:
+def example_cases(provider: Provider, classes: list[dict[str, ClassName]]) -> tuple[ExampleCase, ...]:
     """Every example of a message the code model kept, by channel then message, in source order.
+
+    ``classes`` holds, per channel of ``provider`` (in its order), the class of each message the
+    code model kept, by message name (:attr:`ssegen.codemodel.channels.ChannelSpec.messages`).
 
     A JSON message the spec gives no example for gets a synthesized one (id ending in
     ``synthesized``): its minimal instance, else its full one (:mod:`ssegen.instances`),
@@ -74,18 +77,17 @@ def example_cases(provider: Provider, channels: list[ChannelSpec]) -> tuple[Exam
     """
     schemas = export_provider(provider)
     rows: list[ExampleCase] = []
-    for channel, spec in zip(provider.channels, channels, strict=True):
-        classes = {m.name: m.cls for m in spec.messages}
+    for channel, kept in zip(provider.channels, classes, strict=True):
         tags = tuple(dict.fromkeys(tag for plan in channel.plans for tag in plan.tags))
         before = _tried_before(channel)
         for message in channel.messages:
-            if message.name not in classes:
+            if message.name not in kept:
                 continue
             for position, example in enumerate(message.examples):
                 example_id = f"{channel.address} {message.name} {example.name or position}"
                 rows.append(
                     ExampleCase(
-                        channel.address, message.event, message.name, classes[message.name], example.data, example_id
+                        channel.address, message.event, message.name, kept[message.name], example.data, example_id
                     )
                 )
             if not message.examples and message.literal is None:
@@ -95,7 +97,7 @@ def example_cases(provider: Provider, channels: list[ChannelSpec]) -> tuple[Exam
                     example_id = f"{channel.address} {message.name} synthesized"
                     rows.append(
                         ExampleCase(
-                            channel.address, message.event, message.name, classes[message.name], data, example_id, True
+                            channel.address, message.event, message.name, kept[message.name], data, example_id, True
                         )
                     )
     return tuple(rows)

@@ -1,10 +1,14 @@
 """What each channel's ``encode`` and ``example_stream`` need (runtime ``encoding.Encoding``):
 the SSE event type each class travels under, the literal classes, the terminator and the
-channel's examples, decided once from the channel's messages and the conformance examples."""
+channel's examples, decided once from the channel's messages and the conformance examples.
+
+A channel's encoding needs the package's examples, which need every channel's classes, so it
+is decided after the :class:`~ssegen.codemodel.channels.ChannelSpec`: an :class:`EncodedChannel`
+is that spec with its encoding, built whole."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field, fields
 
 from ..ir import Provider
 from ..naming import ClassName
@@ -36,6 +40,20 @@ class EncodingSpec:
     terminator: ClassName | None
     examples: tuple[tuple[str, str], ...]
     streams: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = ()
+
+
+@dataclass(frozen=True)
+class EncodedChannel(ChannelSpec):
+    """A channel as the ``channels`` template lays it out: its :class:`ChannelSpec` and its
+    :class:`EncodingSpec` (the ``Encoding(...)`` bound to ``encoding_table``)."""
+
+    encoding: EncodingSpec = field(kw_only=True)
+
+
+def encoded_channel(provider: Provider, channel: ChannelSpec, examples: tuple[ExampleCase, ...]) -> EncodedChannel:
+    """``channel`` with its :func:`encoding_spec`; ``examples`` are the package's (every channel's)."""
+    facts = {f.name: getattr(channel, f.name) for f in fields(ChannelSpec)}
+    return EncodedChannel(**facts, encoding=encoding_spec(provider, channel, examples))
 
 
 def encoding_spec(provider: Provider, channel: ChannelSpec, examples: tuple[ExampleCase, ...]) -> EncodingSpec:

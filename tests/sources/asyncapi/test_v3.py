@@ -35,7 +35,7 @@ from helpers.trees import file_tree
 
 from ssegen.cli import main
 from ssegen.diagnostics import Diagnostic
-from ssegen.ir import to_jsonable
+from ssegen.irjson import to_jsonable
 from ssegen.load import load_provider
 
 INPUTS = ROOT / "tests" / "sources" / "asyncapi" / "v3"

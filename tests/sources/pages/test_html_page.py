@@ -19,7 +19,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ssegen.diagnostics import Diagnostics
-from ssegen.ir import ErrorCode, dumps
+from ssegen.ir import ErrorCode
+from ssegen.irjson import dumps
 from ssegen.sources.pages.html import load_html_page, looks_like_html_table_page
 from ssegen.sources.pages.messages import PageResult
 

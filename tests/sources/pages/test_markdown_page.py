@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ssegen.diagnostics import Diagnostics
-from ssegen.ir import dumps
+from ssegen.irjson import dumps
 from ssegen.sources.pages.markdown import load_markdown_page, looks_like_markdown_streaming_page
 from ssegen.sources.pages.messages import PageResult
 
