@@ -149,7 +149,7 @@ def _complete(words: str, cwd: Path = ROOT) -> list[str]:
         text=True,
         check=False,
     )
-    return [line.split(",", 1)[1] for line in run.stdout.splitlines()]
+    return [line.split(",", 1)[1] for line in run.stdout.splitlines() if line]
 
 
 def test_shell_completion_offers_providers_and_channels() -> None:
