@@ -49,6 +49,7 @@ def test_regenerating_reproduces_committed_output(tmp_path: Path) -> None:
     assert not filecmp.dircmp(out, GENERATED, ignore=["__pycache__"]).diff_files
 
 
+@pytest.mark.slow  # three whole generations in subprocesses: .ci/run runs it
 def test_output_is_identical_across_hash_seeds(tmp_path: Path) -> None:
     trees = []
     for seed in ("1", "2", "12345"):
@@ -59,6 +60,7 @@ def test_output_is_identical_across_hash_seeds(tmp_path: Path) -> None:
     assert trees[0] == trees[1] == trees[2]
 
 
+@pytest.mark.slow  # a whole generation in a subprocess: .ci/run runs it
 def test_output_is_identical_with_python_3_12_soft_keywords(tmp_path: Path) -> None:
     out = tmp_path / "generated"
     result = _generate(out, "0", soft_keywords_3_12=True)

@@ -21,6 +21,9 @@ from helpers.readme import doc_block
 from helpers.trees import file_tree
 from helpers.waiting import wait_for
 
+# Installs ssegen into a fresh venv, as a user's repository does: .ci/run runs it (`pytest -m "sdk or slow"`).
+pytestmark = pytest.mark.slow
+
 BUILD_STEP = "docs/build-step.md"  # the walkthrough these tests follow
 
 # The user's project is built by hatchling, the backend whose direct-reference rule the page states.

@@ -12,8 +12,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from conftest import ROOT, SPECS
 from helpers.readme import doc_block
+
+# pre-commit installs ssegen into environments of its own: .ci/run runs it (`pytest -m "sdk or slow"`).
+pytestmark = pytest.mark.slow
 
 BUILD_STEP = "docs/build-step.md"  # the walkthrough these tests follow
 

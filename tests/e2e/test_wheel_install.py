@@ -8,8 +8,12 @@ import sys
 import venv
 from pathlib import Path
 
+import pytest
 from conftest import GENERATED, ROOT, SPECS
 from helpers.trees import file_tree
+
+# Builds a wheel and installs it into a fresh venv: .ci/run runs it (`pytest -m "sdk or slow"`).
+pytestmark = pytest.mark.slow
 
 
 def test_wheel_installs_into_a_fresh_venv_and_generates_the_golden_output(tmp_path: Path) -> None:
