@@ -53,6 +53,12 @@ __all__ = ["NDJSONDecoder", "iter_values"]
 
 _BOM = b"\xef\xbb\xbf"
 _new_tuple = tuple.__new__  # builds a NamedTuple without its Python-level __new__
+#: The most values one run (:class:`~.sse.RawEvents`) holds: a long read (a whole body) is
+#: handed on as runs of this many, so that a consumer decoding a run at once holds a run's
+#: typed values, not the read's, while it applies them (Ollama, whole body of 20,000 lines:
+#: one run of all of them decoded 2.3x slower than runs of 64, the typed values no longer
+#: in the CPU caches when they are applied, and all of them held at once).
+RUN_VALUES = 64
 
 
 class NDJSONDecoder:
@@ -172,9 +178,7 @@ class NDJSONDecoder:
             self._pending.clear()
             self._pending_len = 0
         values = self._values(chunk, cut, start)
-        events: list[ServerSentEvent | RawEvents | NamedEvents] = (
-            [_new_tuple(RawEvents, (values, ""))] if values else []
-        )
+        events = _runs(values)
         tail = chunk[cut + 1 :]
         if tail:
             try:
@@ -297,6 +301,16 @@ class NDJSONDecoder:
             before = self._clean(lines[:good])
             events = expand([RawEvents(before)]) if before else []
             raise InvalidUTF8Error(start + exc.start, exc.reason, events) from None
+
+
+def _runs(values: list[bytes]) -> list[ServerSentEvent | RawEvents | NamedEvents]:
+    """``values`` as consecutive runs of at most :data:`RUN_VALUES` values (none when empty)."""
+    if len(values) <= RUN_VALUES:
+        return [_new_tuple(RawEvents, (values, ""))] if values else []
+    return [
+        _new_tuple(RawEvents, (values[start : start + RUN_VALUES], ""))
+        for start in range(0, len(values), RUN_VALUES)
+    ]
 
 
 def _is_json(text: str) -> bool:

@@ -90,11 +90,11 @@ def classify_values_api_chat(
 
 
 def _apply_api_chat_chat_chunk(acc: Accumulator, chunks: Iterable[models.ChatChunk]) -> None:
-    need_meta = acc.id is None or acc.model is None
+    need_meta = acc.model is None
     for chunk in chunks:
         if need_meta:
             acc.meta(None, chunk.model)
-            need_meta = acc.id is None or acc.model is None
+            need_meta = acc.model is None
         if (v0 := chunk.message) is not None:
             if (v1 := v0.content) is not None:
                 acc.add_text("text", v1)
@@ -193,11 +193,11 @@ def classify_values_api_generate(
 def _apply_api_generate_generate_chunk(
     acc: Accumulator, chunks: Iterable[models.GenerateChunk]
 ) -> None:
-    need_meta = acc.id is None or acc.model is None
+    need_meta = acc.model is None
     for chunk in chunks:
         if need_meta:
             acc.meta(None, chunk.model)
-            need_meta = acc.id is None or acc.model is None
+            need_meta = acc.model is None
         acc.add_text("text", chunk.response)
         if (v0 := chunk.thinking) is not None:
             acc.add_text("thinking", v0)

@@ -101,3 +101,20 @@ def test_the_compiled_gemini_plan_and_the_executor_assemble_alike(monkeypatch: o
         for event in gemini.decode([body]):
             runtime_plan.run(acc, plan, event)
         assert compiled.to_dict() == acc.result().to_dict()
+
+
+def test_meta_waits_only_for_what_its_steps_read() -> None:
+    """A meta step with no id (Ollama's lines send none) stops calling meta once the model is
+    known; steps reading different members wait for both."""
+    provider = load_provider(SPECS, "gemini").provider
+    assert provider is not None
+    payload = provider.channels[0].messages[0].payload
+    model = AccumulateStep("meta", extra=("modelVersion",))
+    ident = AccumulateStep("meta", value=("responseId",))
+    compiled = compile_steps(payload, (model,), True)
+    assert compiled is not None and "need_meta = acc.model is None" in compiled.before
+    assert "acc.id" not in "\n".join((*compiled.before, *compiled.statements))
+    both = compile_steps(payload, (model, ident), True)
+    assert both is not None and both.before == ("need_meta = acc.id is None or acc.model is None",)
+    code = "\n".join(both.statements)
+    assert code.count("need_meta = acc.id is None or acc.model is None") == 2

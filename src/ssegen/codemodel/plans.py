@@ -97,8 +97,14 @@ def compile_steps(
         return None
     statements = tuple(_unbound(_render(item)) for item in _factored(root.body))
     before: tuple[str, ...] = ("states = acc.states",) if any("states.get(" in s for s in statements) else ()
-    if any(_NEED_META in s for s in statements):
-        before += (_NEED_META,)
+    read = {line.strip() for code in statements for line in code.splitlines()}
+    needs = [need for need in _NEED_METAS if need in read]
+    if len(needs) > 1:  # meta steps reading different members: each waits for both
+        for need in needs:
+            line = re.compile(rf"^(\s*){re.escape(need)}$", re.M)
+            statements = tuple(line.sub(rf"\g<1>{_NEED_META}", code) for code in statements)
+        needs = [_NEED_META]
+    before += tuple(needs)
     if not hoist:
         return Compiled(statements, before)
     handed = "acc.set_usage(usage)" if plain == "{}" else f"acc.set_usage({plain.format('usage')}, usage)"
@@ -160,8 +166,14 @@ def _opposite(one: str, other: str) -> bool:
     return one == f"not ({other})" or other == f"not ({one})"
 
 
-#: Whether ``meta`` still has something to read (bound before the loop, again after it runs).
+#: Whether ``meta`` still has something to read (bound before the loop, again after it runs),
+#: by what the step reads: both, the model only (a step with no id: Ollama's lines send none, and
+#: testing ``acc.id`` kept meta called on every line, 20,000 calls a 20,000-line stream), or the
+#: id only.
 _NEED_META = "need_meta = acc.id is None or acc.model is None"
+_NEED_MODEL = "need_meta = acc.model is None"
+_NEED_ID = "need_meta = acc.id is None"
+_NEED_METAS = (_NEED_META, _NEED_MODEL, _NEED_ID)
 
 #: A guard binding a member and testing it: ``(v3 := part.text) is not None``.
 _BOUND_GUARD = re.compile(r"^\((v[0-9]+) := ([A-Za-z_][\w.]*)\) is not None$")
@@ -344,7 +356,8 @@ def _place(
     )
     if step.action == "meta":
         extra = _inline("chunk", payload, step.extra, names) if step.extra else "None"
-        lines = [f"acc.meta({value if step.value else 'None'}, {extra})", _NEED_META]
+        need = _NEED_META if step.value and step.extra else _NEED_ID if step.value else _NEED_MODEL
+        lines = [f"acc.meta({value if step.value else 'None'}, {extra})", need]
         # The first id and model win: once both are known, nothing is read.
         guards.insert(0, "need_meta")
     scope.body.append(_Stmt(guards, lines))
