@@ -19,11 +19,14 @@ Rules (https://github.com/ndjson/ndjson-spec, https://jsonlines.org):
   and reported as for an SSE event without its blank line (:attr:`incomplete`,
   :attr:`bytes_discarded`, so the stream ends ``truncated``).
 
+:data:`NDJSON` (an :class:`NDJSONFraming`) is the framing object a channel holds: it builds
+the decoder and writes each event as one line.
+
 JSON text sequences (RFC 7464, ``application/json-seq``) are not read: their records are
 delimited by the record separator (0x1E) and may span lines, so they need their own
 splitter.
 
-Errors are those of :mod:`.sse` (one hierarchy for every framing): invalid UTF-8 in a
+Errors are those of :mod:`.framing` (one hierarchy for every framing): invalid UTF-8 in a
 complete line raises :class:`~.sse.InvalidUTF8Error`, a line longer than
 ``max_event_bytes`` :class:`~.sse.EventTooLargeError`, each with the stream's byte offset.
 Memory is O(longest line). Split-invariant: any split of a body into reads gives the same
@@ -38,9 +41,11 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Iterator
 
-from .sse import (
+from .framing import (
     DEFAULT_MAX_EVENT_BYTES,
     EventTooLargeError,
+    Framer,
+    Framing,
     InvalidUTF8Error,
     NamedEvents,
     RawEvents,
@@ -49,7 +54,7 @@ from .sse import (
     expand,
 )
 
-__all__ = ["NDJSONDecoder", "iter_values"]
+__all__ = ["NDJSON", "NDJSONDecoder", "NDJSONFraming", "iter_values"]
 
 _BOM = b"\xef\xbb\xbf"
 _new_tuple = tuple.__new__  # builds a NamedTuple without its Python-level __new__
@@ -349,3 +354,39 @@ def iter_values(
             raise
         yield from (event.data for event in events)
     yield from (event.data for event in decoder.close())
+
+
+class NDJSONFraming(Framing):
+    """Newline-delimited JSON (https://github.com/ndjson/ndjson-spec): decoded by
+    :class:`NDJSONDecoder`, an event written as its JSON text and an LF (NDJSON has no event
+    types or ids: they are not written). The one instance is :data:`NDJSON`."""
+
+    __slots__ = ()
+    name = "ndjson"
+    media_type = "application/x-ndjson"
+    content_type = "application/x-ndjson"
+    label = "NDJSON"
+
+    def decoder(self, max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES) -> Framer:
+        """A new :class:`NDJSONDecoder` (see :meth:`.framing.Framing.decoder`)."""
+        return NDJSONDecoder(max_event_bytes)
+
+    def frame(self, data: bytes, event: str = "message") -> bytes:
+        """``data`` (one JSON text without a line break) and an LF; ``event`` is not
+        written."""
+        return data + b"\n"
+
+    def frame_text(self, data: str, event: str = "message", id: str = "") -> bytes:
+        """``data`` as UTF-8 and an LF; ``event`` and ``id`` are not written.
+
+        Raises:
+            ValueError: ``data`` holds CR or LF (it would end the line, or be taken into
+                the line end).
+        """
+        if "\n" in data or "\r" in data:
+            raise ValueError("an NDJSON line cannot hold a line end")
+        return data.encode("utf-8") + b"\n"
+
+
+NDJSON = NDJSONFraming()
+"""The newline-delimited JSON framing, every NDJSON channel's ``framing``."""

@@ -23,8 +23,9 @@ RUNTIME = Path(output.runtime_dir())
 # What each module may import: the generated package depends on msgspec and the stdlib only
 # (and on pydantic with `model = "pydantic"`, whose packages alone get pydantic_support.py).
 ALLOWED = {
-    "sse.py": {"__future__", "collections.abc", "itertools", "operator", "re", "typing"},
-    "ndjson.py": {"__future__", "collections.abc", "json", ".sse"},
+    "framing.py": {"__future__", "collections.abc", "itertools", "typing"},
+    "sse.py": {"__future__", "collections.abc", "itertools", "operator", "re", "typing", ".framing"},
+    "ndjson.py": {"__future__", "collections.abc", "json", ".framing"},
     "events.py": {"__future__", "collections.abc", "typing", "msgspec"},
     "usage.py": {"__future__", "collections.abc", "operator", "typing", "msgspec"},
     "lenient.py": {"__future__", "collections.abc", "types", "typing", "msgspec", ".usage"},
@@ -43,7 +44,17 @@ ALLOWED = {
         ".usage",
     },
     "plan.py": {"__future__", "collections.abc", "typing", ".accumulate"},
-    "encoding.py": {"__future__", "collections.abc", "re", "typing", "msgspec", ".events", ".lenient", ".usage"},
+    "encoding.py": {
+        "__future__",
+        "collections.abc",
+        "re",
+        "typing",
+        "msgspec",
+        ".events",
+        ".lenient",
+        ".sse",
+        ".usage",
+    },
     "stream.py": {
         "__future__",
         "collections",
@@ -56,6 +67,7 @@ ALLOWED = {
         ".accumulate",
         ".encoding",
         ".events",
+        ".framing",
         ".ndjson",
         ".sse",
     },
@@ -70,6 +82,7 @@ ALLOWED = {
     },
 }
 THIRD_PARTY = {
+    "framing.py": set(),
     "sse.py": set(),
     "ndjson.py": set(),
     "events.py": {"msgspec"},

@@ -55,9 +55,28 @@ from __future__ import annotations
 
 import re
 from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Iterator
-from itertools import repeat
 from operator import itemgetter
-from typing import NamedTuple, Protocol
+from typing import NamedTuple
+
+from .framing import (
+    _READ_BYTES,
+    DEFAULT_MAX_EVENT_BYTES,
+    EventTooLargeError,
+    Framer,
+    Framing,
+    InvalidFieldError,
+    InvalidUTF8Error,
+    NamedEvents,
+    PayloadError,
+    RawEvents,
+    ServerSentEvent,
+    SSEError,
+    StreamState,
+    aread_items,
+    check_chunks,
+    expand,
+    read_items,
+)
 
 __all__ = [
     "DEFAULT_MAX_EVENT_BYTES",
@@ -68,20 +87,20 @@ __all__ = [
     "NamedEvents",
     "PayloadError",
     "RawEvents",
+    "SSE",
     "SSEDecoder",
+    "SSEFraming",
     "SSEError",
     "ServerSentEvent",
     "StreamState",
     "aiter_events",
     "aiter_raw",
+    "check_chunks",
     "expand",
     "iter_events",
     "iter_raw",
+    "sse_frame",
 ]
-
-DEFAULT_MAX_EVENT_BYTES: int = 8 * 1024 * 1024
-"""Default limit, in bytes, on one event's pending bytes (see
-:class:`EventTooLargeError`): 8 MiB."""
 
 _BOM = b"\xef\xbb\xbf"
 _VALUE = itemgetter(slice(6, None))  # the value of a "data: " line
@@ -121,349 +140,6 @@ def _is_utf8(data: bytes, end: int) -> bool:
     except UnicodeDecodeError:
         return False
     return True
-
-
-class ServerSentEvent(NamedTuple):
-    """One dispatched event (WHATWG HTML 9.2.6, "dispatch the event").
-
-    Attributes:
-        event: The event type: the value of the last ``event:`` field of the
-            block, or ``"message"`` when there was none or it was empty.
-        data: The ``data:`` field values of the block joined with ``"\\n"``
-            (the data buffer with its final trailing LF removed). May be
-            ``""`` (a block with an empty ``data`` field).
-        id: The last event ID buffer at dispatch time: the value of the most
-            recent ``id`` field seen in the stream so far, in this block or an
-            earlier one (``""`` if none was ever set). It persists across
-            events.
-        retry: The reconnection time in milliseconds from a valid ``retry``
-            field in this event's block, else ``None``.
-    """
-
-    event: str = "message"
-    data: str = ""
-    id: str = ""
-    retry: int | None = None
-
-
-class SSEError(Exception):
-    """Base class of the errors raised by this module.
-
-    Attributes:
-        events: The events dispatched by the same :meth:`SSEDecoder.feed` call
-            before the error was detected, in stream order; they are not
-            returned any other way. :func:`iter_events` and
-            :func:`aiter_events` yield them before raising and then empty
-            this list.
-    """
-
-    def __init__(self, message: str, events: list[ServerSentEvent] | None = None) -> None:
-        super().__init__(message)
-        self.events: list[ServerSentEvent] = [] if events is None else events
-
-
-class InvalidUTF8Error(SSEError):
-    """The stream is not valid UTF-8 (WHATWG HTML 9.2.6: event streams are
-    always UTF-8).
-
-    Raised by :meth:`SSEDecoder.feed` when a complete line does not decode
-    with strict UTF-8. Validity is decided per complete line; bytes of a last
-    unterminated line that is discarded at end of stream are not checked.
-
-    Attributes:
-        offset: Byte offset, counted from the first byte of the whole stream
-            (a leading BOM included), of the first invalid byte.
-        events: See :class:`SSEError`.
-    """
-
-    def __init__(
-        self, offset: int, reason: str, events: list[ServerSentEvent] | None = None
-    ) -> None:
-        super().__init__(
-            f"invalid UTF-8 in event stream at byte offset {offset}: {reason}",
-            events,
-        )
-        self.offset = offset
-
-
-class EventTooLargeError(SSEError):
-    """An event grew beyond the decoder's ``max_event_bytes``.
-
-    The event's pending bytes are the UTF-8 size of its data buffer (every
-    ``data`` value plus one byte for its LF) plus the length of the line being
-    read (without its line end, complete or not). This limit is not part of
-    the WHATWG standard; it bounds the decoder's memory.
-
-    Attributes:
-        limit: The limit, in bytes.
-        offset: Byte offset, counted from the first byte of the whole stream,
-            of the start of the line that took the event over the limit.
-        events: See :class:`SSEError`.
-    """
-
-    def __init__(
-        self, limit: int, offset: int, events: list[ServerSentEvent] | None = None
-    ) -> None:
-        super().__init__(
-            f"event larger than {limit} bytes (line starting at byte offset {offset})",
-            events,
-        )
-        self.limit = limit
-        self.offset = offset
-
-
-class InvalidFieldError(SSEError):
-    """A field's value cannot be applied: a ``retry`` value of all digits, but more of
-    them than Python converts to an integer (``sys.get_int_max_str_digits()``, 4300 by
-    default). Such a value is no reconnection time a server means; it is refused rather
-    than ignored, as the standard has every all-digits value applied.
-
-    Attributes:
-        field: The field name (``retry``).
-        events: See :class:`SSEError`.
-    """
-
-    def __init__(
-        self, field: str, reason: str, events: list[ServerSentEvent] | None = None
-    ) -> None:
-        super().__init__(f"invalid {field} field: {reason}", events)
-        self.field = field
-
-
-class PayloadError(SSEError):
-    """An event's data could not be turned into a typed event: JSON nested deeper than
-    the interpreter's recursion limit lets a decoder follow, a number too large to
-    convert, or any other failure of the typed decoding (the original exception is the
-    ``__cause__``). Raised while iterating a channel's decoded events (``stream.py``),
-    after the typed events before it.
-
-    Attributes:
-        event: The SSE event type of the event.
-        data: The first 200 characters of its data.
-        reason: What failed.
-        events: Always empty (the typed events before it were yielded).
-    """
-
-    def __init__(self, event: str, data: str, reason: str) -> None:
-        super().__init__(
-            f"cannot decode the data of a {event!r} event ({reason}): {data[:80]!r}"
-            + ("..." if len(data) > 80 else "")
-        )
-        self.event = event
-        self.data = data[:200]
-        self.reason = reason
-
-
-class RawEvents(NamedTuple):
-    """Consecutive events that are each a single ``data: `` line, as
-    :meth:`SSEDecoder.feed_raw` gives them: type ``message``, no ``retry``,
-    the same last event ID, and their data still as the UTF-8 bytes read
-    (checked valid), so that a consumer can parse them without building a
-    ``str`` and a :class:`ServerSentEvent` for each.
-
-    This is the shape of nearly every event of the providers' streams
-    (specs/xerotier/streaming-api.md:10-11: ``data: {...}\\n\\n``).
-
-    Attributes:
-        values: The data of each event (the line after ``data: ``, without
-            its line end), in stream order; never empty as a list.
-        id: The last event ID buffer they were dispatched with.
-    """
-
-    values: list[bytes]
-    id: str = ""
-
-    def events(self, start: int = 0) -> list[ServerSentEvent]:
-        """The events as :class:`ServerSentEvent` instances, in stream order
-        (``ServerSentEvent("message", value.decode(), id, None)`` each), from
-        the ``start``-th (0-based) on."""
-        values = self.values[start:] if start else self.values
-        event_type = FieldInterpreter.event_type("")
-        fields = zip(repeat(event_type), map(bytes.decode, values), repeat(self.id), repeat(None))
-        return list(map(_new_tuple, repeat(ServerSentEvent), fields))
-
-
-class NamedEvents(NamedTuple):
-    """Consecutive events that are each an ``event: `` line, a ``data: `` line
-    and a blank line (Anthropic's and OpenAI Responses' framing), as
-    :meth:`SSEDecoder.feed_raw` gives them: no ``retry``, the same last event
-    ID, their ``event`` lines and data still as the UTF-8 bytes read (checked
-    valid).
-
-    Attributes:
-        event_lines: Each event's ``event`` line as read, without its line end:
-            ``b"event: "`` + the event type (``b"event: "`` alone stands for type
-            ``message``), in stream order; never empty as a list. Kept whole so
-            that a consumer looks the line up as it is, without a copy per event.
-        values: The data of each event (the line after ``data: ``), in the
-            same order.
-        id: The last event ID buffer they were dispatched with.
-    """
-
-    event_lines: list[bytes]
-    values: list[bytes]
-    id: str = ""
-
-    def events(self, start: int = 0) -> list[ServerSentEvent]:
-        """The events as :class:`ServerSentEvent` instances, in stream order
-        (``ServerSentEvent(line[7:].decode() or "message", value.decode(), id, None)``
-        each), from the ``start``-th (0-based) on."""
-        lines = self.event_lines[start:] if start else self.event_lines
-        values = self.values[start:] if start else self.values
-        names = [FieldInterpreter.event_type(line[7:].decode()) for line in lines]
-        fields = zip(names, map(bytes.decode, values), repeat(self.id), repeat(None))
-        return list(map(_new_tuple, repeat(ServerSentEvent), fields))
-
-
-def expand(events: Iterable[ServerSentEvent | RawEvents | NamedEvents]) -> list[ServerSentEvent]:
-    """The events of a :meth:`SSEDecoder.feed_raw` result, all as :class:`ServerSentEvent`.
-
-    Args:
-        events: :class:`ServerSentEvent`, :class:`RawEvents` and
-            :class:`NamedEvents` items, in stream order.
-
-    Returns:
-        A new list, each :class:`RawEvents` or :class:`NamedEvents` replaced by
-        its events in place.
-    """
-    out: list[ServerSentEvent] = []
-    for item in events:
-        if isinstance(item, (RawEvents, NamedEvents)):
-            out += item.events()
-        else:
-            out.append(item)
-    return out
-
-
-#: How to read a body as bytes chunks, named in the errors below.
-_READ_BYTES = "response.iter_bytes() (httpx) or response.iter_content(chunk_size=None) (requests)"
-
-
-def check_chunks(chunks: object, caller: str = "decode()", is_async: bool = False) -> None:
-    """Reject what is not an iterable of byte chunks before any is read.
-
-    A body is passed as its chunks (``[body]`` when it is one ``bytes``); iterating a
-    ``bytes``, ``bytearray`` or ``memoryview`` gives ints, and a ``str`` gives
-    characters, which would otherwise be read as garbage and end the stream as
-    truncated, with no error (ssegen issue 24). Chunks that are ``str`` (an iterator of
-    them) are refused lazily, by :meth:`SSEDecoder.feed`, at the first one.
-
-    Args:
-        chunks: what the caller was given as the body's chunks.
-        caller: the function named in the message (``decode()``, ``iter_events()``).
-        is_async: the caller takes an async iterable (``adecode()``, ``aiter_events()``).
-
-    Raises:
-        TypeError: ``chunks`` is a whole body (``bytes``, ``bytearray``,
-            ``memoryview``, ``str``), or, for ``is_async``, not an async iterable;
-            the message says what to pass instead.
-    """
-    if is_async:
-        wanted = f"{caller} takes an async iterable of bytes chunks such as response.aiter_bytes()"
-        if isinstance(chunks, (bytes, bytearray, memoryview, str)):
-            fix = "[body.encode()]" if isinstance(chunks, str) else "[body]"
-            raise TypeError(
-                f"{wanted}; got {type(chunks).__name__}: a whole body is decoded without"
-                f" awaiting, as decode({fix})"
-            )
-        if not hasattr(chunks, "__aiter__"):
-            raise TypeError(
-                f"{wanted}; got {type(chunks).__name__}, which is not async: pass it to the"
-                " synchronous twin (decode(), iter_events())"
-            )
-        return
-    wanted = f"{caller} takes an iterable of bytes chunks such as {_READ_BYTES}"
-    if isinstance(chunks, (bytes, bytearray, memoryview)):
-        raise TypeError(f"{wanted}; got {type(chunks).__name__}: wrap it as [body]")
-    if isinstance(chunks, str):
-        raise TypeError(f"{wanted}; got str: encode it and wrap it as [body.encode()]")
-
-
-class Framer(Protocol):
-    """What cuts a body into events, as :func:`iter_raw` drives it: :class:`SSEDecoder`
-    (``text/event-stream``) or ``ndjson.NDJSONDecoder`` (one JSON value per line, each an
-    event of type ``message``). Same errors (:class:`SSEError` and its subclasses), same
-    progress attributes, same truncation rule (what :meth:`close` cannot dispatch is
-    counted in ``bytes_discarded`` and sets ``incomplete``)."""
-
-    @property
-    def bytes_consumed(self) -> int: ...
-
-    @property
-    def bytes_discarded(self) -> int: ...
-
-    @property
-    def incomplete(self) -> bool: ...
-
-    @property
-    def last_event_id(self) -> str: ...
-
-    @property
-    def reconnection_time(self) -> int | None: ...
-
-    def feed_raw(
-        self, chunk: bytes | bytearray | memoryview
-    ) -> list[ServerSentEvent | RawEvents | NamedEvents]: ...
-
-    def close(self) -> list[ServerSentEvent]: ...
-
-
-class StreamState:
-    """Mutable progress report filled in by :func:`iter_events` and
-    :func:`aiter_events`.
-
-    Attributes:
-        incomplete: Set when the stream ends: ``True`` when bytes of an
-            unterminated event were discarded (see
-            :attr:`SSEDecoder.incomplete`), also ``True`` when decoding
-            stopped with an :class:`SSEError`; ``False`` otherwise. Left
-            ``False`` if the consumer stops iterating early.
-        bytes_consumed: Total bytes of the stream fed to the decoder so far,
-            as of the last chunk (read-only, like the two below: read from the
-            stream's decoder, so that reading a chunk costs no update).
-        bytes_discarded: Set when the stream ends: the bytes after the last
-            blank line, discarded with the unterminated event (see
-            :attr:`SSEDecoder.bytes_discarded`); 0 for a complete stream and
-            when decoding stopped with an :class:`SSEError` (which tells what
-            was not decoded).
-        last_event_id: The last event ID string as of the last blank line
-            (the value to send as ``Last-Event-ID`` when reconnecting), as of
-            the last chunk.
-        reconnection_time: The last valid ``retry`` value seen, in
-            milliseconds, or ``None``, as of the last chunk.
-    """
-
-    __slots__ = ("incomplete", "bytes_discarded", "_decoder")
-
-    def __init__(self) -> None:
-        self.incomplete: bool = False
-        self.bytes_discarded: int = 0
-        # The decoder of the stream being read (set by iter_raw/aiter_raw); None before.
-        self._decoder: Framer | None = None
-
-    @property
-    def bytes_consumed(self) -> int:
-        """See the class docstring."""
-        return 0 if self._decoder is None else self._decoder.bytes_consumed
-
-    @property
-    def last_event_id(self) -> str:
-        """See the class docstring."""
-        return "" if self._decoder is None else self._decoder.last_event_id
-
-    @property
-    def reconnection_time(self) -> int | None:
-        """See the class docstring."""
-        return None if self._decoder is None else self._decoder.reconnection_time
-
-    def __repr__(self) -> str:
-        return (
-            f"StreamState(incomplete={self.incomplete!r},"
-            f" bytes_consumed={self.bytes_consumed!r},"
-            f" bytes_discarded={self.bytes_discarded!r},"
-            f" last_event_id={self.last_event_id!r},"
-            f" reconnection_time={self.reconnection_time!r})"
-        )
 
 
 def _retry_value(value: str, events: Iterable[ServerSentEvent | RawEvents | NamedEvents]) -> int:
@@ -1380,48 +1056,6 @@ async def aiter_events(
             yield event
 
 
-class _Reads:
-    """The decoding of one body read by read, shared by :func:`iter_raw` and its async twin
-    (which only differ in how they get the next chunk).
-
-    :meth:`feed` gives a read's items (an error the read causes is kept in :attr:`error`,
-    after the items dispatched before it, for the caller to raise once it has given them);
-    :meth:`close` gives what the end of the body dispatches and records in the
-    :class:`StreamState` how the body ended.
-    """
-
-    __slots__ = ("decoder", "state", "error")
-
-    def __init__(
-        self, max_event_bytes: int, state: StreamState | None, framer: Callable[[int], Framer]
-    ) -> None:
-        self.decoder = framer(max_event_bytes)
-        self.state = StreamState() if state is None else state
-        self.state._decoder = self.decoder
-        self.error: SSEError | None = None
-
-    def feed(
-        self, chunk: bytes | bytearray | memoryview
-    ) -> list[ServerSentEvent | RawEvents | NamedEvents]:
-        """The items one read dispatches; on an :class:`SSEError`, those dispatched before
-        it (the error, emptied of them, in :attr:`error`, the stream marked incomplete)."""
-        try:
-            return self.decoder.feed_raw(chunk)
-        except SSEError as exc:
-            self.state.incomplete = True
-            events: list[ServerSentEvent | RawEvents | NamedEvents] = [*exc.events]
-            exc.events = []
-            self.error = exc
-            return events
-
-    def close(self) -> list[ServerSentEvent | RawEvents | NamedEvents]:
-        """What the end of the body dispatches (an NDJSON last line), the state updated."""
-        last: list[ServerSentEvent | RawEvents | NamedEvents] = [*self.decoder.close()]
-        self.state.incomplete = self.decoder.incomplete
-        self.state.bytes_discarded = self.decoder.bytes_discarded
-        return last
-
-
 def iter_raw(
     chunks: Iterable[bytes | bytearray | memoryview],
     *,
@@ -1436,22 +1070,12 @@ def iter_raw(
     events dispatched before an error come as one last list. ``framer`` builds the
     decoder from ``max_event_bytes`` (:class:`SSEDecoder`, or ``ndjson.NDJSONDecoder``
     for a newline-delimited JSON body); what its ``close`` dispatches comes last.
+    The driver is :func:`.framing.read_items`, shared by every framing.
     """
-    check_chunks(chunks, "iter_events()")
-    reads = _Reads(max_event_bytes, state, framer)
-    for chunk in chunks:
-        events = reads.feed(chunk)
-        if reads.error is not None:
-            yield events
-            raise reads.error
-        if events:
-            yield events
-    last = reads.close()
-    if last:
-        yield last
+    return read_items(chunks, framer, max_event_bytes, state, "iter_events()")
 
 
-async def aiter_raw(
+def aiter_raw(
     chunks: AsyncIterable[bytes | bytearray | memoryview],
     *,
     max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
@@ -1459,16 +1083,70 @@ async def aiter_raw(
     framer: Callable[[int], Framer] = SSEDecoder,
 ) -> AsyncIterator[list[ServerSentEvent | RawEvents | NamedEvents]]:
     """:func:`iter_raw` over an async iterable of byte chunks (see :func:`aiter_events`):
-    the same :class:`_Reads`, read by ``async for``."""
-    check_chunks(chunks, "aiter_events()", is_async=True)
-    reads = _Reads(max_event_bytes, state, framer)
-    async for chunk in chunks:
-        events = reads.feed(chunk)
-        if reads.error is not None:
-            yield events
-            raise reads.error
-        if events:
-            yield events
-    last = reads.close()
-    if last:
-        yield last
+    :func:`.framing.aread_items`."""
+    return aread_items(chunks, framer, max_event_bytes, state, "aiter_events()")
+
+
+# --------------------------------------------------------------------------
+# The framing object: text/event-stream both ways
+
+_UNSAFE = re.compile("[\r\n\0]")
+
+
+def sse_frame(data: str, event: str = "message", id: str = "") -> bytes:
+    """One SSE event as bytes: an ``event:`` line unless the type is ``message``, an ``id:``
+    line when ``id`` is set, one ``data:`` line per line of ``data`` (split at LF, as the WHATWG
+    "event stream interpretation" joins ``data:`` lines with LF), then a blank line; decoding
+    it gives back ``event``, ``data`` and ``id``.
+
+    Raises:
+        ValueError: ``event`` or ``id`` holds CR, LF or NUL, or ``data`` holds CR, which no
+            SSE field can carry (the decoder would end the line there).
+    """
+    if _UNSAFE.search(event) or _UNSAFE.search(id):
+        raise ValueError(f"an SSE event type or id cannot hold CR, LF or NUL: {event!r}, {id!r}")
+    if "\r" in data:
+        raise ValueError("SSE data cannot hold CR (it ends a line); only LF splits data lines")
+    head = ("" if event == "message" else f"event: {event}\n") + (f"id: {id}\n" if id else "")
+    lines = "".join(f"data: {line}\n" for line in data.split("\n"))
+    return f"{head}{lines}\n".encode()
+
+
+class SSEFraming(Framing):
+    """``text/event-stream`` (WHATWG HTML 9.2.6): decoded by :class:`SSEDecoder`, an event
+    written as its ``event:`` line (none for type ``message``) and its ``data:`` lines
+    (:func:`sse_frame`). The one instance is :data:`SSE`."""
+
+    __slots__ = ("_heads",)
+    name = "sse"
+    media_type = "text/event-stream"
+    content_type = "text/event-stream; charset=utf-8"
+    label = "SSE"
+
+    def __init__(self) -> None:
+        # The lines before ``data:`` per event type, built once per type.
+        self._heads: dict[str, bytes] = {}
+
+    def decoder(self, max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES) -> Framer:
+        """A new :class:`SSEDecoder` (see :meth:`.framing.Framing.decoder`)."""
+        return SSEDecoder(max_event_bytes)
+
+    def frame(self, data: bytes, event: str = "message") -> bytes:
+        """``event: <event>`` (none for ``message``), ``data: <data>`` and a blank line
+        (see :meth:`.framing.Framing.frame`; ``data`` holds no line break).
+
+        Raises:
+            ValueError: ``event`` holds CR, LF or NUL.
+        """
+        head = self._heads.get(event)
+        if head is None:
+            head = self._heads[event] = sse_frame("", event)[: -len(b"data: \n\n")]
+        return head + b"data: " + data + b"\n\n"
+
+    def frame_text(self, data: str, event: str = "message", id: str = "") -> bytes:
+        """:func:`sse_frame` (see :meth:`.framing.Framing.frame_text`)."""
+        return sse_frame(data, event, id)
+
+
+SSE = SSEFraming()
+"""The ``text/event-stream`` framing, every SSE channel's ``framing``."""
