@@ -97,6 +97,8 @@ def compile_steps(
         return None
     statements = tuple(_unbound(_render(item)) for item in _factored(root.body))
     before: tuple[str, ...] = ("states = acc.states",) if any("states.get(" in s for s in statements) else ()
+    if any("texts.get(" in s for s in statements):
+        before += ("texts = acc.texts",)
     read = {line.strip() for code in statements for line in code.splitlines()}
     needs = [need for need in _NEED_METAS if need in read]
     if len(needs) > 1:  # meta steps reading different members: each waits for both
@@ -378,7 +380,10 @@ def _statement(
         return []
     if action == "append":
         if not key:
-            return [f"acc.add_text({step.field!r}, {value})"]
+            # The value is a string (checked above): appended to the text's parts directly
+            # (the dict bound before the loop), not through a call of ``acc.add_text`` per
+            # event (Ollama: one per line, twice on a thinking line).
+            return [f"(texts.get({step.field!r}) or acc.text_parts({step.field!r})).append({value})"]
         fields = _CHOICE_TEXTS if choices else _BLOCK_TEXTS
         if step.field in fields:
             return [f"{slot}.{step.field}.append({value})"]
