@@ -130,4 +130,4 @@ def test_an_append_without_key_appends_to_the_texts_bound_before_the_loop() -> N
     compiled = compile_steps(payload, (step,), True)
     assert compiled is not None and "texts = acc.texts" in compiled.before
     code = "\n".join(compiled.statements)
-    assert '(texts.get("text") or acc.text_parts("text")).append(' in code and "add_text" not in code
+    assert "(texts.get('text') or acc.text_parts('text')).append(" in code and "add_text" not in code
