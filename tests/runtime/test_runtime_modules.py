@@ -24,7 +24,18 @@ RUNTIME = Path(output.runtime_dir())
 # (and on pydantic with `model = "pydantic"`, whose packages alone get pydantic_support.py).
 ALLOWED = {
     "framing.py": {"__future__", "collections.abc", "itertools", "typing"},
-    "sse.py": {"__future__", "collections.abc", "itertools", "operator", "re", "typing", ".framing"},
+    "sse_lines.py": {"__future__", "typing", ".framing"},
+    "sse_fields.py": {"__future__", "collections.abc", ".framing"},
+    "sse_runs.py": {"__future__", "operator", "re", ".framing"},
+    "sse.py": {
+        "__future__",
+        "collections.abc",
+        "re",
+        ".framing",
+        ".sse_fields",
+        ".sse_lines",
+        ".sse_runs",
+    },
     "ndjson.py": {"__future__", "collections.abc", "json", ".framing"},
     "events.py": {"__future__", "collections.abc", "typing", "msgspec"},
     "usage.py": {"__future__", "collections.abc", "operator", "typing", "msgspec"},
@@ -83,6 +94,9 @@ ALLOWED = {
 }
 THIRD_PARTY = {
     "framing.py": set(),
+    "sse_lines.py": set(),
+    "sse_fields.py": set(),
+    "sse_runs.py": set(),
     "sse.py": set(),
     "ndjson.py": set(),
     "events.py": {"msgspec"},
