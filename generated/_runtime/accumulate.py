@@ -907,6 +907,16 @@ class Accumulator:
                 parts = self.texts[name] = _Parts()
             parts.append(text)
 
+    def text_parts(self, name: str) -> list[str]:
+        """The parts of the stream's named text ``name``, created empty on first use: a
+        compiled plan's ``append`` with no key appends a delta it knows to be a string to
+        them directly (``(texts.get(name) or acc.text_parts(name)).append(delta)``), as
+        :meth:`add_text` would, without a call per delta."""
+        parts = self.texts.get(name)
+        if parts is None:
+            parts = self.texts[name] = _Parts()
+        return parts
+
     def collect(self, name: str, value: Any) -> None:
         """Append ``value`` (plain data, as sent) to the stream's named list ``name`` (a
         plan's ``collect`` with no key: Cohere's citations); None adds nothing."""

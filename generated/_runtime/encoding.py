@@ -20,6 +20,7 @@ import msgspec
 
 from .events import UnknownEvent
 from .lenient import MSGSPEC, OFF_SPEC_WIRE, ModelLibrary
+from .sse import sse_frame as sse_frame  # re-exported: it was defined here
 from .usage import usage_as_sent
 
 # --- Encoding: typed events back to SSE bytes ------------------------------------------
@@ -210,28 +211,6 @@ def _set_pointer(out: Any, pointer: str, value: Any) -> None:
             out = out.setdefault(part, {})
         else:
             return
-
-
-_UNSAFE = re.compile("[\r\n\0]")
-
-
-def sse_frame(data: str, event: str = "message", id: str = "") -> bytes:
-    """One SSE event as bytes: an ``event:`` line unless the type is ``message``, an ``id:``
-    line when ``id`` is set, one ``data:`` line per line of ``data`` (split at LF, as the WHATWG
-    "event stream interpretation" joins ``data:`` lines with LF), then a blank line; decoding
-    it gives back ``event``, ``data`` and ``id``.
-
-    Raises:
-        ValueError: ``event`` or ``id`` holds CR, LF or NUL, or ``data`` holds CR, which no
-            SSE field can carry (the decoder would end the line there).
-    """
-    if _UNSAFE.search(event) or _UNSAFE.search(id):
-        raise ValueError(f"an SSE event type or id cannot hold CR, LF or NUL: {event!r}, {id!r}")
-    if "\r" in data:
-        raise ValueError("SSE data cannot hold CR (it ends a line); only LF splits data lines")
-    head = ("" if event == "message" else f"event: {event}\n") + (f"id: {id}\n" if id else "")
-    lines = "".join(f"data: {line}\n" for line in data.split("\n"))
-    return f"{head}{lines}\n".encode()
 
 
 _WORDS = re.compile(r"\s*\S+|\s+$")

@@ -19,11 +19,14 @@ Rules (https://github.com/ndjson/ndjson-spec, https://jsonlines.org):
   and reported as for an SSE event without its blank line (:attr:`incomplete`,
   :attr:`bytes_discarded`, so the stream ends ``truncated``).
 
+:data:`NDJSON` (an :class:`NDJSONFraming`) is the framing object a channel holds: it builds
+the decoder and writes each event as one line.
+
 JSON text sequences (RFC 7464, ``application/json-seq``) are not read: their records are
 delimited by the record separator (0x1E) and may span lines, so they need their own
 splitter.
 
-Errors are those of :mod:`.sse` (one hierarchy for every framing): invalid UTF-8 in a
+Errors are those of :mod:`.framing` (one hierarchy for every framing): invalid UTF-8 in a
 complete line raises :class:`~.sse.InvalidUTF8Error`, a line longer than
 ``max_event_bytes`` :class:`~.sse.EventTooLargeError`, each with the stream's byte offset.
 Memory is O(longest line). Split-invariant: any split of a body into reads gives the same
@@ -38,9 +41,11 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Iterator
 
-from .sse import (
+from .framing import (
     DEFAULT_MAX_EVENT_BYTES,
     EventTooLargeError,
+    Framer,
+    Framing,
     InvalidUTF8Error,
     NamedEvents,
     RawEvents,
@@ -49,10 +54,16 @@ from .sse import (
     expand,
 )
 
-__all__ = ["NDJSONDecoder", "iter_values"]
+__all__ = ["NDJSON", "NDJSONDecoder", "NDJSONFraming", "iter_values"]
 
 _BOM = b"\xef\xbb\xbf"
 _new_tuple = tuple.__new__  # builds a NamedTuple without its Python-level __new__
+#: The most values one run (:class:`~.sse.RawEvents`) holds: a long read (a whole body) is
+#: handed on as runs of this many, so that a consumer decoding a run at once holds a run's
+#: typed values, not the read's, while it applies them (Ollama, whole body of 20,000 lines:
+#: one run of all of them decoded 2.3x slower than runs of 64, the typed values no longer
+#: in the CPU caches when they are applied, and all of them held at once).
+RUN_VALUES = 64
 
 
 class NDJSONDecoder:
@@ -172,9 +183,7 @@ class NDJSONDecoder:
             self._pending.clear()
             self._pending_len = 0
         values = self._values(chunk, cut, start)
-        events: list[ServerSentEvent | RawEvents | NamedEvents] = (
-            [_new_tuple(RawEvents, (values, ""))] if values else []
-        )
+        events = _runs(values)
         tail = chunk[cut + 1 :]
         if tail:
             try:
@@ -255,9 +264,13 @@ class NDJSONDecoder:
         """The values of the complete lines ``whole[:cut]`` (``whole[cut]`` is an LF;
         ``whole[0]`` at absolute offset ``start``), checked against the limit and UTF-8."""
         lines = whole[:cut].split(b"\n")
-        if max(map(len, lines)) > self._max:
+        # No line is longer than the bytes they were cut from: the lengths are read only
+        # when those are over the limit (4 KiB reads of an 8 MiB limit never are).
+        if cut > self._max and max(map(len, lines)) > self._max:
             self._fail_long(lines, start)
         self._text(whole[: cut + 1], start, lines)
+        # (Searching the bytes for an empty line, b"\n\n", measured slower than filtering
+        # the lines: every LF is a candidate match.)
         return self._clean(lines, whole.find(b"\r", 0, cut) >= 0)
 
     @staticmethod
@@ -299,6 +312,16 @@ class NDJSONDecoder:
             raise InvalidUTF8Error(start + exc.start, exc.reason, events) from None
 
 
+def _runs(values: list[bytes]) -> list[ServerSentEvent | RawEvents | NamedEvents]:
+    """``values`` as consecutive runs of at most :data:`RUN_VALUES` values (none when empty)."""
+    if len(values) <= RUN_VALUES:
+        return [_new_tuple(RawEvents, (values, ""))] if values else []
+    return [
+        _new_tuple(RawEvents, (values[start : start + RUN_VALUES], ""))
+        for start in range(0, len(values), RUN_VALUES)
+    ]
+
+
 def _is_json(text: str) -> bool:
     """Whether ``text`` is one whole JSON value (nested deeper than the parser follows counts
     as whole: typed decoding then reports it)."""
@@ -335,3 +358,39 @@ def iter_values(
             raise
         yield from (event.data for event in events)
     yield from (event.data for event in decoder.close())
+
+
+class NDJSONFraming(Framing):
+    """Newline-delimited JSON (https://github.com/ndjson/ndjson-spec): decoded by
+    :class:`NDJSONDecoder`, an event written as its JSON text and an LF (NDJSON has no event
+    types or ids: they are not written). The one instance is :data:`NDJSON`."""
+
+    __slots__ = ()
+    name = "ndjson"
+    media_type = "application/x-ndjson"
+    content_type = "application/x-ndjson"
+    label = "NDJSON"
+
+    def decoder(self, max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES) -> Framer:
+        """A new :class:`NDJSONDecoder` (see :meth:`.framing.Framing.decoder`)."""
+        return NDJSONDecoder(max_event_bytes)
+
+    def frame(self, data: bytes, event: str = "message") -> bytes:
+        """``data`` (one JSON text without a line break) and an LF; ``event`` is not
+        written."""
+        return data + b"\n"
+
+    def frame_text(self, data: str, event: str = "message", id: str = "") -> bytes:
+        """``data`` as UTF-8 and an LF; ``event`` and ``id`` are not written.
+
+        Raises:
+            ValueError: ``data`` holds CR or LF (it would end the line, or be taken into
+                the line end).
+        """
+        if "\n" in data or "\r" in data:
+            raise ValueError("an NDJSON line cannot hold a line end")
+        return data.encode("utf-8") + b"\n"
+
+
+NDJSON = NDJSONFraming()
+"""The newline-delimited JSON framing, every NDJSON channel's ``framing``."""

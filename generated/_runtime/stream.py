@@ -33,23 +33,24 @@ from typing import TYPE_CHECKING, Any, Generic, Self, TypeGuard, TypeVar
 import msgspec
 
 from .accumulate import COMPACT_PARTS, Accumulator, Family, StreamResult, _family
-from .encoding import Encoding, Synthesis, sse_frame
+from .encoding import Encoding, Synthesis
 from .events import StreamTruncated, UnknownEvent, VendorEvent, truncated_reason
-from .ndjson import NDJSONDecoder
-from .sse import (
+from .framing import (
     DEFAULT_MAX_EVENT_BYTES,
     Framer,
+    Framing,
     NamedEvents,
     PayloadError,
     RawEvents,
     ServerSentEvent,
-    SSEDecoder,
     SSEError,
     StreamState,
-    aiter_raw,
+    aread_items,
     check_chunks,
-    iter_raw,
+    read_items,
 )
+from .ndjson import NDJSON
+from .sse import SSE, SSEDecoder
 
 E = TypeVar("E")
 R = TypeVar("R")
@@ -394,9 +395,7 @@ class EventStream(_StreamProgress, Generic[E]):
         self.state = StreamState()
         self.classifier = classifier
         self._chunks = chunks
-        self._batches = iter_raw(
-            chunks, max_event_bytes=max_event_bytes, state=self.state, framer=framer
-        )
+        self._batches = read_items(chunks, framer, max_event_bytes, self.state, "decode()")
         # The items of each read, then the typed events: both lazy, and chained in C (no
         # Python-level frame resumed per event). Read by read: a long read's runs
         # (sse.SSEDecoder.feed_raw takes it in windows) are not all held as typed events.
@@ -473,9 +472,7 @@ class AsyncEventStream(_StreamProgress, Generic[E]):
         self.state = StreamState()
         self.classifier = classifier
         self._chunks = chunks
-        self._batches = aiter_raw(
-            chunks, max_event_bytes=max_event_bytes, state=self.state, framer=framer
-        )
+        self._batches = aread_items(chunks, framer, max_event_bytes, self.state, "adecode()")
         self._events = self._typed()
 
     async def _typed(self) -> AsyncIterator[E]:
@@ -558,6 +555,10 @@ def _reason(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {str(exc)[:120]}"
 
 
+FRAMINGS: dict[str, Framing] = {SSE.name: SSE, NDJSON.name: NDJSON}
+"""The framings by name (the IR channel's ``framing``), for ``Channel(framing=<name>)``."""
+
+
 class Channel(Generic[E]):
     """One streaming endpoint of the provider: decode bytes, assemble results.
 
@@ -574,17 +575,20 @@ class Channel(Generic[E]):
         encoding: what :meth:`encode` and :meth:`example_stream` need (event types,
             required members, the terminator, the examples); by default every event
             travels as ``message`` and there are no examples.
-        framing: how the body is cut into events (the IR channel's ``framing``):
-            ``sse`` (``text/event-stream``) or ``ndjson`` (one JSON value per line:
-            decoded by ``ndjson.NDJSONDecoder``, encoded one line per event).
+        framing: how the body is cut into events and events written back: a
+            ``framing.Framing`` (``sse.SSE``, ``text/event-stream``; ``ndjson.NDJSON``, one
+            JSON value per line), or its name (the IR channel's ``framing``: ``sse``,
+            ``ndjson``; see :data:`FRAMINGS`).
 
     Attributes:
         classify: ``classifier.event``: one SSE event -> its typed event (never raises).
-        framer: the decoder class ``framing`` names (``sse.SSEDecoder`` or
-            ``ndjson.NDJSONDecoder``), for ``sse.iter_events(..., framer=...)``.
+        framing: the ``framing.Framing`` (``media_type``, ``decoder``, ``frame``); it
+            compares equal to its name.
+        framer: ``framing.decoder``: builds the body's decoder from ``max_event_bytes``,
+            for ``sse.iter_events(..., framer=...)``.
 
     Raises:
-        ValueError: ``framing`` is neither ``sse`` nor ``ndjson``.
+        ValueError: ``framing`` is a name :data:`FRAMINGS` does not hold.
     """
 
     def __init__(
@@ -595,10 +599,12 @@ class Channel(Generic[E]):
         runs: dict[type, Run],
         family: str = Family.CHAT.value,
         encoding: Encoding | None = None,
-        framing: str = "sse",
+        framing: Framing | str = SSE,
     ) -> None:
-        if framing not in ("sse", "ndjson"):
-            raise ValueError(f"framing must be 'sse' or 'ndjson', got {framing!r}")
+        if isinstance(framing, str):
+            if framing not in FRAMINGS:
+                raise ValueError(f"framing must be one of {', '.join(FRAMINGS)}, got {framing!r}")
+            framing = FRAMINGS[framing]
         self.address = address
         self.messages = messages
         self.classifier = classifier
@@ -606,8 +612,8 @@ class Channel(Generic[E]):
         self.runs = runs
         self.family = _family(family)
         self.encoding = encoding or Encoding()
-        self.framing = framing
-        self.framer: Callable[[int], Framer] = NDJSONDecoder if framing == "ndjson" else SSEDecoder
+        self.framing: Framing = framing
+        self.framer: Callable[[int], Framer] = framing.decoder
 
     def __repr__(self) -> str:
         return f"Channel({self.address!r})"
@@ -623,58 +629,37 @@ class Channel(Generic[E]):
         (``data: [DONE]``); an :class:`UnknownEvent` is re-emitted as it came (its event
         type, id and raw data); a :class:`VendorEvent` as its payload. Data holding LF is
         split into several ``data:`` lines (WHATWG HTML, "event stream interpretation":
-        the decoder joins them with LF).
+        the decoder joins them with LF). The bytes are the channel's framing's
+        (``framing.frame``, ``framing.frame_text``): on an NDJSON channel each event is its JSON
+        text (an unknown event's raw data, a literal) and an LF, with no event type or id.
 
         Raises:
             ValueError: ``event`` is a :class:`StreamTruncated` (a cut stream has no event
-                to write), or an event type, id or raw data no SSE line can carry (CR).
+                to write), or an event type, id or raw data no SSE line can carry (CR), or
+                raw data holding a line end on an NDJSON channel.
             TypeError: ``event`` is neither an :class:`UnknownEvent`, :class:`VendorEvent`
                 nor an instance of a message class (a msgspec ``Struct``; a pydantic model for
                 that flavour); it is not checked to be one of this channel's.
         """
-        if self.framing == "ndjson":
-            return self._encode_line(event)
         enc = self.encoding
+        framing = self.framing
         cls = type(event)
         if isinstance(event, UnknownEvent):
-            return sse_frame(event.data, event.event, event.id)
+            return framing.frame_text(event.data, event.event, event.id)
         if isinstance(event, StreamTruncated):
-            raise ValueError("a StreamTruncated event marks a cut stream; it has no SSE form")
+            raise ValueError(
+                f"a StreamTruncated event marks a cut stream; it has no {framing.label} form"
+            )
         if isinstance(event, VendorEvent):
-            return sse_frame(msgspec.json.encode(event.payload).decode("utf-8"))
+            return framing.frame(msgspec.json.encode(event.payload))
         name = enc.events.get(cls, "message")
         literal = enc.literals.get(cls)
         if literal is not None:
-            return sse_frame(literal, name)
+            return framing.frame_text(literal, name)
         if not enc.library.is_class(cls):
             raise TypeError(f"cannot encode {cls.__name__}: not a message class ({self!r})")
-        # JSON text holds no line break (msgspec escapes them): one ``data:`` line.
-        return enc.head(name) + b"data: " + enc.json(event) + b"\n\n"
-
-    def _encode_line(self, event: E) -> bytes:
-        """:meth:`encode` on an NDJSON channel: the event's JSON and an LF (an
-        :class:`UnknownEvent` as its raw data, a :class:`VendorEvent` as its payload).
-
-        Raises:
-            ValueError: a :class:`StreamTruncated`, or raw data holding a line end.
-            TypeError: as :meth:`encode`.
-        """
-        enc = self.encoding
-        cls = type(event)
-        if isinstance(event, StreamTruncated):
-            raise ValueError("a StreamTruncated event marks a cut stream; it has no NDJSON form")
-        if isinstance(event, UnknownEvent):
-            if "\n" in event.data or "\r" in event.data:
-                raise ValueError("an NDJSON line cannot hold a line end")
-            return event.data.encode("utf-8") + b"\n"
-        if isinstance(event, VendorEvent):
-            return msgspec.json.encode(event.payload) + b"\n"
-        literal = enc.literals.get(cls)
-        if literal is not None:
-            return literal.encode("utf-8") + b"\n"
-        if not enc.library.is_class(cls):
-            raise TypeError(f"cannot encode {cls.__name__}: not a message class ({self!r})")
-        return enc.json(event) + b"\n"
+        # JSON text holds no line break (msgspec escapes them): one ``data:`` line, one line.
+        return framing.frame(enc.json(event), name)
 
     def encode_stream(self, events: Iterable[E]) -> Iterator[bytes]:
         """Each of ``events`` encoded (:meth:`encode`), lazily, then the terminator when the

@@ -272,13 +272,14 @@ def _apply_chat_content_end(acc: Accumulator, chunks: Iterable[models.ContentEnd
 def _apply_chat_tool_plan_delta(
     acc: Accumulator, chunks: Iterable[models.ToolPlanDeltaEvent]
 ) -> None:
+    texts = acc.texts
     for chunk in chunks:
         if (
             (v0 := chunk.delta) is not None
             and (v1 := v0.message) is not None
             and (v2 := v1.tool_plan) is not None
         ):
-            acc.add_text("tool_plan", v2)
+            (texts.get("tool_plan") or acc.text_parts("tool_plan")).append(v2)
 
 
 _PLAN_APPLY_CHAT_TOOL_CALL_START = Plan(

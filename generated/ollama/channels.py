@@ -90,16 +90,17 @@ def classify_values_api_chat(
 
 
 def _apply_api_chat_chat_chunk(acc: Accumulator, chunks: Iterable[models.ChatChunk]) -> None:
-    need_meta = acc.id is None or acc.model is None
+    texts = acc.texts
+    need_meta = acc.model is None
     for chunk in chunks:
         if need_meta:
             acc.meta(None, chunk.model)
-            need_meta = acc.id is None or acc.model is None
+            need_meta = acc.model is None
         if (v0 := chunk.message) is not None:
             if (v1 := v0.content) is not None:
-                acc.add_text("text", v1)
+                (texts.get("text") or acc.text_parts("text")).append(v1)
             if (v3 := v0.thinking) is not None:
-                acc.add_text("thinking", v3)
+                (texts.get("thinking") or acc.text_parts("thinking")).append(v3)
         if (v4 := chunk.message) is not None and (v5 := v4.tool_calls) is not None:
             for v6 in v5:
                 acc.tool_call(None, v6.function.name, v6.function.arguments)
@@ -193,14 +194,15 @@ def classify_values_api_generate(
 def _apply_api_generate_generate_chunk(
     acc: Accumulator, chunks: Iterable[models.GenerateChunk]
 ) -> None:
-    need_meta = acc.id is None or acc.model is None
+    texts = acc.texts
+    need_meta = acc.model is None
     for chunk in chunks:
         if need_meta:
             acc.meta(None, chunk.model)
-            need_meta = acc.id is None or acc.model is None
-        acc.add_text("text", chunk.response)
+            need_meta = acc.model is None
+        (texts.get("text") or acc.text_parts("text")).append(chunk.response)
         if (v0 := chunk.thinking) is not None:
-            acc.add_text("thinking", v0)
+            (texts.get("thinking") or acc.text_parts("thinking")).append(v0)
         if (v1 := chunk.done_reason) is not None:
             acc.stop_reason = v1
         if (

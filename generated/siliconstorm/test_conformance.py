@@ -128,14 +128,10 @@ def test_synthesized_example_decodes_to_its_message(
 @pytest.mark.parametrize("channel", sorted({e[0] for e in EXAMPLES + SYNTHESIZED}))
 def test_channel_examples_stream_assembles(channel: str) -> None:
     examples = [e for e in EXAMPLES + SYNTHESIZED if e[0] == channel]
-    if CHANNELS[channel].framing == "ndjson":  # one JSON value per line
-        frames = [f"{e[4]}\r\n" for e in examples]
-    else:
-        frames = [
-            ("" if e[1] == "message" else f"event: {e[1]}\r\n") + f"data: {e[4]}\r\n\r\n"
-            for e in examples
-        ]
-    body = "".join(frames).encode("utf-8")
+    # Each example as its channel's framing writes it (an SSE event, or one NDJSON line), its
+    # line ends CRLF, which both framings read as LF.
+    frame = CHANNELS[channel].framing.frame_text
+    body = b"".join(frame(e[4], e[1]).replace(b"\n", b"\r\n") for e in examples)
     reads = [body[i : i + 7] for i in range(0, len(body), 7)]
     events = list(CHANNELS[channel].decode(reads))
     assert [type(e).__name__ for e in events] == [e[3] for e in examples]

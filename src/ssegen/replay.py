@@ -190,11 +190,18 @@ class Step(NamedTuple):
 
 
 def content_type(channel: Any) -> str:
-    """The ``content-type`` of ``channel``'s responses: ``application/x-ndjson`` for a channel
-    framed as newline-delimited JSON (``channel.framing``), else ``text/event-stream``."""
-    if getattr(channel, "framing", "sse") == "ndjson":
-        return "application/x-ndjson"
-    return "text/event-stream; charset=utf-8"
+    """The ``content-type`` of ``channel``'s responses, its framing's (``channel.framing``,
+    a runtime ``framing.Framing``): ``application/x-ndjson`` for newline-delimited JSON,
+    ``text/event-stream; charset=utf-8`` for SSE (also for a channel without one)."""
+    framing = getattr(channel, "framing", None)
+    return getattr(framing, "content_type", None) or "text/event-stream; charset=utf-8"
+
+
+def _framing_name(channel: Any) -> str:
+    """The name of ``channel``'s framing (``sse``, ``ndjson``): the IR's, which
+    :func:`split_frames` takes."""
+    framing = getattr(channel, "framing", "sse")
+    return str(getattr(framing, "name", framing))
 
 
 def split_frames(body: bytes, framing: str = "sse") -> list[bytes]:
@@ -314,7 +321,7 @@ def frames_for(
     if len(given) > 1:
         raise FaultError(f"give one source of events, not {' and '.join(given)}")
     if replay is not None:
-        framing = getattr(channel, "framing", "sse")
+        framing = _framing_name(channel)
         if isinstance(replay, bytes):
             return split_frames(replay, framing)
         try:
@@ -356,7 +363,7 @@ def error_frame(channel: Any) -> bytes:
         if any(e.get("kind") == "error_event" for e in errors):
             return bytes(channel.encode(typed))
     error = {"message": "ssegen mock: error event injected (error_event)", "type": "server_error", "code": None}
-    if getattr(channel, "framing", "sse") == "ndjson":
+    if _framing_name(channel) == "ndjson":
         return f"{json.dumps({'error': error['message']}, separators=(',', ':'))}\n".encode()
     if enc.events:
         payload = json.dumps({"type": "error", "error": error}, separators=(",", ":"))

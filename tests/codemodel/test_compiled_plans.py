@@ -101,3 +101,33 @@ def test_the_compiled_gemini_plan_and_the_executor_assemble_alike(monkeypatch: o
         for event in gemini.decode([body]):
             runtime_plan.run(acc, plan, event)
         assert compiled.to_dict() == acc.result().to_dict()
+
+
+def test_meta_waits_only_for_what_its_steps_read() -> None:
+    """A meta step with no id (Ollama's lines send none) stops calling meta once the model is
+    known; steps reading different members wait for both."""
+    provider = load_provider(SPECS, "gemini").provider
+    assert provider is not None
+    payload = provider.channels[0].messages[0].payload
+    model = AccumulateStep("meta", extra=("modelVersion",))
+    ident = AccumulateStep("meta", value=("responseId",))
+    compiled = compile_steps(payload, (model,), True)
+    assert compiled is not None and "need_meta = acc.model is None" in compiled.before
+    assert "acc.id" not in "\n".join((*compiled.before, *compiled.statements))
+    both = compile_steps(payload, (model, ident), True)
+    assert both is not None and both.before == ("need_meta = acc.id is None or acc.model is None",)
+    code = "\n".join(both.statements)
+    assert code.count("need_meta = acc.id is None or acc.model is None") == 2
+
+
+def test_an_append_without_key_appends_to_the_texts_bound_before_the_loop() -> None:
+    """A text of the stream (Ollama's ``text`` and ``thinking``) takes each string delta by an
+    ``append`` on its parts, not a call of ``acc.add_text`` per event."""
+    provider = load_provider(SPECS, "gemini").provider
+    assert provider is not None
+    payload = provider.channels[0].messages[0].payload
+    step = AccumulateStep("append", value=("modelVersion",), field="text")
+    compiled = compile_steps(payload, (step,), True)
+    assert compiled is not None and "texts = acc.texts" in compiled.before
+    code = "\n".join(compiled.statements)
+    assert "(texts.get('text') or acc.text_parts('text')).append(" in code and "add_text" not in code

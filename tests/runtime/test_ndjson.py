@@ -184,3 +184,14 @@ def test_iter_events_and_aiter_events_read_ndjson_alike(body: bytes, data: st.Da
     assert asyncio.run(collect(astate)) == values == _literal(body)[0]
     assert (astate.incomplete, astate.bytes_discarded) == (state.incomplete, state.bytes_discarded)
     assert (state.incomplete, state.bytes_discarded) == _literal(body)[1:]
+
+
+def test_a_long_read_is_handed_on_in_runs_of_run_values() -> None:
+    """A read of many lines (a whole body) gives runs of at most ``RUN_VALUES`` values, in
+    order, so that a consumer decoding a run at once holds one run's typed values."""
+    from ssegen.runtime.ndjson import RUN_VALUES
+
+    lines = [b'{"i":%d}' % i for i in range(2 * RUN_VALUES + 3)]
+    runs = NDJSONDecoder().feed_raw(b"\n".join(lines) + b"\n")
+    assert [len(run.values) for run in runs] == [RUN_VALUES, RUN_VALUES, 3]
+    assert [value for run in runs for value in run.values] == lines

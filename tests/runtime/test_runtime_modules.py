@@ -23,8 +23,20 @@ RUNTIME = Path(output.runtime_dir())
 # What each module may import: the generated package depends on msgspec and the stdlib only
 # (and on pydantic with `model = "pydantic"`, whose packages alone get pydantic_support.py).
 ALLOWED = {
-    "sse.py": {"__future__", "collections.abc", "itertools", "operator", "re", "typing"},
-    "ndjson.py": {"__future__", "collections.abc", "json", ".sse"},
+    "framing.py": {"__future__", "collections.abc", "itertools", "typing"},
+    "sse_lines.py": {"__future__", "typing", ".framing"},
+    "sse_fields.py": {"__future__", "collections.abc", ".framing"},
+    "sse_runs.py": {"__future__", "operator", "re", ".framing"},
+    "sse.py": {
+        "__future__",
+        "collections.abc",
+        "re",
+        ".framing",
+        ".sse_fields",
+        ".sse_lines",
+        ".sse_runs",
+    },
+    "ndjson.py": {"__future__", "collections.abc", "json", ".framing"},
     "events.py": {"__future__", "collections.abc", "typing", "msgspec"},
     "usage.py": {"__future__", "collections.abc", "operator", "typing", "msgspec"},
     "lenient.py": {"__future__", "collections.abc", "types", "typing", "msgspec", ".usage"},
@@ -43,7 +55,17 @@ ALLOWED = {
         ".usage",
     },
     "plan.py": {"__future__", "collections.abc", "typing", ".accumulate"},
-    "encoding.py": {"__future__", "collections.abc", "re", "typing", "msgspec", ".events", ".lenient", ".usage"},
+    "encoding.py": {
+        "__future__",
+        "collections.abc",
+        "re",
+        "typing",
+        "msgspec",
+        ".events",
+        ".lenient",
+        ".sse",
+        ".usage",
+    },
     "stream.py": {
         "__future__",
         "collections",
@@ -57,6 +79,7 @@ ALLOWED = {
         ".accumulate",
         ".encoding",
         ".events",
+        ".framing",
         ".ndjson",
         ".sse",
     },
@@ -71,6 +94,10 @@ ALLOWED = {
     },
 }
 THIRD_PARTY = {
+    "framing.py": set(),
+    "sse_lines.py": set(),
+    "sse_fields.py": set(),
+    "sse_runs.py": set(),
     "sse.py": set(),
     "ndjson.py": set(),
     "events.py": {"msgspec"},

@@ -95,7 +95,7 @@ def compile_steps(
     except _Unsupported:
         return None
     statements = tuple(_unbound(_render(item)) for item in _factored(root.body))
-    before = _bindings(statements)
+    statements, before = _bindings(statements)
     if not hoist:
         return Compiled(statements, before)
     handed = "acc.set_usage(usage)" if plain == "{}" else f"acc.set_usage({plain.format('usage')}, usage)"
@@ -110,13 +110,22 @@ def _usage_handed_once(steps: tuple[AccumulateStep, ...]) -> bool:
     return bool(usage) and all(s.mode == "replace" and not s.members for s in usage)
 
 
-def _bindings(statements: tuple[str, ...]) -> tuple[str, ...]:
-    """The lines binding before the loop what ``statements`` read: the choice states
-    (``states``) and whether ``meta`` still has something to read."""
+def _bindings(statements: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """``statements``, and the lines binding before the loop what they read: the choice states
+    (``states``), the texts (``texts``), and whether ``meta`` still has something to read, by what
+    the meta steps read (:data:`_NEED_METAS`; steps reading different members each wait for both,
+    their lines rewritten to :data:`_NEED_META`)."""
     before: tuple[str, ...] = ("states = acc.states",) if any("states.get(" in s for s in statements) else ()
-    if any(_NEED_META in s for s in statements):
-        before += (_NEED_META,)
-    return before
+    if any("texts.get(" in s for s in statements):
+        before += ("texts = acc.texts",)
+    read = {line.strip() for code in statements for line in code.splitlines()}
+    needs = [need for need in _NEED_METAS if need in read]
+    if len(needs) > 1:  # meta steps reading different members: each waits for both
+        for need in needs:
+            line = re.compile(rf"^(\s*){re.escape(need)}$", re.M)
+            statements = tuple(line.sub(rf"\g<1>{_NEED_META}", code) for code in statements)
+        needs = [_NEED_META]
+    return statements, before + tuple(needs)
 
 
 _BINDING = re.compile(r"\((v[0-9]+) := ([A-Za-z_][\w.]*)\)")
@@ -174,8 +183,14 @@ def _opposite(one: str, other: str) -> bool:
     return one == f"not ({other})" or other == f"not ({one})"
 
 
-#: Whether ``meta`` still has something to read (bound before the loop, again after it runs).
+#: Whether ``meta`` still has something to read (bound before the loop, again after it runs),
+#: by what the step reads: both, the model only (a step with no id: Ollama's lines send none, and
+#: testing ``acc.id`` kept meta called on every line, 20,000 calls a 20,000-line stream), or the
+#: id only.
 _NEED_META = "need_meta = acc.id is None or acc.model is None"
+_NEED_MODEL = "need_meta = acc.model is None"
+_NEED_ID = "need_meta = acc.id is None"
+_NEED_METAS = (_NEED_META, _NEED_MODEL, _NEED_ID)
 
 #: A guard binding a member and testing it: ``(v3 := part.text) is not None``.
 _BOUND_GUARD = re.compile(r"^\((v[0-9]+) := ([A-Za-z_][\w.]*)\) is not None$")
@@ -338,7 +353,8 @@ def _place(
         lines = _statement(step, key, value, schema, choices, plain, names)
     if step.action == "meta":
         extra = _inline("chunk", payload, step.extra, names) if step.extra else "None"
-        lines = [f"acc.meta({value if step.value else 'None'}, {extra})", _NEED_META]
+        need = _NEED_META if step.value and step.extra else _NEED_ID if step.value else _NEED_MODEL
+        lines = [f"acc.meta({value if step.value else 'None'}, {extra})", need]
         # The first id and model win: once both are known, nothing is read.
         guards.insert(0, "need_meta")
     scope.body.append(_Stmt(guards, lines))
@@ -425,7 +441,10 @@ def _field_statement(step: AccumulateStep, key: str, slot: str, value: str, choi
     Texts the state holds as lists are appended to directly, any other through ``add_text``."""
     if step.action == "append":
         if not key:
-            return [f"acc.add_text({step.field!r}, {value})"]
+            # The value is a string (checked above): appended to the text's parts directly
+            # (the dict bound before the loop), not through a call of ``acc.add_text`` per
+            # event (Ollama: one per line, twice on a thinking line).
+            return [f"(texts.get({step.field!r}) or acc.text_parts({step.field!r})).append({value})"]
         fields = _CHOICE_TEXTS if choices else _BLOCK_TEXTS
         if step.field in fields:
             return [f"{slot}.{step.field}.append({value})"]

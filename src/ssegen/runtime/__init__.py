@@ -1,10 +1,13 @@
 """The runtime of every generated package, as ordinary Python.
 
-``sse.py`` (the WHATWG ``text/event-stream`` decoder), ``ndjson.py`` (newline-delimited
-JSON), ``events.py`` (unknown, vendor and truncation events), ``usage.py`` (usage kept as
-sent), ``lenient.py`` (member-by-member decoding of refused payloads), ``partial_json.py``,
-``accumulate.py`` (the accumulator), ``plan.py`` (the plan executor), ``encoding.py`` (events
-back to bytes) and ``stream.py`` (channels and event streams).
+``framing.py`` (what every framing shares: items, errors, the decoder protocol, stream state,
+the read driver, the ``Framing`` object), ``sse.py`` (the WHATWG ``text/event-stream`` decoder
+and framing, over its layers ``sse_lines.py``, ``sse_fields.py`` and ``sse_runs.py``),
+``ndjson.py`` (newline-delimited JSON), ``events.py`` (unknown, vendor and truncation events),
+``usage.py`` (usage kept as sent), ``lenient.py`` (member-by-member decoding of refused
+payloads), ``partial_json.py``, ``accumulate.py`` (the accumulator), ``plan.py`` (the plan
+executor), ``encoding.py`` (events back to bytes) and ``stream.py`` (channels and event
+streams).
 
 With ``runtime = "vendored"`` (the default) they are written once per output folder, into
 ``<out>/_runtime/`` (:data:`RUNTIME_FOLDER`), by :func:`ssegen.emit.render_root`, with a
@@ -22,6 +25,10 @@ as staleness) and ``ssegen watch`` watches this folder.
 from __future__ import annotations
 
 MODULES: tuple[str, ...] = (
+    "framing.py",
+    "sse_lines.py",
+    "sse_fields.py",
+    "sse_runs.py",
     "sse.py",
     "ndjson.py",
     "events.py",

@@ -19,11 +19,11 @@ standard library.
 
 It is built in layers, each testable alone, read top to bottom:
 
-* :class:`LineSplitter`: bytes, read in pieces, to complete lines (CR, LF, CRLF,
+* :class:`~.sse_lines.LineSplitter` (``sse_lines.py``): bytes, read in pieces, to complete lines (CR, LF, CRLF,
   also across reads; the BOM; the pending line, kept without copying).
-* :class:`FieldInterpreter`: the field rules (``event``, ``data``, ``id``,
+* :class:`~.sse_fields.FieldInterpreter` (``sse_fields.py``): the field rules (``event``, ``data``, ``id``,
   ``retry``, comments, dispatch on a blank line), in one place.
-* :func:`scan_run`: the one run scanner. The LLM streams served are mostly
+* :func:`~.sse_runs.scan_run` (``sse_runs.py``): the one run scanner. The LLM streams served are mostly
   runs of events that are each one ``data:`` line holding a JSON chunk
   (specs/deepseek/asyncapi-page.txt:7, specs/xerotier/streaming-api.md:10-11), or
   an ``event:`` line and a ``data:`` line (Anthropic Messages, OpenAI Responses);
@@ -55,12 +55,39 @@ from __future__ import annotations
 
 import re
 from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Iterator
-from itertools import repeat
-from operator import itemgetter
-from typing import NamedTuple, Protocol
+
+from .framing import (
+    _READ_BYTES,
+    DEFAULT_MAX_EVENT_BYTES,
+    EventTooLargeError,
+    Framer,
+    Framing,
+    InvalidFieldError,
+    InvalidUTF8Error,
+    NamedEvents,
+    PayloadError,
+    RawEvents,
+    ServerSentEvent,
+    SSEError,
+    StreamState,
+    aread_items,
+    check_chunks,
+    expand,
+    read_items,
+)
+from .sse_fields import FieldInterpreter
+from .sse_lines import Lines, LineSplitter
+from .sse_runs import (
+    _all_start_with,  # noqa: F401  (re-exported: tests read sse._all_start_with)
+    _is_utf8,
+    scan_run,
+)
 
 __all__ = [
     "DEFAULT_MAX_EVENT_BYTES",
+    "FieldInterpreter",
+    "LineSplitter",
+    "Lines",
     "EventTooLargeError",
     "Framer",
     "InvalidFieldError",
@@ -68,833 +95,25 @@ __all__ = [
     "NamedEvents",
     "PayloadError",
     "RawEvents",
+    "SSE",
     "SSEDecoder",
+    "SSEFraming",
     "SSEError",
     "ServerSentEvent",
     "StreamState",
     "aiter_events",
     "aiter_raw",
+    "check_chunks",
     "expand",
     "iter_events",
     "iter_raw",
+    "scan_run",
+    "sse_frame",
 ]
 
-DEFAULT_MAX_EVENT_BYTES: int = 8 * 1024 * 1024
-"""Default limit, in bytes, on one event's pending bytes (see
-:class:`EventTooLargeError`): 8 MiB."""
-
 _BOM = b"\xef\xbb\xbf"
-_VALUE = itemgetter(slice(6, None))  # the value of a "data: " line
-_new_tuple = tuple.__new__  # builds a NamedTuple without its Python-level __new__
-_LF = 0x0A
-_CR = 0x0D
 _WINDOW = 64 * 1024
 """Largest read, in bytes, taken in one piece (see :meth:`SSEDecoder.feed_raw`)."""
-
-
-def _all_start_with(lines: list[bytes], prefix: bytes, bound: bytes) -> bool:
-    """Whether every one of ``lines`` starts with ``prefix``, found by two C-level passes
-    (``min`` and ``max``) instead of a call per line: ``bound`` is ``prefix`` with its
-    last byte raised by one, and a byte string starts with ``prefix`` exactly when it
-    sorts in ``[prefix, bound)`` (it shares every byte of ``prefix`` but the last, and
-    that one is neither below nor above). True for no lines."""
-    return not lines or (prefix <= min(lines) and max(lines) < bound)
-
-
-def _is_utf8(data: bytes, end: int) -> bool:
-    """Whether ``data[:end]`` is valid UTF-8, where ``data[end - 1]`` or ``data[end]`` is
-    a line end (so ``end`` falls between two characters).
-
-    When ``data`` ends with an ASCII byte (not inside a character cut by the read's end),
-    all of it is tried first, without copying the prefix: when it is valid, so is any
-    prefix that ends between two characters. Otherwise, or when it is not valid (an
-    invalid byte after ``end``), the prefix itself is decoded.
-    """
-    if data[-1:] < b"\x80":
-        try:
-            data.decode()
-            return True
-        except UnicodeDecodeError:
-            pass
-    try:
-        data[:end].decode()
-    except UnicodeDecodeError:
-        return False
-    return True
-
-
-class ServerSentEvent(NamedTuple):
-    """One dispatched event (WHATWG HTML 9.2.6, "dispatch the event").
-
-    Attributes:
-        event: The event type: the value of the last ``event:`` field of the
-            block, or ``"message"`` when there was none or it was empty.
-        data: The ``data:`` field values of the block joined with ``"\\n"``
-            (the data buffer with its final trailing LF removed). May be
-            ``""`` (a block with an empty ``data`` field).
-        id: The last event ID buffer at dispatch time: the value of the most
-            recent ``id`` field seen in the stream so far, in this block or an
-            earlier one (``""`` if none was ever set). It persists across
-            events.
-        retry: The reconnection time in milliseconds from a valid ``retry``
-            field in this event's block, else ``None``.
-    """
-
-    event: str = "message"
-    data: str = ""
-    id: str = ""
-    retry: int | None = None
-
-
-class SSEError(Exception):
-    """Base class of the errors raised by this module.
-
-    Attributes:
-        events: The events dispatched by the same :meth:`SSEDecoder.feed` call
-            before the error was detected, in stream order; they are not
-            returned any other way. :func:`iter_events` and
-            :func:`aiter_events` yield them before raising and then empty
-            this list.
-    """
-
-    def __init__(self, message: str, events: list[ServerSentEvent] | None = None) -> None:
-        super().__init__(message)
-        self.events: list[ServerSentEvent] = [] if events is None else events
-
-
-class InvalidUTF8Error(SSEError):
-    """The stream is not valid UTF-8 (WHATWG HTML 9.2.6: event streams are
-    always UTF-8).
-
-    Raised by :meth:`SSEDecoder.feed` when a complete line does not decode
-    with strict UTF-8. Validity is decided per complete line; bytes of a last
-    unterminated line that is discarded at end of stream are not checked.
-
-    Attributes:
-        offset: Byte offset, counted from the first byte of the whole stream
-            (a leading BOM included), of the first invalid byte.
-        events: See :class:`SSEError`.
-    """
-
-    def __init__(
-        self, offset: int, reason: str, events: list[ServerSentEvent] | None = None
-    ) -> None:
-        super().__init__(
-            f"invalid UTF-8 in event stream at byte offset {offset}: {reason}",
-            events,
-        )
-        self.offset = offset
-
-
-class EventTooLargeError(SSEError):
-    """An event grew beyond the decoder's ``max_event_bytes``.
-
-    The event's pending bytes are the UTF-8 size of its data buffer (every
-    ``data`` value plus one byte for its LF) plus the length of the line being
-    read (without its line end, complete or not). This limit is not part of
-    the WHATWG standard; it bounds the decoder's memory.
-
-    Attributes:
-        limit: The limit, in bytes.
-        offset: Byte offset, counted from the first byte of the whole stream,
-            of the start of the line that took the event over the limit.
-        events: See :class:`SSEError`.
-    """
-
-    def __init__(
-        self, limit: int, offset: int, events: list[ServerSentEvent] | None = None
-    ) -> None:
-        super().__init__(
-            f"event larger than {limit} bytes (line starting at byte offset {offset})",
-            events,
-        )
-        self.limit = limit
-        self.offset = offset
-
-
-class InvalidFieldError(SSEError):
-    """A field's value cannot be applied: a ``retry`` value of all digits, but more of
-    them than Python converts to an integer (``sys.get_int_max_str_digits()``, 4300 by
-    default). Such a value is no reconnection time a server means; it is refused rather
-    than ignored, as the standard has every all-digits value applied.
-
-    Attributes:
-        field: The field name (``retry``).
-        events: See :class:`SSEError`.
-    """
-
-    def __init__(
-        self, field: str, reason: str, events: list[ServerSentEvent] | None = None
-    ) -> None:
-        super().__init__(f"invalid {field} field: {reason}", events)
-        self.field = field
-
-
-class PayloadError(SSEError):
-    """An event's data could not be turned into a typed event: JSON nested deeper than
-    the interpreter's recursion limit lets a decoder follow, a number too large to
-    convert, or any other failure of the typed decoding (the original exception is the
-    ``__cause__``). Raised while iterating a channel's decoded events (``stream.py``),
-    after the typed events before it.
-
-    Attributes:
-        event: The SSE event type of the event.
-        data: The first 200 characters of its data.
-        reason: What failed.
-        events: Always empty (the typed events before it were yielded).
-    """
-
-    def __init__(self, event: str, data: str, reason: str) -> None:
-        super().__init__(
-            f"cannot decode the data of a {event!r} event ({reason}): {data[:80]!r}"
-            + ("..." if len(data) > 80 else "")
-        )
-        self.event = event
-        self.data = data[:200]
-        self.reason = reason
-
-
-class RawEvents(NamedTuple):
-    """Consecutive events that are each a single ``data: `` line, as
-    :meth:`SSEDecoder.feed_raw` gives them: type ``message``, no ``retry``,
-    the same last event ID, and their data still as the UTF-8 bytes read
-    (checked valid), so that a consumer can parse them without building a
-    ``str`` and a :class:`ServerSentEvent` for each.
-
-    This is the shape of nearly every event of the providers' streams
-    (specs/xerotier/streaming-api.md:10-11: ``data: {...}\\n\\n``).
-
-    Attributes:
-        values: The data of each event (the line after ``data: ``, without
-            its line end), in stream order; never empty as a list.
-        id: The last event ID buffer they were dispatched with.
-    """
-
-    values: list[bytes]
-    id: str = ""
-
-    def events(self, start: int = 0) -> list[ServerSentEvent]:
-        """The events as :class:`ServerSentEvent` instances, in stream order
-        (``ServerSentEvent("message", value.decode(), id, None)`` each), from
-        the ``start``-th (0-based) on."""
-        values = self.values[start:] if start else self.values
-        event_type = FieldInterpreter.event_type("")
-        fields = zip(repeat(event_type), map(bytes.decode, values), repeat(self.id), repeat(None))
-        return list(map(_new_tuple, repeat(ServerSentEvent), fields))
-
-
-class NamedEvents(NamedTuple):
-    """Consecutive events that are each an ``event: `` line, a ``data: `` line
-    and a blank line (Anthropic's and OpenAI Responses' framing), as
-    :meth:`SSEDecoder.feed_raw` gives them: no ``retry``, the same last event
-    ID, their ``event`` lines and data still as the UTF-8 bytes read (checked
-    valid).
-
-    Attributes:
-        event_lines: Each event's ``event`` line as read, without its line end:
-            ``b"event: "`` + the event type (``b"event: "`` alone stands for type
-            ``message``), in stream order; never empty as a list. Kept whole so
-            that a consumer looks the line up as it is, without a copy per event.
-        values: The data of each event (the line after ``data: ``), in the
-            same order.
-        id: The last event ID buffer they were dispatched with.
-    """
-
-    event_lines: list[bytes]
-    values: list[bytes]
-    id: str = ""
-
-    def events(self, start: int = 0) -> list[ServerSentEvent]:
-        """The events as :class:`ServerSentEvent` instances, in stream order
-        (``ServerSentEvent(line[7:].decode() or "message", value.decode(), id, None)``
-        each), from the ``start``-th (0-based) on."""
-        lines = self.event_lines[start:] if start else self.event_lines
-        values = self.values[start:] if start else self.values
-        names = [FieldInterpreter.event_type(line[7:].decode()) for line in lines]
-        fields = zip(names, map(bytes.decode, values), repeat(self.id), repeat(None))
-        return list(map(_new_tuple, repeat(ServerSentEvent), fields))
-
-
-def expand(events: Iterable[ServerSentEvent | RawEvents | NamedEvents]) -> list[ServerSentEvent]:
-    """The events of a :meth:`SSEDecoder.feed_raw` result, all as :class:`ServerSentEvent`.
-
-    Args:
-        events: :class:`ServerSentEvent`, :class:`RawEvents` and
-            :class:`NamedEvents` items, in stream order.
-
-    Returns:
-        A new list, each :class:`RawEvents` or :class:`NamedEvents` replaced by
-        its events in place.
-    """
-    out: list[ServerSentEvent] = []
-    for item in events:
-        if isinstance(item, (RawEvents, NamedEvents)):
-            out += item.events()
-        else:
-            out.append(item)
-    return out
-
-
-#: How to read a body as bytes chunks, named in the errors below.
-_READ_BYTES = "response.iter_bytes() (httpx) or response.iter_content(chunk_size=None) (requests)"
-
-
-def check_chunks(chunks: object, caller: str = "decode()", is_async: bool = False) -> None:
-    """Reject what is not an iterable of byte chunks before any is read.
-
-    A body is passed as its chunks (``[body]`` when it is one ``bytes``); iterating a
-    ``bytes``, ``bytearray`` or ``memoryview`` gives ints, and a ``str`` gives
-    characters, which would otherwise be read as garbage and end the stream as
-    truncated, with no error (ssegen issue 24). Chunks that are ``str`` (an iterator of
-    them) are refused lazily, by :meth:`SSEDecoder.feed`, at the first one.
-
-    Args:
-        chunks: what the caller was given as the body's chunks.
-        caller: the function named in the message (``decode()``, ``iter_events()``).
-        is_async: the caller takes an async iterable (``adecode()``, ``aiter_events()``).
-
-    Raises:
-        TypeError: ``chunks`` is a whole body (``bytes``, ``bytearray``,
-            ``memoryview``, ``str``), or, for ``is_async``, not an async iterable;
-            the message says what to pass instead.
-    """
-    if is_async:
-        wanted = f"{caller} takes an async iterable of bytes chunks such as response.aiter_bytes()"
-        if isinstance(chunks, (bytes, bytearray, memoryview, str)):
-            fix = "[body.encode()]" if isinstance(chunks, str) else "[body]"
-            raise TypeError(
-                f"{wanted}; got {type(chunks).__name__}: a whole body is decoded without"
-                f" awaiting, as decode({fix})"
-            )
-        if not hasattr(chunks, "__aiter__"):
-            raise TypeError(
-                f"{wanted}; got {type(chunks).__name__}, which is not async: pass it to the"
-                " synchronous twin (decode(), iter_events())"
-            )
-        return
-    wanted = f"{caller} takes an iterable of bytes chunks such as {_READ_BYTES}"
-    if isinstance(chunks, (bytes, bytearray, memoryview)):
-        raise TypeError(f"{wanted}; got {type(chunks).__name__}: wrap it as [body]")
-    if isinstance(chunks, str):
-        raise TypeError(f"{wanted}; got str: encode it and wrap it as [body.encode()]")
-
-
-class Framer(Protocol):
-    """What cuts a body into events, as :func:`iter_raw` drives it: :class:`SSEDecoder`
-    (``text/event-stream``) or ``ndjson.NDJSONDecoder`` (one JSON value per line, each an
-    event of type ``message``). Same errors (:class:`SSEError` and its subclasses), same
-    progress attributes, same truncation rule (what :meth:`close` cannot dispatch is
-    counted in ``bytes_discarded`` and sets ``incomplete``)."""
-
-    @property
-    def bytes_consumed(self) -> int: ...
-
-    @property
-    def bytes_discarded(self) -> int: ...
-
-    @property
-    def incomplete(self) -> bool: ...
-
-    @property
-    def last_event_id(self) -> str: ...
-
-    @property
-    def reconnection_time(self) -> int | None: ...
-
-    def feed_raw(
-        self, chunk: bytes | bytearray | memoryview
-    ) -> list[ServerSentEvent | RawEvents | NamedEvents]: ...
-
-    def close(self) -> list[ServerSentEvent]: ...
-
-
-class StreamState:
-    """Mutable progress report filled in by :func:`iter_events` and
-    :func:`aiter_events`.
-
-    Attributes:
-        incomplete: Set when the stream ends: ``True`` when bytes of an
-            unterminated event were discarded (see
-            :attr:`SSEDecoder.incomplete`), also ``True`` when decoding
-            stopped with an :class:`SSEError`; ``False`` otherwise. Left
-            ``False`` if the consumer stops iterating early.
-        bytes_consumed: Total bytes of the stream fed to the decoder so far,
-            as of the last chunk (read-only, like the two below: read from the
-            stream's decoder, so that reading a chunk costs no update).
-        bytes_discarded: Set when the stream ends: the bytes after the last
-            blank line, discarded with the unterminated event (see
-            :attr:`SSEDecoder.bytes_discarded`); 0 for a complete stream and
-            when decoding stopped with an :class:`SSEError` (which tells what
-            was not decoded).
-        last_event_id: The last event ID string as of the last blank line
-            (the value to send as ``Last-Event-ID`` when reconnecting), as of
-            the last chunk.
-        reconnection_time: The last valid ``retry`` value seen, in
-            milliseconds, or ``None``, as of the last chunk.
-    """
-
-    __slots__ = ("incomplete", "bytes_discarded", "_decoder")
-
-    def __init__(self) -> None:
-        self.incomplete: bool = False
-        self.bytes_discarded: int = 0
-        # The decoder of the stream being read (set by iter_raw/aiter_raw); None before.
-        self._decoder: Framer | None = None
-
-    @property
-    def bytes_consumed(self) -> int:
-        """See the class docstring."""
-        return 0 if self._decoder is None else self._decoder.bytes_consumed
-
-    @property
-    def last_event_id(self) -> str:
-        """See the class docstring."""
-        return "" if self._decoder is None else self._decoder.last_event_id
-
-    @property
-    def reconnection_time(self) -> int | None:
-        """See the class docstring."""
-        return None if self._decoder is None else self._decoder.reconnection_time
-
-    def __repr__(self) -> str:
-        return (
-            f"StreamState(incomplete={self.incomplete!r},"
-            f" bytes_consumed={self.bytes_consumed!r},"
-            f" bytes_discarded={self.bytes_discarded!r},"
-            f" last_event_id={self.last_event_id!r},"
-            f" reconnection_time={self.reconnection_time!r})"
-        )
-
-
-def _retry_value(value: str, events: Iterable[ServerSentEvent | RawEvents | NamedEvents]) -> int:
-    """``int(value)`` of an all-digits ``retry`` value; :class:`InvalidFieldError`
-    (with ``events``, dispatched before it) for more digits than ``int()`` converts."""
-    try:
-        return int(value)
-    except ValueError:  # more digits than sys.get_int_max_str_digits()
-        reason = f"a value of {len(value)} digits"
-        raise InvalidFieldError("retry", reason, expand(events)) from None
-
-
-# --------------------------------------------------------------------------
-# Layer 1: the line splitter (bytes -> complete lines)
-
-
-class Lines(NamedTuple):
-    """The complete lines of one read, as :meth:`LineSplitter.split` gives them.
-
-    Attributes:
-        lines: The lines, line ends removed, in stream order (never empty).
-        text: ``raw`` with every line end made LF (``raw`` itself when it has no CR).
-        raw: The bytes they were read from: the pending bytes of earlier reads, then
-            this read's, up to and including the unterminated rest (which ``text``
-            and ``raw`` end with, after the last line end at ``end``).
-        offset: The absolute offset of ``raw[0]`` in the stream.
-        end: The index in ``raw`` of the last line end.
-        has_cr: Whether ``raw`` holds a CR.
-    """
-
-    lines: list[bytes]
-    text: bytes
-    raw: bytes
-    offset: int
-    end: int
-    has_cr: bool
-
-    def line_start(self, index: int) -> int:
-        """The absolute offset of line ``index`` (error path only)."""
-        return self.offset + sum(map(len, self.raw.splitlines(keepends=True)[:index]))
-
-    def block_start(self) -> int:
-        """The absolute offset just after the last blank line, or -1 if there is none."""
-        lines = self.lines
-        if b"" not in lines:
-            return -1
-        after = lines[::-1].index(b"")  # lines after the last blank line
-        if self.has_cr:
-            ends = self.raw[: self.end + 1].splitlines(keepends=True)
-            size = sum(map(len, ends[len(ends) - after :]))
-        else:
-            size = sum(map(len, lines[len(lines) - after :])) + after
-        return self.offset + self.end + 1 - size
-
-
-class LineSplitter:
-    """Layer 1: a stream's bytes, read in pieces, cut into complete lines.
-
-    WHATWG HTML 9.2.6, "Parsing an event stream": a line ends with CRLF, LF or a lone
-    CR, also when the CR ends one read and the LF starts the next; one leading UTF-8
-    BOM is skipped (also when split between reads). The bytes after the last line end
-    (the pending line) are kept as the pieces read and joined once, when the line ends,
-    so that a line growing by small reads is not copied per read.
-
-    The pending bytes may also hold complete LF-ended lines that the decoder chose not
-    to interpret yet (``deferred``; see :meth:`SSEDecoder.feed_raw`): they are split
-    again, with the next read's bytes.
-
-    Args:
-        max_event_bytes: The limit on an event's pending bytes, for
-            :meth:`check_pending`.
-
-    Attributes:
-        pending: The pending bytes, as the pieces read.
-        pending_len: Their total length.
-        pending_offset: The absolute offset of the first pending byte.
-        deferred: The pending bytes hold complete lines.
-        skip_lf: The last read ended with CR: an LF starting the next read ends no line.
-        at_start: Nothing but a (possibly partial) BOM seen yet.
-        block_start: The absolute offset just after the last blank line (after the BOM
-            before any): where the block that ``close()`` would discard begins.
-    """
-
-    __slots__ = (
-        "pending",
-        "pending_len",
-        "pending_offset",
-        "deferred",
-        "skip_lf",
-        "at_start",
-        "block_start",
-        "_max",
-    )
-
-    def __init__(self, max_event_bytes: int) -> None:
-        self.pending: list[bytes] = []
-        self.pending_len = 0
-        self.pending_offset = 0
-        self.deferred = False
-        self.skip_lf = False
-        self.at_start = True
-        self.block_start = 0
-        self._max = max_event_bytes
-
-    def prepare(self, chunk: bytes, offset: int) -> tuple[bytes, int] | None:
-        """``chunk`` (non-empty, at absolute ``offset``) without the LF of a CRLF whose CR
-        ended the previous read, and without the stream's BOM: the bytes to
-        :meth:`split` and their offset; ``None`` when they are the start of a BOM, kept
-        until the next read."""
-        if self.skip_lf:
-            self.skip_lf = False
-            if chunk[0] == _LF:
-                if self.block_start == offset:  # the LF of a blank line's CRLF
-                    self.block_start += 1
-                chunk = chunk[1:]
-                offset += 1
-        if self.at_start and chunk:
-            if self.pending:
-                chunk, offset = self.take(chunk)
-            if len(chunk) < 3 and _BOM.startswith(chunk):
-                self.keep(chunk, offset, False)
-                return None
-            self.at_start = False
-            if chunk.startswith(_BOM):
-                chunk = chunk[3:]
-                offset += 3
-                self.block_start = offset
-        return chunk, offset
-
-    def split(self, chunk: bytes, offset: int) -> Lines | None:
-        """The complete lines ending in ``chunk`` (non-empty, at absolute ``offset``), the
-        pending bytes before them; ``None`` when no line ends (``chunk`` is then kept as
-        pending, without copying the pending bytes). The bytes after the last line end
-        become the pending line; a CR ending ``chunk`` sets :attr:`skip_lf`."""
-        pending = self.pending
-        if self.deferred:
-            raw = b"".join([*pending, chunk])
-            offset = self.pending_offset
-        else:
-            if chunk.find(b"\n") < 0 and chunk.find(b"\r") < 0:
-                if not pending:
-                    self.pending_offset = offset
-                pending.append(chunk)
-                self.pending_len += len(chunk)
-                return None
-            raw = chunk
-            if pending:
-                raw = b"".join([*pending, chunk])
-                offset = self.pending_offset
-        pending.clear()
-        self.pending_len = 0
-        self.deferred = False
-        end = raw.rfind(b"\n")
-        text = raw
-        has_cr = raw.find(b"\r") >= 0
-        if has_cr:
-            end = max(end, raw.rfind(b"\r"))
-            if end == len(raw) - 1 and raw[end] == _CR:
-                self.skip_lf = True
-            text = raw.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
-        lines = text.split(b"\n")
-        tail = lines.pop()
-        if tail:
-            self.keep(tail, offset + end + 1, False)
-        return _new_tuple(Lines, (lines, text, raw, offset, end, has_cr))
-
-    def take(self, chunk: bytes) -> tuple[bytes, int]:
-        """The pending bytes followed by ``chunk``, and their absolute offset; nothing
-        stays pending."""
-        whole = b"".join([*self.pending, chunk])
-        self.pending.clear()
-        self.pending_len = 0
-        self.deferred = False
-        return whole, self.pending_offset
-
-    def keep(self, tail: bytes, offset: int, deferred: bool) -> None:
-        """Keep ``tail`` (at absolute ``offset``) as the pending bytes; ``deferred`` when
-        it holds complete lines."""
-        self.pending.append(tail)
-        self.pending_len = len(tail)
-        self.pending_offset = offset
-        self.deferred = deferred
-
-    def check_pending(
-        self, data_bytes: int, events: list[ServerSentEvent | RawEvents | NamedEvents]
-    ) -> None:
-        """Raise :class:`EventTooLargeError` (with ``events``, dispatched before it) when
-        the pending line and ``data_bytes``, the data buffer's size, exceed the limit."""
-        if self.pending_len + data_bytes > self._max:
-            raise EventTooLargeError(self._max, self.pending_offset, expand(events))
-
-
-# --------------------------------------------------------------------------
-# Layer 2: the field interpreter (the WHATWG field rules, in one place)
-
-
-class FieldInterpreter:
-    """Layer 2: the line interpreter of WHATWG HTML 9.2.6, and the one place for its
-    field rules.
-
-    A blank line dispatches the event (if its data buffer is non-empty), sets the last
-    event ID string to the last event ID buffer, and resets the event type and
-    ``retry``; a line starting with ``:`` is a comment; ``name:value`` loses one space
-    after the colon, a line without a colon is a field with an empty value; ``data``
-    appends to the data buffer, ``event`` sets the event type (``message`` when empty
-    at dispatch), ``id`` sets the last event ID buffer unless the value contains
-    U+0000, ``retry`` sets the reconnection time if the value is all ASCII digits (more
-    digits than ``int()`` converts raise :class:`InvalidFieldError`); other field names
-    (case-sensitive) are ignored.
-
-    At an event boundary (:attr:`in_event` false) the last event ID string equals the
-    buffer: the buffer changes only by an ``id`` line, and the blank line after it
-    copies it. So a run of events dispatched at once (:func:`scan_run`) carries
-    :attr:`last_id` and changes no state.
-
-    Attributes:
-        last_event_id: The last event ID string (as of the most recent blank line).
-        reconnection_time: The last valid ``retry`` value, in milliseconds, or ``None``.
-        last_id: The last event ID buffer.
-        data_bytes: The UTF-8 size of the data buffer (each value plus 1 for its LF).
-    """
-
-    __slots__ = (
-        "last_event_id",
-        "reconnection_time",
-        "last_id",
-        "data_bytes",
-        "_parts",
-        "_event_type",
-        "_retry",
-        "_dirty",
-    )
-
-    def __init__(self) -> None:
-        self.last_event_id = ""
-        self.reconnection_time: int | None = None
-        self.last_id = ""
-        self.data_bytes = 0
-        # The data buffer as its values, the event type buffer, retry of this block.
-        self._parts: list[str] = []
-        self._event_type = ""
-        self._retry: int | None = None
-        # A field line other than data was seen since the last blank line.
-        self._dirty = False
-
-    @staticmethod
-    def event_type(buffer: str) -> str:
-        """The type of an event dispatched with the event type buffer ``buffer``: the
-        buffer, or ``message`` when it is empty."""
-        return buffer or "message"
-
-    @property
-    def in_event(self) -> bool:
-        """Field lines were interpreted since the last blank line."""
-        return bool(self._parts) or self._dirty
-
-    def reset(self) -> None:
-        """Discard the event being built (end of stream)."""
-        self._parts = []
-        self.data_bytes = 0
-        self._event_type = ""
-        self._retry = None
-        self._dirty = False
-
-    def interpret(
-        self, lines: list[str], events: list[ServerSentEvent | RawEvents | NamedEvents]
-    ) -> None:
-        """Apply complete ``lines`` (line ends removed, decoded), appending the events
-        they dispatch to ``events``. The caller has checked that no event can exceed
-        the size limit."""
-        parts = self._parts
-        data_bytes = self.data_bytes
-        event_type = self.event_type
-        for line in lines:
-            if not line:
-                if parts:
-                    data = "\n".join(parts)
-                    event = (event_type(self._event_type), data, self.last_id, self._retry)
-                    events.append(_new_tuple(ServerSentEvent, event))
-                    parts = self._parts = []
-                    data_bytes = 0
-                if self._dirty:
-                    self._end_block()
-                continue
-            if line[0] == ":":
-                continue  # comment
-            name, colon, value = line.partition(":")
-            if colon and value[:1] == " ":
-                value = value[1:]
-            if name == "data":
-                parts.append(value)
-                data_bytes += (len(value) if value.isascii() else len(value.encode())) + 1
-                continue
-            self.data_bytes = data_bytes
-            self._field(name, value, events)
-        self.data_bytes = data_bytes
-
-    def _field(
-        self, name: str, value: str, events: list[ServerSentEvent | RawEvents | NamedEvents]
-    ) -> None:
-        """Apply a field line other than ``data``."""
-        self._dirty = True
-        if name == "event":
-            self._event_type = value
-        elif name == "id":
-            if "\0" not in value:
-                self.last_id = value
-        elif name == "retry" and value.isascii() and value.isdigit():
-            self._retry = self.reconnection_time = _retry_value(value, events)
-
-    def _end_block(self) -> None:
-        """A blank line after field lines: the last event ID string takes the buffer;
-        the event type and ``retry`` are reset."""
-        self.last_event_id = self.last_id
-        self._event_type = ""
-        self._retry = None
-        self._dirty = False
-
-
-# --------------------------------------------------------------------------
-# Layer 3: the run scanner (every fast path)
-
-# A run of plain events: blocks that are each "data: " + a value + a blank line.
-_RUN = re.compile(rb"(?:data: [^\n]*\n\n)*")
-
-
-def scan_run(
-    buf: bytes, start: int, cut: int, last_id: str
-) -> tuple[RawEvents | NamedEvents | None, int]:
-    """The run of events that starts ``buf`` at ``start``, and where it stops.
-
-    Every fast path of :class:`SSEDecoder` takes its events from here, without the
-    line interpreter. The invariant they rely on, written once: the blocks of a run are
-    each exactly ``data: `` + a value + a blank line (a :class:`RawEvents` run), or each
-    ``event: `` + a type, ``data: `` + a value and a blank line (a
-    :class:`NamedEvents` run); from an event boundary, :class:`FieldInterpreter` gives
-    each such block the event (type, or ``message``; the value as data; ``last_id``; no
-    ``retry``) and leaves its state as it was (no ``id`` or ``retry`` line, the event
-    type reset by the blank line). So a run may skip the interpreter, and any split of
-    a stream into reads gives the same events, errors (type, offset, events before
-    them), incompleteness and last event ID as one-byte reads, which never take a run
-    (the hypothesis differential tests against the standard's algorithm transcribed
-    literally and one-byte reads in ssegen's tests/runtime/test_sse.py).
-
-    Args:
-        buf: Bytes whose lines from ``start`` on end with LF only (no CR), ``start``
-            at an event boundary (just after a blank line, or the stream's start).
-        start: Where the run may start.
-        cut: The index of the last ``b"\\n\\n"`` in ``buf``, at least ``start``.
-        last_id: The last event ID buffer, given to the run's events.
-
-    Returns:
-        ``(run, stop)``: the run (``None`` when there is none, or its bytes are not
-        UTF-8) and the index just after its last blank line (``start`` when none).
-        A :class:`RawEvents` run is the longest at ``start``; a :class:`NamedEvents`
-        run reaches ``cut + 2`` or is ``None``.
-    """
-    first = buf.find(b"\n", start)  # the end of the first line
-    run: RawEvents | NamedEvents | None
-    if buf.startswith(b"data: ", start):
-        if first == cut:  # one event
-            run, stop = _new_tuple(RawEvents, ([buf[start + 6 : cut]], last_id)), cut + 2
-        else:
-            values, stop = _data_run(buf, start, cut)
-            run = _new_tuple(RawEvents, (values, last_id)) if values else None
-    elif buf.startswith(b"event: ", start):
-        stop = cut + 2
-        if buf.find(b"\n", first + 1) == cut and buf.startswith(b"\ndata: ", first):
-            run = _new_tuple(NamedEvents, ([buf[start:first]], [buf[first + 7 : cut]], last_id))
-        else:
-            named = _named_run(buf, start, first, cut)
-            run = None if named is None else _new_tuple(NamedEvents, (*named, last_id))
-    else:
-        return None, start
-    if run is None or not (buf.isascii() or _is_utf8(buf, stop)):
-        return None, start
-    return run, stop
-
-
-def _data_run(buf: bytes, start: int, cut: int) -> tuple[list[bytes], int]:
-    """The values of the longest run of ``data: `` + value + blank line blocks at
-    ``start`` (``buf[start:]`` starts with ``data: ``), and where it stops.
-
-    The region up to ``cut`` is cut at each ``"\\n\\ndata: "``: when no piece holds a line
-    end, every block was exactly ``data: `` + value and a blank line, up to ``cut + 2``.
-    Otherwise the run is matched block by block (:data:`_RUN`)."""
-    values = buf[start + 6 : cut].split(b"\n\ndata: ")
-    if b"".join(values).find(b"\n") < 0:
-        return values, cut + 2
-    run = _RUN.match(buf, start)
-    stop = run.end() if run else start
-    return (buf[start + 6 : stop - 2].split(b"\n\ndata: ") if stop > start else []), stop
-
-
-def _named_run(
-    buf: bytes, start: int, first: int, cut: int
-) -> tuple[list[bytes], list[bytes]] | None:
-    """The event lines and values of ``buf[start : cut + 2]`` (at an ``event: `` line,
-    which ends at ``first``)
-    when every block is exactly ``event: `` + a type, ``data: `` + a value and a blank
-    line; else None.
-
-    Most reads repeat one event line (a run of ``content_block_delta``, of
-    ``response.output_text.delta``): the region is cut at each ``"\\n\\n" + line +
-    "\\ndata: "``, line being its first line. When it starts with that line and
-    ``"\\ndata: "`` and no piece holds a line end, the region is exactly ``line``,
-    ``data: `` + piece, ``""``, repeated for each piece: its only line ends are those of
-    the separators. Conversely, blocks that all have that event line give exactly those
-    pieces, as a value holds no line end, so ``"\\n\\n"`` occurs only where a block ends.
-
-    Otherwise the region cut at each LF must be the lines ``event: ...``, ``data: ...``,
-    ``""`` repeated, the last ``""`` left out (3k - 1 lines for k events); conversely,
-    lines in that pattern are such blocks, since a split at every LF leaves no line end
-    inside a line.
-    """
-    line = buf[start:first]
-    if buf.startswith(b"\ndata: ", first):
-        values = buf[first + 7 : cut].split(b"\n\n" + line + b"\ndata: ")
-        if b"".join(values).find(b"\n") < 0:
-            return [line] * len(values), values
-    lines = buf[start:cut].split(b"\n")
-    if len(lines) % 3 != 2:
-        return None
-    event_lines, data_lines = lines[::3], lines[1::3]
-    if (
-        any(lines[2::3])
-        or not _all_start_with(event_lines, b"event: ", b"event:!")
-        or not _all_start_with(data_lines, b"data: ", b"data:!")
-    ):
-        return None
-    return event_lines, list(map(_VALUE, data_lines))
 
 
 # --------------------------------------------------------------------------
@@ -1380,48 +599,6 @@ async def aiter_events(
             yield event
 
 
-class _Reads:
-    """The decoding of one body read by read, shared by :func:`iter_raw` and its async twin
-    (which only differ in how they get the next chunk).
-
-    :meth:`feed` gives a read's items (an error the read causes is kept in :attr:`error`,
-    after the items dispatched before it, for the caller to raise once it has given them);
-    :meth:`close` gives what the end of the body dispatches and records in the
-    :class:`StreamState` how the body ended.
-    """
-
-    __slots__ = ("decoder", "state", "error")
-
-    def __init__(
-        self, max_event_bytes: int, state: StreamState | None, framer: Callable[[int], Framer]
-    ) -> None:
-        self.decoder = framer(max_event_bytes)
-        self.state = StreamState() if state is None else state
-        self.state._decoder = self.decoder
-        self.error: SSEError | None = None
-
-    def feed(
-        self, chunk: bytes | bytearray | memoryview
-    ) -> list[ServerSentEvent | RawEvents | NamedEvents]:
-        """The items one read dispatches; on an :class:`SSEError`, those dispatched before
-        it (the error, emptied of them, in :attr:`error`, the stream marked incomplete)."""
-        try:
-            return self.decoder.feed_raw(chunk)
-        except SSEError as exc:
-            self.state.incomplete = True
-            events: list[ServerSentEvent | RawEvents | NamedEvents] = [*exc.events]
-            exc.events = []
-            self.error = exc
-            return events
-
-    def close(self) -> list[ServerSentEvent | RawEvents | NamedEvents]:
-        """What the end of the body dispatches (an NDJSON last line), the state updated."""
-        last: list[ServerSentEvent | RawEvents | NamedEvents] = [*self.decoder.close()]
-        self.state.incomplete = self.decoder.incomplete
-        self.state.bytes_discarded = self.decoder.bytes_discarded
-        return last
-
-
 def iter_raw(
     chunks: Iterable[bytes | bytearray | memoryview],
     *,
@@ -1436,22 +613,12 @@ def iter_raw(
     events dispatched before an error come as one last list. ``framer`` builds the
     decoder from ``max_event_bytes`` (:class:`SSEDecoder`, or ``ndjson.NDJSONDecoder``
     for a newline-delimited JSON body); what its ``close`` dispatches comes last.
+    The driver is :func:`.framing.read_items`, shared by every framing.
     """
-    check_chunks(chunks, "iter_events()")
-    reads = _Reads(max_event_bytes, state, framer)
-    for chunk in chunks:
-        events = reads.feed(chunk)
-        if reads.error is not None:
-            yield events
-            raise reads.error
-        if events:
-            yield events
-    last = reads.close()
-    if last:
-        yield last
+    return read_items(chunks, framer, max_event_bytes, state, "iter_events()")
 
 
-async def aiter_raw(
+def aiter_raw(
     chunks: AsyncIterable[bytes | bytearray | memoryview],
     *,
     max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
@@ -1459,16 +626,70 @@ async def aiter_raw(
     framer: Callable[[int], Framer] = SSEDecoder,
 ) -> AsyncIterator[list[ServerSentEvent | RawEvents | NamedEvents]]:
     """:func:`iter_raw` over an async iterable of byte chunks (see :func:`aiter_events`):
-    the same :class:`_Reads`, read by ``async for``."""
-    check_chunks(chunks, "aiter_events()", is_async=True)
-    reads = _Reads(max_event_bytes, state, framer)
-    async for chunk in chunks:
-        events = reads.feed(chunk)
-        if reads.error is not None:
-            yield events
-            raise reads.error
-        if events:
-            yield events
-    last = reads.close()
-    if last:
-        yield last
+    :func:`.framing.aread_items`."""
+    return aread_items(chunks, framer, max_event_bytes, state, "aiter_events()")
+
+
+# --------------------------------------------------------------------------
+# The framing object: text/event-stream both ways
+
+_UNSAFE = re.compile("[\r\n\0]")
+
+
+def sse_frame(data: str, event: str = "message", id: str = "") -> bytes:
+    """One SSE event as bytes: an ``event:`` line unless the type is ``message``, an ``id:``
+    line when ``id`` is set, one ``data:`` line per line of ``data`` (split at LF, as the WHATWG
+    "event stream interpretation" joins ``data:`` lines with LF), then a blank line; decoding
+    it gives back ``event``, ``data`` and ``id``.
+
+    Raises:
+        ValueError: ``event`` or ``id`` holds CR, LF or NUL, or ``data`` holds CR, which no
+            SSE field can carry (the decoder would end the line there).
+    """
+    if _UNSAFE.search(event) or _UNSAFE.search(id):
+        raise ValueError(f"an SSE event type or id cannot hold CR, LF or NUL: {event!r}, {id!r}")
+    if "\r" in data:
+        raise ValueError("SSE data cannot hold CR (it ends a line); only LF splits data lines")
+    head = ("" if event == "message" else f"event: {event}\n") + (f"id: {id}\n" if id else "")
+    lines = "".join(f"data: {line}\n" for line in data.split("\n"))
+    return f"{head}{lines}\n".encode()
+
+
+class SSEFraming(Framing):
+    """``text/event-stream`` (WHATWG HTML 9.2.6): decoded by :class:`SSEDecoder`, an event
+    written as its ``event:`` line (none for type ``message``) and its ``data:`` lines
+    (:func:`sse_frame`). The one instance is :data:`SSE`."""
+
+    __slots__ = ("_heads",)
+    name = "sse"
+    media_type = "text/event-stream"
+    content_type = "text/event-stream; charset=utf-8"
+    label = "SSE"
+
+    def __init__(self) -> None:
+        # The lines before ``data:`` per event type, built once per type.
+        self._heads: dict[str, bytes] = {}
+
+    def decoder(self, max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES) -> Framer:
+        """A new :class:`SSEDecoder` (see :meth:`.framing.Framing.decoder`)."""
+        return SSEDecoder(max_event_bytes)
+
+    def frame(self, data: bytes, event: str = "message") -> bytes:
+        """``event: <event>`` (none for ``message``), ``data: <data>`` and a blank line
+        (see :meth:`.framing.Framing.frame`; ``data`` holds no line break).
+
+        Raises:
+            ValueError: ``event`` holds CR, LF or NUL.
+        """
+        head = self._heads.get(event)
+        if head is None:
+            head = self._heads[event] = sse_frame("", event)[: -len(b"data: \n\n")]
+        return head + b"data: " + data + b"\n\n"
+
+    def frame_text(self, data: str, event: str = "message", id: str = "") -> bytes:
+        """:func:`sse_frame` (see :meth:`.framing.Framing.frame_text`)."""
+        return sse_frame(data, event, id)
+
+
+SSE = SSEFraming()
+"""The ``text/event-stream`` framing, every SSE channel's ``framing``."""
