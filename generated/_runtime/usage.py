@@ -4,7 +4,7 @@
 A generated message class types the usage members its spec lists; providers send more
 (``serviceTier``, ``prompt_cache_hit_tokens``...).  :func:`keep_usage` / :func:`keep_usages`
 attach the sent object to the decoded one and :func:`usage_as_sent` reads it back, so the
-assembled result reports usage as sent (README "usage as sent").
+assembled result reports usage as sent (docs/results.md, "Usage as sent").
 
 This module is ``src/ssegen/runtime/usage.py`` of ssegen, written verbatim into every
 output folder's runtime: edit it there, then run ``ssegen generate``.

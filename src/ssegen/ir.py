@@ -348,7 +348,7 @@ WhenTest = tuple[Literal["eq", "not", "present"], Any]
 @dataclass(frozen=True)
 class AccumulateStep:
     """One thing an event of a message does to the assembled result (see
-    :mod:`ssegen.normalize.accumulation` and README "Accumulation").
+    :mod:`ssegen.normalize.accumulation` and docs/accumulation.md).
 
     Paths are tuples of member names from the payload's root; :data:`EACH` (``*``) stands
     for every element of the array before it. A step whose paths go through arrays runs
@@ -409,7 +409,7 @@ class AccumulateStep:
     provenance: Provenance | None = dataclasses.field(default=None, compare=False)
 
     def to_plan(self) -> dict[str, Any]:
-        """The step as ``x-ssegen-accumulate`` states it (README "Accumulation"): ``action``
+        """The step as ``x-ssegen-accumulate`` states it (docs/accumulation.md): ``action``
         and the entries it has, paths written ``a[*].b``."""
         out: dict[str, Any] = {"action": self.action}
         for name in ("key", "value", "extra"):

@@ -189,7 +189,7 @@ class _Table:
         if isinstance(value, Schema):
             return self.use(value)
         if isinstance(value, AccumulateStep):
-            return value.to_plan()  # as a plan states it: README "Accumulation"
+            return value.to_plan()  # as a plan states it: docs/accumulation.md
         if is_dataclass(value) and not isinstance(value, type):
             return {f.name: self.plain(getattr(value, f.name)) for f in fields(value)}
         if isinstance(value, (list, tuple)):

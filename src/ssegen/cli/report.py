@@ -34,7 +34,7 @@ REFUSED = (
 HAND_EDITED = "generated files were changed by hand; `ssegen generate --force` restores them"
 REFORMATTED = (
     "another formatter rewrote generated files (same code, other layout): exclude the output folder "
-    "from it (ruff/black `extend-exclude`, see ssegen's README)"
+    "from it (ruff/black `extend-exclude`, see ssegen's docs/build-step.md)"
 )
 
 

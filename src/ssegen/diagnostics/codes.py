@@ -3,7 +3,7 @@
 A :class:`Code` is the only thing a loader, merge step or emitter passes to
 :meth:`ssegen.diagnostics.Diagnostics.add`; its severity lives here, once, so the severity of
 a finding is reviewed in one table. Codes are stable kebab-case names (users filter on them);
-rename one only with a changelog entry. The README's table of codes is generated from
+rename one only with a changelog entry. The table of codes in docs/codes.md is generated from
 :data:`CATALOGUE` (``ssegen codes``) and a test keeps the two equal, and
 another test checks that every code is reported somewhere in ``src/ssegen``.
 
@@ -33,7 +33,7 @@ class Code:
     Attributes:
         name: stable kebab-case identifier, e.g. ``nullable-keyword``.
         severity: the :class:`Severity` every report of this code has.
-        summary: one sentence saying what the code means (the README's table).
+        summary: one sentence saying what the code means (the table in docs/codes.md).
     """
 
     name: str
@@ -511,7 +511,7 @@ CATALOGUE: dict[str, Code] = {code.name: code for code in list(globals().values(
 
 
 def markdown_table() -> str:
-    """The README's table of codes (``| code | severity | meaning |``), one row per code, by name."""
+    """The table of codes of docs/codes.md (``| code | severity | meaning |``), one row per code, by name."""
     rows = ["| code | severity | meaning |", "|---|---|---|"]
     rows += [
         f"| `{c.name}` | {c.severity.value} | {c.summary} |" for c in sorted(CATALOGUE.values(), key=lambda c: c.name)

@@ -50,7 +50,7 @@ shape. Three families are recognized from the messages' shape, in this order:
 A step is kept only when its paths exist in the message's payload, so a spec that omits
 a member simply does not feed it. Paths are resolved by :func:`ssegen.ir.resolve_path`, the
 one resolver the code model reads too. A channel that fits none of them can state its plan
-with an ``x-ssegen-accumulate`` extension (``custom``; README "Accumulation"); otherwise
+with an ``x-ssegen-accumulate`` extension (``custom``; docs/accumulation.md); otherwise
 its events are only typed, and ``accumulation-unknown`` (info) says so once per channel.
 """
 
@@ -473,7 +473,7 @@ def _element(path: tuple[str, ...]) -> tuple[str, ...]:
 def _custom(channel: Channel, stated: Any, diagnostics: Diagnostics) -> Accumulation:
     """The plan an ``x-ssegen-accumulate`` extension states: a mapping from a message (its
     name as written or as generated, or the value its tag member is fixed to) to a list of
-    steps (README "Accumulation"); ``result: choices`` makes keyed steps assemble choices
+    steps (docs/accumulation.md); ``result: choices`` makes keyed steps assemble choices
     instead of output blocks. Each unusable entry is one ``accumulate-invalid`` warning
     naming its JSON pointer and the part that is wrong."""
     where = channel.provenance

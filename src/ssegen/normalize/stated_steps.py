@@ -1,4 +1,4 @@
-"""One step of a stated plan (``x-ssegen-accumulate``, README "Accumulation") as written,
+"""One step of a stated plan (``x-ssegen-accumulate``, docs/accumulation.md) as written,
 parsed to an :class:`ssegen.ir.AccumulateStep` or to what is wrong with it: the action, its
 entries, the paths (member names joined by ``.``, ``[*]`` for every element), ``when`` tests,
 ``members`` and ``mode``. Whether the paths exist in the message's payload is

@@ -1289,8 +1289,8 @@ def as_sent(value: Any) -> Any:
 
 
 def usage_of(members: Iterable[tuple[str, Any]]) -> dict[str, Any] | None:
-    """The usage object of a plan's ``usage`` step with ``members`` (README "Accumulation
-    plans"): ``{name: value}`` of each member sent (not None), in the order given, values as
+    """The usage object of a plan's ``usage`` step with ``members`` (docs/accumulation.md):
+    ``{name: value}`` of each member sent (not None), in the order given, values as
     plain JSON data (Ollama's final line: ``{"prompt_eval_count": 26, "eval_count": 282,
     "total_duration": 4883583458, ...}``, durations in nanoseconds as sent); None when none is."""
     usage = {name: _plain(value) for name, value in members if value is not None}

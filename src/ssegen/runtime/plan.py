@@ -9,8 +9,8 @@ through arrays with ``[*]``, ``when`` tests, ``members``, ``tool_call``, ``colle
 
 A path is a tuple of segments: :data:`EACH` (every element of the array read so far) or a
 member ``(identifier, wire name)``, read with ``getattr`` from a typed object and by wire
-name from a plain dict (a member typed as any JSON). The semantics are README
-"Accumulation"'s; written verbatim into every output folder's runtime like ``stream.py``.
+name from a plain dict (a member typed as any JSON). The semantics are those of
+docs/accumulation.md; written verbatim into every output folder's runtime like ``stream.py``.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ _BLOCK_TEXTS = frozenset(("text", "thinking", "signature", "refusal", "arguments
 
 
 class Step(NamedTuple):
-    """One step of a plan (the IR's ``AccumulateStep``; README "Accumulation").
+    """One step of a plan (the IR's ``AccumulateStep``; docs/accumulation.md).
 
     Attributes:
         action: ``meta``, ``open``, ``append``, ``collect``, ``delta``, ``tool_call``,

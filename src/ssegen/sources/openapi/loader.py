@@ -38,7 +38,7 @@ A 2xx response with a newline-delimited JSON media type (``application/x-ndjson`
 Types") is the JSON of each line, ``oneOf``/``anyOf`` branches one message each.
 
 The operation's ``x-ssegen-*`` members are its channel's extensions, as on an AsyncAPI channel
-(``x-ssegen-accumulate``: the channel's accumulation plan, README "Accumulation").
+(``x-ssegen-accumulate``: the channel's accumulation plan, docs/accumulation.md).
 
 The ``[DONE]`` sentinel is a message when the schema states it (a string ``const``/``enum``
 ``[DONE]``, a ``literal-payload`` terminator as in the AsyncAPI seeds), when an extension
