@@ -26,6 +26,8 @@ COMPLEX = 15
 MAX_COMPLEX_BLOCKS = 10
 #: No module over this many lines.
 MAX_MODULE_LINES = 700
+#: The folders held to more than the package: no complex block at all (the spec readers).
+STRICT_FOLDERS = ("sources/",)
 
 #: The ratchet: the modules over :data:`MAX_MODULE_LINES` lines today, with their length (none
 #: may grow, none join them).
@@ -90,6 +92,17 @@ def test_no_module_grows_past_the_limit_or_its_baseline() -> None:
 def test_no_block_above_the_maximum() -> None:
     over = _over(MAX_COMPLEXITY)
     assert over == [], f"blocks above {MAX_COMPLEXITY}: {_report(over)}"
+
+
+def test_no_complex_block_in_the_strict_folders() -> None:
+    over = [
+        line
+        for module, source in _modules().items()
+        if module.startswith(STRICT_FOLDERS)
+        for complexity, line in _scored(source, module)
+        if complexity > COMPLEX
+    ]
+    assert over == [], f"blocks above {COMPLEX} in {', '.join(STRICT_FOLDERS)}: {_report(over)}"
 
 
 def test_few_complex_blocks() -> None:

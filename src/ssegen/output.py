@@ -622,13 +622,14 @@ def quick_check(specs: Path, out: Path, providers: list[str], settings: OutputSe
         if input_hashes(specs, sorted(folder_files | outside)) != recorded:
             return None
     result = QuickCheck(True)
-    for rel, digest in sorted(manifest.all_files().items()):
+    written = manifest.all_files()
+    for rel, digest in sorted(written.items()):
         disk = _hash_file(out / PurePosixPath(rel))
         if disk is None:
             result.missing.append(rel)
         elif disk != digest:
             result.edited.append(rel)
-    result.foreign = _unlisted(out, [*providers, RUNTIME_FOLDER], manifest.all_files())
+    result.foreign = _unlisted(out, [*providers, RUNTIME_FOLDER], written)
     manifest_disk = _hash_file(out / MANIFEST)
     if manifest_disk != sha256(manifest.dumps().encode("utf-8")):
         result.edited.append(MANIFEST)

@@ -33,6 +33,7 @@ from typing import Any
 import httpx
 import pytest
 from conftest import GENERATED, GENERATED_PROVIDERS
+from helpers.packages import conformance_examples
 
 from ssegen.replay import content_type
 
@@ -90,8 +91,9 @@ def _streams(provider: str) -> list[Stream]:
     bodies: list[tuple[str, str, bytes, bool]] = []
     for name, channel, file, full_text in conformance.STREAMS:
         bodies.append((channel, f"stream-{name}", (GENERATED / provider / file).read_bytes(), full_text))
-    for channel in sorted({e[0] for e in [*conformance.EXAMPLES, *conformance.SYNTHESIZED]}):
-        examples = [e for e in [*conformance.EXAMPLES, *conformance.SYNTHESIZED] if e[0] == channel]
+    every = conformance_examples(conformance)
+    for channel in sorted({e[0] for e in every}):
+        examples = [e for e in every if e[0] == channel]
         ndjson = importlib.import_module(f"generated.{provider}").CHANNELS[channel].framing == "ndjson"
         for suffix, fix in (("", lambda d: d), ("-unicode", _unicode_data)):
             frames = "".join(

@@ -45,3 +45,9 @@ def generated_package(
         sys.path.remove(str(tmp_path))
         for name in [n for n in sys.modules if n == root or n.startswith(root + ".")]:
             del sys.modules[name]
+
+
+def conformance_examples(tests: ModuleType) -> list[tuple[str, str, str, str, str, str]]:
+    """A generated ``test_conformance`` module's examples, as its rows (channel, event type,
+    message, class, data, id): the spec's own (``EXAMPLES``), then the synthesized ones."""
+    return [*tests.EXAMPLES, *tests.SYNTHESIZED]

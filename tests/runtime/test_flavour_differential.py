@@ -25,13 +25,9 @@ import msgspec
 import pytest
 from conftest import GENERATED, GENERATED_PROVIDERS
 from helpers.flavours import package
+from helpers.packages import conformance_examples
 
 PROVIDERS = GENERATED_PROVIDERS
-
-
-def _examples(tests: Any) -> list[tuple[str, str, str, str, str, str]]:
-    """A generated conformance module's examples: the spec's own, then the synthesized ones."""
-    return [*tests.EXAMPLES, *tests.SYNTHESIZED]
 
 
 def _frame(provider: str, channel: str, event_type: str, data: str) -> str:
@@ -43,7 +39,7 @@ def _frame(provider: str, channel: str, event_type: str, data: str) -> str:
 
 def _bodies(provider: str) -> list[tuple[str, bytes]]:
     bodies = [(f"page:{p.name}", p.read_bytes()) for p in sorted((GENERATED / provider / "examples").glob("*.sse"))]
-    examples = _examples(importlib.import_module(f"generated.{provider}.test_conformance"))
+    examples = conformance_examples(importlib.import_module(f"generated.{provider}.test_conformance"))
     for channel in sorted({e[0] for e in examples}):
         frames = [_frame(provider, channel, e[1], e[4]) for e in examples if e[0] == channel]
         bodies.append((f"spec-examples:{channel}", "".join(frames).encode("utf-8")))
@@ -86,7 +82,7 @@ def _cases() -> list[tuple[str, str, bytes]]:
     cases = []
     for provider in PROVIDERS:
         cases += [(provider, name, body) for name, body in _bodies(provider)]
-        examples = _examples(importlib.import_module(f"generated.{provider}.test_conformance"))
+        examples = conformance_examples(importlib.import_module(f"generated.{provider}.test_conformance"))
         for channel in sorted({e[0] for e in examples}):
             frames = [
                 _frame(provider, channel, e[1], variant)
@@ -161,7 +157,9 @@ def test_the_cases_reach_unknown_events_and_every_documented_message() -> None:
             for channel in pkg.CHANNELS.values():
                 seen |= {type(e).__name__ for e in channel.decode([body])}
         # Every class a documented example decodes to (xerotier lists vendor events with no example).
-        classes = {e[3] for e in _examples(importlib.import_module(f"generated.{provider}.test_conformance"))}
+        classes = {
+            e[3] for e in conformance_examples(importlib.import_module(f"generated.{provider}.test_conformance"))
+        }
         assert classes | {"UnknownEvent"} <= seen, (provider, classes - seen)
 
 

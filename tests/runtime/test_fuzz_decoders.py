@@ -32,6 +32,7 @@ from typing import Any
 import msgspec
 import pytest
 from conftest import GENERATED, GENERATED_PROVIDERS
+from helpers.packages import conformance_examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -81,7 +82,7 @@ def _streams() -> list[Stream]:
         for address, chan in package.CHANNELS.items():
             if chan.framing != "sse":  # NDJSON channels: tests/runtime/test_ndjson_channel.py
                 continue
-            examples = [e for e in [*tests.EXAMPLES, *tests.SYNTHESIZED] if e[0] == address]
+            examples = [e for e in conformance_examples(tests) if e[0] == address]
             if not examples:  # a channel the spec gives no example for
                 examples = [(address, "message", "", "", '{"id": "x", "choices": []}', ""),
                             (address, "message", "", "", "[DONE]", "")]  # fmt: skip
@@ -381,7 +382,7 @@ _JSON = st.recursive(
 def _literals(stream: Stream) -> set[str]:
     tests = importlib.import_module(f"generated.{stream.provider}.test_conformance")
     found = set()
-    for example in [*tests.EXAMPLES, *tests.SYNTHESIZED]:
+    for example in conformance_examples(tests):
         try:
             json.loads(example[4])
         except ValueError:

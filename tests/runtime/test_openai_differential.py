@@ -52,6 +52,7 @@ from typing import Any
 import pytest
 from conftest import GENERATED
 from helpers.flavours import package
+from helpers.packages import conformance_examples
 
 pytestmark = pytest.mark.sdk
 
@@ -128,7 +129,7 @@ def _streams() -> list[tuple[str, str, bytes]]:
         for sse in sorted((GENERATED / provider / "examples").glob("*.sse")):
             cases.append((provider, f"page:{sse.name}", sse.read_bytes()))
         conformance = importlib.import_module(f"generated.{provider}.test_conformance")
-        examples = [e for e in conformance.EXAMPLES + conformance.SYNTHESIZED if e[0] == CHAT]
+        examples = [e for e in conformance_examples(conformance) if e[0] == CHAT]
         examples.sort(key=lambda e: e[4] == "[DONE]")  # the terminator last, as on the wire (the SDK stops there)
         frames = "".join(("" if e[1] == "message" else f"event: {e[1]}\n") + f"data: {e[4]}\n\n" for e in examples)
         cases.append((provider, "spec-examples", frames.encode("utf-8")))

@@ -435,7 +435,7 @@ class EventStream(_StreamProgress, Generic[E]):
         Raises:
             ConcurrentUseError: called from a thread other than the stream's consumer.
         """
-        if self._owner not in (None, get_ident()):
+        if self._owner is not None:  # a stream nobody read yet may be closed from anywhere
             _owner_check(self)
         self._events = iter(())
         for source in (self._batches, self._chunks):  # the read driver, then the body's reads
@@ -498,7 +498,7 @@ class AsyncEventStream(_StreamProgress, Generic[E]):
     async def aclose(self) -> None:
         """:meth:`EventStream.close`, asynchronously: the byte source is closed with its
         ``aclose()`` when it has one (httpx's ``aiter_bytes()``)."""
-        if self._owner not in (None, get_ident()):
+        if self._owner is not None:  # a stream nobody read yet may be closed from anywhere
             _owner_check(self)
         for source in (self._events, self._batches, self._chunks):
             close: Callable[[], Awaitable[object]] | None = getattr(source, "aclose", None)
