@@ -49,7 +49,12 @@ if TYPE_CHECKING:
 @MODEL_OPTION
 @FORMAT_OPTION
 @click.option("--strict", is_flag=True, default=None, help="Treat warnings (spec warts, reconciliations) as errors.")
-@click.option("--force", is_flag=True, help="Overwrite generated files edited by hand, and foreign files in the way.")
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Build from the specs even when the output is up to date, and overwrite generated files "
+    "edited by hand and foreign files in the way.",
+)
 @click.option(
     "--adopt",
     is_flag=True,
@@ -93,7 +98,7 @@ def generate(
     When nothing changed since the last run (inputs, ssegen, settings and output as the
     manifest records them: what `ssegen check` tells from hashes), it says the output is up
     to date and builds nothing, as fast as `check`; diagnostics are then not printed again
-    (-v, --min-severity or --format json build anyway, to print them).  After an edit of
+    (-v, --min-severity or --format json build anyway, to print them; --force builds anyway).  After an edit of
     ssegen itself that changes none of its output, it rewrites only the manifest (which
     records the generator's fingerprint) and says so.
     """
@@ -106,7 +111,8 @@ def generate(
         strict=strict,
         providers=providers or None,
     )
-    asked = verbose or min_severity is not None or fmt != "text"  # the diagnostics are wanted: build
+    # the diagnostics are wanted, or a build was asked for whatever the hashes say: build
+    asked = verbose or min_severity is not None or fmt != "text" or force
     level = least_severity(verbose, min_severity, fmt)
     if not run_generate(config, fmt, level, quiet, force, rebuild=asked, adopt=adopt):
         sys.exit(1)
