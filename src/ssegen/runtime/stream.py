@@ -31,7 +31,8 @@ from typing import TYPE_CHECKING, Any, Generic, Self, TypeGuard, TypeVar
 
 import msgspec
 
-from .accumulate import COMPACT_PARTS, Accumulator, Family, StreamResult, _family
+from .accumulate import COMPACT_PARTS, Accumulator, Family, StreamResult
+from .accumulate_results import _family
 from .encoding import Encoding, Synthesis
 from .events import StreamTruncated, UnknownEvent, VendorEvent, truncated_reason
 from .framing import (
