@@ -8,7 +8,9 @@ and framing, over its layers ``sse_lines.py``, ``sse_fields.py`` and ``sse_runs.
 payloads), ``partial_json.py``, ``accumulate.py`` (the accumulator, over its jobs
 ``accumulate_results.py``, ``accumulate_parts.py``, ``accumulate_choices.py``,
 ``accumulate_blocks.py`` and ``accumulate_errors.py``), ``plan.py`` (the plan executor),
-``encoding.py`` (events back to bytes) and ``stream.py`` (channels and event streams).
+``encoding.py`` (events back to bytes) and ``stream.py`` (channels, over
+``stream_classify.py``, ``stream_events.py`` (the event streams), ``stream_reader.py`` and
+``stream_writer.py``: a channel's reading and writing sides).
 
 With ``runtime = "vendored"`` (the default) they are written once per output folder, into
 ``<out>/_runtime/`` (:data:`RUNTIME_FOLDER`), by :func:`ssegen.emit.render_root`, with a
@@ -44,6 +46,10 @@ MODULES: tuple[str, ...] = (
     "accumulate.py",
     "plan.py",
     "encoding.py",
+    "stream_classify.py",
+    "stream_events.py",
+    "stream_reader.py",
+    "stream_writer.py",
     "stream.py",
 )
 """The file names written into every output folder's runtime, in this folder."""
