@@ -18,6 +18,7 @@ Nothing here knows channels: :mod:`ssegen.diff.compare` turns each :class:`Found
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -99,7 +100,7 @@ class _Walk:
 
     def _node(self, old: Schema, new: Schema, depth: int) -> list[Found]:
         if old.type != new.type:
-            return [_retyped(old, new)]
+            return self._alternative(old, new, depth) or [_retyped(old, new)]
         if old.type == "object" and bool(old.properties) != bool(new.properties):
             return [_retyped(old, new)]
         found = _texts(old, new) + _constraints(old, new) + _enum(old, new) + (_renamed(old, new) if depth else [])
@@ -227,6 +228,31 @@ class _Walk:
                 found += self.node(olds[key], v, depth + 1)
         return found
 
+    def _alternative(self, old: Schema, new: Schema, depth: int) -> list[Found]:
+        """A union that became one of its alternatives (the others removed), or a schema that
+        became one alternative of a union (others added): that alternative compared, the others
+        ``variant-removed`` or ``variant-added`` when they are classes (else the type's change is
+        told by :func:`_retyped`); [] when neither is the case."""
+        union, single = (old, new) if old.type == "union" else (new, old)
+        if union.type != "union" or single.type == "union":
+            return []
+        same = [v for v in union.variants if v.type == single.type and v.name == single.name]
+        others = [v for v in union.variants if v not in same]
+        if len(same) != 1 or not all(v.type == "object" and v.properties for v in others):
+            return []
+        if union is old:
+            found = [
+                Found(VARIANT_REMOVED, (), f"alternative {_key(v)} removed", v.provenance, new.provenance)
+                for v in others
+            ]
+            return found + self.node(same[0], new, depth + 1)
+        found = [Found(VARIANT_ADDED, (), f"new alternative {_key(v)}", old.provenance, v.provenance) for v in others]
+        return found + self.node(old, same[0], depth + 1)
+
+
+def _key(variant: Schema) -> str:
+    return f"{variant.name or variant.type}"
+
 
 def _keyed(union: Schema) -> dict[str, Schema]:
     """A union's alternatives by what identifies them: the tag value under its discriminator,
@@ -276,11 +302,24 @@ def _narrows(old: Schema, new: Schema) -> bool:
 
 
 def _renamed(old: Schema, new: Schema) -> list[Found]:
-    """``type-renamed`` when a generated class (an object with members, an enum alias) has another name."""
+    """``type-renamed`` when a generated class (an object with members, an enum alias) has another
+    name that the spec gives (a component name or a title) on either side: a name built from the
+    path follows its parent's, whose own rename is reported."""
     named = (old.type == "object" and old.properties) or old.enum
     if not named or not old.name or not new.name or old.name == new.name:
         return []
+    if not (_named_in_spec(old) or _named_in_spec(new)):
+        return []
     return [Found(TYPE_RENAMED, (), f"class {old.name} renamed {new.name}", old.provenance, new.provenance)]
+
+
+#: Where a document keeps its named schemas (AsyncAPI/OpenAPI components, JSON Schema definitions).
+_DEFINITIONS = re.compile(r"/(components/schemas|definitions|\$defs)/[^/]+$")
+
+
+def _named_in_spec(schema: Schema) -> bool:
+    """Whether the schema's name is the spec's: a title, or the key it is defined under."""
+    return bool(schema.title) or _DEFINITIONS.search(schema.provenance.pointer) is not None
 
 
 def _retyped(old: Schema, new: Schema) -> Found:

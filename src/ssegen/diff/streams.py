@@ -114,7 +114,7 @@ def compare_streams(view: StreamView) -> list[Change]:
         return [view.change(ACCUMULATION_ADDED, text, None)]
     changes = _ends(view, old, new)
     moved, usage = _usage(view, old, new)
-    return changes + usage + _steps(view, old, new, moved)
+    return list(dict.fromkeys(changes + usage + _steps(view, old, new, moved)))
 
 
 def ending(channel: Channel) -> dict[str, str]:
@@ -148,18 +148,25 @@ def _ends(view: StreamView, old: Accumulation, new: Accumulation) -> list[Change
             )
             changes.append(view.change(STREAM_END_CHANGED, text, after, old=gone))
         elif after.name not in now:
-            why = _why_not_ending(gone, after, old)
+            why = "".join(_why_not_ending(gone, after, step) for step in old.of(name) if step.action in ENDING)
             text = f"{after.name} no longer ends the stream (it did by {how}){why}"
             changes.append(view.change(STREAM_END_CHANGED, text, after, old=gone))
+        else:
+            kept = new.of(after.name)
+            for step in old.of(name):
+                if step.action in ENDING and step not in kept:
+                    text = (
+                        f"{after.name} no longer ends the stream by its {_step_text(step)} step"
+                        f"{_why_not_ending(gone, after, step)} (it still does by {now[after.name]})"
+                    )
+                    changes.append(view.change(STREAM_END_CHANGED, text, after, old=gone))
     return changes
 
 
-def _why_not_ending(gone: Message, after: Message, old: Accumulation) -> str:
-    """Why a message's ending step is not in the new plan: the path it read, if that is lost."""
-    for step in old.of(gone.name):
-        if step.action in ENDING and (lost := lost_path(gone.payload, after.payload, step)) is not None:
-            return f": {lost[0]} {lost[1]}"
-    return ""
+def _why_not_ending(gone: Message, after: Message, step: AccumulateStep) -> str:
+    """Why an ending step is not in the new plan: the path it read, when that is lost."""
+    lost = lost_path(gone.payload, after.payload, step)
+    return f": it read {lost[0]}, no longer in the payload ({lost[1]})" if lost is not None else ""
 
 
 def _usage(view: StreamView, old: Accumulation, new: Accumulation) -> tuple[set[str], list[Change]]:
@@ -171,7 +178,7 @@ def _usage(view: StreamView, old: Accumulation, new: Accumulation) -> tuple[set[
     for name, steps in old.steps:
         usage = [s for s in steps if s.action == "usage"]
         pair = view.counterpart(name)
-        if not usage or (pair.new is not None and pair.new.name in read and view.recognizes(pair.new)):
+        if not usage or _still_read(view, pair, usage, read):
             continue
         targets = _usage_now(view, pair, usage, read)
         if not targets:
@@ -184,6 +191,17 @@ def _usage(view: StreamView, old: Accumulation, new: Accumulation) -> tuple[set[
         ) + (f"; the new plan does not read it in {', '.join(unread)} either" if unread else "")
         changes.append(view.change(USAGE_MOVED, text, pair.new, old=pair.old))
     return moved, changes
+
+
+def _still_read(view: StreamView, pair: Pair, usage: list[AccumulateStep], read: set[str]) -> bool:
+    """Whether the new message of ``pair`` still gives the usage: recognized by an older package,
+    read by the new plan, every path its old usage steps read still there (the chat plan keeps its
+    steps whatever the payload declares)."""
+    after = pair.new
+    if after is None or after.name not in read or not view.recognizes(after):
+        return False
+    assert pair.old is not None
+    return all(lost_path(pair.old.payload, after.payload, step) is None for step in usage)
 
 
 def _usage_now(view: StreamView, pair: Pair, usage: list[AccumulateStep], read: set[str]) -> list[str]:
