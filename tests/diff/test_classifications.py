@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from conftest import ROOT
 from helpers.diffs import BASE, changes, edited, load
 
 from ssegen.diff import KINDS, Impact, compare_providers
@@ -311,3 +312,9 @@ def test_a_rename_is_found_by_payload_similarity_and_named_both_ways(tmp_path: P
     [end] = [c for c in found if c.kind.name == "stream-end-changed"]
     assert "an older package does not recognize" in end.text
     assert {c.kind.name for c in found} == {"message-renamed", "stream-end-changed"}
+
+
+def test_the_documentation_lists_every_kind_with_its_impact() -> None:
+    page = (ROOT / "docs" / "diff.md").read_text(encoding="utf-8")
+    rows = {line.split("|")[1].strip(" `"): line.split("|")[2].strip() for line in page.splitlines() if "| `" in line}
+    assert {name: rows.get(name) for name in KINDS} == {name: kind.impact.value for name, kind in KINDS.items()}

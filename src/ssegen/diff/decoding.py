@@ -48,14 +48,18 @@ def decoded_as(channel: Channel, event: str, data: str) -> str | None:
         value = json.loads(data)
     except ValueError:
         return None
-    tags = tuple(t for t in plan.tags if t)
+    return _decoded_json(by_name, plan, value)
+
+
+def _decoded_json(by_name: dict[str, Message], plan: Dispatch, value: Any) -> str | None:
+    """What ``plan`` decodes the JSON ``value`` as: by its tag's value, else by shape, else leniently."""
+    candidates = plan.shaped
     if plan.tag and isinstance(value, dict) and plan.tag in value:
         group = next((g for g in plan.tagged if g.value == value[plan.tag]), None)
         if group is not None:
-            return _first(by_name, group.messages, value, tags) or group.messages[0]
-        declaring = [n for n in plan.shaped if by_name[n].payload.property(plan.tag) is not None]
-        return _first(by_name, declaring, value, tags) or _lenient(by_name, plan, value)
-    return _first(by_name, plan.shaped, value, tags) or _lenient(by_name, plan, value)
+            return _first(by_name, group.messages, value, plan.tags) or group.messages[0]
+        candidates = tuple(n for n in plan.shaped if by_name[n].payload.property(plan.tag) is not None)
+    return _first(by_name, candidates, value, plan.tags) or _lenient(by_name, plan, value)
 
 
 def _first(by_name: dict[str, Message], names: tuple[str, ...] | list[str], value: Any, tags: tuple[str, ...]) -> str:
@@ -80,13 +84,16 @@ def _closeness(message: Message, value: dict[str, Any], tags: tuple[str, ...]) -
     present, when at least half are and no tag member has another value; for a message requiring
     none, its declared members present, when they are at least half of ``value``'s."""
     payload = message.payload
-    for tag in tags:
-        fixed = payload.tag(tag) if tag else None
-        if fixed is not None and tag in value and value[tag] not in (fixed, None):
-            return 0
+    if any(_other_tag(payload.tag(tag), value.get(tag)) for tag in tags):
+        return 0
     needed = [p.name for p in payload.properties if p.required and not p.schema.nullable]
     if not needed:
         known = sum(1 for p in payload.properties if p.name in value)
         return known if 2 * known >= len(value) else 0
     present = sum(1 for name in needed if name in value)
     return present if 2 * present >= len(needed) else 0
+
+
+def _other_tag(fixed: str | None, sent: Any) -> bool:
+    """Whether a tag member fixed to ``fixed`` was sent with another value (absent or null is not)."""
+    return fixed is not None and sent is not None and sent != fixed

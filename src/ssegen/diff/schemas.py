@@ -119,22 +119,7 @@ class _Walk:
         news = {p.name: p for p in new.properties}
         gone = [p for p in old.properties if p.name not in news]
         came = [p for p in new.properties if p.name not in olds]
-        renamed = self._renames(gone, came)
-        found = [
-            Found(MEMBER_RENAMED, (n.name,), f"member {o.name!r} renamed {n.name!r}", o.provenance, n.provenance)
-            for o, n in renamed
-        ]
-        paired = {o.name for o, _ in renamed} | {n.name for _, n in renamed}
-        found += [
-            Found(MEMBER_REMOVED, (o.name,), f"member {o.name!r} removed", o.provenance, new.provenance)
-            for o in gone
-            if o.name not in paired
-        ]
-        found += [
-            Found(MEMBER_ADDED, (n.name,), f"new {_needed(n)} member {n.name!r}", old.provenance, n.provenance)
-            for n in came
-            if n.name not in paired
-        ]
+        found = _gone_and_came(old, new, gone, came, self._renames(gone, came))
         for prop in new.properties:
             if prop.name in olds and not (depth == 0 and prop.name in self.tags):
                 found += self._member(olds[prop.name], prop, depth)
@@ -234,20 +219,50 @@ class _Walk:
         ``variant-removed`` or ``variant-added`` when they are classes (else the type's change is
         told by :func:`_retyped`); [] when neither is the case."""
         union, single = (old, new) if old.type == "union" else (new, old)
-        if union.type != "union" or single.type == "union":
-            return []
-        same = [v for v in union.variants if v.type == single.type and v.name == single.name]
-        others = [v for v in union.variants if v not in same]
-        if len(same) != 1 or not all(v.type == "object" and v.properties for v in others):
+        same, others = _split(union, single)
+        if same is None:
             return []
         if union is old:
             found = [
                 Found(VARIANT_REMOVED, (), f"alternative {_key(v)} removed", v.provenance, new.provenance)
                 for v in others
             ]
-            return found + self.node(same[0], new, depth + 1)
+            return found + self.node(same, new, depth + 1)
         found = [Found(VARIANT_ADDED, (), f"new alternative {_key(v)}", old.provenance, v.provenance) for v in others]
-        return found + self.node(old, same[0], depth + 1)
+        return found + self.node(old, same, depth + 1)
+
+
+def _split(union: Schema, single: Schema) -> tuple[Schema | None, list[Schema]]:
+    """The alternative of ``union`` that is ``single`` (same type and name) and the others, all
+    classes; (None, []) when ``union`` is no union, ``single`` is one, or there is no such split."""
+    if union.type != "union" or single.type == "union":
+        return None, []
+    same = [v for v in union.variants if v.type == single.type and v.name == single.name]
+    others = [v for v in union.variants if v not in same]
+    if len(same) != 1 or not all(v.type == "object" and v.properties for v in others):
+        return None, []
+    return same[0], others
+
+
+def _gone_and_came(
+    old: Schema, new: Schema, gone: list[Property], came: list[Property], renamed: list[tuple[Property, Property]]
+) -> list[Found]:
+    """``member-renamed``, ``member-removed`` and ``member-added`` of one object."""
+    found = [
+        Found(MEMBER_RENAMED, (n.name,), f"member {o.name!r} renamed {n.name!r}", o.provenance, n.provenance)
+        for o, n in renamed
+    ]
+    paired = {o.name for o, _ in renamed} | {n.name for _, n in renamed}
+    found += [
+        Found(MEMBER_REMOVED, (o.name,), f"member {o.name!r} removed", o.provenance, new.provenance)
+        for o in gone
+        if o.name not in paired
+    ]
+    return found + [
+        Found(MEMBER_ADDED, (n.name,), f"new {_needed(n)} member {n.name!r}", old.provenance, n.provenance)
+        for n in came
+        if n.name not in paired
+    ]
 
 
 def _key(variant: Schema) -> str:
