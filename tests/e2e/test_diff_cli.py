@@ -99,6 +99,13 @@ def test_usage_errors_exit_2(args: tuple[str, ...], message: str) -> None:
     assert result.exit_code == 2 and message in result.output, result.output
 
 
+def test_a_provider_on_neither_side_is_not_compared(repository: Path) -> None:
+    result = _diff("--rev", "HEAD", "nosuch")
+    assert result.exit_code == 2
+    assert "nosuch: not compared, no such provider folder on either side" in result.stdout
+    assert result.stdout.splitlines()[-1] == "no change: nothing breaking; 1 not compared"
+
+
 def test_a_specs_folder_and_a_provider_folder_are_not_compared(tmp_path: Path) -> None:
     old, new = _sides(tmp_path)
     result = _diff(old, str(Path(new) / "demo"))

@@ -136,6 +136,8 @@ def summary(counts: dict[str, int]) -> str:
 
 def provider_line(provider: ProviderDiff) -> str:
     """The one-line summary of a provider."""
+    if provider.status == "failed" and all(d.code == "provider-missing" for d in provider.errors):
+        return f"{provider.name}: not compared, no such provider folder on either side"
     if provider.status == "failed":
         return f"{provider.name}: not compared, its specs have errors (above)"
     status = {"added": " (new provider)", "removed": " (provider removed)"}.get(provider.status, "")
@@ -161,7 +163,9 @@ def text_lines(report: DiffReport, *, colour: bool = False) -> list[str]:
                 label = click.style(label, fg=fg, bold=bold)
             lines.append(f"    {change_line(report, change, label)}")
     verdict = "breaking" if report.breaking else "nothing breaking"
-    lines.append(f"{summary(report.counts())}: {verdict}")
+    failed = sum(1 for p in report.providers if p.status == "failed")
+    uncompared = f"; {failed} not compared" if failed else ""
+    lines.append(f"{summary(report.counts())}: {verdict}{uncompared}")
     return lines
 
 
