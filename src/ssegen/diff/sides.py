@@ -133,10 +133,25 @@ def revision_specs(specs: Path, rev: str, into: Path) -> Specs:
     archive = _git(["archive", "--format=tar", sha, "--", prefix or "."], top)
     if archive.returncode != 0:
         raise SidesError(f"{prefix or 'the repository'} does not exist at {rev}: {archive.stderr.decode().strip()}")
-    with tarfile.open(fileobj=io.BytesIO(archive.stdout)) as tar:
-        tar.extractall(into, filter="data")
+    _extract(archive.stdout, into)
     folder = into / prefix if prefix else into
     return Specs(folder, Side(f"{rev}:{prefix or './'}", f"{rev}:{prefix}", on_disk=False))
+
+
+def _extract(data: bytes, into: Path) -> None:
+    """Write the files and folders of tar archive ``data`` under ``into``: regular files and
+    folders at relative paths only (no links, devices or ``..``), as ``tarfile``'s ``data`` filter
+    keeps them (the filter itself is missing before Python 3.11.4)."""
+    with tarfile.open(fileobj=io.BytesIO(data)) as tar:
+        members = [
+            m
+            for m in tar.getmembers()
+            if (m.isfile() or m.isdir()) and not PurePosixPath(m.name).is_absolute() and ".." not in m.name.split("/")
+        ]
+        if hasattr(tarfile, "data_filter"):
+            tar.extractall(into, members=members, filter="data")
+        else:  # Python 3.11.0 to 3.11.3
+            tar.extractall(into, members=members)
 
 
 def generated_specs(specs: Path, inputs: dict[str, dict[str, str]], into: Path) -> tuple[Specs, dict[str, list[str]]]:
