@@ -279,7 +279,15 @@ def _places(config: Config, provider: ProviderReport) -> list[tuple[Path, str]]:
 @OUT_OPTION
 @TESTS_OUT_OPTION
 @PACKAGE_OPTION
-@click.option("--diff", "show_diff", is_flag=True, help="Print a unified diff of each stale file (disk -> specs now).")
+@click.option(
+    "--diff",
+    "show_diff",
+    is_flag=True,
+    help=(
+        "When stale, print what the spec change does to the streams (the `ssegen diff` report, from the specs "
+        "the output was generated from), then a unified diff of each stale file (disk -> specs now)."
+    ),
+)
 @MODEL_OPTION
 @click.argument("providers", nargs=-1, shell_complete=complete_specs_providers)
 def check(
@@ -356,8 +364,9 @@ def _check_from_hashes(config: Config, names: list[str], show_diff: bool) -> boo
 
 
 def _compare(config: Config, reports: list[ProviderReport], show_diff: bool) -> bool:
-    """Compare the output folders with what ``reports`` produce, naming each stale file (and its
-    diff when ``show_diff``); True when none is."""
+    """Compare the output folders with what ``reports`` produce, naming each stale file (and, when
+    ``show_diff``, the stream report of :func:`ssegen.cli.diff.check_report_lines` and each file's
+    diff); True when none is."""
     from ..pipeline import check as compare
 
     with _formatter_errors():
@@ -372,9 +381,13 @@ def _compare(config: Config, reports: list[ProviderReport], show_diff: bool) -> 
     stale = 0
     for o in outcomes:
         echo_lines(report.stale_lines(o))
-        if show_diff:
-            _echo_diffs(o)
         stale += len(set(o.plan.stale) | set(o.plan.unowned))
+    if show_diff and stale:
+        from .diff import check_report_lines
+
+        echo_lines(check_report_lines(config, [r.name for r in reports]))
+        for o in outcomes:
+            _echo_diffs(o)
     if any(o.plan.reformatted for o in outcomes):
         click.echo(report.REFORMATTED, err=True)
     if stale:
