@@ -353,7 +353,8 @@ def error_frame(channel: Any) -> bytes:
     on a channel whose events are named), which the accumulator reports as ``error_event`` too;
     on an NDJSON channel, the line Ollama sends, ``{"error": "..."}``."""
     enc = channel.encoding
-    candidates = [*enc.examples, *(frame for frames in enc.streams.values() for frame in frames)]
+    errors = getattr(enc, "error_examples", ())  # packages generated before it have none
+    candidates = [*errors, *enc.examples, *(frame for frames in enc.streams.values() for frame in frames)]
     for event, data in candidates:
         try:
             typed = channel.parse(data, event)

@@ -28,7 +28,12 @@ class EncodingSpec:
         literals: ``(class, literal data)`` of each literal message (``[DONE]``).
         terminator: the terminator's class, or None when the spec declares none.
         examples: ``(SSE event type, data)`` of the channel's examples, in spec order (those
-            the conformance tests decode, synthesized ones included).
+            the conformance tests decode, synthesized ones included), without the examples of
+            error messages (:func:`error_messages`): they make the default stream of the mock and of
+            ``example_stream()``, a stream that succeeds (the conformance tests still decode
+            every example).
+        error_examples: ``(SSE event type, data)`` of the examples of the channel's error
+            messages, in spec order (what the mock's ``error`` fault sends).
         streams: ``(name, events)`` of the channel's harvested example streams (those the
             conformance tests replay from ``examples/<name>.sse``), each event ``(SSE event
             type, data)``, comments left out; cumulative (``full_text``) streams are not
@@ -39,6 +44,7 @@ class EncodingSpec:
     literals: tuple[tuple[ClassName, str], ...]
     terminator: ClassName | None
     examples: tuple[tuple[str, str], ...]
+    error_examples: tuple[tuple[str, str], ...] = ()
     streams: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = ()
 
 
@@ -61,6 +67,8 @@ def encoding_spec(provider: Provider, channel: ChannelSpec, examples: tuple[Exam
     events: dict[ClassName, str] = {}
     literals: dict[ClassName, str] = {}
     terminator: ClassName | None = None
+    errors = error_messages(provider, channel.address)
+    own = [e for e in examples if e.channel == channel.address]
     for message in channel.messages:
         if message.cls in events or message.cls in literals:
             continue
@@ -74,13 +82,29 @@ def encoding_spec(provider: Provider, channel: ChannelSpec, examples: tuple[Exam
         events=tuple(events.items()),
         literals=tuple(literals.items()),
         terminator=terminator,
-        examples=tuple((e.event, e.data) for e in examples if e.channel == channel.address),
+        examples=tuple((e.event, e.data) for e in own if e.message not in errors),
+        error_examples=tuple((e.event, e.data) for e in own if e.message in errors),
         streams=tuple(
             (s.name, tuple((e.event, e.data) for e in s.events if e.comment is None))
             for s in provider.example_streams
             if s.channel == channel.address and not s.full_text
         ),
     )
+
+
+def error_messages(provider: Provider, address: str) -> frozenset[str]:
+    """The messages of channel ``address`` whose every event is an error: ``kind: error`` (an
+    ``event: error`` frame) or recorded whole as one by the channel's plan (an ``error`` step
+    with no ``value``: Ollama's ``StreamError`` line)."""
+    for channel in provider.channels:
+        if channel.address == address:
+            whole = {
+                name
+                for name, steps in (channel.accumulation.steps if channel.accumulation else ())
+                if any(step.action == "error" and not step.value for step in steps)
+            }
+            return frozenset({m.name for m in channel.messages if m.kind == "error"} | whole)
+    return frozenset()
 
 
 def kept_members(classes: tuple[ClassSpec, ...]) -> tuple[tuple[ClassName, tuple[str, ...]], ...]:

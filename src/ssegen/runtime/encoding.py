@@ -41,7 +41,12 @@ class Encoding:
         terminator: the event ending a stream (``models.StreamDone()``), or None when the
             spec declares none.
         examples: the channel's documented (and synthesized) examples, ``(SSE event type,
-            data)`` in spec order, as the package's conformance tests replay them.
+            data)`` in spec order, as the package's conformance tests replay them, but for
+            those of its error messages: the events of a stream that succeeds (the default
+            stream of :meth:`Channel.example_stream` and of the mock).
+        error_examples: the examples of the channel's error messages (an ``event: error``
+            frame, Ollama's ``{"error": ...}`` line), same shape: what the mock's ``error``
+            fault sends.
         streams: the channel's harvested example streams (``examples/<name>.sse``) by name,
             each its events as ``(SSE event type, data)``.
         library: the library of the message classes (``MSGSPEC``; ``PYDANTIC`` of
@@ -55,6 +60,7 @@ class Encoding:
         literals: dict[type, str] | None = None,
         terminator: Any = None,
         examples: Sequence[tuple[str, str]] = (),
+        error_examples: Sequence[tuple[str, str]] = (),
         streams: dict[str, Sequence[tuple[str, str]]] | None = None,
         library: ModelLibrary | None = None,
     ) -> None:
@@ -63,6 +69,7 @@ class Encoding:
         self.literals: dict[type, str] = literals or {}
         self.terminator = terminator
         self.examples = tuple(examples)
+        self.error_examples = tuple(error_examples)
         self.streams: dict[str, tuple[tuple[str, str], ...]] = {
             name: tuple(events) for name, events in (streams or {}).items()
         }

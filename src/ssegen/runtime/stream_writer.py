@@ -125,7 +125,8 @@ class ChannelWriter(Generic[E]):
 
     def example_events(self) -> list[E]:
         """The spec's own examples of the channel (those the package's conformance tests
-        decode, synthesized instances included), decoded, in spec order, the terminator
+        decode, synthesized instances included, those of error messages left out:
+        ``Encoding.error_examples``), decoded, in spec order, the terminator
         last (added when the spec declares one and gives no example of it). One event per
         documented example: several responses' events side by side, not one response.
 
