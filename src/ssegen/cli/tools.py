@@ -93,16 +93,17 @@ def conform(out: Path | None, full_text: bool, as_json: bool, provider: str, cha
     """
     from ..conform import ConformError, ConformUsageError
     from ..conform import conform as run_conform
+    from ..diagnostics import escape_controls, json_text
 
     config = config_from_flags(out=out)
     try:
         result = run_conform(config.out, provider, channel, capture, full_text=full_text)
     except ConformUsageError as exc:
-        raise click.UsageError(str(exc)) from None
+        raise click.UsageError(escape_controls(str(exc))) from None
     except ConformError as exc:
-        raise click.ClickException(str(exc)) from None
+        raise click.ClickException(escape_controls(str(exc))) from None
     if as_json:
-        click.echo(json.dumps(result.to_dict(), indent=2, ensure_ascii=False))
+        click.echo(json_text(result.to_dict()))
     else:
         echo_lines(report.conform_lines(result))
     if result.violations:
@@ -171,6 +172,7 @@ def mock(
     """
     import logging
 
+    from ..diagnostics import escape_controls
     from ..mock import Limits, MockUnavailable, bind, create_app, endpoints, is_loopback, listing, make_server
     from ..replay import FaultError, Faults, import_provider
 
@@ -187,7 +189,7 @@ def mock(
         bounds = Limits.parse(limits)
         server = make_server(create_app(served, base, bounds), "info" if verbose else "warning", bounds)
     except FaultError as exc:
-        raise click.UsageError(str(exc)) from None
+        raise click.UsageError(escape_controls(str(exc))) from None
     except MockUnavailable as exc:
         raise click.ClickException(str(exc)) from None
     try:
