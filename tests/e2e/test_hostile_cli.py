@@ -145,3 +145,22 @@ def test_sarif_escapes_controls_and_percent_encodes_file_names(tmp_path: Path) -
     outside = render([diag], "sarif", Path("/elsewhere/specs"))
     uri = json.loads(outside)["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
     assert uri == "file:///elsewhere/specs/demo/a%23b%2541%20c.yaml"
+
+
+def test_a_lone_surrogate_in_a_spec_is_an_error_naming_its_line(tmp_path: Path) -> None:
+    """``"\\ud800"`` in a YAML string is no character (before: a UnicodeEncodeError traceback);
+    an escaped pair is the character it stands for."""
+    shutil.copytree(SPECS / "mistral", tmp_path / "specs" / "mistral")
+    spec = tmp_path / "specs" / "mistral" / "asyncapi-page.txt"
+    text = spec.read_text(encoding="utf-8")
+    described = "description: The model that produced the chunk."
+    assert text.count(described) == 1
+    line = text[: text.index(described)].count("\n") + 1
+    spec.write_text(text.replace(described, 'description: "The model \\ud83d\\ude00 that \\ud800 made it."'), "utf-8")
+    run = CliRunner().invoke(main, ["generate", "--specs", "specs", "--out", "out"])
+    assert run.exit_code == 1 and (run.exception is None or isinstance(run.exception, SystemExit)), run.exception
+    assert f"asyncapi-page.txt:{line}: /: error[yaml-syntax]: YAML value error: \\ud800 is half of" in run.output
+    spec.write_text(text.replace(described, 'description: "The model \\ud83d\\ude00 that made it."'), "utf-8")
+    run = CliRunner().invoke(main, ["generate", "--specs", "specs", "--out", "out"])
+    assert run.exit_code == 0, run.output
+    assert "The model \U0001f600 that made it." in (tmp_path / "out" / "mistral" / "models.py").read_text("utf-8")
