@@ -541,7 +541,7 @@ def _protocol_class(head_timeout: float) -> type[Any]:
     hold their descriptors until none is left for other clients."""
     from uvicorn.protocols.http.h11_impl import H11Protocol
 
-    class HeadTimeoutProtocol(H11Protocol):  # type: ignore[misc]
+    class HeadTimeoutProtocol(H11Protocol):
         def connection_made(self, transport: Any) -> None:
             super().connection_made(transport)
             self.loop.call_later(head_timeout, self._head_late, None)
