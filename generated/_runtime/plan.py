@@ -19,7 +19,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any, NamedTuple
 
-from .accumulate import Accumulator, BlockState, ChoiceState, _plain, usage_of
+from .accumulate import Accumulator, BlockState, ChoiceState, usage_of
+from .accumulate_parts import _plain
 
 #: A path segment meaning every element of the array before it (``[*]``).
 EACH = "*"

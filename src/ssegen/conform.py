@@ -9,6 +9,7 @@ its event number and the JSON pointer of the offending value.
 
 from __future__ import annotations
 
+import difflib
 import importlib
 import json
 import sys
@@ -96,11 +97,15 @@ class ConformReport:
         }
 
 
-def import_package(out: Path, provider: str) -> ModuleType:
+def import_package(out: Path, provider: str, package: str | None = None) -> ModuleType:
     """Import the generated package ``<out>/<provider>`` (``out`` must be a package folder).
 
+    ``package`` is the output folder's configured import name (``[tool.ssegen] package``), named
+    in the error when the provider cannot be found under either.
+
     Raises:
-        ConformError: when it cannot be imported (not generated yet, say).
+        ConformError: when it cannot be imported; the message says where it looked, suggests the
+            closest provider name and lists the providers found (:func:`missing_package`).
     """
     out = out.resolve()
     parent = str(out.parent)
@@ -110,9 +115,34 @@ def import_package(out: Path, provider: str) -> ModuleType:
     try:
         return importlib.import_module(name)
     except ImportError as exc:
-        raise ConformError(
-            f"cannot import generated package {name!r} from {out}: {exc} (run `ssegen generate` first)"
-        ) from None
+        raise ConformError(missing_package(out, provider, package, exc)) from None
+
+
+def generated_providers(out: Path) -> list[str]:
+    """The provider packages in output folder ``out``: its subfolders holding an ``__init__.py``,
+    by name, without the shared runtime folder; empty when ``out`` is not a folder."""
+    if not out.is_dir():
+        return []
+    return sorted(
+        child.name for child in out.iterdir() if not child.name.startswith("_") and (child / "__init__.py").is_file()
+    )
+
+
+def missing_package(out: Path, provider: str, package: str | None, exc: ImportError) -> str:
+    """Why provider ``provider`` cannot be imported, for a user: where it was looked for (the
+    output folder ``out`` and the import name ``package``: ``[tool.ssegen] out`` and ``package``),
+    the closest provider name found there, and every provider found; "run ssegen generate" only
+    when nothing was ever generated there, the import error itself when the package is there but
+    fails to import."""
+    found = generated_providers(out)
+    where = f"{out} ([tool.ssegen] out)" + (f" or as {package}.{provider} ([tool.ssegen] package)" if package else "")
+    if provider in found:
+        return f"cannot import generated package {provider!r} from {out}: {exc}"
+    if not found:
+        return f"no generated package {provider!r}: nothing is generated in {where} (run `ssegen generate` first)"
+    close = difflib.get_close_matches(provider, found, n=1)
+    hint = f"; did you mean {close[0]!r}?" if close else ""
+    return f"no generated package {provider!r} in {where}{hint} (providers found: {', '.join(found)})"
 
 
 def _chunks(stream: BinaryIO) -> Iterator[bytes]:

@@ -22,12 +22,13 @@ sources of the provider are still used.
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from .diagnostics import Diagnostics, codes
-from .discover import NotRegularFileError, is_outside, read_regular, source_files
+from .discover import NotRegularFileError, is_outside, provider_names, read_regular, source_files
 from .ir import Provider
 from .naming import PythonIdentifier, distinct_identifiers, is_package_name
 from .normalize.accumulation import plan_accumulation
@@ -161,6 +162,15 @@ def _report_shared(named: list[tuple[str, Any]], prefix: str, what: str, diagnos
             )
 
 
+def _missing(specs: Path, name: str) -> str:
+    """``no provider folder 'acmee' under specs; did you mean 'acme'? (providers: ...)``."""
+    found = provider_names(specs)
+    close = difflib.get_close_matches(name, found, n=1)
+    hint = f"; did you mean {close[0]!r}?" if close else ""
+    listed = f" (providers: {', '.join(found)})" if found else " (it holds no provider folder)"
+    return f"no provider folder {name!r} under {specs}{hint}{listed}"
+
+
 def provider_problem(specs: Path, name: str) -> tuple[codes.Code, str] | None:
     """Why ``name`` cannot be read as a provider folder of ``specs``, or None.
 
@@ -171,7 +181,7 @@ def provider_problem(specs: Path, name: str) -> tuple[codes.Code, str] | None:
     """
     folder = specs / name
     if "\0" in name or not folder.is_dir():
-        return codes.PROVIDER_MISSING, f"no provider folder {name!r} under {specs}"
+        return codes.PROVIDER_MISSING, _missing(specs, name)
     if not is_package_name(name):
         # Checked before anything is read or rendered: the name becomes a package and file paths.
         return (

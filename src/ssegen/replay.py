@@ -635,6 +635,6 @@ def import_provider(name: str, out: Path | None = None, package: str | None = No
     from .conform import ConformError, import_package
 
     try:
-        return import_package(out, name)
+        return import_package(out, name, package)
     except ConformError as exc:
         raise FaultError(str(exc)) from None

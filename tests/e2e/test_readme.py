@@ -233,6 +233,43 @@ def check_conform_session(block: Block, ctx: Ctx) -> None:
         )
 
 
+def check_diff_session(block: Block, ctx: Ctx) -> None:
+    """Each `$ ssegen diff --rev ...` run in this repository prints what the page shows (`...` elides,
+    as in doctest) and exits 0 (nothing breaking); skipped in a clone without the revision's history."""
+    sessions = list(_prompted(block))
+    assert sessions and all(command.startswith("ssegen diff --rev ") for command, _ in sessions), block.name
+    checker = doctest.OutputChecker()
+    for command, shown in sessions:
+        argv = shlex.split(command)
+        rev = argv[argv.index("--rev") + 1]
+        known = subprocess.run(
+            ["git", "cat-file", "-e", f"{rev}^{{commit}}"], cwd=ROOT, capture_output=True, check=False
+        )
+        if known.returncode != 0:
+            pytest.skip(f"{rev} is not in this clone's history (a shallow clone)")
+        run = subprocess.run([str(BIN / argv[0]), *argv[1:]], cwd=ROOT, capture_output=True, text=True, check=False)
+        assert run.returncode == 0, f"{command}: exit {run.returncode}\n{run.stdout}{run.stderr}"
+        assert checker.check_output(shown, run.stdout, doctest.ELLIPSIS), (
+            f"{block.name}: `{command}` prints\n{run.stdout}{block.file} shows\n{shown}"
+        )
+
+
+def check_diff_json(block: Block, ctx: Ctx) -> None:
+    """The JSON report shown is the one `ssegen diff old new --format json` prints, exactly, for the
+    spec pair the page names: ``helpers.diffs.BASE`` in ``old/demo/``, without its ``finished``
+    message in ``new/demo/``."""
+    from helpers.diffs import BASE, edited
+
+    gone = edited(BASE, ("          - $ref: '#/components/messages/finished'\n", ""))
+    for side, text in (("old", BASE), ("new", gone)):
+        (ctx.tmp_path / side / "demo").mkdir(parents=True)
+        (ctx.tmp_path / side / "demo" / "asyncapi.yaml").write_text(text, encoding="utf-8")
+    ctx.monkeypatch.chdir(ctx.tmp_path)
+    result = CliRunner().invoke(main, ["diff", "old", "new", "--format", "json"])
+    assert result.exit_code == 1, result.output
+    assert json.loads(result.stdout) == json.loads(block.text), result.stdout
+
+
 def check_own_repository_config(block: Block, ctx: Ctx) -> None:
     """The pyproject snippet: every `[tool.ssegen]` key is accepted and means what its comment says; the
     `dev` extra is a direct reference, which hatchling builds only with `allow-direct-references`."""
@@ -532,6 +569,8 @@ CHECKS: dict[tuple[str, str, str], Callable[[Block, Ctx], None]] = {
     (MOCK_PAGE, "sh", "curl -N http://127.0.0.1:8000"): check_mock_curl,
     (MOCK_PAGE, "python", "# tests/test_chat_ui.py"): run_by("../test_pytest_plugin.py"),
     ("docs/conform.md", "sh", "$ ssegen conform"): check_conform_session,
+    ("docs/diff.md", "sh", "$ ssegen diff"): check_diff_session,
+    ("docs/diff.md", "json", "{"): check_diff_json,
     ("docs/sources.md", "python", "from generated.ollama import CHANNELS"): check_ndjson_example,
     ("docs/discrimination.md", "yaml", "components:"): check_x_sse_event,
     (BUILD_STEP, "sh", "pip wheel --no-deps"): check_install_block,

@@ -57,9 +57,12 @@ def _sse_of(channel: Any) -> Any:
 
 
 def _errors_of(channel: Any) -> dict[str, Any]:
-    """The exception classes the channel's own ``stream`` module raises (a test elsewhere may
-    re-import the generated packages, and the module-level channels keep the first copy)."""
-    names: dict[str, Any] = type(channel).decode.__globals__
+    """The names of the channel's own runtime's ``framing.py``, which defines the exception classes
+    it raises: the globals of a method of ``framing.Framing``, the base of the channel's framing (a
+    test elsewhere may re-import the generated packages, and the module-level channels keep the
+    first copy)."""
+    base = next(cls for cls in type(channel.framing).__mro__ if cls.__name__ == "Framing")
+    names: dict[str, Any] = base.decoder.__globals__
     return names
 
 

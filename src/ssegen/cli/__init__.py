@@ -5,15 +5,16 @@ Settings come from ``[tool.ssegen]`` in the nearest ``pyproject.toml`` (see
 0 success (warnings allowed), 1 the job found a problem (errors in specs, stale output, a
 non-conforming stream), 2 usage errors (click's own).
 
-The commands live by job: :mod:`ssegen.cli.generate` (generate, check, watch) and
-:mod:`ssegen.cli.tools` (ir, codes, conform, mock); they decide, :mod:`ssegen.cli.report`
-words what they found, :mod:`ssegen.cli.console` prints it.
+The commands live by job: :mod:`ssegen.cli.generate` (generate, check, watch),
+:mod:`ssegen.cli.diff` (diff) and :mod:`ssegen.cli.tools` (ir, codes, conform, mock); they
+decide, :mod:`ssegen.cli.report` words what they found, :mod:`ssegen.cli.console` prints it.
 """
 
 from __future__ import annotations
 
 import click
 
+from .diff import diff_command
 from .generate import check, generate, watch
 from .tools import codes_command, conform, ir_command, mock
 
@@ -40,6 +41,7 @@ def main() -> None:
     Typical use:
       ssegen generate          write/refresh the packages
       ssegen check             in CI or pre-commit: fail if they are stale
+      ssegen diff --rev REV    what the spec change since REV does to the streams
       ssegen watch             regenerate while you edit a spec
       ssegen conform P C FILE  replay a captured stream, strictly
       ssegen mock [P...]       serve the channels' streams (with faults) on loopback
@@ -54,3 +56,4 @@ main.add_command(ir_command)
 main.add_command(conform)
 main.add_command(mock)
 main.add_command(codes_command)
+main.add_command(diff_command)

@@ -49,7 +49,12 @@ if TYPE_CHECKING:
 @MODEL_OPTION
 @FORMAT_OPTION
 @click.option("--strict", is_flag=True, default=None, help="Treat warnings (spec warts, reconciliations) as errors.")
-@click.option("--force", is_flag=True, help="Overwrite generated files edited by hand, and foreign files in the way.")
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Build from the specs even when the output is up to date, and overwrite generated files "
+    "edited by hand and foreign files in the way.",
+)
 @click.option(
     "--adopt",
     is_flag=True,
@@ -93,7 +98,7 @@ def generate(
     When nothing changed since the last run (inputs, ssegen, settings and output as the
     manifest records them: what `ssegen check` tells from hashes), it says the output is up
     to date and builds nothing, as fast as `check`; diagnostics are then not printed again
-    (-v, --min-severity or --format json build anyway, to print them).  After an edit of
+    (-v, --min-severity or --format json build anyway, to print them; --force builds anyway).  After an edit of
     ssegen itself that changes none of its output, it rewrites only the manifest (which
     records the generator's fingerprint) and says so.
     """
@@ -106,7 +111,8 @@ def generate(
         strict=strict,
         providers=providers or None,
     )
-    asked = verbose or min_severity is not None or fmt != "text"  # the diagnostics are wanted: build
+    # the diagnostics are wanted, or a build was asked for whatever the hashes say: build
+    asked = verbose or min_severity is not None or fmt != "text" or force
     level = least_severity(verbose, min_severity, fmt)
     if not run_generate(config, fmt, level, quiet, force, rebuild=asked, adopt=adopt):
         sys.exit(1)
@@ -273,7 +279,15 @@ def _places(config: Config, provider: ProviderReport) -> list[tuple[Path, str]]:
 @OUT_OPTION
 @TESTS_OUT_OPTION
 @PACKAGE_OPTION
-@click.option("--diff", "show_diff", is_flag=True, help="Print a unified diff of each stale file (disk -> specs now).")
+@click.option(
+    "--diff",
+    "show_diff",
+    is_flag=True,
+    help=(
+        "When stale, print what the spec change does to the streams (the `ssegen diff` report, from the specs "
+        "the output was generated from), then a unified diff of each stale file (disk -> specs now)."
+    ),
+)
 @MODEL_OPTION
 @click.argument("providers", nargs=-1, shell_complete=complete_specs_providers)
 def check(
@@ -350,8 +364,9 @@ def _check_from_hashes(config: Config, names: list[str], show_diff: bool) -> boo
 
 
 def _compare(config: Config, reports: list[ProviderReport], show_diff: bool) -> bool:
-    """Compare the output folders with what ``reports`` produce, naming each stale file (and its
-    diff when ``show_diff``); True when none is."""
+    """Compare the output folders with what ``reports`` produce, naming each stale file (and, when
+    ``show_diff``, the stream report of :func:`ssegen.cli.diff.check_report_lines` and each file's
+    diff); True when none is."""
     from ..pipeline import check as compare
 
     with _formatter_errors():
@@ -366,9 +381,13 @@ def _compare(config: Config, reports: list[ProviderReport], show_diff: bool) -> 
     stale = 0
     for o in outcomes:
         echo_lines(report.stale_lines(o))
-        if show_diff:
-            _echo_diffs(o)
         stale += len(set(o.plan.stale) | set(o.plan.unowned))
+    if show_diff and stale:
+        from .diff import check_report_lines
+
+        echo_lines(check_report_lines(config, [r.name for r in reports]))
+        for o in outcomes:
+            _echo_diffs(o)
     if any(o.plan.reformatted for o in outcomes):
         click.echo(report.REFORMATTED, err=True)
     if stale:

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..diagnostics import escape_controls
+from ..diagnostics import codes, escape_controls
 from ..output import MANIFEST
 
 if TYPE_CHECKING:
@@ -68,10 +68,13 @@ def provider_summary(
 
     ``mine`` are the ``(folder, path)`` of the provider's files, ``written`` those written
     this run; diagnostics below ``shown`` are counted as not shown.  A provider that failed
-    keeps its previous output, or on a ``first_run`` has none.
+    keeps its previous output, or on a ``first_run`` has none; a name with no provider folder
+    (``provider-missing``) never had any.
     """
     tally = _tally(report, shown)
     if report.failed:
+        if any(d.code == codes.PROVIDER_MISSING.name for d in report.diagnostics):
+            return f"{report.name}: FAILED ({tally}); no such provider, nothing generated"
         return f"{report.name}: FAILED ({tally}); {'nothing generated' if first_run else 'previous output kept'}"
     files = sum(1 for place in mine if place in written)
     return (

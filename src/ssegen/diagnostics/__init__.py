@@ -48,6 +48,8 @@ class Diagnostic:
         code: stable kebab-case identifier, e.g. ``nullable-keyword``.
         severity: :class:`Severity`.
         message: one human sentence.
+        column: 1-based column of the problem in ``line``; 0 when unknown (a YAML syntax
+            error knows it, most findings are about a whole value).
     """
 
     file: str
@@ -56,25 +58,33 @@ class Diagnostic:
     code: str
     severity: Severity
     message: str
+    column: int = 0
 
     def format(self) -> str:
-        """Render as ``file:line: pointer: severity[code]: message`` (editor-clickable; ``file:`` alone
-        when the line is unknown).
+        """Render as ``file:line: pointer: severity[code]: message`` (editor-clickable;
+        ``file:line:column:`` when the column is known, ``file:`` alone when the line is not).
 
         Control characters from a spec (ESC, BEL, CR, LF, C1 controls, bidirectional overrides)
         are shown escaped (``\\x1b``, ``\\n``, ``\\u202e``), so a property name cannot move the
         cursor, recolour the terminal or forge another diagnostic line.
         """
         file = escape_controls(self.file)
-        where = (f"{file}:{self.line}" if self.line else file) if self.file else "<ssegen>"
+        where = (f"{file}:{self.position}" if self.line else file) if self.file else "<ssegen>"
         pointer = escape_controls(self.pointer) or "/"
         return f"{where}: {pointer}: {self.severity.value}[{self.code}]: {escape_controls(self.message)}"
 
+    @property
+    def position(self) -> str:
+        """``line`` or ``line:column`` (1-based) as editors read them after ``file:``; "0" unknown."""
+        return f"{self.line}:{self.column}" if self.column else str(self.line)
+
     def to_dict(self) -> dict[str, object]:
-        """JSON-ready mapping with keys code, severity, message, file, line, pointer."""
+        """JSON-ready mapping with keys code, severity, message, file, line, pointer (and column
+        when it is known)."""
         data = asdict(self)
         data["severity"] = self.severity.value
-        return {k: data[k] for k in ("code", "severity", "message", "file", "line", "pointer")}
+        keys = ("code", "severity", "message", "file", "line", "pointer", *(("column",) if self.column else ()))
+        return {k: data[k] for k in keys}
 
 
 @dataclass
@@ -96,15 +106,17 @@ class Diagnostics:
                 kept.append(diag)
         self.items = kept
 
-    def add(self, code: Code, message: str, *, file: str = "", line: int = 0, pointer: str = "") -> Diagnostic:
+    def add(
+        self, code: Code, message: str, *, file: str = "", line: int = 0, pointer: str = "", column: int = 0
+    ) -> Diagnostic:
         """Record a diagnostic of ``code`` (its severity is the catalogue's; an identical one is kept once).
 
         Args:
             code: an entry of :mod:`ssegen.diagnostics.codes`.
             message: one human sentence about this occurrence.
-            file, line, pointer: the place (see :class:`Diagnostic`).
+            file, line, pointer, column: the place (see :class:`Diagnostic`).
         """
-        diag = Diagnostic(file, line, pointer, code.name, code.severity, message)
+        diag = Diagnostic(file, line, pointer, code.name, code.severity, message, column)
         self._keep(diag)
         return diag
 

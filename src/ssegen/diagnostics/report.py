@@ -58,14 +58,14 @@ def use_colour(stream_is_tty: bool, environ: dict[str, str] | None = None) -> bo
 
 
 def text_line(diag: Diagnostic, specs: Path, *, colour: bool = False) -> str:
-    """One diagnostic as ``path:line: pointer: severity[code]: message``, ``path`` as
+    """One diagnostic as ``path:line[:column]: pointer: severity[code]: message``, ``path`` as
     :func:`display_path` gives it; the ``severity[code]`` part styled when ``colour``. Control
     and bidirectional characters from a spec are escaped (:func:`escape_controls`), so a
     property name cannot move the cursor or forge a line."""
     import click
 
     where = escape_controls(display_path(specs, diag.file))
-    where = (f"{where}:{diag.line}" if diag.line else where) if where else "<ssegen>"
+    where = (f"{where}:{diag.position}" if diag.line else where) if where else "<ssegen>"
     label = f"{diag.severity.value}[{diag.code}]"
     if colour:
         fg, bold = _COLOURS[diag.severity]
@@ -87,6 +87,8 @@ def github_line(diag: Diagnostic, specs: Path) -> str:
         props.append(f"file={_github_escape(path, prop=True)}")
         if diag.line:
             props.append(f"line={diag.line}")
+            if diag.column:
+                props.append(f"col={diag.column}")
     props.append(f"title={_github_escape(f'ssegen {diag.code}', prop=True)}")
     pointer = f" (at {escape_controls(diag.pointer)})" if diag.pointer else ""
     message = escape_controls(diag.message) + pointer
@@ -120,7 +122,7 @@ def sarif_log(diagnostics: Iterable[Diagnostic], specs: Path, version: str) -> d
         if path:
             physical: dict[str, object] = {"artifactLocation": {"uri": _uri(path)}}
             if d.line:
-                physical["region"] = {"startLine": d.line}
+                physical["region"] = {"startLine": d.line, **({"startColumn": d.column} if d.column else {})}
             location["physicalLocation"] = physical
         if d.pointer:
             location["logicalLocations"] = [{"fullyQualifiedName": d.pointer, "kind": "element"}]

@@ -5,9 +5,12 @@ the read driver, the ``Framing`` object), ``sse.py`` (the WHATWG ``text/event-st
 and framing, over its layers ``sse_lines.py``, ``sse_fields.py`` and ``sse_runs.py``),
 ``ndjson.py`` (newline-delimited JSON), ``events.py`` (unknown, vendor and truncation events),
 ``usage.py`` (usage kept as sent), ``lenient.py`` (member-by-member decoding of refused
-payloads), ``partial_json.py``, ``accumulate.py`` (the accumulator), ``plan.py`` (the plan
-executor), ``encoding.py`` (events back to bytes) and ``stream.py`` (channels and event
-streams).
+payloads), ``partial_json.py``, ``accumulate.py`` (the accumulator, over its jobs
+``accumulate_results.py``, ``accumulate_parts.py``, ``accumulate_choices.py``,
+``accumulate_blocks.py`` and ``accumulate_errors.py``), ``plan.py`` (the plan executor),
+``encoding.py`` (events back to bytes) and ``stream.py`` (channels, over
+``stream_classify.py``, ``stream_events.py`` (the event streams), ``stream_reader.py`` and
+``stream_writer.py``: a channel's reading and writing sides).
 
 With ``runtime = "vendored"`` (the default) they are written once per output folder, into
 ``<out>/_runtime/`` (:data:`RUNTIME_FOLDER`), by :func:`ssegen.emit.render_root`, with a
@@ -35,9 +38,18 @@ MODULES: tuple[str, ...] = (
     "usage.py",
     "lenient.py",
     "partial_json.py",
+    "accumulate_results.py",
+    "accumulate_parts.py",
+    "accumulate_choices.py",
+    "accumulate_blocks.py",
+    "accumulate_errors.py",
     "accumulate.py",
     "plan.py",
     "encoding.py",
+    "stream_classify.py",
+    "stream_events.py",
+    "stream_reader.py",
+    "stream_writer.py",
     "stream.py",
 )
 """The file names written into every output folder's runtime, in this folder."""

@@ -111,7 +111,7 @@ def parse_registered(source: SourceInput, diagnostics: Diagnostics) -> tuple[Doc
     try:
         document = parse_document(source.document, source.file, diagnostics, line_offset=source.line_offset)
     except DocumentError as exc:
-        diagnostics.add(exc.code, str(exc), file=source.file, line=exc.line)
+        diagnostics.add(exc.code, str(exc), file=source.file, line=exc.line, column=exc.column)
         return None
     return document, source.resolver.add(document, source.path)
 

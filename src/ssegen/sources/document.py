@@ -57,12 +57,14 @@ class DocumentError(Exception):
     Attributes:
         line: 1-based line of the problem in the source file (0 unknown).
         code: the diagnostic code (``yaml-syntax``, ``yaml-too-deep``, ``yaml-too-large``).
+        column: 1-based column of the problem in that line (0 unknown).
     """
 
-    def __init__(self, message: str, line: int = 0, code: codes.Code = codes.YAML_SYNTAX) -> None:
+    def __init__(self, message: str, line: int = 0, code: codes.Code = codes.YAML_SYNTAX, column: int = 0) -> None:
         super().__init__(message)
         self.line = line
         self.code = code
+        self.column = column
 
 
 class _TooDeep(Exception):
@@ -256,10 +258,7 @@ def _compose_with(loader_class: type[_Composer], text: str, line_offset: int) ->
     try:
         return loader, loader.get_single_node()
     except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        line = mark.line + 1 + line_offset if mark is not None else 0
-        problem = exc.problem or str(exc)
-        raise DocumentError(f"YAML syntax error: {problem}", line) from None
+        raise _syntax_error(exc, text, line_offset) from None
     except yaml.YAMLError as exc:
         raise DocumentError(f"YAML error: {exc}") from None
     except _TooDeep as exc:
@@ -272,6 +271,33 @@ def _compose_with(loader_class: type[_Composer], text: str, line_offset: int) ->
         ) from None
     finally:
         loader.dispose()  # type: ignore[attr-defined]
+
+
+#: The longest part of an offending line quoted in a syntax error (characters).
+_QUOTED_LINE = 120
+
+
+def _syntax_error(exc: yaml.MarkedYAMLError, text: str, line_offset: int) -> DocumentError:
+    """The :class:`DocumentError` of a YAML syntax error: the parser's problem (and what it was
+    doing, ``while scanning a simple key``), its file line and column, and the offending line
+    quoted (shortened past :data:`_QUOTED_LINE` characters around the column), so a user sees
+    where without opening the file."""
+    mark = exc.problem_mark or exc.context_mark
+    problem = exc.problem or str(exc)
+    if exc.context and exc.problem:
+        problem = f"{problem} ({exc.context})"
+    if mark is None:
+        return DocumentError(f"YAML syntax error: {problem}")
+    lines = text.splitlines()
+    source = lines[mark.line] if mark.line < len(lines) else ""
+    start = max(0, min(mark.column - _QUOTED_LINE // 2, len(source) - _QUOTED_LINE))
+    quoted = source[start : start + _QUOTED_LINE]
+    quoted = ("..." if start else "") + quoted + ("..." if start + _QUOTED_LINE < len(source) else "")
+    return DocumentError(
+        f"YAML syntax error at column {mark.column + 1}: {problem}; the line reads {quoted!r}",
+        mark.line + 1 + line_offset,
+        column=mark.column + 1,
+    )
 
 
 class _Walker:
