@@ -4,6 +4,7 @@ too, is a stream that succeeds (a spec's error examples kept apart for the ``err
 
 from __future__ import annotations
 
+import copy
 import importlib
 
 import pytest
@@ -70,3 +71,27 @@ def test_the_error_fault_sends_the_specs_own_error_example(provider: str, addres
     frame = error_frame(channel)
     assert sent in frame
     assert [e["kind"] for e in channel.accumulate(channel.decode([frame])).errors] == ["error_event"]
+
+
+def test_a_stated_plan_without_an_ending_says_which_step_is_missing() -> None:
+    from ssegen.runtime.encoding import StatedText, Synthesis
+
+    synth = Synthesis([("message", {"response": "a", "out": {"text": "x"}})], lambda data, event: data)
+    with pytest.raises(ValueError, match=r"no `stop` nor `complete` step .*\(response\)"):
+        synth.stated("Hi you", "stop", StatedText(text=("response",)))
+    ended = synth.stated("Hi you", "length", StatedText(text=("out", "text"), stop=("why",)))
+    assert ended == [
+        '{"response":"a","out":{"text":"Hi"}}',
+        '{"response":"a","out":{"text":" you"}}',
+        '{"response":"a","out":{"text":""},"why":"length"}',
+    ]
+
+
+def test_a_stated_plan_without_a_text_step_says_which_step_is_missing() -> None:
+    channel = importlib.import_module("generated.ollama").CHANNELS["/api/chat"]
+    plain = copy.copy(channel.encoding)
+    plain.stated_text = None
+    writer = copy.copy(channel.writer)
+    writer.encoding = plain
+    with pytest.raises(ValueError, match=r"no stream synthesis for family 'custom': its plan has no `append` step"):
+        writer.example_stream(text="Hi")

@@ -20,7 +20,7 @@ import msgspec
 
 from . import models
 from .._runtime.accumulate import Accumulator, usage_of
-from .._runtime.encoding import Encoding
+from .._runtime.encoding import Encoding, StatedText
 from .._runtime.events import StreamTruncated, UnknownEvent
 from .._runtime.lenient import lenient_decode
 from .._runtime.sse import ServerSentEvent
@@ -267,6 +267,11 @@ _ENCODING_API_CHAT = Encoding(
         ),
     ),
     error_examples=(("message", '{"error":"model runner has unexpectedly stopped"}'),),
+    stated_text=StatedText(
+        text=("message", "content"),
+        stop=("done_reason",),
+        complete=("done_reason",),
+    ),
 )
 """How channel /api/chat encodes its events (``encode``) and the examples ``example_stream`` starts from."""
 
@@ -285,6 +290,11 @@ _ENCODING_API_GENERATE = Encoding(
         ),
     ),
     error_examples=(("message", '{"error":"model runner has unexpectedly stopped"}'),),
+    stated_text=StatedText(
+        text=("response",),
+        stop=("done_reason",),
+        complete=("done_reason",),
+    ),
 )
 """How channel /api/generate encodes its events (``encode``) and the examples ``example_stream`` starts from."""
 

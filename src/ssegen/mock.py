@@ -339,8 +339,8 @@ def create_app(served: list[Endpoint], faults: Faults | None = None, limits: Lim
         path = request.url.path
         endpoint = by_path.get(path) or next((e for p, e in templates if path_matches(p, path)), None)
         if endpoint is None:
-            listed = ", ".join(sorted(by_path))
-            return error(404, f"ssegen mock: no channel at {path} (channels: {listed})", "not_found")
+            listed = "".join(f"\n  {served_path}" for served_path in sorted(by_path))
+            return error(404, f"ssegen mock: no channel at {path}; the channels served:{listed}", "not_found")
         try:
             asked = read_request(await read_body(request, bounds), bounds.max_model)
             if asked.problem is not None:

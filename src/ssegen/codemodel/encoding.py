@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
 
-from ..ir import Provider
+from ..ir import EACH, Provider
 from ..naming import ClassName
 from .channels import ChannelSpec
 from .conformance import ExampleCase
@@ -34,6 +34,8 @@ class EncodingSpec:
             every example).
         error_examples: ``(SSE event type, data)`` of the examples of the channel's error
             messages, in spec order (what the mock's ``error`` fault sends).
+        stated_text: ``(text, stop, complete)`` paths of a stated plan's stream text
+            (:func:`stated_text`; the runtime's ``StatedText``), or None.
         streams: ``(name, events)`` of the channel's harvested example streams (those the
             conformance tests replay from ``examples/<name>.sse``), each event ``(SSE event
             type, data)``, comments left out; cumulative (``full_text``) streams are not
@@ -45,6 +47,7 @@ class EncodingSpec:
     terminator: ClassName | None
     examples: tuple[tuple[str, str], ...]
     error_examples: tuple[tuple[str, str], ...] = ()
+    stated_text: tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]] | None = None
     streams: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = ()
 
 
@@ -84,12 +87,38 @@ def encoding_spec(provider: Provider, channel: ChannelSpec, examples: tuple[Exam
         terminator=terminator,
         examples=tuple((e.event, e.data) for e in own if e.message not in errors),
         error_examples=tuple((e.event, e.data) for e in own if e.message in errors),
+        stated_text=stated_text(provider, channel.address),
         streams=tuple(
             (s.name, tuple((e.event, e.data) for e in s.events if e.comment is None))
             for s in provider.example_streams
             if s.channel == channel.address and not s.full_text
         ),
     )
+
+
+def stated_text(provider: Provider, address: str) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]] | None:
+    """Where the stated plan (family ``custom``) of channel ``address`` puts a stream's text
+    and how the stream ends, for ``example_stream(text=...)`` and ``ssegen mock --text``:
+    ``(text, stop, complete)`` member paths of the first message whose steps ``append`` to a
+    stream text at one path (no key, no ``[*]``; specs/ollama/api.yaml: ``message.content``),
+    with that message's ``stop`` and ``complete`` paths (``()`` when it has none). None for a
+    channel of a known family (the runtime synthesizes those its own way) or whose plan has no
+    such step (the runtime then says which step is missing)."""
+    for channel in provider.channels:
+        if channel.address != address or channel.accumulation is None:
+            continue
+        if channel.accumulation.family != "custom":
+            return None
+        for _name, steps in channel.accumulation.steps:
+            text = next(
+                (s.value for s in steps if s.action == "append" and not s.key and s.value and EACH not in s.value),
+                None,
+            )
+            if text is not None:
+                stop = next((s.value for s in steps if s.action == "stop" and not s.key), ())
+                complete = next((s.value for s in steps if s.action == "complete"), ())
+                return text, stop, complete
+    return None
 
 
 def error_messages(provider: Provider, address: str) -> frozenset[str]:
