@@ -6,7 +6,10 @@ send one JSON value per line (``application/x-ndjson``), Cohere's API can send J
 and documents also name ``application/jsonl``. :class:`NDJSONDecoder` frames such a body
 into its values and gives them in the shape :class:`~.sse.SSEDecoder` gives a run of
 ``data:`` events (:class:`~.sse.RawEvents`, type ``message``), so that a channel's
-discrimination and accumulation work on them unchanged.
+discrimination and accumulation work on them unchanged. When every line of a read begins
+with ``{`` and ends with ``}``, as a server writing compact JSON objects sends them, the
+run's values are the read's lines as one ``bytes`` (:class:`~.framing.Lines`), which a
+channel decodes in one call.
 
 Rules (https://github.com/ndjson/ndjson-spec, https://jsonlines.org):
 
@@ -155,9 +158,10 @@ class NDJSONDecoder:
     def feed_raw(
         self, chunk: bytes | bytearray | memoryview
     ) -> list[ServerSentEvent | RawEvents | NamedEvents]:
-        """:meth:`feed`, giving the values of the read as one :class:`~.sse.RawEvents`
-        (their data still the UTF-8 bytes read, checked valid); ``[]`` when the read
-        completes no value."""
+        """:meth:`feed`, giving the values of the read as :class:`~.sse.RawEvents` runs (their
+        data still the UTF-8 bytes read, checked valid: a :class:`~.framing.Lines` per span
+        of :data:`SPAN_BYTES` when each line begins with ``{`` and ends with ``}``, else
+        lists of :data:`RUN_VALUES`); ``[]`` when the read completes no value."""
         if self._closed or self._failed:
             raise SSEError(
                 "feed() on a decoder that failed earlier"
@@ -188,8 +192,8 @@ class NDJSONDecoder:
             cut += self._pending_len
             self._pending.clear()
             self._pending_len = 0
-        events = self._items(chunk, cut, start)
         tail = chunk[cut + 1 :]
+        events = self._items(chunk[: cut + 1] if tail else chunk, start)
         if tail:
             try:
                 self._wait(tail, start + cut + 1)
@@ -265,32 +269,30 @@ class NDJSONDecoder:
             self._failed = True
             raise EventTooLargeError(self._max, self._line_start)
 
-    def _items(
-        self, whole: bytes, cut: int, start: int
-    ) -> list[ServerSentEvent | RawEvents | NamedEvents]:
-        """The runs of the complete lines ``whole[:cut + 1]`` (``whole[cut]`` is an LF;
-        ``whole[0]`` at absolute offset ``start``): the lines as read (:func:`_spans`) when
-        they are valid UTF-8 and no span of them is longer than a line may be, as most reads
-        are; else checked line by line (:meth:`_values`), which raises at the first fault."""
-        data = whole if cut + 1 == len(whole) else whole[: cut + 1]
+    def _items(self, data: bytes, start: int) -> list[ServerSentEvent | RawEvents | NamedEvents]:
+        """The runs of the complete lines ``data`` (the last byte an LF; ``data[0]`` at
+        absolute offset ``start``): the lines as read (:func:`_spans`) when they are valid
+        UTF-8 and no span of them is longer than a line may be, as most reads are; else checked
+        line by line (:meth:`_values`), which raises at the first fault."""
         if data.isascii() or _is_utf8(data):
             runs = _spans(data, self._max)
             if runs is not None:
                 return runs
-        return _runs(self._values(whole, cut, start))
+        return _runs(self._values(data, start))
 
-    def _values(self, whole: bytes, cut: int, start: int) -> list[bytes]:
-        """The values of the complete lines ``whole[:cut]`` (``whole[cut]`` is an LF;
-        ``whole[0]`` at absolute offset ``start``), checked against the limit and UTF-8."""
-        lines = whole[:cut].split(b"\n")
+    def _values(self, data: bytes, start: int) -> list[bytes]:
+        """The values of the complete lines ``data`` (the last byte an LF; ``data[0]`` at
+        absolute offset ``start``), checked against the limit and UTF-8."""
+        cut = len(data) - 1
+        lines = data[:cut].split(b"\n")
         # No line is longer than the bytes they were cut from: the lengths are read only
         # when those are over the limit (4 KiB reads of an 8 MiB limit never are).
         if cut > self._max and max(map(len, lines)) > self._max:
             self._fail_long(lines, start)
-        self._text(whole[: cut + 1], start, lines)
+        self._text(data, start, lines)
         # (Searching the bytes for an empty line, b"\n\n", measured slower than filtering
         # the lines: every LF is a candidate match.)
-        return self._clean(lines, whole.find(b"\r", 0, cut) >= 0)
+        return self._clean(lines, data.find(b"\r", 0, cut) >= 0)
 
     @staticmethod
     def _clean(lines: list[bytes], cr: bool = True) -> list[bytes]:
@@ -355,14 +357,15 @@ def _spans(data: bytes, limit: int) -> list[ServerSentEvent | RawEvents | NamedE
 
 
 def _span_run(span: bytes) -> list[ServerSentEvent | RawEvents | NamedEvents]:
-    """The values of ``span`` (complete lines, valid UTF-8, none over the limit): one run of
-    its lines as read (:class:`~.framing.Lines`) when each is an object's text as far as its
-    ends tell, else its lines without CRs and blank lines (:data:`RUN_VALUES` a run).
+    """The values of ``span`` (complete lines, valid UTF-8, none over the limit): its lines as
+    read, one :class:`~.framing.Lines` run, when each begins with ``{`` and ends with ``}``
+    (one batch decode is then the same as one per line: see ``Lines``); else its lines
+    without CRs and blank lines, in runs of :data:`RUN_VALUES`.
 
-    The check, in C: ``span`` begins with ``{`` and ends with ``}`` + LF, and ``}`` LF ``{``
-    occurs once for each of its other LFs (their count: ``bytes.count`` scans byte by byte,
-    removing them goes by ``memchr``), so that every line begins with ``{`` and ends with
-    ``}``."""
+    The check is three passes in C: the span's first and last bytes; its LFs counted (by
+    removing them, which goes by ``memchr``: ``bytes.count`` goes byte by byte); and
+    ``}`` LF ``{`` counted, once for each LF but the last. It costs about as much as splitting
+    the span into lines would (Ollama: ~2.5 ms of 20,000 lines, 2.5 MB)."""
     if span[:1] == b"{" and span[-2:] == b"}\n":
         count = len(span) - len(span.replace(b"\n", b""))
         if span.count(b"}\n{") == count - 1:

@@ -208,15 +208,20 @@ class Lines(Sequence[bytes]):
     values, each line holds at least one whole value, and as many values as lines leave
     exactly one in each: value ``i`` of the batch is line ``i`` decoded alone.
 
+    Args:
+        data: the lines, each ended by its LF, valid UTF-8, each beginning with ``{`` and
+            ending with ``}`` (the framer checks it; this class does not).
+        count: the number of lines (of LFs in ``data``).
+
     Attributes:
-        data: the lines, each ended by its LF, as UTF-8 (checked valid by the framer).
+        data: as given.
     """
 
     __slots__ = ("data", "_count")
 
     def __init__(self, data: bytes, count: int) -> None:
         self.data = data
-        self._count = count  # the LFs of data: the framer counted them to check the lines
+        self._count = count
 
     def lines(self) -> list[bytes]:
         """The lines, each without its LF (a new list of new ``bytes``)."""
