@@ -31,9 +31,9 @@ output folder's runtime: edit it there, then run ``ssegen generate``.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Iterator
+from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Iterator, Sequence
 from itertools import repeat
-from typing import NamedTuple, Protocol
+from typing import NamedTuple, Protocol, overload
 
 __all__ = [
     "DEFAULT_MAX_EVENT_BYTES",
@@ -42,6 +42,7 @@ __all__ = [
     "Framing",
     "InvalidFieldError",
     "InvalidUTF8Error",
+    "Lines",
     "NamedEvents",
     "PayloadError",
     "RawEvents",
@@ -191,6 +192,71 @@ class PayloadError(SSEError):
         self.reason = reason
 
 
+class Lines(Sequence[bytes]):
+    """Newline-delimited JSON lines kept as the bytes read: a sequence of the lines of
+    :attr:`data` without their LF, split only when it is read. ``ndjson.NDJSONDecoder`` gives
+    a read's complete lines so (the values of a :class:`RawEvents`), so that a consumer
+    decoding them at once hands the read's bytes to one call (msgspec's
+    ``Decoder.decode_lines``), with no ``bytes`` object made per line.
+
+    Each line is a JSON object's text as far as its first and last bytes tell: not empty,
+    beginning with ``{`` and ending with ``}`` (so neither a CR nor a blank line). That makes
+    one batch decode the same as one decode per line whenever it gives ``len(lines)`` values.
+    ``decode_lines`` reads values separated by any whitespace. At each LF the parser is outside
+    every string (a raw LF is invalid inside one, RFC 8259 section 7), just past a ``}``: were
+    that ``}`` closing a nested object, the next token would have to be ``,``, ``]`` or ``}``,
+    not the ``{`` beginning the next line. So every line end is a boundary between top-level
+    values, each line holds at least one whole value, and as many values as lines leave
+    exactly one in each: value ``i`` of the batch is line ``i`` decoded alone.
+
+    Args:
+        data: the lines, each ended by its LF, valid UTF-8, each beginning with ``{`` and
+            ending with ``}`` (the framer checks it; this class does not).
+        count: the number of lines (of LFs in ``data``).
+
+    Attributes:
+        data: as given.
+    """
+
+    __slots__ = ("data", "_count")
+
+    def __init__(self, data: bytes, count: int) -> None:
+        self.data = data
+        self._count = count
+
+    def lines(self) -> list[bytes]:
+        """The lines, each without its LF (a new list of new ``bytes``)."""
+        return self.data[:-1].split(b"\n")
+
+    def __len__(self) -> int:
+        return self._count
+
+    @overload
+    def __getitem__(self, index: int) -> bytes: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[bytes]: ...
+
+    def __getitem__(self, index: int | slice) -> bytes | list[bytes]:
+        return self.lines()[index]
+
+    def __iter__(self) -> Iterator[bytes]:
+        return iter(self.lines())
+
+    def __eq__(self, other: object) -> bool:
+        """Equal to the same lines, as a :class:`Lines`, a list or a tuple."""
+        if isinstance(other, Lines):
+            return self.data == other.data
+        if isinstance(other, (list, tuple)):
+            return self.lines() == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]  # equal to lists, which have none
+
+    def __repr__(self) -> str:
+        return f"Lines({self.data!r}, {self._count})"
+
+
 class RawEvents(NamedTuple):
     """Consecutive events that are each a single ``data: `` line, as
     :meth:`~.sse.SSEDecoder.feed_raw` gives them: type ``message``, no ``retry``,
@@ -203,11 +269,13 @@ class RawEvents(NamedTuple):
 
     Attributes:
         values: The data of each event (the line after ``data: ``, without
-            its line end), in stream order; never empty as a list.
+            its line end), in stream order; never empty. A list, or for
+            newline-delimited JSON a :class:`Lines` (the read's lines as one
+            ``bytes``).
         id: The last event ID buffer they were dispatched with.
     """
 
-    values: list[bytes]
+    values: Sequence[bytes]
     id: str = ""
 
     def events(self, start: int = 0) -> list[ServerSentEvent]:

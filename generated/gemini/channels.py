@@ -85,7 +85,7 @@ def classify_models_model_stream_generate_content(
 
 
 def classify_values_models_model_stream_generate_content(
-    values: list[bytes], every_usage: bool = True
+    values: Sequence[bytes], every_usage: bool = True
 ) -> Sequence[models.GenerateContentResponse] | None:
     """The typed events of consecutive plain ``message`` events given as their
     undecoded data (``sse.RawEvents``), up to the channel's first literal payload

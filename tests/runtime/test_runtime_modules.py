@@ -36,7 +36,7 @@ ALLOWED = {
         ".sse_lines",
         ".sse_runs",
     },
-    "ndjson.py": {"__future__", "collections.abc", "json", ".framing"},
+    "ndjson.py": {"__future__", "collections.abc", "json", "re", ".framing"},
     "events.py": {"__future__", "collections.abc", "typing", "msgspec"},
     "usage.py": {"__future__", "collections.abc", "operator", "typing", "msgspec"},
     "lenient.py": {"__future__", "collections.abc", "types", "typing", "msgspec", ".usage"},
