@@ -51,6 +51,12 @@ MODULES: tuple[str, ...] = (
     "stream_reader.py",
     "stream_writer.py",
     "stream.py",
+    "client_errors.py",
+    "client_retry.py",
+    "client_request.py",
+    "client_control.py",
+    "client_stream.py",
+    "client.py",
 )
 """The file names written into every output folder's runtime, in this folder."""
 
