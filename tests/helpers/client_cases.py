@@ -4,6 +4,7 @@ the events it is made of."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from dataclasses import dataclass
 from typing import Any
@@ -14,7 +15,7 @@ from generated.deepseek import CHANNELS as DEEPSEEK
 from generated.gemini import CHANNELS as GEMINI
 from generated.ollama import CHANNELS as OLLAMA
 from generated.openai_responses import CHANNELS as RESPONSES
-from helpers.scripted import frames
+from helpers.scripted import Server, frames
 
 CHAT = Operation(
     DEEPSEEK["/chat/completions"],
@@ -105,3 +106,23 @@ RATE_LIMITED = (
     b'"param":null,"sequence_number":1}\n\n'
 )
 EXHAUSTED = b'data: {"error":{"code":429,"message":"Resource exhausted","status":"RESOURCE_EXHAUSTED"}}\n\n'
+
+
+MODES = ["sync", "async"]
+
+
+def stream(server: Server, case: Case, mode: str, *, iterate: bool = False, **kwargs: Any) -> Any:
+    """The case's call through a client of ``server``: its result as plain data (or its typed
+    events, ``iterate``), and the stream's retries."""
+    call = {"path_params": case.path_params}
+    if mode == "sync":
+        with server.client(**kwargs) as client, client.stream(case.operation, case.body, **call) as events:
+            out = list(events) if iterate else events.accumulate().to_dict()
+            return out, events.retries
+
+    async def run() -> Any:
+        async with server.async_client(**kwargs) as client, client.stream(case.operation, case.body, **call) as events:
+            out = [e async for e in events] if iterate else (await events.aaccumulate()).to_dict()
+            return out, events.retries
+
+    return asyncio.run(run())

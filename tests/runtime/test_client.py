@@ -14,7 +14,7 @@ import httpx
 import msgspec
 import pytest
 from conftest import ROOT
-from helpers.client_cases import CASE, CASES, CHAT, Case
+from helpers.client_cases import CASE, CASES, CHAT, MODES, Case, stream
 from helpers.scripted import Body, Refuse, Server, Status
 
 from generated._runtime.client import (
@@ -26,25 +26,6 @@ from generated._runtime.client import (
     Client,
     Operation,
 )
-
-MODES = ["sync", "async"]
-
-
-def stream(server: Server, case: Case, mode: str, *, iterate: bool = False, **kwargs: Any) -> Any:
-    """The case's call through a client of ``server``: its result as plain data (or its typed
-    events, ``iterate``), and the stream's retries."""
-    call = {"path_params": case.path_params}
-    if mode == "sync":
-        with server.client(**kwargs) as client, client.stream(case.operation, case.body, **call) as events:
-            out = list(events) if iterate else events.accumulate().to_dict()
-            return out, events.retries
-
-    async def run() -> Any:
-        async with server.async_client(**kwargs) as client, client.stream(case.operation, case.body, **call) as events:
-            out = [e async for e in events] if iterate else (await events.aaccumulate()).to_dict()
-            return out, events.retries
-
-    return asyncio.run(run())
 
 
 @pytest.mark.parametrize("mode", MODES)
