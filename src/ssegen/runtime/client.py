@@ -35,7 +35,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from types import TracebackType
-from typing import Any, ClassVar, Self, TypeVar, overload
+from typing import Any, ClassVar, Generic, Self, TypeVar, overload
 
 try:
     import httpx
@@ -77,9 +77,10 @@ __all__ = [
 ]
 
 E = TypeVar("E")
+H = TypeVar("H", httpx.Client, httpx.AsyncClient)
 
 
-class _ClientBase:
+class _ClientBase(Generic[H]):
     """What :class:`Client` and :class:`AsyncClient` share: their settings, and each call's
     :class:`~.client_request.RequestPlan` (see :class:`Client` for the arguments)."""
 
@@ -88,7 +89,8 @@ class _ClientBase:
     #: The operations :meth:`Client.stream` finds by name (a generated client's, by channel
     #: address: ``client.stream("/chat/completions", body)``).
     operations: ClassVar[Mapping[str, Operation[Any]]] = {}
-    http_client: httpx.Client | httpx.AsyncClient
+    #: The httpx client sending the requests.
+    http_client: H
 
     def __init__(
         self,
@@ -161,7 +163,7 @@ class _ClientBase:
         )
 
 
-class Client(_ClientBase):
+class Client(_ClientBase[httpx.Client]):
     """A synchronous streaming client (httpx): each :meth:`stream` call sends an operation's
     request and gives its typed events.
 
@@ -203,7 +205,7 @@ class Client(_ClientBase):
     ) -> None:
         super().__init__(base_url, api_key, headers, timeout, idle_timeout, max_retries, backoff)
         self._owned = http_client is None
-        self.http_client: httpx.Client = http_client or httpx.Client(
+        self.http_client = http_client or httpx.Client(
             timeout=httpx.Timeout(timeout), follow_redirects=True
         )
 
@@ -274,7 +276,7 @@ class Client(_ClientBase):
         self.close()
 
 
-class AsyncClient(_ClientBase):
+class AsyncClient(_ClientBase[httpx.AsyncClient]):
     """The asynchronous twin of :class:`Client` (``httpx.AsyncClient``): the same arguments
     (``http_client`` an ``httpx.AsyncClient``), :meth:`stream` giving an :class:`AsyncStream`
     (``async with client.stream(op, body) as events:``); ``async with`` it, or
@@ -294,7 +296,7 @@ class AsyncClient(_ClientBase):
     ) -> None:
         super().__init__(base_url, api_key, headers, timeout, idle_timeout, max_retries, backoff)
         self._owned = http_client is None
-        self.http_client: httpx.AsyncClient = http_client or httpx.AsyncClient(
+        self.http_client = http_client or httpx.AsyncClient(
             timeout=httpx.Timeout(timeout), follow_redirects=True
         )
 
