@@ -1,16 +1,13 @@
-"""A complexity ratchet over all of ``src/ssegen`` (issue 32): no block above
+"""Complexity limits over all of ``src/ssegen`` (issue 32): no block above
 :data:`MAX_COMPLEXITY`, at most :data:`MAX_COMPLEX_BLOCKS` above :data:`COMPLEX`, no module over
 :data:`MAX_MODULE_LINES` lines.
 
 A block is what ``radon cc`` scores: a function, a method, a class (its methods' average), and
-a closure too.  The complexity targets are met; the line limit is not yet: until every module
-meets it, :data:`BASELINE_LONG_MODULES` holds the modules still over it, which may only get
-shorter (lower the figures as they are split), and the target test, marked ``xfail(strict=True)``,
-starts failing the day the limit is met, to be unmarked then.  Each failure lists its offenders."""
+a closure too.  Every target is met (the last long modules, ``runtime/accumulate.py``,
+``runtime/stream.py`` and ``ir.py``, were split by job); each failure lists its offenders."""
 
 from __future__ import annotations
 
-import pytest
 from radon.complexity import cc_visit
 from radon.visitors import Class, Function
 
@@ -28,12 +25,6 @@ MAX_COMPLEX_BLOCKS = 10
 MAX_MODULE_LINES = 700
 #: The folders held to more than the package: no complex block at all (the spec readers).
 STRICT_FOLDERS = ("sources/",)
-
-#: The ratchet: the modules over :data:`MAX_MODULE_LINES` lines today, with their length (none
-#: may grow, none join them).
-BASELINE_LONG_MODULES = {
-    "ir.py": 784,
-}
 
 
 def _blocks(blocks: list[Function | Class]) -> list[Function | Class]:
@@ -76,14 +67,6 @@ def _report(offenders: list[str]) -> str:
     return f"{len(offenders)}:\n" + "\n".join(offenders)
 
 
-# --- the ratchet: today's long modules may only get shorter -----------------------------------
-
-
-def test_no_module_grows_past_the_limit_or_its_baseline() -> None:
-    grown = {m: n for m, n in _long_modules().items() if n > BASELINE_LONG_MODULES.get(m, MAX_MODULE_LINES)}
-    assert grown == {}, f"modules over {MAX_MODULE_LINES} lines, or longer than their baseline: {grown}"
-
-
 # --- the targets (issue 32) ---------------------------------------------------------------------------
 
 
@@ -108,16 +91,9 @@ def test_few_complex_blocks() -> None:
     assert len(over) <= MAX_COMPLEX_BLOCKS, f"blocks above {COMPLEX}: {_report(over)}"
 
 
-def test_no_runtime_module_over_the_line_limit() -> None:
-    # Met since accumulate.py and stream.py were split by job (issue 32): the runtime is copied
-    # into every output folder, and read there by the users of the generated packages.
-    long = {m: n for m, n in _long_modules().items() if m.startswith("runtime/")}
-    assert long == {}, f"runtime modules over {MAX_MODULE_LINES} lines: {long}"
-
-
-@pytest.mark.xfail(strict=True, reason="ir.py still long (issue 32)")
 def test_no_module_over_the_line_limit() -> None:
-    assert _long_modules() == {}
+    long = _long_modules()
+    assert long == {}, f"modules over {MAX_MODULE_LINES} lines: {long}"
 
 
 # --- the measure itself ------------------------------------------------------------------------------

@@ -20,7 +20,7 @@ import msgspec
 
 from . import models
 from .._runtime.accumulate import Accumulator, usage_of
-from .._runtime.encoding import Encoding
+from .._runtime.encoding import Encoding, StatedText
 from .._runtime.events import StreamTruncated, UnknownEvent
 from .._runtime.lenient import lenient_decode
 from .._runtime.sse import ServerSentEvent
@@ -249,8 +249,28 @@ _ENCODING_API_CHAT = Encoding(
     events={},
     literals={},
     examples=(
-        ("message", '{"model":"x","created_at":"x","done":false}'),
-        ("message", '{"error":"x"}'),
+        (
+            "message",
+            '{"model":"llama3.2","created_at":"2025-06-02T17:04:11.58213Z","message":{"role":"assistant","content":"The"},"done":false}',
+        ),
+        (
+            "message",
+            '{"model":"qwen3","created_at":"2025-06-02T17:04:12.001Z","message":{"role":"assistant","content":"","thinking":"The user asks about the sky, so"},"done":false}',
+        ),
+        (
+            "message",
+            '{"model":"qwen3","created_at":"2025-06-02T17:05:40.7Z","message":{"role":"assistant","content":"","tool_calls":[{"function":{"name":"get_current_weather","arguments":{"location":"Paris","format":"celsius"}}}]},"done":false}',
+        ),
+        (
+            "message",
+            '{"model":"llama3.2","created_at":"2025-06-02T17:04:15.931Z","message":{"role":"assistant","content":""},"done":true,"done_reason":"stop","total_duration":4883583458,"load_duration":1334875,"prompt_eval_count":26,"prompt_eval_duration":342546000,"eval_count":282,"eval_duration":4535599000}',
+        ),
+    ),
+    error_examples=(("message", '{"error":"model runner has unexpectedly stopped"}'),),
+    stated_text=StatedText(
+        text=("message", "content"),
+        stop=("done_reason",),
+        complete=("done_reason",),
     ),
 )
 """How channel /api/chat encodes its events (``encode``) and the examples ``example_stream`` starts from."""
@@ -260,8 +280,20 @@ _ENCODING_API_GENERATE = Encoding(
     events={},
     literals={},
     examples=(
-        ("message", '{"model":"x","created_at":"x","response":"x","done":false}'),
-        ("message", '{"error":"x"}'),
+        (
+            "message",
+            '{"model":"llama3.2","created_at":"2025-06-02T17:10:01.385Z","response":"The","done":false}',
+        ),
+        (
+            "message",
+            '{"model":"llama3.2","created_at":"2025-06-02T17:10:06.499Z","response":"","done":true,"done_reason":"stop","context":[1,2,3],"total_duration":10706818083,"load_duration":6338219291,"prompt_eval_count":26,"prompt_eval_duration":130079000,"eval_count":259,"eval_duration":4232710000}',
+        ),
+    ),
+    error_examples=(("message", '{"error":"model runner has unexpectedly stopped"}'),),
+    stated_text=StatedText(
+        text=("response",),
+        stop=("done_reason",),
+        complete=("done_reason",),
     ),
 )
 """How channel /api/generate encodes its events (``encode``) and the examples ``example_stream`` starts from."""

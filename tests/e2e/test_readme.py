@@ -539,7 +539,7 @@ def check_architecture_picture(block: Block, ctx: Ctx) -> None:
     assert stages == [
         "specs/<provider>/*",
         "sources/",
-        "ir.py",
+        "ir/",
         "normalize/",
         "codemodel/",
         "templates/",
