@@ -21,11 +21,14 @@ import msgspec
 
 from .accumulate_blocks import BlockState
 from .accumulate_results import BLOCK_FAMILIES, Family
-from .events import StreamTruncated, UnknownEvent, VendorEvent, truncated_reason
+from .events import StreamStalled, StreamTruncated, UnknownEvent, VendorEvent, truncated_reason
 from .framing import StreamState
 
 if TYPE_CHECKING:
     from .accumulate_choices import ChoiceState
+
+#: The kinds of error that end a stream early (one per stream, always last).
+_ENDS = ("truncated", "stalled")
 
 
 class ErrorRecording:
@@ -253,22 +256,28 @@ class ErrorRecording:
         discards it. Takes the :class:`StreamTruncated` event a decoded stream
         ends with (or the ``sse.StreamState`` of one); its bytes consumed are
         reported as ``bytes``, the unterminated event's as ``bytes_discarded``. Recorded
-        once per stream."""
-        if any(e["kind"] == "truncated" for e in self.errors):
+        once per stream.
+
+        A :class:`StreamStalled` (the streaming client closed a silent connection) is
+        recorded as ``{"kind": "stalled", ..., "idle_timeout": float}``, with the same
+        members."""
+        if any(e["kind"] in _ENDS for e in self.errors):
             return
         message = (
             event.reason
             if isinstance(event, StreamTruncated)
             else truncated_reason(event.bytes_consumed, event.bytes_discarded)
         )
-        self.errors.append(
-            {
-                "kind": "truncated",
-                "message": message,
-                "bytes": event.bytes_consumed,
-                "bytes_discarded": event.bytes_discarded,
-            }
-        )
+        entry: dict[str, Any] = {
+            "kind": "truncated",
+            "message": message,
+            "bytes": event.bytes_consumed,
+            "bytes_discarded": event.bytes_discarded,
+        }
+        if isinstance(event, StreamStalled):
+            entry["kind"] = "stalled"
+            entry["idle_timeout"] = event.idle_timeout
+        self.errors.append(entry)
 
 
 def _error_data(event: UnknownEvent) -> tuple[bool, Any]:

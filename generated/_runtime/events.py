@@ -2,9 +2,11 @@
 """The events a channel yields besides its typed messages, kept rather than dropped.
 
 :class:`UnknownEvent` (a payload no message of the channel matches, with its raw text),
-:class:`VendorEvent` (a vendor's ``x_*`` event, specs/xerotier/streaming-api.md:141-152) and
+:class:`VendorEvent` (a vendor's ``x_*`` event, specs/xerotier/streaming-api.md:141-152),
 :class:`StreamTruncated` (the body ended inside an event: WHATWG HTML 9.2.6 dispatches only at a
-blank line), plus :func:`tag_reader`, which reads a discriminator without decoding a payload.
+blank line) and :class:`StreamStalled` (a stream the streaming client closed after
+``idle_timeout`` seconds of silence), plus :func:`tag_reader`, which reads a discriminator
+without decoding a payload.
 
 This module is ``src/ssegen/runtime/events.py`` of ssegen, written verbatim into every
 output folder's runtime: edit it there, then run ``ssegen generate``.
@@ -116,3 +118,16 @@ class StreamTruncated(msgspec.Struct, kw_only=True):
     reason: str = TRUNCATED_REASON
     bytes_consumed: int = 0
     bytes_discarded: int = 0
+
+
+class StreamStalled(StreamTruncated, kw_only=True):
+    """The last event of a stream the streaming client (``client.py``) closed because no byte
+    came for ``idle_timeout`` seconds, and could neither resume nor start over: what arrived
+    before is kept. A :class:`StreamTruncated` (the body ended early), recorded by
+    ``accumulate`` as a ``stalled`` error rather than a ``truncated`` one.
+
+    Attributes:
+        idle_timeout: the silence, in seconds, after which the connection was closed.
+    """
+
+    idle_timeout: float | None = None

@@ -264,8 +264,7 @@ class ChannelReader(Generic[E]):
         acc = self._accumulator(full_text)
         if isinstance(events, EventStream) and not events.started:
             # Not iterated yet: classify and apply each read's items directly.
-            items = coalesce(chain.from_iterable(events.batches()))
-            self._apply_items(acc, items, events.classifier)
+            self._apply_reads(acc, events.batches(), events.classifier)
         else:
             for count, event in enumerate(events, 1):
                 self.apply(acc, event)
@@ -279,10 +278,7 @@ class ChannelReader(Generic[E]):
         """Assemble async ``events`` (typically ``adecode(...)``); see :meth:`accumulate`."""
         acc = self._accumulator(full_text)
         if isinstance(events, AsyncEventStream) and not events.started:
-            joiner, applied = Joiner(), 0  # runs joined across reads, as accumulate's
-            async for batch in events.batches():
-                applied = self._apply_items(acc, joiner.take(batch), events.classifier, applied)
-            self._apply_items(acc, joiner.rest(), events.classifier, applied)
+            await self._aapply_reads(acc, events.batches(), events.classifier)
         else:
             count = 0
             async for event in events:
@@ -292,11 +288,43 @@ class ChannelReader(Generic[E]):
                     acc.compact()
         return self._result(acc, events)
 
-    def _accumulator(self, full_text: bool) -> Accumulator:
-        """A fresh :class:`Accumulator` of the channel's family."""
+    def _accumulator(self, full_text: bool = False) -> Accumulator:
+        """A fresh :class:`Accumulator` of the channel's family (``full_text``: cumulative
+        mode, see :class:`Accumulator`)."""
         acc = Accumulator(full_text)
         acc.family = self.family
         return acc
+
+    def _apply_reads(
+        self,
+        acc: Accumulator,
+        reads: Iterable[list[Item]],
+        classifier: Classifier[E] | None = None,
+    ) -> None:
+        """Classify and feed into ``acc`` the items of each read of a body, undecoded
+        (``EventStream.batches()``, or the reads of several connections of one stream: the
+        streaming client's), their runs joined across reads (:func:`coalesce`): what
+        :meth:`accumulate` does with a stream not read yet. ``classifier``: the stream's
+        (by default the channel's).
+
+        Raises:
+            sse.SSEError: from the reads (invalid UTF-8, an event over the size limit).
+        """
+        items = coalesce(chain.from_iterable(reads))
+        self._apply_items(acc, items, classifier or self.classifier)
+
+    async def _aapply_reads(
+        self,
+        acc: Accumulator,
+        reads: AsyncIterable[list[Item]],
+        classifier: Classifier[E] | None = None,
+    ) -> None:
+        """:meth:`_apply_reads` of async reads, their runs joined read by read (:class:`Joiner`)."""
+        classify = classifier or self.classifier
+        joiner, applied = Joiner(), 0
+        async for batch in reads:
+            applied = self._apply_items(acc, joiner.take(batch), classify, applied)
+        self._apply_items(acc, joiner.rest(), classify, applied)
 
     @staticmethod
     def _result(acc: Accumulator, events: object) -> StreamResult:

@@ -521,6 +521,17 @@ def check_results_example(block: Block, ctx: Ctx) -> None:
     assert printed == [block.text.rstrip().splitlines()[-1].removeprefix("# ")]
 
 
+def check_client_example(block: Block, ctx: Ctx) -> None:
+    """A streaming client example (docs/client.md) runs as written, on its own ``httpx.MockTransport``,
+    and prints what its last comment lines say."""
+    exec(compile(block.text, block.name, "exec"), {"__name__": "doc_example"})
+    printed = ctx.capsys.readouterr().out.splitlines()
+    lines = block.text.rstrip().splitlines()
+    expected = [line.removeprefix("# ") for line in lines[len(lines) - len(printed) :]]
+    assert printed and all(line.startswith("# ") for line in lines[-len(printed) :]), printed
+    assert printed == expected
+
+
 def check_architecture_picture(block: Block, ctx: Ctx) -> None:
     """The pipeline picture: its stages (the first word of each line not indented) are, in order, the folders and
     modules the code runs in that order, and every module or folder it names exists."""
@@ -551,6 +562,7 @@ def check_architecture_picture(block: Block, ctx: Ctx) -> None:
 
 
 README, BUILD_STEP, MOCK_PAGE = "README.md", "docs/build-step.md", "docs/encoding-and-mock.md"
+CLIENT_PAGE = "docs/client.md"
 
 #: (file, language, start of the block's first line) -> check.  No block is only illustrative.
 CHECKS: dict[tuple[str, str, str], Callable[[Block, Ctx], None]] = {
@@ -561,6 +573,10 @@ CHECKS: dict[tuple[str, str, str], Callable[[Block, Ctx], None]] = {
     ("benchmarks/README.md", "sh", "pip install -e '.[bench]'"): check_benchmarks,
     ("docs/results.md", "python", "from generated.deepseek import CHANNELS"): check_results_example,
     ("docs/families.md", "python", "from generated.anthropic import CHANNELS"): check_families_example,
+    (CLIENT_PAGE, "python", "import httpx"): check_client_example,
+    (CLIENT_PAGE, "python", "import asyncio"): check_client_example,
+    (CLIENT_PAGE, "python", "# 503, then 429"): check_client_example,
+    (CLIENT_PAGE, "python", "# The connection drops"): check_client_example,
     ("docs/accumulation.md", "yaml", "channels:"): check_accumulate_extension,
     ("docs/accumulation.md", "yaml", "x-ssegen-accumulate:"): check_gemini_plan,
     (MOCK_PAGE, "python", "from generated.deepseek import CHANNELS"): check_encoding_example,

@@ -21,7 +21,9 @@ from ssegen.runtime import FLAVOUR_MODULES, MODULES, RUNTIME_FOLDER
 RUNTIME = Path(output.runtime_dir())
 
 # What each module may import: the generated package depends on msgspec and the stdlib only
-# (and on pydantic with `model = "pydantic"`, whose packages alone get pydantic_support.py).
+# (and on pydantic with `model = "pydantic"`, whose packages alone get pydantic_support.py); the
+# streaming client's HTTP modules alone import httpx (client.py, client_stream.py: issue 33), so
+# decode and accumulate keep working without it.
 ALLOWED = {
     "framing.py": {"__future__", "collections.abc", "itertools", "typing"},
     "sse_lines.py": {"__future__", "typing", ".framing"},
@@ -143,6 +145,72 @@ ALLOWED = {
         ".stream_reader",
         ".stream_writer",
     },
+    "client_errors.py": {"__future__", "collections.abc", "typing", "msgspec"},
+    "client_retry.py": {
+        "__future__",
+        "asyncio",
+        "collections.abc",
+        "dataclasses",
+        "email.utils",
+        "random",
+        "time",
+        "typing",
+        ".accumulate",
+    },
+    "client_request.py": {
+        "__future__",
+        "collections.abc",
+        "dataclasses",
+        "enum",
+        "re",
+        "typing",
+        "urllib.parse",
+        "msgspec",
+        ".accumulate",
+        ".client_retry",
+        ".stream",
+    },
+    "client_control.py": {
+        "__future__",
+        "collections.abc",
+        "typing",
+        "msgspec",
+        ".accumulate",
+        ".client_errors",
+        ".client_request",
+        ".client_retry",
+        ".events",
+        ".framing",
+        ".stream_classify",
+    },
+    "client_stream.py": {
+        "__future__",
+        "collections.abc",
+        "itertools",
+        "types",
+        "typing",
+        "httpx",
+        ".accumulate",
+        ".client_control",
+        ".client_errors",
+        ".client_request",
+        ".client_retry",
+        ".stream",
+        ".stream_classify",
+    },
+    "client.py": {
+        "__future__",
+        "collections.abc",
+        "os",
+        "types",
+        "typing",
+        "httpx",
+        ".client_control",
+        ".client_errors",
+        ".client_request",
+        ".client_retry",
+        ".client_stream",
+    },
     "pydantic_support.py": {
         "__future__",
         "collections.abc",
@@ -177,6 +245,12 @@ THIRD_PARTY = {
     "stream_reader.py": set(),
     "stream_writer.py": {"msgspec"},
     "stream.py": set(),
+    "client_errors.py": {"msgspec"},
+    "client_retry.py": set(),
+    "client_request.py": {"msgspec"},
+    "client_control.py": {"msgspec"},
+    "client_stream.py": {"httpx"},
+    "client.py": {"httpx"},
     "pydantic_support.py": {"msgspec", "pydantic"},
 }
 

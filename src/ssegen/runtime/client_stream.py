@@ -1,0 +1,452 @@
+"""The streaming client's streams: one call's typed events, across the connections it takes.
+
+:class:`Stream` (and :class:`AsyncStream`) is what ``Client.stream`` (``AsyncClient.stream``)
+gives: it sends the request on entry (retrying before the first byte), reads each connection's
+body through the channel's decoder, and carries out what ``client_control.StreamControl``
+decides when a connection ends (resume, start over, end). See ``client.py`` for the whole.
+
+This module is ``src/ssegen/runtime/client_stream.py`` of ssegen, written verbatim into every
+output folder's runtime: edit it there, then run ``ssegen generate``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncGenerator, AsyncIterator, Generator, Iterator
+from itertools import chain
+from types import TracebackType
+from typing import Any, Generic, Protocol, Self, TypeVar
+
+try:
+    import httpx
+except ImportError as exc:  # pragma: no cover - the message is tested with httpx blocked
+    raise ImportError(
+        "ssegen's streaming client (_runtime/client_stream.py) needs httpx, which is not"
+        " installed: pip install httpx (decode and accumulate work without it)"
+    ) from exc
+
+from .accumulate import StreamResult
+from .client_control import (
+    FLOW,
+    LOST,
+    RETRY,
+    STALLED,
+    Reconnect,
+    Retry,
+    StreamControl,
+    connection_reads,
+)
+from .client_errors import (
+    APIConnectionError,
+    APIError,
+    APIStatusError,
+    APITimeoutError,
+    status_error,
+)
+from .client_request import HTTPRequest, Operation, RequestPlan
+from .client_retry import Backoff
+from .stream import Channel
+from .stream_classify import Item
+
+__all__ = ["AsyncStream", "Stream"]
+
+E = TypeVar("E")
+
+
+class _Sender(Protocol):
+    """What a :class:`Stream` needs of its client (``client.Client``)."""
+
+    http_client: httpx.Client
+    idle_timeout: float | None
+    backoff: Backoff
+
+    def build_request(self, request: HTTPRequest) -> httpx.Request: ...
+
+
+class _AsyncSender(Protocol):
+    """What an :class:`AsyncStream` needs of its client (``client.AsyncClient``)."""
+
+    http_client: httpx.AsyncClient
+    idle_timeout: float | None
+    backoff: Backoff
+
+    def build_request(self, request: HTTPRequest) -> httpx.Request: ...
+
+
+class _StreamBase(Generic[E]):
+    """What :class:`Stream` and :class:`AsyncStream` share (see :class:`Stream`)."""
+
+    def __init__(self, control: StreamControl) -> None:
+        self.operation: Operation[E] = control.operation
+        self.channel: Channel[E] = control.operation.channel
+        self._control = control
+        self._reading = False
+        self._closed = False
+
+    @property
+    def retries(self) -> list[Retry]:
+        """Each retry, start over and resume so far, in order (``client_control.Retry``:
+        kind, reason, delay)."""
+        return self._control.retries
+
+    def _claim(self) -> None:
+        """Mark the stream read (it is read once).
+
+        Raises:
+            RuntimeError: it is already being read, or closed.
+        """
+        if self._closed:
+            raise RuntimeError("this stream is closed")
+        if self._reading:
+            raise RuntimeError("this stream is already being read: a stream is read once")
+        self._reading = True
+
+    def _failed(self, error: APIError) -> None:
+        """A reconnection failed for good: the stream ends (see ``StreamControl.gave_up``)."""
+        self._control.gave_up(error)
+
+
+class Stream(_StreamBase[E]):
+    """One streamed call: the typed events of its body, across the connections it takes.
+
+    Made by :meth:`Client.stream`; the request is sent on entering it (``with``, or
+    :meth:`open`, or at the first read), its retries before the first byte done then.
+    Iterate it once for the typed events (the channel's, as ``Channel.decode`` gives them),
+    or :meth:`accumulate` it; a stream cut or stalled resumes, starts over or ends with a
+    ``StreamTruncated`` / ``StreamStalled`` event (see ``client_control.py``).
+
+    Attributes:
+        operation: the operation called.
+        channel: its channel.
+        response: the httpx response of the current connection (status, headers), once sent.
+        retries: each retry, start over and resume (``client_control.Retry``).
+
+    Raises (on entry, or at the first read): :class:`~.client_errors.APIStatusError`,
+    :class:`~.client_errors.APIConnectionError`, :class:`~.client_errors.APITimeoutError`,
+    after any retries. While reading: ``sse.SSEError`` for bytes that cannot be decoded, as
+    ``Channel.decode`` raises them; ``RuntimeError`` when read twice.
+    """
+
+    def __init__(self, client: _Sender, control: StreamControl) -> None:
+        super().__init__(control)
+        self.response: httpx.Response | None = None
+        self._client = client
+        self._reads: Generator[list[Item], None, None] | None = None
+
+    def open(self) -> Self:
+        """Send the request (once; its retries before the first byte done) and return the
+        stream; :attr:`response` is then the response.
+
+        Raises:
+            RuntimeError: the stream is closed.
+            APIError: see the class.
+        """
+        if self._closed:
+            raise RuntimeError("this stream is closed")
+        if self.response is None:
+            self.response = self._send(self._control.plan.first())
+        return self
+
+    def __enter__(self) -> Self:
+        return self.open()
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def __iter__(self) -> Iterator[E]:
+        batch = self.channel.classifier.batch
+        return chain(chain.from_iterable(map(batch, self._start())), self._end())
+
+    def accumulate(self, *, full_text: bool = False) -> StreamResult:
+        """Read the stream whole and assemble it, as ``Channel.accumulate`` does a decoded
+        body: the :class:`StreamResult` of every connection's events, with its end
+        (``truncated``, ``stalled``) in ``errors``. ``full_text``: see ``Accumulator``."""
+        reader = self.channel.reader
+        acc = reader._accumulator(full_text)
+        reader._apply_reads(acc, self._start())
+        return self._control.result(acc)
+
+    def close(self) -> None:
+        """Stop reading and close the response (its connection returns to the pool); closing
+        again does nothing."""
+        self._closed = True
+        if self._reads is not None:
+            self._reads.close()
+        if self.response is not None:
+            self.response.close()
+
+    def _start(self) -> Generator[list[Item], None, None]:
+        """The reads of the stream, its request sent if it was not yet."""
+        self.open()
+        self._claim()
+        self._reads = self._read()
+        return self._reads
+
+    def _end(self) -> Iterator[Any]:
+        """The stream's last event when it ended early (typed ``Any``: every channel's event
+        union holds ``StreamTruncated``, which ``StreamStalled`` is)."""
+        if self._control.end is not None:
+            yield self._control.end
+
+    def _read(self) -> Generator[list[Item], None, None]:
+        """The reads of each connection's body in turn, as :func:`connection_reads` hands
+        them on; each connection's end decided by the control."""
+        control, response = self._control, self.response
+        while response is not None:
+            failure: list[httpx.TransportError] = []
+            events = self.channel.decode(_body(response, failure))
+            try:
+                last, retry = yield from connection_reads(events.batches(), control)
+            finally:
+                events.close()
+                response.close()
+            reconnect = control.finish(events.state, *_cut(failure), last, retry)
+            response = None if reconnect is None else self._reconnect(reconnect)
+        yield from control.release()
+
+    def _reconnect(self, reconnect: Reconnect) -> httpx.Response | None:
+        """Wait, then send ``reconnect``'s request; None when it fails for good."""
+        self._client.backoff.sleep(reconnect.delay)
+        try:
+            self.response = self._send(reconnect.request)
+        except APIError as error:
+            self._failed(error)
+            return None
+        self._control.connected()
+        return self.response
+
+    def _send(self, request: HTTPRequest) -> httpx.Response:
+        """Send ``request`` and return its 2xx response, its read timeout switched to the idle
+        timeout; retry connection errors and retryable statuses while retries are left.
+
+        Raises:
+            APIStatusError, APIConnectionError, APITimeoutError: no retry left, or none due.
+        """
+        client, control = self._client, self._control
+        while True:
+            cause: BaseException | None = None
+            try:
+                response = client.http_client.send(client.build_request(request), stream=True)
+            except httpx.TransportError as exc:
+                error: APIError = _connection_error(exc, request)
+                cause = exc
+            else:
+                if response.is_success:
+                    _idle(response, client.idle_timeout)
+                    return response
+                try:
+                    response.read()
+                except httpx.TransportError:
+                    pass  # the error body cut short: what came is kept
+                finally:
+                    response.close()
+                error = _status_error(response, request, control.plan)
+            delay = control.retry_delay(error)
+            if delay is None:
+                raise error from cause
+            client.backoff.sleep(delay)
+
+
+class AsyncStream(_StreamBase[E]):
+    """The asynchronous twin of :class:`Stream` (made by :meth:`AsyncClient.stream`):
+    ``async with`` it (or :meth:`open` it) to send the request, ``async for`` its typed events
+    or ``await`` :meth:`aaccumulate`; :meth:`aclose` closes it. Cancelling the task reading it
+    closes the response too. Same attributes and errors."""
+
+    def __init__(self, client: _AsyncSender, control: StreamControl) -> None:
+        super().__init__(control)
+        self.response: httpx.Response | None = None
+        self._client = client
+        self._reads: AsyncGenerator[list[Item], None] | None = None
+
+    async def open(self) -> Self:
+        """:meth:`Stream.open`, asynchronously."""
+        if self._closed:
+            raise RuntimeError("this stream is closed")
+        if self.response is None:
+            self.response = await self._send(self._control.plan.first())
+        return self
+
+    async def __aenter__(self) -> Self:
+        return await self.open()
+
+    async def __aexit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+    async def __aiter__(self) -> AsyncIterator[E]:
+        batch = self.channel.classifier.batch
+        async for items in await self._start():
+            for event in batch(items):
+                yield event
+        end: Any = self._control.end  # a StreamTruncated: in every channel's event union
+        if end is not None:
+            yield end
+
+    async def aaccumulate(self, *, full_text: bool = False) -> StreamResult:
+        """:meth:`Stream.accumulate`, asynchronously."""
+        reader = self.channel.reader
+        acc = reader._accumulator(full_text)
+        await reader._aapply_reads(acc, await self._start())
+        return self._control.result(acc)
+
+    async def aclose(self) -> None:
+        """:meth:`Stream.close`, asynchronously."""
+        self._closed = True
+        if self._reads is not None:
+            await self._reads.aclose()
+        if self.response is not None:
+            await self.response.aclose()
+
+    async def _start(self) -> AsyncGenerator[list[Item], None]:
+        """The reads of the stream, its request sent if it was not yet."""
+        await self.open()
+        self._claim()
+        self._reads = self._read()
+        return self._reads
+
+    async def _read(self) -> AsyncGenerator[list[Item], None]:
+        """:meth:`Stream._read`, asynchronously (:func:`connection_reads` written out)."""
+        control, response = self._control, self.response
+        while response is not None:
+            failure: list[httpx.TransportError] = []
+            events = self.channel.adecode(_abody(response, failure))
+            last: list[Item] | None = None
+            retry = False
+            try:
+                async for items in events.batches():
+                    last = items
+                    if control.holding:
+                        verdict = control.hold(items)
+                        retry = verdict == RETRY
+                        if retry:
+                            break
+                        for held in control.release() if verdict == FLOW else ():
+                            yield held
+                        continue
+                    yield items
+            finally:
+                await events.aclose()
+                await response.aclose()
+            reconnect = control.finish(events.state, *_cut(failure), last, retry)
+            response = None if reconnect is None else await self._reconnect(reconnect)
+        for held in control.release():
+            yield held
+
+    async def _reconnect(self, reconnect: Reconnect) -> httpx.Response | None:
+        """:meth:`Stream._reconnect`, asynchronously."""
+        await self._client.backoff.asleep(reconnect.delay)
+        try:
+            self.response = await self._send(reconnect.request)
+        except APIError as error:
+            self._failed(error)
+            return None
+        self._control.connected()
+        return self.response
+
+    async def _send(self, request: HTTPRequest) -> httpx.Response:
+        """:meth:`Stream._send`, asynchronously."""
+        client, control = self._client, self._control
+        while True:
+            cause: BaseException | None = None
+            try:
+                built = client.build_request(request)
+                response = await client.http_client.send(built, stream=True)
+            except httpx.TransportError as exc:
+                error: APIError = _connection_error(exc, request)
+                cause = exc
+            else:
+                if response.is_success:
+                    _idle(response, client.idle_timeout)
+                    return response
+                try:
+                    await response.aread()
+                except httpx.TransportError:
+                    pass  # the error body cut short: what came is kept
+                finally:
+                    await response.aclose()
+                error = _status_error(response, request, control.plan)
+            delay = control.retry_delay(error)
+            if delay is None:
+                raise error from cause
+            await client.backoff.asleep(delay)
+
+
+def _body(response: httpx.Response, failure: list[httpx.TransportError]) -> Iterator[bytes]:
+    """``response``'s body, read by read; a transport error ends it, kept in ``failure`` (the
+    decoder then sees the body end, and tells whether it ended inside an event)."""
+    try:
+        yield from response.iter_bytes()
+    except httpx.TransportError as exc:
+        failure.append(exc)
+
+
+async def _abody(
+    response: httpx.Response, failure: list[httpx.TransportError]
+) -> AsyncIterator[bytes]:
+    """:func:`_body`, asynchronously."""
+    try:
+        async for chunk in response.aiter_bytes():
+            yield chunk
+    except httpx.TransportError as exc:
+        failure.append(exc)
+
+
+def _cut(failure: list[httpx.TransportError]) -> tuple[str | None, str]:
+    """How a body ended early (``client_control.LOST``, ``STALLED``, or None) and the
+    transport's error in words."""
+    if not failure:
+        return None, ""
+    error = failure[0]
+    cut = STALLED if isinstance(error, httpx.TimeoutException) else LOST
+    return cut, f"{type(error).__name__}: {error}"
+
+
+def _idle(response: httpx.Response, idle_timeout: float | None) -> None:
+    """Switch the read timeout of ``response``'s request to ``idle_timeout``: httpcore reads
+    the request's ``timeout`` extension when it starts reading the body, so the body's reads
+    wait at most that long each (the headers waited the client's ``timeout``)."""
+    timeouts = response.request.extensions.get("timeout")
+    if isinstance(timeouts, dict):
+        timeouts["read"] = idle_timeout
+
+
+def _connection_error(exc: httpx.TransportError, request: HTTPRequest) -> APIConnectionError:
+    """The :class:`APIConnectionError` (an :class:`APITimeoutError` for a timeout) of a
+    request that got no response."""
+    kind = APITimeoutError if isinstance(exc, httpx.TimeoutException) else APIConnectionError
+    text = f"{request.method} {request.shown}: {type(exc).__name__}: {exc}".rstrip(": ")
+    return kind(text, method=request.method, url=request.shown)
+
+
+def _status_error(
+    response: httpx.Response, request: HTTPRequest, plan: RequestPlan
+) -> APIStatusError:
+    """The :class:`APIStatusError` of a non-2xx ``response`` (its body read)."""
+    return status_error(
+        response.status_code,
+        response.reason_phrase,
+        response.headers,
+        _content(response),
+        decoder=plan.operation.error_decoder,
+        hint=plan.key_hint if response.status_code == 401 else "",
+        method=request.method,
+        url=request.shown,
+        response=response,
+    )
+
+
+def _content(response: httpx.Response) -> bytes:
+    """The body of ``response`` as read (b"" when reading it failed at once)."""
+    try:
+        return response.content
+    except httpx.ResponseNotRead:
+        return b""
