@@ -116,16 +116,14 @@ def lines_request(
 
 
 def _read(lines: Lines, address: str, at: Callable[[int], Provenance]) -> _Found:
-    """Every fact of the module docstring's table the lines show."""
+    """Every fact of the module docstring's table the lines show (the lines of an example body
+    too: its ``"stream": true`` names the stream member)."""
     found = _Found()
-    k = 0
-    while k < len(lines):
-        number, text = lines[k]
+    for k, (number, text) in enumerate(lines):
         _line_facts(found, number, text, address, at)
         start = _DATA_START.search(text)
         if start is not None:
-            k = _example(found, lines, k, start.group(1))
-        k += 1
+            _example(found, lines, k, start.group(1))
     return found
 
 
@@ -165,9 +163,9 @@ def _header_facts(found: _Found, number: int, text: str, at: Callable[[int], Pro
         found.media_type = content.group(1).lower()
 
 
-def _example(found: _Found, lines: Lines, k: int, first: str) -> int:
+def _example(found: _Found, lines: Lines, k: int, first: str) -> None:
     """The JSON body of a curl ``-d '...'`` starting at line ``k`` (its text after the quote
-    ``first``), kept as compact JSON when it parses; the index of its last line."""
+    ``first``), kept as compact JSON when it parses."""
     parts = [first]
     end = k
     while "'" not in parts[-1] and end + 1 < len(lines):
@@ -177,9 +175,8 @@ def _example(found: _Found, lines: Lines, k: int, first: str) -> int:
     try:
         value = json.loads(text)
     except ValueError:
-        return k
+        return
     found.examples.append(json.dumps(value, ensure_ascii=False, separators=(",", ":")))
-    return end
 
 
 def _endpoint(
