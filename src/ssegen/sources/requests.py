@@ -133,7 +133,9 @@ class SecurityReader:
         if resolved is None:
             return None
         target, tloc = resolved
-        return self.scheme(tloc.pointer.rsplit("/", 1)[-1] or "auth", target, tloc)
+        # A scheme by reference is named by its key; one written in place has no name of its own.
+        name = tloc.pointer.rsplit("/", 1)[-1] if isinstance(item, dict) and "$ref" in item else "auth"
+        return self.scheme(name, target, tloc)
 
     def named(self, name: str, loc: Location) -> AuthScheme | None:
         """The scheme ``name`` of ``securitySchemes``; None (``auth-scheme-unknown``) when absent."""

@@ -274,3 +274,12 @@ paths:
     resume = _request(_load(tmp_path, doc)).resume
     assert resume is not None and (resume.kind, resume.stated) == ("last-event-id", "schema")
     assert resume.provenance.pointer.endswith("/itemSchema/properties/id")
+
+
+def test_a_query_suffix_of_the_path_is_a_fixed_query_parameter(tmp_path: Path) -> None:
+    """OpenAI's document tells its beta variant apart as ``/responses?beta=true``."""
+    result = _load(tmp_path, _doc(BODY).replace("  /chat:\n", "  /chat?beta=true:\n"))
+    request = _request(result, "/chat?beta=true")
+    assert request.path == "/chat"
+    (beta,) = request.parameters_in("query")
+    assert (beta.name, beta.default, beta.fixed, beta.required) == ("beta", "true", True, True)

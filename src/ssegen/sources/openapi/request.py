@@ -2,7 +2,9 @@
 :class:`~ssegen.ir.Request`.
 
 * method: the operation's key (``post``), or its key under 3.2 ``additionalOperations``;
-* path: the path (without a ``#...`` suffix); its parameters are the path item's
+* path: the path (without a ``#...`` suffix; a ``?name=value`` suffix some documents add to
+  tell a variant apart, OpenAI's ``/responses?beta=true``, is a fixed query parameter); its
+  parameters are the path item's
   ``parameters`` with the operation's in front (the operation's win on the same ``name`` and
   ``in``, "Operation Object"); a ``{name}`` of the path no parameter declares is a required
   string (``request-path-parameter-undeclared``);
@@ -25,6 +27,7 @@ from __future__ import annotations
 import json
 import re
 from typing import Any
+from urllib.parse import parse_qsl
 
 from ...diagnostics import codes
 from ...ir import BodyMember, Parameter, ParameterLocation, Request, RequestBody, Resume, Schema
@@ -70,8 +73,15 @@ class RequestReader:
     ) -> Request:
         """The request of operation ``op`` (at ``oloc``) of path item ``item`` (at ``iloc``),
         whose streamed responses are ``media`` (module docstring)."""
-        address = path.split("#", 1)[0] or path
+        address, _, query = (path.split("#", 1)[0] or path).partition("?")
         parameters = self._parameters(address, item, iloc, op, oloc)
+        parameters += tuple(
+            Parameter(
+                name, "query", Schema("string", oloc.provenance, enum=(value,)), True, oloc.provenance, "", value, True
+            )
+            for name, value in parse_qsl(query, keep_blank_values=True)
+            if all((p.name, p.location) != (name, "query") for p in parameters)
+        )
         security, sloc = (op, oloc) if "security" in op else (self.data, self.root)
         return Request(
             method=oloc.pointer.rsplit("/", 1)[-1].upper(),
