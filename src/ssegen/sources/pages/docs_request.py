@@ -25,7 +25,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
 from ...diagnostics import Diagnostics, codes
-from ...ir import BodyMember, Property, Provenance, Request, RequestBody, Schema
+from ...ir import BodyMember, Property, Provenance, Request, RequestBody, Schema, SchemaType
 from ...naming import ClassName, pascal, singular
 from ..requests import include_usage_member, stream_member
 from .docs_facts import FieldFact
@@ -130,12 +130,11 @@ def _property(node: _Node, parent: str) -> Property:
     if kind == "object":
         element = Schema("object", fact.provenance, name=item_name, properties=members)
     else:
-        element = Schema(
-            kind if kind in _SCALARS else "any", fact.provenance, enum=fact.values if kind == "string" else ()
-        )
+        element = Schema(_SCALARS.get(kind, "any"), fact.provenance, enum=fact.values if kind == "string" else ())
     schema = Schema("array", fact.provenance, items=element) if is_array else element
     schema = replace(schema, nullable=fact.nullable, description=fact.description)
     return Property(fact.name, schema, fact.required, fact.description, fact.provenance)
 
 
-_SCALARS = frozenset({"string", "integer", "number", "boolean"})
+#: The type lines of scalar members and their types.
+_SCALARS: dict[str, SchemaType] = {"string": "string", "integer": "integer", "number": "number", "boolean": "boolean"}

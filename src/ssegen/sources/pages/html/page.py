@@ -271,23 +271,23 @@ class _HtmlPage:
         for table in tables:
             header, roots, grid = self._table_rows(table)
             titles = {c.title.strip().lower(): c.col for c in header}
-            if "type" in titles or "required" not in titles or not roots:
-                continue
-            column = titles["required"]
-
-            def required(node: GridRow, column: int = column, grid: Grid = grid) -> bool:
-                cell = grid.cells.get((node.index, column))
-                return cell is not None and is_required(cell.text)
-
-            return request_schema(
-                "ChatCompletionRequest",
-                roots,
-                required,
-                lambda node, table=table: self.page.at(node.line, self._table_pointer(table, node.index)),
-                self.page.at(table.start, self._table_pointer(table)),
-                self.page.report_at,
-            )
+            if "type" not in titles and "required" in titles and roots:
+                return self._read_request_table(table, roots, grid, titles["required"])
         return None
+
+    def _read_request_table(self, table: _HtmlTable, roots: list[GridRow], grid: Grid, column: int) -> Schema:
+        """The body schema of the request table ``table`` (its rows ``roots``, its Required cells
+        in grid column ``column``)."""
+
+        def required(node: GridRow) -> bool:
+            cell = grid.cells.get((node.index, column))
+            return cell is not None and is_required(cell.text)
+
+        def at(node: GridRow) -> Provenance:
+            return self.page.at(node.line, self._table_pointer(table, node.index))
+
+        where = self.page.at(table.start, self._table_pointer(table))
+        return request_schema("ChatCompletionRequest", roots, required, at, where, self.page.report_at)
 
     def _guess_header(self, table: _HtmlTable, grid: Grid) -> list[Column]:
         """Columns of a table without a header row: the Type column is the one holding type words."""
