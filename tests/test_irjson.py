@@ -155,3 +155,18 @@ def test_a_property_keeps_its_own_provenance_beside_the_reference() -> None:
     [prop] = printed[DEFS]["Chunk"]["properties"]
     assert prop["provenance"] == {"file": "f", "line": 9, "pointer": "/u"}
     assert prop["description"] == "At the use site." and prop["schema"] == {"$ref": "#/$defs/Usage"}
+
+
+def test_a_schema_the_request_and_the_stream_share_is_one_entry() -> None:
+    """Gemini's ``Content`` is a turn of the request's ``contents`` and each candidate's
+    answer: one ``$defs`` entry, referenced from both sides."""
+    loaded = load_provider(SPECS, "gemini").provider
+    assert loaded is not None
+    printed = _printed(loaded)
+    defs = printed[DEFS]
+    (channel,) = printed["channels"]
+    body = defs[channel["request"]["body"]["schema"]["$ref"].rsplit("/", 1)[-1]]
+    contents = next(p for p in body["properties"] if p["name"] == "contents")
+    candidate = next(p for p in defs["Candidate"]["properties"] if p["name"] == "content")
+    assert contents["schema"]["items"] == {"$ref": f"#/{DEFS}/Content"} == candidate["schema"]
+    assert [key for key in defs if key.startswith("Content")] == ["Content"]

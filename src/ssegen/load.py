@@ -14,7 +14,9 @@ A provider is a folder; every file in it is a source. In this order:
    (:func:`ssegen.normalize.examples.reconcile_examples`);
 6. each channel gets its discrimination plan
    (:func:`ssegen.normalize.discrimination.plan_channels`) and its accumulation plan
-   (:func:`ssegen.normalize.accumulation.plan_accumulation`).
+   (:func:`ssegen.normalize.accumulation.plan_accumulation`);
+7. each channel's request is completed (the body members the client sets, the resumption
+   its family allows) and its gaps reported (:func:`ssegen.normalize.request.complete_requests`).
 
 A source that cannot be read gives an error diagnostic naming it, and the other
 sources of the provider are still used.
@@ -36,6 +38,7 @@ from .normalize.discrimination import plan_channels, split_unions
 from .normalize.docs import merge_docs
 from .normalize.examples import reconcile_examples
 from .normalize.merge import merge_sources, unique_streams
+from .normalize.request import attach_request, complete_requests
 from .runtime import RUNTIME_FOLDER
 from .sources import detect
 from .sources.base import SourceInput, SourceResult
@@ -99,12 +102,14 @@ def _load_provider(specs: Path, name: str) -> LoadResult:
         return LoadResult(None, diagnostics, inputs)
     for docs in (result.docs for result in results if result.docs is not None):
         provider = merge_docs(provider, docs, diagnostics)
+        provider = attach_request(provider, docs.address, docs.request, diagnostics)
         streams = [stream.to_ir(docs.address or "/chat/completions") for stream in docs.example_streams]
         provider = replace(provider, example_streams=unique_streams([*provider.example_streams, *streams]))
     provider = split_unions(provider, diagnostics)
     provider = reconcile_examples(provider, diagnostics)
     provider = plan_channels(provider, diagnostics)
     provider = plan_accumulation(provider, diagnostics)
+    provider = complete_requests(provider, diagnostics)
     check_names(provider, diagnostics)
     return LoadResult(provider, diagnostics, inputs)
 

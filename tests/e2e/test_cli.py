@@ -80,7 +80,7 @@ def test_strict_turns_warnings_into_errors(tmp_path: Path) -> None:
     assert result.exit_code == 1
     assert "deepseek/: /: error[strict]: warnings are errors under --strict; nothing generated" in result.output
     assert "warning[example-widened]" in result.output
-    assert "deepseek: FAILED (1 error, 1 warning, 52 infos not shown (-v)); nothing generated" in result.output
+    assert "deepseek: FAILED (1 error, 1 warning, 54 infos not shown (-v)); nothing generated" in result.output
     assert not (tmp_path / "g").exists(), "a failed first run creates no output folder"
     assert CliRunner().invoke(main, [*args, "mistral"]).exit_code == 0  # standard nullable spellings are infos
 
@@ -92,13 +92,13 @@ def test_default_output_is_warnings_errors_and_one_line_per_provider(tmp_path: P
     lines = result.output.splitlines()
     assert [line for line in lines if "info[" in line] == []
     assert len([line for line in lines if "warning[" in line]) == 1  # DeepSeek's example-widened
-    assert "mistral: 3 channels, 7 messages, 12 classes, 9 infos not shown (-v); 6 of 6 files written" in result.output
+    assert "mistral: 3 channels, 7 messages, 12 classes, 12 infos not shown (-v); 6 of 6 files written" in result.output
     verbose = CliRunner().invoke(main, ["generate", "-v", "--specs", str(specs), "--out", str(tmp_path / "g")])
-    assert sum("info[" in line for line in verbose.output.splitlines()) == 52 + 9
+    assert sum("info[" in line for line in verbose.output.splitlines()) == 54 + 12
     errors_only = CliRunner().invoke(
         main, ["generate", "--min-severity", "error", "--specs", str(specs), "--out", str(tmp_path / "g")]
     )
-    assert "warning[" not in errors_only.output and "1 warning and 52 infos not shown (-v)" in errors_only.output
+    assert "warning[" not in errors_only.output and "1 warning and 54 infos not shown (-v)" in errors_only.output
     quiet = CliRunner().invoke(main, ["generate", "-q", "--specs", str(specs), "--out", str(tmp_path / "q")])
     assert quiet.output.count("warning[") == 1 and "channels" not in quiet.output
 

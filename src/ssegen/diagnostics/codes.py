@@ -162,7 +162,8 @@ PROTOCOL_NOT_SSE = Code(
 OPERATION_REQUEST_SKIPPED = Code(
     "operation-request-skipped",
     I,
-    "A 2.x `publish` or 3.0 `receive` operation (or a `send` reply) carries what the client sends; skipped.",
+    "A 2.x `publish` or 3.0 `receive` operation (or a `send` reply) carries what the client sends on a channel "
+    "nothing streams on; skipped.",
 )
 OPERATION_ACTION_INVALID = Code(
     "operation-action-invalid",
@@ -214,9 +215,6 @@ OPENAPI_STREAMS_FOUND = Code(
     I,
     "How many operations of an OpenAPI document stream (a `text/event-stream` or newline-delimited JSON response); the "
     "others are skipped.",
-)
-OPENAPI_REQUESTS_SKIPPED = Code(
-    "openapi-requests-skipped", I, "Request bodies of streaming operations are not loaded (the IR has no requests)."
 )
 OPENAPI_EVENT_SCHEMA = Code(
     "openapi-event-schema",
@@ -405,6 +403,75 @@ DOCS_ENUM_ADDED = Code("docs-enum-added", W, "The docs list an enum value the sc
 DOCS_ENUM_MISSING = Code("docs-enum-missing", W, "The schema's enum has a value the docs do not list; it is kept.")
 DOCS_ENUM_NOT_APPLIED = Code(
     "docs-enum-not-applied", I, "The docs list values for a member whose type cannot hold them; not applied."
+)
+
+# -- the request that opens a stream (ir/request.py, sources/*/request.py, normalize/request.py) --
+REQUEST_METHOD_ASSUMED = Code(
+    "request-method-assumed",
+    I,
+    "No source states the HTTP method of a stream's request; POST is assumed (the request carries a body).",
+)
+REQUEST_METHOD_INVALID = Code("request-method-invalid", W, "A stated HTTP method is no method; it is not read.")
+REQUEST_SCHEMA_MISSING = Code(
+    "request-schema-missing",
+    I,
+    "No source states the schema of a stream's request body; the client takes a plain mapping.",
+)
+REQUEST_BODY_NOT_JSON = Code(
+    "request-body-not-json",
+    I,
+    "A request body has no JSON media type; its schema is not read and the client takes a plain mapping.",
+)
+REQUEST_STREAM_MEMBER_MISSING = Code(
+    "request-stream-member-missing",
+    I,
+    "No source names a request member that switches streaming on (`stream`); the operation is taken to always stream.",
+)
+REQUEST_AUTH_MISSING = Code(
+    "request-auth-missing", I, "No source states how a stream's request sends the API key; the client sends none."
+)
+REQUEST_CONFLICT = Code(
+    "request-conflict",
+    W,
+    "Two sources state a stream's request differently (method, path, body schema); the first source is kept.",
+)
+REQUEST_MESSAGE_AMBIGUOUS = Code(
+    "request-message-ambiguous",
+    W,
+    "A request operation names several messages; the first is the request body, the others are not read.",
+)
+REQUEST_PARAMETER_INVALID = Code(
+    "request-parameter-invalid", W, "A request parameter has no `name`, or an `in` that is no location; skipped."
+)
+REQUEST_PATH_PARAMETER_UNDECLARED = Code(
+    "request-path-parameter-undeclared",
+    W,
+    "A `{name}` of a request's path has no parameter declaring it; it is read as a required string.",
+)
+AUTH_SCHEME_UNKNOWN = Code(
+    "auth-scheme-unknown", W, "A security requirement names no scheme of `securitySchemes`; it is skipped."
+)
+AUTH_SCHEME_UNSUPPORTED = Code(
+    "auth-scheme-unsupported",
+    W,
+    "A security scheme carries no HTTP credential (X509, SASL, user and password); it is skipped.",
+)
+AUTH_COMBINED = Code(
+    "auth-combined", W, "A security requirement asks for several schemes at once; the client sends the first only."
+)
+RESUME_INVALID = Code(
+    "resume-invalid", W, "An `x-ssegen-resume` extension names no resumption ssegen knows, or lacks a member; ignored."
+)
+RESUME_RECOGNIZED = Code(
+    "resume-recognized",
+    I,
+    "A stream is resumable by its family (Responses `sequence_number`: `starting_after`); no extension states it.",
+)
+DOCS_REQUEST_NESTED = Code(
+    "docs-request-nested",
+    I,
+    "A flattened docs page loses where an object's members end; the named request members are placed by the page's "
+    "markers (a `nullable` member is top-level), and the members without a name are not read.",
 )
 
 # -- merge and reconciliation (normalize/) ---------------------------------------------------

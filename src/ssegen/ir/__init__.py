@@ -16,6 +16,9 @@ The model, one module per job (import the names from ``ssegen.ir``):
   :class:`Tagged`);
 * ``accumulation.py``: how a channel's events assemble into one result
   (:class:`Accumulation`, :class:`AccumulateStep`, :func:`resolve_path`);
+* ``request.py``: the request that opens a channel's stream (:class:`Request`,
+  :class:`Parameter`, :class:`RequestBody`, :class:`BodyMember`, :class:`AuthScheme`,
+  :class:`Resume`);
 * ``provider.py``: the root (:class:`Provider`, :class:`Channel`, :class:`Server`,
   :class:`ExampleStream`, :class:`ErrorCode`, :func:`rewrite_payloads`).
 
@@ -57,6 +60,17 @@ from .provider import (
     StreamEvent,
     rewrite_payloads,
 )
+from .request import (
+    AuthScheme,
+    BodyMember,
+    Parameter,
+    ParameterLocation,
+    Request,
+    RequestBody,
+    Resume,
+    ResumeKind,
+    Stated,
+)
 from .schema import Property, Scalar, Schema, SchemaRef, SchemaType, json_type
 
 __all__ = [
@@ -67,6 +81,8 @@ __all__ = [
     "AccumulateResult",
     "AccumulateStep",
     "Accumulation",
+    "AuthScheme",
+    "BodyMember",
     "Channel",
     "Dispatch",
     "ErrorCode",
@@ -75,15 +91,22 @@ __all__ = [
     "Framing",
     "Message",
     "MessageKind",
+    "Parameter",
+    "ParameterLocation",
     "Property",
     "Provenance",
     "Provider",
+    "Request",
+    "RequestBody",
     "Resolved",
+    "Resume",
+    "ResumeKind",
     "Scalar",
     "Schema",
     "SchemaRef",
     "SchemaType",
     "Server",
+    "Stated",
     "StreamEvent",
     "Tagged",
     "WhenTest",

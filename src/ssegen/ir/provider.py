@@ -12,6 +12,7 @@ from .accumulation import Accumulation
 from .discrimination import Dispatch
 from .messages import Message
 from .provenance import Provenance
+from .request import Request
 from .schema import Schema
 
 #: How a channel's body is cut into events: ``sse`` (``text/event-stream``, WHATWG HTML 9.2)
@@ -43,6 +44,9 @@ class Channel:
             :func:`ssegen.normalize.accumulation.plan_accumulation` ran).
         framing: how the body is cut into events (:data:`Framing`), from the media type
             the source names (``text/event-stream``, ``application/x-ndjson``, ...).
+        request: the HTTP request that opens the stream (method, path, parameters, body,
+            auth, servers, resumption: :class:`~ssegen.ir.Request`); None when no source
+            states one (``request-missing``).
         extensions: the channel's ``x-ssegen-*`` extension values as written (the
             ``x-ssegen-accumulate`` plan).
     """
@@ -57,6 +61,7 @@ class Channel:
     fallback: Dispatch | None = None
     accumulation: Accumulation | None = None
     framing: Framing = "sse"
+    request: Request | None = None
     extensions: dict[str, Any] = field(default_factory=dict, hash=False, compare=False)
 
     @property

@@ -22,6 +22,7 @@ from urllib.parse import urlsplit
 from ..diagnostics import Diagnostics, codes
 from ..ir import Channel, ExampleStream, Provider
 from ..sources.base import SourceResult
+from .request import merge_requests
 
 
 def merge_sources(name: str, results: Sequence[SourceResult], diagnostics: Diagnostics) -> Provider | None:
@@ -120,7 +121,8 @@ def _first(values: Iterable[str]) -> str:
 
 
 def _merge_channel(old: Channel | None, new: Channel, diagnostics: Diagnostics) -> Channel:
-    """Combine two sources' views of one channel: messages by name, first wins (its framing too)."""
+    """Combine two sources' views of one channel: messages by name, first wins (its framing too);
+    their requests fact by fact (:func:`~ssegen.normalize.request.merge_requests`)."""
     if old is None:
         return new
     if new.framing != old.framing:
@@ -143,4 +145,9 @@ def _merge_channel(old: Channel | None, new: Channel, diagnostics: Diagnostics) 
                 f"message {message.name!r} on {new.address} is also defined in {old.provenance.file}; "
                 "the first definition is kept",
             )
-    return replace(old, messages=old.messages + added, extensions={**new.extensions, **old.extensions})
+    return replace(
+        old,
+        messages=old.messages + added,
+        extensions={**new.extensions, **old.extensions},
+        request=merge_requests(old.request, new.request, diagnostics),
+    )

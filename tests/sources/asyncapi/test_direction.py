@@ -1,8 +1,9 @@
 """Direction of AsyncAPI operations, why a provider is empty, and unnamed inline messages.
 
 2.x ``subscribe`` and 3.0 ``action: send`` are what the application sends, so what a
-client receives; 2.x ``publish`` and 3.0 ``receive`` are requests (skipped with an info
-naming them), except that the ``reply`` of a 3.0 ``receive`` is received.
+client receives; 2.x ``publish`` and 3.0 ``receive`` are what the client sends: the request
+that opens the stream of their channel (skipped with an info naming them on a channel nothing
+streams on), except that the ``reply`` of a 3.0 ``receive`` is received.
 """
 
 from __future__ import annotations
@@ -59,13 +60,18 @@ operations:
 """
 
 
-def test_direction_2x_subscribe_and_3_0_send_are_received_publish_and_receive_skipped(tmp_path: Path) -> None:
+def test_direction_2x_subscribe_and_3_0_send_are_received_publish_and_receive_are_the_request(
+    tmp_path: Path,
+) -> None:
     v2 = _load(tmp_path / "v2", V2)
     v3 = _load(tmp_path / "v3", V3)
     assert _received(v2) == _received(v3) == {"/chat": ["Chunk"]}
-    for result, what in ((v2, "publish operation `sendPrompt` on `/chat`"), (v3, "receive operation `sendPrompt`")):
-        [skip] = [d for d in result.diagnostics if d.code == "operation-request-skipped"]
-        assert skip.severity.value == "info" and what in skip.message
+    for result, pointer in ((v2, "/channels/~1chat/publish"), (v3, "/operations/sendPrompt")):
+        assert result.provider is not None
+        request = result.provider.channels[0].request
+        assert request is not None and request.body is not None and request.body.schema is not None
+        assert request.body.schema.property("prompt") is not None and request.provenance.pointer == pointer
+        assert not [d for d in result.diagnostics if d.code == "operation-request-skipped"]
 
 
 def test_send_operation_reply_is_a_request_and_skipped(tmp_path: Path) -> None:

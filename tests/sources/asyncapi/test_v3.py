@@ -36,7 +36,7 @@ from helpers.trees import file_tree
 from ssegen.cli import main
 from ssegen.diagnostics import Diagnostic
 from ssegen.irjson import to_jsonable
-from ssegen.load import load_provider
+from ssegen.load import LoadResult, load_provider
 
 INPUTS = ROOT / "tests" / "sources" / "asyncapi" / "v3"
 VARIANTS = [
@@ -102,22 +102,32 @@ def test_converted_spec_gives_the_same_intermediate_model(tmp_path: Path, provid
     assert same[0] == same[1]
 
 
-def _wart_view(
-    diags: list[Diagnostic], provider: str, files: list[str], split: bool
-) -> Counter[tuple[str, str, str, str]]:
+def _channel_pointers(result: LoadResult) -> dict[str, str]:
+    """Each channel's pointer (``/channels/betaCompletions`` in 3.0) -> the pointer its address
+    has as a 2.x channel key (``/channels/~1beta~1completions``)."""
+    assert result.provider is not None
+    return {
+        c.provenance.pointer: "/channels/" + c.address.replace("~", "~0").replace("/", "~1")
+        for c in result.provider.channels
+    }
+
+
+def _wart_view(result: LoadResult, provider: str, files: list[str], split: bool) -> Counter[tuple[str, str, str, str]]:
     """(code, severity, pointer, message) of each diagnostic, provenance normalized.
 
     Split parts hold ``components/schemas/X`` at ``schemas/*.yaml#/X`` and
     ``components/messages/X`` at ``messages.yaml#/X``: their pointers are mapped
-    back.  ``source-unknown-format`` for ``messages.yaml`` is left out (see
-    the test below: a load.py matter).
+    back; a 3.0 channel's key is mapped to its address (a request's gaps are reported at its
+    channel). ``source-unknown-format`` for ``messages.yaml`` is left out (see the test
+    below: a load.py matter).
     """
     normalize = _normalizer(provider, files)
+    channels = _channel_pointers(result)
     view: Counter[tuple[str, str, str, str]] = Counter()
-    for d in diags:
+    for d in result.diagnostics.items:
         if d.code == "source-unknown-format":
             continue
-        pointer = d.pointer
+        pointer = channels.get(d.pointer, d.pointer)
         if split and d.file.startswith(f"{provider}/schemas/"):
             pointer = "/components/schemas" + pointer
         elif split and d.file == f"{provider}/messages.yaml":
@@ -136,13 +146,13 @@ def _wart_view(
 @pytest.mark.parametrize(("provider", "variant"), VARIANTS)
 def test_warts_give_the_same_diagnostics_at_their_new_lines(tmp_path: Path, provider: str, variant: str) -> None:
     specs = _specs_for(tmp_path, provider, variant)
-    original = load_provider(SPECS, provider).diagnostics.items
-    converted = load_provider(specs, provider).diagnostics.items
+    original = load_provider(SPECS, provider)
+    converted = load_provider(specs, provider)
     files = [f"{provider}/{ORIGINAL[provider]}", *_variant_files(provider, variant)]
     split = variant.endswith("-split")
     assert _wart_view(converted, provider, files, split) == _wart_view(original, provider, files, split)
     # Every diagnostic about a converted file names the line of the member its pointer names.
-    for d in converted:
+    for d in converted.diagnostics.items:
         if d.file.endswith(".yaml") and d.pointer not in ("", "/"):
             line = (specs / d.file).read_text(encoding="utf-8").splitlines()[d.line - 1]
             token = d.pointer.rsplit("/", 1)[-1].replace("~1", "/").replace("~0", "~")
@@ -386,8 +396,10 @@ operations:
     assert result.provider is not None
     [channel] = result.provider.channels
     assert channel.operation_id == "createChat" and [m.name for m in channel.messages] == ["Chunk"]
-    [skip] = [d for d in result.diagnostics.items if d.code == "operation-request-skipped"]
-    assert skip.severity.value == "info" and "receive operation `createChat` on `/chat`" in skip.message
+    # The receive operation's message is the request the reply answers.
+    assert channel.request is not None and channel.request.body is not None
+    assert channel.request.provenance.pointer == "/operations/createChat"
+    assert not [d for d in result.diagnostics.items if d.code == "operation-request-skipped"]
 
 
 def test_unsupported_schema_format_is_a_warning_with_place(tmp_path: Path) -> None:

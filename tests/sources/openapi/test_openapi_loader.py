@@ -62,8 +62,12 @@ def test_streaming_operation_becomes_a_channel_and_others_are_skipped(tmp_path: 
     assert provider.title == "Chat API" and provider.servers[0].url == "https://api.example.com/v1"
     ((message,),) = [[d.message for d in result.diagnostics if d.code == "openapi-streams-found"]]
     assert message.startswith("1 of 2 operations stream")
-    # One info for the request bodies; the skipped `/models` operation says nothing.
-    assert len(_places(result, "openapi-requests-skipped")) == 1
+    # The request body is read (a bare object: no `stream` member to find); the skipped
+    # `/models` operation says nothing.
+    request = channel.request
+    assert request is not None and request.method == "POST" and request.servers == ("https://api.example.com/v1",)
+    assert request.body is not None and request.body.schema is not None and request.body.schema.type == "object"
+    assert request.stream is None and request.media_types == ("text/event-stream",)
     assert not [d for d in result.diagnostics if "/models" in d.pointer.replace("~1", "/")]
 
 

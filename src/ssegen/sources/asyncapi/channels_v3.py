@@ -1,11 +1,12 @@
 """AsyncAPI 3.0 channels: the channels an operation with ``action: send`` uses, or a
 ``receive`` operation's ``reply`` names (AsyncAPI 3.0 "Operation Object", "Operation Reply
-Object"), with the messages the client receives on them."""
+Object"), with the messages the client receives on them and the request that opens the
+stream (a ``receive`` operation's message: :mod:`.request`)."""
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ...diagnostics import Diagnostics, codes
@@ -15,10 +16,16 @@ from ..location import Location
 from ..refs import RefError
 from .common import diag, extensions, skip_request, text
 from .messages import MessageReader
+from .request import Operation, RequestReader
 
 
 def channels_v3(
-    data: dict[str, Any], root: Location, reader: MessageReader, diagnostics: Diagnostics, skipped: list[str]
+    data: dict[str, Any],
+    root: Location,
+    reader: MessageReader,
+    diagnostics: Diagnostics,
+    skipped: list[str],
+    requests: RequestReader,
 ) -> list[Channel]:
     """Channels of a 3.0 document with the messages the application sends (the client receives).
 
@@ -26,11 +33,14 @@ def channels_v3(
     ``messages``, or all the channel's messages when the operation lists none),
     or when an ``action: receive`` operation's ``reply`` names it (the reply's
     messages); with no ``operations`` at all, every channel and all its
-    messages.  A ``receive`` operation itself, and the reply of a ``send``,
-    are requests: skipped with an ``operation-request-skipped`` info (appended to
-    ``skipped``).  Channels, operations, replies and messages may each be a ``$ref``
-    (local or to a relative file); a channel is matched to its operations by where
-    the references lead, not by spelling.
+    messages.  A ``receive`` operation's messages are the request that opens the
+    stream of its ``reply``'s channel, or of its own channel (``requests``); they are
+    no message of the stream, also where a ``send`` lists none.  One on a channel
+    nothing streams on, and the reply of a ``send``, are skipped with an
+    ``operation-request-skipped`` info (appended to ``skipped``).  Channels,
+    operations, replies and messages may each be a ``$ref`` (local or to a relative
+    file); a channel is matched to its operations by where the references lead, not
+    by spelling.
     """
     channels = data.get("channels")
     if not isinstance(channels, dict):
@@ -42,11 +52,45 @@ def channels_v3(
     receivers = _Receivers(reader, diagnostics, skipped, by_place, names)
     for op_id, op in operations.items():
         receivers.read_operation(op_id, op, root.child("operations", op_id))
+    receivers.skip_unanswered()
     return [
-        _channel(key, item, cloc, receivers.uses.get(key), reader, diagnostics)
+        _kept_channel(key, item, cloc, receivers, requests, diagnostics)
         for key, (item, cloc) in items.items()
         if not operations or key in receivers.uses
     ]
+
+
+def _kept_channel(
+    key: str,
+    item: dict[str, Any],
+    cloc: Location,
+    receivers: _Receivers,
+    requests: RequestReader,
+    diagnostics: Diagnostics,
+) -> Channel:
+    """The IR channel of channel ``key`` (:func:`_channel`) with its request: the first
+    ``receive`` operation asking on it (its messages left out of the stream), the first
+    operation streaming on it."""
+    reader = receivers.reader
+    asked = receivers.requests.get(key, [])
+    request_names = {
+        m.name
+        for ask in asked
+        if isinstance(ask.messages, list)
+        for m in reader.read_message_list(ask.messages, ask.messages_loc)
+    }
+    channel = _channel(key, item, cloc, receivers.uses.get(key), reader, diagnostics, request_names)
+    uses = receivers.uses.get(key) or []
+    stream = Operation(uses[0].op, uses[0].op_loc) if uses and uses[0].op else None
+    ask = asked[0] if asked else None
+    request = requests.read(
+        receivers.names.get(ask.channel, channel.address) if ask is not None else channel.address,
+        (item, cloc),
+        stream,
+        Operation(ask.op, ask.op_loc) if ask is not None else None,
+        (ask.messages, ask.messages_loc) if ask is not None and ask.messages is not None else None,
+    )
+    return replace(channel, request=request)
 
 
 def _resolve_channels(
@@ -90,13 +134,15 @@ def _channel(
     uses: list[_Use] | None,
     reader: MessageReader,
     diagnostics: Diagnostics,
+    request_names: set[str],
 ) -> Channel:
     """The IR channel of channel ``key`` (``item`` at ``cloc``): the messages each of its
-    ``uses`` lists (all the channel's ``messages`` for a use that lists none, or with no use
-    at all), duplicates merged; the first use gives the operation id and summary."""
+    ``uses`` lists (all the channel's ``messages`` but those named ``request_names`` for a use
+    that lists none, or with no use at all), duplicates merged; the first use gives the
+    operation id and summary."""
     raw_address = item.get("address")
     address: str = raw_address if isinstance(raw_address, str) else key
-    uses = uses or [_Use("", {}, None, cloc)]
+    uses = uses or [_Use("", {}, None, cloc, cloc)]
     selected: list[Message] = []
     for use in uses:
         if isinstance(use.messages, list) and use.messages:
@@ -104,6 +150,7 @@ def _channel(
             found = reader.read_message_list(use.messages, use.messages_loc)
         else:
             found = reader.read_channel_messages(item.get("messages"), cloc.child("messages"))
+            found = [m for m in found if m.name not in request_names]
         selected = list(unique_messages(selected, found, diagnostics))
     first = uses[0]
     return Channel(
@@ -119,18 +166,25 @@ def _channel(
 
 @dataclass(frozen=True)
 class _Use:
-    """A 3.0 operation's use of a channel: the messages the client receives by it (None = all)."""
+    """A 3.0 operation's use of a channel: the messages the client receives by it (None = all),
+    or, for a request, the messages it sends; ``channel`` the key of the operation's own
+    channel (a reply may stream on another)."""
 
     op_id: str
     op: dict[str, Any]
     messages: Any
     messages_loc: Location
+    op_loc: Location
+    channel: str = ""
 
 
 @dataclass
 class _Receivers:
     """The channels the client receives on, read from the operations: channel key -> its uses
-    (``uses``), in operation order; requests are reported and appended to ``skipped``.
+    (``uses``), in operation order, and the ``receive`` operations asking for each stream
+    (``requests``, by the key of the channel streaming the answer); the reply of a ``send``,
+    and a request nothing answers (:meth:`skip_unanswered`), are reported and appended to
+    ``skipped``.
 
     ``by_place`` finds a channel's key from where a ``$ref`` leads, ``names`` gives each
     channel's address for messages.
@@ -142,11 +196,13 @@ class _Receivers:
     by_place: dict[tuple[str, str], str]
     names: dict[str, str]
     uses: dict[str, list[_Use]] = field(default_factory=dict)
+    requests: dict[str, list[_Use]] = field(default_factory=dict)
 
     def read_operation(self, op_id: str, node: Any, loc: Location) -> None:
         """Read operation ``op_id`` (``node`` at ``loc``, possibly a ``$ref``): a ``send`` uses its
-        channel, a ``receive`` is a request; then its ``reply`` (:meth:`_read_reply`). An
-        operation that is not a mapping, or whose ``action`` is neither, is reported."""
+        channel, a ``receive`` asks for the stream of its ``reply``'s channel (:meth:`_read_reply`)
+        or of its own. An operation that is not a mapping, or whose ``action`` is neither, is
+        reported."""
         resolved = self.reader.follow(node, loc)
         if resolved is None:
             return
@@ -164,26 +220,43 @@ class _Receivers:
             )
             return
         key = _channel_key(op.get("channel"), oloc.child("channel"), self.reader, self.by_place, self.diagnostics)
-        use = _Use(op_id, op, op.get("messages"), oloc.child("messages"))
-        self._add(key, action == "send", use, oloc.child("action"), f"receive operation `{op_id}`")
-        if op.get("reply") is not None:
-            self._read_reply(op_id, op, oloc, action, key)
+        if key is None:
+            return
+        use = _Use(op_id, op, op.get("messages"), oloc.child("messages"), oloc, key)
+        if action == "send":
+            self.uses.setdefault(key, []).append(use)
+        answered = self._read_reply(op_id, op, oloc, action, key) if op.get("reply") is not None else None
+        if action == "receive":
+            self.requests.setdefault(answered or key, []).append(use)
 
-    def _read_reply(self, op_id: str, op: dict[str, Any], oloc: Location, action: str, op_key: str | None) -> None:
+    def skip_unanswered(self) -> None:
+        """Report each ``receive`` operation asking on a channel nothing streams on as skipped."""
+        for key, asked in self.requests.items():
+            if key not in self.uses:
+                for use in asked:
+                    skip_request(
+                        self.diagnostics,
+                        use.op_loc.child("action"),
+                        f"receive operation `{use.op_id}` on `{self.names.get(use.channel, use.channel)}`",
+                        self.skipped,
+                    )
+
+    def _read_reply(self, op_id: str, op: dict[str, Any], oloc: Location, action: str, op_key: str) -> str | None:
         """Read the ``reply`` of operation ``op_id`` (on channel ``op_key``; the reply's own
         ``channel`` wins): over one HTTP exchange what answers a ``receive`` comes back to the
-        client; the reply of a ``send`` is a request."""
+        client; the reply of a ``send`` is a request. The key of the reply's channel, or None."""
         reply = self.reader.follow(op["reply"], oloc.child("reply"))
         if reply is None or not isinstance(reply[0], dict):
-            return
+            return None
         rnode, rloc = reply
         key = (
             _channel_key(rnode["channel"], rloc.child("channel"), self.reader, self.by_place, self.diagnostics)
             if "channel" in rnode
             else op_key
         )
-        use = _Use(op_id, op, rnode.get("messages"), rloc.child("messages"))
+        use = _Use(op_id, op, rnode.get("messages"), rloc.child("messages"), oloc, op_key)
         self._add(key, action == "receive", use, oloc.child("reply"), f"reply of send operation `{op_id}`")
+        return key
 
     def _add(self, key: str | None, received: bool, use: _Use, request_loc: Location, request: str) -> None:
         """Record ``use`` of channel ``key`` when the client ``received`` its messages, else skip

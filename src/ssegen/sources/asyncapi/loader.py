@@ -7,9 +7,10 @@ sends: in AsyncAPI 2.x the ``subscribe`` operation's ``message`` of a channel
 asyncapi/spec 2.6 -> 3.0 conversion maps ``subscribe`` to ``send``), the
 ``reply`` of an ``action: receive`` operation (the application answers a
 request), or, with no operations, all messages of the channel.  2.x
-``publish`` and 3.0 ``receive`` operations (and the reply of a ``send``) carry
-what the client sends: requests, which the IR has no place for; each is
-skipped with an ``operation-request-skipped`` info naming it.  3.0 channels, operations, replies,
+``publish`` and 3.0 ``receive`` operations carry what the client sends: the
+request that opens the stream of their channel (:mod:`.request`); one on a
+channel nothing streams on (and the reply of a ``send``) is skipped with an
+``operation-request-skipped`` info naming it.  3.0 channels, operations, replies,
 messages and servers may be ``$ref`` s (local or relative-file), and a message
 ``payload`` may be a multi-format schema object ``{schemaFormat, schema}``.
 
@@ -39,6 +40,7 @@ from .channels_v2 import channels_v2
 from .channels_v3 import channels_v3
 from .common import diag, text
 from .messages import MessageReader, shown_event_names
+from .request import RequestReader
 
 _INFO_STRING_FIELDS = {
     "/info/title",
@@ -133,10 +135,11 @@ def load_asyncapi(
     reader.default_content_type = text(data.get("defaultContentType")) or "application/json"
     result.servers = _servers(data.get("servers"), root.child("servers"), reader)
     result.protocols = _other_protocols(data, root, result.servers, diagnostics)
+    requests = RequestReader(data, root, reader, result.servers, diagnostics)
     if major == "2":
-        result.channels = channels_v2(data, root, reader, diagnostics, result.skipped)
+        result.channels = channels_v2(data, root, reader, diagnostics, result.skipped, requests)
     else:
-        result.channels = channels_v3(data, root, reader, diagnostics, result.skipped)
+        result.channels = channels_v3(data, root, reader, diagnostics, result.skipped, requests)
     result.channels = [_framed(channel) for channel in result.channels]
     for channel in result.channels:
         _check_event_names(channel, diagnostics)

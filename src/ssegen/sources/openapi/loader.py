@@ -43,8 +43,8 @@ The operation's ``x-ssegen-*`` members are its channel's extensions, as on an As
 The ``[DONE]`` sentinel is a message when the schema states it (a string ``const``/``enum``
 ``[DONE]``, a ``literal-payload`` terminator as in the AsyncAPI seeds), when an extension
 above declares it, or when the response's description or examples show a ``data: [DONE]``
-line (``openapi-terminator-described``). Request bodies are not loaded (the IR has no request
-messages; one ``openapi-requests-skipped`` info). The hundreds of other operations are
+line (``openapi-terminator-described``). The request of each streaming operation (method, path
+and parameters, body, security, servers) is read by :mod:`.request`. The hundreds of other operations are
 skipped without a diagnostic each; one ``openapi-streams-found`` info counts the streams.
 Schemas go through :class:`~ssegen.sources.schema.SchemaConverter` (``nullable``, type lists,
 ``allOf``) and ``$ref`` through the provider's :class:`~ssegen.sources.refs.RefResolver`
@@ -66,6 +66,8 @@ from ..location import Location
 from ..refs import RefResolver
 from ..schema import SchemaConverter
 from .events import DONE, EventSchemaReader, is_event_object, is_json
+from .media import StreamMedia
+from .request import RequestReader
 
 #: Operation keys of a path item (3.2 adds ``query``; ``additionalOperations`` is read apart).
 METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace", "query")
@@ -103,7 +105,7 @@ def load_openapi(document: Document, uri: str, resolver: RefResolver, diagnostic
     info: dict[str, Any] = raw_info if isinstance(raw_info, dict) else {}
     reader = _Reader(SchemaConverter(resolver, diagnostics), resolver, diagnostics)
     counts = _Counts()
-    channels = _read_paths(data.get("paths"), root, reader, counts)
+    channels = _read_paths(data.get("paths"), root, reader, counts, RequestReader(data, root, reader))
     _report_counts(counts, len(channels), root, diagnostics)
     return SourceResult(
         document.file,
@@ -117,17 +119,19 @@ def load_openapi(document: Document, uri: str, resolver: RefResolver, diagnostic
 
 @dataclass
 class _Counts:
-    """How many operations a document has, how many of them stream, and how many of those
-    have a request body (for ``openapi-streams-found`` and ``openapi-requests-skipped``)."""
+    """How many operations a document has, and how many of them stream (for
+    ``openapi-streams-found``)."""
 
     operations: int = 0
     streams: int = 0
-    requests: int = 0
 
 
-def _read_paths(paths: Any, root: Location, reader: _Reader, counts: _Counts) -> dict[str, Channel]:
+def _read_paths(
+    paths: Any, root: Location, reader: _Reader, counts: _Counts, requests: RequestReader
+) -> dict[str, Channel]:
     """One channel per address (the path without its ``#...`` suffix) with the messages of
-    every streaming operation at it, in document order; ``counts`` counted on the way."""
+    every streaming operation at it, in document order, and the request of the first
+    (:class:`~.request.RequestReader`); ``counts`` counted on the way."""
     channels: dict[str, Channel] = {}
     for path, item in (paths if isinstance(paths, dict) else {}).items():
         resolved = reader.follow(item, root.child("paths", path))
@@ -139,7 +143,9 @@ def _read_paths(paths: Any, root: Location, reader: _Reader, counts: _Counts) ->
             stream = _stream_channel(path, op, oloc, reader, counts)
             if stream is None:
                 continue
-            channel, messages = stream
+            channel, messages, media = stream
+            if channel.address not in channels:
+                channel = replace(channel, request=requests.read(path, item, iloc, op, oloc, media))
             old = channels.get(channel.address, channel)
             channels[channel.address] = replace(old, messages=reader.unique(old.messages, messages))
     return channels
@@ -147,16 +153,15 @@ def _read_paths(paths: Any, root: Location, reader: _Reader, counts: _Counts) ->
 
 def _stream_channel(
     path: str, op: dict[str, Any], oloc: Location, reader: _Reader, counts: _Counts
-) -> tuple[Channel, list[Message]] | None:
-    """``(channel, messages)`` of operation ``op`` at ``path`` when it streams (a
+) -> tuple[Channel, list[Message], list[StreamMedia]] | None:
+    """``(channel, messages, media)`` of operation ``op`` at ``path`` when it streams (a
     ``text/event-stream`` or NDJSON response, or ``x-fern-streaming``): the channel without
-    messages, from the operation's id, summary, description and ``x-ssegen-*`` members, and
-    the messages of its streamed responses; None when it does not stream."""
+    messages, from the operation's id, summary, description and ``x-ssegen-*`` members, the
+    messages of its streamed responses, and those responses; None when it does not stream."""
     media = reader.stream_media(op, oloc) or reader.fern_stream_media(op, oloc)
     if not media:
         return None
     counts.streams += 1
-    counts.requests += "requestBody" in op
     messages = [m for found in media for m in reader.media_messages(path, op, oloc, found)]
     channel = Channel(
         address=path.split("#", 1)[0] or path,
@@ -168,25 +173,17 @@ def _stream_channel(
         description=_text(op.get("description")),
         extensions={k: v for k, v in op.items() if isinstance(k, str) and k.startswith("x-ssegen-")},
     )
-    return channel, messages
+    return channel, messages, media
 
 
 def _report_counts(counts: _Counts, channels: int, root: Location, diagnostics: Diagnostics) -> None:
-    """The ``openapi-streams-found`` info (streams among operations, channels), and
-    ``openapi-requests-skipped`` when streaming operations have request bodies."""
+    """The ``openapi-streams-found`` info (streams among operations, channels)."""
     diagnostics.at(
         root.child("paths").provenance,
         codes.OPENAPI_STREAMS_FOUND,
         f"{counts.streams} of {counts.operations} operations stream `text/event-stream` or newline-delimited JSON "
         f"({channels} channel{'s' if channels != 1 else ''}); the others are skipped",
     )
-    if counts.requests:
-        diagnostics.at(
-            root.child("paths").provenance,
-            codes.OPENAPI_REQUESTS_SKIPPED,
-            f"the request bodies of {counts.requests} streaming operation{'s' if counts.requests != 1 else ''} "
-            "are not loaded",
-        )
 
 
 def _operations(item: dict[str, Any], loc: Location) -> list[tuple[Location, dict[str, Any]]]:
@@ -196,28 +193,6 @@ def _operations(item: dict[str, Any], loc: Location) -> list[tuple[Location, dic
     if isinstance(extra, dict):
         found += [(loc.child("additionalOperations", k), op) for k, op in extra.items() if isinstance(op, dict)]
     return found
-
-
-@dataclass(frozen=True)
-class StreamMedia:
-    """One streamed response of an operation.
-
-    Attributes:
-        media: the media type object (``schema`` or ``itemSchema``), or the
-            ``x-fern-streaming`` object when its ``response-stream`` is the schema.
-        loc: where ``media`` is.
-        response: the response object holding it ({} when an extension declares the stream).
-        sentinel: the terminator literal an extension declares, and where; None when none does.
-        schema_key: the member of ``media`` holding the schema of each event's ``data``.
-        framing: ``sse``, or ``ndjson`` (the schema is each line's JSON).
-    """
-
-    media: dict[str, Any]
-    loc: Location
-    response: Any
-    sentinel: tuple[str, Location] | None = None
-    schema_key: str = "schema"
-    framing: Framing = "sse"
 
 
 class _Reader(EventSchemaReader):

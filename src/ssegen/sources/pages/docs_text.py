@@ -47,7 +47,8 @@ case starts the next field.  Values come *before* their field's description
 message.``), so a values block starts a new fact unless the current one is a
 bare name block, and a description attaches to the current fact while it has
 none.  The reading is a heuristic; the request section (never merged) is where
-it is least exact: multi-paragraph descriptions there may split in two.
+it is least exact: multi-paragraph descriptions there may split in two; its named facts
+become the body schema of the page's request (:mod:`.docs_request`).
 
 Pointer scheme (JSON pointers into a page that is not JSON, in the spirit of
 :mod:`ssegen.sources.pages`): ``/sections/<section>/facts/<k>`` for the ``k``-th fact
@@ -62,7 +63,9 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from ...diagnostics import Code, Diagnostics, codes
-from ...ir import Provenance
+from ...ir import Provenance, Request
+from .docs_facts import FieldFact
+from .docs_request import docs_request
 from .sections import pointer
 from .wire import PageStream, drop_repeated_streams, parses, read_frames
 
@@ -98,43 +101,6 @@ _SENTENCE_END = re.compile(r"[.!?][\"')\]]*$")
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 
-@dataclass(frozen=True)
-class FieldFact:
-    """What the page says about one field.
-
-    Attributes:
-        section: ``request`` (before ``Responses``), ``response`` (after "OK,
-            returns a chat completion object") or ``stream`` (after "OK, returns
-            a streamed sequence of chat completion chunk").
-        name: the field name when the page gives it (a name block such as
-            ``choices`` / ``object[]`` / ``required``), else "".
-        description: the description, its lines joined with one space.
-        values: the enum from ``Possible values: [a, b, ...]`` (rejoined
-            across lines), in page order; () if none.
-        provenance: the page file; the 1-based line of the ``Possible values``
-            line when the fact has ``values``, else of the description's first
-            line, else of the fact's first line; pointer
-            ``/sections/<section>/facts/<k>``.
-        type: the type line of a name block (``object``, ``object[]``), else "".
-        required: the name block is marked ``required``.
-        nullable: the name block is marked ``nullable``.
-        constraint: a range from ``Possible values: >= -2`` / ``and <= 2``
-            (``">= -2 and <= 2"``); ranges are never ``values``.
-        default: the text after ``Default value:``, else "".
-    """
-
-    section: str
-    name: str
-    description: str
-    values: tuple[str, ...]
-    provenance: Provenance
-    type: str = ""
-    required: bool = False
-    nullable: bool = False
-    constraint: str = ""
-    default: str = ""
-
-
 @dataclass
 class DocsResult:
     """What one flattened API docs page contributes.
@@ -149,6 +115,8 @@ class DocsResult:
         title: the page title (the first line before the method line), "" if none.
         file: the page's path relative to the specs folder.
         address_line: 1-based line of the method+path line (0 when none).
+        request: the request of the endpoint, with the body the ``request`` facts state
+            (:func:`.docs_request.docs_request`); None when the page names no endpoint.
     """
 
     address: str = ""
@@ -158,6 +126,7 @@ class DocsResult:
     title: str = ""
     file: str = ""
     address_line: int = 0
+    request: Request | None = None
 
 
 def looks_like_docs_text(text: str) -> bool:
@@ -309,6 +278,15 @@ class _Reader:
                 method_at + 1,
             )
         self.result.facts = self.facts
+        self.result.request = docs_request(
+            self.result.method,
+            self.result.address,
+            self.result.title,
+            self.facts,
+            [(k + 1, self.lines[k]) for k in range(max(method_at, 0), min(responses_at, len(self.lines)))],
+            self.file,
+            self.diagnostics,
+        )
         self.result.example_streams = drop_repeated_streams(self.result.example_streams, self.diagnostics)
         return self.result
 

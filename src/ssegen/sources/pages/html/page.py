@@ -21,7 +21,9 @@ What the page yields:
   page is two translations of one document: the second copy of the table is
   compared with the first and dropped (``duplicate-table``; structural
   differences are ``duplicate-table-conflict`` warnings).  The non-streaming
-  response table and the request table are skipped (``table-skipped``).
+  response table is skipped (``table-skipped``).
+* the channel's request: the method, URL and auth header the page shows
+  (:mod:`..request`) with the body schema of its "Request Parameters" table (:mod:`.request`).
 * ``StreamDone`` (kind ``terminator``): the page documents no terminator, but
   its example streams end with ``data: [DONE]`` (``terminator-from-example``).
 * no error message: the error codes (701, 702, 801, 802, 9999) are HTTP
@@ -39,7 +41,7 @@ a kept stream that does not end with ``data: [DONE]`` is kept and flagged
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from markdown_it.token import Token
@@ -58,10 +60,12 @@ from ..messages import (
     done_message,
     page_channel,
 )
+from ..request import page_request
 from ..sections import PageSection, PageText, Slugs, pointer
 from ..wire import PageStream, drop_repeated_streams, parses, read_frames
 from . import prose
 from .grid import Column, Grid, GridRow, build_grid, parse_table, row_tree, table_lines
+from .request import is_required, request_schema
 
 __all__ = ["load_html_page", "looks_like_html_table_page"]
 
@@ -135,6 +139,7 @@ class _HtmlPage:
         self.page.sections = [_Section("", "", 0)]
         self.fences: list[_Fence] = []
         self.table_index: dict[int, int] = {}  # first line -> index among its section's tables
+        self.grids: dict[int, tuple[list[Column], list[GridRow], Grid]] = {}  # first line -> read table
 
     # -- orchestration -----------------------------------------------------------------------
 
@@ -160,7 +165,8 @@ class _HtmlPage:
         if done is not None:
             messages.append(done)
         channel = page_channel(messages, channel_provenance(self.page), title, self._lead_paragraph())
-        return PageResult(channel, streams, error_codes, title)
+        request = page_request(self.page, self._request_schema(tables))
+        return PageResult(replace(channel, request=request), streams, error_codes, title)
 
     def _heading_level(self, line: int) -> int:
         match = re.match(r"^\s{0,3}(#{1,6})\s", self.page.line(line))
@@ -238,21 +244,50 @@ class _HtmlPage:
         base: tuple[str | int, ...] = (*table.section.base, "tables", table.index)
         return pointer(*base) if row is None else pointer(*base, "rows", row)
 
-    def _table_rows(self, table: _HtmlTable) -> tuple[list[Column], list[GridRow]]:
-        """The header columns and the row tree of one table."""
+    def _table_rows(self, table: _HtmlTable) -> tuple[list[Column], list[GridRow], Grid]:
+        """The header columns, the row tree and the grid of one table, read once (each problem
+        reported once). The type column is ``Type``, else a request table's ``Value
+        Requirements`` (:mod:`.request`)."""
+        if table.start in self.grids:
+            return self.grids[table.start]
 
         def report(code: Code, message: str, line: int, row: int | None) -> None:
             self.page.report(code, message, line, self._table_pointer(table, row))
 
         grid = build_grid(table.element, table.start, report)
         header = grid.header or self._guess_header(table, grid)
-        if not header:
-            return header, []
-        type_col = next((c.col for c in header if c.title.strip().lower() == "type"), None)
-        desc_col = next(
-            (c.col for c in header if c.title.strip().lower() in ("description", "explanation", "meaning")), None
-        )
-        return header, row_tree(grid, header[0].span, type_col, desc_col, report)
+        roots: list[GridRow] = []
+        if header:
+            titles = {c.title.strip().lower(): c.col for c in header}
+            type_col = titles.get("type", titles.get("value requirements"))
+            desc_col = next((titles[t] for t in ("description", "explanation", "meaning") if t in titles), None)
+            roots = row_tree(grid, header[0].span, type_col, desc_col, report)
+        self.grids[table.start] = (header, roots, grid)
+        return header, roots, grid
+
+    def _request_schema(self, tables: list[_HtmlTable]) -> Schema | None:
+        """The body schema of the first request parameter table (headed ``Required``, no
+        ``Type``; :func:`.request.request_schema`), None when the page has none."""
+        for table in tables:
+            header, roots, grid = self._table_rows(table)
+            titles = {c.title.strip().lower(): c.col for c in header}
+            if "type" not in titles and "required" in titles and roots:
+                return self._read_request_table(table, roots, grid, titles["required"])
+        return None
+
+    def _read_request_table(self, table: _HtmlTable, roots: list[GridRow], grid: Grid, column: int) -> Schema:
+        """The body schema of the request table ``table`` (its rows ``roots``, its Required cells
+        in grid column ``column``)."""
+
+        def required(node: GridRow) -> bool:
+            cell = grid.cells.get((node.index, column))
+            return cell is not None and is_required(cell.text)
+
+        def at(node: GridRow) -> Provenance:
+            return self.page.at(node.line, self._table_pointer(table, node.index))
+
+        where = self.page.at(table.start, self._table_pointer(table))
+        return request_schema("ChatCompletionRequest", roots, required, at, where, self.page.report_at)
 
     def _guess_header(self, table: _HtmlTable, grid: Grid) -> list[Column]:
         """Columns of a table without a header row: the Type column is the one holding type words."""
@@ -317,13 +352,13 @@ class _HtmlPage:
         """``(table, chunk schema, its object value)`` when ``table`` describes a streaming chunk
         (a Type column, ``choices`` with a ``delta`` row; a top ``data`` row is the SSE field
         around it, ``table-data-wrapper``); else None, reported (``table-skipped``, and why)."""
-        header, roots = self._table_rows(table)
+        header, roots, _ = self._table_rows(table)
         titles = [c.title.strip().lower() for c in header]
         if "type" not in titles:
-            reason = (
-                "a request parameter table (requests are not decoded)" if "required" in titles else "no Type column"
-            )
-            self.page.report(codes.TABLE_SKIPPED, f"table skipped: {reason}", table.start, self._table_pointer(table))
+            if "required" not in titles:  # a request parameter table is the request's (_request_schema)
+                self.page.report(
+                    codes.TABLE_SKIPPED, "table skipped: no Type column", table.start, self._table_pointer(table)
+                )
             return None
         members, wrapper = roots, None
         if len(roots) == 1 and roots[0].name == "data" and roots[0].children:

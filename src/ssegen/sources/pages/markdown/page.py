@@ -62,6 +62,7 @@ from ..messages import (
     page_channel,
     unique_messages,
 )
+from ..request import page_request
 from ..sections import PageText, Slugs, pointer
 from ..wire import (
     MAX_JSON_LINES,
@@ -219,6 +220,7 @@ class _MarkdownPage:
         if chunk is not None:
             messages = unique_messages(messages, self.page.report_at)
             channel = page_channel(messages, channel_provenance(self.page), title, self._lead_paragraph())
+            channel = replace(channel, request=page_request(self.page))
         return PageResult(channel, streams, error_codes, title)
 
     # -- provenance ----------------------------------------------------------------------
