@@ -232,11 +232,18 @@ class ChannelReader(Generic[E]):
         """Feed one event into ``acc`` through its class's run function (:attr:`runs`):
         an event decoded leniently (its ``off_spec`` set) through
         :meth:`Accumulator.lenient`, which assembles what fits; an instance of a subclass
-        through its base's; an event of a class with none (a keep-alive) feeds nothing."""
+        through its base's; an event of a class with none (a keep-alive) feeds nothing.
+
+        Raises:
+            TypeError: ``event`` is bytes, text, an int or plain JSON data (a ``dict`` or
+                ``list``), never a typed event: the message names :meth:`decode`.
+        """
         run = self.runs.get(type(event))
         if run is None:
             run = next((r for cls, r in self.runs.items() if isinstance(event, cls)), None)
             if run is None:
+                if isinstance(event, _NOT_EVENTS):
+                    raise TypeError(_not_events(event, "accumulate()"))
                 return
         if getattr(event, "off_spec", None) is not None:
             found = run
@@ -259,7 +266,13 @@ class ChannelReader(Generic[E]):
         Raises:
             sse.SSEError: from iterating a decoded stream (invalid UTF-8, an
                 event over the size limit).
+            TypeError: ``events`` is not typed events but what :meth:`decode` takes or a
+                payload's data: a whole body (``bytes``, ``str``), its reads (``[body]``,
+                ``response.iter_bytes()``: raised at the first read) or plain JSON data (a
+                list of dicts); the message names :meth:`decode` (ssegen issue 34).
         """
+        if isinstance(events, _NOT_STREAMS):
+            raise TypeError(_not_events(events, "accumulate()", whole=True))
         acc = self._accumulator(full_text)
         if isinstance(events, EventStream) and not events.started:
             # Not iterated yet: classify and apply each read's items directly.
@@ -275,7 +288,10 @@ class ChannelReader(Generic[E]):
     async def aaccumulate(
         self, events: AsyncIterable[E], *, full_text: bool = False
     ) -> StreamResult:
-        """Assemble async ``events`` (typically ``adecode(...)``); see :meth:`accumulate`."""
+        """Assemble async ``events`` (typically ``adecode(...)``); see :meth:`accumulate`
+        (the same ``TypeError``, naming :meth:`adecode`)."""
+        if isinstance(events, _NOT_STREAMS):
+            raise TypeError(_not_events(events, "aaccumulate()", whole=True))
         acc = self._accumulator(full_text)
         if isinstance(events, AsyncEventStream) and not events.started:
             joiner, applied = Joiner(), 0  # runs joined across reads, as accumulate's
@@ -370,3 +386,36 @@ class ChannelReader(Generic[E]):
             else:
                 for event in stretch:
                     self.apply(acc, event)
+
+
+#: What is never a typed event: a body or a read of one (``bytes``, ``bytearray``,
+#: ``memoryview``), text, an int (iterating a ``bytes`` body gives ints) and plain JSON data.
+_NOT_EVENTS = (bytes, bytearray, memoryview, str, int, dict, list)
+#: What is never a stream of typed events: a whole body, and one payload's plain data.
+_NOT_STREAMS = (bytes, bytearray, memoryview, str, dict)
+
+
+def _not_events(value: object, caller: str, whole: bool = False) -> str:
+    """The message of the ``TypeError`` :meth:`ChannelReader.accumulate` raises for
+    ``value``, what it was given (``whole``) or one of its items: what that is, and the
+    call that gives typed events (``decode``)."""
+    kind = type(value).__name__
+    got = kind if whole else f"an item of type {kind}"
+    source = (
+        "adecode(response.aiter_bytes())"
+        if caller.startswith("aa")
+        else "decode(response.iter_bytes())"
+    )
+    wanted = f"{caller} takes a stream's typed events, as channel.{source}"
+    if isinstance(value, (dict, list)):
+        return (
+            f"{wanted} gives them; got {got} (plain JSON data): decode the body's bytes with"
+            " channel.decode(...), or one payload's JSON text with channel.parse(data)"
+        )
+    if not whole:
+        fix = "channel.accumulate(channel.decode(chunks))"
+    elif isinstance(value, str):
+        fix = "channel.accumulate(channel.decode([body.encode()]))"
+    else:
+        fix = "channel.accumulate(channel.decode([body]))"
+    return f"{wanted} gives them; got {got}: decode the body first, as {fix}"
