@@ -166,7 +166,20 @@ def test_messages_tool_input_cut_by_max_tokens_gets_a_best_effort_parse() -> Non
     [block] = _messages_result(body)["output"]
     assert block["arguments"] == "".join(cut)
     assert block["input"] is None
-    assert block["input_partial"] == {"path": "a.txt", "lines": ["one", "two", "thr"]}
+    assert block["input_partial"] == {"path": "a.txt", "lines": ["one", "two"]}
+
+
+def test_messages_tool_input_cut_inside_a_string_leaves_it_out_as_the_anthropic_sdk_does() -> None:
+    """Issue 34 item 7: the SDK's parsed view (jiter ``partial_mode=True``) leaves an
+    unfinished trailing string out, with its member; the unfinished text stays in ``arguments``."""
+    tool = {"type": "tool_use", "id": "toolu_1", "name": "add_task", "input": {}}
+    cut = ['{"priority": 2, "title": "Filing', " taxes"]
+    body = _messages(
+        _block(0, tool, *({"type": "input_json_delta", "partial_json": p} for p in cut)), stop="max_tokens"
+    )
+    [block] = _messages_result(body)["output"]
+    assert block["arguments"] == '{"priority": 2, "title": "Filing taxes'
+    assert block["input"] is None and block["input_partial"] == {"priority": 2}
 
 
 # -- OpenAI Responses ---------------------------------------------------------------------
@@ -408,6 +421,9 @@ PARTIAL = [
     ('{"a": -', {}),
     ('{"a": 1.', {}),
     ('{"a": {"b": [true, nul', {"a": {"b": [True]}}),
+    ('{"a": {"b": "c', {"a": {"b": "c"}}),
+    ('["one", "tw', ["one", "tw"]),
+    ('{"a": "Filing taxes', {"a": "Filing taxes"}),
     ('{"a": [1, {"b": "c"}, ', {"a": [1, {"b": "c"}]}),
     ('{"a": 1} trailing', None),
     ("", None),
@@ -416,15 +432,39 @@ PARTIAL = [
 ]
 
 
+#: Where the default view (an unfinished string left out, as jiter ``partial_mode=True``) differs
+#: from ``trailing_strings`` (:data:`PARTIAL`'s expectations).
+PARTIAL_SDK = {
+    '{"a": 1, "b": "hel': {"a": 1},
+    '{"a": "x\\': {},
+    '{"a": "Z\\u00': {},
+    '{"a": "x\\\\': {},
+    '{"a": {"b": "c': {"a": {}},
+    '["one", "tw': ["one"],
+    '{"a": "Filing taxes': {},
+}
+
+
 @pytest.mark.parametrize(("text", "expected"), PARTIAL)
-def test_partial_json_completes_a_cut_prefix(text: str, expected: Any) -> None:
+def test_partial_json_with_trailing_strings_completes_a_cut_prefix(text: str, expected: Any) -> None:
+    assert partial_json(text, trailing_strings=True) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [(t, PARTIAL_SDK.get(t, e)) for t, e in PARTIAL])
+def test_partial_json_leaves_an_unfinished_string_out(text: str, expected: Any) -> None:
     assert partial_json(text) == expected
 
 
 @pytest.mark.parametrize(("text", "expected"), [p for p in PARTIAL if p[1] is not None])
-def test_partial_json_agrees_with_jiter_trailing_strings(text: str, expected: Any) -> None:
+def test_partial_json_with_trailing_strings_agrees_with_jiter(text: str, expected: Any) -> None:
     jiter = pytest.importorskip("jiter")
     assert jiter.from_json(text.encode(), partial_mode="trailing-strings") == expected
+
+
+@pytest.mark.parametrize("text", sorted({t for t, e in PARTIAL if e is not None} | set(PARTIAL_SDK)))
+def test_partial_json_agrees_with_jiter_partial_mode_as_the_anthropic_sdk_calls_it(text: str) -> None:
+    jiter = pytest.importorskip("jiter")
+    assert partial_json(text) == jiter.from_json(text.encode(), partial_mode=True)
 
 
 @pytest.mark.parametrize("text", ['{"a": "\\', "[[[[", '{"": ', '"', "-", "[1,,", '{"a":}', "\x00{", "[" * 5000])

@@ -210,6 +210,55 @@ def test_messages_stream_assembles_as_the_anthropic_sdk(name: str, sse_mock: Any
             assert block["input"] == expected["input"]
 
 
+def _cut_tool_input(fragments: list[str]) -> bytes:
+    """A Messages stream whose one tool use's input is cut by ``max_tokens`` after ``fragments``."""
+    message = {"id": "msg_cut", "type": "message", "role": "assistant", "model": "claude-cut", "content": []}
+    block = {"type": "tool_use", "id": "toolu_cut", "name": "add_task", "input": {}}
+    frames = [
+        _event("message_start", {"type": "message_start", "message": {**message, "usage": {"input_tokens": 9}}}),
+        _event("content_block_start", {"type": "content_block_start", "index": 0, "content_block": block}),
+        *(
+            _event(
+                "content_block_delta",
+                {"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": f}},
+            )
+            for f in fragments
+        ),
+        _event("content_block_stop", {"type": "content_block_stop", "index": 0}),
+        _event(
+            "message_delta",
+            {"type": "message_delta", "delta": {"stop_reason": "max_tokens"}, "usage": {"output_tokens": 16}},
+        ),
+        _event("message_stop", {"type": "message_stop"}),
+    ]
+    return "".join(frames).encode("utf-8")
+
+
+@pytest.mark.parametrize(
+    "fragments",
+    [
+        ['{"priority": 2, "title": "Filing', " taxes"],
+        ['{"tags": ["home", "pap'],
+        ['{"when": {"day": "Mon', 'day", "hour": 9, "note": "bring recei'],
+        ['{"priority": 2, "weight": 1.'],
+        ['{"title": "A \\u00', "e9"],
+        ['{"done": tr'],
+    ],
+    ids=["string", "array-item", "nested", "number", "escape", "literal"],
+)
+def test_tool_input_cut_by_max_tokens_parses_as_the_anthropic_sdk_does(
+    fragments: list[str], sse_mock: Any, anthropic_sdk: ModuleType
+) -> None:
+    """Issue 34 item 7: ``input_partial`` is the SDK's parsed view of the cut input (jiter
+    ``partial_mode=True``: an unfinished string left out); ``arguments`` keeps the text sent."""
+    body = _cut_tool_input(fragments)
+    sdk, error = _anthropic_sdk(anthropic_sdk, sse_mock, body)
+    assert error is None and sdk is not None
+    [block] = _ours(gen_anthropic, "/v1/messages", body)["output"]
+    assert block["arguments"] == "".join(fragments) and block["input"] is None
+    assert block["input_partial"] == sdk["content"][0]["input"]
+
+
 # -- OpenAI Responses ---------------------------------------------------------------------
 
 

@@ -131,7 +131,10 @@ class BlockResult(msgspec.Struct, kw_only=True):
         deltas: the block's other deltas and events, as sent, in stream order.
         input_partial: when ``arguments`` are not valid JSON (a tool input cut by
             ``max_tokens``), the best-effort parse of their longest valid prefix
-            (:func:`partial_json`); ``input`` stays None. Else None.
+            (:func:`partial_json`), as the anthropic SDK parses a tool input being
+            streamed: an unfinished trailing string is left out, with its member
+            (``{"a": 1, "b": "Filing taxes`` gives ``{"a": 1}``; the unfinished text stays
+            in ``arguments``); ``input`` stays None. Else None.
         raw: the block as sent: the finished object when the stream sent one
             (Responses ``output_item.done``, ``response.completed``'s ``output``), else the
             object that opened it (typed members only for a type the spec lists).
