@@ -38,7 +38,8 @@ class ErrorRecording:
         vendor_events: provider extension events as plain data, in stream order.
         blocks: the output blocks by index (an off-spec block or event is assembled into one).
         family: how the stream's events assemble (:class:`~.accumulate_results.Family`).
-        reported: off-spec block, delta and event types reported so far (each once per stream).
+        reported: off-spec block, delta and event types, and the pointers of missing required
+            members, reported so far (each once per stream).
         undeclared_terminator: a literal ``[DONE]`` the spec does not declare was reported.
     """
 
@@ -76,7 +77,8 @@ class ErrorRecording:
     def lenient(self, event: Any, handler: Callable[[Self, Any], None]) -> None:
         """Feed an event decoded leniently (:func:`lenient_decode`): record each member
         that does not fit the spec as ``{"kind": "member_off_spec", "pointer": str,
-        "got": Any}`` (``got`` None for a required member that is missing), assemble what
+        "got": Any}`` (``got`` None for a required member that is missing: reported once
+        per stream and pointer, as the chunks of a stream lack the same members), assemble what
         the members that fit give through ``handler`` (a member the plan reads that is
         missing ends the handler's work on this event, nothing else), and where a choice's
         ``delta.content`` came as a list of parts, assemble its parts all the same (text to
@@ -101,6 +103,10 @@ class ErrorRecording:
                         {"kind": "member_off_spec", "pointer": pointer, "got": value, "type": kind}
                     )
                     continue
+            if value is None:  # a required member missing: reported once per stream
+                if pointer in self.reported:
+                    continue
+                self.reported.add(pointer)
             self.errors.append({"kind": "member_off_spec", "pointer": pointer, "got": value})
             parts = pointer.split("/")
             if len(parts) == 5 and parts[1] == "choices" and parts[3:] == ["delta", "content"]:

@@ -177,7 +177,11 @@ class StreamResult(msgspec.Struct, kw_only=True):
             ``{"kind": "error_in_chunk", "message": str | None, "code": Any,
             "data": Any}`` for the top-level ``error`` member of an ordinary chunk;
             ``{"kind": "unknown_event", "event": str, "data": str, "reason": str}``
-            for an event no message matched; in the block families, once per type,
+            for an event no message matched; ``{"kind": "member_off_spec", "pointer":
+            str, "got": Any}`` for a member of a leniently decoded event that does not fit
+            (``got`` None, once per stream and pointer, for a required member missing: AI21's
+            chat chunks lack ``object``, ``created`` and ``model``); in the block families,
+            once per type,
             ``{"kind": "member_off_spec", "pointer": str, "got": Any, "type": str}`` for
             a block, item or delta of a type the spec does not list and ``{"kind":
             "event_off_spec", "event": str, "index": int}`` for an event type it lacks
