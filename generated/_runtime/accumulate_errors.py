@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Self
 
 import msgspec
 
-from .accumulate_blocks import BlockState
+from .accumulate_blocks import BlockState, snapshot_block
 from .accumulate_results import BLOCK_FAMILIES, Family
 from .events import StreamTruncated, UnknownEvent, VendorEvent, truncated_reason
 from .framing import StreamState
@@ -118,7 +118,8 @@ class ErrorRecording:
         when it is a block family's object (True then): Messages ``/content_block``
         (opens block ``index``), ``/delta`` (a delta of block ``index``); Responses
         ``/item`` (opens, or when the item is open finishes, item ``output_index``) and
-        ``/response/output/<i>`` (the finished item ``i``)."""
+        ``/response/output/<i>`` (a finished item, of the block of its id:
+        :func:`~.accumulate_blocks.snapshot_block`)."""
         if not isinstance(value, dict):
             return False
         if pointer == "/content_block" or pointer == "/delta":
@@ -142,7 +143,7 @@ class ErrorRecording:
             return True
         parts = pointer.split("/")
         if len(parts) == 4 and parts[1:3] == ["response", "output"] and parts[3].isdigit():
-            self.blocks[int(parts[3])].snapshot(value)
+            snapshot_block(self.blocks, int(parts[3]), value).snapshot(value)
             return True
         return False
 

@@ -109,7 +109,9 @@ class BlockResult(msgspec.Struct, kw_only=True):
     (``texts``, ``deltas``).
 
     Attributes:
-        index: the block's key in the stream (Messages ``index``, Responses ``output_index``).
+        index: the block's key in the stream (Messages ``index``, Responses ``output_index``;
+            a Responses item is identified by its ``id``: a finished item sent again in
+            ``response.completed`` is taken for the block of the same id, whatever its place).
         kind: its type as sent: ``text``, ``thinking``, ``tool_use``, ``mcp_tool_use``, ...
             (Messages); ``message``, ``function_call``, ``reasoning``, ``mcp_call``, ...
             (Responses); None if never opened.
@@ -123,12 +125,13 @@ class BlockResult(msgspec.Struct, kw_only=True):
         arguments: a tool call's argument deltas as sent (JSON text; raw, always kept).
         input: the parsed ``arguments`` when they are valid JSON, else the block's
             ``input`` (or object ``arguments``) as opened (``{}`` for a Messages tool use
-            with no deltas), else None.
+            with no deltas), else None; a Responses custom tool call's free-form input
+            text (its ``response.custom_tool_call_input.delta`` strings joined, else the
+            finished item's ``input``), as the openai SDK's ``ResponseCustomToolCall.input``.
         status: a Responses item's ``status`` (the snapshot's when the stream sent one).
         texts: the other text deltas, joined, by the member they build: a
-            ``compaction_delta``'s ``content``, a custom tool call's ``input``
-            (``response.custom_tool_call_input.delta``), a code interpreter call's
-            ``code``; the item type's prefix is left out of a Responses delta's name.
+            ``compaction_delta``'s ``content``, a code interpreter call's ``code``; the item
+            type's prefix is left out of a Responses delta's name.
         deltas: the block's other deltas and events, as sent, in stream order.
         input_partial: when ``arguments`` are not valid JSON (a tool input cut by
             ``max_tokens``), the best-effort parse of their longest valid prefix
