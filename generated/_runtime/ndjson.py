@@ -368,6 +368,18 @@ class NDJSONFraming(Framing):
     __slots__ = ()
     name = "ndjson"
     media_type = "application/x-ndjson"
+    #: NDJSON, JSON Lines and the other names servers give them (``application/stream+json``:
+    #: Spring WebFlux's)
+    media_types = (
+        "application/x-ndjson",
+        "application/ndjson",
+        "application/jsonl",
+        "application/x-jsonl",
+        "application/jsonlines",
+        "application/x-jsonlines",
+        "application/json-lines",
+        "application/stream+json",
+    )
     content_type = "application/x-ndjson"
     label = "NDJSON"
 

@@ -23,7 +23,7 @@ RUNTIME = Path(output.runtime_dir())
 # What each module may import: the generated package depends on msgspec and the stdlib only
 # (and on pydantic with `model = "pydantic"`, whose packages alone get pydantic_support.py).
 ALLOWED = {
-    "framing.py": {"__future__", "collections.abc", "itertools", "typing"},
+    "framing.py": {"__future__", "collections.abc", "itertools", "json", "typing"},
     "sse_lines.py": {"__future__", "typing", ".framing"},
     "sse_fields.py": {"__future__", "collections.abc", ".framing"},
     "sse_runs.py": {"__future__", "operator", "re", ".framing"},

@@ -240,6 +240,8 @@ class ChannelSpec:
         named: the fast path of named events, or None when none has a branch of one decoder.
         family: how the channel's events assemble (:attr:`ssegen.ir.Accumulation.family`).
         framing: how its body is cut into events (:attr:`ssegen.ir.Channel.framing`).
+        media_types: the media types its responses come in (:attr:`ssegen.ir.Channel.media_types`),
+            the generated ``Channel``'s ``media_types=``; ``()`` (left out) for one at most.
         names: ``event_type``, ``classify``, ``runs_table``, ``encoding_table`` (its
             ``encoding.Encoding``, laid out from
             :attr:`ssegen.codemodel.encoding.EncodedChannel.encoding`): the
@@ -273,6 +275,7 @@ class ChannelSpec:
     classify: PythonIdentifier
     runs_table: PythonIdentifier
     encoding_table: PythonIdentifier = PythonIdentifier.verbatim("_ENCODING")
+    media_types: tuple[str, ...] = ()
 
     @property
     def framing_arg(self) -> str:
@@ -350,6 +353,7 @@ def channel_spec(
         classify=PythonIdentifier.verbatim(f"classify_{ident}"),
         runs_table=PythonIdentifier.verbatim(f"_APPLY_{upper}"),
         encoding_table=PythonIdentifier.verbatim(f"_ENCODING_{upper}"),
+        media_types=channel.media_types if len(channel.media_types) > 1 else (),
     )
 
 

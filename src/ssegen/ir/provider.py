@@ -43,6 +43,10 @@ class Channel:
             :func:`ssegen.normalize.accumulation.plan_accumulation` ran).
         framing: how the body is cut into events (:data:`Framing`), from the media type
             the source names (``text/event-stream``, ``application/x-ndjson``, ...).
+        media_types: every streamed media type the sources list for the channel's
+            responses, in their order (lower case, no parameters; Cohere v2 answers
+            ``application/x-ndjson`` unless asked for ``text/event-stream``): each names a
+            framing, ``framing`` the first's; empty when a source names none but its framing.
         extensions: the channel's ``x-ssegen-*`` extension values as written (the
             ``x-ssegen-accumulate`` plan).
     """
@@ -57,6 +61,7 @@ class Channel:
     fallback: Dispatch | None = None
     accumulation: Accumulation | None = None
     framing: Framing = "sse"
+    media_types: tuple[str, ...] = ()
     extensions: dict[str, Any] = field(default_factory=dict, hash=False, compare=False)
 
     @property

@@ -120,7 +120,8 @@ def _first(values: Iterable[str]) -> str:
 
 
 def _merge_channel(old: Channel | None, new: Channel, diagnostics: Diagnostics) -> Channel:
-    """Combine two sources' views of one channel: messages by name, first wins (its framing too)."""
+    """Combine two sources' views of one channel: messages by name, first wins (its framing too);
+    the media types of both, the first's first."""
     if old is None:
         return new
     if new.framing != old.framing:
@@ -143,4 +144,6 @@ def _merge_channel(old: Channel | None, new: Channel, diagnostics: Diagnostics) 
                 f"message {message.name!r} on {new.address} is also defined in {old.provenance.file}; "
                 "the first definition is kept",
             )
-    return replace(old, messages=old.messages + added, extensions={**new.extensions, **old.extensions})
+    media_types = old.media_types + tuple(m for m in new.media_types if m not in old.media_types)
+    extensions = {**new.extensions, **old.extensions}
+    return replace(old, messages=old.messages + added, media_types=media_types, extensions=extensions)

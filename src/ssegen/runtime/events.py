@@ -27,15 +27,25 @@ STRIPPED_LINES_HINT = (
 )
 
 
-def truncated_reason(bytes_consumed: int, bytes_discarded: int) -> str:
+def truncated_reason(
+    bytes_consumed: int, bytes_discarded: int, looks_like: str | None = None
+) -> str:
     """The reason of the :class:`StreamTruncated` event (and ``truncated`` error) of a body
-    that ended inside an event, given its bytes read and discarded (``sse.StreamState``).
+    that ended inside an event, given its bytes read and discarded and what it looks like
+    (``sse.StreamState``: ``looks_like``, set when the body gave no event and is not of the
+    framing).
 
-    :data:`TRUNCATED_REASON`, plus :data:`STRIPPED_LINES_HINT` when every byte was
-    discarded: the body held no blank line, so no event ever ended (WHATWG HTML 9.2.6
-    dispatches an event at a blank line), which is what a body read with its line ends
-    stripped looks like (each line of requests' or httpx's ``iter_lines()``, joined).
+    With ``looks_like`` (an NDJSON body, a JSON reply, an HTML page), the body gave no event
+    and the reason says what it is instead. Else :data:`TRUNCATED_REASON`, plus
+    :data:`STRIPPED_LINES_HINT` when every byte was discarded: the body held no blank line,
+    so no event ever ended (WHATWG HTML 9.2.6 dispatches an event at a blank line), which is
+    what a body read with its line ends stripped looks like (each line of requests' or
+    httpx's ``iter_lines()``, joined).
     """
+    if looks_like is not None:
+        return (
+            f"the body gave no event ({bytes_consumed} bytes discarded): it looks like {looks_like}"
+        )
     if bytes_discarded and bytes_discarded == bytes_consumed:
         return TRUNCATED_REASON + STRIPPED_LINES_HINT
     return TRUNCATED_REASON

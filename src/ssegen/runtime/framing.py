@@ -30,6 +30,7 @@ output folder's runtime: edit it there, then run ``ssegen generate``.
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Iterator
 from itertools import repeat
 from typing import NamedTuple, Protocol
@@ -48,6 +49,7 @@ __all__ = [
     "ServerSentEvent",
     "StreamState",
     "aread_items",
+    "body_looks_like",
     "check_chunks",
     "expand",
     "read_items",
@@ -366,13 +368,18 @@ class StreamState:
             the last chunk.
         reconnection_time: The last valid ``retry`` value seen, in
             milliseconds, or ``None``, as of the last chunk.
+        looks_like: Set when the stream ends: what the body looks like when it gave no
+            event and does not fit the framing (:func:`body_looks_like`: an NDJSON body, a
+            JSON reply, an HTML page), in words; the stream is then ``incomplete``, every
+            byte discarded. ``None`` otherwise.
     """
 
-    __slots__ = ("incomplete", "bytes_discarded", "_decoder")
+    __slots__ = ("incomplete", "bytes_discarded", "looks_like", "_decoder")
 
     def __init__(self) -> None:
         self.incomplete: bool = False
         self.bytes_discarded: int = 0
+        self.looks_like: str | None = None
         # The decoder of the stream being read (set by iter_raw/aiter_raw); None before.
         self._decoder: Framer | None = None
 
@@ -411,7 +418,7 @@ class _Reads:
     :class:`StreamState` how the body ended.
     """
 
-    __slots__ = ("decoder", "state", "error")
+    __slots__ = ("decoder", "state", "error", "head")
 
     def __init__(
         self, max_event_bytes: int, state: StreamState | None, framer: Callable[[int], Framer]
@@ -420,27 +427,86 @@ class _Reads:
         self.state = StreamState() if state is None else state
         self.state._decoder = self.decoder
         self.error: SSEError | None = None
+        #: the body's first bytes while no read dispatched an event (None once one did)
+        self.head: bytes | None = b""
 
     def feed(
         self, chunk: bytes | bytearray | memoryview
     ) -> list[ServerSentEvent | RawEvents | NamedEvents]:
         """The items one read dispatches; on an :class:`SSEError`, those dispatched before
         it (the error, emptied of them, in :attr:`error`, the stream marked incomplete)."""
+        events: list[ServerSentEvent | RawEvents | NamedEvents]
         try:
-            return self.decoder.feed_raw(chunk)
+            events = self.decoder.feed_raw(chunk)
         except SSEError as exc:
             self.state.incomplete = True
-            events: list[ServerSentEvent | RawEvents | NamedEvents] = [*exc.events]
+            events = [*exc.events]
             exc.events = []
             self.error = exc
-            return events
+        if self.head is not None:  # until the first event: what the body looks like
+            self.head = None if events else (self.head + bytes(chunk[:HEAD_BYTES]))[:HEAD_BYTES]
+        return events
 
     def close(self) -> list[ServerSentEvent | RawEvents | NamedEvents]:
-        """What the end of the body dispatches (an NDJSON last line), the state updated."""
+        """What the end of the body dispatches (an NDJSON last line), the state updated: a
+        body that gave no event and does not fit the framing (:func:`body_looks_like`) is
+        incomplete, every byte discarded, and :attr:`StreamState.looks_like` says why."""
         last: list[ServerSentEvent | RawEvents | NamedEvents] = [*self.decoder.close()]
-        self.state.incomplete = self.decoder.incomplete
-        self.state.bytes_discarded = self.decoder.bytes_discarded
+        state = self.state
+        state.incomplete = self.decoder.incomplete
+        state.bytes_discarded = self.decoder.bytes_discarded
+        if self.head and not last:
+            state.looks_like = body_looks_like(self.head)
+            if state.looks_like is not None:
+                state.incomplete = True
+                state.bytes_discarded = self.decoder.bytes_consumed
         return last
+
+
+#: The most bytes of a body's start kept to tell what it looks like (:func:`body_looks_like`).
+HEAD_BYTES = 4096
+_BOM = b"\xef\xbb\xbf"
+
+
+def body_looks_like(head: bytes) -> str | None:
+    """What a body that gave no event looks like, from its first bytes (``head``), when it
+    is not a stream of the framing it was read with: newline-delimited JSON (one value per
+    line: Cohere v2 answers so unless the request's ``Accept`` asks for
+    ``text/event-stream``), one JSON document (a reply that does not stream, or an error),
+    an HTML page (a proxy's or gateway's error page); in words, with what to do. None for
+    anything else (an SSE body whose line ends were stripped, comments only, an empty
+    body)."""
+    text = head.removeprefix(_BOM).lstrip()
+    first = text[:1]
+    if first == b"<":
+        return (
+            "an HTML page, not a stream: an error page (a proxy's or a gateway's?); check the"
+            " response's status and Content-Type"
+        )
+    if first not in (b"{", b"["):
+        return None
+    line, _, rest = text.partition(b"\n")
+    if rest.lstrip()[:1] in (b"{", b"[") and _is_json(line):
+        return (
+            "newline-delimited JSON (one JSON value per line), not text/event-stream: decode"
+            " it with content_type= the response's Content-Type (application/x-ndjson), or ask"
+            " for text/event-stream in the request's Accept header"
+        )
+    if b'"error"' in text:
+        return "a JSON error reply, not a stream: check the response's status, read it as JSON"
+    return (
+        "one JSON document, not a stream: a reply that does not stream (does the request ask"
+        " for a stream?); read it as JSON"
+    )
+
+
+def _is_json(line: bytes) -> bool:
+    """True when ``line`` is one whole JSON value."""
+    try:
+        json.loads(line)
+    except ValueError:
+        return False
+    return True
 
 
 def read_items(
@@ -516,6 +582,8 @@ class Framing:
             its name (``channel.framing == "ndjson"``), as the attribute was that string
             before it became this object.
         media_type: the media type of its bodies (``text/event-stream``).
+        media_types: every media type naming the framing (lower case, no parameters): a
+            response's ``Content-Type`` chooses the framing by them.
         content_type: the ``Content-Type`` a server sends them with (a mock server's).
         label: how errors name one framed event (``SSE``, ``NDJSON``).
     """
@@ -523,6 +591,7 @@ class Framing:
     __slots__ = ()
     name = ""
     media_type = ""
+    media_types: tuple[str, ...] = ()
     content_type = ""
     label = ""
 
