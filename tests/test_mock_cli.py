@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -35,6 +36,9 @@ def test_without_the_mock_extra_the_command_says_how_to_install_it(monkeypatch: 
         (["--replay", "no-such-file.sse"], "no such file"),
         (["--replay", "/v1/nope=README.md"], "no channel '/v1/nope' is served"),
         (["--replay", "README.md"], "say which channel"),
+        (["--replay", "/chat/completions=/dev/null"], "not a regular file (a FIFO, socket or device is never read)"),
+        (["--limit", "max_body=0"], "max_body=0: a whole number > 0"),
+        (["--limit", "max_bodies=1"], "NAME one of max_body"),
     ],
 )
 def test_bad_options_are_usage_errors_naming_them(args: list[str], said: str) -> None:
@@ -45,3 +49,17 @@ def test_bad_options_are_usage_errors_naming_them(args: list[str], said: str) ->
 def test_an_unknown_provider_is_named(tmp_path: Path) -> None:
     run = CliRunner().invoke(main, ["mock", "nosuchprovider", "--port", "0"])
     assert run.exit_code == 2 and "nosuchprovider" in run.output, run.output
+
+
+def test_a_host_that_is_not_loopback_is_warned_about_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    import ssegen.mock
+
+    class Server:
+        def run(self, sockets: list[Any]) -> None:
+            sockets[0].close()
+
+    monkeypatch.setattr(ssegen.mock, "is_loopback", lambda host: False)
+    monkeypatch.setattr(ssegen.mock, "make_server", lambda *args, **kwargs: Server())
+    run = CliRunner().invoke(main, ["mock", "deepseek", "--port", "0"])
+    assert run.exit_code == 0, run.output
+    assert run.output.count("127.0.0.1 is not a loopback address: other machines can reach the mock") == 1

@@ -22,8 +22,7 @@ from ssegen.replay import (
     frames_for,
     path_matches,
     plan,
-    request_model,
-    request_problem,
+    read_request,
     split_frames,
     terminator_frame,
 )
@@ -132,7 +131,9 @@ def test_cut_at_ends_inside_that_event_and_the_decoder_reports_truncated() -> No
 def test_cut_at_byte_keeps_that_many_bytes() -> None:
     frames = frames_for(_chan("deepseek", "/chat/completions"))
     assert _sent(plan(frames, Faults(cut_at_byte=100))) == b"".join(frames)[:100]
-    assert _sent(plan(frames, Faults(cut_at_byte=10**9))) == b"".join(frames)
+    assert _sent(plan(frames, Faults(cut_at_byte=len(b"".join(frames)) - 1))) == b"".join(frames)[:-1]
+    with pytest.raises(FaultError, match=r"cut_at_byte=1000000000: the stream has \d+ bytes"):
+        plan(frames, Faults(cut_at_byte=10**9))  # past the end: nothing to cut (issue 35)
 
 
 def test_error_event_ends_the_stream_with_the_terminator() -> None:
@@ -194,11 +195,11 @@ def test_path_templates_match_one_segment_per_parameter() -> None:
 
 
 def test_request_bodies_asking_for_no_stream_are_refused() -> None:
-    assert request_problem(b'{"stream": false}') is not None
+    assert read_request(b'{"stream": false}').problem is not None
     for body in (b"", b"not json", b'{"stream": true}', b"[1]", b'{"model": "m"}'):
-        assert request_problem(body) is None
-    assert request_model(b'{"model": "deepseek-chat"}') == "deepseek-chat"
-    assert request_model(b"[]") is None and request_model(b"{") is None
+        assert read_request(body).problem is None
+    assert read_request(b'{"model": "deepseek-chat"}').model == "deepseek-chat"
+    assert read_request(b"[]").model is None and read_request(b"{").model is None
 
 
 def test_a_synthesized_responses_stream_is_one_response_with_its_content_parts(tmp_path: Any) -> None:

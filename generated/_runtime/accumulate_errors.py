@@ -266,7 +266,7 @@ class ErrorRecording:
         message = (
             event.reason
             if isinstance(event, StreamTruncated)
-            else truncated_reason(event.bytes_consumed, event.bytes_discarded, event.looks_like)
+            else truncated_reason(event.bytes_consumed, event.bytes_discarded, event.body_head)
         )
         self.errors.append(
             {

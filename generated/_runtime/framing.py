@@ -31,10 +31,9 @@ output folder's runtime: edit it there, then run ``ssegen generate``.
 
 from __future__ import annotations
 
-import json
-from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Iterator
+from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Iterator, Sequence
 from itertools import repeat
-from typing import NamedTuple, Protocol
+from typing import NamedTuple, Protocol, overload
 
 __all__ = [
     "DEFAULT_MAX_EVENT_BYTES",
@@ -43,6 +42,7 @@ __all__ = [
     "Framing",
     "InvalidFieldError",
     "InvalidUTF8Error",
+    "Lines",
     "NamedEvents",
     "PayloadError",
     "RawEvents",
@@ -50,7 +50,6 @@ __all__ = [
     "ServerSentEvent",
     "StreamState",
     "aread_items",
-    "body_looks_like",
     "check_chunks",
     "expand",
     "read_items",
@@ -193,6 +192,71 @@ class PayloadError(SSEError):
         self.reason = reason
 
 
+class Lines(Sequence[bytes]):
+    """Newline-delimited JSON lines kept as the bytes read: a sequence of the lines of
+    :attr:`data` without their LF, split only when it is read. ``ndjson.NDJSONDecoder`` gives
+    a read's complete lines so (the values of a :class:`RawEvents`), so that a consumer
+    decoding them at once hands the read's bytes to one call (msgspec's
+    ``Decoder.decode_lines``), with no ``bytes`` object made per line.
+
+    Each line is a JSON object's text as far as its first and last bytes tell: not empty,
+    beginning with ``{`` and ending with ``}`` (so neither a CR nor a blank line). That makes
+    one batch decode the same as one decode per line whenever it gives ``len(lines)`` values.
+    ``decode_lines`` reads values separated by any whitespace. At each LF the parser is outside
+    every string (a raw LF is invalid inside one, RFC 8259 section 7), just past a ``}``: were
+    that ``}`` closing a nested object, the next token would have to be ``,``, ``]`` or ``}``,
+    not the ``{`` beginning the next line. So every line end is a boundary between top-level
+    values, each line holds at least one whole value, and as many values as lines leave
+    exactly one in each: value ``i`` of the batch is line ``i`` decoded alone.
+
+    Args:
+        data: the lines, each ended by its LF, valid UTF-8, each beginning with ``{`` and
+            ending with ``}`` (the framer checks it; this class does not).
+        count: the number of lines (of LFs in ``data``).
+
+    Attributes:
+        data: as given.
+    """
+
+    __slots__ = ("data", "_count")
+
+    def __init__(self, data: bytes, count: int) -> None:
+        self.data = data
+        self._count = count
+
+    def lines(self) -> list[bytes]:
+        """The lines, each without its LF (a new list of new ``bytes``)."""
+        return self.data[:-1].split(b"\n")
+
+    def __len__(self) -> int:
+        return self._count
+
+    @overload
+    def __getitem__(self, index: int) -> bytes: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[bytes]: ...
+
+    def __getitem__(self, index: int | slice) -> bytes | list[bytes]:
+        return self.lines()[index]
+
+    def __iter__(self) -> Iterator[bytes]:
+        return iter(self.lines())
+
+    def __eq__(self, other: object) -> bool:
+        """Equal to the same lines, as a :class:`Lines`, a list or a tuple."""
+        if isinstance(other, Lines):
+            return self.data == other.data
+        if isinstance(other, (list, tuple)):
+            return self.lines() == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]  # equal to lists, which have none
+
+    def __repr__(self) -> str:
+        return f"Lines({self.data!r}, {self._count})"
+
+
 class RawEvents(NamedTuple):
     """Consecutive events that are each a single ``data: `` line, as
     :meth:`~.sse.SSEDecoder.feed_raw` gives them: type ``message``, no ``retry``,
@@ -205,11 +269,13 @@ class RawEvents(NamedTuple):
 
     Attributes:
         values: The data of each event (the line after ``data: ``, without
-            its line end), in stream order; never empty as a list.
+            its line end), in stream order; never empty. A list, or for
+            newline-delimited JSON a :class:`Lines` (the read's lines as one
+            ``bytes``).
         id: The last event ID buffer they were dispatched with.
     """
 
-    values: list[bytes]
+    values: Sequence[bytes]
     id: str = ""
 
     def events(self, start: int = 0) -> list[ServerSentEvent]:
@@ -369,18 +435,18 @@ class StreamState:
             the last chunk.
         reconnection_time: The last valid ``retry`` value seen, in
             milliseconds, or ``None``, as of the last chunk.
-        looks_like: Set when the stream ends: what the body looks like when it gave no
-            event and does not fit the framing (:func:`body_looks_like`: an NDJSON body, a
-            JSON reply, an HTML page), in words; the stream is then ``incomplete``, every
-            byte discarded. ``None`` otherwise.
+        body_head: Set when the stream ends: the first bytes (at most :data:`HEAD_BYTES`) of
+            a body that gave no event and starts as JSON or markup, so is not of the framing
+            (``events.body_looks_like`` says what it is: an NDJSON body, a JSON reply, an HTML
+            page); the stream is then ``incomplete``, every byte discarded. ``None`` otherwise.
     """
 
-    __slots__ = ("incomplete", "bytes_discarded", "looks_like", "_decoder")
+    __slots__ = ("incomplete", "bytes_discarded", "body_head", "_decoder")
 
     def __init__(self) -> None:
         self.incomplete: bool = False
         self.bytes_discarded: int = 0
-        self.looks_like: str | None = None
+        self.body_head: bytes | None = None
         # The decoder of the stream being read (set by iter_raw/aiter_raw); None before.
         self._decoder: Framer | None = None
 
@@ -450,64 +516,23 @@ class _Reads:
 
     def close(self) -> list[ServerSentEvent | RawEvents | NamedEvents]:
         """What the end of the body dispatches (an NDJSON last line), the state updated: a
-        body that gave no event and does not fit the framing (:func:`body_looks_like`) is
-        incomplete, every byte discarded, and :attr:`StreamState.looks_like` says why."""
+        body that gave no event and starts as JSON or markup (not SSE; an NDJSON decoder,
+        ``json_lines``, takes JSON) is incomplete, every byte discarded, its start kept in
+        :attr:`StreamState.body_head`."""
         last: list[ServerSentEvent | RawEvents | NamedEvents] = [*self.decoder.close()]
         state = self.state
         state.incomplete = self.decoder.incomplete
         state.bytes_discarded = self.decoder.bytes_discarded
-        if self.head and not last:
-            state.looks_like = body_looks_like(self.head)
-            if state.looks_like is not None:
-                state.incomplete = True
-                state.bytes_discarded = self.decoder.bytes_consumed
+        head = self.head.removeprefix(b"\xef\xbb\xbf").lstrip() if self.head else b""
+        if head[:1] in (b"{", b"[", b"<") and not last and not hasattr(self.decoder, "json_lines"):
+            state.body_head = self.head
+            state.incomplete = True
+            state.bytes_discarded = self.decoder.bytes_consumed
         return last
 
 
-#: The most bytes of a body's start kept to tell what it looks like (:func:`body_looks_like`).
+#: The most bytes of a body's start kept until its first event (``StreamState.body_head``).
 HEAD_BYTES = 4096
-_BOM = b"\xef\xbb\xbf"
-
-
-def body_looks_like(head: bytes) -> str | None:
-    """What a body that gave no event looks like, from its first bytes (``head``), when it
-    is not a stream of the framing it was read with: newline-delimited JSON (one value per
-    line: Cohere v2 answers so unless the request's ``Accept`` asks for
-    ``text/event-stream``), one JSON document (a reply that does not stream, or an error),
-    an HTML page (a proxy's or gateway's error page); in words, with what to do. None for
-    anything else (an SSE body whose line ends were stripped, comments only, an empty
-    body)."""
-    text = head.removeprefix(_BOM).lstrip()
-    first = text[:1]
-    if first == b"<":
-        return (
-            "an HTML page, not a stream: an error page (a proxy's or a gateway's?); check the"
-            " response's status and Content-Type"
-        )
-    if first not in (b"{", b"["):
-        return None
-    line, _, rest = text.partition(b"\n")
-    if rest.lstrip()[:1] in (b"{", b"[") and _is_json(line):
-        return (
-            "newline-delimited JSON (one JSON value per line), not text/event-stream: decode"
-            " it with content_type= the response's Content-Type (application/x-ndjson), or ask"
-            " for text/event-stream in the request's Accept header"
-        )
-    if b'"error"' in text:
-        return "a JSON error reply, not a stream: check the response's status, read it as JSON"
-    return (
-        "one JSON document, not a stream: a reply that does not stream (does the request ask"
-        " for a stream?); read it as JSON"
-    )
-
-
-def _is_json(line: bytes) -> bool:
-    """True when ``line`` is one whole JSON value."""
-    try:
-        json.loads(line)
-    except ValueError:
-        return False
-    return True
 
 
 def read_items(

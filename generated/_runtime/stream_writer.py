@@ -126,7 +126,8 @@ class ChannelWriter(Generic[E]):
 
     def example_events(self) -> list[E]:
         """The spec's own examples of the channel (those the package's conformance tests
-        decode, synthesized instances included), decoded, in spec order, the terminator
+        decode, synthesized instances included, those of error messages left out:
+        ``Encoding.error_examples``), decoded, in spec order, the terminator
         last (added when the spec declares one and gives no example of it). One event per
         documented example: several responses' events side by side, not one response.
 
@@ -155,7 +156,8 @@ class ChannelWriter(Generic[E]):
         cumulative ones left out), by default the channel's first one, decoded; a channel
         with none gives :meth:`example_events`.
 
-        With ``text`` (chat, messages and responses families): a stream answering ``text``,
+        With ``text`` (chat, messages, responses, gemini and cohere families, and a stated plan
+        with its text's ``append`` step: :meth:`Synthesis.stated`): a stream answering ``text``,
         each event written as the spec's examples write theirs (harvested streams first,
         then the documented examples) with the text changed, then decoded by the channel:
         the text is split into deltas at word starts (``"Hello world"`` -> ``"Hello"``,
@@ -182,6 +184,15 @@ class ChannelWriter(Generic[E]):
             frames = enc.streams[stream if stream is not None else next(iter(enc.streams))]
             return [self.parse(data, event) for event, data in frames]
         synth = Synthesis(self._example_payloads(), self.parse, model)
+        out = self._synthesize(synth, text, finish_reason)
+        return out + ([] if enc.terminator is None else [enc.terminator])
+
+    def _synthesize(self, synth: Synthesis, text: str, finish_reason: str) -> list[Any]:
+        """The events answering ``text`` for the channel's family, or from its stated plan
+        (:meth:`Synthesis.stated`); ValueError naming what is missing when neither can."""
+        stated = getattr(self.encoding, "stated_text", None)  # packages generated before it
+        if stated is not None:
+            return synth.stated(text, finish_reason, stated)
 
         def responses(text: str, finish_reason: str) -> list[Any]:
             return synth.responses(text)
@@ -194,11 +205,16 @@ class ChannelWriter(Generic[E]):
             Family.COHERE: synth.cohere,
         }.get(self.family)
         if synthesize is None:
-            raise ValueError(
-                f"{self.channel!r}: no stream synthesis for family {self.family.value!r}"
+            missing = (
+                ": its plan has no `append` step adding to a stream text at one path (no key,"
+                " no `[*]`), which says where a synthesized text goes"
+                if self.family is Family.CUSTOM
+                else ""
             )
-        out = synthesize(text, finish_reason)
-        return out + ([] if enc.terminator is None else [enc.terminator])
+            raise ValueError(
+                f"{self.channel!r}: no stream synthesis for family {self.family.value!r}{missing}"
+            )
+        return synthesize(text, finish_reason)
 
     def _example_payloads(self) -> list[tuple[str, dict[str, Any]]]:
         """``(event type, JSON object)`` of each example frame holding an object: the

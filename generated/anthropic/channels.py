@@ -344,6 +344,8 @@ _ENCODING_V1_MESSAGES = Encoding(
         ),
         ("message_stop", '{"type":"message_stop"}'),
         ("ping", '{"type":"ping"}'),
+    ),
+    error_examples=(
         ("error", '{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}'),
     ),
 )

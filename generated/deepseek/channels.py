@@ -78,7 +78,7 @@ def classify_beta_completions(sse: ServerSentEvent) -> BETA_COMPLETIONS_EVENT:
 
 
 def classify_values_beta_completions(
-    values: list[bytes], every_usage: bool = True
+    values: Sequence[bytes], every_usage: bool = True
 ) -> Sequence[models.FimCompletionChunk] | None:
     """The typed events of consecutive plain ``message`` events given as their
     undecoded data (``sse.RawEvents``), up to the channel's first literal payload
@@ -169,7 +169,7 @@ def classify_chat_completions(sse: ServerSentEvent) -> CHAT_COMPLETIONS_EVENT:
 
 
 def classify_values_chat_completions(
-    values: list[bytes], every_usage: bool = True
+    values: Sequence[bytes], every_usage: bool = True
 ) -> Sequence[models.ChatCompletionChunk] | None:
     """The typed events of consecutive plain ``message`` events given as their
     undecoded data (``sse.RawEvents``), up to the channel's first literal payload

@@ -53,6 +53,7 @@ SPEC_VERSION = "v1beta"
 
 SERVERS: dict[str, str] = {
     "gemini": "https://generativelanguage.googleapis.com/v1beta",
+    "gemini-v1": "https://generativelanguage.googleapis.com/v1",
     "vertex": "https://{location}-aiplatform.googleapis.com/v1/projects/{project}/locations/{location}/publishers/google",
 }
 """The servers the spec declares (AsyncAPI ``servers``): name -> URL, in spec order."""

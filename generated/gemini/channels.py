@@ -85,7 +85,7 @@ def classify_models_model_stream_generate_content(
 
 
 def classify_values_models_model_stream_generate_content(
-    values: list[bytes], every_usage: bool = True
+    values: Sequence[bytes], every_usage: bool = True
 ) -> Sequence[models.GenerateContentResponse] | None:
     """The typed events of consecutive plain ``message`` events given as their
     undecoded data (``sse.RawEvents``), up to the channel's first literal payload
@@ -265,6 +265,8 @@ _ENCODING_MODELS_MODEL_STREAM_GENERATE_CONTENT = Encoding(
             "message",
             '{"candidates":[{"content":{"role":"model","parts":[{"functionCall":{"partialArgs":[{"jsonPath":"$.city","stringValue":"Lis","willContinue":true}],"willContinue":true}}]}}],"usageMetadata":{"trafficType":"ON_DEMAND"},"modelVersion":"gemini-2.5-pro","createTime":"2025-08-19T10:21:07.412318Z","responseId":"M0ykaKqyGfK4nvgP8ua1yAU"}',
         ),
+    ),
+    error_examples=(
         (
             "message",
             '{"error":{"code":429,"message":"You exceeded your current quota, please check your plan and billing details.","status":"RESOURCE_EXHAUSTED","details":[{"@type":"type.googleapis.com/google.rpc.QuotaFailure","violations":[{"quotaMetric":"generativelanguage.googleapis.com/generate_content_free_tier_requests","quotaId":"GenerateRequestsPerMinutePerProjectPerModel-FreeTier"}]},{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"37s"}]}}',

@@ -85,7 +85,7 @@ def classify_agents_completions(sse: ServerSentEvent) -> AGENTS_COMPLETIONS_EVEN
 
 
 def classify_values_agents_completions(
-    values: list[bytes], every_usage: bool = True
+    values: Sequence[bytes], every_usage: bool = True
 ) -> Sequence[models.AgentCompletionChunk] | None:
     """The typed events of consecutive plain ``message`` events given as their
     undecoded data (``sse.RawEvents``), up to the channel's first literal payload
@@ -296,7 +296,7 @@ def classify_fim_completions(sse: ServerSentEvent) -> FIM_COMPLETIONS_EVENT:
 
 
 def classify_values_fim_completions(
-    values: list[bytes], every_usage: bool = True
+    values: Sequence[bytes], every_usage: bool = True
 ) -> Sequence[models.FimCompletionChunk] | None:
     """The typed events of consecutive plain ``message`` events given as their
     undecoded data (``sse.RawEvents``), up to the channel's first literal payload

@@ -20,14 +20,16 @@ import msgspec
 
 from . import models
 from .._runtime.accumulate import Accumulator, usage_of
-from .._runtime.encoding import Encoding
+from .._runtime.encoding import Encoding, StatedText
 from .._runtime.events import StreamTruncated, UnknownEvent
+from .._runtime.framing import Lines
 from .._runtime.lenient import lenient_decode
 from .._runtime.sse import ServerSentEvent
 from .._runtime.stream import Channel, Classifier, Run, each
 
 _decode_chat_chunk_api_chat = msgspec.json.Decoder(models.ChatChunk).decode
 _decode_stream_error_api_chat = msgspec.json.Decoder(models.StreamError).decode
+_decode_chat_chunk_api_chat_lines = msgspec.json.Decoder(models.ChatChunk).decode_lines
 _LENIENT_API_CHAT: dict[str, tuple[type, ...]] = {
     "*": (
         models.ChatChunk,
@@ -36,6 +38,7 @@ _LENIENT_API_CHAT: dict[str, tuple[type, ...]] = {
 }
 _decode_generate_chunk_api_generate = msgspec.json.Decoder(models.GenerateChunk).decode
 _decode_stream_error_api_generate = msgspec.json.Decoder(models.StreamError).decode
+_decode_generate_chunk_api_generate_lines = msgspec.json.Decoder(models.GenerateChunk).decode_lines
 _LENIENT_API_GENERATE: dict[str, tuple[type, ...]] = {
     "*": (
         models.GenerateChunk,
@@ -70,20 +73,27 @@ def classify_api_chat(sse: ServerSentEvent) -> API_CHAT_EVENT:
 
 
 def classify_values_api_chat(
-    values: list[bytes], every_usage: bool = True
+    values: Sequence[bytes], every_usage: bool = True
 ) -> Sequence[models.ChatChunk] | None:
     """The typed events of consecutive plain ``message`` events given as their
     undecoded data (``sse.RawEvents``), up to the channel's first literal payload
     (the terminator, classified alone by the caller with the values after it), when
     each is a ChatChunk (what :func:`classify_api_chat` gives then), decoded
     without a Python-level loop: the events of the first ``len(result)`` values.
+    An NDJSON read's lines as read (``framing.Lines``) are decoded in one call, each
+    line one value when there are as many values as lines (``Lines`` tells why).
     None when one is not (each is then classified alone).
     ``every_usage`` is not read: every usage object is kept as sent."""
     try:
-        if len(values) == 1:  # a read of one event, as servers flushing each token send
+        if type(values) is Lines:
+            run = _decode_chat_chunk_api_chat_lines(values.data)
+            if len(run) != len(values):
+                return None  # a line is not one value: each is classified alone
+        elif len(values) == 1:  # a read of one event, as servers flushing each token send
             run = [_decode_chat_chunk_api_chat(values[0])]
             return run
-        run = list(map(_decode_chat_chunk_api_chat, values))
+        else:
+            run = list(map(_decode_chat_chunk_api_chat, values))
     except (msgspec.ValidationError, msgspec.DecodeError):
         return None
     return run
@@ -172,20 +182,27 @@ def classify_api_generate(sse: ServerSentEvent) -> API_GENERATE_EVENT:
 
 
 def classify_values_api_generate(
-    values: list[bytes], every_usage: bool = True
+    values: Sequence[bytes], every_usage: bool = True
 ) -> Sequence[models.GenerateChunk] | None:
     """The typed events of consecutive plain ``message`` events given as their
     undecoded data (``sse.RawEvents``), up to the channel's first literal payload
     (the terminator, classified alone by the caller with the values after it), when
     each is a GenerateChunk (what :func:`classify_api_generate` gives then), decoded
     without a Python-level loop: the events of the first ``len(result)`` values.
+    An NDJSON read's lines as read (``framing.Lines``) are decoded in one call, each
+    line one value when there are as many values as lines (``Lines`` tells why).
     None when one is not (each is then classified alone).
     ``every_usage`` is not read: every usage object is kept as sent."""
     try:
-        if len(values) == 1:  # a read of one event, as servers flushing each token send
+        if type(values) is Lines:
+            run = _decode_generate_chunk_api_generate_lines(values.data)
+            if len(run) != len(values):
+                return None  # a line is not one value: each is classified alone
+        elif len(values) == 1:  # a read of one event, as servers flushing each token send
             run = [_decode_generate_chunk_api_generate(values[0])]
             return run
-        run = list(map(_decode_generate_chunk_api_generate, values))
+        else:
+            run = list(map(_decode_generate_chunk_api_generate, values))
     except (msgspec.ValidationError, msgspec.DecodeError):
         return None
     return run
@@ -249,8 +266,28 @@ _ENCODING_API_CHAT = Encoding(
     events={},
     literals={},
     examples=(
-        ("message", '{"model":"x","created_at":"x","done":false}'),
-        ("message", '{"error":"x"}'),
+        (
+            "message",
+            '{"model":"llama3.2","created_at":"2025-06-02T17:04:11.58213Z","message":{"role":"assistant","content":"The"},"done":false}',
+        ),
+        (
+            "message",
+            '{"model":"qwen3","created_at":"2025-06-02T17:04:12.001Z","message":{"role":"assistant","content":"","thinking":"The user asks about the sky, so"},"done":false}',
+        ),
+        (
+            "message",
+            '{"model":"qwen3","created_at":"2025-06-02T17:05:40.7Z","message":{"role":"assistant","content":"","tool_calls":[{"function":{"name":"get_current_weather","arguments":{"location":"Paris","format":"celsius"}}}]},"done":false}',
+        ),
+        (
+            "message",
+            '{"model":"llama3.2","created_at":"2025-06-02T17:04:15.931Z","message":{"role":"assistant","content":""},"done":true,"done_reason":"stop","total_duration":4883583458,"load_duration":1334875,"prompt_eval_count":26,"prompt_eval_duration":342546000,"eval_count":282,"eval_duration":4535599000}',
+        ),
+    ),
+    error_examples=(("message", '{"error":"model runner has unexpectedly stopped"}'),),
+    stated_text=StatedText(
+        text=("message", "content"),
+        stop=("done_reason",),
+        complete=("done_reason",),
     ),
 )
 """How channel /api/chat encodes its events (``encode``) and the examples ``example_stream`` starts from."""
@@ -260,8 +297,20 @@ _ENCODING_API_GENERATE = Encoding(
     events={},
     literals={},
     examples=(
-        ("message", '{"model":"x","created_at":"x","response":"x","done":false}'),
-        ("message", '{"error":"x"}'),
+        (
+            "message",
+            '{"model":"llama3.2","created_at":"2025-06-02T17:10:01.385Z","response":"The","done":false}',
+        ),
+        (
+            "message",
+            '{"model":"llama3.2","created_at":"2025-06-02T17:10:06.499Z","response":"","done":true,"done_reason":"stop","context":[1,2,3],"total_duration":10706818083,"load_duration":6338219291,"prompt_eval_count":26,"prompt_eval_duration":130079000,"eval_count":259,"eval_duration":4232710000}',
+        ),
+    ),
+    error_examples=(("message", '{"error":"model runner has unexpectedly stopped"}'),),
+    stated_text=StatedText(
+        text=("response",),
+        stop=("done_reason",),
+        complete=("done_reason",),
     ),
 )
 """How channel /api/generate encodes its events (``encode``) and the examples ``example_stream`` starts from."""

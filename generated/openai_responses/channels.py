@@ -1266,10 +1266,6 @@ _ENCODING_V1_RESPONSES = Encoding(
             "response.incomplete",
             '{"type":"response.incomplete","response":{"id":"resp_123","object":"response","created_at":1740855869,"status":"incomplete","completed_at":null,"error":null,"incomplete_details":{"reason":"max_tokens"},"instructions":null,"max_output_tokens":null,"model":"gpt-4o-mini-2024-07-18","output":[],"usage":null,"user":null,"metadata":{}},"sequence_number":1}',
         ),
-        (
-            "response.failed",
-            '{"type":"response.failed","response":{"id":"resp_123","object":"response","created_at":1740855869,"status":"failed","completed_at":null,"error":{"code":"server_error","message":"The model failed to generate a response."},"incomplete_details":null,"instructions":null,"max_output_tokens":null,"model":"gpt-4o-mini-2024-07-18","output":[],"usage":null,"user":null,"metadata":{}},"sequence_number":1}',
-        ),
         ("response.audio.delta", '{"type":"response.audio.delta","sequence_number":0,"delta":"x"}'),
         ("response.audio.done", '{"type":"response.audio.done","sequence_number":0}'),
         (
@@ -1403,6 +1399,12 @@ _ENCODING_V1_RESPONSES = Encoding(
         (
             "response.custom_tool_call_input.done",
             '{"type":"response.custom_tool_call_input.done","sequence_number":0,"output_index":0,"item_id":"x","input":"x"}',
+        ),
+    ),
+    error_examples=(
+        (
+            "response.failed",
+            '{"type":"response.failed","response":{"id":"resp_123","object":"response","created_at":1740855869,"status":"failed","completed_at":null,"error":{"code":"server_error","message":"The model failed to generate a response."},"incomplete_details":null,"instructions":null,"max_output_tokens":null,"model":"gpt-4o-mini-2024-07-18","output":[],"usage":null,"user":null,"metadata":{}},"sequence_number":1}',
         ),
         (
             "error",

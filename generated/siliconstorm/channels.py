@@ -69,7 +69,7 @@ def classify_chat_completions(sse: ServerSentEvent) -> CHAT_COMPLETIONS_EVENT:
 
 
 def classify_values_chat_completions(
-    values: list[bytes], every_usage: bool = True
+    values: Sequence[bytes], every_usage: bool = True
 ) -> Sequence[models.ChatCompletionChunk] | None:
     """The typed events of consecutive plain ``message`` events given as their
     undecoded data (``sse.RawEvents``), up to the channel's first literal payload

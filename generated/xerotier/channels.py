@@ -634,11 +634,13 @@ _ENCODING_CHAT_COMPLETIONS = Encoding(
         ("message", '{"type":"x_analyst.context_completed"}'),
         ("message", '{"type":"x_analyst.context_brief_created"}'),
         ("message", '{"type":"x_analyst.context_refreshed"}'),
+        ("message", "[DONE]"),
+    ),
+    error_examples=(
         (
             "error",
             '{"error":{"message":"Request timed out after 30s. Your Free tier has a 30-second timeout limit.","type":"timeout_error","code":"timeout"}}',
         ),
-        ("message", "[DONE]"),
     ),
     streams={
         "refusal-streaming": (

@@ -52,14 +52,16 @@ def is_outside(root: Path, path: Path) -> bool:
     return not path.resolve().is_relative_to(root.resolve())
 
 
-def read_regular(path: Path) -> bytes:
+def read_regular(path: Path, limit: int | None = None) -> bytes:
     """The bytes of ``path``, which must be a regular file (symbolic links followed).
 
     Opened without blocking, so that a FIFO never blocks the run, and checked on the open
-    file (no race between the check and the read).
+    file (no race between the check and the read).  With ``limit``, at most that many bytes
+    are read: a longer file (or one growing past it while read) is refused.
 
     Raises:
         NotRegularFileError: ``path`` is a FIFO, socket, device or folder.
+        FileTooLargeError: ``path`` holds more than ``limit`` bytes.
         OSError: it cannot be opened or read.
     """
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
@@ -68,4 +70,11 @@ def read_regular(path: Path) -> bytes:
         if not stat.S_ISREG(mode):
             kind = "a folder" if stat.S_ISDIR(mode) else "a FIFO" if stat.S_ISFIFO(mode) else "not a regular file"
             raise NotRegularFileError(f"{path.name} is {kind} (a FIFO, socket or device is never read)")
-        return file.read()
+        data = file.read() if limit is None else file.read(limit + 1)
+        if limit is not None and len(data) > limit:
+            raise FileTooLargeError(f"{path.name} is larger than {limit:,} bytes")
+        return data
+
+
+class FileTooLargeError(OSError):
+    """A file is larger than the reader's limit (see :func:`read_regular`)."""

@@ -45,6 +45,13 @@ def pyrepr(value: Any) -> str:
     raise TypeError(f"pyrepr: unsupported value {value!r}")
 
 
+def pytuple(values: Iterable[Any]) -> str:
+    """A Python tuple literal of JSON scalars (each as :func:`pyrepr` writes it): ``()``,
+    ``("a",)``, ``("a", "b")``."""
+    items = [pyrepr(value) for value in values]
+    return f"({items[0]},)" if len(items) == 1 else f"({', '.join(items)})"
+
+
 def docstring(text: str, attributes: Iterable[FieldSpec] = ()) -> str:
     """A triple-quoted docstring literal for ``text`` that cannot end early.
 
@@ -97,6 +104,7 @@ def _environment() -> jinja2.Environment:
         autoescape=False,
     )
     env.filters["pyrepr"] = pyrepr
+    env.filters["pytuple"] = pytuple
     env.filters["docstring"] = docstring
     return env
 

@@ -106,11 +106,39 @@ class _Builder:
 
 
 def _scalar(schema: Schema) -> Any:
-    """A string of ``minLength`` (if under 64) or ``"x"``; the zero value of another scalar."""
+    """A string of its ``format`` (:data:`_FORMATS`), else of ``minLength`` (if under 64) or
+    ``"x"``; the zero value of another scalar."""
     if schema.type == "string":
+        formatted = _FORMATS.get(schema.format)
+        if formatted is not None:
+            return formatted
         size = schema.constraints.get("minLength", 1)
         return "x" * max(1, size if isinstance(size, int) and size < 64 else 1)
     return _ZERO.get(schema.type)
+
+
+#: A value of each string ``format`` a stream's payloads use (JSON Schema 2020-12 "Defined
+#: Formats"; RFC 3339 times, RFC 3986 URIs, RFC 4122 UUIDs; documentation addresses and
+#: domains: RFC 5737, RFC 3849, RFC 2606), so a synthesized instance reads as the wire would
+#: send it (Ollama's ``created_at`` is a date-time, not ``"x"``).
+_FORMATS: dict[str, str] = {
+    "date-time": "2025-01-01T00:00:00Z",
+    "date": "2025-01-01",
+    "time": "00:00:00Z",
+    "duration": "PT1S",
+    "uri": "https://example.com/",
+    "uri-reference": "https://example.com/",
+    "iri": "https://example.com/",
+    "url": "https://example.com/",
+    "email": "user@example.com",
+    "idn-email": "user@example.com",
+    "hostname": "example.com",
+    "idn-hostname": "example.com",
+    "ipv4": "192.0.2.1",
+    "ipv6": "2001:db8::1",
+    "uuid": "00000000-0000-4000-8000-000000000000",
+    "byte": "eA==",
+}
 
 
 #: Scalars of a synthesized instance (a string is ``"x"``: no provider sends an empty id or model).

@@ -24,14 +24,16 @@ import html
 import logging
 import socket
 import threading
-from collections.abc import Awaitable, Callable, MutableMapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Awaitable, Callable, Collection, Iterable, MutableMapping, Sequence
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from .diagnostics import escape_controls
 from .replay import (
     FAULT_HEADER,
+    MAX_MODEL,
     FaultError,
     Faults,
     Step,
@@ -39,11 +41,11 @@ from .replay import (
     content_type,
     default_source,
     error_frame,
-    frames_for,
+    frame_source,
+    iter_plan,
     path_matches,
-    plan,
-    request_model,
-    request_problem,
+    read_capture,
+    read_request,
     terminator_frame,
 )
 
@@ -64,6 +66,72 @@ class MockUnavailable(RuntimeError):
     """Starlette or uvicorn is not installed (the message says how to install them)."""
 
 
+@dataclass(frozen=True)
+class Limits:
+    """What one client may ask of the mock: it is a network service (loopback is no boundary,
+    any page open in the developer's browser can reach it), so each request's work and memory,
+    and each connection's time, are bounded. The defaults serve every SDK and test.
+
+    Attributes:
+        max_body: bytes of a request body: past it a 413, answered while reading (a
+            ``content-length`` over it is refused before any byte is read).
+        max_text: characters of a text a request asks to synthesize (``?text=``,
+            ``x-ssegen-text``): past it a 400.
+        max_model: characters of the body's ``model``, which every synthesized event repeats:
+            past it a 400.
+        max_connections: connections open at once (uvicorn's ``limit_concurrency``): a request
+            past it gets a 503.
+        head_timeout: seconds for a request's line and headers to arrive, from the connection's
+            start or its previous response's end: a connection slower than that (slowloris) is
+            closed.
+        body_timeout: seconds for a request's body to arrive: past it a 408.
+        keep_alive: seconds an idle connection is kept between requests (uvicorn's
+            ``timeout_keep_alive``).
+        max_head: bytes of a request's line and headers (uvicorn's
+            ``h11_max_incomplete_event_size``): past it a 400 and the connection closed.
+
+    Raises:
+        FaultError: a limit that is not a positive number (a whole one for sizes and counts).
+    """
+
+    max_body: int = 1024 * 1024
+    max_text: int = 16 * 1024
+    max_model: int = MAX_MODEL
+    max_connections: int = 256
+    head_timeout: float = 5.0
+    body_timeout: float = 10.0
+    keep_alive: float = 5.0
+    max_head: int = 16 * 1024
+
+    def __post_init__(self) -> None:
+        for f in fields(self):
+            value = getattr(self, f.name)
+            whole = f.type == "int"
+            kinds = int if whole else int | float
+            if isinstance(value, bool) or not isinstance(value, kinds) or not 0 < value < float("inf"):
+                raise FaultError(f"{f.name}={value!r}: {'a whole number' if whole else 'seconds'} > 0")
+
+    @classmethod
+    def parse(cls, items: Iterable[str], base: Limits | None = None) -> Limits:
+        """Limits from ``NAME=VALUE`` items (``ssegen mock --limit max_body=65536``) over ``base``.
+
+        Raises:
+            FaultError: an item without ``=``, an unknown name (the known ones are listed), a bad value.
+        """
+        known = {f.name: f.type for f in fields(cls)}
+        changes: dict[str, Any] = {}
+        for item in items:
+            name, sep, text = item.partition("=")
+            name = name.strip().replace("-", "_")
+            if not sep or name not in known:
+                raise FaultError(f"{item!r}: expected NAME=VALUE with NAME one of {', '.join(known)}")
+            try:
+                changes[name] = int(text, 10) if known[name] == "int" else float(text)
+            except ValueError:
+                raise FaultError(f"{item!r}: expected a number") from None
+        return replace(base or cls(), **changes)
+
+
 def _require() -> None:
     try:
         import starlette  # noqa: F401
@@ -82,6 +150,7 @@ class Endpoint:
         paths: the HTTP paths it answers, the provider-prefixed one last.
         replay: a capture to send instead of the default stream.
         text: a text to synthesize instead of the default stream.
+        frames: the capture's events, read once when it is given (:func:`ssegen.replay.read_capture`).
     """
 
     provider: str
@@ -90,12 +159,14 @@ class Endpoint:
     replay: Path | None = None
     text: str | None = None
     requests: int = field(default=0, compare=False)
+    frames: list[bytes] | None = field(default=None, repr=False, compare=False)
 
     @property
     def source(self) -> str:
-        """What it sends unless a request says otherwise, in words."""
+        """What it sends unless a request says otherwise, in words (control characters of a
+        file name escaped: it is printed)."""
         if self.replay is not None:
-            return f"capture {self.replay}"
+            return f"capture {escape_controls(str(self.replay))}"
         if self.text is not None:
             return f"synthesized answer {self.text!r}"
         return default_source(self.channel)
@@ -114,7 +185,8 @@ def endpoints(
             Cohere).
 
     Raises:
-        FaultError: a replay naming no channel served, or a bare replay with several channels.
+        FaultError: a replay naming no channel served, or a bare replay with several channels;
+            a capture that is no regular file (a device, a FIFO), too large or unreadable.
     """
     out: list[Endpoint] = []
     claimed: set[str] = set()
@@ -127,8 +199,11 @@ def endpoints(
             prefixed = [f"/{provider}{p}" for p in channel_paths(address, servers)]
             out.append(Endpoint(provider, channel, [*paths, *prefixed], text=text))
     for key, capture in (replays or {}).items():
-        for endpoint in _replayed(out, key, capture):
+        data = read_capture(capture)
+        chosen = _replayed(out, key, capture)
+        for endpoint in chosen:
             endpoint.replay = capture
+            endpoint.frames = list(frame_source(endpoint.channel, replay=data))
             endpoint.text = None
     return out
 
@@ -158,11 +233,74 @@ def _query_faults(query: Any, base: Faults) -> Faults:
     return Faults.parse(query.getlist("fault"), faults) if "fault" in query else faults
 
 
-def create_app(served: list[Endpoint], faults: Faults | None = None) -> Any:
+class _Refused(Exception):
+    """A request the mock answers with an error: ``status``, ``message`` and the error's ``kind``."""
+
+    def __init__(self, status: int, message: str, kind: str = "invalid_request_error") -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+        self.kind = kind
+
+
+def _is_json(media_type: str) -> bool:
+    """``application/json`` or a ``+json`` type (parameters aside)."""
+    kind = media_type.partition(";")[0].strip().lower()
+    return kind == "application/json" or (kind.startswith("application/") and kind.endswith("+json"))
+
+
+async def read_body(request: Any, limits: Limits) -> bytes:
+    """The body of ``request`` (a Starlette request), read as it arrives: never more than
+    ``limits.max_body`` bytes held, and no longer than ``limits.body_timeout`` seconds.
+
+    Raises:
+        _Refused: 415 for a body that is not JSON (a page in a browser can send ``text/plain`` or
+            a form to any address without asking, never JSON: that needs a CORS preflight, which
+            the mock never approves); 413 for a body over the limit (by its ``content-length``,
+            before reading, or as it arrives); 408 for a body too slow.
+    """
+    import anyio
+
+    headers = request.headers
+    length = headers.get("content-length")
+    if (length is None and "transfer-encoding" not in headers) or (length or "").strip() == "0":
+        return b""
+    if not _is_json(headers.get("content-type", "")):
+        raise _Refused(415, "ssegen mock: send the body as JSON (content-type: application/json)")
+    too_large = _Refused(413, f"ssegen mock: the request body is over {limits.max_body:,} bytes (the limit max_body)")
+    if length is not None and length.isdigit() and int(length) > limits.max_body:
+        raise too_large
+    chunks: list[bytes] = []
+    size = 0
+    with anyio.move_on_after(limits.body_timeout) as scope:
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size > limits.max_body:
+                raise too_large
+            chunks.append(chunk)
+    if scope.cancelled_caught:
+        raise _Refused(408, f"ssegen mock: the request body took over {limits.body_timeout:g} s (body_timeout)")
+    return b"".join(chunks)
+
+
+def _request_text(request: Any, limits: Limits) -> str | None:
+    """The text a request asks to synthesize (``?text=`` or the ``x-ssegen-text`` header).
+
+    Raises:
+        _Refused: 400 for a text over ``limits.max_text`` characters.
+    """
+    text = request.query_params.get("text") or request.headers.get(TEXT_HEADER)
+    if text is not None and len(text) > limits.max_text:
+        raise _Refused(400, f"ssegen mock: text is over {limits.max_text:,} characters (the limit max_text)")
+    return text or None
+
+
+def create_app(served: list[Endpoint], faults: Faults | None = None, limits: Limits | None = None) -> Any:
     """The Starlette application serving ``served`` with ``faults`` on every stream (a request
     adds its own: ``x-ssegen-fault`` header, query parameters named as the faults or
     ``fault=NAME=VALUE``; ``text`` or the ``x-ssegen-text`` header synthesizes an answer,
-    ``stream`` picks a harvested example stream).
+    ``stream`` picks a harvested example stream), each request within ``limits`` (default:
+    :class:`Limits`' defaults).
 
     Raises:
         MockUnavailable: Starlette is not installed.
@@ -174,6 +312,7 @@ def create_app(served: list[Endpoint], faults: Faults | None = None) -> Any:
     from starlette.routing import Route
 
     base = faults or Faults()
+    bounds = limits or Limits()
     by_path = {path: endpoint for endpoint in reversed(served) for path in endpoint.paths}
     templates = [(path, endpoint) for endpoint in served for path in endpoint.paths if "{" in path]
 
@@ -200,60 +339,73 @@ def create_app(served: list[Endpoint], faults: Faults | None = None) -> Any:
         path = request.url.path
         endpoint = by_path.get(path) or next((e for p, e in templates if path_matches(p, path)), None)
         if endpoint is None:
-            listed = ", ".join(sorted(by_path))
-            return error(404, f"ssegen mock: no channel at {request.url.path} (channels: {listed})", "not_found")
-        body = await request.body()
-        problem = request_problem(body)
-        if problem is not None:
-            return error(400, problem)
-        query = request.query_params
+            listed = "".join(f"\n  {served_path}" for served_path in sorted(by_path))
+            return error(404, f"ssegen mock: no channel at {path}; the channels served:{listed}", "not_found")
         try:
-            faults = _query_faults(query, base)
-            header = request.headers.get(FAULT_HEADER)
-            if header:
-                faults = Faults.parse(header, faults)
-            text = query.get("text") or request.headers.get(TEXT_HEADER)
-            chosen = query.get("stream")
-            channel = endpoint.channel
-            frames = frames_for(
-                channel,
-                text=text if text or chosen else endpoint.text,
-                replay=endpoint.replay if not (text or chosen) else None,
-                stream=chosen,
-                model=request_model(body),
-            )
-            error_bytes = error_frame(channel) if faults.error_event is not None else None
-            steps = plan(frames, faults, error=error_bytes, terminator=terminator_frame(channel))
-        except FaultError as exc:
-            return error(400, f"ssegen mock: {exc}")
-        endpoint.requests += 1
-        described = faults.describe()
-        LOG.info(
-            "%s %s -> %s %s, %d events%s",
-            request.method,
-            request.url.path,
-            endpoint.provider,
-            channel.address,
-            len(frames),
-            f" ({described})" if described else "",
-        )
-        what = f"{request.method} {request.url.path}"
-        return _StepsResponse(steps, what, content_type(channel))  # type: ignore[return-value]
+            asked = read_request(await read_body(request, bounds), bounds.max_model)
+            if asked.problem is not None:
+                raise _Refused(400, asked.problem)
+            answer = _answer(request, endpoint, base, _request_text(request, bounds), asked.model)
+        except _Refused as refused:
+            return error(refused.status, refused.message, refused.kind)
+        return answer  # type: ignore[return-value]
 
     routes = [Route("/", index, methods=["GET"]), Route("/{path:path}", stream, methods=["GET", "POST"])]
     return Starlette(routes=routes)
 
 
+def _answer(request: Any, endpoint: Endpoint, base: Faults, text: str | None, model: str | None) -> _StepsResponse:
+    """The stream answering ``request`` for ``endpoint``: its frames, made as they are sent,
+    with the server's faults and the request's.
+
+    Raises:
+        _Refused: 400 for a bad fault or source (the message names it).
+    """
+    query = request.query_params
+    try:
+        faults = _query_faults(query, base)
+        header = request.headers.get(FAULT_HEADER)
+        if header:
+            faults = Faults.parse(header, faults)
+        chosen = query.get("stream")
+        channel = endpoint.channel
+        if endpoint.frames is not None and not (text or chosen):
+            frames: Collection[bytes] = endpoint.frames
+        else:
+            frames = frame_source(channel, text=text if text or chosen else endpoint.text, stream=chosen, model=model)
+        error_bytes = error_frame(channel) if faults.error_event is not None else None
+        steps = iter_plan(frames, faults, error=error_bytes, terminator=terminator_frame(channel))
+    except FaultError as exc:
+        raise _Refused(400, f"ssegen mock: {exc}") from None
+    endpoint.requests += 1
+    described = faults.describe()
+    what = escape_controls(f"{request.method} {request.url.path}")
+    LOG.info(
+        "%s -> %s %s, %d events%s",
+        what,
+        endpoint.provider,
+        channel.address,
+        len(frames),
+        f" ({escape_controls(described)})" if described else "",
+    )
+    return _StepsResponse(steps, what, content_type(channel))
+
+
 class _StepsResponse:
     """An ASGI response carrying out :class:`ssegen.replay.Step` lists: chunked
     ``text/event-stream`` (``application/x-ndjson`` for an NDJSON channel), one body message
-    per ``send`` step; a ``cut`` returns without ending the body, so uvicorn drops the
-    connection (the client sees an incomplete chunked body); a client that goes away stops it."""
+    per ``send`` step, each step made only when it is due (:func:`ssegen.replay.iter_plan`); a
+    ``cut`` returns without ending the body, so uvicorn drops the connection (the client sees an
+    incomplete chunked body). After each write the response yields to the event loop, so one
+    client reading in 1-byte writes never holds up the others, and a client that goes away is
+    seen at once: the response stops there, with one log line."""
 
-    def __init__(self, steps: list[Step], what: str, media_type: str) -> None:
+    def __init__(self, steps: Iterable[Step], what: str, media_type: str) -> None:
         self.steps = steps
         self.what = what
         self.media_type = media_type
+        self.sent = 0  # body bytes written
+        self.gone = False  # the client disconnected before the end
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         import anyio
@@ -267,22 +419,32 @@ class _StepsResponse:
             async def watch() -> None:
                 while (await receive())["type"] != "http.disconnect":
                     pass
+                self.gone = True
                 group.cancel_scope.cancel()
 
             group.start_soon(watch)
-            for step in self.steps:
-                if step.kind == "send":
-                    await send({"type": "http.response.body", "body": step.data, "more_body": True})
-                elif step.kind in ("sleep", "stall"):
-                    await anyio.sleep(step.seconds)
-                else:
-                    LOG.info("%s: connection dropped mid-body (cut)", self.what)
-                    break
-            else:
-                ended = True
+            ended = await self._carry_out(send)
             group.cancel_scope.cancel()
-        if ended:
+        if self.gone:
+            LOG.info("%s: the client went away after %d bytes; stopped sending", self.what, self.sent)
+        elif ended:
             await send({"type": "http.response.body", "body": b"", "more_body": False})
+
+    async def _carry_out(self, send: Send) -> bool:
+        """Send the steps; True when the body is to be ended (no cut)."""
+        import anyio
+
+        for step in self.steps:
+            if step.kind == "send":
+                await send({"type": "http.response.body", "body": step.data, "more_body": True})
+                self.sent += len(step.data)
+                await anyio.sleep(0)  # a checkpoint: other clients' turn, and a disconnect seen
+            elif step.kind in ("sleep", "stall"):
+                await anyio.sleep(step.seconds)
+            else:
+                LOG.info("%s: connection dropped mid-body (cut)", self.what)
+                return False
+        return True
 
 
 class _QuietCut(logging.Filter):
@@ -317,7 +479,8 @@ def _index_page(rows: list[dict[str, Any]], base_url: str, faults: Faults) -> st
         )
     first = rows[0]["paths"][0] if rows else "/chat/completions"
     lines.append("</table>")
-    lines.append(f"<pre>curl -N {html.escape(base_url + first)} -d '{{\"stream\": true}}'</pre>")
+    body = "-H 'content-type: application/json' -d '{\"stream\": true}'"
+    lines.append(f"<pre>curl -N {html.escape(base_url + first)} {html.escape(body)}</pre>")
     return "\n".join(lines) + "\n"
 
 
@@ -341,9 +504,13 @@ def bind(host: str, port: int) -> socket.socket:
     return sock
 
 
-def make_server(app: Any, log_level: str = "warning") -> Any:
+def make_server(app: Any, log_level: str = "warning", limits: Limits | None = None) -> Any:
     """A ``uvicorn.Server`` for ``app`` (run it with ``server.run(sockets=[bind(...)])``; set
-    ``should_exit`` to stop it), quiet about the unfinished responses cuts leave.
+    ``should_exit`` to stop it), quiet about the unfinished responses cuts leave, with the
+    connection limits of ``limits`` (:class:`Limits`) in uvicorn's own settings: ``limit_concurrency``,
+    ``timeout_keep_alive`` and ``h11_max_incomplete_event_size`` (on uvicorn's h11 protocol,
+    always: the limits are the same whatever else is installed), and a deadline for each
+    request's head (:func:`_protocol_class`).
 
     Raises:
         MockUnavailable: uvicorn is not installed.
@@ -351,25 +518,66 @@ def make_server(app: Any, log_level: str = "warning") -> Any:
     _require()
     import uvicorn
 
-    config = uvicorn.Config(app, log_level=log_level, access_log=False, lifespan="off", timeout_graceful_shutdown=1)
+    bounds = limits or Limits()
+    config = uvicorn.Config(
+        app,
+        http=_protocol_class(bounds.head_timeout),
+        log_level=log_level,
+        access_log=False,
+        lifespan="off",
+        timeout_graceful_shutdown=1,
+        limit_concurrency=bounds.max_connections,
+        timeout_keep_alive=bounds.keep_alive,  # type: ignore[arg-type]  # seconds, a float works
+        h11_max_incomplete_event_size=bounds.max_head,
+    )
     logging.getLogger("uvicorn.error").addFilter(_QuietCut())
     return uvicorn.Server(config)
+
+
+def _protocol_class(head_timeout: float) -> type[Any]:
+    """uvicorn's h11 protocol, closing a connection whose request line and headers have not all
+    arrived ``head_timeout`` seconds after it opened or after its previous response ended: uvicorn
+    itself waits for a first request for ever, so idle or trickling connections (slowloris) would
+    hold their descriptors until none is left for other clients."""
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+
+    class HeadTimeoutProtocol(H11Protocol):
+        def connection_made(self, transport: Any) -> None:
+            super().connection_made(transport)
+            self.loop.call_later(head_timeout, self._head_late, None)
+
+        def on_response_complete(self) -> None:
+            finished = self.cycle  # a pipelined request may start a new cycle in the call below
+            super().on_response_complete()
+            self.loop.call_later(head_timeout, self._head_late, finished)
+
+        def _head_late(self, cycle: Any) -> None:
+            # No request began since the deadline was set (a request starts a new cycle).
+            if self.cycle is cycle and not self.transport.is_closing():
+                LOG.info("closed a connection sending no request for %g s", head_timeout)
+                self.transport.close()
+
+    return HeadTimeoutProtocol
 
 
 class MockServer:
     """The mock server in a background thread, for tests: ``with MockServer(app) as url:``
     starts uvicorn on a free loopback port (``url`` is ``http://127.0.0.1:<port>``) and stops it
-    on exit, waiting at most ``timeout`` seconds for each.
+    on exit, waiting at most ``timeout`` seconds for each; ``limits`` are its connection limits
+    (:func:`make_server`; the request limits are the app's, :func:`create_app`).
 
     Raises:
         RuntimeError: the server did not start in time.
     """
 
-    def __init__(self, app: Any, host: str = "127.0.0.1", port: int = 0, timeout: float = 10.0) -> None:
+    def __init__(
+        self, app: Any, host: str = "127.0.0.1", port: int = 0, timeout: float = 10.0, limits: Limits | None = None
+    ) -> None:
         self.app = app
         self.host = host
         self.port = port
         self.timeout = timeout
+        self.limits = limits
         self.server: Any = None
         self.thread: threading.Thread | None = None
         self.url = ""
@@ -377,7 +585,7 @@ class MockServer:
     def __enter__(self) -> str:
         sock = bind(self.host, self.port)
         port = sock.getsockname()[1]
-        self.server = make_server(self.app)
+        self.server = make_server(self.app, limits=self.limits)
         self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [sock]}, daemon=True)
         self.thread.start()
         ready = threading.Event()
@@ -405,5 +613,18 @@ def listing(served: list[Endpoint], url: str) -> list[str]:
     lines = []
     for e in served:
         urls = ", ".join(url + p for p in e.paths)
-        lines.append(f"  {e.provider} {e.channel.address}: {urls} ({e.source})")
+        lines.append(escape_controls(f"  {e.provider} {e.channel.address}: {urls} ({e.source})"))
     return lines
+
+
+def is_loopback(host: str) -> bool:
+    """``host`` (``--host``) is a loopback address (``127.0.0.0/8``, ``::1``) or ``localhost``:
+    only this machine can connect."""
+    import ipaddress
+
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False

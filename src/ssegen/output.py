@@ -239,14 +239,18 @@ class Manifest:
 
         A manifest written before generator fingerprints reads with empty ``generator`` and
         ``seal`` fields (its ``templates`` hashes are dropped): it is never trusted by
-        :func:`quick_check`, and the next ``generate`` rewrites it.
+        :func:`quick_check`, and the next ``generate`` rewrites it. A manifest that is a
+        symbolic link leading outside ``out``, or that names a file outside it (``../x``, an
+        absolute path: crafted, never written by ssegen), is not read: there is none.
         """
+        if confined(out, MANIFEST) is None:
+            return None  # a symbolic link leading outside the folder: never read
         try:
-            data = json.loads((out / MANIFEST).read_text(encoding="utf-8"))
+            data = json.loads(read_regular(out / MANIFEST).decode("utf-8"))
             providers: dict[str, ProviderRecord] = {
                 str(name): {
                     "inputs": _str_map(entry["inputs"]),
-                    "files": _str_map(entry["files"]),
+                    "files": _path_map(entry["files"]),
                     "generator": _str(entry.get("generator", "")),
                     "seal": _str(entry.get("seal", "")),
                 }
@@ -257,7 +261,7 @@ class Manifest:
                 _str(data.get("generator", "")),
                 _str(data.get("seal", "")),
                 providers,
-                _str_map(data["files"]),
+                _path_map(data["files"]),
                 _str_map(data.get("settings", {})),
             )
         except (OSError, ValueError, KeyError, TypeError, AttributeError):
@@ -304,6 +308,45 @@ def _str_map(value: object) -> dict[str, str]:
     if not isinstance(value, dict):
         raise TypeError(f"expected an object, got {type(value).__name__}")
     return {_str(k): _str(v) for k, v in value.items()}
+
+
+def _path_map(value: object) -> dict[str, str]:
+    """A manifest's ``files``: each key a plain relative POSIX path (no ``..``, ``.``, empty or
+    absolute part, no backslash), as ssegen writes them; anything else is a crafted manifest."""
+    files = _str_map(value)
+    for rel in files:
+        parts = rel.split("/")
+        if not rel or "\\" in rel or any(part in ("", ".", "..") for part in parts) or ":" in parts[0]:
+            raise ValueError(f"{rel!r} is not a path inside the output folder")
+    return files
+
+
+def confined(out: Path, rel: str) -> Path | None:
+    """``out / rel``, or None when it leads outside ``out`` (resolved: a symbolic link among its
+    parts, or the file itself, pointing elsewhere); only such a path is ever read or written."""
+    path = out / PurePosixPath(rel)
+    return path if path.resolve().is_relative_to(out.resolve()) else None
+
+
+def _symlink_out(out: Path, rel: str) -> str:
+    """Words naming the part of ``out / rel`` that leads outside ``out``: ``gen/mistral is a
+    symbolic link to /elsewhere``."""
+    path = out
+    for part in PurePosixPath(rel).parts:
+        path = path / part
+        if path.is_symlink():
+            return f"{path} is a symbolic link to {os.readlink(path)}"
+    return f"{out / rel} resolves to {(out / rel).resolve()}"
+
+
+def _hash_inside(out: Path, rel: str) -> str | None:
+    """:func:`_hash_file` of ``out / rel``, or :data:`OUTSIDE` (no hash) when it leads outside ``out``."""
+    path = confined(out, rel)
+    return OUTSIDE if path is None else _hash_file(path)
+
+
+#: What :func:`_hash_inside` gives for a path leading outside the output folder (never a hash).
+OUTSIDE = "outside the output folder"
 
 
 def differs_only_in_generator(disk: str, wanted: str) -> bool:
@@ -388,7 +431,7 @@ def plan(out: Path, files: dict[str, str], providers: list[str], old: Manifest |
     recorded = old.all_files() if old is not None else {}
     result = Plan()
     for rel in sorted(files):
-        disk = _hash_file(out / PurePosixPath(rel))
+        disk = _hash_inside(out, rel)  # a path leading outside is never read: foreign or edited
         if disk is None:
             result.write.append(rel)
         elif disk == sha256(files[rel].encode("utf-8")):
@@ -399,7 +442,7 @@ def plan(out: Path, files: dict[str, str], providers: list[str], old: Manifest |
                 result.refresh.append(rel)
         elif old is not None and recorded.get(rel) == disk:
             result.write.append(rel)  # stale, and as ssegen left it
-        elif rel in recorded and _reformatted(out / PurePosixPath(rel), files[rel]):
+        elif rel in recorded and disk != OUTSIDE and _reformatted(out / PurePosixPath(rel), files[rel]):
             result.reformatted.append(rel)
             result.write.append(rel)
         elif rel in recorded:
@@ -411,7 +454,7 @@ def plan(out: Path, files: dict[str, str], providers: list[str], old: Manifest |
     for rel in _unlisted(out, [*sorted(providers), RUNTIME_FOLDER], files):
         if rel not in recorded:
             result.foreign.append(rel)
-        elif _hash_file(out / PurePosixPath(rel)) == recorded[rel]:
+        elif _hash_inside(out, rel) == recorded[rel]:
             result.remove.append(rel)
         else:
             result.edited.append(rel)
@@ -465,7 +508,7 @@ def _unowned(out: Path, files: dict[str, str]) -> list[str]:
         rel = path.relative_to(out).as_posix()
         if rel == MANIFEST:
             continue  # unreadable: ssegen's own file, rewritten
-        if rel not in files or not path.is_file() or _hash_file(path) != sha256(files[rel].encode("utf-8")):
+        if rel not in files or not path.is_file() or _hash_inside(out, rel) != sha256(files[rel].encode("utf-8")):
             found.append(rel)
     return found
 
@@ -479,12 +522,12 @@ def apply(out: Path, files: dict[str, str], todo: Plan, *, force: bool = False, 
     first file is written, so a path the file system refuses writes nothing.
 
     Raises:
-        ValueError: a path would leave ``out`` (never produced by ssegen's own names).
-        OutputError: a path is too long for the file system (nothing written).
+        OutputError: a path is too long for the file system, or leads outside ``out`` through
+            a symbolic link (nothing written).
     """
     root = out.resolve()
     targets = todo.write + [rel for rel in todo.blocked if force or (adopt and rel in todo.foreign)]
-    check_paths(out, targets)
+    check_paths(out, targets + todo.remove)
     written = []
     for rel in sorted(targets):
         path = _inside(root, out / PurePosixPath(rel))
@@ -514,10 +557,17 @@ def _limits(folder: Path) -> tuple[int, int]:
 
 
 def check_paths(out: Path, rels: list[str]) -> None:
-    """Raise :class:`OutputError` naming the first of ``rels`` the file system would refuse for its length."""
+    """Raise :class:`OutputError` naming the first of ``rels`` the file system would refuse for its
+    length, or that leads outside ``out`` (a symbolic link: a provider folder, a file to adopt,
+    the manifest), so that nothing is written when one path cannot be."""
     name_max, path_max = _limits(out)
     root = out.resolve()
     for rel in sorted(rels):
+        if confined(out, rel) is None:
+            raise OutputError(
+                f"refusing to write {out / rel}: {_symlink_out(out, rel)}, outside {out}; nothing was written "
+                "(ssegen writes only inside its output folder: replace the link with a folder or file)"
+            )
         for part in PurePosixPath(rel).parts:
             if len(os.fsencode(part)) > name_max:
                 raise OutputError(
@@ -624,13 +674,13 @@ def quick_check(specs: Path, out: Path, providers: list[str], settings: OutputSe
     result = QuickCheck(True)
     written = manifest.all_files()
     for rel, digest in sorted(written.items()):
-        disk = _hash_file(out / PurePosixPath(rel))
+        disk = _hash_inside(out, rel)
         if disk is None:
             result.missing.append(rel)
         elif disk != digest:
             result.edited.append(rel)
     result.foreign = _unlisted(out, [*providers, RUNTIME_FOLDER], written)
-    manifest_disk = _hash_file(out / MANIFEST)
+    manifest_disk = _hash_inside(out, MANIFEST)
     if manifest_disk != sha256(manifest.dumps().encode("utf-8")):
         result.edited.append(MANIFEST)
     result.up_to_date = not result.edited and not result.missing

@@ -17,10 +17,10 @@ from pathlib import Path
 
 from .config import OutputSettings
 from .diagnostics import Diagnostics, Policy, Severity, codes
-from .discover import provider_names
+from .discover import provider_names, read_regular
 from .emit import render_provider, render_root
 from .load import load_provider, provider_problem
-from .output import MANIFEST, Manifest, Plan, apply, build_manifest, check_paths, plan
+from .output import MANIFEST, Manifest, Plan, apply, build_manifest, check_paths, confined, plan
 
 
 @dataclass
@@ -177,16 +177,27 @@ def produce(
     if old is not None and all_providers:
         current = {r.name for r in reports}
         kept = replace(old, providers={k: v for k, v in old.providers.items() if k in current})
-    # Failed providers keep their previous output: keep those files in the set.
+    # Failed providers keep their previous output: keep those files in the set (those inside
+    # the folder: a path leading outside through a symbolic link is never read).
     for report in reports:
         if report.failed and kept is not None and report.name in kept.providers:
             for rel in kept.providers[report.name]["files"]:
-                path = out / rel
-                if path.is_file():
-                    files[rel] = path.read_text(encoding="utf-8")
+                text = _kept_text(out, rel)
+                if text is not None:
+                    files[rel] = text
     manifest = build_manifest(specs, files, reports, kept, settings)
     files[MANIFEST] = manifest.dumps()
     return files, old
+
+
+def _kept_text(out: Path, rel: str) -> str | None:
+    """The text of generated file ``rel`` of ``out``, or None when it is gone, not a regular
+    UTF-8 file, or leads outside ``out`` (:func:`ssegen.output.confined`)."""
+    path = confined(out, rel)
+    try:
+        return None if path is None else read_regular(path).decode("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
 
 
 def _scanned(reports: list[ProviderReport], old: Manifest | None, all_providers: bool) -> list[str]:
@@ -225,7 +236,7 @@ def generate(
     if not adopt and any(todo.unowned for _, todo, _ in planned):
         return [Outcome(folder, todo, files, refused=bool(todo.unowned)) for folder, todo, files in planned]
     for folder, todo, _ in planned:
-        check_paths(folder, todo.write + todo.blocked)
+        check_paths(folder, todo.write + todo.blocked + todo.remove)
     return [
         Outcome(folder, todo, files, tuple(apply(folder, files, todo, force=force, adopt=adopt)))
         for folder, todo, files in planned

@@ -14,8 +14,9 @@ A response is built in three steps, each a plain function:
 3. :func:`plan`: the frames and the faults as a list of :class:`Step` (send these bytes, sleep,
    stall, cut), which the transport and the server carry out, each with its own clock and socket.
 
-Nothing here imports httpx, pytest or an ASGI stack: only the standard library and the generated
-package whose channel is given.
+Nothing here imports httpx, pytest or an ASGI stack: only the standard library, the generated
+package whose channel is given, and two light modules of ssegen's (:mod:`ssegen.discover` reads a
+capture, :mod:`ssegen.diagnostics` escapes what is printed).
 """
 
 from __future__ import annotations
@@ -25,12 +26,16 @@ import json
 import math
 import re
 import sys
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass, fields, replace
+from itertools import chain, islice
 from pathlib import Path
 from types import ModuleType
 from typing import Any, NamedTuple
 from urllib.parse import urlsplit
+
+from .diagnostics import escape_controls
+from .discover import FileTooLargeError, NotRegularFileError, read_regular
 
 #: The longest stall (seconds) a fault may ask for: a stall is a bounded wait, never a hang.
 MAX_STALL = 300.0
@@ -40,6 +45,10 @@ MAX_DELAY = 60.0
 DEFAULT_STALL = 10.0
 #: The answer of a synthesized stream when no text is given (a channel with no harvested stream).
 DEFAULT_TEXT = "Hello from the ssegen mock."
+#: The largest capture (bytes) a replay reads: a capture is read whole, once.
+MAX_CAPTURE = 256 * 1024 * 1024
+#: The longest ``model`` (characters) a request body may name: every synthesized event repeats it.
+MAX_MODEL = 256
 #: The request header carrying faults for one request (``cut_at=3, read_size=7``).
 FAULT_HEADER = "x-ssegen-fault"
 #: How a cut ends the response: ``abort`` drops the connection mid-body (the client raises its own
@@ -293,7 +302,55 @@ def default_source(channel: Any) -> str:
     return "the spec's examples"
 
 
-def frames_for(
+def read_capture(path: str | Path) -> bytes:
+    """The bytes of a capture file to replay: a regular file (symbolic links followed) of at most
+    :data:`MAX_CAPTURE` bytes, read once (``ssegen mock --replay`` and ``sse_mock.route(replay=)``
+    alike: a device such as ``/dev/zero`` or a FIFO with no writer is refused, never read).
+
+    Raises:
+        FaultError: no such file, not a regular file, too large, unreadable (the message names it).
+    """
+    try:
+        return read_regular(Path(path), MAX_CAPTURE)
+    except FileNotFoundError:
+        reason = "no such file"
+    except (NotRegularFileError, FileTooLargeError) as exc:
+        reason = str(exc)
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+    raise FaultError(escape_controls(f"cannot read capture {path}: {reason}"))
+
+
+class EncodedFrames(Collection[bytes]):
+    """A channel's typed events as the frames :func:`frames_for` gives, encoded as they are read
+    (``channel.encode_stream``, the terminator added when the spec declares one): a response
+    holds one frame in memory at a time, however long the answer.
+
+    Args:
+        channel: the generated channel.
+        events: its typed events (a :class:`StreamTruncated` among them ends the frames).
+    """
+
+    def __init__(self, channel: Any, events: Iterable[Any]) -> None:
+        self.channel = channel
+        self.events = list(events)
+        kept = next((i for i, e in enumerate(self.events) if type(e).__name__ == "StreamTruncated"), None)
+        count = len(self.events) if kept is None else kept
+        terminator = channel.encoding.terminator
+        ends = terminator is None or any(type(e) is type(terminator) for e in self.events[:count])
+        self._length = count + (0 if ends else 1)
+
+    def __len__(self) -> int:
+        return self._length
+
+    def __iter__(self) -> Iterator[bytes]:
+        return (bytes(frame) for frame in self.channel.encode_stream(self.events))
+
+    def __contains__(self, frame: object) -> bool:
+        return any(frame == f for f in self)
+
+
+def frame_source(
     channel: Any,
     *,
     text: str | None = None,
@@ -301,33 +358,18 @@ def frames_for(
     events: Iterable[Any] | None = None,
     stream: str | None = None,
     model: str | None = None,
-) -> list[bytes]:
-    """The events ``channel`` sends, one ``bytes`` item per SSE event (per line on an NDJSON
-    channel), from one source:
-
-    - ``replay``: a capture (a ``.sse`` file's path, or its bytes), sent as recorded
-      (:func:`split_frames`);
-    - ``text``: ``channel.example_stream(text=text, model=model)`` encoded;
-    - ``events``: typed events of the channel, encoded (``channel.encode_stream``: the
-      terminator added when the spec has one);
-    - ``stream``: the harvested example stream of that name (``channel.encoding.streams``);
-    - none: :func:`default_events`.
+) -> Collection[bytes]:
+    """The events ``channel`` sends, as :func:`frames_for` lists them, but typed events are
+    encoded only as they are read (:class:`EncodedFrames`); a capture is split as read.
 
     Raises:
-        FaultError: several sources, an unreadable capture, an unknown stream name, a text the
-            channel's family cannot synthesize.
+        FaultError: as :func:`frames_for`.
     """
     given = [name for name, v in (("text", text), ("replay", replay), ("events", events), ("stream", stream)) if v]
     if len(given) > 1:
         raise FaultError(f"give one source of events, not {' and '.join(given)}")
     if replay is not None:
-        framing = _framing_name(channel)
-        if isinstance(replay, bytes):
-            return split_frames(replay, framing)
-        try:
-            return split_frames(Path(replay).read_bytes(), framing)
-        except OSError as exc:
-            raise FaultError(f"cannot read capture {replay}: {exc.strerror or exc}") from None
+        return split_frames(replay if isinstance(replay, bytes) else read_capture(replay), _framing_name(channel))
     try:
         if events is not None:
             typed = list(events)
@@ -342,7 +384,37 @@ def frames_for(
         raise FaultError(f"{channel!r} has no example stream {stream!r} (streams: {names})") from None
     except ValueError as exc:
         raise FaultError(str(exc)) from None
-    return list(channel.encode_stream(typed))
+    return EncodedFrames(channel, typed)
+
+
+def frames_for(
+    channel: Any,
+    *,
+    text: str | None = None,
+    replay: str | Path | bytes | None = None,
+    events: Iterable[Any] | None = None,
+    stream: str | None = None,
+    model: str | None = None,
+) -> list[bytes]:
+    """The events ``channel`` sends, one ``bytes`` item per SSE event (per line on an NDJSON
+    channel), from one source:
+
+    - ``replay``: a capture (a ``.sse`` file's path, or its bytes), sent as recorded
+      (:func:`split_frames`; a file is read by :func:`read_capture`: a regular file only);
+    - ``text``: ``channel.example_stream(text=text, model=model)`` encoded;
+    - ``events``: typed events of the channel, encoded (``channel.encode_stream``: the
+      terminator added when the spec has one);
+    - ``stream``: the harvested example stream of that name (``channel.encoding.streams``);
+    - none: :func:`default_events`.
+
+    :func:`frame_source` gives the same frames encoded as they are read.
+
+    Raises:
+        FaultError: several sources, an unreadable capture (or no regular file, or larger than
+            :data:`MAX_CAPTURE`), an unknown stream name, a text the channel's family cannot
+            synthesize.
+    """
+    return list(frame_source(channel, text=text, replay=replay, events=events, stream=stream, model=model))
 
 
 def error_frame(channel: Any) -> bytes:
@@ -353,7 +425,8 @@ def error_frame(channel: Any) -> bytes:
     on a channel whose events are named), which the accumulator reports as ``error_event`` too;
     on an NDJSON channel, the line Ollama sends, ``{"error": "..."}``."""
     enc = channel.encoding
-    candidates = [*enc.examples, *(frame for frames in enc.streams.values() for frame in frames)]
+    errors = getattr(enc, "error_examples", ())  # packages generated before it have none
+    candidates = [*errors, *enc.examples, *(frame for frames in enc.streams.values() for frame in frames)]
     for event, data in candidates:
         try:
             typed = channel.parse(data, event)
@@ -378,116 +451,169 @@ def terminator_frame(channel: Any) -> bytes | None:
 
 
 def plan(
-    frames: Sequence[bytes], faults: Faults, *, error: bytes | None = None, terminator: bytes | None = None
+    frames: Collection[bytes], faults: Faults, *, error: bytes | None = None, terminator: bytes | None = None
 ) -> list[Step]:
-    """The steps of one response: ``frames`` (one item per event) with ``faults`` applied.
+    """The steps of one response, as a list: :func:`iter_plan`'s, all built (tests, small streams)."""
+    return list(iter_plan(frames, faults, error=error, terminator=terminator))
+
+
+def iter_plan(
+    frames: Collection[bytes], faults: Faults, *, error: bytes | None = None, terminator: bytes | None = None
+) -> Iterator[Step]:
+    """The steps of one response: ``frames`` (one item per event) with ``faults`` applied, made
+    one at a time as the response is sent (a frame is read from ``frames`` only when its bytes
+    are due, so an :class:`EncodedFrames` answer is never whole in memory). Every fault is
+    checked before the first step: a fault the stream cannot carry fails here, while the
+    request can still be answered with an error.
 
     Args:
-        frames: the events, as :func:`frames_for` gives them.
+        frames: the events, as :func:`frame_source` gives them (iterated once per check or
+            send: a ``cut_at_byte`` counts their bytes first).
         faults: what to break.
         error: the error event's bytes (:func:`error_frame`), needed for ``error_event``.
         terminator: the terminator's bytes (:func:`terminator_frame`), sent after an error event.
 
     Raises:
         FaultError: an index past the stream's end (``cut_at``, ``error_event``,
-            ``stall_after``), ``error_event`` without ``error``.
+            ``stall_after``), a ``cut_at_byte`` at or past the body's last byte,
+            ``error_event`` without ``error``.
     """
-    events = list(frames) if faults.error_event is None else _error_at(frames, faults.error_event, error, terminator)
-    cut = faults.cuts
+    tail = [] if faults.error_event is None else _error_tail(len(frames), faults.error_event, error, terminator)
+    count = len(frames) if faults.error_event is None else faults.error_event + len(tail)
+
+    def events() -> Iterator[bytes]:
+        kept = frames if faults.error_event is None else islice(frames, faults.error_event)
+        return chain(kept, tail)
+
+    sent = events()
     if faults.cut_at is not None:
-        events = _cut_in_event(events, faults.cut_at)
+        if faults.cut_at >= count:
+            raise FaultError(f"cut_at={faults.cut_at}: the stream has {count} events (0 to {count - 1})")
+        count = faults.cut_at + 1
+        sent = _cut_in_event(sent, faults.cut_at)
     elif faults.cut_at_byte is not None:
-        events = _cut_at_byte(events, faults.cut_at_byte)
-    if faults.stall_after is not None and faults.stall_after > len(events):
-        raise FaultError(f"stall_after={faults.stall_after}: the stream has {len(events)} events")
-    steps = _sends(events, faults)
-    if faults.stall_after is not None and faults.stall_after == len(events):
-        steps.append(Step("stall", seconds=faults.stall))
-    if cut and faults.cut == "abort":
-        steps.append(Step("cut"))
-    return steps
+        count = _events_before_byte(events(), faults.cut_at_byte)
+        sent = _cut_at_byte(sent, faults.cut_at_byte)
+    if faults.stall_after is not None and faults.stall_after > count:
+        raise FaultError(f"stall_after={faults.stall_after}: the stream has {count} events")
+    return _steps(sent, count, faults)
 
 
-def _error_at(frames: Sequence[bytes], index: int, error: bytes | None, terminator: bytes | None) -> list[bytes]:
-    """The events before ``index``, then ``error``, then ``terminator`` (when the spec has one)."""
+def _steps(events: Iterator[bytes], count: int, faults: Faults) -> Iterator[Step]:
+    """The send steps of ``events`` (``count`` of them), then the stall after the last event
+    and the cut that :func:`iter_plan` asked for."""
+    yield from _sends(events, faults)
+    if faults.stall_after is not None and faults.stall_after == count:
+        yield Step("stall", seconds=faults.stall)
+    if faults.cuts and faults.cut == "abort":
+        yield Step("cut")
+
+
+def _error_tail(length: int, index: int, error: bytes | None, terminator: bytes | None) -> list[bytes]:
+    """What follows the events before ``index``: ``error``, then ``terminator`` (when the spec has one)."""
     if error is None:
         raise FaultError("error_event: no error event given for this channel")
-    if index > len(frames):
-        raise FaultError(f"error_event={index}: the stream has {len(frames)} events")
-    return [*frames[:index], error, *([terminator] if terminator else [])]
+    if index > length:
+        raise FaultError(f"error_event={index}: the stream has {length} events")
+    return [error, *([terminator] if terminator else [])]
 
 
-def _cut_in_event(events: list[bytes], index: int) -> list[bytes]:
+def _cut_in_event(events: Iterator[bytes], index: int) -> Iterator[bytes]:
     """The events before ``index``, then the first half (at least one byte) of that event's
     content, without the line ends that would dispatch it."""
-    if index >= len(events):
-        raise FaultError(f"cut_at={index}: the stream has {len(events)} events (0 to {len(events) - 1})")
-    content = events[index].rstrip(b"\r\n")
-    return [*events[:index], content[: max(1, len(content) // 2)]]
+    yield from islice(events, index)
+    content = next(events).rstrip(b"\r\n")
+    yield content[: max(1, len(content) // 2)]
 
 
-def _cut_at_byte(events: list[bytes], size: int) -> list[bytes]:
+def _events_before_byte(events: Iterable[bytes], size: int) -> int:
+    """How many of ``events`` hold some of their first ``size`` bytes.
+
+    Raises:
+        FaultError: the events hold ``size`` bytes or fewer (a cut there would cut nothing).
+    """
+    total = count = 0
+    for frame in events:
+        if total < size:
+            count += 1
+        total += len(frame)
+    if size >= total:
+        raise FaultError(f"cut_at_byte={size}: the stream has {total} bytes (0 to {total - 1})")
+    return count
+
+
+def _cut_at_byte(events: Iterator[bytes], size: int) -> Iterator[bytes]:
     """The events' first ``size`` bytes, cut wherever that falls (one item per event kept)."""
-    kept: list[bytes] = []
     left = size
     for frame in events:
         if left <= 0:
-            break
-        kept.append(frame[:left])
+            return
+        yield frame[:left]
         left -= len(frame)
-    return kept
 
 
-def _sends(events: list[bytes], faults: Faults) -> list[Step]:
-    """The events as send steps (re-cut into reads of ``read_size`` when given), with the
-    stall before event ``stall_after`` and the ``delay`` before each event."""
-    steps: list[Step] = []
-    run: list[bytes] = []  # events sent back to back: re-cut into reads of read_size
-
-    def flush() -> None:
-        if faults.read_size is None:
-            steps.extend(Step("send", frame) for frame in run if frame)
-        else:
-            body = b"".join(run)
-            size = faults.read_size
-            steps.extend(Step("send", body[i : i + size]) for i in range(0, len(body), size))
-        run.clear()
-
+def _sends(events: Iterator[bytes], faults: Faults) -> Iterator[Step]:
+    """The events as send steps (re-cut into reads of ``read_size`` when given: events sent back
+    to back are joined, then cut), with the stall before event ``stall_after`` and the ``delay``
+    before each event."""
+    size = faults.read_size
+    pending = b""  # bytes of a read of read_size not yet full
     for index, frame in enumerate(events):
-        if index == faults.stall_after:
-            flush()
-            steps.append(Step("stall", seconds=faults.stall))
-        if faults.delay:
-            flush()
-            steps.append(Step("sleep", seconds=faults.delay))
-        run.append(frame)
-    flush()
-    return steps
+        waits = [Step("stall", seconds=faults.stall)] if index == faults.stall_after else []
+        waits += [Step("sleep", seconds=faults.delay)] if faults.delay else []
+        if waits and pending:
+            yield Step("send", pending)
+            pending = b""
+        yield from waits
+        if size is None:
+            if frame:
+                yield Step("send", frame)
+            continue
+        data = pending + frame
+        whole = len(data) - len(data) % size
+        for start in range(0, whole, size):
+            yield Step("send", data[start : start + size])
+        pending = data[whole:]
+    if pending:
+        yield Step("send", pending)
 
 
-def request_problem(body: bytes) -> str | None:
-    """Why a request body asks for something a stream cannot answer (``"stream": false``), or
-    None: a JSON object without ``stream``, a body that is not JSON (curl's empty GET) and
-    ``"stream": true`` are all answered with the stream."""
+class RequestBody(NamedTuple):
+    """What a request body asks of a stream (:func:`read_request`).
+
+    Attributes:
+        problem: why the stream cannot answer it (a 400's message), or None.
+        model: the ``model`` it names (for synthesized streams), or None.
+    """
+
+    problem: str | None
+    model: str | None = None
+
+
+def read_request(body: bytes, max_model: int = MAX_MODEL) -> RequestBody:
+    """A request body, parsed once: a JSON object without ``stream``, a body that is not JSON
+    (curl's empty GET) and ``"stream": true`` are answered with the stream; ``"stream": false``,
+    JSON nested past the parser's recursion limit (``RecursionError``, caught as a parse error)
+    and a ``model`` longer than ``max_model`` characters (every synthesized event repeats it)
+    are problems."""
     if not body.strip():
-        return None
+        return RequestBody(None)
     try:
         data = json.loads(body)
+    except RecursionError:
+        return RequestBody("the request body is JSON nested too deep")
     except ValueError:
-        return None
-    if isinstance(data, dict) and data.get("stream") is False:
-        return 'this mock answers streaming requests only: send "stream": true'
-    return None
-
-
-def request_model(body: bytes) -> str | None:
-    """The ``model`` a JSON request body names (for synthesized streams), or None."""
-    try:
-        data = json.loads(body) if body.strip() else None
-    except ValueError:
-        return None
-    model = data.get("model") if isinstance(data, dict) else None
-    return model if isinstance(model, str) else None
+        return RequestBody(None)
+    if not isinstance(data, dict):
+        return RequestBody(None)
+    if data.get("stream") is False:
+        return RequestBody('this mock answers streaming requests only: send "stream": true')
+    model = data.get("model")
+    if not isinstance(model, str):
+        return RequestBody(None)
+    if len(model) > max_model:
+        return RequestBody(f"model: at most {max_model} characters (got {len(model):,})")
+    return RequestBody(None, model)
 
 
 def import_provider(name: str, out: Path | None = None, package: str | None = None) -> ModuleType:

@@ -25,7 +25,7 @@ import functools
 import importlib
 import json
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
@@ -41,10 +41,10 @@ from .replay import (
     error_frame,
     frames_for,
     import_provider,
+    iter_plan,
     package_of,
     path_matches,
-    plan,
-    request_problem,
+    read_request,
     terminator_frame,
 )
 
@@ -81,8 +81,9 @@ class Route:
             return False
         return any(path_matches(p, request.url.path, suffix=True) for p in self.paths)
 
-    def steps(self, request: Any) -> list[Step]:
-        """The steps answering ``request``: the route's faults and the request's header ones.
+    def steps(self, request: Any) -> Iterator[Step]:
+        """The steps answering ``request``: the route's faults and the request's header ones
+        (made as the body is read; the faults are checked first).
 
         Raises:
             FaultError: a bad ``x-ssegen-fault`` header, a fault index past the stream's end.
@@ -92,7 +93,7 @@ class Route:
         if header:
             faults = Faults.parse(header, faults)
         error = error_frame(self.channel) if faults.error_event is not None else None
-        return plan(self.frames, faults, error=error, terminator=terminator_frame(self.channel))
+        return iter_plan(self.frames, faults, error=error, terminator=terminator_frame(self.channel))
 
     @property
     def body(self) -> bytes:
@@ -106,7 +107,7 @@ class _BodyMixin:
 
     http: ModuleType
 
-    def __init__(self, steps: list[Step], request: Any) -> None:
+    def __init__(self, steps: Iterable[Step], request: Any) -> None:
         self.steps = steps
         self.request = request
 
@@ -175,7 +176,7 @@ class _TransportMixin:
             message = f"ssegen mock: no route for {request.method} {request.url} (routes: {listed})"
             return self._error(404, message, "not_found")
         route.requests.append(request)
-        problem = request_problem(request.content)
+        problem = read_request(request.content).problem
         if problem is not None:
             return self._error(400, problem, "invalid_request_error")
         try:
@@ -308,7 +309,7 @@ class SSEMock:
         frames = frames_for(channel, text=text, replay=replay, events=events, stream=stream, model=model)
         # Checked now, so a fault past the stream's end fails the test where it is set up.
         error = error_frame(channel) if parsed.error_event is not None else None
-        plan(frames, parsed, error=error, terminator=terminator_frame(channel))
+        iter_plan(frames, parsed, error=error, terminator=terminator_frame(channel))
         route = Route(channel, paths, frames, parsed, url)
         self.routes.append(route)
         return route

@@ -239,7 +239,9 @@ def test_requests_the_mock_cannot_answer_and_the_index(url: str) -> None:
         refused = client.post("/chat/completions", json={"model": "m", "stream": False})
         assert refused.status_code == 400 and '"stream": true' in refused.json()["error"]["message"]
         missing = client.post("/v1/embeddings")
-        assert missing.status_code == 404 and "/v1/messages" in missing.json()["error"]["message"]
+        said = missing.json()["error"]["message"]
+        assert missing.status_code == 404 and said.startswith("ssegen mock: no channel at /v1/embeddings;")
+        assert "\n  /v1/messages\n" in said  # one channel per line
         bad = client.post("/chat/completions?cut_at=40")
         assert bad.status_code == 400 and "cut_at=40: the stream has 12 events" in bad.json()["error"]["message"]
         listed = client.get("/", headers={"accept": "application/json"}).json()["channels"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -10,7 +11,7 @@ from click.testing import CliRunner
 from conftest import SPECS
 
 from ssegen.cli import main
-from ssegen.output import MANIFEST
+from ssegen.output import MANIFEST, Manifest, sha256
 
 
 @pytest.fixture
@@ -89,3 +90,73 @@ def test_a_file_name_too_long_for_the_file_system_writes_nothing(project: Path) 
     assert "longer than the 255 the file system allows; nothing was written" in output
     assert "Traceback" not in output
     assert not (project / "gen").exists() and not (project / "tests_gen").exists()
+
+
+# --- symbolic links and crafted manifests (issue 35): a diagnostic before the first write -------
+
+
+def _no_traceback(*args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(main, list(args))
+    assert result.exception is None or isinstance(result.exception, SystemExit), repr(result.exception)
+    assert "Traceback" not in result.output
+    return result.exit_code, result.output
+
+
+def test_a_provider_folder_that_is_a_symlink_out_of_the_folder_is_refused(project: Path) -> None:
+    assert _run("generate", "--out", "gen")[0] == 0
+    elsewhere = project / "elsewhere"
+    shutil.move(project / "gen" / "mistral", elsewhere)
+    (project / "gen" / "mistral").symlink_to(elsewhere, target_is_directory=True)
+    (elsewhere / "models.py").write_text("# theirs\n", encoding="utf-8")
+    before, outside = _snapshot(project / "gen"), _snapshot(elsewhere)
+    code, output = _no_traceback("generate", "--out", "gen", "--force")
+    assert code == 1 and f"gen/mistral is a symbolic link to {elsewhere}" in output
+    assert "outside gen; nothing was written" in output
+    assert _snapshot(project / "gen") == before and _snapshot(elsewhere) == outside
+
+
+def test_adopting_a_folder_with_a_symlink_out_of_it_is_refused_before_writing(project: Path) -> None:
+    outside = project / "outside.py"
+    outside.write_text("SECRET = 1\n", encoding="utf-8")
+    models = project / "src" / "myapp" / "mistral" / "models.py"
+    models.unlink()
+    models.symlink_to(outside)
+    before = _snapshot(project / "src")
+    code, output = _no_traceback("generate", "--out", "src/myapp", "--adopt")
+    assert code == 1 and f"src/myapp/mistral/models.py is a symbolic link to {outside}" in output
+    assert _snapshot(project / "src") == before and outside.read_text(encoding="utf-8") == "SECRET = 1\n"
+    assert not (project / "src" / "myapp" / MANIFEST).exists()
+
+
+def test_a_manifest_that_is_a_symlink_out_of_the_folder_is_neither_read_nor_written(project: Path) -> None:
+    assert _run("generate", "--out", "gen")[0] == 0
+    outside = project / "manifest.json"
+    shutil.move(project / "gen" / MANIFEST, outside)
+    (project / "gen" / MANIFEST).symlink_to(outside)
+    recorded = outside.read_bytes()
+    code, output = _no_traceback("generate", "--out", "gen")
+    assert code == 1 and f"gen/{MANIFEST} is a symbolic link to {outside}" in output
+    assert outside.read_bytes() == recorded
+
+
+def test_a_failed_providers_recorded_files_are_read_only_inside_the_folder(project: Path) -> None:
+    """A manifest entry naming a file that leads outside (a symlink in the provider's folder, or a
+    crafted ``../`` path) is never read, when its provider fails and keeps its old files."""
+    assert _run("generate", "--out", "gen")[0] == 0
+    secret = project / "secret.txt"
+    secret.write_bytes(b"\xffSECRET\n")  # not UTF-8: reading it as a kept file would fail loudly
+    (project / "gen" / "mistral" / "leak.py").symlink_to(secret)
+    manifest = json.loads((project / "gen" / MANIFEST).read_text(encoding="utf-8"))
+    manifest["providers"]["mistral"]["files"]["mistral/leak.py"] = sha256(b"\xffSECRET\n")
+    (project / "gen" / MANIFEST).write_text(json.dumps(manifest), encoding="utf-8")
+    spec = next((project / "specs" / "mistral").iterdir())
+    spec.write_text(spec.read_text(encoding="utf-8") + "\n: [broken\n", encoding="utf-8")  # the provider fails
+    code, output = _no_traceback("generate", "--out", "gen")
+    assert code == 1 and "mistral: FAILED" in output and secret.read_bytes() == b"\xffSECRET\n"
+    kept = json.loads((project / "gen" / MANIFEST).read_text(encoding="utf-8"))
+    assert "mistral/leak.py" in kept["providers"]["mistral"]["files"]  # listed as it was, not read
+    manifest["providers"]["mistral"]["files"] = {"../secret.txt": sha256(b"\xffSECRET\n")}
+    (project / "gen" / MANIFEST).write_text(json.dumps(manifest), encoding="utf-8")
+    assert Manifest.read(project / "gen") is None  # crafted: not ssegen's record
+    code, output = _no_traceback("generate", "--out", "gen")
+    assert code == 1 and secret.read_bytes() == b"\xffSECRET\n"

@@ -19,7 +19,7 @@ import pytest
 from generated import cohere, deepseek, ollama
 from generated._runtime.ndjson import NDJSON
 from generated._runtime.sse import SSE
-from ssegen.runtime.framing import body_looks_like
+from ssegen.runtime.events import body_looks_like
 
 COHERE = cohere.CHANNELS["/chat"]
 CHAT = deepseek.CHANNELS["/chat/completions"]

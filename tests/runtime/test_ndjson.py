@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ssegen.runtime import sse
+from ssegen.runtime import framing, sse
 from ssegen.runtime.ndjson import NDJSONDecoder, iter_values
 
 
@@ -188,10 +188,53 @@ def test_iter_events_and_aiter_events_read_ndjson_alike(body: bytes, data: st.Da
 
 def test_a_long_read_is_handed_on_in_runs_of_run_values() -> None:
     """A read of many lines (a whole body) gives runs of at most ``RUN_VALUES`` values, in
-    order, so that a consumer decoding a run at once holds one run's typed values."""
+    order, so that a consumer decoding a run at once holds one run's typed values: lines
+    checked one by one (CRLF ends here) in runs of ``RUN_VALUES``."""
     from ssegen.runtime.ndjson import RUN_VALUES
 
     lines = [b'{"i":%d}' % i for i in range(2 * RUN_VALUES + 3)]
-    runs = NDJSONDecoder().feed_raw(b"\n".join(lines) + b"\n")
+    runs = NDJSONDecoder().feed_raw(b"\r\n".join(lines) + b"\r\n")
     assert [len(run.values) for run in runs] == [RUN_VALUES, RUN_VALUES, 3]
     assert [value for run in runs for value in run.values] == lines
+    assert {type(run.values) for run in runs} == {list}
+
+
+def test_object_lines_are_handed_on_as_read_in_spans_of_span_bytes() -> None:
+    """Lines that are each an object's text as far as their ends tell are handed on as the
+    bytes read (``framing.Lines``, no ``bytes`` per line), a long read in spans of at most
+    ``SPAN_BYTES`` cut at line ends, a longer line a span of its own."""
+    from ssegen.runtime.ndjson import SPAN_BYTES
+
+    lines = [b'{"i":%d,"pad":"%s"}' % (i, b"x" * (i % 50)) for i in range(1000)]
+    lines[500] = b'{"long":"' + b"y" * (2 * SPAN_BYTES) + b'"}'
+    body = b"\n".join(lines) + b"\n"
+    runs = NDJSONDecoder().feed_raw(body)
+    assert all(type(run.values) is framing.Lines for run in runs)
+    assert b"".join(run.values.data for run in runs) == body
+    assert [value for run in runs for value in run.values] == lines
+    assert [len(run.values.data) for run in runs if len(run.values.data) > SPAN_BYTES] == [len(lines[500]) + 1]
+    spans = [run.values.data for run in runs]
+    for span, after in zip(spans, spans[1:], strict=False):  # each cut at the last line end that fits
+        assert len(span) > SPAN_BYTES or len(span) + after.index(b"\n") + 1 > SPAN_BYTES
+
+
+@pytest.mark.parametrize(
+    ("body", "kind"),
+    [
+        (b'{"a":1}\r\n{"b":2}\n', list),  # a CRLF end
+        (b'{"a":1}\n\n{"b":2}\n', list),  # a blank line
+        (b'{"a":1}\n {"b":2}\n', list),  # a line beginning with a space
+        (b'{"a":1}\n[2]\n', list),  # a line that is no object
+        (b'{"a":1} \n{"b":2}\n', list),  # a line ending with a space
+        (b'{"a":\n1}\n', list),  # an object over two lines: neither begins and ends so
+        (b"{}{}\n{}\n", framing.Lines),  # two objects on a line: for the typed decoding to refuse
+    ],
+)
+def test_lines_not_each_an_object_are_checked_one_by_one(body: bytes, kind: type) -> None:
+    """A read with a line that does not begin with ``{`` and end with ``}`` is split and
+    cleaned line by line (CR, blank lines), as before ``Lines``; a line of two objects passes
+    the framer as read, and the typed decoding, counting more values than lines, classifies
+    each line alone (test_ndjson_channel.py)."""
+    (run,) = NDJSONDecoder().feed_raw(body)
+    assert type(run.values) is kind
+    assert [value.decode() for value in run.values] == _literal(body)[0]

@@ -14,7 +14,7 @@ from conftest import SPECS
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from generated._runtime.sse import iter_events  # the runtime CHAT.framer is of
+from generated._runtime.sse import ServerSentEvent, iter_events  # the runtime CHAT.framer is of
 from generated.ollama import CHANNELS, StreamTruncated, UnknownEvent
 from generated.ollama import models as ollama
 from ssegen.runtime.accumulate import Accumulator
@@ -278,3 +278,42 @@ def test_the_compiled_usage_step_and_the_plan_executor_agree() -> None:
             run_plan(acc, plan, event)
         assert compiled == acc.result().usage
         assert compiled == ({k: line[k] for k in COUNTS if line.get(k) is not None} or None)
+
+
+#: Pieces of lines, whole chunks among them, that put ``{`` and ``}`` at line ends with
+#: anything between: a line of two chunks, a chunk over two lines, braces in strings.
+_PIECES = [
+    b'{"model":"m","created_at":"t","done":false}',
+    b'{"model":"m","created_at":"t","message":{"role":"assistant","content":"}\\n{"},"done":false}',
+    b'{"model":"m","created_at":"t",',
+    b'"done":false}',
+    b'{"error":"e"}',
+    b"{}",
+    b"{",
+    b"}",
+    b"}\n{",
+    b"\n",
+    b"\r\n",
+    b" ",
+    b'"x"',
+    b":",
+    b",",
+    b"[1]",
+]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    pieces=st.lists(st.sampled_from(_PIECES), max_size=12),
+    cuts=st.lists(st.integers(0, 600), max_size=8),
+)
+def test_lines_decoded_at_once_equal_the_lines_classified_alone(pieces: list[bytes], cuts: list[int]) -> None:
+    """Whatever the lines hold, decoding a read's lines in one call (``framing.Lines``) gives
+    each line's own typed event, as classifying the line alone does: a line of two chunks or a
+    chunk over two lines is an unknown event per line, never taken for chunks."""
+    body = b"".join(pieces) + b"\n"
+    lines = [line.removesuffix(b"\r").decode() for line in body.split(b"\n")[:-1]]
+    alone = [CHAT.classify(ServerSentEvent("message", line, "", None)) for line in lines if line.strip()]
+    reads = _reads(body, cuts)
+    assert list(CHAT.decode(reads)) == alone
+    assert CHAT.accumulate(CHAT.decode(reads)).to_dict() == CHAT.accumulate(alone).to_dict()

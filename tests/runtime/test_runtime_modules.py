@@ -23,7 +23,7 @@ RUNTIME = Path(output.runtime_dir())
 # What each module may import: the generated package depends on msgspec and the stdlib only
 # (and on pydantic with `model = "pydantic"`, whose packages alone get pydantic_support.py).
 ALLOWED = {
-    "framing.py": {"__future__", "collections.abc", "itertools", "json", "typing"},
+    "framing.py": {"__future__", "collections.abc", "itertools", "typing"},
     "sse_lines.py": {"__future__", "typing", ".framing"},
     "sse_fields.py": {"__future__", "collections.abc", ".framing"},
     "sse_runs.py": {"__future__", "operator", "re", ".framing"},
@@ -36,8 +36,8 @@ ALLOWED = {
         ".sse_lines",
         ".sse_runs",
     },
-    "ndjson.py": {"__future__", "collections.abc", "json", ".framing"},
-    "events.py": {"__future__", "collections.abc", "typing", "msgspec"},
+    "ndjson.py": {"__future__", "collections.abc", "json", "re", ".framing"},
+    "events.py": {"__future__", "collections.abc", "json", "typing", "msgspec"},
     "usage.py": {"__future__", "collections.abc", "operator", "typing", "msgspec"},
     "lenient.py": {"__future__", "collections.abc", "types", "typing", "msgspec", ".usage"},
     "partial_json.py": {"__future__", "re", "typing", "msgspec"},

@@ -401,13 +401,19 @@ def _echo_diffs(outcome: Outcome) -> None:
     """A unified diff of each stale file of ``outcome``'s folder, from the disk to the specs now."""
     for rel in outcome.plan.stale:
         path = outcome.folder / rel
-        click.echo("".join(report.diff_lines(path, _disk_text(path), outcome.files.get(rel, ""))), nl=False)
+        disk = _disk_text(outcome.folder, rel)
+        click.echo("".join(report.diff_lines(path, disk, outcome.files.get(rel, ""))), nl=False)
 
 
-def _disk_text(path: Path) -> str:
-    """``path``'s text, or "" when it is missing or not UTF-8 (the diff then shows it all added)."""
+def _disk_text(folder: Path, rel: str) -> str:
+    """The text of ``rel`` in ``folder``, or "" when it is missing, not a regular UTF-8 file or
+    leads outside ``folder`` (a symbolic link, never read): the diff then shows it all added."""
+    from ..discover import read_regular
+    from ..output import confined
+
+    path = confined(folder, rel)
     try:
-        return path.read_text(encoding="utf-8")
+        return "" if path is None else read_regular(path).decode("utf-8")
     except (OSError, UnicodeDecodeError):
         return ""
 

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..diagnostics import codes
+from ..diagnostics import codes, escape_controls
 from ..output import MANIFEST
 
 if TYPE_CHECKING:
@@ -227,7 +227,14 @@ def checked_detail(outcomes: list[Outcome]) -> str:
 
 def conform_lines(report: ConformReport) -> list[str]:
     """``ssegen conform``'s text: each violation, then the assembled result (blocks, stop
-    reason, choices, errors, vendor events) and a closing count."""
+    reason, choices, errors, vendor events) and a closing count. Every line is escaped
+    (:func:`ssegen.diagnostics.escape_controls`): the capture's finish reasons, ids, names,
+    arguments and error texts reach a terminal, and no control or bidirectional character of
+    theirs may move its cursor, retitle its window or forge a line."""
+    return [escape_controls(line) for line in _conform_lines(report)]
+
+
+def _conform_lines(report: ConformReport) -> list[str]:
     final = report.final
     lines = [violation.format() for violation in report.violations]
     lines += block_lines(final.get("output", []))

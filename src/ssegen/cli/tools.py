@@ -93,16 +93,17 @@ def conform(out: Path | None, full_text: bool, as_json: bool, provider: str, cha
     """
     from ..conform import ConformError, ConformUsageError
     from ..conform import conform as run_conform
+    from ..diagnostics import escape_controls, json_text
 
     config = config_from_flags(out=out)
     try:
         result = run_conform(config.out, provider, channel, capture, full_text=full_text)
     except ConformUsageError as exc:
-        raise click.UsageError(str(exc)) from None
+        raise click.UsageError(escape_controls(str(exc))) from None
     except ConformError as exc:
-        raise click.ClickException(str(exc)) from None
+        raise click.ClickException(escape_controls(str(exc))) from None
     if as_json:
-        click.echo(json.dumps(result.to_dict(), indent=2, ensure_ascii=False))
+        click.echo(json_text(result.to_dict()))
     else:
         echo_lines(report.conform_lines(result))
     if result.violations:
@@ -132,6 +133,17 @@ def conform(out: Path | None, full_text: bool, as_json: bool, provider: str, cha
     ),
 )
 @click.option("--delay", type=float, default=None, help="Seconds to wait before each event (the fault delay=).")
+@click.option(
+    "--limit",
+    "limits",
+    multiple=True,
+    metavar="NAME=VALUE",
+    help=(
+        "Change a bound on each client: max_body=BYTES (1048576), max_text=CHARACTERS (16384), "
+        "max_model=CHARACTERS (256), max_connections=N (256), head_timeout=SECONDS (5), body_timeout=SECONDS (10), "
+        "keep_alive=SECONDS (5), max_head=BYTES (16384) (repeatable)."
+    ),
+)
 @click.option("-v", "--verbose", is_flag=True, help="Print a line per request.")
 @click.argument("providers", nargs=-1, shell_complete=complete_generated_providers)
 def mock(
@@ -142,6 +154,7 @@ def mock(
     text: str | None,
     faults: tuple[str, ...],
     delay: float | None,
+    limits: tuple[str, ...],
     verbose: bool,
     providers: tuple[str, ...],
 ) -> None:
@@ -153,12 +166,14 @@ def mock(
     the capture given with --replay, else --text synthesized, else the channel's
     example stream or a synthesized answer.  Faults apply to every stream, and per
     request through the x-ssegen-fault header or query parameters
-    (?cut_at=3&delay=0.05).  GET / lists the channels.  Needs the mock extra:
+    (?cut_at=3&delay=0.05).  GET / lists the channels.  A request body must be
+    JSON (415 otherwise) within the --limit bounds.  Needs the mock extra:
     pip install 'ssegen[mock]'.
     """
     import logging
 
-    from ..mock import MockUnavailable, bind, create_app, endpoints, listing, make_server
+    from ..diagnostics import escape_controls
+    from ..mock import Limits, MockUnavailable, bind, create_app, endpoints, is_loopback, listing, make_server
     from ..replay import FaultError, Faults, import_provider
 
     config = config_from_flags(out=out)
@@ -171,9 +186,10 @@ def mock(
             base = Faults.from_mapping({"delay": delay}, base)
         packages = [import_provider(name, config.out, config.import_name) for name in names]
         served = endpoints(packages, _replay_option(replays), text)
-        server = make_server(create_app(served, base), "info" if verbose else "warning")
+        bounds = Limits.parse(limits)
+        server = make_server(create_app(served, base, bounds), "info" if verbose else "warning", bounds)
     except FaultError as exc:
-        raise click.UsageError(str(exc)) from None
+        raise click.UsageError(escape_controls(str(exc))) from None
     except MockUnavailable as exc:
         raise click.ClickException(str(exc)) from None
     try:
@@ -182,6 +198,10 @@ def mock(
         raise click.ClickException(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
     url = f"http://{host if ':' not in host else f'[{host}]'}:{sock.getsockname()[1]}"
     click.echo(f"ssegen mock: serving on {url} (faults: {base.describe() or 'none'}); Ctrl-C stops")
+    if not is_loopback(host):
+        click.echo(
+            f"ssegen mock: warning: {host} is not a loopback address: other machines can reach the mock", err=True
+        )
     echo_lines(listing(served, url))
     sys.stdout.flush()
     if verbose:
@@ -193,18 +213,14 @@ def mock(
 def _replay_option(values: tuple[str, ...]) -> dict[str | None, Path]:
     """``--replay`` values as channel address (None: the only channel served) -> capture file.
 
-    Raises:
-        click.BadParameter: a capture file that does not exist.
+    The captures themselves are read (once, regular files only) by :func:`ssegen.mock.endpoints`.
     """
     replays: dict[str | None, Path] = {}
     for value in values:
         address, sep, file = value.partition("=")
         if not sep or not (address.startswith("/") or ":/" in address):  # a file name holding `=`
             address, file = "", value
-        path = Path(file)
-        if not path.is_file():
-            raise click.BadParameter(f"{file}: no such file", param_hint="--replay")
-        replays[address or None] = path
+        replays[address or None] = Path(file)
     return replays
 
 

@@ -158,6 +158,8 @@ class BatchPlan:
         guards: the error messages ``classify`` tries before ``message``, each requiring a
             non-null ``error``.
         error: the identifier of ``message``'s ``error`` member, when there are guards.
+        lines: the name of ``message``'s decoder of an NDJSON read's lines at once
+            (:meth:`~ssegen.codemodel.flavour.Flavour.lines_decoder`), or "".
     """
 
     function: PythonIdentifier
@@ -165,6 +167,7 @@ class BatchPlan:
     sentinels: tuple[Sentinel, ...]
     guards: tuple[MessageSpec, ...] = ()
     error: PythonIdentifier | None = None
+    lines: str = ""
 
     @property
     def binds_first(self) -> bool:
@@ -222,10 +225,9 @@ class ChannelSpec:
         fallback: the branch for every other event type, or None (those frames are
             unknown events); see :attr:`ssegen.ir.Channel.fallback`.
         plans: the accumulation plans of the data messages.
-        runs: ``(class expression, run function expression)`` rows of the runs table
-            (``runs_table``, runtime ``Channel.runs``): how consecutive events of each class
-            feed the accumulator, ending with ``VendorEvent`` (when tagged),
-            ``UnknownEvent`` and ``StreamTruncated``.
+        runs: ``(class expression, run function expression)`` rows of the runs table (``runs_table``,
+            runtime ``Channel.runs``): how consecutive events of each class feed the accumulator, ending
+            with ``VendorEvent`` (when tagged), ``UnknownEvent`` and ``StreamTruncated``.
         event_union: the ``Union[...]`` of every event class of the channel.
         tag_readers: ``(reader name, member)`` of each tag member a branch reads.
         lenient: ``(event type, classes)``: per branch (``*`` the fallback), the JSON
@@ -239,15 +241,12 @@ class ChannelSpec:
         batch: the fast path, or None when plain events need per-event classification.
         named: the fast path of named events, or None when none has a branch of one decoder.
         family: how the channel's events assemble (:attr:`ssegen.ir.Accumulation.family`).
-        framing: how its body is cut into events (:attr:`ssegen.ir.Channel.framing`).
-        media_types: the media types its responses come in (:attr:`ssegen.ir.Channel.media_types`),
-            the generated ``Channel``'s ``media_types=``; ``()`` (left out) for one at most.
-        names: ``event_type``, ``classify``, ``runs_table``, ``encoding_table`` (its
-            ``encoding.Encoding``, laid out from
-            :attr:`ssegen.codemodel.encoding.EncodedChannel.encoding`): the
-            generated module-level names; ``constant`` the channel's own,
-            ``<IDENT>_CHANNEL``, a ``Channel[<IDENT>_EVENT]`` (the suffix keeps it apart
-            from every event union, ``<IDENT>_EVENT``, and from the package's
+        framing, media_types: how its body is cut into events, the media types its responses come in
+            (:class:`ssegen.ir.Channel`'s; ``media_types`` ``()``, left out, for one at most).
+        names: ``event_type``, ``classify``, ``runs_table``, ``encoding_table`` (its ``encoding.Encoding``,
+            laid out from :attr:`ssegen.codemodel.encoding.EncodedChannel.encoding`): the generated
+            module-level names; ``constant`` the channel's own, ``<IDENT>_CHANNEL``, a ``Channel[<IDENT>_EVENT]``
+            (the suffix keeps it apart from every event union, ``<IDENT>_EVENT``, and from the package's
             ``CHANNELS``, ``PROVIDER`` and ``SPEC_*``).
     """
 
@@ -344,7 +343,7 @@ def channel_spec(
         lenient_table=PythonIdentifier.verbatim(f"_LENIENT_{upper}"),
         lenient_usage=_lenient_usage(ordered, lenient),
         lenient_usage_table=PythonIdentifier.verbatim(f"_LENIENT_USAGE_{upper}"),
-        batch=_batch_plan(ident, _plain_branch(branches, fallback), plans, channel),
+        batch=_batch_plan(ident, _plain_branch(branches, fallback), plans, channel, models.flavour),
         named=_named_plan(ident, branches, models.flavour),
         family=channel.accumulation.family if channel.accumulation is not None else "chat",
         framing=channel.framing,
@@ -605,7 +604,7 @@ def _with_run(message: MessageSpec, plans: list[ApplyPlan], flavour: Flavour) ->
 
 
 def _batch_plan(
-    ident: PythonIdentifier, plain: EventBranch | None, plans: list[ApplyPlan], channel: Channel
+    ident: PythonIdentifier, plain: EventBranch | None, plans: list[ApplyPlan], channel: Channel, flavour: Flavour
 ) -> BatchPlan | None:
     """The fast path, when plain ``message`` events (branch ``plain``) carry JSON messages and
     no tag: then each raw value either decodes as the first of them or the run falls back.
@@ -618,12 +617,14 @@ def _batch_plan(
         return None
     required = [_required(channel, m.name) for m in plain.decoders]
     if any(later <= required[0] for later in required[1:]):
-        return _guarded(ident, plain, plans, channel)
+        guarded = _guarded(ident, plain, plans, channel)
+        return guarded and replace(guarded, lines=flavour.lines_decoder(guarded.message.decoder, channel.framing))
     message = plain.decoders[0]
     return BatchPlan(
         function=PythonIdentifier.verbatim(f"classify_values_{ident}"),
         message=message,
         sentinels=tuple(Sentinel(m.literal, m.literal.isascii()) for m in plain.literals if m.literal is not None),
+        lines=flavour.lines_decoder(message.decoder, channel.framing),
     )
 
 

@@ -38,6 +38,8 @@ class Flavour:
         adapter: the per-message validator object, ``{cls}`` standing for ``models.<Class>``.
         adapter_type: its type, as the tagged table's annotation.
         decode_method: the method of ``adapter`` taking JSON text (``str`` or ``bytes``).
+        lines_method: the method of ``adapter`` decoding newline-delimited JSON text at once
+            (msgspec's ``decode_lines``), or "" when it has none.
         decoder_doc: how ``channels.py``'s docstring names the validator.
         decode_errors: what a decoder raises on invalid JSON or a value that does not fit.
         validation_error: what a tagged decoder raises on a value that does not fit.
@@ -75,6 +77,13 @@ class Flavour:
     tagged_union: str
     lenient: str = "lenient_decode"
     library: str = ""
+    lines_method: str = ""
+
+    def lines_decoder(self, decoder: str, framing: str) -> str:
+        """The module-level name of the decoder of an NDJSON read's lines at once (runtime
+        ``framing.Lines``) for the message decoded by ``decoder``: ``<decoder>_lines``; "" for
+        SSE and for a flavour without :attr:`lines_method`."""
+        return f"{decoder}_lines" if framing == "ndjson" and self.lines_method else ""
 
 
 MSGSPEC = Flavour(
@@ -97,6 +106,7 @@ MSGSPEC = Flavour(
     vendor_handler="Accumulator.vendor",
     empty_list="Annotated[list[{item}], msgspec.Meta(max_length=0)]",
     tagged_union="{variants}",
+    lines_method="decode_lines",
 )
 
 PYDANTIC = Flavour(

@@ -188,7 +188,15 @@ def to_json(diagnostics: Iterable[Diagnostic]) -> str:
     overrides (which ``ensure_ascii=False`` would print raw, and some terminals obey) are
     written as ``\\u`` escapes too.
     """
-    text = json.dumps([d.to_dict() for d in diagnostics], indent=2, ensure_ascii=False)
+    return json_text([d.to_dict() for d in diagnostics])
+
+
+def json_text(data: object, *, indent: int | None = 2, sort_keys: bool = False) -> str:
+    """``data`` as JSON text safe to print: non-ASCII text kept as it is (``ensure_ascii=False``),
+    but C1 controls and bidirectional formatting characters written as ``\\u`` escapes, as JSON
+    writes C0 controls itself (every machine format ssegen prints: ``--format json``, SARIF,
+    ``conform --json``)."""
+    text = json.dumps(data, indent=indent, ensure_ascii=False, sort_keys=sort_keys)
     return _RAW_IN_JSON.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 

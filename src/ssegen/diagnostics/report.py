@@ -16,12 +16,11 @@ terminal or a workflow log can jump to it:
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Iterable
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
-from . import Diagnostic, escape_controls
+from . import Diagnostic, escape_controls, json_text
 from .codes import CATALOGUE
 from .codes import Severity as _Severity
 
@@ -121,7 +120,7 @@ def sarif_log(diagnostics: Iterable[Diagnostic], specs: Path, version: str) -> d
         location: dict[str, object] = {}
         path = display_path(specs, d.file)
         if path:
-            physical: dict[str, object] = {"artifactLocation": {"uri": path}}
+            physical: dict[str, object] = {"artifactLocation": {"uri": _uri(path)}}
             if d.line:
                 physical["region"] = {"startLine": d.line, **({"startColumn": d.column} if d.column else {})}
             location["physicalLocation"] = physical
@@ -139,6 +138,15 @@ def sarif_log(diagnostics: Iterable[Diagnostic], specs: Path, version: str) -> d
     return {"$schema": _SARIF_SCHEMA, "version": "2.1.0", "runs": [{"tool": {"driver": driver}, "results": results}]}
 
 
+def _uri(path: str) -> str:
+    """A SARIF ``artifactLocation.uri`` for ``path`` (POSIX, relative or absolute): percent-encoded
+    (RFC 3986), so ``#``, ``%`` and ``?`` in a file name stay part of it; an absolute path as a
+    ``file:`` URI."""
+    from urllib.parse import quote
+
+    return PurePosixPath(path).as_uri() if path.startswith("/") else quote(path, safe="/")
+
+
 def render(diagnostics: Iterable[Diagnostic], fmt: str, specs: Path, *, colour: bool = False) -> str:
     """``diagnostics`` in output format ``fmt`` (one of :data:`FORMATS`), newline-terminated
     ("" when there are none, except for ``json`` and ``sarif``, which always give a document).
@@ -154,7 +162,7 @@ def render(diagnostics: Iterable[Diagnostic], fmt: str, specs: Path, *, colour: 
     if fmt == "json":
         return to_json(diags) + "\n"
     if fmt == "sarif":
-        return json.dumps(sarif_log(diags, specs, version("ssegen")), indent=2, ensure_ascii=False) + "\n"
+        return json_text(sarif_log(diags, specs, version("ssegen"))) + "\n"
     if fmt == "github":
         lines = [github_line(d, specs) for d in diags]
     elif fmt == "text":

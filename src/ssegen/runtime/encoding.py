@@ -41,7 +41,15 @@ class Encoding:
         terminator: the event ending a stream (``models.StreamDone()``), or None when the
             spec declares none.
         examples: the channel's documented (and synthesized) examples, ``(SSE event type,
-            data)`` in spec order, as the package's conformance tests replay them.
+            data)`` in spec order, as the package's conformance tests replay them, but for
+            those of its error messages: the events of a stream that succeeds (the default
+            stream of :meth:`Channel.example_stream` and of the mock).
+        error_examples: the examples of the channel's error messages (an ``event: error``
+            frame, Ollama's ``{"error": ...}`` line), same shape: what the mock's ``error``
+            fault sends.
+        stated_text: where a stated plan puts the stream's text and how it ends
+            (:class:`StatedText`), for ``example_stream(text=...)``; None for a channel of a
+            known family, or whose plan has no ``append`` step to a stream text.
         streams: the channel's harvested example streams (``examples/<name>.sse``) by name,
             each its events as ``(SSE event type, data)``.
         library: the library of the message classes (``MSGSPEC``; ``PYDANTIC`` of
@@ -55,6 +63,8 @@ class Encoding:
         literals: dict[type, str] | None = None,
         terminator: Any = None,
         examples: Sequence[tuple[str, str]] = (),
+        error_examples: Sequence[tuple[str, str]] = (),
+        stated_text: StatedText | None = None,
         streams: dict[str, Sequence[tuple[str, str]]] | None = None,
         library: ModelLibrary | None = None,
     ) -> None:
@@ -63,6 +73,8 @@ class Encoding:
         self.literals: dict[type, str] = literals or {}
         self.terminator = terminator
         self.examples = tuple(examples)
+        self.error_examples = tuple(error_examples)
+        self.stated_text = stated_text
         self.streams: dict[str, tuple[tuple[str, str], ...]] = {
             name: tuple(events) for name, events in (streams or {}).items()
         }
@@ -220,6 +232,24 @@ def split_deltas(text: str) -> list[str]:
     (``"Hello big world"`` -> ``["Hello", " big", " world"]``), as LLM servers stream
     tokens; ``"".join`` of the pieces is ``text``. An empty text gives ``[]``."""
     return _WORDS.findall(text)
+
+
+class StatedText(NamedTuple):
+    """Where a channel's stated plan (``x-ssegen-accumulate``, docs/accumulation.md) puts a
+    stream's text and how it ends, for :meth:`Synthesis.stated`: member paths from the
+    payload's root, as the wire names them (specs/ollama/api.yaml: ``message.content``,
+    ``done_reason``).
+
+    Attributes:
+        text: the path of the plan's ``append`` step to a stream text (no key, no ``[*]``).
+        stop: the path of its ``stop`` step (the stop reason), or ``()``.
+        complete: the path of its ``complete`` step (the stream is complete once it is
+            present), or ``()``.
+    """
+
+    text: tuple[str, ...]
+    stop: tuple[str, ...] = ()
+    complete: tuple[str, ...] = ()
 
 
 class Synthesis:
@@ -477,6 +507,71 @@ class Synthesis:
                 if isinstance(counts, dict) and isinstance(counts.get("output_tokens"), int):
                     counts["output_tokens"] = len(pieces)
         return self._typed([*frames, stop, end])
+
+    def stated(self, text: str, finish_reason: str, plan: StatedText) -> list[Any]:
+        """Events of a channel assembled by a stated plan (Ollama's NDJSON lines): one per
+        delta, written as the first example holding the text at ``plan.text`` (its stop and
+        completion members removed), then a last one written as the first example holding
+        the stop reason or completion member (else the same), its text empty and
+        ``finish_reason`` at ``plan.stop`` (and at ``plan.complete``, when it is absent).
+
+        Raises:
+            ValueError: the plan names no ``stop`` nor ``complete`` path (a synthesized
+                stream could not end), or the examples hold no payload with the text.
+        """
+        ending = plan.stop or plan.complete
+        if not ending:
+            raise ValueError(
+                "the channel's stated plan has no `stop` nor `complete` step on the message"
+                f" of its text ({'.'.join(plan.text)}): a synthesized stream could not end"
+            )
+        where = ".".join(plan.text)
+        event, template = self._example(
+            f"payload with {where}", lambda p: _at(p, plan.text) is not None
+        )
+        for path in (plan.stop, plan.complete):
+            if path:
+                _put(template, path, None)
+        try:
+            last_event, last = self._example(
+                f"payload with {where} and {'.'.join(ending)}",
+                lambda p: _at(p, ending) is not None and _at(p, plan.text) is not None,
+            )
+        except ValueError:  # no example of the last line: the deltas' template ends it
+            last_event, last = event, template
+        frames = []
+        for piece in split_deltas(text):
+            payload = msgspec.json.decode(msgspec.json.encode(template))
+            _put(payload, plan.text, piece)
+            frames.append((event, payload))
+        last = msgspec.json.decode(msgspec.json.encode(last))
+        _put(last, plan.text, "")
+        for path in (plan.stop, plan.complete):
+            if path and (path == plan.stop or _at(last, path) is None):
+                _put(last, path, finish_reason)
+        frames.append((last_event, last))
+        return self._typed(frames)
+
+
+def _at(payload: Any, path: tuple[str, ...]) -> Any:
+    """The member at ``path`` of ``payload`` (plain JSON), or None where the path stops."""
+    for name in path:
+        payload = payload.get(name) if isinstance(payload, dict) else None
+    return payload
+
+
+def _put(payload: dict[str, Any], path: tuple[str, ...], value: Any) -> None:
+    """Set the member at ``path`` of ``payload`` to ``value``, making the objects on the way;
+    None removes it."""
+    for name in path[:-1]:
+        inner = payload.get(name)
+        if not isinstance(inner, dict):
+            inner = payload[name] = {}
+        payload = inner
+    if value is None:
+        payload.pop(path[-1], None)
+    else:
+        payload[path[-1]] = value
 
 
 def _cohere_text(tag: str) -> Callable[[dict[str, Any]], bool]:

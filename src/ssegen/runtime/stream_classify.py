@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 else:
     decode_with = operator.call
 
-ValuesClassifier = Callable[[list[bytes], bool], Sequence[E] | None]
+ValuesClassifier = Callable[[Sequence[bytes], bool], Sequence[E] | None]
 """``classify_values(values, every_usage)``: the typed events of a run of plain ``data:`` events
 given as their undecoded data (``sse.RawEvents``), all at once and all of one class: those of
 its first ``len(result)`` values (the rest, from a terminator such as ``[DONE]`` on, are

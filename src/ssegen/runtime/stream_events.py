@@ -297,7 +297,7 @@ def _truncated(state: StreamState) -> Any:
     """The :class:`StreamTruncated` event ending a stream (typed ``Any``: every
     channel's event union includes the class)."""
     return StreamTruncated(
-        reason=truncated_reason(state.bytes_consumed, state.bytes_discarded, state.looks_like),
+        reason=truncated_reason(state.bytes_consumed, state.bytes_discarded, state.body_head),
         bytes_consumed=state.bytes_consumed,
         bytes_discarded=state.bytes_discarded,
     )

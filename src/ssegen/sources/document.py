@@ -390,8 +390,32 @@ class _Walker:
             # A mapping or sequence used as a key: keep its text form.
             return yaml.serialize(node).strip()
         try:
-            return self.loader.construct_object(node, deep=True)
+            value = self.loader.construct_object(node, deep=True)
         except yaml.constructor.ConstructorError as exc:
             raise DocumentError(f"YAML value error: {exc.problem}", node.start_mark.line + 1 + self.offset) from None
         except ValueError as exc:  # e.g. an integer longer than int() accepts (4300 digits)
             raise DocumentError(f"YAML value error: {exc}", node.start_mark.line + 1 + self.offset) from None
+        return _whole_characters(value, node.start_mark.line + 1 + self.offset) if isinstance(value, str) else value
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _whole_characters(text: str, line: int) -> str:
+    """``text`` with each escaped UTF-16 surrogate pair (``"\\ud83d\\ude00"``, which YAML reads
+    as two code points) joined into its character.
+
+    Raises:
+        DocumentError: a lone surrogate (``"\\ud800"``): no character, and no UTF-8 can hold it.
+    """
+    if _SURROGATE.search(text) is None:
+        return text
+    joined = text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
+    lone = _SURROGATE.search(joined)
+    if lone is not None:
+        raise DocumentError(
+            f"YAML value error: \\u{ord(lone.group()):04x} is half of a UTF-16 surrogate pair, not a character "
+            "(no UTF-8 text can hold it); write the character itself",
+            line,
+        )
+    return joined

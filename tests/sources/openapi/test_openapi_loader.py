@@ -386,3 +386,64 @@ components:
         ("AudioDelta", "audio.delta"),
         ("AudioDone", "audio.done"),
     ]
+
+
+EXAMPLES_SPEC = """\
+openapi: 3.1.0
+info: {title: Lines, version: '1'}
+paths:
+  /api/lines:
+    post:
+      responses:
+        '200':
+          description: a stream of lines
+          content:
+            application/x-ndjson:
+              schema:
+                oneOf:
+                  - $ref: '#/components/schemas/Line'
+                  - $ref: '#/components/schemas/Oops'
+components:
+  schemas:
+    Line:
+      type: object
+      required: [text]
+      properties:
+        text: {type: string}
+        at: {type: string, format: date-time}
+      example: {text: first}
+      examples:
+        - {text: second, at: '2025-06-02T17:04:11Z'}
+        - {text: third}
+    Oops:
+      type: object
+      required: [error]
+      properties:
+        error: {type: string}
+      examples: not a list
+"""
+
+
+def test_schema_examples_become_the_messages_examples(tmp_path: Path) -> None:
+    """OpenAPI 3.0's ``example`` and JSON Schema's ``examples`` on a payload schema are the
+    message's examples, with their places (issue 34 item 8); a non-list ``examples`` is
+    ``example-invalid`` at its pointer, and the message keeps none."""
+    specs = tmp_path / "specs"
+    (specs / "demo").mkdir(parents=True)
+    (specs / "demo" / "openapi.yaml").write_text(EXAMPLES_SPEC)
+    result = load_provider(specs, "demo")
+    assert result.provider is not None
+    (channel,) = result.provider.channels
+    line, oops = channel.messages
+    assert [e.data for e in line.examples] == [
+        '{"text":"first"}',
+        '{"text":"second","at":"2025-06-02T17:04:11Z"}',
+        '{"text":"third"}',
+    ]
+    assert [(e.provenance.line, e.provenance.pointer) for e in line.examples] == [
+        (23, "/components/schemas/Line/example"),
+        (25, "/components/schemas/Line/examples/0"),
+        (26, "/components/schemas/Line/examples/1"),
+    ]
+    assert oops.examples == ()
+    assert _places(result, "example-invalid") == [("demo/openapi.yaml", 32, "/components/schemas/Oops/examples")]

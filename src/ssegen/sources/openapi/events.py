@@ -10,7 +10,7 @@ from dataclasses import replace
 from typing import Any
 
 from ...diagnostics import Diagnostics, codes
-from ...ir import Message, MessageKind, Schema
+from ...ir import Example, Message, MessageKind, Schema
 from ...naming import ClassName, pascal
 from ..base import unique_messages
 from ..location import Location
@@ -151,7 +151,38 @@ class EventSchemaReader:
         if target.get("contentMediaType") is not None:
             return self._content(target, tloc, name, event, named)
         branches = self._branches(target, tloc, name, event)
-        return branches if branches is not None else [self._message(node, loc, name, event, target)]
+        if branches is not None:
+            return branches
+        message = self._message(node, loc, name, event, target)
+        return [replace(message, examples=self._examples(target, tloc, message))]
+
+    def _examples(self, target: dict[str, Any], tloc: Location, message: Message) -> tuple[Example, ...]:
+        """The examples the payload schema ``target`` (at ``tloc``) gives: JSON Schema 2020-12
+        ``examples`` (a list, OpenAPI 3.1) and OpenAPI 3.0's ``example``, each an instance of the
+        payload: compact JSON as a line or ``data`` carries it (a literal payload's string as it
+        is). ``examples`` that is not a list is ``example-invalid``, ignored."""
+        values: list[tuple[Any, Location]] = []
+        if "example" in target:
+            values.append((target["example"], tloc.child("example")))
+        listed = target.get("examples")
+        if isinstance(listed, list):
+            values.extend((value, tloc.child("examples", i)) for i, value in enumerate(listed))
+        elif listed is not None:
+            self.diagnostics.at(
+                tloc.child("examples").provenance, codes.EXAMPLE_INVALID, "examples must be a list; ignored"
+            )
+        literal = message.content_type != "application/json"
+        return tuple(
+            Example(
+                name="",
+                summary="",
+                data=value
+                if literal and isinstance(value, str)
+                else json.dumps(value, ensure_ascii=False, separators=(",", ":")),
+                provenance=vloc.provenance,
+            )
+            for value, vloc in values
+        )
 
     def _content(self, target: dict[str, Any], tloc: Location, name: str, event: str, named: bool) -> list[Message]:
         """The messages of a ``data`` schema with ``contentMediaType`` (JSON Schema 2020-12
