@@ -32,7 +32,7 @@ from typing import Any
 
 import msgspec
 
-from .accumulate_blocks import BlockState, _Blocks
+from .accumulate_blocks import BlockState, _Blocks, snapshot_block
 from .accumulate_choices import ChoiceState
 from .accumulate_errors import ErrorRecording
 from .accumulate_parts import COMPACT_PARTS, _join, _Parts, _plain, as_sent, usage_of
@@ -173,12 +173,13 @@ class Accumulator(ErrorRecording):
 
     def snapshot(self, output: Any) -> None:
         """The finished output the stream sends at its end (Responses
-        ``response.completed``'s ``output``): item ``i`` is the finished object of block
-        ``i`` where no ``output_item.done`` gave one (see :meth:`BlockState.close`)."""
+        ``response.completed``'s ``output``): each item is the finished object of the block
+        of its id (:func:`snapshot_block`; by position for an item without one) where no
+        ``output_item.done`` gave one (see :meth:`BlockState.close`)."""
         if isinstance(output, list):
             for index, item in enumerate(output):
                 if item is not None:  # None: an item decoded leniently (off_spec_block)
-                    self.blocks[index].snapshot(item)
+                    snapshot_block(self.blocks, index, item).snapshot(item)
 
     def meta(self, id: str | None, model: str | None) -> None:
         """Record the completion id and model (the first non-empty values win)."""

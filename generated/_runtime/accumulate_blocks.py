@@ -118,7 +118,8 @@ class BlockState:
         """Append a delta's text to the field named for it: ``text``, ``thinking``,
         ``signature``, ``refusal``, ``arguments`` (``partial_json`` too), else to
         ``texts[name]``; a Responses delta names its item type first
-        (``custom_tool_call_input`` of a ``custom_tool_call`` builds ``input``)."""
+        (``custom_tool_call_input`` of a ``custom_tool_call`` builds its ``input`` text,
+        the result's ``input``)."""
         if not isinstance(text, str):
             return
         kind = self.kind
@@ -161,6 +162,8 @@ class BlockState:
         ident, found = self._identity(final)
         found += _snapshot_texts(final, texts, others, ident["kind"])
         parsed, partial = _parsed_input(texts["arguments"], final, self.input)
+        if ident["kind"] == "custom_tool_call" and "input" in others:
+            parsed = others.pop("input")  # free-form text, kept as sent (no JSON)
         if mismatches is not None:
             mismatches.extend(
                 {
@@ -211,7 +214,8 @@ def _snapshot_texts(
     """Take into ``texts`` (the block's own) and ``others`` (its named texts) what the
     finished object ``final`` sends of them (:func:`_fill`): its ``arguments``, the text of
     its ``content`` parts, its reasoning ``summary`` (only where no delta gave thinking),
-    each named text, and a custom tool call's ``input`` (only where no delta gave it).
+    each named text, and a custom tool call's ``input`` text (only where no delta gave it;
+    :meth:`BlockState.result` makes it the result's ``input``).
     Returns each disagreement with the deltas as ``(member, deltas, snapshot)``."""
     found: list[tuple[str, Any, Any]] = []
     if isinstance(final.get("arguments"), str):
@@ -283,6 +287,23 @@ def _fill(texts: dict[str, str], name: str, sent: str) -> list[tuple[str, Any, A
     if mine and sent != mine:
         return [(name, mine, sent)]
     return []
+
+
+def snapshot_block(blocks: dict[int, BlockState], position: int, item: Any) -> BlockState:
+    """The block a finished item sent at ``position`` of a response's ``output`` is the
+    snapshot of: items are identified by id, so the block of the item's ``id``; else the
+    block at ``position`` unless it holds an item of another id; else a new block after the
+    last. (OpenRouter filters a reasoning item out upstream: the only item streamed has
+    ``output_index`` 1, and ``response.completed`` lists it at 0.)"""
+    ident = _str_or_none(item.get("id") if isinstance(item, dict) else getattr(item, "id", None))
+    if ident is not None:
+        same = next((b for b in blocks.values() if b.id == ident), None)
+        if same is not None:
+            return same
+    block = blocks.get(position)
+    if block is not None and block.id is not None and ident is not None:
+        return blocks[max(blocks) + 1]
+    return blocks[position]
 
 
 class _Blocks(dict[int, BlockState]):

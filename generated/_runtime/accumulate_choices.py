@@ -186,17 +186,24 @@ class ChoiceState:
         type: str | None,
         name: str | None,
         arguments: str | None,
+        position: int = 0,
     ) -> None:
         """Merge one tool-call fragment into the call at ``index``.
 
-        A fragment without an index continues the most recent call (or starts
-        call 0); id, type and name are kept from the first fragment that has
-        them, arguments are concatenated in stream order
-        (specs/mistral/asyncapi-page.txt:565-584: ``index`` names the call,
-        ``id`` and ``name`` come on its first delta, ``arguments`` in fragments).
+        id, type and name are kept from the first fragment that has them, arguments are
+        concatenated in stream order (specs/mistral/asyncapi-page.txt:565-584: ``index``
+        names the call, ``id`` and ``name`` come on its first delta, ``arguments`` in
+        fragments).
+
+        A fragment without an index continues the most recent call (or starts call 0),
+        unless it starts a new one, after the last (:meth:`_unindexed`): it brings an ``id``
+        other than the call's, or a ``name`` other than the call's with no id, or it is not
+        the first element of its delta's ``tool_calls`` (``position``, 0-based; Mistral
+        sends two whole calls in one delta without ``index``). A fragment repeating the
+        call's id and name (Novita, on a later fragment of one call) continues it.
         """
         if index is None:
-            index = max(self.tool_calls) if self.tool_calls else 0
+            index = self._unindexed(id, name, position)
         call = self.tool_calls.get(index)
         if call is None:
             call = self.tool_calls[index] = _ToolCallState(index)
@@ -208,6 +215,22 @@ class ChoiceState:
             call.name = name if call.name is None else call.name
         if arguments:
             call.arguments.append(arguments)
+
+    def _unindexed(self, id: str | None, name: str | None, position: int) -> int:
+        """The index of the call a fragment without ``index`` belongs to (see
+        :meth:`add_tool_call`): the last call's, or the next one when it starts a call."""
+        calls = self.tool_calls
+        if not calls:
+            return 0
+        last = max(calls)
+        call = calls[last]
+        if position:
+            return last + 1
+        if id and call.id:
+            return last if id == call.id else last + 1
+        if name and call.name and not id and name != call.name:
+            return last + 1
+        return last
 
     def add_call(
         self,
@@ -265,10 +288,11 @@ class ChoiceState:
         Each fragment is read as :meth:`add_tool_call` takes it, from
         ``{"index": int, "id": str, "type": str, "function": {"name": str,
         "arguments": str}}`` with any member missing or of another type taken
-        as None; a fragment that is not an object is skipped.
+        as None, its place in ``fragments`` as ``position``; a fragment that is not an
+        object is skipped.
         """
         calls = self.tool_calls
-        for fragment in fragments:
+        for position, fragment in enumerate(fragments):
             if not isinstance(fragment, dict):
                 continue
             index = fragment.get("index")
@@ -283,6 +307,7 @@ class ChoiceState:
                     _str_or_none(fragment.get("type")),
                     _str_or_none(function.get("name")),
                     _str_or_none(function.get("arguments")),
+                    position,
                 )
                 continue
             # A call already named: only its arguments grow (the hot path).

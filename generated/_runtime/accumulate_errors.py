@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Self
 
 import msgspec
 
-from .accumulate_blocks import BlockState
+from .accumulate_blocks import BlockState, snapshot_block
 from .accumulate_results import BLOCK_FAMILIES, Family
 from .events import StreamStalled, StreamTruncated, UnknownEvent, VendorEvent, truncated_reason
 from .framing import StreamState
@@ -41,7 +41,8 @@ class ErrorRecording:
         vendor_events: provider extension events as plain data, in stream order.
         blocks: the output blocks by index (an off-spec block or event is assembled into one).
         family: how the stream's events assemble (:class:`~.accumulate_results.Family`).
-        reported: off-spec block, delta and event types reported so far (each once per stream).
+        reported: off-spec block, delta and event types, and the pointers of missing required
+            members, reported so far (each once per stream).
         undeclared_terminator: a literal ``[DONE]`` the spec does not declare was reported.
     """
 
@@ -79,7 +80,8 @@ class ErrorRecording:
     def lenient(self, event: Any, handler: Callable[[Self, Any], None]) -> None:
         """Feed an event decoded leniently (:func:`lenient_decode`): record each member
         that does not fit the spec as ``{"kind": "member_off_spec", "pointer": str,
-        "got": Any}`` (``got`` None for a required member that is missing), assemble what
+        "got": Any}`` (``got`` None for a required member that is missing: reported once
+        per stream and pointer, as the chunks of a stream lack the same members), assemble what
         the members that fit give through ``handler`` (a member the plan reads that is
         missing ends the handler's work on this event, nothing else), and where a choice's
         ``delta.content`` came as a list of parts, assemble its parts all the same (text to
@@ -104,6 +106,10 @@ class ErrorRecording:
                         {"kind": "member_off_spec", "pointer": pointer, "got": value, "type": kind}
                     )
                     continue
+            if value is None:  # a required member missing: reported once per stream
+                if pointer in self.reported:
+                    continue
+                self.reported.add(pointer)
             self.errors.append({"kind": "member_off_spec", "pointer": pointer, "got": value})
             parts = pointer.split("/")
             if len(parts) == 5 and parts[1] == "choices" and parts[3:] == ["delta", "content"]:
@@ -115,7 +121,8 @@ class ErrorRecording:
         when it is a block family's object (True then): Messages ``/content_block``
         (opens block ``index``), ``/delta`` (a delta of block ``index``); Responses
         ``/item`` (opens, or when the item is open finishes, item ``output_index``) and
-        ``/response/output/<i>`` (the finished item ``i``)."""
+        ``/response/output/<i>`` (a finished item, of the block of its id:
+        :func:`~.accumulate_blocks.snapshot_block`)."""
         if not isinstance(value, dict):
             return False
         if pointer == "/content_block" or pointer == "/delta":
@@ -139,7 +146,7 @@ class ErrorRecording:
             return True
         parts = pointer.split("/")
         if len(parts) == 4 and parts[1:3] == ["response", "output"] and parts[3].isdigit():
-            self.blocks[int(parts[3])].snapshot(value)
+            snapshot_block(self.blocks, int(parts[3]), value).snapshot(value)
             return True
         return False
 
@@ -266,7 +273,7 @@ class ErrorRecording:
         message = (
             event.reason
             if isinstance(event, StreamTruncated)
-            else truncated_reason(event.bytes_consumed, event.bytes_discarded)
+            else truncated_reason(event.bytes_consumed, event.bytes_discarded, event.body_head)
         )
         entry: dict[str, Any] = {
             "kind": "truncated",

@@ -435,13 +435,18 @@ class StreamState:
             the last chunk.
         reconnection_time: The last valid ``retry`` value seen, in
             milliseconds, or ``None``, as of the last chunk.
+        body_head: Set when the stream ends: the first bytes (at most :data:`HEAD_BYTES`) of
+            a body that gave no event and starts as JSON or markup, so is not of the framing
+            (``events.body_looks_like`` says what it is: an NDJSON body, a JSON reply, an HTML
+            page); the stream is then ``incomplete``, every byte discarded. ``None`` otherwise.
     """
 
-    __slots__ = ("incomplete", "bytes_discarded", "_decoder")
+    __slots__ = ("incomplete", "bytes_discarded", "body_head", "_decoder")
 
     def __init__(self) -> None:
         self.incomplete: bool = False
         self.bytes_discarded: int = 0
+        self.body_head: bytes | None = None
         # The decoder of the stream being read (set by iter_raw/aiter_raw); None before.
         self._decoder: Framer | None = None
 
@@ -480,7 +485,7 @@ class _Reads:
     :class:`StreamState` how the body ended.
     """
 
-    __slots__ = ("decoder", "state", "error")
+    __slots__ = ("decoder", "state", "error", "head")
 
     def __init__(
         self, max_event_bytes: int, state: StreamState | None, framer: Callable[[int], Framer]
@@ -489,27 +494,45 @@ class _Reads:
         self.state = StreamState() if state is None else state
         self.state._decoder = self.decoder
         self.error: SSEError | None = None
+        #: the body's first bytes while no read dispatched an event (None once one did)
+        self.head: bytes | None = b""
 
     def feed(
         self, chunk: bytes | bytearray | memoryview
     ) -> list[ServerSentEvent | RawEvents | NamedEvents]:
         """The items one read dispatches; on an :class:`SSEError`, those dispatched before
         it (the error, emptied of them, in :attr:`error`, the stream marked incomplete)."""
+        events: list[ServerSentEvent | RawEvents | NamedEvents]
         try:
-            return self.decoder.feed_raw(chunk)
+            events = self.decoder.feed_raw(chunk)
         except SSEError as exc:
             self.state.incomplete = True
-            events: list[ServerSentEvent | RawEvents | NamedEvents] = [*exc.events]
+            events = [*exc.events]
             exc.events = []
             self.error = exc
-            return events
+        if self.head is not None:  # until the first event: what the body looks like
+            self.head = None if events else (self.head + bytes(chunk[:HEAD_BYTES]))[:HEAD_BYTES]
+        return events
 
     def close(self) -> list[ServerSentEvent | RawEvents | NamedEvents]:
-        """What the end of the body dispatches (an NDJSON last line), the state updated."""
+        """What the end of the body dispatches (an NDJSON last line), the state updated: a
+        body that gave no event and starts as JSON or markup (not SSE; an NDJSON decoder,
+        ``json_lines``, takes JSON) is incomplete, every byte discarded, its start kept in
+        :attr:`StreamState.body_head`."""
         last: list[ServerSentEvent | RawEvents | NamedEvents] = [*self.decoder.close()]
-        self.state.incomplete = self.decoder.incomplete
-        self.state.bytes_discarded = self.decoder.bytes_discarded
+        state = self.state
+        state.incomplete = self.decoder.incomplete
+        state.bytes_discarded = self.decoder.bytes_discarded
+        head = self.head.removeprefix(b"\xef\xbb\xbf").lstrip() if self.head else b""
+        if head[:1] in (b"{", b"[", b"<") and not last and not hasattr(self.decoder, "json_lines"):
+            state.body_head = self.head
+            state.incomplete = True
+            state.bytes_discarded = self.decoder.bytes_consumed
         return last
+
+
+#: The most bytes of a body's start kept until its first event (``StreamState.body_head``).
+HEAD_BYTES = 4096
 
 
 def read_items(
@@ -585,6 +608,8 @@ class Framing:
             its name (``channel.framing == "ndjson"``), as the attribute was that string
             before it became this object.
         media_type: the media type of its bodies (``text/event-stream``).
+        media_types: every media type naming the framing (lower case, no parameters): a
+            response's ``Content-Type`` chooses the framing by them.
         content_type: the ``Content-Type`` a server sends them with (a mock server's).
         label: how errors name one framed event (``SSE``, ``NDJSON``).
     """
@@ -592,6 +617,7 @@ class Framing:
     __slots__ = ()
     name = ""
     media_type = ""
+    media_types: tuple[str, ...] = ()
     content_type = ""
     label = ""
 

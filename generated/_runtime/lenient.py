@@ -88,10 +88,12 @@ def lenient_decode(
     ``delta.content`` as a list of parts where the spec says a string:
     ``{"/choices/0/delta/content": [...]}``, and the rest of the chunk decodes).
 
-    "Clearly": a JSON object holding at least half of the class's required members (one
+    "Clearly": a JSON object with no member fixed to one value (a ``Literal`` tag) holding
+    another value, and either holding at least half of the class's required members (one
     at least; for a class requiring none, members it declares, at least half of the
-    object's), no member fixed to one value (a ``Literal`` tag) with another value, and
-    more of them than any other of ``classes`` (the first wins a tie). None when
+    object's) or shaped as the class (:func:`_shaped`: AI21's chat chunks send only
+    ``id`` and ``choices``, whose elements hold ``index`` and ``delta``), and more of its
+    required members than any other of ``classes`` has (the first wins a tie). None when
     no class is. Only called after every typed decode failed, so the fast path pays nothing.
     """
     try:
@@ -100,10 +102,10 @@ def lenient_decode(
         return None
     if not isinstance(raw, dict):
         return None
-    best: tuple[int, type] | None = None
+    best: tuple[tuple[int, int], type] | None = None
     for cls in classes:
         score = _closeness(library, cls, raw)
-        if score > 0 and (best is None or score > best[0]):
+        if score[0] > 0 and (best is None or score > best[0]):
             best = (score, cls)
     if best is None:
         return None
@@ -113,9 +115,10 @@ def lenient_decode(
     return event
 
 
-def _closeness(library: ModelLibrary, cls: Any, raw: dict[str, Any]) -> int:
-    """How many required members of ``cls`` ``raw`` has; 0 when a tag differs or when
-    fewer than half of them are there (then it is not clearly this message).
+def _closeness(library: ModelLibrary, cls: Any, raw: dict[str, Any]) -> tuple[int, int]:
+    """How many required members of ``cls`` ``raw`` has, and minus how many it lacks;
+    ``(0, 0)`` when a tag differs, or when fewer than half of them are there and ``raw``
+    is not shaped as ``cls`` (:func:`_shaped`): then it is not clearly this message.
 
     A class requiring no member (Gemini's ``GenerateContentResponse``: every member
     optional) counts the members ``raw`` has that the class declares instead, when they
@@ -127,12 +130,45 @@ def _closeness(library: ModelLibrary, cls: Any, raw: dict[str, Any]) -> int:
         if wire in raw:
             literal = literal_values(tp)
             if literal is not None and raw[wire] not in literal and raw[wire] is not None:
-                return 0
+                return (0, 0)
             present += needed
             known += 1
     if not required:
-        return known if 2 * known >= len(raw) else 0
-    return present if 2 * present >= required else 0
+        return (known, 0) if 2 * known >= len(raw) else (0, 0)
+    if 2 * present >= required or _shaped(library, cls, raw):
+        return (present, present - required)
+    return (0, 0)
+
+
+def _shaped(library: ModelLibrary, cls: Any, raw: dict[str, Any]) -> bool:
+    """True when ``raw`` has the shape of ``cls`` where it counts: a required member of
+    ``cls`` that is an array of objects (a chat chunk's ``choices``) holds a non-empty array
+    whose every element is clearly the item class (:func:`_closeness`: ``index`` or
+    ``delta`` of a chunk choice's two required members). The envelope's other members may
+    be missing (AI21 sends no ``object``, ``created`` nor ``model``): an object with
+    ``choices`` shaped so is a chat chunk whatever else it lacks."""
+    for _, wire, tp, needed in library.fields(cls):
+        value = raw.get(wire)
+        if not needed or not isinstance(value, list) or not value:
+            continue
+        item = _item_class(library, tp)
+        if item is not None and all(
+            isinstance(v, dict) and _closeness(library, item, v)[0] > 0 for v in value
+        ):
+            return True
+    return False
+
+
+def _item_class(library: ModelLibrary, tp: Any) -> Any:
+    """The message class of the items of an array type (``list[Choice]``, also inside
+    ``Annotated`` or ``| None``), else None."""
+    if get_origin(tp) is Annotated:
+        tp = get_args(tp)[0]
+    if get_origin(tp) in (Union, UnionType):
+        options = [a for a in get_args(tp) if a is not type(None)]
+        tp = options[0] if len(options) == 1 else None
+    args = get_args(tp) if get_origin(tp) is list else ()
+    return args[0] if args and library.is_class(args[0]) else None
 
 
 def literal_values(tp: Any) -> tuple[Any, ...] | None:

@@ -119,7 +119,7 @@ class EventStream(_StreamProgress, Generic[E]):
     Attributes:
         state: the ``sse.StreamState`` (bytes consumed, last event ID,
             reconnection time in milliseconds, incompleteness), updated per chunk.
-        classifier: the :class:`Classifier` it was given.
+        classifier, max_event_bytes, framer: the arguments, as given.
 
     Raises (while iterating): an ``sse.SSEError`` subclass for every failure the bytes
     cause (``sse.InvalidUTF8Error``, ``sse.EventTooLargeError``, ``sse.InvalidFieldError``,
@@ -148,6 +148,8 @@ class EventStream(_StreamProgress, Generic[E]):
         check_chunks(chunks, "decode()")
         self.state = StreamState()
         self.classifier = classifier
+        self.max_event_bytes = max_event_bytes
+        self.framer = framer
         self._chunks = chunks
         self._batches = read_items(chunks, framer, max_event_bytes, self.state, "decode()")
         # The items of each read, then the typed events: both lazy, and chained in C (no
@@ -157,6 +159,18 @@ class EventStream(_StreamProgress, Generic[E]):
             chain.from_iterable(map(classifier.batch, self._batches)),
             _end(self.state),  # runs once the stream is read: a StreamTruncated, or nothing
         )
+
+    def reframed(self, framer: Callable[[int], Framer]) -> EventStream[E]:
+        """This stream, not read yet, read with another framing's decoder (``framer``): a
+        new stream over the same byte source (see ``ChannelReader.accumulate``'s
+        ``content_type``); this one is not to be read after it.
+
+        Raises:
+            RuntimeError: the stream is already being read (:attr:`started`).
+        """
+        if self._started:
+            raise RuntimeError("this EventStream is already being read: its framing is chosen")
+        return EventStream(self._chunks, self.classifier, self.max_event_bytes, framer)
 
     def batches(self) -> Iterator[list[Item]]:
         """The items of each read, undecoded (``sse.iter_raw``: single events and runs as
@@ -225,6 +239,8 @@ class AsyncEventStream(_StreamProgress, Generic[E]):
         check_chunks(chunks, "adecode()", is_async=True)
         self.state = StreamState()
         self.classifier = classifier
+        self.max_event_bytes = max_event_bytes
+        self.framer = framer
         self._chunks = chunks
         self._batches = aread_items(chunks, framer, max_event_bytes, self.state, "adecode()")
         self._events = self._typed()
@@ -236,6 +252,12 @@ class AsyncEventStream(_StreamProgress, Generic[E]):
                 yield event
         for event in _end(self.state):
             yield event
+
+    def reframed(self, framer: Callable[[int], Framer]) -> AsyncEventStream[E]:
+        """:meth:`EventStream.reframed`, asynchronously."""
+        if self._started:
+            raise RuntimeError("this AsyncEventStream is already being read: its framing is chosen")
+        return AsyncEventStream(self._chunks, self.classifier, self.max_event_bytes, framer)
 
     def batches(self) -> AsyncIterator[list[Item]]:
         """:meth:`EventStream.batches`, asynchronously."""
@@ -276,7 +298,7 @@ def _truncated(state: StreamState) -> Any:
     """The :class:`StreamTruncated` event ending a stream (typed ``Any``: every
     channel's event union includes the class)."""
     return StreamTruncated(
-        reason=truncated_reason(state.bytes_consumed, state.bytes_discarded),
+        reason=truncated_reason(state.bytes_consumed, state.bytes_discarded, state.body_head),
         bytes_consumed=state.bytes_consumed,
         bytes_discarded=state.bytes_discarded,
     )

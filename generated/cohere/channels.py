@@ -489,6 +489,10 @@ CHAT_CHANNEL: Channel[CHAT_EVENT] = Channel(
     _APPLY_CHAT,
     family="cohere",
     encoding=_ENCODING_CHAT,
+    media_types=(
+        "text/event-stream",
+        "application/x-ndjson",
+    ),
 )
 """The channel /chat (``CHANNELS['/chat']``): its
 ``decode``, ``adecode`` and ``parse`` give events typed ``CHAT_EVENT``;

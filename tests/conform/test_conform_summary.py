@@ -59,7 +59,7 @@ def test_messages_summary_lists_blocks_stop_reason_and_usage(tmp_path: Path) -> 
     lines = output.splitlines()
     assert "block 0 text:" in lines and "  text: 'Checking.'" in lines
     assert "block 1 tool_use toolu_1:" in lines
-    assert '  tool call get_weather({"city": "Pa) (not valid JSON; partial: {"city": "Pa"})' in lines
+    assert '  tool call get_weather({"city": "Pa) (not valid JSON; partial: {})' in lines
     assert "stop reason: max_tokens" in lines
     assert lines[-1].startswith("9 events, 0 violations, complete=True, usage=")
     assert json.loads(lines[-1].split("usage=", 1)[1]) == {"input_tokens": 9, "output_tokens": 12}

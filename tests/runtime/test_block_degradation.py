@@ -166,7 +166,20 @@ def test_messages_tool_input_cut_by_max_tokens_gets_a_best_effort_parse() -> Non
     [block] = _messages_result(body)["output"]
     assert block["arguments"] == "".join(cut)
     assert block["input"] is None
-    assert block["input_partial"] == {"path": "a.txt", "lines": ["one", "two", "thr"]}
+    assert block["input_partial"] == {"path": "a.txt", "lines": ["one", "two"]}
+
+
+def test_messages_tool_input_cut_inside_a_string_leaves_it_out_as_the_anthropic_sdk_does() -> None:
+    """Issue 34 item 7: the SDK's parsed view (jiter ``partial_mode=True``) leaves an
+    unfinished trailing string out, with its member; the unfinished text stays in ``arguments``."""
+    tool = {"type": "tool_use", "id": "toolu_1", "name": "add_task", "input": {}}
+    cut = ['{"priority": 2, "title": "Filing', " taxes"]
+    body = _messages(
+        _block(0, tool, *({"type": "input_json_delta", "partial_json": p} for p in cut)), stop="max_tokens"
+    )
+    [block] = _messages_result(body)["output"]
+    assert block["arguments"] == '{"priority": 2, "title": "Filing taxes'
+    assert block["input"] is None and block["input_partial"] == {"priority": 2}
 
 
 # -- OpenAI Responses ---------------------------------------------------------------------
@@ -389,8 +402,82 @@ def test_responses_custom_tool_input_deltas_build_its_input() -> None:
     )
     result = _responses_result(body)
     [block] = result["output"]
-    assert (block["kind"], block["name"], block["texts"]) == ("custom_tool_call", "grep", {"input": "foo|bar"})
+    assert (block["kind"], block["name"], block["input"], block["texts"]) == ("custom_tool_call", "grep", "foo|bar", {})
+    assert block["arguments"] is None and block["input_partial"] is None
     assert not [e for e in result["errors"] if e["kind"] in ("unknown_event", "snapshot_mismatch")]
+
+
+CUSTOM = {"id": "ctc_1", "type": "custom_tool_call", "call_id": "call_c", "name": "apply_patch", "input": ""}
+PATCH = "*** Begin Patch\n*** Update File: a.py\n-x = {\n+x = [\n*** End Patch"
+
+
+@pytest.mark.parametrize("data_only", [False, True], ids=["named", "data-only"])
+def test_responses_custom_tool_call_input_is_its_text_from_deltas_or_the_done_item(data_only: bool) -> None:
+    """Issue 34 item 6: the input (free-form text, JSON-looking or not) is kept as text, from
+    the deltas, and from the done item where no delta came."""
+    done = {**CUSTOM, "input": PATCH}
+    for deltas in ([PATCH[:20], PATCH[20:]], []):
+        frames = [{"type": "response.output_item.added", "output_index": 0, "item": CUSTOM}]
+        frames += [
+            {"type": "response.custom_tool_call_input.delta", "output_index": 0, "item_id": "ctc_1", "delta": d}
+            for d in deltas
+        ]
+        frames += [{"type": "response.output_item.done", "output_index": 0, "item": done}]
+        body = _responses(*frames, output=[done])
+        if data_only:  # OpenRouter: no event lines, a [DONE] at the end
+            body = "".join(line + "\n" for line in body.splitlines() if not line.startswith("event:"))
+            body += "data: [DONE]\n\n"
+        [block] = _responses_result(body)["output"]
+        assert (block["kind"], block["call_id"], block["input"]) == ("custom_tool_call", "call_c", PATCH), deltas
+        assert block["texts"] == {} and block["arguments"] is None
+
+
+def test_responses_only_item_at_output_index_1_is_one_item_as_completed_lists_it() -> None:
+    """Issue 34 item 6: the reasoning item at 0 filtered out upstream; ``response.completed``
+    lists the one item at 0. Items are identified by id: one item, not two."""
+    done = {**CUSTOM, "input": "ls"}
+    body = _responses(
+        {"type": "response.output_item.added", "output_index": 1, "item": CUSTOM},
+        {"type": "response.custom_tool_call_input.delta", "output_index": 1, "item_id": "ctc_1", "delta": "ls"},
+        {"type": "response.output_item.done", "output_index": 1, "item": done},
+        output=[done],
+    )
+    result = _responses_result(body)
+    [item] = result["output"]
+    assert (item["index"], item["id"], item["input"]) == (1, "ctc_1", "ls")
+    assert result["errors"] == []
+
+
+def test_responses_snapshot_item_fills_the_item_of_its_id_wherever_it_is_listed() -> None:
+    """A finished item in ``response.completed`` goes to the item of the same id; an item never
+    announced whose place is taken by another id is a new item after the last."""
+    call = {
+        "id": "fc_1",
+        "type": "function_call",
+        "call_id": "c1",
+        "name": "f",
+        "arguments": "",
+        "status": "in_progress",
+    }
+    call_done = {**call, "arguments": '{"a": 1}', "status": "completed"}
+    message = {
+        "id": "msg_1",
+        "type": "message",
+        "status": "completed",
+        "role": "assistant",
+        "content": [{"type": "output_text", "text": "Hi", "annotations": []}],
+    }
+    body = _responses(
+        {"type": "response.output_item.added", "output_index": 0, "item": call},
+        output=[message, call_done],
+    )
+    result = _responses_result(body)
+    assert [(i["index"], i["id"], i["status"]) for i in result["output"]] == [
+        (0, "fc_1", "completed"),
+        (1, "msg_1", "completed"),
+    ]
+    assert result["output"][0]["input"] == {"a": 1} and result["output"][1]["text"] == "Hi"
+    assert result["errors"] == []
 
 
 # -- partial JSON -------------------------------------------------------------------------
@@ -408,6 +495,9 @@ PARTIAL = [
     ('{"a": -', {}),
     ('{"a": 1.', {}),
     ('{"a": {"b": [true, nul', {"a": {"b": [True]}}),
+    ('{"a": {"b": "c', {"a": {"b": "c"}}),
+    ('["one", "tw', ["one", "tw"]),
+    ('{"a": "Filing taxes', {"a": "Filing taxes"}),
     ('{"a": [1, {"b": "c"}, ', {"a": [1, {"b": "c"}]}),
     ('{"a": 1} trailing', None),
     ("", None),
@@ -416,15 +506,39 @@ PARTIAL = [
 ]
 
 
+#: Where the default view (an unfinished string left out, as jiter ``partial_mode=True``) differs
+#: from ``trailing_strings`` (:data:`PARTIAL`'s expectations).
+PARTIAL_SDK = {
+    '{"a": 1, "b": "hel': {"a": 1},
+    '{"a": "x\\': {},
+    '{"a": "Z\\u00': {},
+    '{"a": "x\\\\': {},
+    '{"a": {"b": "c': {"a": {}},
+    '["one", "tw': ["one"],
+    '{"a": "Filing taxes': {},
+}
+
+
 @pytest.mark.parametrize(("text", "expected"), PARTIAL)
-def test_partial_json_completes_a_cut_prefix(text: str, expected: Any) -> None:
+def test_partial_json_with_trailing_strings_completes_a_cut_prefix(text: str, expected: Any) -> None:
+    assert partial_json(text, trailing_strings=True) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [(t, PARTIAL_SDK.get(t, e)) for t, e in PARTIAL])
+def test_partial_json_leaves_an_unfinished_string_out(text: str, expected: Any) -> None:
     assert partial_json(text) == expected
 
 
 @pytest.mark.parametrize(("text", "expected"), [p for p in PARTIAL if p[1] is not None])
-def test_partial_json_agrees_with_jiter_trailing_strings(text: str, expected: Any) -> None:
+def test_partial_json_with_trailing_strings_agrees_with_jiter(text: str, expected: Any) -> None:
     jiter = pytest.importorskip("jiter")
     assert jiter.from_json(text.encode(), partial_mode="trailing-strings") == expected
+
+
+@pytest.mark.parametrize("text", sorted({t for t, e in PARTIAL if e is not None} | set(PARTIAL_SDK)))
+def test_partial_json_agrees_with_jiter_partial_mode_as_the_anthropic_sdk_calls_it(text: str) -> None:
+    jiter = pytest.importorskip("jiter")
+    assert partial_json(text) == jiter.from_json(text.encode(), partial_mode=True)
 
 
 @pytest.mark.parametrize("text", ['{"a": "\\', "[[[[", '{"": ', '"', "-", "[1,,", '{"a":}', "\x00{", "[" * 5000])

@@ -130,3 +130,57 @@ def test_a_body_cut_after_a_blank_line_keeps_the_plain_truncated_reason() -> Non
     assert isinstance(events[-1], StreamTruncated) and events[-1].reason == TRUNCATED_REASON
     (error,) = CHAT.accumulate(CHAT.decode([cut])).to_dict()["errors"]
     assert error["message"] == TRUNCATED_REASON
+
+
+# -- accumulate given what decode takes (issue 34 item 9) ---------------------------------------
+
+
+def _chunks() -> Iterator[bytes]:  # what httpx's response.iter_bytes() gives
+    yield BODY[:20]
+    yield BODY[20:]
+
+
+ACCUMULATE_MISUSE = [
+    pytest.param(lambda: BODY, "got bytes: decode the body first", "channel.decode([body])", id="bytes"),
+    pytest.param(lambda: bytearray(BODY), "got bytearray:", "channel.decode([body])", id="bytearray"),
+    pytest.param(lambda: BODY.decode(), "got str:", "channel.decode([body.encode()])", id="str"),
+    pytest.param(lambda: [BODY], "got an item of type bytes:", "channel.decode(chunks)", id="[body]"),
+    pytest.param(_chunks, "got an item of type bytes:", "channel.decode(chunks)", id="iter_bytes"),
+    pytest.param(
+        lambda: [CHUNK, CHUNK], "got an item of type dict (plain JSON data)", "channel.parse(data)", id="dicts"
+    ),
+    pytest.param(lambda: CHUNK, "got dict (plain JSON data)", "channel.decode(", id="dict"),
+]
+
+
+@pytest.mark.parametrize(("given", "what", "fix"), ACCUMULATE_MISUSE)
+def test_accumulate_of_what_decode_takes_raises_type_error_naming_decode(given: object, what: str, fix: str) -> None:
+    with pytest.raises(TypeError) as raised:
+        CHAT.accumulate(given())  # type: ignore[operator]
+    message = str(raised.value)
+    assert message.startswith("accumulate() takes a stream's typed events, as channel.decode(response.iter_bytes())")
+    assert what in message and fix in message
+
+
+@pytest.mark.parametrize(("given", "what", "fix"), ACCUMULATE_MISUSE)
+def test_aaccumulate_of_what_adecode_takes_raises_type_error(given: object, what: str, fix: str) -> None:
+    async def run() -> None:
+        value = given()  # type: ignore[operator]
+        if isinstance(value, (bytes, bytearray, str, dict)):
+            await CHAT.aaccumulate(value)  # type: ignore[arg-type]
+            return
+
+        async def each() -> AsyncIterator[object]:
+            for item in value:
+                yield item
+
+        await CHAT.aaccumulate(each())  # type: ignore[arg-type]
+
+    with pytest.raises(TypeError, match=r"accumulate\(\) takes a stream's typed events") as raised:
+        asyncio.run(run())
+    assert what in str(raised.value)
+
+
+def test_accumulate_of_typed_events_in_a_list_is_no_misuse() -> None:
+    result = CHAT.accumulate(list(CHAT.decode([BODY])))
+    assert result.complete and result.errors == []

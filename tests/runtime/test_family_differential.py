@@ -210,6 +210,55 @@ def test_messages_stream_assembles_as_the_anthropic_sdk(name: str, sse_mock: Any
             assert block["input"] == expected["input"]
 
 
+def _cut_tool_input(fragments: list[str]) -> bytes:
+    """A Messages stream whose one tool use's input is cut by ``max_tokens`` after ``fragments``."""
+    message = {"id": "msg_cut", "type": "message", "role": "assistant", "model": "claude-cut", "content": []}
+    block = {"type": "tool_use", "id": "toolu_cut", "name": "add_task", "input": {}}
+    frames = [
+        _event("message_start", {"type": "message_start", "message": {**message, "usage": {"input_tokens": 9}}}),
+        _event("content_block_start", {"type": "content_block_start", "index": 0, "content_block": block}),
+        *(
+            _event(
+                "content_block_delta",
+                {"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": f}},
+            )
+            for f in fragments
+        ),
+        _event("content_block_stop", {"type": "content_block_stop", "index": 0}),
+        _event(
+            "message_delta",
+            {"type": "message_delta", "delta": {"stop_reason": "max_tokens"}, "usage": {"output_tokens": 16}},
+        ),
+        _event("message_stop", {"type": "message_stop"}),
+    ]
+    return "".join(frames).encode("utf-8")
+
+
+@pytest.mark.parametrize(
+    "fragments",
+    [
+        ['{"priority": 2, "title": "Filing', " taxes"],
+        ['{"tags": ["home", "pap'],
+        ['{"when": {"day": "Mon', 'day", "hour": 9, "note": "bring recei'],
+        ['{"priority": 2, "weight": 1.'],
+        ['{"title": "A \\u00', "e9"],
+        ['{"done": tr'],
+    ],
+    ids=["string", "array-item", "nested", "number", "escape", "literal"],
+)
+def test_tool_input_cut_by_max_tokens_parses_as_the_anthropic_sdk_does(
+    fragments: list[str], sse_mock: Any, anthropic_sdk: ModuleType
+) -> None:
+    """Issue 34 item 7: ``input_partial`` is the SDK's parsed view of the cut input (jiter
+    ``partial_mode=True``: an unfinished string left out); ``arguments`` keeps the text sent."""
+    body = _cut_tool_input(fragments)
+    sdk, error = _anthropic_sdk(anthropic_sdk, sse_mock, body)
+    assert error is None and sdk is not None
+    [block] = _ours(gen_anthropic, "/v1/messages", body)["output"]
+    assert block["arguments"] == "".join(fragments) and block["input"] is None
+    assert block["input_partial"] == sdk["content"][0]["input"]
+
+
 # -- OpenAI Responses ---------------------------------------------------------------------
 
 
@@ -361,9 +410,40 @@ def _responses_synthetic(error: bool = False) -> bytes:
     return "".join(frames).encode("utf-8")
 
 
+def _responses_custom_tool_call(index: int = 0) -> bytes:
+    """A custom tool call (issue 34 item 6): free-form input text streamed as
+    ``response.custom_tool_call_input.delta`` strings, then the done item with ``input``; at
+    ``output_index`` ``index`` (1: the reasoning item at 0 filtered out upstream, and
+    ``response.completed`` lists the one item)."""
+    seq = iter(range(1000))
+    response = {"id": "resp_ctc", "object": "response", "created_at": 1, "status": "in_progress", "model": "gpt-5"}
+    item = {"id": "ctc_1", "type": "custom_tool_call", "call_id": "call_p", "name": "apply_patch", "input": ""}
+    pieces = ["*** Begin Patch\n", "*** Update File: a.py\n", "-x = {\n+x = [\n", "*** End Patch"]
+    done = {**item, "input": "".join(pieces)}
+    events = [
+        {"type": "response.created", "response": {**response, "output": []}},
+        {"type": "response.output_item.added", "output_index": index, "item": item},
+        *(
+            {"type": "response.custom_tool_call_input.delta", "output_index": index, "item_id": "ctc_1", "delta": p}
+            for p in pieces
+        ),
+        {
+            "type": "response.custom_tool_call_input.done",
+            "output_index": index,
+            "item_id": "ctc_1",
+            "input": done["input"],
+        },
+        {"type": "response.output_item.done", "output_index": index, "item": done},
+        {"type": "response.completed", "response": {**response, "status": "completed", "output": [done]}},
+    ]
+    return "".join(_event(e["type"], {**e, "sequence_number": next(seq)}) for e in events).encode("utf-8")
+
+
 RESPONSES_STREAMS = {p.stem: p.read_bytes() for p in sorted((DATA / "openai_responses").glob("*.sse"))} | {
     "synthetic": _responses_synthetic(),
     "synthetic_error": _responses_synthetic(error=True),
+    "synthetic_custom_tool_call": _responses_custom_tool_call(),
+    "synthetic_only_item_at_output_index_1": _responses_custom_tool_call(index=1),
 }
 
 
@@ -408,3 +488,5 @@ def test_responses_stream_assembles_as_the_openai_sdk(name: str, sse_mock: Any, 
             assert block["input"] == json.loads(item["arguments"])
         if item["type"] == "reasoning" and item.get("summary"):
             assert block["thinking"] == "".join(s["text"] for s in item["summary"])
+        if item["type"] == "custom_tool_call":
+            assert (block["name"], block["call_id"], block["input"]) == (item["name"], item["call_id"], item["input"])

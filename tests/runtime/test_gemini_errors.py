@@ -19,7 +19,7 @@ from generated.gemini import models as gemini_models
 
 CHANNEL = CHANNELS["/models/{model}:streamGenerateContent"]
 #: The spec's first error example (HTTP 429, with QuotaFailure and RetryInfo details).
-RATE_LIMITED = json.loads(CHANNEL.encoding.examples[-3][1])
+RATE_LIMITED = json.loads(CHANNEL.encoding.error_examples[0][1])  # the spec's first error example
 READ_SIZES = [7, 4096, 0]  # 0: the whole body in one read
 
 
@@ -119,7 +119,8 @@ def test_the_error_member_spelled_with_escapes_is_still_the_error() -> None:
 def test_every_spec_example_decodes_as_the_message_it_documents() -> None:
     """The other direction: no documented ``GenerateContentResponse`` is taken for the error
     (the error's required ``error`` member is what tells them apart)."""
-    kinds = [type(CHANNEL.parse(data)).__name__ for _, data in CHANNEL.encoding.examples]
+    examples = (*CHANNEL.encoding.examples, *CHANNEL.encoding.error_examples)
+    kinds = [type(CHANNEL.parse(data)).__name__ for _, data in examples]
     assert kinds == ["GenerateContentResponse"] * 8 + ["ErrorResponse"] * 3
 
 

@@ -164,11 +164,12 @@ def _text(value: Any) -> str | None:
 @given(st.lists(st.lists(_FRAGMENT, max_size=4), max_size=8))
 def test_untyped_tool_call_fragments_merge_as_add_tool_call(deltas: list[list[Any]]) -> None:
     """Plain-data fragments (DeepSeek's untyped ``tool_calls`` items) merge exactly
-    as the typed path does, any member missing or of another type being None."""
+    as the typed path does, any member missing or of another type being None, each
+    fragment's place in its delta's list its ``position``."""
     fast, reference = ChoiceState(0, False), ChoiceState(0, False)
     for fragments in deltas:
         fast.add_tool_calls_data(fragments)
-        for fragment in fragments:
+        for position, fragment in enumerate(fragments):
             if not isinstance(fragment, dict):
                 continue
             index = fragment.get("index")
@@ -180,6 +181,7 @@ def test_untyped_tool_call_fragments_merge_as_add_tool_call(deltas: list[list[An
                 _text(fragment.get("type")),
                 _text(function.get("name")),
                 _text(function.get("arguments")),
+                position,
             )
     assert fast.result() == reference.result()
 

@@ -39,7 +39,7 @@ ALLOWED = {
         ".sse_runs",
     },
     "ndjson.py": {"__future__", "collections.abc", "json", "re", ".framing"},
-    "events.py": {"__future__", "collections.abc", "typing", "msgspec"},
+    "events.py": {"__future__", "collections.abc", "json", "typing", "msgspec"},
     "usage.py": {"__future__", "collections.abc", "operator", "typing", "msgspec"},
     "lenient.py": {"__future__", "collections.abc", "types", "typing", "msgspec", ".usage"},
     "partial_json.py": {"__future__", "re", "typing", "msgspec"},

@@ -117,6 +117,40 @@ components:
     result, provider = _load(tmp_path, "openapi.yaml", doc)
     assert provider.channels[0].framing == "sse"
     assert not [d for d in result.diagnostics if d.code == "openapi-stream-ndjson"]
+    # Issue 34 item 5: the channel keeps both, its framing's first (the response's
+    # Content-Type chooses the framing at run time).
+    assert provider.channels[0].media_types == ("text/event-stream", "application/x-ndjson")
+
+
+def test_asyncapi_channel_lists_its_media_types(tmp_path: Path) -> None:
+    doc = f"""asyncapi: 3.0.0
+info: {{title: Negotiated, version: '1'}}
+channels:
+  chat:
+    address: /chat
+    x-ssegen-media-types: [application/x-ndjson, text/event-stream; charset=utf-8, application/json, 7]
+    messages:
+      chunk:
+        payload:
+          $ref: '#/components/schemas/ChatChunk'
+operations:
+  streamChat:
+    action: send
+    channel: {{$ref: '#/channels/chat'}}
+components:
+  schemas:
+    ChatChunk:
+{_CHUNK}"""
+    _, provider = _load(tmp_path, "asyncapi.yaml", doc)
+    [channel] = provider.channels
+    assert (channel.framing, channel.media_types) == ("ndjson", ("application/x-ndjson", "text/event-stream"))
+
+
+def test_cohere_channel_keeps_both_media_types() -> None:
+    result = load_provider(Path(__file__).resolve().parents[2] / "specs", "cohere")
+    assert result.provider is not None
+    [channel] = result.provider.channels
+    assert (channel.framing, channel.media_types) == ("sse", ("text/event-stream", "application/x-ndjson"))
 
 
 @pytest.mark.parametrize(

@@ -225,10 +225,9 @@ class ChannelSpec:
         fallback: the branch for every other event type, or None (those frames are
             unknown events); see :attr:`ssegen.ir.Channel.fallback`.
         plans: the accumulation plans of the data messages.
-        runs: ``(class expression, run function expression)`` rows of the runs table
-            (``runs_table``, runtime ``Channel.runs``): how consecutive events of each class
-            feed the accumulator, ending with ``VendorEvent`` (when tagged),
-            ``UnknownEvent`` and ``StreamTruncated``.
+        runs: ``(class expression, run function expression)`` rows of the runs table (``runs_table``,
+            runtime ``Channel.runs``): how consecutive events of each class feed the accumulator, ending
+            with ``VendorEvent`` (when tagged), ``UnknownEvent`` and ``StreamTruncated``.
         event_union: the ``Union[...]`` of every event class of the channel.
         tag_readers: ``(reader name, member)`` of each tag member a branch reads.
         lenient: ``(event type, classes)``: per branch (``*`` the fallback), the JSON
@@ -242,13 +241,12 @@ class ChannelSpec:
         batch: the fast path, or None when plain events need per-event classification.
         named: the fast path of named events, or None when none has a branch of one decoder.
         family: how the channel's events assemble (:attr:`ssegen.ir.Accumulation.family`).
-        framing: how its body is cut into events (:attr:`ssegen.ir.Channel.framing`).
-        names: ``event_type``, ``classify``, ``runs_table``, ``encoding_table`` (its
-            ``encoding.Encoding``, laid out from
-            :attr:`ssegen.codemodel.encoding.EncodedChannel.encoding`): the
-            generated module-level names; ``constant`` the channel's own,
-            ``<IDENT>_CHANNEL``, a ``Channel[<IDENT>_EVENT]`` (the suffix keeps it apart
-            from every event union, ``<IDENT>_EVENT``, and from the package's
+        framing, media_types: how its body is cut into events, the media types its responses come in
+            (:class:`ssegen.ir.Channel`'s; ``media_types`` ``()``, left out, for one at most).
+        names: ``event_type``, ``classify``, ``runs_table``, ``encoding_table`` (its ``encoding.Encoding``,
+            laid out from :attr:`ssegen.codemodel.encoding.EncodedChannel.encoding`): the generated
+            module-level names; ``constant`` the channel's own, ``<IDENT>_CHANNEL``, a ``Channel[<IDENT>_EVENT]``
+            (the suffix keeps it apart from every event union, ``<IDENT>_EVENT``, and from the package's
             ``CHANNELS``, ``PROVIDER`` and ``SPEC_*``).
     """
 
@@ -276,6 +274,7 @@ class ChannelSpec:
     classify: PythonIdentifier
     runs_table: PythonIdentifier
     encoding_table: PythonIdentifier = PythonIdentifier.verbatim("_ENCODING")
+    media_types: tuple[str, ...] = ()
 
     @property
     def framing_arg(self) -> str:
@@ -353,6 +352,7 @@ def channel_spec(
         classify=PythonIdentifier.verbatim(f"classify_{ident}"),
         runs_table=PythonIdentifier.verbatim(f"_APPLY_{upper}"),
         encoding_table=PythonIdentifier.verbatim(f"_ENCODING_{upper}"),
+        media_types=channel.media_types if len(channel.media_types) > 1 else (),
     )
 
 

@@ -47,6 +47,10 @@ class Channel:
         request: the HTTP request that opens the stream (method, path, parameters, body,
             auth, servers, resumption: :class:`~ssegen.ir.Request`); None when no source
             states one (``request-missing``).
+        media_types: every streamed media type the sources list for the channel's
+            responses, in their order (lower case, no parameters; Cohere v2 answers
+            ``application/x-ndjson`` unless asked for ``text/event-stream``): each names a
+            framing, ``framing`` the first's; empty when a source names none but its framing.
         extensions: the channel's ``x-ssegen-*`` extension values as written (the
             ``x-ssegen-accumulate`` plan).
     """
@@ -62,6 +66,7 @@ class Channel:
     accumulation: Accumulation | None = None
     framing: Framing = "sse"
     request: Request | None = None
+    media_types: tuple[str, ...] = ()
     extensions: dict[str, Any] = field(default_factory=dict, hash=False, compare=False)
 
     @property

@@ -122,7 +122,8 @@ def _first(values: Iterable[str]) -> str:
 
 def _merge_channel(old: Channel | None, new: Channel, diagnostics: Diagnostics) -> Channel:
     """Combine two sources' views of one channel: messages by name, first wins (its framing too);
-    their requests fact by fact (:func:`~ssegen.normalize.request.merge_requests`)."""
+    their requests fact by fact (:func:`~ssegen.normalize.request.merge_requests`); the media
+    types of both, the first's first."""
     if old is None:
         return new
     if new.framing != old.framing:
@@ -145,9 +146,11 @@ def _merge_channel(old: Channel | None, new: Channel, diagnostics: Diagnostics) 
                 f"message {message.name!r} on {new.address} is also defined in {old.provenance.file}; "
                 "the first definition is kept",
             )
+    media_types = old.media_types + tuple(m for m in new.media_types if m not in old.media_types)
     return replace(
         old,
         messages=old.messages + added,
+        media_types=media_types,
         extensions={**new.extensions, **old.extensions},
         request=merge_requests(old.request, new.request, diagnostics),
     )

@@ -108,7 +108,9 @@ class BlockResult(msgspec.Struct, kw_only=True):
     (``texts``, ``deltas``).
 
     Attributes:
-        index: the block's key in the stream (Messages ``index``, Responses ``output_index``).
+        index: the block's key in the stream (Messages ``index``, Responses ``output_index``;
+            a Responses item is identified by its ``id``: a finished item sent again in
+            ``response.completed`` is taken for the block of the same id, whatever its place).
         kind: its type as sent: ``text``, ``thinking``, ``tool_use``, ``mcp_tool_use``, ...
             (Messages); ``message``, ``function_call``, ``reasoning``, ``mcp_call``, ...
             (Responses); None if never opened.
@@ -122,16 +124,20 @@ class BlockResult(msgspec.Struct, kw_only=True):
         arguments: a tool call's argument deltas as sent (JSON text; raw, always kept).
         input: the parsed ``arguments`` when they are valid JSON, else the block's
             ``input`` (or object ``arguments``) as opened (``{}`` for a Messages tool use
-            with no deltas), else None.
+            with no deltas), else None; a Responses custom tool call's free-form input
+            text (its ``response.custom_tool_call_input.delta`` strings joined, else the
+            finished item's ``input``), as the openai SDK's ``ResponseCustomToolCall.input``.
         status: a Responses item's ``status`` (the snapshot's when the stream sent one).
         texts: the other text deltas, joined, by the member they build: a
-            ``compaction_delta``'s ``content``, a custom tool call's ``input``
-            (``response.custom_tool_call_input.delta``), a code interpreter call's
-            ``code``; the item type's prefix is left out of a Responses delta's name.
+            ``compaction_delta``'s ``content``, a code interpreter call's ``code``; the item
+            type's prefix is left out of a Responses delta's name.
         deltas: the block's other deltas and events, as sent, in stream order.
         input_partial: when ``arguments`` are not valid JSON (a tool input cut by
             ``max_tokens``), the best-effort parse of their longest valid prefix
-            (:func:`partial_json`); ``input`` stays None. Else None.
+            (:func:`partial_json`), as the anthropic SDK parses a tool input being
+            streamed: an unfinished trailing string is left out, with its member
+            (``{"a": 1, "b": "Filing taxes`` gives ``{"a": 1}``; the unfinished text stays
+            in ``arguments``); ``input`` stays None. Else None.
         raw: the block as sent: the finished object when the stream sent one
             (Responses ``output_item.done``, ``response.completed``'s ``output``), else the
             object that opened it (typed members only for a type the spec lists).
@@ -174,7 +180,11 @@ class StreamResult(msgspec.Struct, kw_only=True):
             ``{"kind": "error_in_chunk", "message": str | None, "code": Any,
             "data": Any}`` for the top-level ``error`` member of an ordinary chunk;
             ``{"kind": "unknown_event", "event": str, "data": str, "reason": str}``
-            for an event no message matched; in the block families, once per type,
+            for an event no message matched; ``{"kind": "member_off_spec", "pointer":
+            str, "got": Any}`` for a member of a leniently decoded event that does not fit
+            (``got`` None, once per stream and pointer, for a required member missing: AI21's
+            chat chunks lack ``object``, ``created`` and ``model``); in the block families,
+            once per type,
             ``{"kind": "member_off_spec", "pointer": str, "got": Any, "type": str}`` for
             a block, item or delta of a type the spec does not list and ``{"kind":
             "event_off_spec", "event": str, "index": int}`` for an event type it lacks

@@ -13,6 +13,7 @@ output folder's runtime: edit it there, then run ``ssegen generate``.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any
 
@@ -29,18 +30,72 @@ STRIPPED_LINES_HINT = (
 )
 
 
-def truncated_reason(bytes_consumed: int, bytes_discarded: int) -> str:
+def truncated_reason(
+    bytes_consumed: int, bytes_discarded: int, body_head: bytes | None = None
+) -> str:
     """The reason of the :class:`StreamTruncated` event (and ``truncated`` error) of a body
-    that ended inside an event, given its bytes read and discarded (``sse.StreamState``).
+    that ended inside an event, given its bytes read and discarded and, for a body that gave
+    no event and is not of the framing, its first bytes (``sse.StreamState.body_head``).
 
-    :data:`TRUNCATED_REASON`, plus :data:`STRIPPED_LINES_HINT` when every byte was
-    discarded: the body held no blank line, so no event ever ended (WHATWG HTML 9.2.6
-    dispatches an event at a blank line), which is what a body read with its line ends
-    stripped looks like (each line of requests' or httpx's ``iter_lines()``, joined).
+    With ``body_head``, the reason says what the body looks like instead
+    (:func:`body_looks_like`: an NDJSON body, a JSON reply, an HTML page). Else :data:`TRUNCATED_REASON`, plus
+    :data:`STRIPPED_LINES_HINT` when every byte was discarded: the body held no blank line,
+    so no event ever ended (WHATWG HTML 9.2.6 dispatches an event at a blank line), which is
+    what a body read with its line ends stripped looks like (each line of requests' or
+    httpx's ``iter_lines()``, joined).
     """
+    looks_like = body_looks_like(body_head) if body_head is not None else None
+    if looks_like is not None:
+        return (
+            f"the body gave no event ({bytes_consumed} bytes discarded): it looks like {looks_like}"
+        )
     if bytes_discarded and bytes_discarded == bytes_consumed:
         return TRUNCATED_REASON + STRIPPED_LINES_HINT
     return TRUNCATED_REASON
+
+
+_BOM = b"\xef\xbb\xbf"
+
+
+def body_looks_like(head: bytes) -> str | None:
+    """What a body that gave no event looks like, from its first bytes (``head``), when it
+    is not a stream of the framing it was read with: newline-delimited JSON (one value per
+    line: Cohere v2 answers so unless the request's ``Accept`` asks for
+    ``text/event-stream``), one JSON document (a reply that does not stream, or an error),
+    an HTML page (a proxy's or gateway's error page); in words, with what to do. None for
+    anything else (an SSE body whose line ends were stripped, comments only, an empty
+    body)."""
+    text = head.removeprefix(_BOM).lstrip()
+    first = text[:1]
+    if first == b"<":
+        return (
+            "an HTML page, not a stream: an error page (a proxy's or a gateway's?); check the"
+            " response's status and Content-Type"
+        )
+    if first not in (b"{", b"["):
+        return None
+    line, _, rest = text.partition(b"\n")
+    if rest.lstrip()[:1] in (b"{", b"[") and _is_json(line):
+        return (
+            "newline-delimited JSON (one JSON value per line), not text/event-stream: decode"
+            " it with content_type= the response's Content-Type (application/x-ndjson), or ask"
+            " for text/event-stream in the request's Accept header"
+        )
+    if b'"error"' in text:
+        return "a JSON error reply, not a stream: check the response's status, read it as JSON"
+    return (
+        "one JSON document, not a stream: a reply that does not stream (does the request ask"
+        " for a stream?); read it as JSON"
+    )
+
+
+def _is_json(line: bytes) -> bool:
+    """True when ``line`` is one whole JSON value."""
+    try:
+        json.loads(line)
+    except ValueError:
+        return False
+    return True
 
 
 class UnknownEvent(msgspec.Struct, kw_only=True):

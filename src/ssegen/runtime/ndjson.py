@@ -105,6 +105,10 @@ class NDJSONDecoder:
     :class:`~.sse.SSEError`.
     """
 
+    #: the framing's events are JSON values: a body of JSON is no body of another kind
+    #: (``framing._Reads.close``)
+    json_lines = True
+
     __slots__ = (
         "bytes_consumed",
         "bytes_discarded",
@@ -442,6 +446,18 @@ class NDJSONFraming(Framing):
     __slots__ = ()
     name = "ndjson"
     media_type = "application/x-ndjson"
+    #: NDJSON, JSON Lines and the other names servers give them (``application/stream+json``:
+    #: Spring WebFlux's)
+    media_types = (
+        "application/x-ndjson",
+        "application/ndjson",
+        "application/jsonl",
+        "application/x-jsonl",
+        "application/jsonlines",
+        "application/x-jsonlines",
+        "application/json-lines",
+        "application/stream+json",
+    )
     content_type = "application/x-ndjson"
     label = "NDJSON"
 

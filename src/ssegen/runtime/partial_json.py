@@ -1,8 +1,9 @@
 """Partial JSON: the value a cut-off JSON text (streamed tool arguments) says so far.
 
-:func:`partial_json` closes what is open (strings, arrays, objects) and drops a dangling key or
-scalar, so a consumer can read ``{"city": "Lis`` as ``{"city": "Lis"}`` while the arguments
-stream; the complete text decodes as itself.
+:func:`partial_json` closes what is open (arrays, objects) and drops a dangling key, scalar or
+string, so a consumer can read ``{"n": 2, "city": "Lis`` as ``{"n": 2}`` while the arguments
+stream (as the anthropic SDK does; ``{"n": 2, "city": "Lis"}`` with ``trailing_strings``); the
+complete text decodes as itself.
 
 This module is ``src/ssegen/runtime/partial_json.py`` of ssegen, written verbatim into every
 output folder's runtime: edit it there, then run ``ssegen generate``.
@@ -16,24 +17,28 @@ from typing import Any
 import msgspec
 
 
-def partial_json(text: str) -> Any:
+def partial_json(text: str, *, trailing_strings: bool = False) -> Any:
     """The best-effort value of JSON text that may be cut short (a tool input stopped by
     ``max_tokens``): the text itself when it is valid JSON, else its longest prefix made
-    whole: an open string closed (a dangling escape left out), open arrays and objects
-    closed, and a dangling key, a trailing comma or a partial literal (``tru``, ``-``,
-    ``1.``) left out. None when no prefix holds a value, or the text is not JSON (text
-    after a whole value, nesting deeper than msgspec decodes). Never raises.
+    whole: open arrays and objects closed, and a dangling key, a trailing comma, a partial
+    literal (``tru``, ``-``, ``1.``) and an unfinished string left out (with the member
+    or item it was the value of). With ``trailing_strings``, an unfinished string value is
+    kept instead, closed (a dangling escape left out). None when no prefix holds a value,
+    or the text is not JSON (text after a whole value, nesting deeper than msgspec
+    decodes). Never raises.
 
-    The generated package depends only on msgspec and the standard library, so this
-    small completer stands in for a partial-JSON parser (``jiter``'s
-    ``partial_mode="trailing-strings"`` gives the same values; it would be a new
-    runtime dependency).
+    The default is the anthropic SDK's parsed view of a tool input being streamed
+    (``jiter.from_json(buf, partial_mode=True)``, anthropic ``lib/streaming/_messages.py``:
+    ``{"a": 1, "b": "Filing taxes`` is ``{"a": 1}``); ``trailing_strings`` is jiter's
+    ``partial_mode="trailing-strings"`` (``{"a": 1, "b": "Filing taxes"}``). The generated
+    package depends only on msgspec and the standard library, so this small completer
+    stands in for jiter (a new runtime dependency).
     """
     try:
         return msgspec.json.decode(text)
     except (msgspec.DecodeError, RecursionError):
         pass
-    completed = _complete_json(text)
+    completed = _complete_json(text, trailing_strings)
     if completed is None:
         return None
     try:
@@ -142,10 +147,11 @@ class _Reader:
         else:
             self.value_ended(end)
 
-    def string_cut(self, start: int) -> str | None:
+    def string_cut(self, start: int, trailing_strings: bool) -> str | None:
         """The completed text when a string opened at ``start`` is cut by the end of the
-        text: an open value closed (a dangling escape left out), an open key left out."""
-        if self.expects_key():
+        text: an open key left out, an open value too unless ``trailing_strings`` (then it
+        is closed, a dangling escape left out)."""
+        if self.expects_key() or not trailing_strings:
             return self.completed()
         body = self.text[start + 1 :]
         escape = _DANGLING_ESCAPE.search(body)
@@ -155,10 +161,11 @@ class _Reader:
         return self.text[:start] + '"' + body + '"' + (top.closers() if top is not None else "")
 
 
-def _complete_json(text: str) -> str | None:
+def _complete_json(text: str, trailing_strings: bool) -> str | None:
     """``text`` cut at its last point where a value ended (or a container opened),
-    with the containers open there closed; an open string value at the end closed.
-    None when there is no such point, or text follows a whole value."""
+    with the containers open there closed; with ``trailing_strings``, an open string
+    value at the end closed instead. None when there is no such point, or text follows a
+    whole value."""
     reader = _Reader(text)
     i, n = 0, len(text)
     while i < n:
@@ -174,7 +181,7 @@ def _complete_json(text: str) -> str | None:
         elif char == '"':
             end = _string_end(text, i)
             if end >= n:
-                return reader.string_cut(i)
+                return reader.string_cut(i, trailing_strings)
             i = end + 1
             reader.string_ended(i)
         else:

@@ -663,6 +663,7 @@ class SSEFraming(Framing):
     __slots__ = ("_heads",)
     name = "sse"
     media_type = "text/event-stream"
+    media_types = ("text/event-stream",)
     content_type = "text/event-stream; charset=utf-8"
     label = "SSE"
 

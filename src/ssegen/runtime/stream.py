@@ -112,7 +112,12 @@ class Channel(Generic[E]):
         framing: how the body is cut into events and events written back: a
             ``framing.Framing`` (``sse.SSE``, ``text/event-stream``; ``ndjson.NDJSON``, one
             JSON value per line), or its name (the IR channel's ``framing``: ``sse``,
-            ``ndjson``; see :data:`FRAMINGS`).
+            ``ndjson``; see :data:`FRAMINGS`). The default of every response; a response's
+            ``Content-Type`` chooses another (``content_type=`` of :meth:`decode` and
+            :meth:`accumulate`: :meth:`ChannelReader.framer_for`).
+        media_types: every media type the spec lists for the channel's responses, in its
+            order (Cohere v2: ``text/event-stream`` and ``application/x-ndjson``); by
+            default the framing's own.
 
     Attributes:
         classify: ``classifier.event``: one SSE event -> its typed event (never raises).
@@ -120,6 +125,7 @@ class Channel(Generic[E]):
             compares equal to its name.
         framer: ``framing.decoder``: builds the body's decoder from ``max_event_bytes``,
             for ``sse.iter_events(..., framer=...)``.
+        media_types: as given, or ``(framing.media_type,)``.
         reader: the reading side (:class:`ChannelReader`), over ``classifier``, ``runs``,
             ``family`` and ``framer``.
         writer: the writing side (:class:`ChannelWriter`), over ``encoding``, ``framing``,
@@ -138,6 +144,7 @@ class Channel(Generic[E]):
         family: str = Family.CHAT.value,
         encoding: Encoding | None = None,
         framing: Framing | str = SSE,
+        media_types: tuple[str, ...] = (),
     ) -> None:
         if isinstance(framing, str):
             if framing not in FRAMINGS:
@@ -152,7 +159,13 @@ class Channel(Generic[E]):
         self.encoding = encoding or Encoding()
         self.framing: Framing = framing
         self.framer: Callable[[int], Framer] = framing.decoder
-        self.reader: ChannelReader[E] = ChannelReader(classifier, runs, self.family, self.framer)
+        self.media_types = media_types or (framing.media_type,)
+        framers: dict[str, Callable[[int], Framer]] = {
+            media: f.decoder for f in FRAMINGS.values() for media in f.media_types
+        }
+        self.reader: ChannelReader[E] = ChannelReader(
+            classifier, runs, self.family, self.framer, framers
+        )
         self.writer: ChannelWriter[E] = ChannelWriter(
             self.encoding, framing, self.family, self.reader.parse, self
         )
@@ -163,19 +176,32 @@ class Channel(Generic[E]):
     # Reading: each method delegates to the reader (stream_reader.py), where it is documented.
 
     def decode(
-        self, chunks: Iterable[bytes], *, max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES
+        self,
+        chunks: Iterable[bytes],
+        *,
+        max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
+        content_type: str | None = None,
     ) -> EventStream[E]:
         """Typed events from an iterable of bytes (e.g. httpx ``response.iter_bytes()``),
-        read lazily: delegates to :meth:`ChannelReader.decode` (``channel.reader.decode``),
-        which documents the arguments and errors."""
-        return self.reader.decode(chunks, max_event_bytes=max_event_bytes)
+        read lazily, framed as ``content_type`` (the response's ``Content-Type``) says:
+        delegates to :meth:`ChannelReader.decode` (``channel.reader.decode``), which
+        documents the arguments and errors."""
+        return self.reader.decode(
+            chunks, max_event_bytes=max_event_bytes, content_type=content_type
+        )
 
     def adecode(
-        self, chunks: AsyncIterable[bytes], *, max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES
+        self,
+        chunks: AsyncIterable[bytes],
+        *,
+        max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
+        content_type: str | None = None,
     ) -> AsyncEventStream[E]:
         """Typed events from an async iterable of bytes (httpx ``aiter_bytes()``): delegates
         to :meth:`ChannelReader.adecode` (``channel.reader.adecode``)."""
-        return self.reader.adecode(chunks, max_event_bytes=max_event_bytes)
+        return self.reader.adecode(
+            chunks, max_event_bytes=max_event_bytes, content_type=content_type
+        )
 
     def parse(self, data: str, event: str = "message", id: str = "") -> E:
         """The typed event for one SSE event given as its parts (data, event type, last event
@@ -187,18 +213,24 @@ class Channel(Generic[E]):
         :meth:`ChannelReader.apply` (``channel.reader.apply``)."""
         self.reader.apply(acc, event)
 
-    def accumulate(self, events: Iterable[E], *, full_text: bool = False) -> StreamResult:
+    def accumulate(
+        self, events: Iterable[E], *, full_text: bool = False, content_type: str | None = None
+    ) -> StreamResult:
         """Assemble ``events`` (typically ``decode(...)``) into a :class:`StreamResult`:
         delegates to :meth:`ChannelReader.accumulate` (``channel.reader.accumulate``), which
         documents the arguments and errors."""
-        return self.reader.accumulate(events, full_text=full_text)
+        return self.reader.accumulate(events, full_text=full_text, content_type=content_type)
 
     async def aaccumulate(
-        self, events: AsyncIterable[E], *, full_text: bool = False
+        self,
+        events: AsyncIterable[E],
+        *,
+        full_text: bool = False,
+        content_type: str | None = None,
     ) -> StreamResult:
         """Assemble async ``events`` (typically ``adecode(...)``): delegates to
         :meth:`ChannelReader.aaccumulate` (``channel.reader.aaccumulate``)."""
-        return await self.reader.aaccumulate(events, full_text=full_text)
+        return await self.reader.aaccumulate(events, full_text=full_text, content_type=content_type)
 
     # Writing: each method delegates to the writer (stream_writer.py), where it is documented.
 

@@ -152,13 +152,17 @@ class ChannelReader(Generic[E]):
             each :class:`~.accumulate_results.StreamResult`.
         framer: builds the body's decoder from ``max_event_bytes`` (the channel's
             ``framing.decoder``).
+        framers: by media type (lower case, no parameters), the decoder builder of the
+            framing it names (``text/event-stream``: SSE, ``application/x-ndjson``:
+            NDJSON...): how a response's ``Content-Type`` chooses its framing
+            (:meth:`framer_for`). None: ``framer`` for every response.
 
     Attributes:
         classify: ``classifier.event``: one SSE event -> its typed event (never raises);
-        and the arguments, as given.
+        and the arguments, as given (``framers`` ``{}`` for None).
     """
 
-    __slots__ = ("classifier", "classify", "runs", "family", "framer")
+    __slots__ = ("classifier", "classify", "runs", "family", "framer", "framers")
 
     def __init__(
         self,
@@ -166,12 +170,27 @@ class ChannelReader(Generic[E]):
         runs: dict[type, Run],
         family: Family,
         framer: Callable[[int], Framer],
+        framers: dict[str, Callable[[int], Framer]] | None = None,
     ) -> None:
         self.classifier = classifier
         self.classify = classifier.event
         self.runs = runs
         self.family = family
         self.framer = framer
+        self.framers = framers or {}
+
+    def framer_for(self, content_type: str | None) -> Callable[[int], Framer]:
+        """The decoder builder of the framing a response's ``Content-Type`` names
+        (parameters and case ignored: ``application/x-ndjson; charset=utf-8`` is NDJSON),
+        whether or not the channel's spec lists it (the bytes are what the header says:
+        Cohere v2 answers NDJSON unless the request's ``Accept`` asks for
+        ``text/event-stream``); the channel's own (:attr:`framer`) for None or a media type
+        of no framing (``application/json``, ``text/html``: such a body gives no event, and
+        the stream ends ``truncated``, its reason saying what the body looks like)."""
+        if content_type is None:
+            return self.framer
+        base = content_type.partition(";")[0].strip().lower()
+        return self.framers.get(base, self.framer)
 
     def parse(self, data: str, event: str = "message", id: str = "") -> E:
         """The typed event for one SSE event given as its parts.
@@ -191,7 +210,11 @@ class ChannelReader(Generic[E]):
             raise PayloadError(event, data, _reason(exc)) from exc
 
     def decode(
-        self, chunks: Iterable[bytes], *, max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES
+        self,
+        chunks: Iterable[bytes],
+        *,
+        max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
+        content_type: str | None = None,
     ) -> EventStream[E]:
         """Typed events from an iterable of bytes (e.g. httpx ``response.iter_bytes()``).
 
@@ -200,6 +223,11 @@ class ChannelReader(Generic[E]):
         Args:
             chunks: the body, in chunks of any size.
             max_event_bytes: limit, in bytes, on one event (default 8 MiB).
+            content_type: the response's ``Content-Type``, which chooses the framing
+                (:meth:`framer_for`); None: the channel's own framing. A body that gives no
+                event and is not of the framing (NDJSON read as SSE, a JSON reply, an HTML
+                error page) ends with a :class:`StreamTruncated` whose reason says what it
+                looks like.
 
         Returns:
             An :class:`EventStream`; iterating it raises ``sse.SSEError``
@@ -213,10 +241,15 @@ class ChannelReader(Generic[E]):
                 ``memoryview`` or ``str``), not an iterable of chunks; the message
                 says what to pass (``decode([body])``).
         """
-        return EventStream(chunks, self.classifier, max_event_bytes, self.framer)
+        framer = self.framer if content_type is None else self.framer_for(content_type)
+        return EventStream(chunks, self.classifier, max_event_bytes, framer)
 
     def adecode(
-        self, chunks: AsyncIterable[bytes], *, max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES
+        self,
+        chunks: AsyncIterable[bytes],
+        *,
+        max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
+        content_type: str | None = None,
     ) -> AsyncEventStream[E]:
         """Typed events from an async iterable of bytes (httpx ``aiter_bytes()``);
         see :meth:`decode`.
@@ -226,17 +259,25 @@ class ChannelReader(Generic[E]):
                 ``memoryview``, ``str``: decode it as ``decode([body])``) or not an async
                 iterable (a list: pass it to :meth:`decode`).
         """
-        return AsyncEventStream(chunks, self.classifier, max_event_bytes, self.framer)
+        framer = self.framer if content_type is None else self.framer_for(content_type)
+        return AsyncEventStream(chunks, self.classifier, max_event_bytes, framer)
 
     def apply(self, acc: Accumulator, event: E) -> None:
         """Feed one event into ``acc`` through its class's run function (:attr:`runs`):
         an event decoded leniently (its ``off_spec`` set) through
         :meth:`Accumulator.lenient`, which assembles what fits; an instance of a subclass
-        through its base's; an event of a class with none (a keep-alive) feeds nothing."""
+        through its base's; an event of a class with none (a keep-alive) feeds nothing.
+
+        Raises:
+            TypeError: ``event`` is bytes, text, an int or plain JSON data (a ``dict`` or
+                ``list``), never a typed event: the message names :meth:`decode`.
+        """
         run = self.runs.get(type(event))
         if run is None:
             run = next((r for cls, r in self.runs.items() if isinstance(event, cls)), None)
             if run is None:
+                if isinstance(event, _NOT_EVENTS):
+                    raise TypeError(_not_events(event, "accumulate()"))
                 return
         if getattr(event, "off_spec", None) is not None:
             found = run
@@ -244,12 +285,18 @@ class ChannelReader(Generic[E]):
             return
         run(acc, (event,))
 
-    def accumulate(self, events: Iterable[E], *, full_text: bool = False) -> StreamResult:
+    def accumulate(
+        self, events: Iterable[E], *, full_text: bool = False, content_type: str | None = None
+    ) -> StreamResult:
         """Assemble ``events`` (typically ``decode(...)``) into a :class:`StreamResult`.
 
         Args:
             events: typed events of one stream.
             full_text: cumulative mode, see :class:`Accumulator`.
+            content_type: the response's ``Content-Type``, for ``events`` that are a stream
+                :meth:`decode` gave and nobody read yet: its body is read with the framing
+                the media type names, as ``decode(..., content_type=...)`` would
+                (:meth:`framer_for`).
 
         Returns:
             The :class:`StreamResult`; a stream that ended inside an event
@@ -259,7 +306,17 @@ class ChannelReader(Generic[E]):
         Raises:
             sse.SSEError: from iterating a decoded stream (invalid UTF-8, an
                 event over the size limit).
+            TypeError: ``events`` is not typed events but what :meth:`decode` takes or a
+                payload's data: a whole body (``bytes``, ``str``), its reads (``[body]``,
+                ``response.iter_bytes()``: raised at the first read) or plain JSON data (a
+                list of dicts); the message names :meth:`decode` (ssegen issue 34).
+            ValueError: ``content_type`` with ``events`` that are not a decoded stream
+                unread (their framing was chosen when they were decoded).
         """
+        if isinstance(events, _NOT_STREAMS):
+            raise TypeError(_not_events(events, "accumulate()", whole=True))
+        if content_type is not None:
+            events = self._reframed(events, content_type)
         acc = self._accumulator(full_text)
         if isinstance(events, EventStream) and not events.started:
             # Not iterated yet: classify and apply each read's items directly.
@@ -272,9 +329,18 @@ class ChannelReader(Generic[E]):
         return self._result(acc, events)
 
     async def aaccumulate(
-        self, events: AsyncIterable[E], *, full_text: bool = False
+        self,
+        events: AsyncIterable[E],
+        *,
+        full_text: bool = False,
+        content_type: str | None = None,
     ) -> StreamResult:
-        """Assemble async ``events`` (typically ``adecode(...)``); see :meth:`accumulate`."""
+        """Assemble async ``events`` (typically ``adecode(...)``); see :meth:`accumulate`
+        (the same errors, the ``TypeError`` naming :meth:`adecode`)."""
+        if isinstance(events, _NOT_STREAMS):
+            raise TypeError(_not_events(events, "aaccumulate()", whole=True))
+        if content_type is not None:
+            events = self._reframed(events, content_type)
         acc = self._accumulator(full_text)
         if isinstance(events, AsyncEventStream) and not events.started:
             await self._aapply_reads(acc, events.batches(), events.classifier)
@@ -286,6 +352,18 @@ class ChannelReader(Generic[E]):
                 if not count % COMPACT_PARTS:
                     acc.compact()
         return self._result(acc, events)
+
+    def _reframed(self, events: Any, content_type: str) -> Any:
+        """``events``, a decoded stream not read yet, read with the framing ``content_type``
+        names (see :meth:`accumulate`)."""
+        if not isinstance(events, (EventStream, AsyncEventStream)) or events.started:
+            raise ValueError(
+                "content_type= chooses the framing of a body not read yet: pass it to"
+                " decode(), or to accumulate() with decode()'s stream unread; these events"
+                " were framed when they were decoded"
+            )
+        framer = self.framer_for(content_type)
+        return events if framer is events.framer else events.reframed(framer)
 
     def _accumulator(self, full_text: bool = False) -> Accumulator:
         """A fresh :class:`Accumulator` of the channel's family (``full_text``: cumulative
@@ -398,3 +476,36 @@ class ChannelReader(Generic[E]):
             else:
                 for event in stretch:
                     self.apply(acc, event)
+
+
+#: What is never a typed event: a body or a read of one (``bytes``, ``bytearray``,
+#: ``memoryview``), text, an int (iterating a ``bytes`` body gives ints) and plain JSON data.
+_NOT_EVENTS = (bytes, bytearray, memoryview, str, int, dict, list)
+#: What is never a stream of typed events: a whole body, and one payload's plain data.
+_NOT_STREAMS = (bytes, bytearray, memoryview, str, dict)
+
+
+def _not_events(value: object, caller: str, whole: bool = False) -> str:
+    """The message of the ``TypeError`` :meth:`ChannelReader.accumulate` raises for
+    ``value``, what it was given (``whole``) or one of its items: what that is, and the
+    call that gives typed events (``decode``)."""
+    kind = type(value).__name__
+    got = kind if whole else f"an item of type {kind}"
+    source = (
+        "adecode(response.aiter_bytes())"
+        if caller.startswith("aa")
+        else "decode(response.iter_bytes())"
+    )
+    wanted = f"{caller} takes a stream's typed events, as channel.{source}"
+    if isinstance(value, (dict, list)):
+        return (
+            f"{wanted} gives them; got {got} (plain JSON data): decode the body's bytes with"
+            " channel.decode(...), or one payload's JSON text with channel.parse(data)"
+        )
+    if not whole:
+        fix = "channel.accumulate(channel.decode(chunks))"
+    elif isinstance(value, str):
+        fix = "channel.accumulate(channel.decode([body.encode()]))"
+    else:
+        fix = "channel.accumulate(channel.decode([body]))"
+    return f"{wanted} gives them; got {got}: decode the body first, as {fix}"

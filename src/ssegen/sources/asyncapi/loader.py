@@ -149,10 +149,22 @@ def load_asyncapi(
 
 
 def _framed(channel: Channel) -> Channel:
-    """``channel`` framed as NDJSON when one of its messages' ``contentType`` (or the
-    document's ``defaultContentType``) is a newline-delimited JSON media type
-    (``application/x-ndjson``, ``application/jsonl``): each line of the body is then one
-    message's payload. Otherwise it stays a ``text/event-stream`` channel."""
+    """``channel`` with the media types its channel object lists (``x-ssegen-media-types``: a
+    list of the media types its responses come in, each naming a framing; the others are
+    left out), framed as the first; else framed as NDJSON when one of its messages'
+    ``contentType`` (or the document's ``defaultContentType``) is a newline-delimited JSON
+    media type (``application/x-ndjson``, ``application/jsonl``): each line of the body is
+    then one message's payload. Otherwise it stays a ``text/event-stream`` channel."""
+    listed = channel.extensions.get("x-ssegen-media-types")
+    media = tuple(
+        dict.fromkeys(
+            m.split(";", 1)[0].strip().lower()
+            for m in (listed if isinstance(listed, list) else ())
+            if isinstance(m, str) and framing_of(m) is not None
+        )
+    )
+    if media:
+        return replace(channel, framing=framing_of(media[0]) or "sse", media_types=media)
     if any(framing_of(message.content_type) == "ndjson" for message in channel.messages):
         return replace(channel, framing="ndjson")
     return channel

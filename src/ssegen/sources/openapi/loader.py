@@ -168,6 +168,9 @@ def _stream_channel(
         messages=(),
         provenance=oloc.provenance,
         framing=media[0].framing,
+        media_types=tuple(
+            sorted(reader.streamed_media_types(op, oloc), key=lambda m: framing_of(m) != media[0].framing)
+        ),
         operation_id=_text(op.get("operationId")),
         summary=_text(op.get("summary")),
         description=_text(op.get("description")),
@@ -219,6 +222,12 @@ class _Reader(EventSchemaReader):
             "each line of the body is one message",
         )
         return lines
+
+    def streamed_media_types(self, op: dict[str, Any], oloc: Location) -> tuple[str, ...]:
+        """Every media type of the operation's 2xx responses that names a framing
+        (``text/event-stream``, the NDJSON ones), in the document's order, once each."""
+        found = (media_type for media_type, *_ in self._success_media(op, oloc))
+        return tuple(dict.fromkeys(m for m in found if framing_of(m) is not None))
 
     def fern_stream_media(self, op: dict[str, Any], oloc: Location) -> list[StreamMedia]:
         """The stream an operation's ``x-fern-streaming`` declares (module docstring): the
