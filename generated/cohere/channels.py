@@ -19,12 +19,11 @@ from typing import TYPE_CHECKING, Any, Literal, Union, overload
 import msgspec
 
 from . import models
-from .._runtime.accumulate import Accumulator, as_sent
+from .._runtime.accumulate import as_sent
 from .._runtime.encoding import Encoding
 from .._runtime.events import StreamTruncated, UnknownEvent, tag_reader
 from .._runtime.lenient import lenient_decode
-from .._runtime.plan import Plan, Step
-from .._runtime.plan import run as run_plan
+from .._runtime.sink import Sink, on_truncated, on_unknown
 from .._runtime.sse import ServerSentEvent
 from .._runtime.stream import Channel, Classifier, Run, decode_with, each
 from .._runtime.usage import keep_usage, kept
@@ -227,13 +226,15 @@ def classify_named_chat(event_lines: list[bytes], values: list[bytes]) -> list[C
         return None
 
 
-def _apply_chat_message_start(acc: Accumulator, chunks: Iterable[models.MessageStartEvent]) -> None:
+def _apply_chat_message_start(acc: Sink, chunks: Iterable[models.MessageStartEvent]) -> None:
+    need_meta = acc.id is None
     for chunk in chunks:
-        if (v0 := chunk.id) is not None:
+        if need_meta and (v0 := chunk.id) is not None:
             acc.meta(v0, None)
+            need_meta = acc.id is None
 
 
-def _apply_chat_content_start(acc: Accumulator, chunks: Iterable[models.ContentStartEvent]) -> None:
+def _apply_chat_content_start(acc: Sink, chunks: Iterable[models.ContentStartEvent]) -> None:
     blocks = acc.blocks
     for chunk in chunks:
         if (
@@ -244,34 +245,25 @@ def _apply_chat_content_start(acc: Accumulator, chunks: Iterable[models.ContentS
             blocks[chunk.index].open(v2)
 
 
-def _apply_chat_content_delta(acc: Accumulator, chunks: Iterable[models.ContentDeltaEvent]) -> None:
+def _apply_chat_content_delta(acc: Sink, chunks: Iterable[models.ContentDeltaEvent]) -> None:
     blocks = acc.blocks
     for chunk in chunks:
-        if (
-            (v0 := chunk.delta) is not None
-            and (v1 := v0.message) is not None
-            and (v2 := v1.content) is not None
-            and (v3 := v2.text) is not None
-        ):
-            blocks[chunk.index].text.append(v3)
-        if (
-            (v4 := chunk.delta) is not None
-            and (v5 := v4.message) is not None
-            and (v6 := v5.content) is not None
-            and (v7 := v6.thinking) is not None
-        ):
-            blocks[chunk.index].thinking.append(v7)
+        if (v0 := chunk.delta) is not None:
+            if (v1 := v0.message) is not None:
+                if (v2 := v1.content) is not None:
+                    if (v3 := v2.text) is not None:
+                        blocks[chunk.index].text.append(v3)
+                    if (v7 := v2.thinking) is not None:
+                        blocks[chunk.index].thinking.append(v7)
 
 
-def _apply_chat_content_end(acc: Accumulator, chunks: Iterable[models.ContentEndEvent]) -> None:
+def _apply_chat_content_end(acc: Sink, chunks: Iterable[models.ContentEndEvent]) -> None:
     blocks = acc.blocks
     for chunk in chunks:
         blocks[chunk.index].close()
 
 
-def _apply_chat_tool_plan_delta(
-    acc: Accumulator, chunks: Iterable[models.ToolPlanDeltaEvent]
-) -> None:
+def _apply_chat_tool_plan_delta(acc: Sink, chunks: Iterable[models.ToolPlanDeltaEvent]) -> None:
     texts = acc.texts
     for chunk in chunks:
         if (
@@ -282,51 +274,26 @@ def _apply_chat_tool_plan_delta(
             (texts.get("tool_plan") or acc.text_parts("tool_plan")).append(v2)
 
 
-_PLAN_APPLY_CHAT_TOOL_CALL_START = Plan(
-    (
-        Step(
-            "open",
-            key=("index",),
-            value=(
-                "delta",
-                "message",
-                "tool_calls",
-            ),
-            members=(
-                ("id", ("id",)),
-                ("type", ("type",)),
-                (
-                    "name",
-                    (
-                        "function",
-                        "name",
-                    ),
-                ),
-                (
-                    "arguments",
-                    (
-                        "function",
-                        "arguments",
-                    ),
-                ),
-            ),
-        ),
-    ),
-    choices=False,
-)
-"""The accumulation plan of ToolCallStartEvent (``ssegen ir`` prints it), run by ``plan.run``."""
-
-
-def _apply_chat_tool_call_start(
-    acc: Accumulator, chunks: Iterable[models.ToolCallStartEvent]
-) -> None:
+def _apply_chat_tool_call_start(acc: Sink, chunks: Iterable[models.ToolCallStartEvent]) -> None:
+    blocks = acc.blocks
     for chunk in chunks:
-        run_plan(acc, _PLAN_APPLY_CHAT_TOOL_CALL_START, chunk)
+        if (
+            (v0 := chunk.delta) is not None
+            and (v1 := v0.message) is not None
+            and (v2 := v1.tool_calls) is not None
+        ):
+            blocks[chunk.index].open(
+                v2,
+                {
+                    "id": v2.id,
+                    "type": v2.type,
+                    "name": (v3.name if (v3 := v2.function) is not None else None),
+                    "arguments": (v4.arguments if (v4 := v2.function) is not None else None),
+                },
+            )
 
 
-def _apply_chat_tool_call_delta(
-    acc: Accumulator, chunks: Iterable[models.ToolCallDeltaEvent]
-) -> None:
+def _apply_chat_tool_call_delta(acc: Sink, chunks: Iterable[models.ToolCallDeltaEvent]) -> None:
     blocks = acc.blocks
     for chunk in chunks:
         if (
@@ -339,15 +306,13 @@ def _apply_chat_tool_call_delta(
             blocks[chunk.index].arguments.append(v4)
 
 
-def _apply_chat_tool_call_end(acc: Accumulator, chunks: Iterable[models.ToolCallEndEvent]) -> None:
+def _apply_chat_tool_call_end(acc: Sink, chunks: Iterable[models.ToolCallEndEvent]) -> None:
     blocks = acc.blocks
     for chunk in chunks:
         blocks[chunk.index].close()
 
 
-def _apply_chat_citation_start(
-    acc: Accumulator, chunks: Iterable[models.CitationStartEvent]
-) -> None:
+def _apply_chat_citation_start(acc: Sink, chunks: Iterable[models.CitationStartEvent]) -> None:
     for chunk in chunks:
         if (
             (v0 := chunk.delta) is not None
@@ -357,7 +322,7 @@ def _apply_chat_citation_start(
             acc.collect("citations", as_sent(v2))
 
 
-def _apply_chat_message_end(acc: Accumulator, chunks: Iterable[models.MessageEndEvent]) -> None:
+def _apply_chat_message_end(acc: Sink, chunks: Iterable[models.MessageEndEvent]) -> None:
     usage: Any = None
     try:
         for chunk in chunks:
@@ -383,8 +348,8 @@ _APPLY_CHAT: dict[type, Run] = {
     models.ToolCallEndEvent: _apply_chat_tool_call_end,
     models.CitationStartEvent: _apply_chat_citation_start,
     models.MessageEndEvent: _apply_chat_message_end,
-    UnknownEvent: each(Accumulator.unknown),
-    StreamTruncated: each(Accumulator.truncated),
+    UnknownEvent: each(on_unknown),
+    StreamTruncated: each(on_truncated),
 }
 """How consecutive events of each class of channel /chat feed the accumulator (one event is a run of one)."""
 

@@ -19,10 +19,11 @@ from typing import TYPE_CHECKING, Any, Literal, Union, overload
 import msgspec
 
 from . import models
-from .._runtime.accumulate import Accumulator, as_sent
+from .._runtime.accumulate import as_sent
 from .._runtime.encoding import Encoding
 from .._runtime.events import StreamTruncated, UnknownEvent
 from .._runtime.lenient import lenient_decode
+from .._runtime.sink import Sink, on_truncated, on_unknown
 from .._runtime.sse import ServerSentEvent
 from .._runtime.stream import Channel, Classifier, Run, each
 from .._runtime.usage import keep_last_usage, keep_usage, keep_usages
@@ -124,15 +125,13 @@ def classify_values_models_model_stream_generate_content(
 
 
 def _apply_models_model_stream_generate_content_generate_content_response(
-    acc: Accumulator, chunks: Iterable[models.GenerateContentResponse]
+    acc: Sink, chunks: Iterable[models.GenerateContentResponse]
 ) -> None:
     states = acc.states
     need_meta = acc.id is None or acc.model is None
     usage: Any = None
     try:
         for chunk in chunks:
-            if (error := chunk.error) is not None:
-                acc.error_in_chunk(error)
             if need_meta and (v0 := chunk.response_id) is not None:
                 acc.meta(v0, chunk.model_version)
                 need_meta = acc.id is None or acc.model is None
@@ -208,13 +207,15 @@ def _apply_models_model_stream_generate_content_generate_content_response(
                 usage = v41
             if (v43 := chunk.prompt_feedback) is not None and v43.block_reason is not None:
                 acc.done()
+            if (v45 := chunk.error) is not None:
+                acc.error_in_chunk(v45)
     finally:
         if usage is not None:
             acc.set_usage(usage)
 
 
 def _apply_models_model_stream_generate_content_error_response(
-    acc: Accumulator, chunks: Iterable[models.ErrorResponse]
+    acc: Sink, chunks: Iterable[models.ErrorResponse]
 ) -> None:
     for chunk in chunks:
         acc.error(chunk)
@@ -223,8 +224,8 @@ def _apply_models_model_stream_generate_content_error_response(
 _APPLY_MODELS_MODEL_STREAM_GENERATE_CONTENT: dict[type, Run] = {
     models.ErrorResponse: _apply_models_model_stream_generate_content_error_response,
     models.GenerateContentResponse: _apply_models_model_stream_generate_content_generate_content_response,
-    UnknownEvent: each(Accumulator.unknown),
-    StreamTruncated: each(Accumulator.truncated),
+    UnknownEvent: each(on_unknown),
+    StreamTruncated: each(on_truncated),
 }
 """How consecutive events of each class of channel /models/{model}:streamGenerateContent feed the accumulator (one event is a run of one)."""
 

@@ -19,10 +19,10 @@ from typing import TYPE_CHECKING, Any, Literal, Union, overload
 import msgspec
 
 from . import models
-from .._runtime.accumulate import Accumulator
 from .._runtime.encoding import Encoding
 from .._runtime.events import StreamTruncated, UnknownEvent
 from .._runtime.lenient import lenient_decode
+from .._runtime.sink import Sink, on_done, on_truncated, on_unknown
 from .._runtime.sse import ServerSentEvent
 from .._runtime.stream import Channel, Classifier, Run, each
 from .._runtime.usage import keep_usage
@@ -107,7 +107,7 @@ def classify_values_agents_completions(
 
 
 def _apply_agents_completions_agent_completion_chunk(
-    acc: Accumulator, chunks: Iterable[models.AgentCompletionChunk]
+    acc: Sink, chunks: Iterable[models.AgentCompletionChunk]
 ) -> None:
     states = acc.states
     need_meta = acc.id is None or acc.model is None
@@ -115,36 +115,34 @@ def _apply_agents_completions_agent_completion_chunk(
         if need_meta:
             acc.meta(chunk.id, chunk.model)
             need_meta = acc.id is None or acc.model is None
-        for choice in chunk.choices:
-            index = choice.index
-            state = states.get(index) or acc.choice(index)
-            delta = choice.delta
-            if (text := delta.content) is not None:
-                state.content.append(text)
-
-            if (text := delta.reasoning_content) is not None:
-                state.reasoning_content.append(text)
-
-            for call in delta.tool_calls or ():
-                function = call.function
-                state.add_tool_call(
-                    call.index,
-                    call.id,
-                    call.type,
-                    function.name if function is not None else None,
-                    function.arguments if function is not None else None,
-                )
-            if (finish_reason := choice.finish_reason) is not None:
-                state.finish_reason = finish_reason
-        if (error := chunk.error) is not None:
-            acc.error_in_chunk(error)
+        for v0 in chunk.choices:
+            v3 = states.get(v2 := v0.index) or acc.choice(v2)
+            v4 = v0.delta
+            if (v5 := v4.content) is not None:
+                v3.content.append(v5)
+            if (v6 := v4.reasoning_content) is not None:
+                v3.reasoning_content.append(v6)
+            if (v7 := v4.tool_calls) is not None:
+                for v8 in v7:
+                    v9 = v8.function
+                    v3.add_tool_call(
+                        v8.index,
+                        v8.id,
+                        v8.type,
+                        v9.name if v9 is not None else None,
+                        v9.arguments if v9 is not None else None,
+                    )
+            if (v10 := v0.finish_reason) is not None:
+                v3.finish_reason = v10
+        if (v11 := chunk.error) is not None:
+            acc.error_in_chunk(v11)
 
 
 _APPLY_AGENTS_COMPLETIONS: dict[type, Run] = {
-    models.StreamDone: each(Accumulator.done),
+    models.StreamDone: each(on_done),
     models.AgentCompletionChunk: _apply_agents_completions_agent_completion_chunk,
-    UnknownEvent: each(Accumulator.unknown),
-    StreamTruncated: each(Accumulator.truncated),
+    UnknownEvent: each(on_unknown),
+    StreamTruncated: each(on_truncated),
 }
 """How consecutive events of each class of channel /agents/completions feed the accumulator (one event is a run of one)."""
 
@@ -188,82 +186,88 @@ def classify_chat_completions(sse: ServerSentEvent) -> CHAT_COMPLETIONS_EVENT:
 
 
 def _apply_chat_completions_chat_completion_chunk(
-    acc: Accumulator, chunks: Iterable[models.ChatCompletionChunk]
+    acc: Sink, chunks: Iterable[models.ChatCompletionChunk]
 ) -> None:
     states = acc.states
     need_meta = acc.id is None or acc.model is None
-    for chunk in chunks:
-        if need_meta:
-            acc.meta(chunk.id, chunk.model)
-            need_meta = acc.id is None or acc.model is None
-        for choice in chunk.choices:
-            index = choice.index
-            state = states.get(index) or acc.choice(index)
-            delta = choice.delta
-            if (text := delta.content) is not None:
-                state.content.append(text)
-
-            if (text := delta.reasoning_content) is not None:
-                state.reasoning_content.append(text)
-
-            for call in delta.tool_calls or ():
-                function = call.function
-                state.add_tool_call(
-                    call.index,
-                    call.id,
-                    call.type,
-                    function.name if function is not None else None,
-                    function.arguments if function is not None else None,
-                )
-            if (finish_reason := choice.finish_reason) is not None:
-                state.finish_reason = finish_reason
-        if (usage := chunk.usage) is not None:
+    usage: Any = None
+    try:
+        for chunk in chunks:
+            if need_meta:
+                acc.meta(chunk.id, chunk.model)
+                need_meta = acc.id is None or acc.model is None
+            for v0 in chunk.choices:
+                v3 = states.get(v2 := v0.index) or acc.choice(v2)
+                v4 = v0.delta
+                if (v5 := v4.content) is not None:
+                    v3.content.append(v5)
+                if (v6 := v4.reasoning_content) is not None:
+                    v3.reasoning_content.append(v6)
+                if (v7 := v4.tool_calls) is not None:
+                    for v8 in v7:
+                        v9 = v8.function
+                        v3.add_tool_call(
+                            v8.index,
+                            v8.id,
+                            v8.type,
+                            v9.name if v9 is not None else None,
+                            v9.arguments if v9 is not None else None,
+                        )
+                if (v10 := v0.finish_reason) is not None:
+                    v3.finish_reason = v10
+            if (v11 := chunk.usage) is not None:
+                usage = v11
+            if (v12 := chunk.error) is not None:
+                acc.error_in_chunk(v12)
+    finally:
+        if usage is not None:
             acc.set_usage(usage)
-        if (error := chunk.error) is not None:
-            acc.error_in_chunk(error)
 
 
 def _apply_chat_completions_chat_completion_usage_chunk(
-    acc: Accumulator, chunks: Iterable[models.ChatCompletionUsageChunk]
+    acc: Sink, chunks: Iterable[models.ChatCompletionUsageChunk]
 ) -> None:
     states = acc.states
     need_meta = acc.id is None or acc.model is None
-    for chunk in chunks:
-        if need_meta:
-            acc.meta(chunk.id, chunk.model)
-            need_meta = acc.id is None or acc.model is None
-        for choice in chunk.choices:
-            index = choice.index
-            state = states.get(index) or acc.choice(index)
-            delta = choice.delta
-            if (text := delta.content) is not None:
-                state.content.append(text)
-
-            if (text := delta.reasoning_content) is not None:
-                state.reasoning_content.append(text)
-
-            for call in delta.tool_calls or ():
-                function = call.function
-                state.add_tool_call(
-                    call.index,
-                    call.id,
-                    call.type,
-                    function.name if function is not None else None,
-                    function.arguments if function is not None else None,
-                )
-            if (finish_reason := choice.finish_reason) is not None:
-                state.finish_reason = finish_reason
-        acc.set_usage(chunk.usage)
-        if (error := chunk.error) is not None:
-            acc.error_in_chunk(error)
+    usage: Any = None
+    try:
+        for chunk in chunks:
+            if need_meta:
+                acc.meta(chunk.id, chunk.model)
+                need_meta = acc.id is None or acc.model is None
+            for v0 in chunk.choices:
+                v3 = states.get(v2 := v0.index) or acc.choice(v2)
+                v4 = v0.delta
+                if (v5 := v4.content) is not None:
+                    v3.content.append(v5)
+                if (v6 := v4.reasoning_content) is not None:
+                    v3.reasoning_content.append(v6)
+                if (v7 := v4.tool_calls) is not None:
+                    for v8 in v7:
+                        v9 = v8.function
+                        v3.add_tool_call(
+                            v8.index,
+                            v8.id,
+                            v8.type,
+                            v9.name if v9 is not None else None,
+                            v9.arguments if v9 is not None else None,
+                        )
+                if (v10 := v0.finish_reason) is not None:
+                    v3.finish_reason = v10
+            usage = chunk.usage
+            if (v11 := chunk.error) is not None:
+                acc.error_in_chunk(v11)
+    finally:
+        if usage is not None:
+            acc.set_usage(usage)
 
 
 _APPLY_CHAT_COMPLETIONS: dict[type, Run] = {
-    models.StreamDone: each(Accumulator.done),
+    models.StreamDone: each(on_done),
     models.ChatCompletionUsageChunk: _apply_chat_completions_chat_completion_usage_chunk,
     models.ChatCompletionChunk: _apply_chat_completions_chat_completion_chunk,
-    UnknownEvent: each(Accumulator.unknown),
-    StreamTruncated: each(Accumulator.truncated),
+    UnknownEvent: each(on_unknown),
+    StreamTruncated: each(on_truncated),
 }
 """How consecutive events of each class of channel /chat/completions feed the accumulator (one event is a run of one)."""
 
@@ -318,7 +322,7 @@ def classify_values_fim_completions(
 
 
 def _apply_fim_completions_fim_completion_chunk(
-    acc: Accumulator, chunks: Iterable[models.FimCompletionChunk]
+    acc: Sink, chunks: Iterable[models.FimCompletionChunk]
 ) -> None:
     states = acc.states
     need_meta = acc.id is None or acc.model is None
@@ -326,27 +330,24 @@ def _apply_fim_completions_fim_completion_chunk(
         if need_meta:
             acc.meta(chunk.id, chunk.model)
             need_meta = acc.id is None or acc.model is None
-        for choice in chunk.choices:
-            index = choice.index
-            state = states.get(index) or acc.choice(index)
-            delta = choice.delta
-            if (text := delta.content) is not None:
-                state.content.append(text)
-
-            if (text := delta.reasoning_content) is not None:
-                state.reasoning_content.append(text)
-
-            if (finish_reason := choice.finish_reason) is not None:
-                state.finish_reason = finish_reason
-        if (error := chunk.error) is not None:
-            acc.error_in_chunk(error)
+        for v0 in chunk.choices:
+            v3 = states.get(v2 := v0.index) or acc.choice(v2)
+            v4 = v0.delta
+            if (v5 := v4.content) is not None:
+                v3.content.append(v5)
+            if (v6 := v4.reasoning_content) is not None:
+                v3.reasoning_content.append(v6)
+            if (v7 := v0.finish_reason) is not None:
+                v3.finish_reason = v7
+        if (v8 := chunk.error) is not None:
+            acc.error_in_chunk(v8)
 
 
 _APPLY_FIM_COMPLETIONS: dict[type, Run] = {
-    models.StreamDone: each(Accumulator.done),
+    models.StreamDone: each(on_done),
     models.FimCompletionChunk: _apply_fim_completions_fim_completion_chunk,
-    UnknownEvent: each(Accumulator.unknown),
-    StreamTruncated: each(Accumulator.truncated),
+    UnknownEvent: each(on_unknown),
+    StreamTruncated: each(on_truncated),
 }
 """How consecutive events of each class of channel /fim/completions feed the accumulator (one event is a run of one)."""
 

@@ -19,10 +19,11 @@ from typing import TYPE_CHECKING, Any, Literal, Union, overload
 import msgspec
 
 from . import models
-from .._runtime.accumulate import Accumulator, usage_of
+from .._runtime.accumulate import usage_of
 from .._runtime.encoding import Encoding
 from .._runtime.events import StreamTruncated, UnknownEvent
 from .._runtime.lenient import lenient_decode
+from .._runtime.sink import Sink, on_truncated, on_unknown
 from .._runtime.sse import ServerSentEvent
 from .._runtime.stream import Channel, Classifier, Run, each
 
@@ -89,7 +90,7 @@ def classify_values_api_chat(
     return run
 
 
-def _apply_api_chat_chat_chunk(acc: Accumulator, chunks: Iterable[models.ChatChunk]) -> None:
+def _apply_api_chat_chat_chunk(acc: Sink, chunks: Iterable[models.ChatChunk]) -> None:
     texts = acc.texts
     need_meta = acc.model is None
     for chunk in chunks:
@@ -101,11 +102,11 @@ def _apply_api_chat_chat_chunk(acc: Accumulator, chunks: Iterable[models.ChatChu
                 (texts.get("text") or acc.text_parts("text")).append(v1)
             if (v3 := v0.thinking) is not None:
                 (texts.get("thinking") or acc.text_parts("thinking")).append(v3)
-        if (v4 := chunk.message) is not None and (v5 := v4.tool_calls) is not None:
-            for v6 in v5:
-                acc.tool_call(None, v6.function.name, v6.function.arguments)
-        if (v8 := chunk.done_reason) is not None:
-            acc.stop_reason = v8
+            if (v5 := v0.tool_calls) is not None:
+                for v6 in v5:
+                    acc.tool_call(None, v6.function.name, v6.function.arguments)
+        if (v9 := chunk.done_reason) is not None:
+            acc.stop_reason = v9
         if (
             chunk.prompt_eval_count is not None
             or chunk.eval_count is not None
@@ -114,7 +115,7 @@ def _apply_api_chat_chat_chunk(acc: Accumulator, chunks: Iterable[models.ChatChu
             or chunk.prompt_eval_duration is not None
             or chunk.eval_duration is not None
         ) and (
-            v9 := usage_of(
+            v10 := usage_of(
                 (
                     ("prompt_eval_count", chunk.prompt_eval_count),
                     ("eval_count", chunk.eval_count),
@@ -125,12 +126,12 @@ def _apply_api_chat_chat_chunk(acc: Accumulator, chunks: Iterable[models.ChatChu
                 )
             )
         ) is not None:
-            acc.merge_usage(v9)
+            acc.merge_usage(v10)
         if chunk.done_reason is not None:
             acc.done()
 
 
-def _apply_api_chat_stream_error(acc: Accumulator, chunks: Iterable[models.StreamError]) -> None:
+def _apply_api_chat_stream_error(acc: Sink, chunks: Iterable[models.StreamError]) -> None:
     for chunk in chunks:
         acc.error(chunk)
 
@@ -138,8 +139,8 @@ def _apply_api_chat_stream_error(acc: Accumulator, chunks: Iterable[models.Strea
 _APPLY_API_CHAT: dict[type, Run] = {
     models.ChatChunk: _apply_api_chat_chat_chunk,
     models.StreamError: _apply_api_chat_stream_error,
-    UnknownEvent: each(Accumulator.unknown),
-    StreamTruncated: each(Accumulator.truncated),
+    UnknownEvent: each(on_unknown),
+    StreamTruncated: each(on_truncated),
 }
 """How consecutive events of each class of channel /api/chat feed the accumulator (one event is a run of one)."""
 
@@ -191,9 +192,7 @@ def classify_values_api_generate(
     return run
 
 
-def _apply_api_generate_generate_chunk(
-    acc: Accumulator, chunks: Iterable[models.GenerateChunk]
-) -> None:
+def _apply_api_generate_generate_chunk(acc: Sink, chunks: Iterable[models.GenerateChunk]) -> None:
     texts = acc.texts
     need_meta = acc.model is None
     for chunk in chunks:
@@ -229,9 +228,7 @@ def _apply_api_generate_generate_chunk(
             acc.done()
 
 
-def _apply_api_generate_stream_error(
-    acc: Accumulator, chunks: Iterable[models.StreamError]
-) -> None:
+def _apply_api_generate_stream_error(acc: Sink, chunks: Iterable[models.StreamError]) -> None:
     for chunk in chunks:
         acc.error(chunk)
 
@@ -239,8 +236,8 @@ def _apply_api_generate_stream_error(
 _APPLY_API_GENERATE: dict[type, Run] = {
     models.GenerateChunk: _apply_api_generate_generate_chunk,
     models.StreamError: _apply_api_generate_stream_error,
-    UnknownEvent: each(Accumulator.unknown),
-    StreamTruncated: each(Accumulator.truncated),
+    UnknownEvent: each(on_unknown),
+    StreamTruncated: each(on_truncated),
 }
 """How consecutive events of each class of channel /api/generate feed the accumulator (one event is a run of one)."""
 

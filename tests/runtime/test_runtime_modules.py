@@ -54,7 +54,7 @@ ALLOWED = {
         ".sse",
         ".usage",
     },
-    "plan.py": {"__future__", "collections.abc", "typing", ".accumulate"},
+    "sink.py": {"__future__", "collections.abc", "typing", ".events", ".framing"},
     "encoding.py": {
         "__future__",
         "collections.abc",
@@ -81,6 +81,7 @@ ALLOWED = {
         ".events",
         ".framing",
         ".ndjson",
+        ".sink",
         ".sse",
     },
     "pydantic_support.py": {
@@ -89,8 +90,8 @@ ALLOWED = {
         "typing",
         "msgspec",
         "pydantic",
-        ".accumulate",
         ".lenient",
+        ".sink",
     },
 }
 THIRD_PARTY = {
@@ -105,7 +106,7 @@ THIRD_PARTY = {
     "lenient.py": {"msgspec"},
     "partial_json.py": {"msgspec"},
     "accumulate.py": {"msgspec"},
-    "plan.py": set(),
+    "sink.py": set(),
     "encoding.py": {"msgspec"},
     "stream.py": {"msgspec"},
     "pydantic_support.py": {"msgspec", "pydantic"},

@@ -93,8 +93,8 @@ MSGSPEC = Flavour(
     validation_error="msgspec.ValidationError",
     reason="str",
     plain="{}",
-    error_handler="Accumulator.error",
-    vendor_handler="Accumulator.vendor",
+    error_handler="on_error",
+    vendor_handler="on_vendor",
     empty_list="Annotated[list[{item}], msgspec.Meta(max_length=0)]",
     tagged_union="{variants}",
 )

@@ -5,9 +5,9 @@ the read driver, the ``Framing`` object), ``sse.py`` (the WHATWG ``text/event-st
 and framing, over its layers ``sse_lines.py``, ``sse_fields.py`` and ``sse_runs.py``),
 ``ndjson.py`` (newline-delimited JSON), ``events.py`` (unknown, vendor and truncation events),
 ``usage.py`` (usage kept as sent), ``lenient.py`` (member-by-member decoding of refused
-payloads), ``partial_json.py``, ``accumulate.py`` (the accumulator), ``plan.py`` (the plan
-executor), ``encoding.py`` (events back to bytes) and ``stream.py`` (channels and event
-streams).
+payloads), ``partial_json.py``, ``accumulate.py`` (the accumulator), ``sink.py`` (the
+accumulator as compiled plans see it), ``encoding.py`` (events back to bytes) and
+``stream.py`` (channels and event streams).
 
 With ``runtime = "vendored"`` (the default) they are written once per output folder, into
 ``<out>/_runtime/`` (:data:`RUNTIME_FOLDER`), by :func:`ssegen.emit.render_root`, with a
@@ -36,7 +36,7 @@ MODULES: tuple[str, ...] = (
     "lenient.py",
     "partial_json.py",
     "accumulate.py",
-    "plan.py",
+    "sink.py",
     "encoding.py",
     "stream.py",
 )

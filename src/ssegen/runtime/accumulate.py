@@ -4,8 +4,8 @@
 choice, specs/deepseek/asyncapi-page.txt:16; tool calls built from fragments by ``index``,
 specs/mistral/asyncapi-page.txt:561-584) and one :class:`BlockState` per Messages content block
 or Responses output item, keyed by index; errors, vendor events and unknown events are
-recorded, never dropped.  The generated plans (``plan.py`` or the compiled ``_apply_*``
-functions of ``channels.py``) call its methods; :class:`Family` names the built-in plans.
+recorded, never dropped.  The compiled plans (the ``_apply_*`` functions of ``channels.py``)
+reach it through ``sink.Sink``; :class:`Family` names the built-in plans.
 
 This module is ``src/ssegen/runtime/accumulate.py`` of ssegen, written verbatim into every
 output folder's runtime: edit it there, then run ``ssegen generate``.
@@ -625,15 +625,18 @@ class BlockState:
         elif arguments is not None:
             self.input = _plain(arguments)
 
-    def open(self, block: Any) -> None:
+    def open(self, block: Any, members: dict[str, Any] | None = None) -> None:
         """Take the block's identity from the object that opens it (Messages
-        ``content_block``, Responses ``item``): its ``type``, ``id``, ``call_id``,
-        ``name``, ``status``, ``input`` and any first ``text``, ``thinking`` or
-        ``arguments``; the object is kept (``raw``)."""
+        ``content_block``, Responses ``item``): its ``type``, ``id``, ``call_id``, ``name``,
+        ``status``, ``input`` and any first ``text``, ``thinking`` or ``arguments``; the object
+        is kept (``raw``). ``members`` (a plan's ``open`` with ``members``, by name, ``kind``
+        for ``type``), each sent (not None), stand over the object's own as plain data."""
         data = _plain(block)
         if not isinstance(data, dict):
             return
         self.opened = data
+        if members:
+            data = {**data, **_members(members)}
         self.kind = _str_or_none(data.get("type")) or self.kind
         self.id = _str_or_none(data.get("id")) or self.id
         self.call_id = _str_or_none(data.get("call_id")) or self.call_id
@@ -750,6 +753,12 @@ class BlockState:
                 found.append((member, mine, sent))
             ident[member] = sent or mine
         return ident, found
+
+
+def _members(members: dict[str, Any]) -> dict[str, Any]:
+    """A plan's ``open`` members as :meth:`BlockState.open` reads them: each sent (not None), as
+    plain data, ``kind`` as ``type``."""
+    return {("type" if k == "kind" else k): _plain(v) for k, v in members.items() if v is not None}
 
 
 def _snapshot_texts(
@@ -897,20 +906,11 @@ class Accumulator:
         self._usage_sent = None
         self._usage = value
 
-    def add_text(self, name: str, text: Any) -> None:
-        """Append ``text`` to the stream's named text ``name`` (a plan's ``append`` with
-        no key: Cohere's ``tool_plan``); a value that is not a string adds nothing."""
-        if isinstance(text, str):
-            parts = self.texts.get(name)
-            if parts is None:
-                parts = self.texts[name] = _Parts()
-            parts.append(text)
-
     def text_parts(self, name: str) -> list[str]:
-        """The parts of the stream's named text ``name``, created empty on first use: a
-        compiled plan's ``append`` with no key appends a delta it knows to be a string to
-        them directly (``(texts.get(name) or acc.text_parts(name)).append(delta)``), as
-        :meth:`add_text` would, without a call per delta."""
+        """The parts of the stream's named text ``name`` (a plan's ``append`` with no key:
+        Cohere's ``tool_plan``), created empty on first use: a compiled plan appends a delta it
+        knows to be a string to them directly (``(texts.get(name) or
+        acc.text_parts(name)).append(delta)``), without a call per delta."""
         parts = self.texts.get(name)
         if parts is None:
             parts = self.texts[name] = _Parts()
@@ -928,11 +928,6 @@ class Accumulator:
         ``tool_call`` after the last one (:meth:`BlockState.tool_call`). Each call its own
         block: several calls in one event or across events are all kept."""
         self.blocks[max(self.blocks, default=-1) + 1].tool_call(id, name, arguments)
-
-    def block(self, index: int) -> BlockState:
-        """The state of output block ``index`` (created on first use, also when read
-        as ``blocks[index]``)."""
-        return self.blocks[index]
 
     def merge_usage(self, usage: Any) -> None:
         """Merge a usage object into the stream's (Messages sends input tokens on

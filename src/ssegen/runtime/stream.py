@@ -49,6 +49,7 @@ from .framing import (
     read_items,
 )
 from .ndjson import NDJSON
+from .sink import Sink
 from .sse import SSE, SSEDecoder
 
 E = TypeVar("E")
@@ -81,20 +82,19 @@ NamedClassifier = Callable[[list[bytes], list[bytes]], Sequence[E] | None]
 given as their undecoded ``event`` lines and data (``sse.NamedEvents``), all at once, or None to
 have each classified alone (see :class:`Classifier`)."""
 
-Run = Callable[[Accumulator, Iterable[Any]], None]
-"""A run function: feeds consecutive events of one class into an :class:`Accumulator`, as
-feeding each in turn would (the generated ``_apply_<channel>_<message>``; one event is a run
-of one)."""
+Run = Callable[[Sink, Iterable[Any]], None]
+"""A run function: feeds consecutive events of one class into a ``sink.Sink``, as feeding each
+in turn would (the generated ``_apply_<channel>_<message>``; one event is a run of one)."""
 
 Item = ServerSentEvent | RawEvents | NamedEvents
 """One item of a read, as ``sse.SSEDecoder.feed_raw`` gives it."""
 
 
-def each(apply: Callable[[Accumulator, Any], None]) -> Run:
-    """The run function feeding each event of a run through ``apply``, one of the
-    accumulator's per-event methods (``Accumulator.unknown``, ``Accumulator.vendor``...)."""
+def each(apply: Callable[[Sink, Any], None]) -> Run:
+    """The run function feeding each event of a run through ``apply``, one of the sink's
+    per-event entries (``sink.on_unknown``, ``sink.on_vendor``...)."""
 
-    def run(acc: Accumulator, events: Iterable[Any]) -> None:
+    def run(acc: Sink, events: Iterable[Any]) -> None:
         for event in events:
             apply(acc, event)
 

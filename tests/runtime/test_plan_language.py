@@ -1,4 +1,4 @@
-"""The accumulation plan language run by ``runtime/plan.py`` (issue 22): the built-in Gemini
+"""The accumulation plan language, compiled into the generated packages (issue 22): the built-in Gemini
 family on the real captures of ``../shared/corpus/families/gemini`` and stated plans
 (``x-ssegen-accumulate``) using ``[*]`` paths, ``when``, ``members``, named texts and lists,
 usage ``replace`` and ``complete``. Expectations are computed from each capture's raw JSON."""
@@ -475,7 +475,6 @@ def test_one_resolver_walks_array_elements_and_names_where_a_path_stops() -> Non
     assert format_path(("parts", EACH, "text")) == "parts[*].text"
     step = AccumulateStep("append", key=("parts", EACH, "i"), value=("parts", EACH, "text"), field="text")
     assert step.to_plan() == {"action": "append", "key": "parts[*].i", "value": "parts[*].text", "field": "text"}
-    assert not step.simple
 
 
 def test_generated_gemini_assembles_every_capture_without_a_plan() -> None:
