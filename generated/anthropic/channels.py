@@ -189,12 +189,12 @@ def classify_named_v1_messages(
 def _apply_v1_messages_message_start(acc: Sink, chunks: Iterable[models.MessageStartEvent]) -> None:
     need_meta = acc.id is None or acc.model is None
     for chunk in chunks:
-        v0 = chunk.message
+        message = chunk.message
         if need_meta:
-            acc.meta(v0.id, v0.model)
+            acc.meta(message.id, message.model)
             need_meta = acc.id is None or acc.model is None
-        if (v1 := v0.usage) is not None:
-            acc.merge_usage(v1)
+        if (usage := message.usage) is not None:
+            acc.merge_usage(usage)
 
 
 def _apply_v1_messages_content_block_start(
@@ -210,16 +210,17 @@ def _apply_v1_messages_content_block_delta(
 ) -> None:
     blocks = acc.blocks
     for chunk in chunks:
-        if isinstance(v0 := chunk.delta, models.TextDelta):
-            blocks[chunk.index].text.append(v0.text)
-        elif isinstance(v1 := chunk.delta, models.ThinkingDelta):
-            blocks[chunk.index].thinking.append(v1.thinking)
-        elif isinstance(v2 := chunk.delta, models.SignatureDelta):
-            blocks[chunk.index].signature.append(v2.signature)
-        elif isinstance(v3 := chunk.delta, models.InputJsonDelta):
-            blocks[chunk.index].arguments.append(v3.partial_json)
+        index = chunk.index
+        if isinstance(text_delta := chunk.delta, models.TextDelta):
+            blocks[index].text.append(text_delta.text)
+        elif isinstance(thinking_delta := chunk.delta, models.ThinkingDelta):
+            blocks[index].thinking.append(thinking_delta.thinking)
+        elif isinstance(signature_delta := chunk.delta, models.SignatureDelta):
+            blocks[index].signature.append(signature_delta.signature)
+        elif isinstance(input_json_delta := chunk.delta, models.InputJsonDelta):
+            blocks[index].arguments.append(input_json_delta.partial_json)
         else:
-            blocks[chunk.index].add_delta(chunk.delta)
+            blocks[index].add_delta(chunk.delta)
 
 
 def _apply_v1_messages_content_block_stop(
@@ -232,10 +233,10 @@ def _apply_v1_messages_content_block_stop(
 
 def _apply_v1_messages_message_delta(acc: Sink, chunks: Iterable[models.MessageDeltaEvent]) -> None:
     for chunk in chunks:
-        if (v1 := chunk.delta.stop_reason) is not None:
-            acc.stop_reason = v1
-        if (v2 := chunk.usage) is not None:
-            acc.merge_usage(v2)
+        if (stop_reason := chunk.delta.stop_reason) is not None:
+            acc.stop_reason = stop_reason
+        if (usage := chunk.usage) is not None:
+            acc.merge_usage(usage)
 
 
 def _apply_v1_messages_message_stop(acc: Sink, chunks: Iterable[models.MessageStopEvent]) -> None:

@@ -229,8 +229,8 @@ def classify_named_chat(event_lines: list[bytes], values: list[bytes]) -> list[C
 def _apply_chat_message_start(acc: Sink, chunks: Iterable[models.MessageStartEvent]) -> None:
     need_meta = acc.id is None
     for chunk in chunks:
-        if need_meta and (v0 := chunk.id) is not None:
-            acc.meta(v0, None)
+        if need_meta and (id_ := chunk.id) is not None:
+            acc.meta(id_, None)
             need_meta = acc.id is None
 
 
@@ -238,23 +238,24 @@ def _apply_chat_content_start(acc: Sink, chunks: Iterable[models.ContentStartEve
     blocks = acc.blocks
     for chunk in chunks:
         if (
-            (v0 := chunk.delta) is not None
-            and (v1 := v0.message) is not None
-            and (v2 := v1.content) is not None
+            (delta := chunk.delta) is not None
+            and (message := delta.message) is not None
+            and (content := message.content) is not None
         ):
-            blocks[chunk.index].open(v2)
+            blocks[chunk.index].open(content)
 
 
 def _apply_chat_content_delta(acc: Sink, chunks: Iterable[models.ContentDeltaEvent]) -> None:
     blocks = acc.blocks
     for chunk in chunks:
-        if (v0 := chunk.delta) is not None:
-            if (v1 := v0.message) is not None:
-                if (v2 := v1.content) is not None:
-                    if (v3 := v2.text) is not None:
-                        blocks[chunk.index].text.append(v3)
-                    if (v7 := v2.thinking) is not None:
-                        blocks[chunk.index].thinking.append(v7)
+        index = chunk.index
+        if (delta := chunk.delta) is not None:
+            if (message := delta.message) is not None:
+                if (content := message.content) is not None:
+                    if (text := content.text) is not None:
+                        blocks[index].text.append(text)
+                    if (thinking := content.thinking) is not None:
+                        blocks[index].thinking.append(thinking)
 
 
 def _apply_chat_content_end(acc: Sink, chunks: Iterable[models.ContentEndEvent]) -> None:
@@ -267,28 +268,34 @@ def _apply_chat_tool_plan_delta(acc: Sink, chunks: Iterable[models.ToolPlanDelta
     texts = acc.texts
     for chunk in chunks:
         if (
-            (v0 := chunk.delta) is not None
-            and (v1 := v0.message) is not None
-            and (v2 := v1.tool_plan) is not None
+            (delta := chunk.delta) is not None
+            and (message := delta.message) is not None
+            and (tool_plan := message.tool_plan) is not None
         ):
-            (texts.get("tool_plan") or acc.text_parts("tool_plan")).append(v2)
+            (texts.get("tool_plan") or acc.text_parts("tool_plan")).append(tool_plan)
 
 
 def _apply_chat_tool_call_start(acc: Sink, chunks: Iterable[models.ToolCallStartEvent]) -> None:
     blocks = acc.blocks
     for chunk in chunks:
         if (
-            (v0 := chunk.delta) is not None
-            and (v1 := v0.message) is not None
-            and (v2 := v1.tool_calls) is not None
+            (delta := chunk.delta) is not None
+            and (message := delta.message) is not None
+            and (tool_calls := message.tool_calls) is not None
         ):
             blocks[chunk.index].open(
-                v2,
+                tool_calls,
                 {
-                    "id": v2.id,
-                    "type": v2.type,
-                    "name": (v3.name if (v3 := v2.function) is not None else None),
-                    "arguments": (v4.arguments if (v4 := v2.function) is not None else None),
+                    "id": tool_calls.id,
+                    "type": tool_calls.type,
+                    "name": (
+                        function.name if (function := tool_calls.function) is not None else None
+                    ),
+                    "arguments": (
+                        function_2.arguments
+                        if (function_2 := tool_calls.function) is not None
+                        else None
+                    ),
                 },
             )
 
@@ -297,13 +304,13 @@ def _apply_chat_tool_call_delta(acc: Sink, chunks: Iterable[models.ToolCallDelta
     blocks = acc.blocks
     for chunk in chunks:
         if (
-            (v0 := chunk.delta) is not None
-            and (v1 := v0.message) is not None
-            and (v2 := v1.tool_calls) is not None
-            and (v3 := v2.function) is not None
-            and (v4 := v3.arguments) is not None
+            (delta := chunk.delta) is not None
+            and (message := delta.message) is not None
+            and (tool_calls := message.tool_calls) is not None
+            and (function := tool_calls.function) is not None
+            and (arguments := function.arguments) is not None
         ):
-            blocks[chunk.index].arguments.append(v4)
+            blocks[chunk.index].arguments.append(arguments)
 
 
 def _apply_chat_tool_call_end(acc: Sink, chunks: Iterable[models.ToolCallEndEvent]) -> None:
@@ -315,26 +322,26 @@ def _apply_chat_tool_call_end(acc: Sink, chunks: Iterable[models.ToolCallEndEven
 def _apply_chat_citation_start(acc: Sink, chunks: Iterable[models.CitationStartEvent]) -> None:
     for chunk in chunks:
         if (
-            (v0 := chunk.delta) is not None
-            and (v1 := v0.message) is not None
-            and (v2 := v1.citations) is not None
+            (delta := chunk.delta) is not None
+            and (message := delta.message) is not None
+            and (citations := message.citations) is not None
         ):
-            acc.collect("citations", as_sent(v2))
+            acc.collect("citations", as_sent(citations))
 
 
 def _apply_chat_message_end(acc: Sink, chunks: Iterable[models.MessageEndEvent]) -> None:
-    usage: Any = None
+    last_usage: Any = None
     try:
         for chunk in chunks:
-            if (v0 := chunk.delta) is not None:
-                if (v1 := v0.finish_reason) is not None:
-                    acc.stop_reason = v1
-                if (v3 := v0.usage) is not None:
-                    usage = v3
+            if (delta := chunk.delta) is not None:
+                if (finish_reason := delta.finish_reason) is not None:
+                    acc.stop_reason = finish_reason
+                if (usage := delta.usage) is not None:
+                    last_usage = usage
             acc.done()
     finally:
-        if usage is not None:
-            acc.set_usage(usage)
+        if last_usage is not None:
+            acc.set_usage(last_usage)
 
 
 _APPLY_CHAT: dict[type, Run] = {

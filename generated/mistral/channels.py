@@ -115,27 +115,28 @@ def _apply_agents_completions_agent_completion_chunk(
         if need_meta:
             acc.meta(chunk.id, chunk.model)
             need_meta = acc.id is None or acc.model is None
-        for v0 in chunk.choices:
-            v3 = states.get(v2 := v0.index) or acc.choice(v2)
-            v4 = v0.delta
-            if (v5 := v4.content) is not None:
-                v3.content.append(v5)
-            if (v6 := v4.reasoning_content) is not None:
-                v3.reasoning_content.append(v6)
-            if (v7 := v4.tool_calls) is not None:
-                for v8 in v7:
-                    v9 = v8.function
-                    v3.add_tool_call(
-                        v8.index,
-                        v8.id,
-                        v8.type,
-                        v9.name if v9 is not None else None,
-                        v9.arguments if v9 is not None else None,
+        for choice in chunk.choices:
+            index = choice.index
+            state = states.get(index) or acc.choice(index)
+            delta = choice.delta
+            if (content := delta.content) is not None:
+                state.content.append(content)
+            if (reasoning_content := delta.reasoning_content) is not None:
+                state.reasoning_content.append(reasoning_content)
+            if (tool_calls := delta.tool_calls) is not None:
+                for call in tool_calls:
+                    function = call.function
+                    state.add_tool_call(
+                        call.index,
+                        call.id,
+                        call.type,
+                        function.name if function is not None else None,
+                        function.arguments if function is not None else None,
                     )
-            if (v10 := v0.finish_reason) is not None:
-                v3.finish_reason = v10
-        if (v11 := chunk.error) is not None:
-            acc.error_in_chunk(v11)
+            if (finish_reason := choice.finish_reason) is not None:
+                state.finish_reason = finish_reason
+        if (error := chunk.error) is not None:
+            acc.error_in_chunk(error)
 
 
 _APPLY_AGENTS_COMPLETIONS: dict[type, Run] = {
@@ -190,38 +191,39 @@ def _apply_chat_completions_chat_completion_chunk(
 ) -> None:
     states = acc.states
     need_meta = acc.id is None or acc.model is None
-    usage: Any = None
+    last_usage: Any = None
     try:
         for chunk in chunks:
             if need_meta:
                 acc.meta(chunk.id, chunk.model)
                 need_meta = acc.id is None or acc.model is None
-            for v0 in chunk.choices:
-                v3 = states.get(v2 := v0.index) or acc.choice(v2)
-                v4 = v0.delta
-                if (v5 := v4.content) is not None:
-                    v3.content.append(v5)
-                if (v6 := v4.reasoning_content) is not None:
-                    v3.reasoning_content.append(v6)
-                if (v7 := v4.tool_calls) is not None:
-                    for v8 in v7:
-                        v9 = v8.function
-                        v3.add_tool_call(
-                            v8.index,
-                            v8.id,
-                            v8.type,
-                            v9.name if v9 is not None else None,
-                            v9.arguments if v9 is not None else None,
+            for choice in chunk.choices:
+                index = choice.index
+                state = states.get(index) or acc.choice(index)
+                delta = choice.delta
+                if (content := delta.content) is not None:
+                    state.content.append(content)
+                if (reasoning_content := delta.reasoning_content) is not None:
+                    state.reasoning_content.append(reasoning_content)
+                if (tool_calls := delta.tool_calls) is not None:
+                    for call in tool_calls:
+                        function = call.function
+                        state.add_tool_call(
+                            call.index,
+                            call.id,
+                            call.type,
+                            function.name if function is not None else None,
+                            function.arguments if function is not None else None,
                         )
-                if (v10 := v0.finish_reason) is not None:
-                    v3.finish_reason = v10
-            if (v11 := chunk.usage) is not None:
-                usage = v11
-            if (v12 := chunk.error) is not None:
-                acc.error_in_chunk(v12)
+                if (finish_reason := choice.finish_reason) is not None:
+                    state.finish_reason = finish_reason
+            if (usage := chunk.usage) is not None:
+                last_usage = usage
+            if (error := chunk.error) is not None:
+                acc.error_in_chunk(error)
     finally:
-        if usage is not None:
-            acc.set_usage(usage)
+        if last_usage is not None:
+            acc.set_usage(last_usage)
 
 
 def _apply_chat_completions_chat_completion_usage_chunk(
@@ -229,37 +231,38 @@ def _apply_chat_completions_chat_completion_usage_chunk(
 ) -> None:
     states = acc.states
     need_meta = acc.id is None or acc.model is None
-    usage: Any = None
+    last_usage: Any = None
     try:
         for chunk in chunks:
             if need_meta:
                 acc.meta(chunk.id, chunk.model)
                 need_meta = acc.id is None or acc.model is None
-            for v0 in chunk.choices:
-                v3 = states.get(v2 := v0.index) or acc.choice(v2)
-                v4 = v0.delta
-                if (v5 := v4.content) is not None:
-                    v3.content.append(v5)
-                if (v6 := v4.reasoning_content) is not None:
-                    v3.reasoning_content.append(v6)
-                if (v7 := v4.tool_calls) is not None:
-                    for v8 in v7:
-                        v9 = v8.function
-                        v3.add_tool_call(
-                            v8.index,
-                            v8.id,
-                            v8.type,
-                            v9.name if v9 is not None else None,
-                            v9.arguments if v9 is not None else None,
+            for choice in chunk.choices:
+                index = choice.index
+                state = states.get(index) or acc.choice(index)
+                delta = choice.delta
+                if (content := delta.content) is not None:
+                    state.content.append(content)
+                if (reasoning_content := delta.reasoning_content) is not None:
+                    state.reasoning_content.append(reasoning_content)
+                if (tool_calls := delta.tool_calls) is not None:
+                    for call in tool_calls:
+                        function = call.function
+                        state.add_tool_call(
+                            call.index,
+                            call.id,
+                            call.type,
+                            function.name if function is not None else None,
+                            function.arguments if function is not None else None,
                         )
-                if (v10 := v0.finish_reason) is not None:
-                    v3.finish_reason = v10
-            usage = chunk.usage
-            if (v11 := chunk.error) is not None:
-                acc.error_in_chunk(v11)
+                if (finish_reason := choice.finish_reason) is not None:
+                    state.finish_reason = finish_reason
+            last_usage = chunk.usage
+            if (error := chunk.error) is not None:
+                acc.error_in_chunk(error)
     finally:
-        if usage is not None:
-            acc.set_usage(usage)
+        if last_usage is not None:
+            acc.set_usage(last_usage)
 
 
 _APPLY_CHAT_COMPLETIONS: dict[type, Run] = {
@@ -330,17 +333,18 @@ def _apply_fim_completions_fim_completion_chunk(
         if need_meta:
             acc.meta(chunk.id, chunk.model)
             need_meta = acc.id is None or acc.model is None
-        for v0 in chunk.choices:
-            v3 = states.get(v2 := v0.index) or acc.choice(v2)
-            v4 = v0.delta
-            if (v5 := v4.content) is not None:
-                v3.content.append(v5)
-            if (v6 := v4.reasoning_content) is not None:
-                v3.reasoning_content.append(v6)
-            if (v7 := v0.finish_reason) is not None:
-                v3.finish_reason = v7
-        if (v8 := chunk.error) is not None:
-            acc.error_in_chunk(v8)
+        for choice in chunk.choices:
+            index = choice.index
+            state = states.get(index) or acc.choice(index)
+            delta = choice.delta
+            if (content := delta.content) is not None:
+                state.content.append(content)
+            if (reasoning_content := delta.reasoning_content) is not None:
+                state.reasoning_content.append(reasoning_content)
+            if (finish_reason := choice.finish_reason) is not None:
+                state.finish_reason = finish_reason
+        if (error := chunk.error) is not None:
+            acc.error_in_chunk(error)
 
 
 _APPLY_FIM_COMPLETIONS: dict[type, Run] = {

@@ -97,16 +97,17 @@ def _apply_api_chat_chat_chunk(acc: Sink, chunks: Iterable[models.ChatChunk]) ->
         if need_meta:
             acc.meta(None, chunk.model)
             need_meta = acc.model is None
-        if (v0 := chunk.message) is not None:
-            if (v1 := v0.content) is not None:
-                (texts.get("text") or acc.text_parts("text")).append(v1)
-            if (v3 := v0.thinking) is not None:
-                (texts.get("thinking") or acc.text_parts("thinking")).append(v3)
-            if (v5 := v0.tool_calls) is not None:
-                for v6 in v5:
-                    acc.tool_call(None, v6.function.name, v6.function.arguments)
-        if (v9 := chunk.done_reason) is not None:
-            acc.stop_reason = v9
+        if (message := chunk.message) is not None:
+            if (content := message.content) is not None:
+                (texts.get("text") or acc.text_parts("text")).append(content)
+            if (thinking := message.thinking) is not None:
+                (texts.get("thinking") or acc.text_parts("thinking")).append(thinking)
+            if (tool_calls := message.tool_calls) is not None:
+                for tool_call in tool_calls:
+                    function = tool_call.function
+                    acc.tool_call(None, function.name, function.arguments)
+        if (done_reason := chunk.done_reason) is not None:
+            acc.stop_reason = done_reason
         if (
             chunk.prompt_eval_count is not None
             or chunk.eval_count is not None
@@ -115,7 +116,7 @@ def _apply_api_chat_chat_chunk(acc: Sink, chunks: Iterable[models.ChatChunk]) ->
             or chunk.prompt_eval_duration is not None
             or chunk.eval_duration is not None
         ) and (
-            v10 := usage_of(
+            sent_usage := usage_of(
                 (
                     ("prompt_eval_count", chunk.prompt_eval_count),
                     ("eval_count", chunk.eval_count),
@@ -126,7 +127,7 @@ def _apply_api_chat_chat_chunk(acc: Sink, chunks: Iterable[models.ChatChunk]) ->
                 )
             )
         ) is not None:
-            acc.merge_usage(v10)
+            acc.merge_usage(sent_usage)
         if chunk.done_reason is not None:
             acc.done()
 
@@ -200,10 +201,10 @@ def _apply_api_generate_generate_chunk(acc: Sink, chunks: Iterable[models.Genera
             acc.meta(None, chunk.model)
             need_meta = acc.model is None
         (texts.get("text") or acc.text_parts("text")).append(chunk.response)
-        if (v0 := chunk.thinking) is not None:
-            (texts.get("thinking") or acc.text_parts("thinking")).append(v0)
-        if (v1 := chunk.done_reason) is not None:
-            acc.stop_reason = v1
+        if (thinking := chunk.thinking) is not None:
+            (texts.get("thinking") or acc.text_parts("thinking")).append(thinking)
+        if (done_reason := chunk.done_reason) is not None:
+            acc.stop_reason = done_reason
         if (
             chunk.prompt_eval_count is not None
             or chunk.eval_count is not None
@@ -212,7 +213,7 @@ def _apply_api_generate_generate_chunk(acc: Sink, chunks: Iterable[models.Genera
             or chunk.prompt_eval_duration is not None
             or chunk.eval_duration is not None
         ) and (
-            v2 := usage_of(
+            sent_usage := usage_of(
                 (
                     ("prompt_eval_count", chunk.prompt_eval_count),
                     ("eval_count", chunk.eval_count),
@@ -223,7 +224,7 @@ def _apply_api_generate_generate_chunk(acc: Sink, chunks: Iterable[models.Genera
                 )
             )
         ) is not None:
-            acc.merge_usage(v2)
+            acc.merge_usage(sent_usage)
         if chunk.done_reason is not None:
             acc.done()
 

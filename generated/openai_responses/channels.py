@@ -916,8 +916,9 @@ def _apply_v1_responses_response_created(
 ) -> None:
     need_meta = acc.id is None or acc.model is None
     for chunk in chunks:
+        response = chunk.response
         if need_meta:
-            acc.meta(chunk.response.id, chunk.response.model)
+            acc.meta(response.id, response.model)
             need_meta = acc.id is None or acc.model is None
 
 
@@ -926,8 +927,9 @@ def _apply_v1_responses_response_in_progress(
 ) -> None:
     need_meta = acc.id is None or acc.model is None
     for chunk in chunks:
+        response = chunk.response
         if need_meta:
-            acc.meta(chunk.response.id, chunk.response.model)
+            acc.meta(response.id, response.model)
             need_meta = acc.id is None or acc.model is None
 
 
@@ -991,11 +993,11 @@ def _apply_v1_responses_response_completed(
     acc: Sink, chunks: Iterable[models.ResponseCompletedEvent]
 ) -> None:
     for chunk in chunks:
-        v0 = chunk.response
-        acc.snapshot(v0.output)
-        if (v1 := v0.usage) is not None:
-            acc.merge_usage(v1)
-        acc.stop_reason = v0.status
+        response = chunk.response
+        acc.snapshot(response.output)
+        if (usage := response.usage) is not None:
+            acc.merge_usage(usage)
+        acc.stop_reason = response.status
         acc.done()
 
 
@@ -1003,13 +1005,15 @@ def _apply_v1_responses_response_incomplete(
     acc: Sink, chunks: Iterable[models.ResponseIncompleteEvent]
 ) -> None:
     for chunk in chunks:
-        v0 = chunk.response
-        acc.snapshot(v0.output)
-        if (v1 := v0.usage) is not None:
-            acc.merge_usage(v1)
-        acc.stop_reason = v0.status
-        if (v2 := v0.incomplete_details) is not None and (v3 := v2.reason) is not None:
-            acc.stop_reason = v3
+        response = chunk.response
+        acc.snapshot(response.output)
+        if (usage := response.usage) is not None:
+            acc.merge_usage(usage)
+        acc.stop_reason = response.status
+        if (incomplete_details := response.incomplete_details) is not None and (
+            reason := incomplete_details.reason
+        ) is not None:
+            acc.stop_reason = reason
         acc.done()
 
 
@@ -1017,11 +1021,11 @@ def _apply_v1_responses_response_failed(
     acc: Sink, chunks: Iterable[models.ResponseFailedEvent]
 ) -> None:
     for chunk in chunks:
-        v0 = chunk.response
-        acc.snapshot(v0.output)
-        if (v1 := v0.usage) is not None:
-            acc.merge_usage(v1)
-        acc.stop_reason = v0.status
+        response = chunk.response
+        acc.snapshot(response.output)
+        if (usage := response.usage) is not None:
+            acc.merge_usage(usage)
+        acc.stop_reason = response.status
         acc.error(chunk)
         acc.done()
 
@@ -1055,8 +1059,9 @@ def _apply_v1_responses_response_queued(
 ) -> None:
     need_meta = acc.id is None or acc.model is None
     for chunk in chunks:
+        response = chunk.response
         if need_meta:
-            acc.meta(chunk.response.id, chunk.response.model)
+            acc.meta(response.id, response.model)
             need_meta = acc.id is None or acc.model is None
 
 

@@ -103,29 +103,30 @@ def _apply_chat_completions_chat_completion_chunk(
 ) -> None:
     states = acc.states
     need_meta = acc.id is None or acc.model is None
-    usage: Any = None
+    last_usage: Any = None
     try:
         for chunk in chunks:
             if need_meta:
                 acc.meta(chunk.id, chunk.model)
                 need_meta = acc.id is None or acc.model is None
-            for v0 in chunk.choices:
-                v3 = states.get(v2 := v0.index) or acc.choice(v2)
-                v4 = v0.delta
-                v3.content.append(v4.content)
-                if (v5 := v4.reasoning_content) is not None:
-                    v3.reasoning_content.append(v5)
-                if (v6 := v0.finish_reason) is not None:
-                    v3.finish_reason = v6
-            if (v7 := chunk.usage) is not None:
-                usage = v7
-            if (v8 := chunk.full_text) is not None:
-                acc.final_text = v8
-            if (v9 := chunk.error) is not None:
-                acc.error_in_chunk(v9)
+            for choice in chunk.choices:
+                index = choice.index
+                state = states.get(index) or acc.choice(index)
+                delta = choice.delta
+                state.content.append(delta.content)
+                if (reasoning_content := delta.reasoning_content) is not None:
+                    state.reasoning_content.append(reasoning_content)
+                if (finish_reason := choice.finish_reason) is not None:
+                    state.finish_reason = finish_reason
+            if (usage := chunk.usage) is not None:
+                last_usage = usage
+            if (full_text := chunk.full_text) is not None:
+                acc.final_text = full_text
+            if (error := chunk.error) is not None:
+                acc.error_in_chunk(error)
     finally:
-        if usage is not None:
-            acc.set_usage(usage)
+        if last_usage is not None:
+            acc.set_usage(last_usage)
 
 
 _APPLY_CHAT_COMPLETIONS: dict[type, Run] = {

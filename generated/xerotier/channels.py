@@ -444,32 +444,33 @@ def _apply_chat_completions_chat_completion_chunk(
 ) -> None:
     states = acc.states
     need_meta = acc.id is None or acc.model is None
-    usage: Any = None
+    last_usage: Any = None
     try:
         for chunk in chunks:
             if need_meta:
                 acc.meta(chunk.id, chunk.model)
                 need_meta = acc.id is None or acc.model is None
-            for v0 in chunk.choices:
-                v3 = states.get(v2 := v0.index) or acc.choice(v2)
-                v4 = v0.delta
-                if (v5 := v4.content) is not None:
-                    v3.content.append(v5)
-                if (v6 := v4.reasoning_content) is not None:
-                    v3.reasoning_content.append(v6)
-                if (v7 := v4.refusal) is not None:
-                    v3.refusal.append(v7)
-                if (v8 := v4.tool_calls) is not None:
-                    v3.add_tool_calls_data(v8)
-                if (v9 := v0.finish_reason) is not None:
-                    v3.finish_reason = v9
-            if (v10 := chunk.usage) is not None:
-                usage = v10
-            if (v11 := chunk.error) is not None:
-                acc.error_in_chunk(v11)
+            for choice in chunk.choices:
+                index = choice.index
+                state = states.get(index) or acc.choice(index)
+                delta = choice.delta
+                if (content := delta.content) is not None:
+                    state.content.append(content)
+                if (reasoning_content := delta.reasoning_content) is not None:
+                    state.reasoning_content.append(reasoning_content)
+                if (refusal := delta.refusal) is not None:
+                    state.refusal.append(refusal)
+                if (tool_calls := delta.tool_calls) is not None:
+                    state.add_tool_calls_data(tool_calls)
+                if (finish_reason := choice.finish_reason) is not None:
+                    state.finish_reason = finish_reason
+            if (usage := chunk.usage) is not None:
+                last_usage = usage
+            if (error := chunk.error) is not None:
+                acc.error_in_chunk(error)
     finally:
-        if usage is not None:
-            acc.set_usage(usage)
+        if last_usage is not None:
+            acc.set_usage(last_usage)
 
 
 _APPLY_CHAT_COMPLETIONS: dict[type, Run] = {

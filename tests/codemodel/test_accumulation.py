@@ -3,8 +3,6 @@ accumulator, and the statements they become (the plan's steps: ``normalize.accum
 
 from __future__ import annotations
 
-import re
-
 from codemodel.build_ir import HERE, array, channel, integer, message, obj, opt, req, string
 from ssegen.codemodel.accumulation import ApplyPlan
 from ssegen.codemodel.channels import channel_spec
@@ -27,10 +25,10 @@ def _plan(payload: Schema, models: ModelsBuilder | None = None, chat: bool = Tru
 
 
 def _code(payload: Schema, chat: bool = True) -> str:
-    """The plan's lines (before the loop, in it, after it), each bound name written ``v``."""
+    """The plan's lines (before the loop, in it, after it)."""
     plan = _plan(payload, chat=chat)
     assert plan is not None
-    return re.sub(r"\bv[0-9]+\b", "v", "\n".join((*plan.before, *plan.statements, *plan.after)))
+    return "\n".join((*plan.before, *plan.statements, *plan.after))
 
 
 def _choices(*members: object, delta: Schema | None = None, required: bool = True) -> str:
@@ -55,26 +53,31 @@ def test_each_choice_is_made_once_and_the_steps_after_write_to_it() -> None:
     """The plan's ``open``: a choice sending nothing yet (the first chunk's role) is one of the
     result's, looked up once per choice."""
     code = _choices(req("index", integer()), delta=obj("Delta", opt("content", string())))
-    assert "for v in chunk.choices:\n    v = states.get(v := v.index) or acc.choice(v)" in code
-    assert "v.content.append(" in code and code.count("states.get(") == 1
+    assert (
+        "for choice in chunk.choices:\n    index = choice.index\n    state = states.get(index) or acc.choice(index)"
+        in code
+    )
+    assert "state.content.append(" in code and code.count("states.get(") == 1
 
 
 def test_optional_index_falls_back_to_the_counted_position() -> None:
     code = _choices(opt("index", integer()), required=False)
-    assert "if (v := chunk.choices) is not None:\n    v = -1\n    for v in v:\n        v += 1" in code
-    assert "states.get(v := v if (v := v.index) is not None else v) or acc.choice(v)" in code
+    assert "if (choices := chunk.choices) is not None:\n    position = -1\n    for choice in choices:\n" in code
+    assert (
+        "        position += 1\n        index = index_2 if (index_2 := choice.index) is not None else position" in code
+    )
 
 
 def test_missing_or_untyped_index_is_the_position() -> None:
-    assert "states.get(v := v) or acc.choice(v)" in _choices(opt("text", string()))
-    assert "states.get(v := v) or acc.choice(v)" in _choices(req("index", string()))
+    assert "state = states.get(position) or acc.choice(position)" in _choices(opt("text", string()))
+    assert "state = states.get(position) or acc.choice(position)" in _choices(req("index", string()))
 
 
 def test_optional_members_are_bound_and_guarded_required_ones_read_directly() -> None:
     code = _choices(req("index", integer()), delta=obj("Delta", opt("content", string()), req("refusal", string())))
-    assert "if (v := v.content) is not None:\n        v.content.append(v)" in code
-    assert "v.refusal.append(v.refusal)" in code
-    assert "v = v.delta" in code  # a member object several steps read, read once
+    assert "if (content := delta.content) is not None:\n        state.content.append(content)" in code
+    assert "state.refusal.append(delta.refusal)" in code
+    assert "delta = choice.delta" in code  # a member object several steps read, read once
 
 
 def test_a_delta_without_reasoning_content_in_its_spec_is_read_for_it_anyway() -> None:
@@ -92,21 +95,23 @@ def test_a_delta_without_reasoning_content_in_its_spec_is_read_for_it_anyway() -
 
 def test_optional_delta_is_guarded() -> None:
     payload = obj("Chunk", req("choices", array(obj("Choice", opt("delta", obj("Delta", opt("content", string())))))))
-    assert "if (v := v.delta) is not None:" in _code(payload)
+    assert "if (delta := choice.delta) is not None:" in _code(payload)
 
 
 def test_completion_text_on_the_choice_feeds_content() -> None:
-    assert "v.content.append(v.text)" in _choices(req("index", integer()), req("text", string()))
+    assert "state.content.append(choice.text)" in _choices(req("index", integer()), req("text", string()))
 
 
 def test_finish_reason_enum_still_feeds_the_state() -> None:
     code = _choices(opt("finish_reason", string("stop", "length")))
-    assert "if (v := v.finish_reason) is not None:\n        v.finish_reason = v" in code
+    assert (
+        "if (finish_reason := choice.finish_reason) is not None:\n        state.finish_reason = finish_reason" in code
+    )
 
 
 def test_tool_call_items_without_members_are_handed_over_as_plain_data() -> None:
     code = _choices(delta=obj("Delta", opt("tool_calls", array(Schema("object", string().provenance)))))
-    assert "if (v := v.tool_calls) is not None:\n        v.add_tool_calls_data(v)" in code
+    assert "if (tool_calls := delta.tool_calls) is not None:\n        state.add_tool_calls_data(tool_calls)" in code
 
 
 def test_typed_tool_calls_read_the_function_fields_under_its_guard() -> None:
@@ -115,10 +120,10 @@ def test_typed_tool_calls_read_the_function_fields_under_its_guard() -> None:
         "Call", req("index", integer()), opt("id", string()), opt("type", string("function")), opt("function", function)
     )
     code = _choices(delta=obj("Delta", opt("tool_calls", array(call))))
-    assert "for v in v:\n            v = v.function\n            v.add_tool_call(" in code
+    assert "for call in tool_calls:\n            function = call.function\n            state.add_tool_call(" in code
     assert (
-        "v.add_tool_call(v.index, v.id, v.type, v.name if v is not None else None, "
-        "v.arguments if v is not None else None)" in code
+        "state.add_tool_call(call.index, call.id, call.type, function.name if function is not None else None, "
+        "function.arguments if function is not None else None)" in code
     )
 
 
@@ -126,8 +131,9 @@ def test_usage_is_handed_over_once_per_run_and_full_text_is_the_final_text() -> 
     payload = obj("Chunk", opt("usage", obj("Usage", req("total", integer()))), req("full_text", string()))
     plan = _plan(payload, chat=False)  # a chunk without choices: what the chat plan reads of it
     assert plan is not None
-    assert plan.before == ("usage: Any = None",) and plan.after == ("if usage is not None:", "    acc.set_usage(usage)")
-    usage = "if (v0 := chunk.usage) is not None:\n    usage = v0"
+    assert plan.before == ("last_usage: Any = None",)
+    assert plan.after == ("if last_usage is not None:", "    acc.set_usage(last_usage)")
+    usage = "if (usage := chunk.usage) is not None:\n    last_usage = usage"
     assert plan.statements == (usage, "acc.final_text = chunk.full_text")
 
 
@@ -144,15 +150,14 @@ def test_usage_is_kept_as_sent_by_the_decoder_and_handed_with_the_typed_object_t
     plan = _plan(payload)
     assert plan is not None and plan.keep_usage == "usage"
     converting = _plan(payload, ModelsBuilder(Diagnostics(), PYDANTIC))
-    assert converting is not None and "    acc.set_usage(plain(usage), usage)" in converting.after
+    assert converting is not None and "    acc.set_usage(plain(last_usage), last_usage)" in converting.after
 
 
 def test_a_chunk_with_choices_reads_a_top_level_error_whatever_the_spec_says() -> None:
     chunk = obj("Chunk", req("choices", array(obj("Choice", req("index", integer())))))
     plan = _plan(chunk)
     assert plan is not None and (chunk, "error") in plan.undeclared and plan.error_attr == "error"
-    last = re.sub(r"v[0-9]+", "v", plan.statements[-1])
-    assert last == "if (v := chunk.error) is not None:\n    acc.error_in_chunk(v)"
+    assert plan.statements[-1] == "if (error := chunk.error) is not None:\n    acc.error_in_chunk(error)"
     choices = req("choices", array(obj("Choice", req("index", integer()))))
     declared = _plan(obj("Chunk", choices, opt("error", obj("Error", req("code", integer())))))
     assert declared is not None and declared.undeclared == () and declared.error_attr == "error"
@@ -162,8 +167,8 @@ def test_a_chunk_with_choices_reads_a_top_level_error_whatever_the_spec_says() -
 def test_content_that_may_be_a_list_of_parts_goes_through_add_content() -> None:
     parts = Schema("union", HERE, variants=(string(), array(obj("Part", req("type", string())))), nullable=True)
     code = _choices(req("index", integer()), delta=obj("Delta", opt("content", parts), opt("refusal", string())))
-    assert "if (v := v.content) is not None:\n        v.add_content(v)" in code
+    assert "if (content := delta.content) is not None:\n        state.add_content(content)" in code
     number_or_text = Schema("union", HERE, variants=(string(), integer()))
     # A string appended, any other value (a number) left to ``add_content``, which skips it.
     code = _choices(delta=obj("Delta", opt("content", number_or_text)))
-    assert "if (v := v.content) is not None:\n        v.add_content(v)" in code
+    assert "if (content := delta.content) is not None:\n        state.add_content(content)" in code

@@ -29,8 +29,9 @@ import re
 from dataclasses import dataclass, field, replace
 
 from ..ir import EACH, AccumulateStep, Schema
+from ..naming import PythonIdentifier
 from .models import field_identifiers
-from .reads import PLAIN, UNDECLARED_TEXT, Read, Reader, Types, Unreadable
+from .reads import PLAIN, UNDECLARED_TEXT, Names, Read, Reader, Types, Unreadable, hint_of, readable, singular
 
 #: Choice texts an ``append`` step adds to directly (any other name: ``add_text``).
 _CHOICE_TEXTS = ("content", "reasoning_content", "refusal")
@@ -76,6 +77,8 @@ class _Scope:
     cached: dict[str, str] = field(default_factory=dict)
     #: the states an unconditional ``open`` made, by key path: name
     slots: dict[tuple[str, ...], str] = field(default_factory=dict)
+    #: the keys read from the element with no condition, by path from it: name
+    keys: dict[tuple[str, ...], str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -118,13 +121,14 @@ def compile_steps(
         except Unreadable as exc:
             raise ValueError(f"step {step.to_plan()} cannot be compiled: {exc}") from exc
     statements = tuple(_unbound(_render_item(item)) for item in _factored(_inlined(compiler.root.body)))
-    statements, before = _bindings(statements)
+    statements, before = _bindings(readable(statements, compiler.names))
     undeclared = tuple(dict.fromkeys(compiler.undeclared))
     if not compiler.hoist:
         return Compiled(statements, before, (), undeclared)
-    handed = "acc.set_usage(usage)" if plain == "{}" else f"acc.set_usage({plain.format('usage')}, usage)"
-    after = ("if usage is not None:", f"    {handed}")
-    return Compiled(statements, (*before, "usage: Any = None"), after, undeclared)
+    last = "last_usage"
+    handed = f"acc.set_usage({last})" if plain == "{}" else f"acc.set_usage({plain.format(last)}, {last})"
+    after = (f"if {last} is not None:", f"    {handed}")
+    return Compiled(statements, (*before, f"{last}: Any = None"), after, undeclared)
 
 
 def _usage_handed_once(steps: tuple[AccumulateStep, ...]) -> bool:
@@ -144,7 +148,7 @@ class _Compiler:
         self.types = types
         self.plain = plain
         self.hoist = hoist
-        self.names = (f"v{i}" for i in range(10_000))
+        self.names = Names()
         self.root = _Scope((), "chunk", payload)
         self.undeclared: list[tuple[Schema, str]] = []
 
@@ -154,7 +158,7 @@ class _Compiler:
         def cache(expr: str) -> str:
             name = scope.cached.get(expr)
             if name is None:
-                name = scope.cached[expr] = next(self.names)
+                name = scope.cached[expr] = self.names.take(hint_of(expr))
                 scope.body.append(_Stmt([], [f"{name} = {expr}"], binding=name))
             return name
 
@@ -206,7 +210,8 @@ class _Compiler:
                 read = reader.read(node.var, node.schema, path[start : end - 1])
                 iterable = reader.typed(read, list) if read.schema.type != "array" else read
                 items = read.schema.items if read.schema.type == "array" and read.schema.items is not None else PLAIN
-                var, position = next(self.names), next(self.names)
+                var = self.names.take(singular(str(PythonIdentifier(path[end - 2]))) if end > 1 else "item")
+                position = self.names.take("position")
                 child = _Scope(sub, var, items, position, guards=iterable.guards, iterable=iterable.expr)
                 node.body.append(child)
             node = child
@@ -227,10 +232,16 @@ class _Compiler:
         rest = path[len(owner.path) :]
         if not rest:
             return [], owner.position
+        if rest in owner.keys:
+            return [], owner.keys[rest]
         read = reader.typed(reader.read(owner.var, owner.schema, rest), int)
-        if read.guards and owner.position:
-            return [], f"{read.expr} if {' and '.join(read.guards)} else {owner.position}"
-        return read.guards, read.expr
+        if read.guards and not owner.position:
+            return read.guards, read.expr
+        expr = f"{read.expr} if {' and '.join(read.guards)} else {owner.position}" if read.guards else read.expr
+        # Read once per element, first thing (inlined where one statement reads it).
+        name = owner.keys[rest] = self.names.take("index")
+        owner.body.insert(0, _Stmt([], [f"{name} = {expr}"], binding=name))
+        return [], name
 
     def _slot(self, chain: list[_Scope], step: AccumulateStep, reader: Reader, alone: bool) -> tuple[str, list[str]]:
         """``(expression, guards)`` of the choice or block ``step`` writes to: a choice made on
@@ -246,10 +257,13 @@ class _Compiler:
             return f"blocks[{key}]", guards
         if step.action == "open" and not (alone and not guards and step.key):
             return f"acc.choice({key})", guards
-        bound = next(self.names)
-        slot = f"(states.get({bound} := {key}) or acc.choice({bound}))"
+        if key.isidentifier():
+            slot = f"(states.get({key}) or acc.choice({key}))"
+        else:
+            bound = self.names.take("index")
+            slot = f"(states.get({bound} := {key}) or acc.choice({bound}))"
         if step.action == "open":
-            name = scope.slots[step.key] = next(self.names)
+            name = scope.slots[step.key] = self.names.take("state")
             scope.body.append(_Stmt([], [f"{name} = {slot[1:-1]}"]))
             return "", []
         return slot, guards
@@ -314,20 +328,24 @@ class _Compiler:
         name."""
         read = self._call_members(step, value, reader)
         if not self.choices:
-            return [f"{slot}.tool_call({read['id']}, {read['name']}, {self.plain.format(read['arguments'])})"]
-        state, name = next(self.names), next(self.names)
+            return [f"{slot}.tool_call({read['id']}, {read['name']}, {self._plain(read['arguments'])})"]
+        state, name = self.names.take("state"), self.names.take("name")
         continued = f"{name} is None" if "name" in dict(step.members) else "False"
         return [
             f"{state} = {slot}",
-            f"{state}.add_call({read['id']}, ({name} := {read['name']}), {self.plain.format(read['arguments'])}, "
-            f"{self.plain.format(read['partial_arguments'])}, {continued})",
+            f"{state}.add_call({read['id']}, ({name} := {read['name']}), {self._plain(read['arguments'])}, "
+            f"{self._plain(read['partial_arguments'])}, {continued})",
         ]
 
     def _stream_tool_call(self, step: AccumulateStep, value: Read, reader: Reader) -> list[str]:
         """The line of an unkeyed ``tool_call`` of an output plan: a call sent whole, its own
         output block (runtime ``Accumulator.tool_call``)."""
         read = self._call_members(step, value, reader)
-        return [f"acc.tool_call({read['id']}, {read['name']}, {self.plain.format(read['arguments'])})"]
+        return [f"acc.tool_call({read['id']}, {read['name']}, {self._plain(read['arguments'])})"]
+
+    def _plain(self, expr: str) -> str:
+        """``expr`` as the runtime takes plain data (the flavour's conversion; ``None`` as it is)."""
+        return expr if expr == "None" else self.plain.format(expr)
 
     def _call_members(self, step: AccumulateStep, value: Read, reader: Reader) -> dict[str, str]:
         members = dict(step.members)
@@ -378,14 +396,14 @@ class _Compiler:
             reads = [(name, reader.inline(base.expr, base.schema, path)) for name, path in step.members]
             if all(":=" not in e for _, e in reads):
                 out.guards.append("(" + " or ".join(f"{e} is not None" for _, e in reads) + ")")
-            bound = next(self.names)
+            bound = self.names.take("sent_usage")
             read = ", ".join(f"({name!r}, {e})" for name, e in reads)
             out.guards.append(f"({bound} := usage_of(({read},))) is not None")
             expr = bound
         if step.mode != "replace":
             return [f"acc.merge_usage({self.plain.format(expr)})"]
         if self.hoist:
-            return [f"usage = {expr}"]
+            return [f"last_usage = {expr}"]
         return [f"acc.set_usage({expr})" if self.plain == "{}" else f"acc.set_usage({self.plain.format(expr)}, {expr})"]
 
     def _meta(self, step: AccumulateStep, value: Read, out: _Stmt, reader: Reader) -> _Stmt:
@@ -427,7 +445,7 @@ def _tool_calls(value: Read, slot: str, reader: Reader) -> list[str]:
     item = value.schema.items if value.schema.type == "array" else None
     if item is None or item.type != "object" or not item.properties or reader.plain(item):
         return [f"{slot}.add_tool_calls_data({value.expr})"]
-    call, function = next(reader.names), next(reader.names)
+    call, function = reader.names.take("call"), reader.names.take("function")
     args = [_scalar(reader, call, item, "index", "integer"), _scalar(reader, call, item, "id", "string")]
     args.append(_scalar(reader, call, item, "type", "string"))
     lines = [f"for {call} in {value.expr}:"]
@@ -468,21 +486,23 @@ def _scope_of(value: tuple[str, ...]) -> tuple[str, ...]:
 
 
 def _inlined(body: list[_Stmt | _Scope]) -> list[_Stmt | _Scope]:
-    """``body`` with each member object bound on a line of its own but read by one statement
-    only read in place (its binding line dropped)."""
+    """``body`` with each member object or key bound on a line of its own but read once only
+    read in place (its binding line dropped)."""
     out: list[_Stmt | _Scope] = []
     for index, item in enumerate(body):
         if not isinstance(item, _Stmt) or not item.binding:
             out.append(item)
             continue
         pattern = re.compile(rf"\b{item.binding}\b")
-        users = [later for later in body[index + 1 :] if pattern.search(_render_item(later))]
-        if len(users) > 1:
+        reads = {id(later): len(pattern.findall(_render_item(later))) for later in body[index + 1 :]}
+        if sum(reads.values()) > 1:
             out.append(item)
             continue
         expr = item.lines[0].split(" = ", 1)[1]
-        for user in users:
-            _substitute(user, pattern, expr)
+        expr = f"({expr})" if " " in expr else expr
+        for later in body[index + 1 :]:
+            if reads[id(later)]:
+                _substitute(later, pattern, expr)
     for item in out:
         if isinstance(item, _Scope):
             item.body = _inlined(item.body)

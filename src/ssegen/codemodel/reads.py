@@ -14,7 +14,12 @@ the code model gives the class for it (:attr:`Read.undeclared`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+import builtins
+import io
+import keyword
+import re
+import tokenize
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -37,6 +42,93 @@ class Types(Protocol):
 
     def tagged(self, schema: Schema) -> bool:
         """True when union ``schema`` decodes to its alternatives' classes (a tagged union)."""
+
+
+class Names:
+    """The names bound values get while a plan compiles: ``v0``, ``v1``, ... in a fixed order
+    (one plan always compiles to the same text), each with a hint of what it holds (the
+    member's identifier, ``choice`` for an element of ``choices``), which :func:`readable`
+    makes the name once the code is complete."""
+
+    def __init__(self) -> None:
+        self.hints: dict[str, str] = {}
+
+    def take(self, hint: str) -> str:
+        """A new name for a value that ``hint`` says what it is."""
+        name = f"v{len(self.hints)}"
+        self.hints[name] = hint
+        return name
+
+
+#: What compiled code names itself, and the builtins it calls: no bound value takes these.
+RESERVED = frozenset(
+    ("chunk", "chunks", "acc", "states", "blocks", "texts", "need_meta", "last_usage", "models", "Any")
+    + ("as_sent", "usage_of", "isinstance", "type", "dict", "list", "str", "int")
+)
+
+
+def readable(blocks: tuple[str, ...], names: Names) -> tuple[str, ...]:
+    """``blocks`` (code, a block of lines each) with each name ``names`` drew written as its hint,
+    unique in all of them: a builtin or keyword gets ``_`` after it, a name taken gets ``_2``,
+    ``_3``, ... (in order of first use). Only names are rewritten, never an attribute or a string."""
+    chosen: dict[str, str] = {}
+    used = set(RESERVED)
+    out = []
+    for code in blocks:
+        edits = []
+        for token in tokenize.generate_tokens(io.StringIO(code).readline):
+            if token.type != tokenize.NAME or token.string not in names.hints:
+                continue
+            line = code.splitlines()[token.start[0] - 1]
+            if line[: token.start[1]].rstrip().endswith("."):
+                continue
+            if token.string not in chosen:
+                chosen[token.string] = _unique(names.hints[token.string], used)
+            edits.append((token.start, token.end, chosen[token.string]))
+        out.append(_edited(code, edits))
+    return tuple(out)
+
+
+def _unique(hint: str, used: set[str]) -> str:
+    base = hint + "_" if keyword.iskeyword(hint) or hint in dir(builtins) else hint
+    name, count = base, 1
+    while name in used:
+        count += 1
+        name = f"{base}_{count}"
+    used.add(name)
+    return name
+
+
+def _edited(code: str, edits: list[tuple[tuple[int, int], tuple[int, int], str]]) -> str:
+    """``code`` with each ``(start, end, text)`` edit (token positions, one line each) made."""
+    lines = code.splitlines()
+    for (row, start), (_, end), text in reversed(edits):
+        lines[row - 1] = lines[row - 1][:start] + text + lines[row - 1][end:]
+    return "\n".join(lines)
+
+
+def hint_of(expr: str) -> str:
+    """What a value read by ``expr`` is: its last member (``v0.delta``: ``delta``; a plain
+    JSON member ``v1.get('text')``: ``text``), else ``value``."""
+    found = re.search(r"(?:\.([A-Za-z_]\w*)|\.get\('([^']*)'\))$", expr)
+    if found is None:
+        return "value"
+    name = found.group(1) or str(PythonIdentifier(found.group(2)))
+    return name if name.isidentifier() else "value"
+
+
+def singular(name: str) -> str:
+    """An element of array member ``name``: ``choices``: ``choice``, ``entries``: ``entry``."""
+    if name.endswith("ies") and len(name) > 3:
+        return name[:-3] + "y"
+    if name.endswith("s") and not name.endswith("ss") and len(name) > 1:
+        return name[:-1]
+    return name + "_item"
+
+
+def snake(cls: str) -> str:
+    """``TextDelta``: ``text_delta``."""
+    return re.sub(r"(?<=[a-z0-9])([A-Z])", r"_\1", cls).lower()
 
 
 class Unreadable(ValueError):
@@ -65,8 +157,7 @@ class Read:
 
 
 class Reader:
-    """Reads paths with names drawn from ``names`` (``v0``, ``v1``, ...) in a fixed order, so that
-    one plan always compiles to the same text.
+    """Reads paths, the values it binds named by ``names`` (:class:`Names`).
 
     Args:
         types: the generated classes (:class:`Types`).
@@ -76,7 +167,7 @@ class Reader:
             in place).
     """
 
-    def __init__(self, types: Types, names: Iterator[str], cache: Callable[[str], str | None] | None = None) -> None:
+    def __init__(self, types: Types, names: Names, cache: Callable[[str], str | None] | None = None) -> None:
         self.types = types
         self.names = names
         self.cache = cache
@@ -144,7 +235,7 @@ class Reader:
         cls = self.types.class_of(owner)
         if cls is None:
             raise Unreadable(f"no class for the alternative {name!r} is read from")
-        bound = next(self.names)
+        bound = self.names.take(snake(cls))
         out.tests.append((out.expr, cls))
         out.guards.append(f"isinstance({bound} := {out.expr}, models.{cls})")
         out.expr, out.schema = bound, owner
@@ -169,7 +260,7 @@ class Reader:
     def _plain_member(self, out: Read, name: str, untested: bool) -> None:
         """Member ``name`` of plain JSON ``out``: read from a ``dict``, and (unless ``untested``)
         tested not None."""
-        bound = next(self.names)
+        bound = self.names.take(hint_of(out.expr))
         out.guards.append(f"isinstance({bound} := {out.expr}, dict)")
         out.expr = f"{bound}.get({name!r})"
         out.schema = PLAIN
@@ -177,7 +268,7 @@ class Reader:
             self._bind(out, "is not None")
 
     def _bind(self, out: Read, test: str) -> None:
-        bound = next(self.names)
+        bound = self.names.take(hint_of(out.expr))
         out.guards.append(f"({bound} := {out.expr}) {test}")
         out.tested, out.expr = out.expr, bound
 
@@ -191,7 +282,7 @@ class Reader:
         if out.tested and out.guards and out.guards[-1] == f"({out.expr} := {out.tested}) is not None":
             out.guards[-1] = test.format(f"{out.expr} := {out.tested}")
         else:
-            bound = next(self.names)
+            bound = self.names.take(hint_of(out.expr))
             out.guards.append(test.format(f"{bound} := {out.expr}"))
             out.expr = bound
         out.tested = ""
