@@ -7,8 +7,8 @@ shape. Three families are recognized from the messages' shape, in this order:
     a data message with ``choices``, an array of objects (OpenAI's chat-completions
     chunk, which every chat provider in ``specs/`` follows): :func:`chat_plan` states
     what it reads (``choices[*].delta.content`` keyed by ``choices[*].index``, the tool-call
-    fragments, ``finish_reason``, ``usage``, ...), which the code model compiles to its
-    typed fast path (:mod:`ssegen.codemodel.accumulation`).
+    fragments, ``finish_reason``, ``usage``, ...), which the code model compiles as it does
+    every plan (:mod:`ssegen.codemodel.plans`).
 ``gemini``
     Google's ``GenerateContentResponse``: ``candidates``, an array of objects whose
     ``content.parts`` is an array (:func:`gemini_plan`): each candidate is a choice keyed by
@@ -47,8 +47,9 @@ shape. Three families are recognized from the messages' shape, in this order:
     (``custom_tool_call_input``, ``code_interpreter_call_code``, ``mcp_call_arguments``:
     the runtime names the field without the item type, ``input``, ``code``, ``arguments``).
 
-A step is kept only when its paths exist in the message's payload, so a spec that omits
-a member simply does not feed it. Paths are resolved by :func:`ssegen.ir.resolve_path`, the
+A step is kept only when its paths exist in the message's payload and its values have the
+types its action reads, so a spec that omits a member simply does not feed it, and every step
+kept compiles. Paths are resolved by :func:`ssegen.ir.resolve_path`, the
 one resolver the code model reads too. A channel that fits none of them can state its plan
 with an ``x-ssegen-accumulate`` extension (``custom``; docs/accumulation.md); otherwise
 its events are only typed, and ``accumulation-unknown`` (info) says so once per channel.
