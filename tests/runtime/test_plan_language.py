@@ -423,6 +423,12 @@ def test_a_cohere_stream_assembles_by_a_stated_plan_or_the_built_in_family(tmp_p
         ("{action: usage, members: [slot, piece.txt]}", "members 'txt': 'piece.txt' (read from the payload): segment"),
         ("{action: usage, members: {count: 'piece[*]'}}", "members 'count': 'piece[*]' reads every element"),
         ("{action: append, value: piece.text, field: text, members: [slot]}", "only `open`, `tool_call` and `usage`"),
+        # Every step kept compiles: the types an action reads, the kind of plan it is for.
+        ("{action: append, key: piece.text, value: piece.text, field: text}", "key 'piece.text' is string, not an int"),
+        ("{action: stop, value: slot}", "value 'slot' is integer; `stop` reads a string"),
+        ("{action: tool_calls, key: slot, value: piece}", "action 'tool_calls' is for a `result: choices` plan"),
+        ("{action: done, when: {'piece[*]': 1}}", "when 'piece[*]': 'piece[*]' reads every element ([*])"),
+        ("{action: meta, value: piece.text, extra: 'piece[*]'}", "extra: 'piece[*]' reads every element"),
     ],
 )
 def test_a_wrong_step_names_the_part_that_is_wrong(tmp_path: Path, step: str, part: str) -> None:
