@@ -27,22 +27,22 @@ from .framing import (
     RawEvents,
     ServerSentEvent,
 )
+from .sink import Sink
 from .stream_classify import Classifier, Item, _reason, _run
 from .stream_events import AsyncEventStream, EventStream
 
 E = TypeVar("E")
 
-Run = Callable[[Accumulator, Iterable[Any]], None]
-"""A run function: feeds consecutive events of one class into an :class:`Accumulator`, as
-feeding each in turn would (the generated ``_apply_<channel>_<message>``; one event is a run
-of one)."""
+Run = Callable[[Sink, Iterable[Any]], None]
+"""A run function: feeds consecutive events of one class into a ``sink.Sink``, as feeding each
+in turn would (the generated ``_apply_<channel>_<message>``; one event is a run of one)."""
 
 
-def each(apply: Callable[[Accumulator, Any], None]) -> Run:
-    """The run function feeding each event of a run through ``apply``, one of the
-    accumulator's per-event methods (``Accumulator.unknown``, ``Accumulator.vendor``...)."""
+def each(apply: Callable[[Sink, Any], None]) -> Run:
+    """The run function feeding each event of a run through ``apply``, one of the sink's
+    per-event entries (``sink.on_unknown``, ``sink.on_vendor``...)."""
 
-    def run(acc: Accumulator, events: Iterable[Any]) -> None:
+    def run(acc: Sink, events: Iterable[Any]) -> None:
         for event in events:
             apply(acc, event)
 

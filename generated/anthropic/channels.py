@@ -19,10 +19,10 @@ from typing import TYPE_CHECKING, Any, Literal, Union, overload
 import msgspec
 
 from . import models
-from .._runtime.accumulate import Accumulator
 from .._runtime.encoding import Encoding
 from .._runtime.events import StreamTruncated, UnknownEvent, tag_reader
 from .._runtime.lenient import lenient_decode
+from .._runtime.sink import Sink, on_truncated, on_unknown
 from .._runtime.sse import ServerSentEvent
 from .._runtime.stream import Channel, Classifier, Run, decode_with, each
 from .._runtime.usage import keep_usage, kept
@@ -186,18 +186,19 @@ def classify_named_v1_messages(
         return None
 
 
-def _apply_v1_messages_message_start(
-    acc: Accumulator, chunks: Iterable[models.MessageStartEvent]
-) -> None:
+def _apply_v1_messages_message_start(acc: Sink, chunks: Iterable[models.MessageStartEvent]) -> None:
+    need_meta = acc.id is None or acc.model is None
     for chunk in chunks:
-        acc.meta(chunk.message.id, None)
-        acc.meta(None, chunk.message.model)
-        if (v0 := chunk.message.usage) is not None:
-            acc.merge_usage(v0)
+        message = chunk.message
+        if need_meta:
+            acc.meta(message.id, message.model)
+            need_meta = acc.id is None or acc.model is None
+        if (usage := message.usage) is not None:
+            acc.merge_usage(usage)
 
 
 def _apply_v1_messages_content_block_start(
-    acc: Accumulator, chunks: Iterable[models.ContentBlockStartEvent]
+    acc: Sink, chunks: Iterable[models.ContentBlockStartEvent]
 ) -> None:
     blocks = acc.blocks
     for chunk in chunks:
@@ -205,48 +206,45 @@ def _apply_v1_messages_content_block_start(
 
 
 def _apply_v1_messages_content_block_delta(
-    acc: Accumulator, chunks: Iterable[models.ContentBlockDeltaEvent]
+    acc: Sink, chunks: Iterable[models.ContentBlockDeltaEvent]
 ) -> None:
     blocks = acc.blocks
     for chunk in chunks:
-        if isinstance(v0 := chunk.delta, models.TextDelta):
-            blocks[chunk.index].text.append(v0.text)
-        elif isinstance(v1 := chunk.delta, models.ThinkingDelta):
-            blocks[chunk.index].thinking.append(v1.thinking)
-        elif isinstance(v2 := chunk.delta, models.SignatureDelta):
-            blocks[chunk.index].signature.append(v2.signature)
-        elif isinstance(v3 := chunk.delta, models.InputJsonDelta):
-            blocks[chunk.index].arguments.append(v3.partial_json)
+        index = chunk.index
+        if isinstance(text_delta := chunk.delta, models.TextDelta):
+            blocks[index].text.append(text_delta.text)
+        elif isinstance(thinking_delta := chunk.delta, models.ThinkingDelta):
+            blocks[index].thinking.append(thinking_delta.thinking)
+        elif isinstance(signature_delta := chunk.delta, models.SignatureDelta):
+            blocks[index].signature.append(signature_delta.signature)
+        elif isinstance(input_json_delta := chunk.delta, models.InputJsonDelta):
+            blocks[index].arguments.append(input_json_delta.partial_json)
         else:
-            blocks[chunk.index].add_delta(chunk.delta)
+            blocks[index].add_delta(chunk.delta)
 
 
 def _apply_v1_messages_content_block_stop(
-    acc: Accumulator, chunks: Iterable[models.ContentBlockStopEvent]
+    acc: Sink, chunks: Iterable[models.ContentBlockStopEvent]
 ) -> None:
     blocks = acc.blocks
     for chunk in chunks:
         blocks[chunk.index].close()
 
 
-def _apply_v1_messages_message_delta(
-    acc: Accumulator, chunks: Iterable[models.MessageDeltaEvent]
-) -> None:
+def _apply_v1_messages_message_delta(acc: Sink, chunks: Iterable[models.MessageDeltaEvent]) -> None:
     for chunk in chunks:
-        if (v0 := chunk.delta.stop_reason) is not None:
-            acc.stop_reason = v0
-        if (v1 := chunk.usage) is not None:
-            acc.merge_usage(v1)
+        if (stop_reason := chunk.delta.stop_reason) is not None:
+            acc.stop_reason = stop_reason
+        if (usage := chunk.usage) is not None:
+            acc.merge_usage(usage)
 
 
-def _apply_v1_messages_message_stop(
-    acc: Accumulator, chunks: Iterable[models.MessageStopEvent]
-) -> None:
+def _apply_v1_messages_message_stop(acc: Sink, chunks: Iterable[models.MessageStopEvent]) -> None:
     for chunk in chunks:
         acc.done()
 
 
-def _apply_v1_messages_error(acc: Accumulator, chunks: Iterable[models.ErrorEvent]) -> None:
+def _apply_v1_messages_error(acc: Sink, chunks: Iterable[models.ErrorEvent]) -> None:
     for chunk in chunks:
         acc.error(chunk)
 
@@ -259,8 +257,8 @@ _APPLY_V1_MESSAGES: dict[type, Run] = {
     models.MessageDeltaEvent: _apply_v1_messages_message_delta,
     models.MessageStopEvent: _apply_v1_messages_message_stop,
     models.ErrorEvent: _apply_v1_messages_error,
-    UnknownEvent: each(Accumulator.unknown),
-    StreamTruncated: each(Accumulator.truncated),
+    UnknownEvent: each(on_unknown),
+    StreamTruncated: each(on_truncated),
 }
 """How consecutive events of each class of channel /v1/messages feed the accumulator (one event is a run of one)."""
 

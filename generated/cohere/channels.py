@@ -19,12 +19,11 @@ from typing import TYPE_CHECKING, Any, Literal, Union, overload
 import msgspec
 
 from . import models
-from .._runtime.accumulate import Accumulator, as_sent
+from .._runtime.accumulate import as_sent
 from .._runtime.encoding import Encoding
 from .._runtime.events import StreamTruncated, UnknownEvent, tag_reader
 from .._runtime.lenient import lenient_decode
-from .._runtime.plan import Plan, Step
-from .._runtime.plan import run as run_plan
+from .._runtime.sink import Sink, on_truncated, on_unknown
 from .._runtime.sse import ServerSentEvent
 from .._runtime.stream import Channel, Classifier, Run, decode_with, each
 from .._runtime.usage import keep_usage, kept
@@ -227,149 +226,122 @@ def classify_named_chat(event_lines: list[bytes], values: list[bytes]) -> list[C
         return None
 
 
-def _apply_chat_message_start(acc: Accumulator, chunks: Iterable[models.MessageStartEvent]) -> None:
+def _apply_chat_message_start(acc: Sink, chunks: Iterable[models.MessageStartEvent]) -> None:
+    need_meta = acc.id is None
     for chunk in chunks:
-        if (v0 := chunk.id) is not None:
-            acc.meta(v0, None)
+        if need_meta and (id_ := chunk.id) is not None:
+            acc.meta(id_, None)
+            need_meta = acc.id is None
 
 
-def _apply_chat_content_start(acc: Accumulator, chunks: Iterable[models.ContentStartEvent]) -> None:
+def _apply_chat_content_start(acc: Sink, chunks: Iterable[models.ContentStartEvent]) -> None:
     blocks = acc.blocks
     for chunk in chunks:
         if (
-            (v0 := chunk.delta) is not None
-            and (v1 := v0.message) is not None
-            and (v2 := v1.content) is not None
+            (delta := chunk.delta) is not None
+            and (message := delta.message) is not None
+            and (content := message.content) is not None
         ):
-            blocks[chunk.index].open(v2)
+            blocks[chunk.index].open(content)
 
 
-def _apply_chat_content_delta(acc: Accumulator, chunks: Iterable[models.ContentDeltaEvent]) -> None:
+def _apply_chat_content_delta(acc: Sink, chunks: Iterable[models.ContentDeltaEvent]) -> None:
     blocks = acc.blocks
     for chunk in chunks:
-        if (
-            (v0 := chunk.delta) is not None
-            and (v1 := v0.message) is not None
-            and (v2 := v1.content) is not None
-            and (v3 := v2.text) is not None
-        ):
-            blocks[chunk.index].text.append(v3)
-        if (
-            (v4 := chunk.delta) is not None
-            and (v5 := v4.message) is not None
-            and (v6 := v5.content) is not None
-            and (v7 := v6.thinking) is not None
-        ):
-            blocks[chunk.index].thinking.append(v7)
+        index = chunk.index
+        if (delta := chunk.delta) is not None:
+            if (message := delta.message) is not None:
+                if (content := message.content) is not None:
+                    if (text := content.text) is not None:
+                        blocks[index].text.append(text)
+                    if (thinking := content.thinking) is not None:
+                        blocks[index].thinking.append(thinking)
 
 
-def _apply_chat_content_end(acc: Accumulator, chunks: Iterable[models.ContentEndEvent]) -> None:
+def _apply_chat_content_end(acc: Sink, chunks: Iterable[models.ContentEndEvent]) -> None:
     blocks = acc.blocks
     for chunk in chunks:
         blocks[chunk.index].close()
 
 
-def _apply_chat_tool_plan_delta(
-    acc: Accumulator, chunks: Iterable[models.ToolPlanDeltaEvent]
-) -> None:
+def _apply_chat_tool_plan_delta(acc: Sink, chunks: Iterable[models.ToolPlanDeltaEvent]) -> None:
     texts = acc.texts
     for chunk in chunks:
         if (
-            (v0 := chunk.delta) is not None
-            and (v1 := v0.message) is not None
-            and (v2 := v1.tool_plan) is not None
+            (delta := chunk.delta) is not None
+            and (message := delta.message) is not None
+            and (tool_plan := message.tool_plan) is not None
         ):
-            (texts.get("tool_plan") or acc.text_parts("tool_plan")).append(v2)
+            (texts.get("tool_plan") or acc.text_parts("tool_plan")).append(tool_plan)
 
 
-_PLAN_APPLY_CHAT_TOOL_CALL_START = Plan(
-    (
-        Step(
-            "open",
-            key=("index",),
-            value=(
-                "delta",
-                "message",
-                "tool_calls",
-            ),
-            members=(
-                ("id", ("id",)),
-                ("type", ("type",)),
-                (
-                    "name",
-                    (
-                        "function",
-                        "name",
-                    ),
-                ),
-                (
-                    "arguments",
-                    (
-                        "function",
-                        "arguments",
-                    ),
-                ),
-            ),
-        ),
-    ),
-    choices=False,
-)
-"""The accumulation plan of ToolCallStartEvent (``ssegen ir`` prints it), run by ``plan.run``."""
-
-
-def _apply_chat_tool_call_start(
-    acc: Accumulator, chunks: Iterable[models.ToolCallStartEvent]
-) -> None:
-    for chunk in chunks:
-        run_plan(acc, _PLAN_APPLY_CHAT_TOOL_CALL_START, chunk)
-
-
-def _apply_chat_tool_call_delta(
-    acc: Accumulator, chunks: Iterable[models.ToolCallDeltaEvent]
-) -> None:
+def _apply_chat_tool_call_start(acc: Sink, chunks: Iterable[models.ToolCallStartEvent]) -> None:
     blocks = acc.blocks
     for chunk in chunks:
         if (
-            (v0 := chunk.delta) is not None
-            and (v1 := v0.message) is not None
-            and (v2 := v1.tool_calls) is not None
-            and (v3 := v2.function) is not None
-            and (v4 := v3.arguments) is not None
+            (delta := chunk.delta) is not None
+            and (message := delta.message) is not None
+            and (tool_calls := message.tool_calls) is not None
         ):
-            blocks[chunk.index].arguments.append(v4)
+            blocks[chunk.index].open(
+                tool_calls,
+                {
+                    "id": tool_calls.id,
+                    "type": tool_calls.type,
+                    "name": (
+                        function.name if (function := tool_calls.function) is not None else None
+                    ),
+                    "arguments": (
+                        function_2.arguments
+                        if (function_2 := tool_calls.function) is not None
+                        else None
+                    ),
+                },
+            )
 
 
-def _apply_chat_tool_call_end(acc: Accumulator, chunks: Iterable[models.ToolCallEndEvent]) -> None:
+def _apply_chat_tool_call_delta(acc: Sink, chunks: Iterable[models.ToolCallDeltaEvent]) -> None:
+    blocks = acc.blocks
+    for chunk in chunks:
+        if (
+            (delta := chunk.delta) is not None
+            and (message := delta.message) is not None
+            and (tool_calls := message.tool_calls) is not None
+            and (function := tool_calls.function) is not None
+            and (arguments := function.arguments) is not None
+        ):
+            blocks[chunk.index].arguments.append(arguments)
+
+
+def _apply_chat_tool_call_end(acc: Sink, chunks: Iterable[models.ToolCallEndEvent]) -> None:
     blocks = acc.blocks
     for chunk in chunks:
         blocks[chunk.index].close()
 
 
-def _apply_chat_citation_start(
-    acc: Accumulator, chunks: Iterable[models.CitationStartEvent]
-) -> None:
+def _apply_chat_citation_start(acc: Sink, chunks: Iterable[models.CitationStartEvent]) -> None:
     for chunk in chunks:
         if (
-            (v0 := chunk.delta) is not None
-            and (v1 := v0.message) is not None
-            and (v2 := v1.citations) is not None
+            (delta := chunk.delta) is not None
+            and (message := delta.message) is not None
+            and (citations := message.citations) is not None
         ):
-            acc.collect("citations", as_sent(v2))
+            acc.collect("citations", as_sent(citations))
 
 
-def _apply_chat_message_end(acc: Accumulator, chunks: Iterable[models.MessageEndEvent]) -> None:
-    usage: Any = None
+def _apply_chat_message_end(acc: Sink, chunks: Iterable[models.MessageEndEvent]) -> None:
+    last_usage: Any = None
     try:
         for chunk in chunks:
-            if (v0 := chunk.delta) is not None:
-                if (v1 := v0.finish_reason) is not None:
-                    acc.stop_reason = v1
-                if (v3 := v0.usage) is not None:
-                    usage = v3
+            if (delta := chunk.delta) is not None:
+                if (finish_reason := delta.finish_reason) is not None:
+                    acc.stop_reason = finish_reason
+                if (usage := delta.usage) is not None:
+                    last_usage = usage
             acc.done()
     finally:
-        if usage is not None:
-            acc.set_usage(usage)
+        if last_usage is not None:
+            acc.set_usage(last_usage)
 
 
 _APPLY_CHAT: dict[type, Run] = {
@@ -383,8 +355,8 @@ _APPLY_CHAT: dict[type, Run] = {
     models.ToolCallEndEvent: _apply_chat_tool_call_end,
     models.CitationStartEvent: _apply_chat_citation_start,
     models.MessageEndEvent: _apply_chat_message_end,
-    UnknownEvent: each(Accumulator.unknown),
-    StreamTruncated: each(Accumulator.truncated),
+    UnknownEvent: each(on_unknown),
+    StreamTruncated: each(on_truncated),
 }
 """How consecutive events of each class of channel /chat feed the accumulator (one event is a run of one)."""
 

@@ -19,10 +19,11 @@ from typing import TYPE_CHECKING, Any, Literal, Union, overload
 import msgspec
 
 from . import models
-from .._runtime.accumulate import Accumulator, as_sent
+from .._runtime.accumulate import as_sent
 from .._runtime.encoding import Encoding
 from .._runtime.events import StreamTruncated, UnknownEvent
 from .._runtime.lenient import lenient_decode
+from .._runtime.sink import Sink, on_truncated, on_unknown
 from .._runtime.sse import ServerSentEvent
 from .._runtime.stream import Channel, Classifier, Run, each
 from .._runtime.usage import keep_last_usage, keep_usage, keep_usages
@@ -124,97 +125,86 @@ def classify_values_models_model_stream_generate_content(
 
 
 def _apply_models_model_stream_generate_content_generate_content_response(
-    acc: Accumulator, chunks: Iterable[models.GenerateContentResponse]
+    acc: Sink, chunks: Iterable[models.GenerateContentResponse]
 ) -> None:
     states = acc.states
     need_meta = acc.id is None or acc.model is None
-    usage: Any = None
+    last_usage: Any = None
     try:
         for chunk in chunks:
-            if (error := chunk.error) is not None:
-                acc.error_in_chunk(error)
-            if need_meta and (v0 := chunk.response_id) is not None:
-                acc.meta(v0, chunk.model_version)
+            if need_meta and (response_id := chunk.response_id) is not None:
+                acc.meta(response_id, chunk.model_version)
                 need_meta = acc.id is None or acc.model is None
-            if (v1 := chunk.candidates) is not None:
-                v3 = -1
-                for v2 in v1:
-                    v3 += 1
-                    if (v4 := v2.content) is not None and (v5 := v4.parts) is not None:
-                        for v6 in v5:
-                            if (v8 := v6.text) is not None:
-                                if not (v6.thought is True):
-                                    (
-                                        states.get(
-                                            v10 := v9 if (v9 := v2.index) is not None else v3
-                                        )
-                                        or acc.choice(v10)
-                                    ).content.append(v8)
+            if (candidates := chunk.candidates) is not None:
+                position = -1
+                for candidate in candidates:
+                    position += 1
+                    index = index_2 if (index_2 := candidate.index) is not None else position
+                    if (content := candidate.content) is not None and (
+                        parts := content.parts
+                    ) is not None:
+                        for part in parts:
+                            if (text := part.text) is not None:
+                                if not (part.thought is True):
+                                    (states.get(index) or acc.choice(index)).content.append(text)
                                 else:
                                     (
-                                        states.get(
-                                            v13 := v12 if (v12 := v2.index) is not None else v3
-                                        )
-                                        or acc.choice(v13)
-                                    ).reasoning_content.append(v8)
-                            if (v14 := v6.function_call) is not None:
-                                v17 = states.get(
-                                    v16 := v15 if (v15 := v2.index) is not None else v3
-                                ) or acc.choice(v16)
-                                v17.add_call(
-                                    v14.id,
-                                    (v18 := v14.name),
-                                    v14.args,
-                                    v14.partial_args,
-                                    v18 is None,
+                                        states.get(index) or acc.choice(index)
+                                    ).reasoning_content.append(text)
+                            if (function_call := part.function_call) is not None:
+                                state = states.get(index) or acc.choice(index)
+                                state.add_call(
+                                    function_call.id,
+                                    (name := function_call.name),
+                                    function_call.args,
+                                    function_call.partial_args,
+                                    name is None,
                                 )
-                            if v6.executable_code is not None:
-                                (
-                                    states.get(v21 := v20 if (v20 := v2.index) is not None else v3)
-                                    or acc.choice(v21)
-                                ).content_parts.append(as_sent(v6))
-                            if v6.code_execution_result is not None:
-                                (
-                                    states.get(v24 := v23 if (v23 := v2.index) is not None else v3)
-                                    or acc.choice(v24)
-                                ).content_parts.append(as_sent(v6))
-                            if v6.inline_data is not None:
-                                (
-                                    states.get(v27 := v26 if (v26 := v2.index) is not None else v3)
-                                    or acc.choice(v27)
-                                ).content_parts.append(as_sent(v6))
-                            if v6.file_data is not None:
-                                (
-                                    states.get(v30 := v29 if (v29 := v2.index) is not None else v3)
-                                    or acc.choice(v30)
-                                ).content_parts.append(as_sent(v6))
-                            if v6.function_response is not None:
-                                (
-                                    states.get(v33 := v32 if (v32 := v2.index) is not None else v3)
-                                    or acc.choice(v33)
-                                ).content_parts.append(as_sent(v6))
-                            if (v34 := v6.thought_signature) is not None:
-                                acc.collect("thought_signatures", as_sent(v34))
-                    if (v35 := v2.finish_reason) is not None:
-                        (
-                            states.get(v37 := v36 if (v36 := v2.index) is not None else v3)
-                            or acc.choice(v37)
-                        ).finish_reason = v35
-                        acc.stop_reason = v35
+                            if part.executable_code is not None:
+                                (states.get(index) or acc.choice(index)).content_parts.append(
+                                    as_sent(part)
+                                )
+                            if part.code_execution_result is not None:
+                                (states.get(index) or acc.choice(index)).content_parts.append(
+                                    as_sent(part)
+                                )
+                            if part.inline_data is not None:
+                                (states.get(index) or acc.choice(index)).content_parts.append(
+                                    as_sent(part)
+                                )
+                            if part.file_data is not None:
+                                (states.get(index) or acc.choice(index)).content_parts.append(
+                                    as_sent(part)
+                                )
+                            if part.function_response is not None:
+                                (states.get(index) or acc.choice(index)).content_parts.append(
+                                    as_sent(part)
+                                )
+                            if (thought_signature := part.thought_signature) is not None:
+                                acc.collect("thought_signatures", as_sent(thought_signature))
+                    if (finish_reason := candidate.finish_reason) is not None:
+                        (states.get(index) or acc.choice(index)).finish_reason = finish_reason
+                        acc.stop_reason = finish_reason
                         acc.done()
-            if (v39 := chunk.prompt_feedback) is not None and (v40 := v39.block_reason) is not None:
-                acc.stop_reason = v40
-            if (v41 := chunk.usage_metadata) is not None:
-                usage = v41
-            if (v43 := chunk.prompt_feedback) is not None and v43.block_reason is not None:
+            if (prompt_feedback := chunk.prompt_feedback) is not None and (
+                block_reason := prompt_feedback.block_reason
+            ) is not None:
+                acc.stop_reason = block_reason
+            if (usage_metadata := chunk.usage_metadata) is not None:
+                last_usage = usage_metadata
+            if (
+                prompt_feedback_2 := chunk.prompt_feedback
+            ) is not None and prompt_feedback_2.block_reason is not None:
                 acc.done()
+            if (error := chunk.error) is not None:
+                acc.error_in_chunk(error)
     finally:
-        if usage is not None:
-            acc.set_usage(usage)
+        if last_usage is not None:
+            acc.set_usage(last_usage)
 
 
 def _apply_models_model_stream_generate_content_error_response(
-    acc: Accumulator, chunks: Iterable[models.ErrorResponse]
+    acc: Sink, chunks: Iterable[models.ErrorResponse]
 ) -> None:
     for chunk in chunks:
         acc.error(chunk)
@@ -223,8 +213,8 @@ def _apply_models_model_stream_generate_content_error_response(
 _APPLY_MODELS_MODEL_STREAM_GENERATE_CONTENT: dict[type, Run] = {
     models.ErrorResponse: _apply_models_model_stream_generate_content_error_response,
     models.GenerateContentResponse: _apply_models_model_stream_generate_content_generate_content_response,
-    UnknownEvent: each(Accumulator.unknown),
-    StreamTruncated: each(Accumulator.truncated),
+    UnknownEvent: each(on_unknown),
+    StreamTruncated: each(on_truncated),
 }
 """How consecutive events of each class of channel /models/{model}:streamGenerateContent feed the accumulator (one event is a run of one)."""
 

@@ -19,10 +19,10 @@ from typing import TYPE_CHECKING, Any, Literal, Union, overload
 import msgspec
 
 from . import models
-from .._runtime.accumulate import Accumulator
 from .._runtime.encoding import Encoding
 from .._runtime.events import StreamTruncated, UnknownEvent
 from .._runtime.lenient import lenient_decode
+from .._runtime.sink import Sink, on_done, on_truncated, on_unknown
 from .._runtime.sse import ServerSentEvent
 from .._runtime.stream import Channel, Classifier, Run, each
 from .._runtime.usage import keep_usage
@@ -107,7 +107,7 @@ def classify_values_agents_completions(
 
 
 def _apply_agents_completions_agent_completion_chunk(
-    acc: Accumulator, chunks: Iterable[models.AgentCompletionChunk]
+    acc: Sink, chunks: Iterable[models.AgentCompletionChunk]
 ) -> None:
     states = acc.states
     need_meta = acc.id is None or acc.model is None
@@ -119,21 +119,21 @@ def _apply_agents_completions_agent_completion_chunk(
             index = choice.index
             state = states.get(index) or acc.choice(index)
             delta = choice.delta
-            if (text := delta.content) is not None:
-                state.content.append(text)
-
-            if (text := delta.reasoning_content) is not None:
-                state.reasoning_content.append(text)
-
-            for call in delta.tool_calls or ():
-                function = call.function
-                state.add_tool_call(
-                    call.index,
-                    call.id,
-                    call.type,
-                    function.name if function is not None else None,
-                    function.arguments if function is not None else None,
-                )
+            if (content := delta.content) is not None:
+                state.content.append(content)
+            if (reasoning_content := delta.reasoning_content) is not None:
+                state.reasoning_content.append(reasoning_content)
+            if (tool_calls := delta.tool_calls) is not None:
+                for place, call in enumerate(tool_calls):
+                    function = call.function
+                    state.add_tool_call(
+                        call.index,
+                        call.id,
+                        call.type,
+                        function.name if function is not None else None,
+                        function.arguments if function is not None else None,
+                        place,
+                    )
             if (finish_reason := choice.finish_reason) is not None:
                 state.finish_reason = finish_reason
         if (error := chunk.error) is not None:
@@ -141,10 +141,10 @@ def _apply_agents_completions_agent_completion_chunk(
 
 
 _APPLY_AGENTS_COMPLETIONS: dict[type, Run] = {
-    models.StreamDone: each(Accumulator.done),
+    models.StreamDone: each(on_done),
     models.AgentCompletionChunk: _apply_agents_completions_agent_completion_chunk,
-    UnknownEvent: each(Accumulator.unknown),
-    StreamTruncated: each(Accumulator.truncated),
+    UnknownEvent: each(on_unknown),
+    StreamTruncated: each(on_truncated),
 }
 """How consecutive events of each class of channel /agents/completions feed the accumulator (one event is a run of one)."""
 
@@ -188,82 +188,92 @@ def classify_chat_completions(sse: ServerSentEvent) -> CHAT_COMPLETIONS_EVENT:
 
 
 def _apply_chat_completions_chat_completion_chunk(
-    acc: Accumulator, chunks: Iterable[models.ChatCompletionChunk]
+    acc: Sink, chunks: Iterable[models.ChatCompletionChunk]
 ) -> None:
     states = acc.states
     need_meta = acc.id is None or acc.model is None
-    for chunk in chunks:
-        if need_meta:
-            acc.meta(chunk.id, chunk.model)
-            need_meta = acc.id is None or acc.model is None
-        for choice in chunk.choices:
-            index = choice.index
-            state = states.get(index) or acc.choice(index)
-            delta = choice.delta
-            if (text := delta.content) is not None:
-                state.content.append(text)
-
-            if (text := delta.reasoning_content) is not None:
-                state.reasoning_content.append(text)
-
-            for call in delta.tool_calls or ():
-                function = call.function
-                state.add_tool_call(
-                    call.index,
-                    call.id,
-                    call.type,
-                    function.name if function is not None else None,
-                    function.arguments if function is not None else None,
-                )
-            if (finish_reason := choice.finish_reason) is not None:
-                state.finish_reason = finish_reason
-        if (usage := chunk.usage) is not None:
-            acc.set_usage(usage)
-        if (error := chunk.error) is not None:
-            acc.error_in_chunk(error)
+    last_usage: Any = None
+    try:
+        for chunk in chunks:
+            if need_meta:
+                acc.meta(chunk.id, chunk.model)
+                need_meta = acc.id is None or acc.model is None
+            for choice in chunk.choices:
+                index = choice.index
+                state = states.get(index) or acc.choice(index)
+                delta = choice.delta
+                if (content := delta.content) is not None:
+                    state.content.append(content)
+                if (reasoning_content := delta.reasoning_content) is not None:
+                    state.reasoning_content.append(reasoning_content)
+                if (tool_calls := delta.tool_calls) is not None:
+                    for place, call in enumerate(tool_calls):
+                        function = call.function
+                        state.add_tool_call(
+                            call.index,
+                            call.id,
+                            call.type,
+                            function.name if function is not None else None,
+                            function.arguments if function is not None else None,
+                            place,
+                        )
+                if (finish_reason := choice.finish_reason) is not None:
+                    state.finish_reason = finish_reason
+            if (usage := chunk.usage) is not None:
+                last_usage = usage
+            if (error := chunk.error) is not None:
+                acc.error_in_chunk(error)
+    finally:
+        if last_usage is not None:
+            acc.set_usage(last_usage)
 
 
 def _apply_chat_completions_chat_completion_usage_chunk(
-    acc: Accumulator, chunks: Iterable[models.ChatCompletionUsageChunk]
+    acc: Sink, chunks: Iterable[models.ChatCompletionUsageChunk]
 ) -> None:
     states = acc.states
     need_meta = acc.id is None or acc.model is None
-    for chunk in chunks:
-        if need_meta:
-            acc.meta(chunk.id, chunk.model)
-            need_meta = acc.id is None or acc.model is None
-        for choice in chunk.choices:
-            index = choice.index
-            state = states.get(index) or acc.choice(index)
-            delta = choice.delta
-            if (text := delta.content) is not None:
-                state.content.append(text)
-
-            if (text := delta.reasoning_content) is not None:
-                state.reasoning_content.append(text)
-
-            for call in delta.tool_calls or ():
-                function = call.function
-                state.add_tool_call(
-                    call.index,
-                    call.id,
-                    call.type,
-                    function.name if function is not None else None,
-                    function.arguments if function is not None else None,
-                )
-            if (finish_reason := choice.finish_reason) is not None:
-                state.finish_reason = finish_reason
-        acc.set_usage(chunk.usage)
-        if (error := chunk.error) is not None:
-            acc.error_in_chunk(error)
+    last_usage: Any = None
+    try:
+        for chunk in chunks:
+            if need_meta:
+                acc.meta(chunk.id, chunk.model)
+                need_meta = acc.id is None or acc.model is None
+            for choice in chunk.choices:
+                index = choice.index
+                state = states.get(index) or acc.choice(index)
+                delta = choice.delta
+                if (content := delta.content) is not None:
+                    state.content.append(content)
+                if (reasoning_content := delta.reasoning_content) is not None:
+                    state.reasoning_content.append(reasoning_content)
+                if (tool_calls := delta.tool_calls) is not None:
+                    for place, call in enumerate(tool_calls):
+                        function = call.function
+                        state.add_tool_call(
+                            call.index,
+                            call.id,
+                            call.type,
+                            function.name if function is not None else None,
+                            function.arguments if function is not None else None,
+                            place,
+                        )
+                if (finish_reason := choice.finish_reason) is not None:
+                    state.finish_reason = finish_reason
+            last_usage = chunk.usage
+            if (error := chunk.error) is not None:
+                acc.error_in_chunk(error)
+    finally:
+        if last_usage is not None:
+            acc.set_usage(last_usage)
 
 
 _APPLY_CHAT_COMPLETIONS: dict[type, Run] = {
-    models.StreamDone: each(Accumulator.done),
+    models.StreamDone: each(on_done),
     models.ChatCompletionUsageChunk: _apply_chat_completions_chat_completion_usage_chunk,
     models.ChatCompletionChunk: _apply_chat_completions_chat_completion_chunk,
-    UnknownEvent: each(Accumulator.unknown),
-    StreamTruncated: each(Accumulator.truncated),
+    UnknownEvent: each(on_unknown),
+    StreamTruncated: each(on_truncated),
 }
 """How consecutive events of each class of channel /chat/completions feed the accumulator (one event is a run of one)."""
 
@@ -318,7 +328,7 @@ def classify_values_fim_completions(
 
 
 def _apply_fim_completions_fim_completion_chunk(
-    acc: Accumulator, chunks: Iterable[models.FimCompletionChunk]
+    acc: Sink, chunks: Iterable[models.FimCompletionChunk]
 ) -> None:
     states = acc.states
     need_meta = acc.id is None or acc.model is None
@@ -330,12 +340,10 @@ def _apply_fim_completions_fim_completion_chunk(
             index = choice.index
             state = states.get(index) or acc.choice(index)
             delta = choice.delta
-            if (text := delta.content) is not None:
-                state.content.append(text)
-
-            if (text := delta.reasoning_content) is not None:
-                state.reasoning_content.append(text)
-
+            if (content := delta.content) is not None:
+                state.content.append(content)
+            if (reasoning_content := delta.reasoning_content) is not None:
+                state.reasoning_content.append(reasoning_content)
             if (finish_reason := choice.finish_reason) is not None:
                 state.finish_reason = finish_reason
         if (error := chunk.error) is not None:
@@ -343,10 +351,10 @@ def _apply_fim_completions_fim_completion_chunk(
 
 
 _APPLY_FIM_COMPLETIONS: dict[type, Run] = {
-    models.StreamDone: each(Accumulator.done),
+    models.StreamDone: each(on_done),
     models.FimCompletionChunk: _apply_fim_completions_fim_completion_chunk,
-    UnknownEvent: each(Accumulator.unknown),
-    StreamTruncated: each(Accumulator.truncated),
+    UnknownEvent: each(on_unknown),
+    StreamTruncated: each(on_truncated),
 }
 """How consecutive events of each class of channel /fim/completions feed the accumulator (one event is a run of one)."""
 

@@ -19,11 +19,12 @@ from typing import TYPE_CHECKING, Any, Literal, Union, overload
 import msgspec
 
 from . import models
-from .._runtime.accumulate import Accumulator, usage_of
+from .._runtime.accumulate import usage_of
 from .._runtime.encoding import Encoding, StatedText
 from .._runtime.events import StreamTruncated, UnknownEvent
 from .._runtime.framing import Lines
 from .._runtime.lenient import lenient_decode
+from .._runtime.sink import Sink, on_truncated, on_unknown
 from .._runtime.sse import ServerSentEvent
 from .._runtime.stream import Channel, Classifier, Run, each
 
@@ -99,23 +100,24 @@ def classify_values_api_chat(
     return run
 
 
-def _apply_api_chat_chat_chunk(acc: Accumulator, chunks: Iterable[models.ChatChunk]) -> None:
+def _apply_api_chat_chat_chunk(acc: Sink, chunks: Iterable[models.ChatChunk]) -> None:
     texts = acc.texts
     need_meta = acc.model is None
     for chunk in chunks:
         if need_meta:
             acc.meta(None, chunk.model)
             need_meta = acc.model is None
-        if (v0 := chunk.message) is not None:
-            if (v1 := v0.content) is not None:
-                (texts.get("text") or acc.text_parts("text")).append(v1)
-            if (v3 := v0.thinking) is not None:
-                (texts.get("thinking") or acc.text_parts("thinking")).append(v3)
-        if (v4 := chunk.message) is not None and (v5 := v4.tool_calls) is not None:
-            for v6 in v5:
-                acc.tool_call(None, v6.function.name, v6.function.arguments)
-        if (v8 := chunk.done_reason) is not None:
-            acc.stop_reason = v8
+        if (message := chunk.message) is not None:
+            if (content := message.content) is not None:
+                (texts.get("text") or acc.text_parts("text")).append(content)
+            if (thinking := message.thinking) is not None:
+                (texts.get("thinking") or acc.text_parts("thinking")).append(thinking)
+            if (tool_calls := message.tool_calls) is not None:
+                for tool_call in tool_calls:
+                    function = tool_call.function
+                    acc.tool_call(None, function.name, function.arguments)
+        if (done_reason := chunk.done_reason) is not None:
+            acc.stop_reason = done_reason
         if (
             chunk.prompt_eval_count is not None
             or chunk.eval_count is not None
@@ -124,7 +126,7 @@ def _apply_api_chat_chat_chunk(acc: Accumulator, chunks: Iterable[models.ChatChu
             or chunk.prompt_eval_duration is not None
             or chunk.eval_duration is not None
         ) and (
-            v9 := usage_of(
+            sent_usage := usage_of(
                 (
                     ("prompt_eval_count", chunk.prompt_eval_count),
                     ("eval_count", chunk.eval_count),
@@ -135,12 +137,12 @@ def _apply_api_chat_chat_chunk(acc: Accumulator, chunks: Iterable[models.ChatChu
                 )
             )
         ) is not None:
-            acc.merge_usage(v9)
+            acc.merge_usage(sent_usage)
         if chunk.done_reason is not None:
             acc.done()
 
 
-def _apply_api_chat_stream_error(acc: Accumulator, chunks: Iterable[models.StreamError]) -> None:
+def _apply_api_chat_stream_error(acc: Sink, chunks: Iterable[models.StreamError]) -> None:
     for chunk in chunks:
         acc.error(chunk)
 
@@ -148,8 +150,8 @@ def _apply_api_chat_stream_error(acc: Accumulator, chunks: Iterable[models.Strea
 _APPLY_API_CHAT: dict[type, Run] = {
     models.ChatChunk: _apply_api_chat_chat_chunk,
     models.StreamError: _apply_api_chat_stream_error,
-    UnknownEvent: each(Accumulator.unknown),
-    StreamTruncated: each(Accumulator.truncated),
+    UnknownEvent: each(on_unknown),
+    StreamTruncated: each(on_truncated),
 }
 """How consecutive events of each class of channel /api/chat feed the accumulator (one event is a run of one)."""
 
@@ -208,9 +210,7 @@ def classify_values_api_generate(
     return run
 
 
-def _apply_api_generate_generate_chunk(
-    acc: Accumulator, chunks: Iterable[models.GenerateChunk]
-) -> None:
+def _apply_api_generate_generate_chunk(acc: Sink, chunks: Iterable[models.GenerateChunk]) -> None:
     texts = acc.texts
     need_meta = acc.model is None
     for chunk in chunks:
@@ -218,10 +218,10 @@ def _apply_api_generate_generate_chunk(
             acc.meta(None, chunk.model)
             need_meta = acc.model is None
         (texts.get("text") or acc.text_parts("text")).append(chunk.response)
-        if (v0 := chunk.thinking) is not None:
-            (texts.get("thinking") or acc.text_parts("thinking")).append(v0)
-        if (v1 := chunk.done_reason) is not None:
-            acc.stop_reason = v1
+        if (thinking := chunk.thinking) is not None:
+            (texts.get("thinking") or acc.text_parts("thinking")).append(thinking)
+        if (done_reason := chunk.done_reason) is not None:
+            acc.stop_reason = done_reason
         if (
             chunk.prompt_eval_count is not None
             or chunk.eval_count is not None
@@ -230,7 +230,7 @@ def _apply_api_generate_generate_chunk(
             or chunk.prompt_eval_duration is not None
             or chunk.eval_duration is not None
         ) and (
-            v2 := usage_of(
+            sent_usage := usage_of(
                 (
                     ("prompt_eval_count", chunk.prompt_eval_count),
                     ("eval_count", chunk.eval_count),
@@ -241,14 +241,12 @@ def _apply_api_generate_generate_chunk(
                 )
             )
         ) is not None:
-            acc.merge_usage(v2)
+            acc.merge_usage(sent_usage)
         if chunk.done_reason is not None:
             acc.done()
 
 
-def _apply_api_generate_stream_error(
-    acc: Accumulator, chunks: Iterable[models.StreamError]
-) -> None:
+def _apply_api_generate_stream_error(acc: Sink, chunks: Iterable[models.StreamError]) -> None:
     for chunk in chunks:
         acc.error(chunk)
 
@@ -256,8 +254,8 @@ def _apply_api_generate_stream_error(
 _APPLY_API_GENERATE: dict[type, Run] = {
     models.GenerateChunk: _apply_api_generate_generate_chunk,
     models.StreamError: _apply_api_generate_stream_error,
-    UnknownEvent: each(Accumulator.unknown),
-    StreamTruncated: each(Accumulator.truncated),
+    UnknownEvent: each(on_unknown),
+    StreamTruncated: each(on_truncated),
 }
 """How consecutive events of each class of channel /api/generate feed the accumulator (one event is a run of one)."""
 

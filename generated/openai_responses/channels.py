@@ -19,10 +19,10 @@ from typing import TYPE_CHECKING, Any, Literal, Union, overload
 import msgspec
 
 from . import models
-from .._runtime.accumulate import Accumulator
 from .._runtime.encoding import Encoding
 from .._runtime.events import StreamTruncated, UnknownEvent, tag_reader
 from .._runtime.lenient import lenient_decode
+from .._runtime.sink import Sink, on_truncated, on_unknown
 from .._runtime.sse import ServerSentEvent
 from .._runtime.stream import Channel, Classifier, Run, decode_with, each
 from .._runtime.usage import keep_usage, kept
@@ -912,23 +912,29 @@ def classify_named_v1_responses(
 
 
 def _apply_v1_responses_response_created(
-    acc: Accumulator, chunks: Iterable[models.ResponseCreatedEvent]
+    acc: Sink, chunks: Iterable[models.ResponseCreatedEvent]
 ) -> None:
+    need_meta = acc.id is None or acc.model is None
     for chunk in chunks:
-        acc.meta(chunk.response.id, None)
-        acc.meta(None, chunk.response.model)
+        response = chunk.response
+        if need_meta:
+            acc.meta(response.id, response.model)
+            need_meta = acc.id is None or acc.model is None
 
 
 def _apply_v1_responses_response_in_progress(
-    acc: Accumulator, chunks: Iterable[models.ResponseInProgressEvent]
+    acc: Sink, chunks: Iterable[models.ResponseInProgressEvent]
 ) -> None:
+    need_meta = acc.id is None or acc.model is None
     for chunk in chunks:
-        acc.meta(chunk.response.id, None)
-        acc.meta(None, chunk.response.model)
+        response = chunk.response
+        if need_meta:
+            acc.meta(response.id, response.model)
+            need_meta = acc.id is None or acc.model is None
 
 
 def _apply_v1_responses_response_output_item_added(
-    acc: Accumulator, chunks: Iterable[models.ResponseOutputItemAddedEvent]
+    acc: Sink, chunks: Iterable[models.ResponseOutputItemAddedEvent]
 ) -> None:
     blocks = acc.blocks
     for chunk in chunks:
@@ -936,7 +942,7 @@ def _apply_v1_responses_response_output_item_added(
 
 
 def _apply_v1_responses_response_output_item_done(
-    acc: Accumulator, chunks: Iterable[models.ResponseOutputItemDoneEvent]
+    acc: Sink, chunks: Iterable[models.ResponseOutputItemDoneEvent]
 ) -> None:
     blocks = acc.blocks
     for chunk in chunks:
@@ -944,7 +950,7 @@ def _apply_v1_responses_response_output_item_done(
 
 
 def _apply_v1_responses_response_output_text_delta(
-    acc: Accumulator, chunks: Iterable[models.ResponseOutputTextDeltaEvent]
+    acc: Sink, chunks: Iterable[models.ResponseOutputTextDeltaEvent]
 ) -> None:
     blocks = acc.blocks
     for chunk in chunks:
@@ -952,7 +958,7 @@ def _apply_v1_responses_response_output_text_delta(
 
 
 def _apply_v1_responses_response_refusal_delta(
-    acc: Accumulator, chunks: Iterable[models.ResponseRefusalDeltaEvent]
+    acc: Sink, chunks: Iterable[models.ResponseRefusalDeltaEvent]
 ) -> None:
     blocks = acc.blocks
     for chunk in chunks:
@@ -960,7 +966,7 @@ def _apply_v1_responses_response_refusal_delta(
 
 
 def _apply_v1_responses_response_function_call_arguments_delta(
-    acc: Accumulator, chunks: Iterable[models.ResponseFunctionCallArgumentsDeltaEvent]
+    acc: Sink, chunks: Iterable[models.ResponseFunctionCallArgumentsDeltaEvent]
 ) -> None:
     blocks = acc.blocks
     for chunk in chunks:
@@ -968,7 +974,7 @@ def _apply_v1_responses_response_function_call_arguments_delta(
 
 
 def _apply_v1_responses_response_reasoning_summary_text_delta(
-    acc: Accumulator, chunks: Iterable[models.ResponseReasoningSummaryTextDeltaEvent]
+    acc: Sink, chunks: Iterable[models.ResponseReasoningSummaryTextDeltaEvent]
 ) -> None:
     blocks = acc.blocks
     for chunk in chunks:
@@ -976,7 +982,7 @@ def _apply_v1_responses_response_reasoning_summary_text_delta(
 
 
 def _apply_v1_responses_response_reasoning_text_delta(
-    acc: Accumulator, chunks: Iterable[models.ResponseReasoningTextDeltaEvent]
+    acc: Sink, chunks: Iterable[models.ResponseReasoningTextDeltaEvent]
 ) -> None:
     blocks = acc.blocks
     for chunk in chunks:
@@ -984,43 +990,48 @@ def _apply_v1_responses_response_reasoning_text_delta(
 
 
 def _apply_v1_responses_response_completed(
-    acc: Accumulator, chunks: Iterable[models.ResponseCompletedEvent]
+    acc: Sink, chunks: Iterable[models.ResponseCompletedEvent]
 ) -> None:
     for chunk in chunks:
-        acc.snapshot(chunk.response.output)
-        if (v0 := chunk.response.usage) is not None:
-            acc.merge_usage(v0)
-        acc.stop_reason = chunk.response.status
+        response = chunk.response
+        acc.snapshot(response.output)
+        if (usage := response.usage) is not None:
+            acc.merge_usage(usage)
+        acc.stop_reason = response.status
         acc.done()
 
 
 def _apply_v1_responses_response_incomplete(
-    acc: Accumulator, chunks: Iterable[models.ResponseIncompleteEvent]
+    acc: Sink, chunks: Iterable[models.ResponseIncompleteEvent]
 ) -> None:
     for chunk in chunks:
-        acc.snapshot(chunk.response.output)
-        if (v0 := chunk.response.usage) is not None:
-            acc.merge_usage(v0)
-        acc.stop_reason = chunk.response.status
-        if (v1 := chunk.response.incomplete_details) is not None and (v2 := v1.reason) is not None:
-            acc.stop_reason = v2
+        response = chunk.response
+        acc.snapshot(response.output)
+        if (usage := response.usage) is not None:
+            acc.merge_usage(usage)
+        acc.stop_reason = response.status
+        if (incomplete_details := response.incomplete_details) is not None and (
+            reason := incomplete_details.reason
+        ) is not None:
+            acc.stop_reason = reason
         acc.done()
 
 
 def _apply_v1_responses_response_failed(
-    acc: Accumulator, chunks: Iterable[models.ResponseFailedEvent]
+    acc: Sink, chunks: Iterable[models.ResponseFailedEvent]
 ) -> None:
     for chunk in chunks:
-        acc.snapshot(chunk.response.output)
-        if (v0 := chunk.response.usage) is not None:
-            acc.merge_usage(v0)
-        acc.stop_reason = chunk.response.status
+        response = chunk.response
+        acc.snapshot(response.output)
+        if (usage := response.usage) is not None:
+            acc.merge_usage(usage)
+        acc.stop_reason = response.status
         acc.error(chunk)
         acc.done()
 
 
 def _apply_v1_responses_response_code_interpreter_call_code_delta(
-    acc: Accumulator, chunks: Iterable[models.ResponseCodeInterpreterCallCodeDeltaEvent]
+    acc: Sink, chunks: Iterable[models.ResponseCodeInterpreterCallCodeDeltaEvent]
 ) -> None:
     blocks = acc.blocks
     for chunk in chunks:
@@ -1028,23 +1039,15 @@ def _apply_v1_responses_response_code_interpreter_call_code_delta(
 
 
 def _apply_v1_responses_response_shell_call_command_delta(
-    acc: Accumulator, chunks: Iterable[models.ResponseShellCallCommandDeltaEvent]
+    acc: Sink, chunks: Iterable[models.ResponseShellCallCommandDeltaEvent]
 ) -> None:
     blocks = acc.blocks
     for chunk in chunks:
         blocks[chunk.output_index].add_text("shell_call_command", chunk.delta)
 
 
-def _apply_v1_responses_response_shell_call_output_content_delta(
-    acc: Accumulator, chunks: Iterable[models.ResponseShellCallOutputContentDeltaEvent]
-) -> None:
-    blocks = acc.blocks
-    for chunk in chunks:
-        blocks[chunk.output_index].add_text("shell_call_output_content", chunk.delta)
-
-
 def _apply_v1_responses_response_mcp_call_arguments_delta(
-    acc: Accumulator, chunks: Iterable[models.ResponseMCPCallArgumentsDeltaEvent]
+    acc: Sink, chunks: Iterable[models.ResponseMCPCallArgumentsDeltaEvent]
 ) -> None:
     blocks = acc.blocks
     for chunk in chunks:
@@ -1052,24 +1055,25 @@ def _apply_v1_responses_response_mcp_call_arguments_delta(
 
 
 def _apply_v1_responses_response_queued(
-    acc: Accumulator, chunks: Iterable[models.ResponseQueuedEvent]
+    acc: Sink, chunks: Iterable[models.ResponseQueuedEvent]
 ) -> None:
+    need_meta = acc.id is None or acc.model is None
     for chunk in chunks:
-        acc.meta(chunk.response.id, None)
-        acc.meta(None, chunk.response.model)
+        response = chunk.response
+        if need_meta:
+            acc.meta(response.id, response.model)
+            need_meta = acc.id is None or acc.model is None
 
 
 def _apply_v1_responses_response_custom_tool_call_input_delta(
-    acc: Accumulator, chunks: Iterable[models.ResponseCustomToolCallInputDeltaEvent]
+    acc: Sink, chunks: Iterable[models.ResponseCustomToolCallInputDeltaEvent]
 ) -> None:
     blocks = acc.blocks
     for chunk in chunks:
         blocks[chunk.output_index].add_text("custom_tool_call_input", chunk.delta)
 
 
-def _apply_v1_responses_error(
-    acc: Accumulator, chunks: Iterable[models.ResponseErrorEvent]
-) -> None:
+def _apply_v1_responses_error(acc: Sink, chunks: Iterable[models.ResponseErrorEvent]) -> None:
     for chunk in chunks:
         acc.error(chunk)
 
@@ -1089,13 +1093,12 @@ _APPLY_V1_RESPONSES: dict[type, Run] = {
     models.ResponseFailedEvent: _apply_v1_responses_response_failed,
     models.ResponseCodeInterpreterCallCodeDeltaEvent: _apply_v1_responses_response_code_interpreter_call_code_delta,
     models.ResponseShellCallCommandDeltaEvent: _apply_v1_responses_response_shell_call_command_delta,
-    models.ResponseShellCallOutputContentDeltaEvent: _apply_v1_responses_response_shell_call_output_content_delta,
     models.ResponseMCPCallArgumentsDeltaEvent: _apply_v1_responses_response_mcp_call_arguments_delta,
     models.ResponseQueuedEvent: _apply_v1_responses_response_queued,
     models.ResponseCustomToolCallInputDeltaEvent: _apply_v1_responses_response_custom_tool_call_input_delta,
     models.ResponseErrorEvent: _apply_v1_responses_error,
-    UnknownEvent: each(Accumulator.unknown),
-    StreamTruncated: each(Accumulator.truncated),
+    UnknownEvent: each(on_unknown),
+    StreamTruncated: each(on_truncated),
 }
 """How consecutive events of each class of channel /v1/responses feed the accumulator (one event is a run of one)."""
 

@@ -19,10 +19,10 @@ from typing import TYPE_CHECKING, Any, Literal, Union, overload
 import msgspec
 
 from . import models
-from .._runtime.accumulate import Accumulator
 from .._runtime.encoding import Encoding
 from .._runtime.events import StreamTruncated, UnknownEvent
 from .._runtime.lenient import lenient_decode
+from .._runtime.sink import Sink, on_done, on_truncated, on_unknown
 from .._runtime.sse import ServerSentEvent
 from .._runtime.stream import Channel, Classifier, Run, each
 from .._runtime.usage import keep_last_usage, keep_usage, keep_usages
@@ -99,38 +99,41 @@ def classify_values_chat_completions(
 
 
 def _apply_chat_completions_chat_completion_chunk(
-    acc: Accumulator, chunks: Iterable[models.ChatCompletionChunk]
+    acc: Sink, chunks: Iterable[models.ChatCompletionChunk]
 ) -> None:
     states = acc.states
     need_meta = acc.id is None or acc.model is None
-    for chunk in chunks:
-        if need_meta:
-            acc.meta(chunk.id, chunk.model)
-            need_meta = acc.id is None or acc.model is None
-        for choice in chunk.choices:
-            index = choice.index
-            state = states.get(index) or acc.choice(index)
-            delta = choice.delta
-            state.content.append(delta.content)
-
-            if (text := delta.reasoning_content) is not None:
-                state.reasoning_content.append(text)
-
-            if (finish_reason := choice.finish_reason) is not None:
-                state.finish_reason = finish_reason
-        if (usage := chunk.usage) is not None:
-            acc.set_usage(usage)
-        if (error := chunk.error) is not None:
-            acc.error_in_chunk(error)
-        if (full_text := chunk.full_text) is not None:
-            acc.final_text = full_text
+    last_usage: Any = None
+    try:
+        for chunk in chunks:
+            if need_meta:
+                acc.meta(chunk.id, chunk.model)
+                need_meta = acc.id is None or acc.model is None
+            for choice in chunk.choices:
+                index = choice.index
+                state = states.get(index) or acc.choice(index)
+                delta = choice.delta
+                state.content.append(delta.content)
+                if (reasoning_content := delta.reasoning_content) is not None:
+                    state.reasoning_content.append(reasoning_content)
+                if (finish_reason := choice.finish_reason) is not None:
+                    state.finish_reason = finish_reason
+            if (usage := chunk.usage) is not None:
+                last_usage = usage
+            if (full_text := chunk.full_text) is not None:
+                acc.final_text = full_text
+            if (error := chunk.error) is not None:
+                acc.error_in_chunk(error)
+    finally:
+        if last_usage is not None:
+            acc.set_usage(last_usage)
 
 
 _APPLY_CHAT_COMPLETIONS: dict[type, Run] = {
-    models.StreamDone: each(Accumulator.done),
+    models.StreamDone: each(on_done),
     models.ChatCompletionChunk: _apply_chat_completions_chat_completion_chunk,
-    UnknownEvent: each(Accumulator.unknown),
-    StreamTruncated: each(Accumulator.truncated),
+    UnknownEvent: each(on_unknown),
+    StreamTruncated: each(on_truncated),
 }
 """How consecutive events of each class of channel /chat/completions feed the accumulator (one event is a run of one)."""
 

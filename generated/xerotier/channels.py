@@ -19,10 +19,10 @@ from typing import TYPE_CHECKING, Any, Literal, Union, overload
 import msgspec
 
 from . import models
-from .._runtime.accumulate import Accumulator
 from .._runtime.encoding import Encoding
 from .._runtime.events import StreamTruncated, UnknownEvent, VendorEvent, tag_reader
 from .._runtime.lenient import lenient_decode
+from .._runtime.sink import Sink, on_done, on_error, on_truncated, on_unknown, on_vendor
 from .._runtime.sse import ServerSentEvent
 from .._runtime.stream import Channel, Classifier, Run, decode_with, each
 from .._runtime.usage import keep_usage
@@ -440,91 +440,93 @@ def classify_named_chat_completions(
 
 
 def _apply_chat_completions_chat_completion_chunk(
-    acc: Accumulator, chunks: Iterable[models.ChatCompletionChunk]
+    acc: Sink, chunks: Iterable[models.ChatCompletionChunk]
 ) -> None:
     states = acc.states
     need_meta = acc.id is None or acc.model is None
-    for chunk in chunks:
-        if need_meta:
-            acc.meta(chunk.id, chunk.model)
-            need_meta = acc.id is None or acc.model is None
-        for choice in chunk.choices:
-            index = choice.index
-            state = states.get(index) or acc.choice(index)
-            delta = choice.delta
-            if (text := delta.content) is not None:
-                state.content.append(text)
-
-            if (text := delta.reasoning_content) is not None:
-                state.reasoning_content.append(text)
-
-            if (text := delta.refusal) is not None:
-                state.refusal.append(text)
-
-            if tool_calls := delta.tool_calls:
-                state.add_tool_calls_data(tool_calls)
-            if (finish_reason := choice.finish_reason) is not None:
-                state.finish_reason = finish_reason
-        if (usage := chunk.usage) is not None:
-            acc.set_usage(usage)
-        if (error := chunk.error) is not None:
-            acc.error_in_chunk(error)
+    last_usage: Any = None
+    try:
+        for chunk in chunks:
+            if need_meta:
+                acc.meta(chunk.id, chunk.model)
+                need_meta = acc.id is None or acc.model is None
+            for choice in chunk.choices:
+                index = choice.index
+                state = states.get(index) or acc.choice(index)
+                delta = choice.delta
+                if (content := delta.content) is not None:
+                    state.content.append(content)
+                if (reasoning_content := delta.reasoning_content) is not None:
+                    state.reasoning_content.append(reasoning_content)
+                if (refusal := delta.refusal) is not None:
+                    state.refusal.append(refusal)
+                if (tool_calls := delta.tool_calls) is not None:
+                    state.add_tool_calls_data(tool_calls)
+                if (finish_reason := choice.finish_reason) is not None:
+                    state.finish_reason = finish_reason
+            if (usage := chunk.usage) is not None:
+                last_usage = usage
+            if (error := chunk.error) is not None:
+                acc.error_in_chunk(error)
+    finally:
+        if last_usage is not None:
+            acc.set_usage(last_usage)
 
 
 _APPLY_CHAT_COMPLETIONS: dict[type, Run] = {
-    models.StreamDone: each(Accumulator.done),
-    models.XResearchSearching: each(Accumulator.vendor),
-    models.XResearchReading: each(Accumulator.vendor),
-    models.XResearchCodeSearching: each(Accumulator.vendor),
-    models.XResearchCalculating: each(Accumulator.vendor),
-    models.XResearchResult: each(Accumulator.vendor),
-    models.XResearchGapAnalysis: each(Accumulator.vendor),
-    models.XResearchDeepeningRound: each(Accumulator.vendor),
-    models.XResearchContextCompacted: each(Accumulator.vendor),
-    models.XResearchTrackingDecision: each(Accumulator.vendor),
-    models.XResearchQueryingDecisions: each(Accumulator.vendor),
-    models.XResearchTrackingMilestone: each(Accumulator.vendor),
-    models.XResearchQueryingTimeline: each(Accumulator.vendor),
-    models.XResearchBriefing: each(Accumulator.vendor),
-    models.XResearchRelating: each(Accumulator.vendor),
-    models.XResearchCreatingMockup: each(Accumulator.vendor),
-    models.XResearchUpdatingMockup: each(Accumulator.vendor),
-    models.XResearchToolCall: each(Accumulator.vendor),
-    models.XDeepThinkPlanningStarted: each(Accumulator.vendor),
-    models.XDeepThinkPlanCreated: each(Accumulator.vendor),
-    models.XDeepThinkPlanCritiqued: each(Accumulator.vendor),
-    models.XDeepThinkDiscoveryStarted: each(Accumulator.vendor),
-    models.XDeepThinkDiscoveryCompleted: each(Accumulator.vendor),
-    models.XDeepThinkSubtaskPlanned: each(Accumulator.vendor),
-    models.XDeepThinkSubtaskStarted: each(Accumulator.vendor),
-    models.XDeepThinkSubtaskRetried: each(Accumulator.vendor),
-    models.XDeepThinkSubtaskCompleted: each(Accumulator.vendor),
-    models.XDeepThinkDeepeningRoundCompleted: each(Accumulator.vendor),
-    models.XDeepThinkCrossReference: each(Accumulator.vendor),
-    models.XDeepThinkSynthesizing: each(Accumulator.vendor),
-    models.XDeepThinkStructuredSynthesis: each(Accumulator.vendor),
-    models.XDeepThinkClaimEmitted: each(Accumulator.vendor),
-    models.XDeepThinkSynthesisFailed: each(Accumulator.vendor),
-    models.XDeepThinkMemoryExtracted: each(Accumulator.vendor),
-    models.XArtifactCreated: each(Accumulator.vendor),
-    models.XArtifactUpdated: each(Accumulator.vendor),
-    models.XMockupCalling: each(Accumulator.vendor),
-    models.XMockupCreated: each(Accumulator.vendor),
-    models.XMockupUpdated: each(Accumulator.vendor),
-    models.XMockupError: each(Accumulator.vendor),
-    models.XAskUserQuestion: each(Accumulator.vendor),
-    models.XAskUserPendingState: each(Accumulator.vendor),
-    models.XContextFork: each(Accumulator.vendor),
-    models.XChatMetadata: each(Accumulator.vendor),
-    models.XAnalystContextGathering: each(Accumulator.vendor),
-    models.XAnalystContextCompleted: each(Accumulator.vendor),
-    models.XAnalystContextBriefCreated: each(Accumulator.vendor),
-    models.XAnalystContextRefreshed: each(Accumulator.vendor),
+    models.StreamDone: each(on_done),
+    models.XResearchSearching: each(on_vendor),
+    models.XResearchReading: each(on_vendor),
+    models.XResearchCodeSearching: each(on_vendor),
+    models.XResearchCalculating: each(on_vendor),
+    models.XResearchResult: each(on_vendor),
+    models.XResearchGapAnalysis: each(on_vendor),
+    models.XResearchDeepeningRound: each(on_vendor),
+    models.XResearchContextCompacted: each(on_vendor),
+    models.XResearchTrackingDecision: each(on_vendor),
+    models.XResearchQueryingDecisions: each(on_vendor),
+    models.XResearchTrackingMilestone: each(on_vendor),
+    models.XResearchQueryingTimeline: each(on_vendor),
+    models.XResearchBriefing: each(on_vendor),
+    models.XResearchRelating: each(on_vendor),
+    models.XResearchCreatingMockup: each(on_vendor),
+    models.XResearchUpdatingMockup: each(on_vendor),
+    models.XResearchToolCall: each(on_vendor),
+    models.XDeepThinkPlanningStarted: each(on_vendor),
+    models.XDeepThinkPlanCreated: each(on_vendor),
+    models.XDeepThinkPlanCritiqued: each(on_vendor),
+    models.XDeepThinkDiscoveryStarted: each(on_vendor),
+    models.XDeepThinkDiscoveryCompleted: each(on_vendor),
+    models.XDeepThinkSubtaskPlanned: each(on_vendor),
+    models.XDeepThinkSubtaskStarted: each(on_vendor),
+    models.XDeepThinkSubtaskRetried: each(on_vendor),
+    models.XDeepThinkSubtaskCompleted: each(on_vendor),
+    models.XDeepThinkDeepeningRoundCompleted: each(on_vendor),
+    models.XDeepThinkCrossReference: each(on_vendor),
+    models.XDeepThinkSynthesizing: each(on_vendor),
+    models.XDeepThinkStructuredSynthesis: each(on_vendor),
+    models.XDeepThinkClaimEmitted: each(on_vendor),
+    models.XDeepThinkSynthesisFailed: each(on_vendor),
+    models.XDeepThinkMemoryExtracted: each(on_vendor),
+    models.XArtifactCreated: each(on_vendor),
+    models.XArtifactUpdated: each(on_vendor),
+    models.XMockupCalling: each(on_vendor),
+    models.XMockupCreated: each(on_vendor),
+    models.XMockupUpdated: each(on_vendor),
+    models.XMockupError: each(on_vendor),
+    models.XAskUserQuestion: each(on_vendor),
+    models.XAskUserPendingState: each(on_vendor),
+    models.XContextFork: each(on_vendor),
+    models.XChatMetadata: each(on_vendor),
+    models.XAnalystContextGathering: each(on_vendor),
+    models.XAnalystContextCompleted: each(on_vendor),
+    models.XAnalystContextBriefCreated: each(on_vendor),
+    models.XAnalystContextRefreshed: each(on_vendor),
     models.ChatCompletionChunk: _apply_chat_completions_chat_completion_chunk,
-    models.StreamError: each(Accumulator.error),
-    VendorEvent: each(Accumulator.vendor),
-    UnknownEvent: each(Accumulator.unknown),
-    StreamTruncated: each(Accumulator.truncated),
+    models.StreamError: each(on_error),
+    VendorEvent: each(on_vendor),
+    UnknownEvent: each(on_unknown),
+    StreamTruncated: each(on_truncated),
 }
 """How consecutive events of each class of channel /chat/completions feed the accumulator (one event is a run of one)."""
 

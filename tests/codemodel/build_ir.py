@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ssegen.diagnostics import Diagnostics
 from ssegen.ir import Channel, Message, MessageKind, Property, Provenance, Provider, Schema
+from ssegen.normalize.accumulation import plan_accumulation
 from ssegen.normalize.discrimination import plan_channel
 
 HERE = Provenance("demo/spec.yaml", 1, "")
@@ -47,8 +48,10 @@ def done() -> Message:
 
 
 def channel(*messages: Message, address: str = "/chat/completions") -> Channel:
-    """A channel of ``messages`` with its discrimination plan (as :func:`ssegen.load.load_provider` sets it)."""
-    return plan_channel(Channel(address, messages, HERE), Diagnostics())
+    """A channel of ``messages`` with its discrimination and accumulation plans (as
+    :func:`ssegen.load.load_provider` sets them)."""
+    planned = plan_channel(Channel(address, messages, HERE), Diagnostics())
+    return plan_accumulation(Provider("demo", (planned,), ()), Diagnostics()).channels[0]
 
 
 def provider(*channels: Channel, title: str = "") -> Provider:

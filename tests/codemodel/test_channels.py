@@ -19,7 +19,9 @@ def _spec(ch: Channel) -> tuple[ChannelSpec, Diagnostics]:
 
 
 def _chunk(name: str = "Chunk") -> object:
-    return message(name, obj(name, req("id", string()), opt("model", string())))
+    """A chat chunk: an id, a model and choices."""
+    choices = req("choices", array(obj(f"{name}Choice", req("index", integer()))))
+    return message(name, obj(name, req("id", string()), opt("model", string()), choices))
 
 
 def _vendor(name: str, tag: str, member: str = "type") -> object:
@@ -104,13 +106,13 @@ def test_run_functions_follow_the_message_kind_or_its_accumulation_plan() -> Non
     error = message("Error", obj("Error", req("message", string())), kind="error", event="error")
     spec, _ = _spec(channel(_chunk(), error, _vendor("Search", "x_search"), done()))
     assert spec.runs == (
-        ("models.Done", "each(Accumulator.done)"),
-        ("models.Search", "each(Accumulator.vendor)"),
+        ("models.Done", "each(on_done)"),
+        ("models.Search", "each(on_vendor)"),
         ("models.Chunk", "_apply_chat_completions_chunk"),
-        ("models.Error", "each(Accumulator.error)"),
-        ("VendorEvent", "each(Accumulator.vendor)"),
-        ("UnknownEvent", "each(Accumulator.unknown)"),
-        ("StreamTruncated", "each(Accumulator.truncated)"),
+        ("models.Error", "each(on_error)"),
+        ("VendorEvent", "each(on_vendor)"),
+        ("UnknownEvent", "each(on_unknown)"),
+        ("StreamTruncated", "each(on_truncated)"),
     )
     assert (
         spec.event_union
@@ -138,14 +140,15 @@ def test_batch_plan_when_plain_events_carry_one_json_message() -> None:
 def test_no_batch_plan_with_vendor_tags_and_several_plain_json_messages_batch_the_first_tried() -> None:
     tagged, _ = _spec(channel(_chunk(), _vendor("Search", "x_search")))
     assert tagged.batch is None
-    other = message("Other", obj("Other", req("n", integer()), req("m", integer())))
+    other = message("Other", obj("Other", req("n", integer()), req("m", integer()), req("k", integer())))
     several, _ = _spec(channel(_chunk(), other))
     assert several.batch is not None and several.fallback is not None
     # The most constrained message is tried first by classify, so by the batch too.
     assert several.batch.message.name == several.fallback.decoders[0].name == "Other"
     # Unless it specializes a later one (all its required members and more): most events
     # are then the later one, and the batch would fail at its first.
-    usage = message("UsageChunk", obj("UsageChunk", req("id", string()), req("usage", integer())))
+    choices = req("choices", array(obj("UsageChoice", req("index", integer()))))
+    usage = message("UsageChunk", obj("UsageChunk", req("id", string()), choices, req("usage", integer())))
     specialized, _ = _spec(channel(_chunk(), usage))
     assert specialized.batch is None
 

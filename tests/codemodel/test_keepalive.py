@@ -57,7 +57,7 @@ def test_keepalive_literal_has_no_accumulator_handler_but_a_terminator_does() ->
     diagnostics = Diagnostics()
     spec = channel_spec(channel(chunk, heartbeat, done()), ModelsBuilder(diagnostics), diagnostics)
     literals = {m.name: (m.literal, m.run) for m in spec.messages if m.literal is not None}
-    assert literals == {"Heartbeat": ("\r\n", ""), "Done": ("[DONE]", "each(Accumulator.done)")}
+    assert literals == {"Heartbeat": ("\r\n", ""), "Done": ("[DONE]", "each(on_done)")}
     assert "models.Heartbeat" not in dict(spec.runs)
 
 

@@ -162,7 +162,7 @@ def check_gemini_plan(block: Block, ctx: Ctx) -> None:
     """The Gemini plan, on the channel of a Gemini spec, is read with no warning and assembles a
     Gemini stream (the real captures when ``../shared`` is present) as its raw JSON says."""
     from helpers.packages import generated_package
-    from runtime.test_plan_executor import GEMINI, _check
+    from runtime.test_plan_language import GEMINI, _check
 
     stated = textwrap.indent(block.text, "    ")
     spec = GEMINI.replace("    subscribe:\n", stated + "    subscribe:\n", 1)

@@ -53,6 +53,7 @@ def test_a_step_with_every_entry_is_parsed() -> None:
         ({"action": "open", "key": "i", "value": "b", "members": {"colour": "c"}}, "members: 'colour' is not one"),
         ({"action": "usage", "members": ["a[*]"]}, "members: 'a[*]' reads every element"),
         ({"action": "done", "mode": "replace"}, "mode 'replace': only `usage` has a mode"),
+        ({"action": "tool_calls", "value": "calls"}, "action 'tool_calls' is for a `result: choices` plan"),
     ],
 )
 def test_the_first_problem_of_a_step_is_the_one_reported(item: Any, problem: str) -> None:
@@ -70,3 +71,18 @@ def test_a_path_reads_every_element_after_a_member_only() -> None:
     assert parse_path("candidates[*].content.parts[*]") == (("candidates", EACH, "content", "parts", EACH), "")
     assert parse_path("[*]")[1] == "path '[*]' has an empty segment"
     assert parse_path("")[1].startswith("'' is not a path")
+
+
+@pytest.mark.parametrize(
+    ("item", "problem"),
+    [
+        ({"action": "delta", "key": "i", "value": "d"}, "action 'delta' is for a `result: output` plan"),
+        ({"action": "close", "key": "i"}, "action 'close' is for a `result: output` plan"),
+        ({"action": "open", "key": "i", "value": "c", "members": {"id": "id"}}, "a choice's `open` makes the choice"),
+    ],
+)
+def test_a_step_of_the_other_kind_of_plan_is_reported(item: Any, problem: str) -> None:
+    """A ``choices`` plan has no blocks to close or send deltas to, nor members to open."""
+    step, found = parse_step(item, "choices", WHERE)
+    assert step is None
+    assert problem in found, found

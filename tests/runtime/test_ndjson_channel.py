@@ -11,6 +11,8 @@ from typing import Any
 
 import yaml
 from conftest import SPECS
+from helpers.plan_oracle import Plan, Step
+from helpers.plan_oracle import run as run_plan
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -18,8 +20,6 @@ from generated._runtime.sse import ServerSentEvent, iter_events  # the runtime C
 from generated.ollama import CHANNELS, StreamTruncated, UnknownEvent
 from generated.ollama import models as ollama
 from ssegen.runtime.accumulate import Accumulator
-from ssegen.runtime.plan import Plan, Step
-from ssegen.runtime.plan import run as run_plan
 from ssegen.transport import SSEMock
 
 CHAT = CHANNELS["/api/chat"]
@@ -125,8 +125,8 @@ def test_the_stated_plan_assembles_text_thinking_tool_calls_and_the_stop_reason(
 def test_every_tool_call_is_its_own_block_whichever_line_and_position_it_came_in() -> None:
     """Ollama sends tool calls whole, several in one line's ``message.tool_calls`` or over
     several lines; the plan's ``tool_call`` has no key, and each call became block 0 in turn
-    (the last one kept, the others lost). The generated plan (compiled) and the runtime's
-    executor (``runtime/plan.py``, running the same step) agree."""
+    (the last one kept, the others lost). The generated plan (compiled) and the plan oracle
+    (``tests/helpers/plan_oracle.py``, running the same step) agree."""
     calls = [[("get_weather", {"city": "Paris"}), ("get_time", {"zone": "CET"})], [("get_news", {})]]
     lines = [
         {
@@ -235,8 +235,8 @@ def _final_examples(address: str) -> list[dict[str, Any]]:
 
 def test_usage_is_the_final_lines_counts_as_sent() -> None:
     """The stated plan's ``usage`` step with ``members`` assembles the final line's counts
-    into ``result.usage``, each as sent (tokens, nanoseconds), on ``/api/chat`` (run by the
-    plan executor) and ``/api/generate`` (compiled), at any read split."""
+    into ``result.usage``, each as sent (tokens, nanoseconds), on ``/api/chat`` and
+    ``/api/generate``, at any read split."""
     for address in ("/api/chat", "/api/generate"):
         channel = CHANNELS[address]
         [final] = _final_examples(address)
@@ -259,13 +259,9 @@ def test_usage_holds_only_the_counts_sent_and_none_without_them() -> None:
     assert CHAT.accumulate(CHAT.decode([BODY.rsplit(b"\n", 2)[0] + b"\n"])).usage is None
 
 
-def test_the_compiled_usage_step_and_the_plan_executor_agree() -> None:
-    """``/api/generate``'s plan is compiled to typed statements; the executor
-    (``plan.run``) running the same ``usage`` step over the same events gives the same usage."""
-    from ssegen.runtime.accumulate import Accumulator
-    from ssegen.runtime.plan import Plan, Step
-    from ssegen.runtime.plan import run as run_plan
-
+def test_the_compiled_usage_step_and_the_plan_oracle_agree() -> None:
+    """``/api/generate``'s plan is compiled to typed statements; the oracle (``plan_oracle.run``)
+    running the same ``usage`` step over the same events gives the same usage."""
     generate = CHANNELS["/api/generate"]
     [final] = _final_examples("/api/generate")
     partial = {**final, "eval_duration": None, "load_duration": None}  # null: not sent

@@ -85,7 +85,7 @@ ALLOWED = {
         ".accumulate_results",
         ".usage",
     },
-    "plan.py": {"__future__", "collections.abc", "typing", ".accumulate", ".accumulate_parts"},
+    "sink.py": {"__future__", "collections.abc", "typing", ".events", ".framing"},
     "encoding.py": {
         "__future__",
         "collections.abc",
@@ -117,6 +117,7 @@ ALLOWED = {
         "typing",
         ".accumulate",
         ".framing",
+        ".sink",
         ".stream_classify",
         ".stream_events",
     },
@@ -217,8 +218,8 @@ ALLOWED = {
         "typing",
         "msgspec",
         "pydantic",
-        ".accumulate",
         ".lenient",
+        ".sink",
     },
 }
 THIRD_PARTY = {
@@ -238,7 +239,7 @@ THIRD_PARTY = {
     "accumulate_blocks.py": {"msgspec"},
     "accumulate_errors.py": {"msgspec"},
     "accumulate.py": {"msgspec"},
-    "plan.py": set(),
+    "sink.py": set(),
     "encoding.py": {"msgspec"},
     "stream_classify.py": set(),
     "stream_events.py": set(),

@@ -112,15 +112,9 @@ class PackageSpec:
         return tuple(e for e in self.examples if e.synthesized)
 
     @property
-    def uses_plan(self) -> bool:
-        """True when a message's steps run through the runtime's plan executor
-        (``plan.py``: :attr:`~ssegen.codemodel.accumulation.ApplyPlan.executor`)."""
-        return any(plan.executor for ch in self.channels for plan in ch.plans)
-
-    @property
     def plan_helpers(self) -> tuple[str, ...]:
         """The runtime functions compiled plans call (``as_sent``, ``usage_of``), sorted."""
-        statements = [feed.statement for ch in self.channels for plan in ch.plans for feed in plan.steps]
+        statements = [code for ch in self.channels for plan in ch.plans for code in plan.statements]
         return tuple(name for name in ("as_sent", "usage_of") if any(f"{name}(" in s for s in statements))
 
     @property

@@ -16,10 +16,9 @@ from dataclasses import dataclass, replace
 from ..diagnostics import Diagnostics, codes
 from ..ir import ANY_EVENT, Channel, Dispatch, Message
 from ..naming import ClassName, PythonIdentifier, distinct_identifiers
-from .accumulation import ApplyPlan, apply_plan, executor_plan, usage_schema
+from .accumulation import ApplyPlan, message_plan, usage_schema
 from .flavour import Flavour
-from .models import REASONING_MEMBER, ModelsBuilder
-from .steps import steps_plan
+from .models import REASONING_MEMBER, FieldSpec, ModelsBuilder
 
 
 @dataclass(frozen=True)
@@ -40,8 +39,8 @@ class MessageSpec:
         doc: the message's summary or title.
         tag: for a vendor message, the value of its tag member (``x_research.searching``).
         run: how its events feed the accumulator, as a run function expression
-            (``each(Accumulator.done)``, ``each(Accumulator.error)``,
-            ``each(Accumulator.vendor)`` or the apply plan's function); "" for a keep-alive,
+            (``each(on_done)``, ``each(on_error)``, ``each(on_vendor)``: ``runtime/sink.py``,
+            or the message plan's function); "" for a keep-alive,
             which feeds nothing (no row in the runs table, so ``Channel.apply`` does nothing
             with it: the stream is not complete, and it is no unknown event).
         keep_usage: the identifier of the data message's ``usage`` member (a dotted
@@ -415,9 +414,9 @@ def _tagged(plan: Dispatch, by_name: dict[str, MessageSpec]) -> tuple[tuple[str,
 def _runs_and_union(ordered: list[MessageSpec], every: list[EventBranch]) -> tuple[list[tuple[str, str]], list[str]]:
     """``(runs table rows, event classes)`` in decode order, repeats left to the caller; both end
     with ``VendorEvent`` (when a branch of ``every`` has vendor tags), ``UnknownEvent``, ``StreamTruncated``."""
-    events = [("VendorEvent", "each(Accumulator.vendor)")] if any(b.vendor_tags for b in every) else []
+    events = [("VendorEvent", "each(on_vendor)")] if any(b.vendor_tags for b in every) else []
     # StreamTruncated: the event a decoded stream ends with when its body ended inside an event.
-    events += [("UnknownEvent", "each(Accumulator.unknown)"), ("StreamTruncated", "each(Accumulator.truncated)")]
+    events += [("UnknownEvent", "each(on_unknown)"), ("StreamTruncated", "each(on_truncated)")]
     runs = [(f"models.{m.cls}", m.run) for m in ordered if m.run] + events
     return runs, [f"models.{m.cls}" for m in ordered] + [cls for cls, _ in events]
 
@@ -549,38 +548,35 @@ def _message_spec(
 def _message_plan(
     channel: Channel, message: Message, cls: ClassName, function: PythonIdentifier, models: ModelsBuilder
 ) -> ApplyPlan | None:
-    """The apply plan of JSON message ``message`` (class ``cls``, run function ``function``): the
-    chat plan for a data message of the ``chat`` family (or of a channel without a plan); else,
-    given steps, a steps plan when every step is simple, else the executor's; None without."""
+    """The run function of JSON message ``message`` (class ``cls``, run function ``function``):
+    its plan's steps compiled (:func:`ssegen.codemodel.accumulation.message_plan`); None for a
+    message the plan gives no step (or a channel without a plan)."""
     accumulation = channel.accumulation
     steps = accumulation.of(message.name) if accumulation is not None else ()
-    chat = accumulation is None or accumulation.family == "chat"
-    if message.kind == "data" and chat:
-        return apply_plan(message.payload, cls, function, models.flavour.plain, steps or None)
-    if steps and all(step.simple for step in steps):
-        return steps_plan(message.payload, cls, function, steps, models.class_of, models.flavour.plain)
-    if steps:
-        choices = accumulation is not None and accumulation.result == "choices"
-        return executor_plan(message.payload, cls, function, steps, choices, models.flavour.plain)
-    return None
+    if not steps or accumulation is None:
+        return None
+    choices = accumulation.result == "choices"
+    return message_plan(message.payload, cls, function, steps, choices, models, models.flavour.plain)
+
+
+#: The members a class gets for what a built-in plan reads beyond the spec, by wire name
+#: (``ssegen.normalize.accumulation.REASONING_IN_DELTA``); the chunk's ``error`` is
+#: ``ModelsBuilder.add_error_member``'s.
+_UNDECLARED = {"reasoning_content": REASONING_MEMBER}
 
 
 def _keep_members(message: Message, cls: ClassName, plan: ApplyPlan, models: ModelsBuilder) -> None:
     """Register in ``models`` what ``plan`` reads beyond the typed members: the usage object kept
-    whole (``usage``, or a steps or executor plan's nested or renamed one), ``error``, reasoning."""
-    if not plan.keep_usage:
-        usage = None
-    elif plan.steps or plan.executor:
-        usage = usage_schema(message.payload, plan.keep_usage)  # a nested or renamed usage
-    else:
-        prop = message.payload.property("usage")
-        usage = prop.schema if prop is not None else None
+    whole, the members the spec does not declare (the chunk's ``error``, a delta's reasoning)."""
+    usage = usage_schema(message.payload, plan.keep_usage) if plan.keep_usage else None
     if usage is not None:
         models.keep_whole(usage)
-    if plan.error_member:
-        models.add_error_member(cls)
-    if plan.choices is not None and plan.choices.reasoning_member is not None:
-        models.add_member(plan.choices.reasoning_member, REASONING_MEMBER)
+    for owner, name in plan.undeclared:
+        if owner is message.payload and name == "error":
+            models.add_error_member(cls)
+        else:
+            member = FieldSpec(PythonIdentifier(name), name, "Any", False, "Not in the spec: read by the plan.")
+            models.add_member(owner, _UNDECLARED.get(name, member))
 
 
 def _with_run(message: MessageSpec, plans: list[ApplyPlan], flavour: Flavour) -> MessageSpec:
@@ -589,7 +585,7 @@ def _with_run(message: MessageSpec, plans: list[ApplyPlan], flavour: Flavour) ->
     if message.kind == "keepalive":
         run = ""
     elif message.literal is not None:
-        run = "each(Accumulator.done)"
+        run = "each(on_done)"
     elif message.kind == "error":
         run = f"each({flavour.error_handler})"
     elif message.kind == "vendor":

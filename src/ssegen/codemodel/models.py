@@ -305,6 +305,18 @@ class ModelsBuilder:
             return f"{'An item' if array else 'The value'} of member ``{member}`` of :class:`{parent}`."
         return f"A ``{spec.name}`` object."
 
+    def tagged(self, schema: Schema) -> bool:
+        """True when union ``schema`` decodes to its alternatives' classes (a tagged union,
+        :meth:`_tagged_union`), not to any JSON."""
+        member = schema.discriminator
+        variants = schema.variants
+        if schema.type != "union" or not member or len(variants) < 2:
+            return False
+        if not all(v.type == "object" and v.properties for v in variants):
+            return False
+        names = [self._known(v) for v in variants]
+        return all(name is not None and self._tags.get(name) == ((member,), True) for name in names)
+
     def class_of(self, schema: Schema) -> ClassName | None:
         """The class already built for object ``schema`` (a union alternative, a member), or None."""
         name = self._known(schema)

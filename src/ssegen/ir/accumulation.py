@@ -29,6 +29,7 @@ AccumulateAction = Literal[
     "done",
     "complete",
     "error",
+    "final_text",
 ]
 ACCUMULATE_ACTIONS: tuple[AccumulateAction, ...] = AccumulateAction.__args__  # type: ignore[attr-defined]
 
@@ -59,7 +60,8 @@ class AccumulateStep:
     Attributes:
         action: ``meta`` (``value`` the id, ``extra`` the model), ``open`` (open the block
             at ``key`` from the object at ``value``, ``members`` naming where its id, name,
-            arguments, kind are), ``append`` (append the text at ``value`` to ``field`` of
+            arguments, kind are; in a ``choices`` plan, make the choice at ``key``, one with
+            nothing sent yet included), ``append`` (append the text at ``value`` to ``field`` of
             the block or choice at ``key``; with no ``key``, to the stream's text ``field``),
             ``collect`` (the value as sent, appended to the list ``field``: of the stream
             with no ``key``, else the choice's ``content_parts`` / the block's ``deltas``),
@@ -73,7 +75,8 @@ class AccumulateStep:
             object of its ``members`` sent, ``mode`` ``merge`` or ``replace``), ``done`` (the stream is complete),
             ``complete`` (the stream is complete when ``value`` is present: streams with
             no terminator), ``error`` (the event is an error; with ``value``, the error
-            object inside an ordinary event).
+            object inside an ordinary event), ``final_text`` (the string at ``value`` is the
+            whole text so far: the first choice's content at the end, MindIE's ``full_text``).
         key: path of the block or choice key (``index``, ``choices[*].index``).
         value: path of the value read.
         field: the text or list ``append``/``collect`` add to. Block fields ``text``,
@@ -128,23 +131,6 @@ class AccumulateStep:
         if self.mode:
             out["mode"] = self.mode
         return out
-
-    @property
-    def simple(self) -> bool:
-        """True when the step reads no array element, tests nothing and names no member:
-        the code model compiles it to typed statements (else the runtime's plan
-        executor runs it)."""
-        paths = (self.key, self.value, self.extra)
-        return (
-            not self.when
-            and not self.members
-            and self.mode != "replace"
-            and self.action not in ("collect", "tool_call", "tool_calls", "complete")
-            and not (self.action == "error" and self.value)
-            and not (self.action == "append" and not self.key)
-            and not (self.action == "stop" and self.key)
-            and not any(EACH in p for p in paths)
-        )
 
 
 def format_path(path: tuple[str, ...]) -> str:

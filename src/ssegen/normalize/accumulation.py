@@ -7,8 +7,8 @@ shape. Three families are recognized from the messages' shape, in this order:
     a data message with ``choices``, an array of objects (OpenAI's chat-completions
     chunk, which every chat provider in ``specs/`` follows): :func:`chat_plan` states
     what it reads (``choices[*].delta.content`` keyed by ``choices[*].index``, the tool-call
-    fragments, ``finish_reason``, ``usage``, ...), which the code model compiles to its
-    typed fast path (:mod:`ssegen.codemodel.accumulation`).
+    fragments, ``finish_reason``, ``usage``, ...), which the code model compiles as it does
+    every plan (:mod:`ssegen.codemodel.plans`).
 ``gemini``
     Google's ``GenerateContentResponse``: ``candidates``, an array of objects whose
     ``content.parts`` is an array (:func:`gemini_plan`): each candidate is a choice keyed by
@@ -47,8 +47,9 @@ shape. Three families are recognized from the messages' shape, in this order:
     (``custom_tool_call_input``, ``code_interpreter_call_code``, ``mcp_call_arguments``:
     the runtime names the field without the item type, ``input``, ``code``, ``arguments``).
 
-A step is kept only when its paths exist in the message's payload, so a spec that omits
-a member simply does not feed it. Paths are resolved by :func:`ssegen.ir.resolve_path`, the
+A step is kept only when its paths exist in the message's payload and its values have the
+types its action reads, so a spec that omits a member simply does not feed it, and every step
+kept compiles. Paths are resolved by :func:`ssegen.ir.resolve_path`, the
 one resolver the code model reads too. A channel that fits none of them can state its plan
 with an ``x-ssegen-accumulate`` extension (``custom``; docs/accumulation.md); otherwise
 its events are only typed, and ``accumulation-unknown`` (info) says so once per channel.
@@ -56,6 +57,7 @@ its events are only typed, and ``accumulation-unknown`` (info) says so once per 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
@@ -208,27 +210,41 @@ CHOICE_FIELDS = ("content", "reasoning_content", "refusal")
 
 def chat_plan(payload: Schema) -> tuple[AccumulateStep, ...]:
     """The chat family's plan for a chunk of ``payload`` (OpenAI's chat-completions chunk):
-    every member a chat stream assembles, as steps. The code model compiles them to its
-    typed fast path; members the spec gives another type are left out there.
+    every member a chat stream assembles, as steps; :func:`_kept` keeps those the payload
+    types as they read (a key it lacks is the choice's position).
 
-    ``choices[*].delta.reasoning_content`` is read whether the spec lists it or not
-    (DeepSeek's member, which other OpenAI-compatible servers send too:
-    ``specs/deepseek/asyncapi-page.txt:436``); the error object of an ordinary chunk
-    (OpenRouter) likewise.
+    Each choice sent is one of the result's, even one sending nothing yet (the first chunk's
+    ``{"delta": {"role": "assistant"}}``): the ``open`` step. ``choices[*].delta.reasoning_content``
+    is read whether the spec lists it or not (:data:`REASONING_IN_DELTA`, DeepSeek's member,
+    which other OpenAI-compatible servers send too: ``specs/deepseek/asyncapi-page.txt:436``);
+    the error object of an ordinary chunk (OpenRouter) likewise (:data:`ERROR_IN_CHUNK`).
+    ``full_text`` is MindIE's whole text so far (``specs/siliconstorm/inference-api.md:725``).
     """
     choice = ("choices", EACH)
     key = (*choice, "index")
     steps = [
         _S("meta", value=("id",), extra=("model",)),
+        _S("open", key=key, value=choice),
         _S("append", key=key, value=(*choice, "text"), field="content"),
         *(_S("append", key=key, value=(*choice, "delta", name), field=name) for name in CHOICE_FIELDS),
         _S("tool_calls", key=key, value=(*choice, "delta", "tool_calls")),
         _S("stop", key=key, value=(*choice, "finish_reason")),
         _S("usage", value=("usage",), mode="replace"),
-        _S("append", value=("full_text",), field="full_text"),
+        _S("final_text", value=("full_text",)),
         ERROR_IN_CHUNK,
     ]
     return tuple(steps)
+
+
+#: The chat plan's step reading ``reasoning_content`` from a choice's delta: kept where the
+#: delta (an object with members) does not declare it (:func:`_undeclared`); the code model
+#: then gives the delta's class the member.
+REASONING_IN_DELTA = _S(
+    "append",
+    key=("choices", EACH, "index"),
+    value=("choices", EACH, "delta", "reasoning_content"),
+    field="reasoning_content",
+)
 
 
 #: The plan of an error message of a ``chat`` or ``gemini`` channel (:func:`_is_error`):
@@ -333,13 +349,25 @@ def _shaped(channel: Channel, data: list[Message]) -> Accumulation | None:
     for family, shape, plan in (("chat", _is_chat, chat_plan), ("gemini", _is_gemini, gemini_plan)):
         if not any(m.kind == "data" and shape(m.payload) for m in data):
             continue
-        steps = [
-            (m.name, _kept(m.payload, plan(m.payload), family) if shape(m.payload) else ERROR_PLAN)
-            for m in data
-            if m.kind == "data" and (shape(m.payload) or _is_error(m.payload))
-        ]
+        steps = [(m.name, _family_steps(m.payload, family, shape, plan)) for m in data if m.kind == "data"]
         return Accumulation(family, tuple((n, s) for n, s in steps if s), channel.provenance, result="choices")
     return None
+
+
+def _family_steps(
+    payload: Schema, family: str, shape: Callable[[Schema], bool], plan: Callable[[Schema], tuple[AccumulateStep, ...]]
+) -> tuple[AccumulateStep, ...]:
+    """The steps of a data message of a ``chat`` or ``gemini`` channel: the family's plan for
+    a chunk of its shape, :data:`ERROR_PLAN` for an error sent in place of one; any other
+    message of a chat channel reads what the chat plan reads outside the choices that it
+    types (its id and model, usage, ``full_text``: a usage chunk without choices)."""
+    if shape(payload):
+        return _kept(payload, plan(payload), family, "choices")
+    if _is_error(payload):
+        return ERROR_PLAN
+    if family != "chat":
+        return ()
+    return tuple(s for s in _kept(payload, plan(payload), family, "choices") if s != ERROR_IN_CHUNK)
 
 
 def _tagged(channel: Channel, data: list[Message]) -> Accumulation | None:
@@ -352,20 +380,43 @@ def _tagged(channel: Channel, data: list[Message]) -> Accumulation | None:
             continue
         found = []
         for value, message in tags.items():
-            kept = _kept(message.payload, table.get(value or "", ()) or _generic(family, value), family)
+            kept = _kept(message.payload, table.get(value or "", ()) or _generic(family, value), family, "output")
             if kept:
                 found.append((message.name, kept))
         return Accumulation(family, tuple(found), channel.provenance)
     return None
 
 
-def _kept(payload: Schema, steps: tuple[AccumulateStep, ...], family: str) -> tuple[AccumulateStep, ...]:
-    """The steps of a built-in plan whose paths exist in ``payload`` (the chat family's
-    are all kept: its code model reads what the spec types and the members servers send
-    beyond it; :data:`ERROR_IN_CHUNK` is kept in every family whose plan has it)."""
-    if family == "chat":
-        return steps
-    return tuple(fitted for s in steps if (fitted := s if s == ERROR_IN_CHUNK else _fitted(payload, s)) is not None)
+def _kept(payload: Schema, steps: tuple[AccumulateStep, ...], family: str, result: str) -> tuple[AccumulateStep, ...]:
+    """The steps of a built-in plan that fit ``payload`` (:func:`_fitted`), and those reading a
+    member servers send beyond the spec (:func:`_undeclared`); a chat key the choice lacks (or
+    does not type as an integer) is the choice's position (``choices[*]``)."""
+    kept = []
+    for step in steps:
+        undeclared = _undeclared(payload, step)
+        if family == "chat" and EACH in step.key and _unfit_key(payload, step.key):
+            step = replace(step, key=step.key[: len(step.key) - step.key[::-1].index(EACH)])
+        fitted = step if undeclared else _fitted(payload, step, result)
+        if fitted is not None:
+            kept.append(fitted)
+    return tuple(kept)
+
+
+def _undeclared(payload: Schema, step: AccumulateStep) -> bool:
+    """True for a step of a built-in plan reading a member servers send whatever the spec
+    says, where the spec does not declare it: :data:`ERROR_IN_CHUNK`, and
+    :data:`REASONING_IN_DELTA` on a delta that is an object with members."""
+    if step == ERROR_IN_CHUNK:
+        return payload.property("error") is None
+    if step != REASONING_IN_DELTA:
+        return False
+    delta = resolve_path(payload, step.value[:-1]).schema
+    return (
+        delta is not None
+        and delta.type == "object"
+        and bool(delta.properties)
+        and delta.property(step.value[-1]) is None
+    )
 
 
 def _generic(family: str, tag: str | None) -> tuple[AccumulateStep, ...]:
@@ -398,7 +449,7 @@ def _is_gemini(payload: Schema) -> bool:
     return resolve_path(payload, ("candidates", EACH, "content", "parts", EACH)).schema is not None
 
 
-def _fitted(payload: Schema, step: AccumulateStep) -> AccumulateStep | None:
+def _fitted(payload: Schema, step: AccumulateStep, result: str) -> AccumulateStep | None:
     """``step`` when its paths exist in ``payload``; a ``meta`` step keeps whichever of
     the id and model paths exists (None when neither does)."""
     if step.members:
@@ -410,13 +461,72 @@ def _fitted(payload: Schema, step: AccumulateStep) -> AccumulateStep | None:
         )
         step = replace(step, members=kept)
     if step.action != "meta":
-        return step if _unresolved(payload, step) is None else None
-    value = step.value if step.value and resolve_path(payload, step.value).schema is not None else ()
-    extra = step.extra if step.extra and resolve_path(payload, step.extra).schema is not None else ()
+        return step if _unresolved(payload, step, result) is None else None
+    value = step.value if step.value and _reads_text(payload, step.value) else ()
+    extra = step.extra if step.extra and _reads_text(payload, step.extra) else ()
     return replace(step, value=value, extra=extra) if value or extra else None
 
 
-def _unresolved(payload: Schema, step: AccumulateStep) -> str | None:
+#: The JSON types a value read as text may have (``any``: any JSON, checked when read).
+_TEXT = frozenset(("string", "any"))
+
+#: What each action reads at ``value`` (and ``meta`` at ``extra``), when it reads a type.
+_READS: dict[str, tuple[frozenset[str], str]] = {
+    "append": (_TEXT, "a string"),
+    "stop": (_TEXT, "a string"),
+    "meta": (_TEXT, "a string"),
+    "final_text": (_TEXT, "a string"),
+    "tool_calls": (frozenset(("array", "any")), "a list"),
+}
+
+
+def _kinds(schema: Schema) -> frozenset[str]:
+    """The JSON types ``schema`` admits: a union's alternatives' (``any`` for any JSON)."""
+    if schema.type == "union":
+        return frozenset(kind for variant in schema.variants for kind in _kinds(variant))
+    return frozenset((schema.type,))
+
+
+def _reads_text(payload: Schema, path: tuple[str, ...]) -> bool:
+    """True when member ``path`` of ``payload`` exists and may be a string."""
+    found = resolve_path(payload, path).schema
+    return found is not None and bool(_kinds(found) & _TEXT)
+
+
+def _unfit_key(payload: Schema, key: tuple[str, ...]) -> str:
+    """Why ``key`` cannot name a choice or block ("" when it can): it exists and may be an
+    integer, or names the element of its last ``[*]`` itself (the element's position)."""
+    if key[-1] == EACH:
+        return ""
+    found = resolve_path(payload, key).schema
+    if found is None:
+        return "does not resolve"
+    return "" if _kinds(found) & {"integer", "any"} else f"is {' or '.join(sorted(_kinds(found)))}, not an integer"
+
+
+def _unfit(payload: Schema, step: AccumulateStep, result: str) -> str | None:
+    """None when ``step``'s key and values (which resolve) have the types its action reads,
+    else which does not: a key is an integer; ``append``, ``stop``, ``meta`` and
+    ``final_text`` read a string (``append`` to a choice's ``content`` a list of typed parts
+    too: Mistral's chunks), ``tool_calls`` a list."""
+    if step.key and (why := _unfit_key(payload, step.key)):
+        return f"key {format_path(step.key)!r} {why}"
+    stars = _element(step.key)
+    if stars and _element(step.value)[: len(stars)] != stars:
+        return f"key {format_path(step.key)!r} reads elements `value` {format_path(step.value)!r} does not go through"
+    kinds, what = _READS.get(step.action, (frozenset(), ""))
+    if step.action == "append" and step.field == "content" and result == "choices":
+        kinds, what = kinds | {"array"}, "a string or a list of parts"
+    for entry in ("value", "extra") if kinds else ():
+        path: tuple[str, ...] = getattr(step, entry)
+        found = resolve_path(payload, path, step.variant if entry == "value" else None).schema if path else None
+        if found is not None and not _kinds(found) & kinds:
+            sent = " or ".join(sorted(_kinds(found)))
+            return f"{entry} {format_path(path)!r} is {sent}; `{step.action}` reads {what}"
+    return None
+
+
+def _unresolved(payload: Schema, step: AccumulateStep, result: str = "output") -> str | None:
     """None when every path of ``step`` exists in ``payload``, else what does not resolve:
     the entry, the path as written up to the failing segment, and why."""
     for entry in ("key", "value", "extra"):
@@ -455,7 +565,7 @@ def _unresolved(payload: Schema, step: AccumulateStep) -> str | None:
                 f"segment "
                 f"{format_path(path[: found.failed + 1])!r} {found.reason}{_where(found, target)}"
             )
-    return None
+    return _unfit(payload, step, result)
 
 
 def _where(found: Resolved, root: Schema) -> str:
@@ -523,7 +633,7 @@ def _stated_steps(
     for number, item in enumerate(items):
         step_at = Provenance(at.file, at.line, f"{at.pointer}/{number}")
         step, problem = parse_step(item, result, step_at)
-        unresolved = _unresolved(message.payload, step) if step is not None else None
+        unresolved = _unresolved(message.payload, step, result) if step is not None else None
         problem = unresolved or problem
         if step is None or unresolved is not None:
             _invalid(diagnostics, at, step_at.pointer, f"step {number} of {key!r} ({item!r}): {problem}; ignored")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..ir import ACCUMULATE_ACTIONS, EACH, AccumulateStep, Provenance, WhenTest
+from ..ir import ACCUMULATE_ACTIONS, EACH, AccumulateStep, Provenance, WhenTest, format_path
 
 #: The block fields an ``append`` step adds to directly (any other name: a named text).
 FIELDS = ("text", "thinking", "signature", "refusal", "arguments")
@@ -101,7 +101,7 @@ def parse_step(item: Any, result: str, where: Provenance) -> tuple[AccumulateSte
     if problem:
         return None, problem
     field, problem = _step_field(item, action, result)
-    problem = problem or _missing_value(item, action, paths)
+    problem = problem or _missing_value(item, action, paths) or _result_problem(item, action, result)
     if problem:
         return None, problem
     pair, problem = _step_variant(item)
@@ -111,6 +111,7 @@ def parse_step(item: Any, result: str, where: Provenance) -> tuple[AccumulateSte
     if problem:
         return None, problem
     members, problem = _members(item.get("members", {}), action)
+    problem = problem or _every_element(paths, when, members, action)
     if problem:
         return None, problem
     mode, problem = _step_mode(item, action)
@@ -161,10 +162,42 @@ def _step_field(item: dict[Any, Any], action: str, result: str) -> tuple[str, st
 def _missing_value(item: dict[Any, Any], action: str, paths: dict[str, tuple[str, ...]]) -> str:
     """What is wrong when an action that reads a value states no ``value`` path (a ``usage``
     step may state ``members`` instead); "" else."""
-    needs_value = ("append", "collect", "tool_call", "tool_calls", "usage", "complete", "snapshot")
+    needs_value = ("append", "collect", "tool_call", "tool_calls", "usage", "complete", "snapshot", "final_text")
     if action not in needs_value or "value" in paths or (action == "usage" and item.get("members")):
         return ""
     return f"action {action!r} needs a `value` path" + (" or `members`" if action == "usage" else "")
+
+
+#: The actions of one kind of plan only: a ``choices`` plan has no blocks to close or send
+#: deltas to, an ``output`` plan no chat-completions tool-call fragments.
+_NOT_IN = {"choices": ("delta", "close"), "output": ("tool_calls",)}
+
+
+def _result_problem(item: dict[Any, Any], action: str, result: str) -> str:
+    """What is wrong when ``action`` has no meaning where the plan's keyed steps assemble
+    (``result``), or names ``members`` a choice has not; "" else."""
+    if action in _NOT_IN.get(result, ()):
+        other = "output" if result == "choices" else "choices"
+        return f"action {action!r} is for a `result: {other}` plan (this one assembles {result})"
+    if action == "open" and result == "choices" and item.get("members"):
+        return "members: a choice's `open` makes the choice; it has no members to read"
+    return ""
+
+
+def _every_element(
+    paths: dict[str, tuple[str, ...]],
+    when: list[tuple[tuple[str, ...], WhenTest]],
+    members: list[tuple[str, tuple[str, ...]]],
+    action: str,
+) -> str:
+    """What is wrong when a path other than ``key`` and ``value`` reads every element (``[*]``):
+    ``extra``, ``when`` and ``members`` read one member; "" else."""
+    named = [("extra", paths.get("extra", ()))] + [(f"when {format_path(p)!r}", p) for p, _ in when]
+    named += [(f"members {name!r}", p) for name, p in members if action != "usage"]
+    for what, path in named:
+        if EACH in path:
+            return f"{what}: {format_path(path)!r} reads every element ([*]); only `key` and `value` may"
+    return ""
 
 
 def _step_variant(item: dict[Any, Any]) -> tuple[tuple[str, str] | None, str]:

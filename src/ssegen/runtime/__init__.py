@@ -7,7 +7,8 @@ and framing, over its layers ``sse_lines.py``, ``sse_fields.py`` and ``sse_runs.
 ``usage.py`` (usage kept as sent), ``lenient.py`` (member-by-member decoding of refused
 payloads), ``partial_json.py``, ``accumulate.py`` (the accumulator, over its jobs
 ``accumulate_results.py``, ``accumulate_parts.py``, ``accumulate_choices.py``,
-``accumulate_blocks.py`` and ``accumulate_errors.py``), ``plan.py`` (the plan executor),
+``accumulate_blocks.py`` and ``accumulate_errors.py``), ``sink.py`` (the accumulator as
+compiled plans see it),
 ``encoding.py`` (events back to bytes), ``stream.py`` (channels, over
 ``stream_classify.py``, ``stream_events.py`` (the event streams), ``stream_reader.py`` and
 ``stream_writer.py``: a channel's reading and writing sides) and ``client.py`` (the streaming
@@ -47,7 +48,7 @@ MODULES: tuple[str, ...] = (
     "accumulate_blocks.py",
     "accumulate_errors.py",
     "accumulate.py",
-    "plan.py",
+    "sink.py",
     "encoding.py",
     "stream_classify.py",
     "stream_events.py",

@@ -4,8 +4,8 @@
 choice, specs/deepseek/asyncapi-page.txt:16; tool calls built from fragments by ``index``,
 specs/mistral/asyncapi-page.txt:561-584) and one :class:`BlockState` per Messages content block
 or Responses output item, keyed by index; errors, vendor events and unknown events are
-recorded, never dropped.  The generated plans (``plan.py`` or the compiled ``_apply_*``
-functions of ``channels.py``) call its methods; :class:`Family` names the built-in plans.
+recorded, never dropped.  The compiled plans (the ``_apply_*`` functions of ``channels.py``)
+reach it through ``sink.Sink``; :class:`Family` names the built-in plans.
 
 The accumulation is split by job, and this module re-exports the public names of each (user
 code and generated packages import them from here: ``from .._runtime.accumulate import
@@ -123,20 +123,11 @@ class Accumulator(ErrorRecording):
         self._usage_sent = None
         self._usage = value
 
-    def add_text(self, name: str, text: Any) -> None:
-        """Append ``text`` to the stream's named text ``name`` (a plan's ``append`` with
-        no key: Cohere's ``tool_plan``); a value that is not a string adds nothing."""
-        if isinstance(text, str):
-            parts = self.texts.get(name)
-            if parts is None:
-                parts = self.texts[name] = _Parts()
-            parts.append(text)
-
     def text_parts(self, name: str) -> list[str]:
-        """The parts of the stream's named text ``name``, created empty on first use: a
-        compiled plan's ``append`` with no key appends a delta it knows to be a string to
-        them directly (``(texts.get(name) or acc.text_parts(name)).append(delta)``), as
-        :meth:`add_text` would, without a call per delta."""
+        """The parts of the stream's named text ``name`` (a plan's ``append`` with no key:
+        Cohere's ``tool_plan``), created empty on first use: a compiled plan appends a delta it
+        knows to be a string to them directly (``(texts.get(name) or
+        acc.text_parts(name)).append(delta)``), without a call per delta."""
         parts = self.texts.get(name)
         if parts is None:
             parts = self.texts[name] = _Parts()
@@ -154,11 +145,6 @@ class Accumulator(ErrorRecording):
         ``tool_call`` after the last one (:meth:`BlockState.tool_call`). Each call its own
         block: several calls in one event or across events are all kept."""
         self.blocks[max(self.blocks, default=-1) + 1].tool_call(id, name, arguments)
-
-    def block(self, index: int) -> BlockState:
-        """The state of output block ``index`` (created on first use, also when read
-        as ``blocks[index]``)."""
-        return self.blocks[index]
 
     def merge_usage(self, usage: Any) -> None:
         """Merge a usage object into the stream's (Messages sends input tokens on

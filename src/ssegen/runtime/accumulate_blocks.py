@@ -77,15 +77,18 @@ class BlockState:
         elif arguments is not None:
             self.input = _plain(arguments)
 
-    def open(self, block: Any) -> None:
+    def open(self, block: Any, members: dict[str, Any] | None = None) -> None:
         """Take the block's identity from the object that opens it (Messages
-        ``content_block``, Responses ``item``): its ``type``, ``id``, ``call_id``,
-        ``name``, ``status``, ``input`` and any first ``text``, ``thinking`` or
-        ``arguments``; the object is kept (``raw``)."""
+        ``content_block``, Responses ``item``): its ``type``, ``id``, ``call_id``, ``name``,
+        ``status``, ``input`` and any first ``text``, ``thinking`` or ``arguments``; the object
+        is kept (``raw``). ``members`` (a plan's ``open`` with ``members``, by name, ``kind``
+        for ``type``), each sent (not None), stand over the object's own as plain data."""
         data = _plain(block)
         if not isinstance(data, dict):
             return
         self.opened = data
+        if members:
+            data = {**data, **_members(members)}
         self.kind = _str_or_none(data.get("type")) or self.kind
         self.id = _str_or_none(data.get("id")) or self.id
         self.call_id = _str_or_none(data.get("call_id")) or self.call_id
@@ -205,6 +208,12 @@ class BlockState:
                 found.append((member, mine, sent))
             ident[member] = sent or mine
         return ident, found
+
+
+def _members(members: dict[str, Any]) -> dict[str, Any]:
+    """A plan's ``open`` members as :meth:`BlockState.open` reads them: each sent (not None), as
+    plain data, ``kind`` as ``type``."""
+    return {("type" if k == "kind" else k): _plain(v) for k, v in members.items() if v is not None}
 
 
 def _snapshot_texts(

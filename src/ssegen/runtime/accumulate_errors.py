@@ -269,11 +269,10 @@ class ErrorRecording:
         members."""
         if any(e["kind"] in _ENDS for e in self.errors):
             return
-        message = (
-            event.reason
-            if isinstance(event, StreamTruncated)
-            else truncated_reason(event.bytes_consumed, event.bytes_discarded, event.body_head)
-        )
+        if isinstance(event, StreamState):
+            message = truncated_reason(event.bytes_consumed, event.bytes_discarded, event.body_head)
+        else:  # a StreamTruncated, of this runtime or of a package's copy: the reason it carries
+            message = event.reason
         entry: dict[str, Any] = {
             "kind": "truncated",
             "message": message,

@@ -21,8 +21,8 @@ from typing import Any
 import msgspec
 import pydantic
 
-from .accumulate import Accumulator
 from .lenient import ModelLibrary, lenient_decode, literal_values
+from .sink import Sink
 
 
 def plain(value: Any) -> Any:
@@ -45,12 +45,12 @@ def _dump(value: Any) -> Any:
     raise NotImplementedError(f"cannot convert {type(value).__name__} to plain data")
 
 
-def error_event(acc: Accumulator, event: Any) -> None:
+def error_event(acc: Sink, event: Any) -> None:
     """``acc.error`` of a typed error message, as plain data."""
     acc.error(plain(event))
 
 
-def vendor_event(acc: Accumulator, event: Any) -> None:
+def vendor_event(acc: Sink, event: Any) -> None:
     """``acc.vendor`` of a typed vendor message, as plain data."""
     acc.vendor(plain(event))
 

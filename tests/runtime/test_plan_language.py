@@ -1,4 +1,4 @@
-"""The accumulation plan language run by ``runtime/plan.py`` (issue 22): the built-in Gemini
+"""The accumulation plan language, compiled into the generated packages (issue 22): the built-in Gemini
 family on the real captures of ``../shared/corpus/families/gemini`` and stated plans
 (``x-ssegen-accumulate``) using ``[*]`` paths, ``when``, ``members``, named texts and lists,
 usage ``replace`` and ``complete``. Expectations are computed from each capture's raw JSON."""
@@ -423,6 +423,12 @@ def test_a_cohere_stream_assembles_by_a_stated_plan_or_the_built_in_family(tmp_p
         ("{action: usage, members: [slot, piece.txt]}", "members 'txt': 'piece.txt' (read from the payload): segment"),
         ("{action: usage, members: {count: 'piece[*]'}}", "members 'count': 'piece[*]' reads every element"),
         ("{action: append, value: piece.text, field: text, members: [slot]}", "only `open`, `tool_call` and `usage`"),
+        # Every step kept compiles: the types an action reads, the kind of plan it is for.
+        ("{action: append, key: piece.text, value: piece.text, field: text}", "key 'piece.text' is string, not an int"),
+        ("{action: stop, value: slot}", "value 'slot' is integer; `stop` reads a string"),
+        ("{action: tool_calls, key: slot, value: piece}", "action 'tool_calls' is for a `result: choices` plan"),
+        ("{action: done, when: {'piece[*]': 1}}", "when 'piece[*]': 'piece[*]' reads every element ([*])"),
+        ("{action: meta, value: piece.text, extra: 'piece[*]'}", "extra: 'piece[*]' reads every element"),
     ],
 )
 def test_a_wrong_step_names_the_part_that_is_wrong(tmp_path: Path, step: str, part: str) -> None:
@@ -475,7 +481,6 @@ def test_one_resolver_walks_array_elements_and_names_where_a_path_stops() -> Non
     assert format_path(("parts", EACH, "text")) == "parts[*].text"
     step = AccumulateStep("append", key=("parts", EACH, "i"), value=("parts", EACH, "text"), field="text")
     assert step.to_plan() == {"action": "append", "key": "parts[*].i", "value": "parts[*].text", "field": "text"}
-    assert not step.simple
 
 
 def test_generated_gemini_assembles_every_capture_without_a_plan() -> None:
