@@ -120,10 +120,8 @@ def test_typed_tool_calls_read_the_function_fields_under_its_guard() -> None:
         "Call", req("index", integer()), opt("id", string()), opt("type", string("function")), opt("function", function)
     )
     code = _choices(delta=obj("Delta", opt("tool_calls", array(call))))
-    assert (
-        "for place, call in enumerate(tool_calls):\n            function = call.function\n            state.add_tool_call("
-        in code
-    )
+    loop = "for place, call in enumerate(tool_calls):\n            function = call.function\n"
+    assert loop + "            state.add_tool_call(" in code
     assert (
         "state.add_tool_call(call.index, call.id, call.type, function.name if function is not None else None, "
         "function.arguments if function is not None else None, place)" in code
