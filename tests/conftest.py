@@ -5,6 +5,7 @@ from __future__ import annotations
 from importlib import metadata
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import pytest
 
@@ -41,6 +42,17 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
         except metadata.PackageNotFoundError:
             versions.append(f"{name} absent")
     terminalreporter.write_line("peers: " + ", ".join(versions))
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """With ``-n`` (the default run's ``-n auto``) and no other ``--dist``: the tests sharing a
+    costly fixture run in one worker (:mod:`helpers.scheduling`), the others as ``--dist load``."""
+    if config.getvalue("dist") != "load":
+        return None
+    from helpers.scheduling import SharedFixtureScheduling
+
+    return SharedFixtureScheduling(config, log)
 
 
 @pytest.fixture(scope="session")

@@ -38,9 +38,27 @@ def _generate(out: Path, hashseed: str, *, soft_keywords_3_12: bool = False) -> 
     )
 
 
-def test_regenerating_reproduces_committed_output(tmp_path: Path) -> None:
-    out = tmp_path / "generated"
-    result = _generate(out, "0")
+@pytest.fixture(scope="module")
+def root_generation(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, subprocess.CompletedProcess[str]]:
+    """``ssegen generate --out <tmp>`` from the repository root, as a user types it there (its
+    [tool.ssegen]: the specs folder, strict = true, two reviewed warts), hash seed 0: the output
+    folder and the finished process.  One whole generation, read by two tests."""
+    out = tmp_path_factory.mktemp("root_generation") / "generated"
+    result = subprocess.run(
+        [sys.executable, "-m", "ssegen", "generate", "--out", str(out)],
+        cwd=ROOT,
+        env={**os.environ, "PYTHONHASHSEED": "0"},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    return out, result
+
+
+def test_regenerating_reproduces_committed_output(
+    root_generation: tuple[Path, subprocess.CompletedProcess[str]],
+) -> None:
+    out, result = root_generation
     assert result.returncode == 0, result.stdout + result.stderr
     fresh, golden = file_tree(out), file_tree(GENERATED)
     assert sorted(fresh) == sorted(golden)
@@ -80,16 +98,12 @@ def test_ir_and_diagnostics_match_the_golden_records(provider: str) -> None:
     assert diagnostics == (golden / "diagnostics" / f"{provider}.txt").read_text(encoding="utf-8")
 
 
-def test_the_seeds_build_strict_and_print_at_most_one_screen(tmp_path: Path) -> None:
+def test_the_seeds_build_strict_and_print_at_most_one_screen(
+    root_generation: tuple[Path, subprocess.CompletedProcess[str]],
+) -> None:
     """`ssegen generate` from the repository root uses its [tool.ssegen] (strict = true, two reviewed
     warts): it passes, and prints one line per provider, not a line per info."""
-    result = subprocess.run(
-        [sys.executable, "-m", "ssegen", "generate", "--out", str(tmp_path / "generated")],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    _, result = root_generation
     assert result.returncode == 0, result.stdout + result.stderr
     lines = (result.stdout + result.stderr).splitlines()
     assert len(lines) <= 24, "\n".join(lines)

@@ -3,6 +3,7 @@ parser and the pure-Python one reading documents alike."""
 
 from __future__ import annotations
 
+import math
 import subprocess
 import sys
 from pathlib import Path
@@ -140,11 +141,27 @@ def test_aliases_repeating_a_long_text_are_refused_by_bytes_not_nodes() -> None:
     assert len(parse_document(few, "x", Diagnostics()).data["b"]) == 3
 
 
-def test_a_large_document_without_aliases_is_read_and_an_alias_expansion_is_refused() -> None:
-    plain = "a: [" + ", ".join(["1"] * (document.MAX_NODES + 1)) + "]"
-    assert len(parse_document(plain, "x", Diagnostics()).data["a"]) == document.MAX_NODES + 1
-    # each alias of a 1,001-item list adds 1,002 nodes
-    laughs = "a: &a [" + ", ".join(["1"] * 1000) + "]\nb: [" + ", ".join(["*a"] * 1000) + "]\n"
+@pytest.mark.parametrize(
+    "limit",
+    [
+        # The same path at a hundredth of the limit: the default run's.
+        pytest.param(document.MAX_NODES // 100, id="limit-lowered"),
+        # At the limit itself: a million-item document, 18 s (.ci/run runs it).
+        pytest.param(document.MAX_NODES, id="limit", marks=pytest.mark.slow),
+    ],
+)
+def test_a_large_document_without_aliases_is_read_and_an_alias_expansion_is_refused(
+    monkeypatch: pytest.MonkeyPatch, limit: int
+) -> None:
+    """``limit`` stands for :data:`~ssegen.sources.document.MAX_NODES` (read at each alias)."""
+    monkeypatch.setattr(document, "MAX_NODES", limit)
+    plain = "a: [" + ", ".join(["1"] * (limit + 1)) + "]"
+    assert len(parse_document(plain, "x", Diagnostics()).data["a"]) == limit + 1
+    # each alias of a list of n items adds n + 1 nodes: n aliases of it add more than the limit
+    # (at the limit: 1,000 aliases of a 1,000-item list)
+    n = math.isqrt(limit)
+    laughs = "a: &a [" + ", ".join(["1"] * n) + "]\nb: [" + ", ".join(["*a"] * n) + "]\n"
     with pytest.raises(document.DocumentError) as raised:
         parse_document(laughs, "x", Diagnostics())
     assert raised.value.code.name == "yaml-too-large" and "alias bomb" in str(raised.value)
+    assert f"more than {limit} nodes" in str(raised.value)
