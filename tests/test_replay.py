@@ -178,6 +178,7 @@ def test_channel_paths_follow_the_servers_base_path() -> None:
     gemini = importlib.import_module("generated.gemini").SERVERS
     assert channel_paths("/models/{model}:streamGenerateContent", gemini) == [
         "/v1beta/models/{model}:streamGenerateContent",
+        "/v1/models/{model}:streamGenerateContent",
         "/v1/projects/{project}/locations/{location}/publishers/google/models/{model}:streamGenerateContent",
     ]
 
@@ -236,3 +237,23 @@ def test_mock_endpoints_claim_each_bare_path_once_and_take_replays(tmp_path: Any
         endpoints([deepseek], {None: capture})
     with pytest.raises(FaultError, match="no channel '/v1/nope'"):
         endpoints([deepseek], {"/v1/nope": capture})
+
+
+def test_deep_json_is_refused_whatever_the_processs_recursion_limit() -> None:
+    """The depth bound is the mock's own (``replay.MAX_JSON_DEPTH``), not the interpreter's: mypy's
+    API, run in the same process, raises the recursion limit to 16,384."""
+    import sys
+
+    from ssegen.replay import MAX_JSON_DEPTH, read_request
+
+    before = sys.getrecursionlimit()
+    sys.setrecursionlimit(2**14)
+    try:
+        deep = b"[" * (MAX_JSON_DEPTH + 1) + b"]" * (MAX_JSON_DEPTH + 1)
+        assert "nested too deep" in (read_request(deep).problem or "")
+    finally:
+        sys.setrecursionlimit(before)
+    at_limit = b"[" * MAX_JSON_DEPTH + b"]" * MAX_JSON_DEPTH
+    assert read_request(at_limit).problem is None
+    in_a_string = b'{"model": "m", "text": "' + b"[{" * 5000 + b'"}'
+    assert read_request(in_a_string) == read_request(b'{"model": "m"}')

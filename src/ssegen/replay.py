@@ -590,6 +590,38 @@ class RequestBody(NamedTuple):
     model: str | None = None
 
 
+#: The deepest JSON nesting a request body may have (a chat request nests under 20 levels); past
+#: it the body is refused before it is parsed, whatever the process' recursion limit (mypy's
+#: API, run in the same process, raises it to 16,384, past what the C stack holds).
+MAX_JSON_DEPTH = 256
+
+
+def _nested_deeper(body: bytes, limit: int) -> bool:
+    """True when the JSON text ``body`` opens more than ``limit`` arrays or objects inside one
+    another (brackets inside strings not counted). Bodies with fewer opening brackets in all
+    are answered by two counts in C; only the others are scanned."""
+    if body.count(b"[") + body.count(b"{") <= limit:
+        return False
+    depth, in_string, escaped = 0, False, False
+    for byte in body:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif byte == 0x5C:  # backslash
+                escaped = True
+            elif byte == 0x22:  # quote
+                in_string = False
+        elif byte == 0x22:
+            in_string = True
+        elif byte in (0x5B, 0x7B):  # [ {
+            depth += 1
+            if depth > limit:
+                return True
+        elif byte in (0x5D, 0x7D):  # ] }
+            depth -= 1
+    return False
+
+
 def read_request(body: bytes, max_model: int = MAX_MODEL) -> RequestBody:
     """A request body, parsed once: a JSON object without ``stream``, a body that is not JSON
     (curl's empty GET) and ``"stream": true`` are answered with the stream; ``"stream": false``,
@@ -598,9 +630,11 @@ def read_request(body: bytes, max_model: int = MAX_MODEL) -> RequestBody:
     are problems."""
     if not body.strip():
         return RequestBody(None)
+    if _nested_deeper(body, MAX_JSON_DEPTH):
+        return RequestBody(f"the request body is JSON nested too deep (more than {MAX_JSON_DEPTH} levels)")
     try:
         data = json.loads(body)
-    except RecursionError:
+    except RecursionError:  # below MAX_JSON_DEPTH only if the process' own limit is lower still
         return RequestBody("the request body is JSON nested too deep")
     except ValueError:
         return RequestBody(None)
