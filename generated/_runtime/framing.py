@@ -421,7 +421,13 @@ class StreamState:
             unterminated event were discarded (see
             :attr:`~.sse.SSEDecoder.incomplete`), also ``True`` when decoding
             stopped with an :class:`SSEError`; ``False`` otherwise. Left
-            ``False`` if the consumer stops iterating early.
+            ``False`` if the consumer stops iterating early (``close()``), ``True``
+            when reading stopped at an exception from the byte source or a
+            cancellation (see ``stopped``).
+        stopped: ``""``, or why reading stopped before the end of the body: a
+            cancellation (``asyncio.CancelledError``, ``KeyboardInterrupt``) or an
+            exception raised by the byte source (a reset connection) passing through
+            the read driver; the reason of the stream's :class:`StreamTruncated`.
         bytes_consumed: Total bytes of the stream fed to the decoder so far,
             as of the last chunk (read-only, like the two below: read from the
             stream's decoder, so that reading a chunk costs no update).
@@ -437,10 +443,11 @@ class StreamState:
             milliseconds, or ``None``, as of the last chunk.
     """
 
-    __slots__ = ("incomplete", "bytes_discarded", "_decoder")
+    __slots__ = ("incomplete", "stopped", "bytes_discarded", "_decoder")
 
     def __init__(self) -> None:
         self.incomplete: bool = False
+        self.stopped: str = ""
         self.bytes_discarded: int = 0
         # The decoder of the stream being read (set by iter_raw/aiter_raw); None before.
         self._decoder: Framer | None = None
@@ -463,6 +470,7 @@ class StreamState:
     def __repr__(self) -> str:
         return (
             f"StreamState(incomplete={self.incomplete!r},"
+            f" stopped={self.stopped!r},"
             f" bytes_consumed={self.bytes_consumed!r},"
             f" bytes_discarded={self.bytes_discarded!r},"
             f" last_event_id={self.last_event_id!r},"
@@ -504,6 +512,20 @@ class _Reads:
             self.error = exc
             return events
 
+    def stop(self, exc: BaseException) -> None:
+        """Record in the state that reading stopped at ``exc`` before the end of the body (a
+        cancellation, or the byte source's own exception), unless it is the decoder's
+        :attr:`error` (already recorded) or ``GeneratorExit`` (the consumer's ``close()``)."""
+        if exc is self.error or isinstance(exc, GeneratorExit):
+            return
+        read = self.decoder.bytes_consumed
+        if isinstance(exc, Exception):
+            cause = f"reading the body failed after {read} bytes ({type(exc).__name__}: {exc})"
+        else:  # asyncio.CancelledError, trio.Cancelled, KeyboardInterrupt
+            cause = f"the stream was cancelled ({type(exc).__name__}) after {read} bytes"
+        self.state.incomplete = True
+        self.state.stopped = cause + "; it was not read to its end, no event after was decoded"
+
     def close(self) -> list[ServerSentEvent | RawEvents | NamedEvents]:
         """What the end of the body dispatches (an NDJSON last line), the state updated."""
         last: list[ServerSentEvent | RawEvents | NamedEvents] = [*self.decoder.close()]
@@ -530,7 +552,7 @@ def read_items(
         max_event_bytes: the decoder's limit, in bytes, on one event.
         state: optional :class:`StreamState`, reading the decoder's progress; its
             ``incomplete`` and ``bytes_discarded`` are set when ``chunks`` is exhausted (or
-            ``incomplete`` on an error).
+            ``incomplete`` on an error, with ``stopped`` when the error is not the decoder's).
         caller: the function named in a :func:`check_chunks` error.
 
     Raises:
@@ -540,13 +562,17 @@ def read_items(
     """
     check_chunks(chunks, caller)
     reads = _Reads(max_event_bytes, state, framer)
-    for chunk in chunks:
-        events = reads.feed(chunk)
-        if reads.error is not None:
-            yield events
-            raise reads.error
-        if events:
-            yield events
+    try:
+        for chunk in chunks:
+            events = reads.feed(chunk)
+            if reads.error is not None:
+                yield events
+                raise reads.error
+            if events:
+                yield events
+    except BaseException as exc:  # a cancellation or the source's error: recorded, re-raised
+        reads.stop(exc)
+        raise
     last = reads.close()
     if last:
         yield last
@@ -563,13 +589,17 @@ async def aread_items(
     read by ``async for``."""
     check_chunks(chunks, caller, is_async=True)
     reads = _Reads(max_event_bytes, state, framer)
-    async for chunk in chunks:
-        events = reads.feed(chunk)
-        if reads.error is not None:
-            yield events
-            raise reads.error
-        if events:
-            yield events
+    try:
+        async for chunk in chunks:
+            events = reads.feed(chunk)
+            if reads.error is not None:
+                yield events
+                raise reads.error
+            if events:
+                yield events
+    except BaseException as exc:  # a cancellation or the source's error: recorded, re-raised
+        reads.stop(exc)
+        raise
     last = reads.close()
     if last:
         yield last

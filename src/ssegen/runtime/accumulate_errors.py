@@ -265,7 +265,7 @@ class ErrorRecording:
         message = (
             event.reason
             if isinstance(event, StreamTruncated)
-            else truncated_reason(event.bytes_consumed, event.bytes_discarded)
+            else event.stopped or truncated_reason(event.bytes_consumed, event.bytes_discarded)
         )
         entry: dict[str, Any] = {
             "kind": "truncated",
