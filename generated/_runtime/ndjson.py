@@ -59,7 +59,7 @@ from .framing import (
     expand,
 )
 
-__all__ = ["NDJSON", "NDJSONDecoder", "NDJSONFraming", "iter_values"]
+__all__ = ["NDJSON", "NDJSONDecoder", "NDJSONFraming", "iter_values", "unreadable_line"]
 
 _BOM = b"\xef\xbb\xbf"
 #: ``}`` LF ``{``: where one object's line ends and the next one's begins (found by ``re``'s
@@ -459,12 +459,35 @@ class NDJSONFraming(Framing):
         """``data`` as UTF-8 and an LF; ``event`` and ``id`` are not written.
 
         Raises:
-            ValueError: ``data`` holds CR or LF (it would end the line, or be taken into
-                the line end).
+            ValueError: ``data`` would not read back as itself (:func:`unreadable_line`): it
+                holds CR or LF, is blank, or starts with a BOM.
         """
-        if "\n" in data or "\r" in data:
-            raise ValueError("an NDJSON line cannot hold a line end")
+        why = unreadable_line(data)
+        if why:
+            raise ValueError(
+                f"{data[:60]!r} cannot be an NDJSON line: it {why}, so it would not read back"
+            )
         return data.encode("utf-8") + b"\n"
+
+
+#: The bytes ``bytes.strip()`` removes: a line of only these is blank (skipped when read).
+_BLANK = " \t\n\r\x0b\x0c"
+
+
+def unreadable_line(data: str) -> str:
+    """Why ``data`` written as one NDJSON line would not read back as itself (``""`` when it
+    would): it holds LF or CR (LF ends the line; a CR before it is taken as a CRLF), it is
+    empty or only whitespace (:class:`NDJSONDecoder` skips blank lines, as the NDJSON spec
+    allows), or it starts with a BOM (skipped at the start of a body)."""
+    if "\n" in data or "\r" in data:
+        return "holds a line end (LF or CR), which would end the line or be taken into its end"
+    if not data.strip(_BLANK):
+        return "is blank, and a reader skips blank lines"
+    if data.startswith("\ufeff"):
+        return (
+            "starts with a BOM, which a reader skips at the start of a body: it would not read back"
+        )
+    return ""
 
 
 NDJSON = NDJSONFraming()
