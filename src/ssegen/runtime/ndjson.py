@@ -398,9 +398,11 @@ def _runs(values: list[bytes]) -> list[ServerSentEvent | RawEvents | NamedEvents
 
 def _is_json(text: str) -> bool:
     """Whether ``text`` is one whole JSON value (nested deeper than the parser follows counts
-    as whole: typed decoding then reports it)."""
+    as whole: typed decoding then reports it). Integers are checked as text, not converted:
+    one of more than 4,300 digits (Python's ``int`` conversion limit) is whole JSON, which
+    typed decoding then reports (an ``UnknownEvent`` with its reason), not a cut line."""
     try:
-        json.loads(text)
+        json.loads(text, parse_int=str)
     except ValueError:
         return False
     except RecursionError:
