@@ -13,7 +13,14 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from .framing import EventTooLargeError, NamedEvents, RawEvents, ServerSentEvent, expand
+from .framing import (
+    EventTooLargeError,
+    NamedEvents,
+    RawEvents,
+    ServerSentEvent,
+    expand,
+    grow_pending,
+)
 
 __all__ = ["LineSplitter", "Lines"]
 
@@ -68,8 +75,9 @@ class LineSplitter:
     WHATWG HTML 9.2.6, "Parsing an event stream": a line ends with CRLF, LF or a lone
     CR, also when the CR ends one read and the LF starts the next; one leading UTF-8
     BOM is skipped (also when split between reads). The bytes after the last line end
-    (the pending line) are kept as the pieces read and joined once, when the line ends,
-    so that a line growing by small reads is not copied per read.
+    (the pending line) are kept as the pieces read (after the first, appended in place to one
+    ``bytearray``: ``framing.grow_pending``) and joined once, when the line ends, so that a
+    line growing by small reads is not copied per read, nor held as a ``bytes`` per read.
 
     The pending bytes may also hold complete LF-ended lines that the decoder chose not
     to interpret yet (``deferred``; see :meth:`SSEDecoder.feed_raw`): they are split
@@ -80,7 +88,8 @@ class LineSplitter:
             :meth:`check_pending`.
 
     Attributes:
-        pending: The pending bytes, as the pieces read.
+        pending: The pending bytes: the first piece read, then the others in one
+            ``bytearray`` (``framing.grow_pending``).
         pending_len: Their total length.
         pending_offset: The absolute offset of the first pending byte.
         deferred: The pending bytes hold complete lines.
@@ -102,7 +111,7 @@ class LineSplitter:
     )
 
     def __init__(self, max_event_bytes: int) -> None:
-        self.pending: list[bytes] = []
+        self.pending: list[bytes | bytearray] = []
         self.pending_len = 0
         self.pending_offset = 0
         self.deferred = False
@@ -149,7 +158,7 @@ class LineSplitter:
             if chunk.find(b"\n") < 0 and chunk.find(b"\r") < 0:
                 if not pending:
                     self.pending_offset = offset
-                pending.append(chunk)
+                grow_pending(pending, chunk)
                 self.pending_len += len(chunk)
                 return None
             raw = chunk

@@ -56,6 +56,7 @@ from .framing import (
     ServerSentEvent,
     SSEError,
     expand,
+    grow_pending,
 )
 
 __all__ = ["NDJSON", "NDJSONDecoder", "NDJSONFraming", "iter_values", "unreadable_line"]
@@ -131,7 +132,7 @@ class NDJSONDecoder:
         self._max = max_event_bytes
         # The current unterminated line as the pieces read, their length, and the
         # absolute offset where the line starts.
-        self._pending: list[bytes] = []
+        self._pending: list[bytes | bytearray] = []
         self._pending_len = 0
         self._line_start = 0
         # Nothing but a (possibly partial) BOM seen yet.
@@ -192,7 +193,7 @@ class NDJSONDecoder:
         start = offset
         if self._pending:
             start = self._line_start
-            chunk = b"".join(self._pending) + chunk
+            chunk = b"".join([*self._pending, chunk])
             cut += self._pending_len
             self._pending.clear()
             self._pending_len = 0
@@ -247,7 +248,7 @@ class NDJSONDecoder:
         """``chunk`` (and its offset) past a leading BOM, once the first three bytes of
         the body are known; a body's first one or two bytes that may begin a BOM wait."""
         if self._pending:
-            chunk = b"".join(self._pending) + chunk
+            chunk = b"".join([*self._pending, chunk])
             offset = self._line_start
             self._pending.clear()
             self._pending_len = 0
@@ -267,7 +268,7 @@ class NDJSONDecoder:
         unterminated line, within the limit."""
         if not self._pending:
             self._line_start = offset
-        self._pending.append(piece)
+        grow_pending(self._pending, piece)  # in place: a line in tiny reads costs its size
         self._pending_len += len(piece)
         if self._pending_len > self._max:
             self._failed = True
