@@ -318,20 +318,22 @@ class NamedEvents(NamedTuple):
         return list(map(_new_tuple, repeat(ServerSentEvent), fields))
 
 
-def grow_pending(pending: list[bytes | bytearray], piece: bytes) -> None:
-    """Append ``piece`` to the pending bytes of an unterminated line or event, kept as the
-    pieces read: the first piece as it is (a line ending in the next read is not copied), the
-    rest appended in place to one ``bytearray`` (amortized growth). A line arriving in tiny
-    reads (2 bytes each) then costs about its size, not a ``bytes`` object per read (~35 bytes
-    of header each: 8 MB in 2-byte reads peaked at ~70x its size in a list of pieces)."""
-    if not pending:
-        pending.append(piece)
-    elif type(pending[-1]) is bytearray:
-        pending[-1] += piece
-    else:
-        buffer = bytearray(pending[-1])
-        buffer += piece
-        pending[-1] = buffer
+#: The most pieces the pending bytes of a line are kept as before they are joined into one
+#: ``bytearray`` (:func:`join_pending`): few enough that the ``bytes`` objects' headers stay
+#: small beside a long line, enough that a short line in small reads is never copied early.
+PENDING_PIECES = 32
+
+
+def join_pending(pending: list[bytes | bytearray]) -> None:
+    """Join the pending bytes of an unterminated line or event, kept as the pieces read, into
+    one ``bytearray`` grown in place (amortized): called when they reach
+    :data:`PENDING_PIECES`, so that a line arriving in tiny reads (2 bytes each) costs about its
+    size, not a ``bytes`` object per read (~35 bytes of header each: 8 MB in 2-byte reads
+    peaked at ~70x its size as a list of pieces)."""
+    first = pending[0]
+    buffer = first if type(first) is bytearray else bytearray(first)
+    buffer += b"".join(pending[1:])
+    pending[:] = [buffer]
 
 
 def expand(events: Iterable[ServerSentEvent | RawEvents | NamedEvents]) -> list[ServerSentEvent]:

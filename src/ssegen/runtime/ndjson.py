@@ -46,6 +46,7 @@ from collections.abc import Iterable, Iterator
 
 from .framing import (
     DEFAULT_MAX_EVENT_BYTES,
+    PENDING_PIECES,
     EventTooLargeError,
     Framer,
     Framing,
@@ -56,7 +57,7 @@ from .framing import (
     ServerSentEvent,
     SSEError,
     expand,
-    grow_pending,
+    join_pending,
 )
 
 __all__ = ["NDJSON", "NDJSONDecoder", "NDJSONFraming", "iter_values", "unreadable_line"]
@@ -268,7 +269,9 @@ class NDJSONDecoder:
         unterminated line, within the limit."""
         if not self._pending:
             self._line_start = offset
-        grow_pending(self._pending, piece)  # in place: a line in tiny reads costs its size
+        elif len(self._pending) >= PENDING_PIECES:
+            join_pending(self._pending)  # a line in tiny reads costs about its size
+        self._pending.append(piece)
         self._pending_len += len(piece)
         if self._pending_len > self._max:
             self._failed = True

@@ -13,12 +13,13 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from .framing import (
+    PENDING_PIECES,
     EventTooLargeError,
     NamedEvents,
     RawEvents,
     ServerSentEvent,
     expand,
-    grow_pending,
+    join_pending,
 )
 
 __all__ = ["LineSplitter", "Lines"]
@@ -74,9 +75,10 @@ class LineSplitter:
     WHATWG HTML 9.2.6, "Parsing an event stream": a line ends with CRLF, LF or a lone
     CR, also when the CR ends one read and the LF starts the next; one leading UTF-8
     BOM is skipped (also when split between reads). The bytes after the last line end
-    (the pending line) are kept as the pieces read (after the first, appended in place to one
-    ``bytearray``: ``framing.grow_pending``) and joined once, when the line ends, so that a
-    line growing by small reads is not copied per read, nor held as a ``bytes`` per read.
+    (the pending line) are kept as the pieces read and joined once, when the line ends, so
+    that a line growing by small reads is not copied per read; every
+    :data:`~.framing.PENDING_PIECES` pieces are joined into one ``bytearray`` grown in place
+    (``framing.join_pending``), so that a long line is not held as a ``bytes`` per read.
 
     The pending bytes may also hold complete LF-ended lines that the decoder chose not
     to interpret yet (``deferred``; see :meth:`SSEDecoder.feed_raw`): they are split
@@ -87,8 +89,8 @@ class LineSplitter:
             :meth:`check_pending`.
 
     Attributes:
-        pending: The pending bytes: the first piece read, then the others in one
-            ``bytearray`` (``framing.grow_pending``).
+        pending: The pending bytes, as the pieces read (the first of them a ``bytearray``
+            once they were joined: ``framing.join_pending``).
         pending_len: Their total length.
         pending_offset: The absolute offset of the first pending byte.
         deferred: The pending bytes hold complete lines.
@@ -157,7 +159,9 @@ class LineSplitter:
             if chunk.find(b"\n") < 0 and chunk.find(b"\r") < 0:
                 if not pending:
                     self.pending_offset = offset
-                grow_pending(pending, chunk)
+                elif len(pending) >= PENDING_PIECES:
+                    join_pending(pending)
+                pending.append(chunk)
                 self.pending_len += len(chunk)
                 return None
             raw = chunk
