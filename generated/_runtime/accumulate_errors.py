@@ -271,7 +271,9 @@ class ErrorRecording:
         if any(e["kind"] in _ENDS for e in self.errors):
             return
         if isinstance(event, StreamState):
-            message = truncated_reason(event.bytes_consumed, event.bytes_discarded, event.body_head)
+            message = event.stopped or truncated_reason(
+                event.bytes_consumed, event.bytes_discarded, event.body_head
+            )
         else:  # a StreamTruncated, of this runtime or of a package's copy: the reason it carries
             message = event.reason
         entry: dict[str, Any] = {

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Iterator, Sequence
 from itertools import repeat
-from typing import NamedTuple, Protocol, overload
+from typing import NamedTuple, Protocol
 
 __all__ = [
     "DEFAULT_MAX_EVENT_BYTES",
@@ -42,7 +42,6 @@ __all__ = [
     "Framing",
     "InvalidFieldError",
     "InvalidUTF8Error",
-    "Lines",
     "NamedEvents",
     "PayloadError",
     "RawEvents",
@@ -192,71 +191,6 @@ class PayloadError(SSEError):
         self.reason = reason
 
 
-class Lines(Sequence[bytes]):
-    """Newline-delimited JSON lines kept as the bytes read: a sequence of the lines of
-    :attr:`data` without their LF, split only when it is read. ``ndjson.NDJSONDecoder`` gives
-    a read's complete lines so (the values of a :class:`RawEvents`), so that a consumer
-    decoding them at once hands the read's bytes to one call (msgspec's
-    ``Decoder.decode_lines``), with no ``bytes`` object made per line.
-
-    Each line is a JSON object's text as far as its first and last bytes tell: not empty,
-    beginning with ``{`` and ending with ``}`` (so neither a CR nor a blank line). That makes
-    one batch decode the same as one decode per line whenever it gives ``len(lines)`` values.
-    ``decode_lines`` reads values separated by any whitespace. At each LF the parser is outside
-    every string (a raw LF is invalid inside one, RFC 8259 section 7), just past a ``}``: were
-    that ``}`` closing a nested object, the next token would have to be ``,``, ``]`` or ``}``,
-    not the ``{`` beginning the next line. So every line end is a boundary between top-level
-    values, each line holds at least one whole value, and as many values as lines leave
-    exactly one in each: value ``i`` of the batch is line ``i`` decoded alone.
-
-    Args:
-        data: the lines, each ended by its LF, valid UTF-8, each beginning with ``{`` and
-            ending with ``}`` (the framer checks it; this class does not).
-        count: the number of lines (of LFs in ``data``).
-
-    Attributes:
-        data: as given.
-    """
-
-    __slots__ = ("data", "_count")
-
-    def __init__(self, data: bytes, count: int) -> None:
-        self.data = data
-        self._count = count
-
-    def lines(self) -> list[bytes]:
-        """The lines, each without its LF (a new list of new ``bytes``)."""
-        return self.data[:-1].split(b"\n")
-
-    def __len__(self) -> int:
-        return self._count
-
-    @overload
-    def __getitem__(self, index: int) -> bytes: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> list[bytes]: ...
-
-    def __getitem__(self, index: int | slice) -> bytes | list[bytes]:
-        return self.lines()[index]
-
-    def __iter__(self) -> Iterator[bytes]:
-        return iter(self.lines())
-
-    def __eq__(self, other: object) -> bool:
-        """Equal to the same lines, as a :class:`Lines`, a list or a tuple."""
-        if isinstance(other, Lines):
-            return self.data == other.data
-        if isinstance(other, (list, tuple)):
-            return self.lines() == list(other)
-        return NotImplemented
-
-    __hash__ = None  # type: ignore[assignment]  # equal to lists, which have none
-
-    def __repr__(self) -> str:
-        return f"Lines({self.data!r}, {self._count})"
-
-
 class RawEvents(NamedTuple):
     """Consecutive events that are each a single ``data: `` line, as
     :meth:`~.sse.SSEDecoder.feed_raw` gives them: type ``message``, no ``retry``,
@@ -317,6 +251,24 @@ class NamedEvents(NamedTuple):
         names = [line[7:].decode() or "message" for line in lines]  # WHATWG: empty type is message
         fields = zip(names, map(bytes.decode, values), repeat(self.id), repeat(None))
         return list(map(_new_tuple, repeat(ServerSentEvent), fields))
+
+
+#: The most pieces the pending bytes of a line are kept as before they are joined into one
+#: ``bytearray`` (:func:`join_pending`): few enough that the ``bytes`` objects' headers stay
+#: small beside a long line, enough that a short line in small reads is never copied early.
+PENDING_PIECES = 32
+
+
+def join_pending(pending: list[bytes | bytearray]) -> None:
+    """Join the pending bytes of an unterminated line or event, kept as the pieces read, into
+    one ``bytearray`` grown in place (amortized): called when they reach
+    :data:`PENDING_PIECES`, so that a line arriving in tiny reads (2 bytes each) costs about its
+    size, not a ``bytes`` object per read (~35 bytes of header each: 8 MB in 2-byte reads
+    peaked at ~70x its size as a list of pieces)."""
+    first = pending[0]
+    buffer = first if type(first) is bytearray else bytearray(first)
+    buffer += b"".join(pending[1:])
+    pending[:] = [buffer]
 
 
 def expand(events: Iterable[ServerSentEvent | RawEvents | NamedEvents]) -> list[ServerSentEvent]:
@@ -421,7 +373,13 @@ class StreamState:
             unterminated event were discarded (see
             :attr:`~.sse.SSEDecoder.incomplete`), also ``True`` when decoding
             stopped with an :class:`SSEError`; ``False`` otherwise. Left
-            ``False`` if the consumer stops iterating early.
+            ``False`` if the consumer stops iterating early (``close()``), ``True``
+            when reading stopped at an exception from the byte source or a
+            cancellation (see ``stopped``).
+        stopped: ``""``, or why reading stopped before the end of the body: a
+            cancellation (``asyncio.CancelledError``, ``KeyboardInterrupt``) or an
+            exception raised by the byte source (a reset connection) passing through
+            the read driver; the reason of the stream's :class:`StreamTruncated`.
         bytes_consumed: Total bytes of the stream fed to the decoder so far,
             as of the last chunk (read-only, like the two below: read from the
             stream's decoder, so that reading a chunk costs no update).
@@ -441,10 +399,11 @@ class StreamState:
             page); the stream is then ``incomplete``, every byte discarded. ``None`` otherwise.
     """
 
-    __slots__ = ("incomplete", "bytes_discarded", "body_head", "_decoder")
+    __slots__ = ("incomplete", "stopped", "bytes_discarded", "body_head", "_decoder")
 
     def __init__(self) -> None:
         self.incomplete: bool = False
+        self.stopped: str = ""
         self.bytes_discarded: int = 0
         self.body_head: bytes | None = None
         # The decoder of the stream being read (set by iter_raw/aiter_raw); None before.
@@ -468,6 +427,7 @@ class StreamState:
     def __repr__(self) -> str:
         return (
             f"StreamState(incomplete={self.incomplete!r},"
+            f" stopped={self.stopped!r},"
             f" bytes_consumed={self.bytes_consumed!r},"
             f" bytes_discarded={self.bytes_discarded!r},"
             f" last_event_id={self.last_event_id!r},"
@@ -514,6 +474,20 @@ class _Reads:
             self.head = None if events else (self.head + bytes(chunk[:HEAD_BYTES]))[:HEAD_BYTES]
         return events
 
+    def stop(self, exc: BaseException) -> None:
+        """Record in the state that reading stopped at ``exc`` before the end of the body (a
+        cancellation, or the byte source's own exception), unless it is the decoder's
+        :attr:`error` (already recorded) or ``GeneratorExit`` (the consumer's ``close()``)."""
+        if exc is self.error or isinstance(exc, GeneratorExit):
+            return
+        read = self.decoder.bytes_consumed
+        if isinstance(exc, Exception):
+            cause = f"reading the body failed after {read} bytes ({type(exc).__name__}: {exc})"
+        else:  # asyncio.CancelledError, trio.Cancelled, KeyboardInterrupt
+            cause = f"the stream was cancelled ({type(exc).__name__}) after {read} bytes"
+        self.state.incomplete = True
+        self.state.stopped = cause + "; it was not read to its end, no event after was decoded"
+
     def close(self) -> list[ServerSentEvent | RawEvents | NamedEvents]:
         """What the end of the body dispatches (an NDJSON last line), the state updated: a
         body that gave no event and starts as JSON or markup (not SSE; an NDJSON decoder,
@@ -553,7 +527,7 @@ def read_items(
         max_event_bytes: the decoder's limit, in bytes, on one event.
         state: optional :class:`StreamState`, reading the decoder's progress; its
             ``incomplete`` and ``bytes_discarded`` are set when ``chunks`` is exhausted (or
-            ``incomplete`` on an error).
+            ``incomplete`` on an error, with ``stopped`` when the error is not the decoder's).
         caller: the function named in a :func:`check_chunks` error.
 
     Raises:
@@ -563,13 +537,17 @@ def read_items(
     """
     check_chunks(chunks, caller)
     reads = _Reads(max_event_bytes, state, framer)
-    for chunk in chunks:
-        events = reads.feed(chunk)
-        if reads.error is not None:
-            yield events
-            raise reads.error
-        if events:
-            yield events
+    try:
+        for chunk in chunks:
+            events = reads.feed(chunk)
+            if reads.error is not None:
+                yield events
+                raise reads.error
+            if events:
+                yield events
+    except BaseException as exc:  # a cancellation or the source's error: recorded, re-raised
+        reads.stop(exc)
+        raise
     last = reads.close()
     if last:
         yield last
@@ -586,13 +564,17 @@ async def aread_items(
     read by ``async for``."""
     check_chunks(chunks, caller, is_async=True)
     reads = _Reads(max_event_bytes, state, framer)
-    async for chunk in chunks:
-        events = reads.feed(chunk)
-        if reads.error is not None:
-            yield events
-            raise reads.error
-        if events:
-            yield events
+    try:
+        async for chunk in chunks:
+            events = reads.feed(chunk)
+            if reads.error is not None:
+                yield events
+                raise reads.error
+            if events:
+                yield events
+    except BaseException as exc:  # a cancellation or the source's error: recorded, re-raised
+        reads.stop(exc)
+        raise
     last = reads.close()
     if last:
         yield last

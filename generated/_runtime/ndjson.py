@@ -8,7 +8,7 @@ into its values and gives them in the shape :class:`~.sse.SSEDecoder` gives a ru
 ``data:`` events (:class:`~.sse.RawEvents`, type ``message``), so that a channel's
 discrimination and accumulation work on them unchanged. When every line of a read begins
 with ``{`` and ends with ``}``, as a server writing compact JSON objects sends them, the
-run's values are the read's lines as one ``bytes`` (:class:`~.framing.Lines`), which a
+run's values are the read's lines as one ``bytes`` (:class:`Lines`), which a
 channel decodes in one call.
 
 Rules (https://github.com/ndjson/ndjson-spec, https://jsonlines.org):
@@ -43,25 +43,94 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
+from typing import overload
 
 from .framing import (
     DEFAULT_MAX_EVENT_BYTES,
+    PENDING_PIECES,
     EventTooLargeError,
     Framer,
     Framing,
     InvalidUTF8Error,
-    Lines,
     NamedEvents,
     RawEvents,
     ServerSentEvent,
     SSEError,
     expand,
+    join_pending,
 )
 
-__all__ = ["NDJSON", "NDJSONDecoder", "NDJSONFraming", "iter_values"]
+__all__ = ["NDJSON", "Lines", "NDJSONDecoder", "NDJSONFraming", "iter_values", "unreadable_line"]
 
 _BOM = b"\xef\xbb\xbf"
+
+
+class Lines(Sequence[bytes]):
+    """Newline-delimited JSON lines kept as the bytes read: a sequence of the lines of
+    :attr:`data` without their LF, split only when it is read. ``ndjson.NDJSONDecoder`` gives
+    a read's complete lines so (the values of a :class:`RawEvents`), so that a consumer
+    decoding them at once hands the read's bytes to one call (msgspec's
+    ``Decoder.decode_lines``), with no ``bytes`` object made per line.
+
+    Each line is a JSON object's text as far as its first and last bytes tell: not empty,
+    beginning with ``{`` and ending with ``}`` (so neither a CR nor a blank line). That makes
+    one batch decode the same as one decode per line whenever it gives ``len(lines)`` values.
+    ``decode_lines`` reads values separated by any whitespace. At each LF the parser is outside
+    every string (a raw LF is invalid inside one, RFC 8259 section 7), just past a ``}``: were
+    that ``}`` closing a nested object, the next token would have to be ``,``, ``]`` or ``}``,
+    not the ``{`` beginning the next line. So every line end is a boundary between top-level
+    values, each line holds at least one whole value, and as many values as lines leave
+    exactly one in each: value ``i`` of the batch is line ``i`` decoded alone.
+
+    Args:
+        data: the lines, each ended by its LF, valid UTF-8, each beginning with ``{`` and
+            ending with ``}`` (the framer checks it; this class does not).
+        count: the number of lines (of LFs in ``data``).
+
+    Attributes:
+        data: as given.
+    """
+
+    __slots__ = ("data", "_count")
+
+    def __init__(self, data: bytes, count: int) -> None:
+        self.data = data
+        self._count = count
+
+    def lines(self) -> list[bytes]:
+        """The lines, each without its LF (a new list of new ``bytes``)."""
+        return self.data[:-1].split(b"\n")
+
+    def __len__(self) -> int:
+        return self._count
+
+    @overload
+    def __getitem__(self, index: int) -> bytes: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[bytes]: ...
+
+    def __getitem__(self, index: int | slice) -> bytes | list[bytes]:
+        return self.lines()[index]
+
+    def __iter__(self) -> Iterator[bytes]:
+        return iter(self.lines())
+
+    def __eq__(self, other: object) -> bool:
+        """Equal to the same lines, as a :class:`Lines`, a list or a tuple."""
+        if isinstance(other, Lines):
+            return self.data == other.data
+        if isinstance(other, (list, tuple)):
+            return self.lines() == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]  # equal to lists, which have none
+
+    def __repr__(self) -> str:
+        return f"Lines({self.data!r}, {self._count})"
+
+
 #: ``}`` LF ``{``: where one object's line ends and the next one's begins (found by ``re``'s
 #: scan for its first byte: 20% faster than ``bytes.count``'s skip loop, Python 3.11).
 _BOUNDARY = re.compile(rb"\}\n\{")
@@ -72,7 +141,7 @@ _new_tuple = tuple.__new__  # builds a NamedTuple without its Python-level __new
 #: of 20,000 lines: one run of all of them decoded 2.3x slower than runs of 64, the typed
 #: values no longer in the CPU caches when they are applied, and all of them held at once).
 RUN_VALUES = 64
-#: The same bound for the lines kept as read (:class:`~.framing.Lines`), in bytes: a long read
+#: The same bound for the lines kept as read (:class:`Lines`), in bytes: a long read
 #: is handed on in spans of at most this many bytes, cut at line ends (a longer line is a span
 #: of its own). About 230 of Ollama's ~140-byte lines: a whole body of 20,000 lines decoded
 #: and accumulated 0.69x the floor in spans of 8 KiB, 0.76-0.78x in spans of 16 KiB, 0.78-0.81x
@@ -136,7 +205,7 @@ class NDJSONDecoder:
         self._max = max_event_bytes
         # The current unterminated line as the pieces read, their length, and the
         # absolute offset where the line starts.
-        self._pending: list[bytes] = []
+        self._pending: list[bytes | bytearray] = []
         self._pending_len = 0
         self._line_start = 0
         # Nothing but a (possibly partial) BOM seen yet.
@@ -168,7 +237,7 @@ class NDJSONDecoder:
         self, chunk: bytes | bytearray | memoryview
     ) -> list[ServerSentEvent | RawEvents | NamedEvents]:
         """:meth:`feed`, giving the values of the read as :class:`~.sse.RawEvents` runs (their
-        data still the UTF-8 bytes read, checked valid: a :class:`~.framing.Lines` per span
+        data still the UTF-8 bytes read, checked valid: a :class:`Lines` per span
         of :data:`SPAN_BYTES` when each line begins with ``{`` and ends with ``}``, else
         lists of :data:`RUN_VALUES`); ``[]`` when the read completes no value."""
         if self._closed or self._failed:
@@ -197,7 +266,7 @@ class NDJSONDecoder:
         start = offset
         if self._pending:
             start = self._line_start
-            chunk = b"".join(self._pending) + chunk
+            chunk = b"".join([*self._pending, chunk])
             cut += self._pending_len
             self._pending.clear()
             self._pending_len = 0
@@ -252,7 +321,7 @@ class NDJSONDecoder:
         """``chunk`` (and its offset) past a leading BOM, once the first three bytes of
         the body are known; a body's first one or two bytes that may begin a BOM wait."""
         if self._pending:
-            chunk = b"".join(self._pending) + chunk
+            chunk = b"".join([*self._pending, chunk])
             offset = self._line_start
             self._pending.clear()
             self._pending_len = 0
@@ -272,6 +341,8 @@ class NDJSONDecoder:
         unterminated line, within the limit."""
         if not self._pending:
             self._line_start = offset
+        elif len(self._pending) >= PENDING_PIECES:
+            join_pending(self._pending)  # a line in tiny reads costs about its size
         self._pending.append(piece)
         self._pending_len += len(piece)
         if self._pending_len > self._max:
@@ -367,7 +438,7 @@ def _spans(data: bytes, limit: int) -> list[ServerSentEvent | RawEvents | NamedE
 
 def _span_run(span: bytes) -> list[ServerSentEvent | RawEvents | NamedEvents]:
     """The values of ``span`` (complete lines, valid UTF-8, none over the limit): its lines as
-    read, one :class:`~.framing.Lines` run, when each begins with ``{`` and ends with ``}``
+    read, one :class:`Lines` run, when each begins with ``{`` and ends with ``}``
     (one batch decode is then the same as one per line: see ``Lines``); else its lines
     without CRs and blank lines, in runs of :data:`RUN_VALUES`.
 
@@ -403,9 +474,11 @@ def _runs(values: list[bytes]) -> list[ServerSentEvent | RawEvents | NamedEvents
 
 def _is_json(text: str) -> bool:
     """Whether ``text`` is one whole JSON value (nested deeper than the parser follows counts
-    as whole: typed decoding then reports it)."""
+    as whole: typed decoding then reports it). Integers are checked as text, not converted:
+    one of more than 4,300 digits (Python's ``int`` conversion limit) is whole JSON, which
+    typed decoding then reports (an ``UnknownEvent`` with its reason), not a cut line."""
     try:
-        json.loads(text)
+        json.loads(text, parse_int=str)
     except ValueError:
         return False
     except RecursionError:
@@ -475,12 +548,35 @@ class NDJSONFraming(Framing):
         """``data`` as UTF-8 and an LF; ``event`` and ``id`` are not written.
 
         Raises:
-            ValueError: ``data`` holds CR or LF (it would end the line, or be taken into
-                the line end).
+            ValueError: ``data`` would not read back as itself (:func:`unreadable_line`): it
+                holds CR or LF, is blank, or starts with a BOM.
         """
-        if "\n" in data or "\r" in data:
-            raise ValueError("an NDJSON line cannot hold a line end")
+        why = unreadable_line(data)
+        if why:
+            raise ValueError(
+                f"{data[:60]!r} cannot be an NDJSON line: it {why}, so it would not read back"
+            )
         return data.encode("utf-8") + b"\n"
+
+
+#: The bytes ``bytes.strip()`` removes: a line of only these is blank (skipped when read).
+_BLANK = " \t\n\r\x0b\x0c"
+
+
+def unreadable_line(data: str) -> str:
+    """Why ``data`` written as one NDJSON line would not read back as itself (``""`` when it
+    would): it holds LF or CR (LF ends the line; a CR before it is taken as a CRLF), it is
+    empty or only whitespace (:class:`NDJSONDecoder` skips blank lines, as the NDJSON spec
+    allows), or it starts with a BOM (skipped at the start of a body)."""
+    if "\n" in data or "\r" in data:
+        return "holds a line end (LF or CR), which would end the line or be taken into its end"
+    if not data.strip(_BLANK):
+        return "is blank, and a reader skips blank lines"
+    if data.startswith("\ufeff"):
+        return (
+            "starts with a BOM, which a reader skips at the start of a body: it would not read back"
+        )
+    return ""
 
 
 NDJSON = NDJSONFraming()

@@ -119,9 +119,16 @@ class FieldInterpreter:
                 continue
             if line[0] == ":":
                 continue  # comment
-            name, colon, value = line.partition(":")
-            if colon and value[:1] == " ":
-                value = value[1:]
+            # The value is cut from the line once (partition, then value[1:] for the space
+            # after the colon, held three copies of a long line at once).
+            colon = line.find(":")
+            if colon < 0:
+                name, value = line, ""
+            else:
+                name = line[:colon]
+                value = (
+                    line[colon + 2 :] if line[colon + 1 : colon + 2] == " " else line[colon + 1 :]
+                )
             if name == "data":
                 parts.append(value)
                 data_bytes += (len(value) if value.isascii() else len(value.encode())) + 1

@@ -136,6 +136,12 @@ class EventStream(_StreamProgress, Generic[E]):
     A consumer that stops early calls :meth:`close` (or uses the stream as a context
     manager: ``with channel.decode(response.iter_bytes()) as events:``), which closes the
     byte source, as httpx-sse's ``EventSource`` closes its line iterator.
+
+    A stream whose reading was cancelled (``asyncio.CancelledError`` reaching
+    ``adecode``'s read, a timeout around it) or whose byte source raised (a reset
+    connection) is no clean end: the exception propagates, and iterating the stream again
+    gives a :class:`StreamTruncated` whose reason names it (``state.stopped``),
+    :attr:`incomplete` True, so that ``accumulate`` of what is left records it.
     """
 
     def __init__(
@@ -247,9 +253,14 @@ class AsyncEventStream(_StreamProgress, Generic[E]):
 
     async def _typed(self) -> AsyncIterator[E]:
         batch = self.classifier.batch
-        async for items in self._batches:
-            for event in batch(items):
-                yield event
+        try:
+            async for items in self._batches:
+                for event in batch(items):
+                    yield event
+        except BaseException:
+            if self.state.stopped:  # cancelled, or the source failed: iterating again tells so
+                self._events = _aend(self.state)
+            raise
         for event in _end(self.state):
             yield event
 
@@ -298,7 +309,8 @@ def _truncated(state: StreamState) -> Any:
     """The :class:`StreamTruncated` event ending a stream (typed ``Any``: every
     channel's event union includes the class)."""
     return StreamTruncated(
-        reason=truncated_reason(state.bytes_consumed, state.bytes_discarded, state.body_head),
+        reason=state.stopped
+        or truncated_reason(state.bytes_consumed, state.bytes_discarded, state.body_head),
         bytes_consumed=state.bytes_consumed,
         bytes_discarded=state.bytes_discarded,
     )
@@ -306,6 +318,14 @@ def _truncated(state: StreamState) -> Any:
 
 def _end(state: StreamState) -> Iterator[Any]:
     """The events after a stream's last one, computed once it is read: its
-    :class:`StreamTruncated` when it ended inside an event, else none."""
+    :class:`StreamTruncated` when it ended inside an event (or reading stopped at a
+    cancellation or the source's error: ``state.stopped`` is its reason), else none."""
     if state.incomplete:
         yield _truncated(state)
+
+
+async def _aend(state: StreamState) -> AsyncIterator[Any]:
+    """:func:`_end`, asynchronously: what an :class:`AsyncEventStream` whose reading was
+    cancelled gives when it is iterated again."""
+    for event in _end(state):
+        yield event

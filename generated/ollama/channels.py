@@ -22,7 +22,7 @@ from . import models
 from .._runtime.accumulate import usage_of
 from .._runtime.encoding import Encoding, StatedText
 from .._runtime.events import StreamTruncated, UnknownEvent
-from .._runtime.framing import Lines
+from .._runtime.ndjson import Lines
 from .._runtime.lenient import lenient_decode
 from .._runtime.sink import Sink, on_truncated, on_unknown
 from .._runtime.sse import ServerSentEvent

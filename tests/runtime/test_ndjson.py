@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ssegen.runtime import framing, sse
+from ssegen.runtime import ndjson, sse
 from ssegen.runtime.ndjson import NDJSONDecoder, iter_values
 
 
@@ -201,7 +201,7 @@ def test_a_long_read_is_handed_on_in_runs_of_run_values() -> None:
 
 def test_object_lines_are_handed_on_as_read_in_spans_of_span_bytes() -> None:
     """Lines that are each an object's text as far as their ends tell are handed on as the
-    bytes read (``framing.Lines``, no ``bytes`` per line), a long read in spans of at most
+    bytes read (``ndjson.Lines``, no ``bytes`` per line), a long read in spans of at most
     ``SPAN_BYTES`` cut at line ends, a longer line a span of its own."""
     from ssegen.runtime.ndjson import SPAN_BYTES
 
@@ -209,7 +209,7 @@ def test_object_lines_are_handed_on_as_read_in_spans_of_span_bytes() -> None:
     lines[500] = b'{"long":"' + b"y" * (2 * SPAN_BYTES) + b'"}'
     body = b"\n".join(lines) + b"\n"
     runs = NDJSONDecoder().feed_raw(body)
-    assert all(type(run.values) is framing.Lines for run in runs)
+    assert all(type(run.values) is ndjson.Lines for run in runs)
     assert b"".join(run.values.data for run in runs) == body
     assert [value for run in runs for value in run.values] == lines
     assert [len(run.values.data) for run in runs if len(run.values.data) > SPAN_BYTES] == [len(lines[500]) + 1]
@@ -227,7 +227,7 @@ def test_object_lines_are_handed_on_as_read_in_spans_of_span_bytes() -> None:
         (b'{"a":1}\n[2]\n', list),  # a line that is no object
         (b'{"a":1} \n{"b":2}\n', list),  # a line ending with a space
         (b'{"a":\n1}\n', list),  # an object over two lines: neither begins and ends so
-        (b"{}{}\n{}\n", framing.Lines),  # two objects on a line: for the typed decoding to refuse
+        (b"{}{}\n{}\n", ndjson.Lines),  # two objects on a line: for the typed decoding to refuse
     ],
 )
 def test_lines_not_each_an_object_are_checked_one_by_one(body: bytes, kind: type) -> None:

@@ -304,7 +304,7 @@ _PIECES = [
     cuts=st.lists(st.integers(0, 600), max_size=8),
 )
 def test_lines_decoded_at_once_equal_the_lines_classified_alone(pieces: list[bytes], cuts: list[int]) -> None:
-    """Whatever the lines hold, decoding a read's lines in one call (``framing.Lines``) gives
+    """Whatever the lines hold, decoding a read's lines in one call (``ndjson.Lines``) gives
     each line's own typed event, as classifying the line alone does: a line of two chunks or a
     chunk over two lines is an unknown event per line, never taken for chunks."""
     body = b"".join(pieces) + b"\n"

@@ -38,7 +38,7 @@ ALLOWED = {
         ".sse_lines",
         ".sse_runs",
     },
-    "ndjson.py": {"__future__", "collections.abc", "json", "re", ".framing"},
+    "ndjson.py": {"__future__", "collections.abc", "json", "re", "typing", ".framing"},
     "events.py": {"__future__", "collections.abc", "json", "typing", "msgspec"},
     "usage.py": {"__future__", "collections.abc", "operator", "typing", "msgspec"},
     "lenient.py": {"__future__", "collections.abc", "types", "typing", "msgspec", ".usage"},

@@ -12,7 +12,15 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from .framing import EventTooLargeError, NamedEvents, RawEvents, ServerSentEvent, expand
+from .framing import (
+    PENDING_PIECES,
+    EventTooLargeError,
+    NamedEvents,
+    RawEvents,
+    ServerSentEvent,
+    expand,
+    join_pending,
+)
 
 __all__ = ["LineSplitter", "Lines"]
 
@@ -67,8 +75,10 @@ class LineSplitter:
     WHATWG HTML 9.2.6, "Parsing an event stream": a line ends with CRLF, LF or a lone
     CR, also when the CR ends one read and the LF starts the next; one leading UTF-8
     BOM is skipped (also when split between reads). The bytes after the last line end
-    (the pending line) are kept as the pieces read and joined once, when the line ends,
-    so that a line growing by small reads is not copied per read.
+    (the pending line) are kept as the pieces read and joined once, when the line ends, so
+    that a line growing by small reads is not copied per read; every
+    :data:`~.framing.PENDING_PIECES` pieces are joined into one ``bytearray`` grown in place
+    (``framing.join_pending``), so that a long line is not held as a ``bytes`` per read.
 
     The pending bytes may also hold complete LF-ended lines that the decoder chose not
     to interpret yet (``deferred``; see :meth:`SSEDecoder.feed_raw`): they are split
@@ -79,7 +89,8 @@ class LineSplitter:
             :meth:`check_pending`.
 
     Attributes:
-        pending: The pending bytes, as the pieces read.
+        pending: The pending bytes, as the pieces read (the first of them a ``bytearray``
+            once they were joined: ``framing.join_pending``).
         pending_len: Their total length.
         pending_offset: The absolute offset of the first pending byte.
         deferred: The pending bytes hold complete lines.
@@ -101,7 +112,7 @@ class LineSplitter:
     )
 
     def __init__(self, max_event_bytes: int) -> None:
-        self.pending: list[bytes] = []
+        self.pending: list[bytes | bytearray] = []
         self.pending_len = 0
         self.pending_offset = 0
         self.deferred = False
@@ -148,6 +159,8 @@ class LineSplitter:
             if chunk.find(b"\n") < 0 and chunk.find(b"\r") < 0:
                 if not pending:
                     self.pending_offset = offset
+                elif len(pending) >= PENDING_PIECES:
+                    join_pending(pending)
                 pending.append(chunk)
                 self.pending_len += len(chunk)
                 return None

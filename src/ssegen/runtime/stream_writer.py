@@ -77,8 +77,10 @@ class ChannelWriter(Generic[E]):
 
         Raises:
             ValueError: ``event`` is a :class:`StreamTruncated` (a cut stream has no event
-                to write), or an event type, id or raw data no SSE line can carry (CR), or
-                raw data holding a line end on an NDJSON channel.
+                to write), or an event type, id or raw data no SSE line can carry (CR), or,
+                on an NDJSON channel, an :class:`UnknownEvent` whose raw data would not read
+                back (holds a line end, is blank or starts with a BOM: ``ndjson.unreadable_line``);
+                the message names the event.
             TypeError: ``event`` is neither an :class:`UnknownEvent`, :class:`VendorEvent`
                 nor an instance of a message class (a msgspec ``Struct``; a pydantic model for
                 that flavour); it is not checked to be one of this channel's.
@@ -87,7 +89,13 @@ class ChannelWriter(Generic[E]):
         framing = self.framing
         cls = type(event)
         if isinstance(event, UnknownEvent):
-            return framing.frame_text(event.data, event.event, event.id)
+            try:
+                return framing.frame_text(event.data, event.event, event.id)
+            except ValueError as exc:
+                raise ValueError(
+                    f"cannot encode UnknownEvent(event={event.event!r}, id={event.id!r},"
+                    f" data={event.data[:60]!r}) on {self.channel!r}: {exc}"
+                ) from None
         if isinstance(event, StreamTruncated):
             raise ValueError(
                 f"a StreamTruncated event marks a cut stream; it has no {framing.label} form"
