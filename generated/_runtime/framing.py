@@ -311,8 +311,9 @@ def check_chunks(chunks: object, caller: str = "decode()", is_async: bool = Fals
 
     Raises:
         TypeError: ``chunks`` is a whole body (``bytes``, ``bytearray``,
-            ``memoryview``, ``str``), or, for ``is_async``, not an async iterable;
-            the message says what to pass instead.
+            ``memoryview``, ``str``), not iterable (an ``httpx.Response`` itself: the message
+            names ``response.iter_bytes()``, or ``aiter_bytes()`` for ``is_async``), or, for
+            ``is_async``, not an async iterable; the message says what to pass instead.
     """
     if is_async:
         wanted = f"{caller} takes an async iterable of bytes chunks such as response.aiter_bytes()"
@@ -322,6 +323,8 @@ def check_chunks(chunks: object, caller: str = "decode()", is_async: bool = Fals
                 f"{wanted}; got {type(chunks).__name__}: a whole body is decoded without"
                 f" awaiting, as decode({fix})"
             )
+        if hasattr(chunks, "aiter_bytes") and not hasattr(chunks, "__aiter__"):
+            raise TypeError(f"{wanted}; got a {type(chunks).__name__}: pass response.aiter_bytes()")
         if not hasattr(chunks, "__aiter__"):
             raise TypeError(
                 f"{wanted}; got {type(chunks).__name__}, which is not async: pass it to the"
@@ -333,6 +336,9 @@ def check_chunks(chunks: object, caller: str = "decode()", is_async: bool = Fals
         raise TypeError(f"{wanted}; got {type(chunks).__name__}: wrap it as [body]")
     if isinstance(chunks, str):
         raise TypeError(f"{wanted}; got str: encode it and wrap it as [body.encode()]")
+    if not hasattr(chunks, "__iter__"):
+        reading = "response.iter_bytes()" if hasattr(chunks, "iter_bytes") else "its chunks"
+        raise TypeError(f"{wanted}; got a {type(chunks).__name__}, not iterable: pass {reading}")
 
 
 class Framer(Protocol):

@@ -184,3 +184,21 @@ def test_aaccumulate_of_what_adecode_takes_raises_type_error(given: object, what
 def test_accumulate_of_typed_events_in_a_list_is_no_misuse() -> None:
     result = CHAT.accumulate(list(CHAT.decode([BODY])))
     assert result.complete and result.errors == []
+
+
+def test_an_http_response_itself_is_refused_naming_how_to_read_it() -> None:
+    """``decode(response)`` / ``adecode(response)`` with the ``httpx.Response`` itself (issue 36
+    item 3): the TypeError names ``response.iter_bytes()`` / ``response.aiter_bytes()``, not a bare
+    "not iterable" nor the synchronous twin."""
+    httpx = pytest.importorskip("httpx")
+    response = httpx.Response(200, content=b"data: [DONE]\n\n")
+    with pytest.raises(TypeError, match=r"got a Response, not iterable: pass response\.iter_bytes\(\)$"):
+        list(CHAT.decode(response))
+
+    async def read() -> None:
+        async for _event in CHAT.adecode(response):
+            pass
+
+    with pytest.raises(TypeError, match=r"got a Response: pass response\.aiter_bytes\(\)$"):
+        asyncio.run(read())
+    assert list(CHAT.decode(response.iter_bytes())) == [ds_models.StreamDone()]
