@@ -79,6 +79,7 @@ def test_mock_of_an_unknown_provider_says_where_it_looked(project: Path) -> None
     (project / "gen_vendored" / "deepseek").mkdir(parents=True)
     (project / "gen_vendored" / "__init__.py").write_text("")
     (project / "gen_vendored" / "deepseek" / "__init__.py").write_text("CHANNELS = {}\n")
+    (project / "gen_vendored" / "deepseek" / "channels.py").write_text("CHANNELS = {}\n")
     (project / "pyproject.toml").write_text('[tool.ssegen]\nout = "gen_vendored"\npackage = "myapp.llm"\n')
     run = CliRunner().invoke(main, ["mock", "deepseak", "--port", "0"])
     assert run.exit_code == 2

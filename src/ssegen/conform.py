@@ -9,7 +9,6 @@ its event number and the JSON pointer of the offending value.
 
 from __future__ import annotations
 
-import difflib
 import importlib
 import json
 import sys
@@ -24,7 +23,7 @@ import jsonschema
 from jsonschema.exceptions import ValidationError, relevance
 
 from .diagnostics import escape_controls
-from .naming import is_package_name
+from .naming import did_you_mean, is_package_name
 
 #: Bytes read from the capture file per read (the decoder streams; memory stays flat).
 READ_SIZE = 64 * 1024
@@ -119,13 +118,12 @@ def import_package(out: Path, provider: str, package: str | None = None) -> Modu
 
 
 def generated_providers(out: Path) -> list[str]:
-    """The provider packages in output folder ``out``: its subfolders holding an ``__init__.py``,
-    by name, without the shared runtime folder; empty when ``out`` is not a folder."""
+    """The provider packages in output folder ``out``, by name: its subfolders holding an
+    ``__init__.py`` and a ``channels.py`` (not the shared ``_runtime``); empty when ``out`` is
+    not a folder."""
     if not out.is_dir():
         return []
-    return sorted(
-        child.name for child in out.iterdir() if not child.name.startswith("_") and (child / "__init__.py").is_file()
-    )
+    return sorted(p.name for p in out.iterdir() if (p / "__init__.py").is_file() and (p / "channels.py").is_file())
 
 
 def missing_package(out: Path, provider: str, package: str | None, exc: ImportError) -> str:
@@ -140,8 +138,7 @@ def missing_package(out: Path, provider: str, package: str | None, exc: ImportEr
         return f"cannot import generated package {provider!r} from {out}: {exc}"
     if not found:
         return f"no generated package {provider!r}: nothing is generated in {where} (run `ssegen generate` first)"
-    close = difflib.get_close_matches(provider, found, n=1)
-    hint = f"; did you mean {close[0]!r}?" if close else ""
+    hint = did_you_mean(provider, found)
     return f"no generated package {provider!r} in {where}{hint} (providers found: {', '.join(found)})"
 
 

@@ -24,7 +24,6 @@ sources of the provider are still used.
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -32,7 +31,7 @@ from typing import Any
 from .diagnostics import Diagnostics, codes
 from .discover import NotRegularFileError, is_outside, provider_names, read_regular, source_files
 from .ir import Provider
-from .naming import PythonIdentifier, distinct_identifiers, is_package_name
+from .naming import PythonIdentifier, did_you_mean, distinct_identifiers, is_package_name
 from .normalize.accumulation import plan_accumulation
 from .normalize.discrimination import plan_channels, split_unions
 from .normalize.docs import merge_docs
@@ -170,8 +169,7 @@ def _report_shared(named: list[tuple[str, Any]], prefix: str, what: str, diagnos
 def _missing(specs: Path, name: str) -> str:
     """``no provider folder 'acmee' under specs; did you mean 'acme'? (providers: ...)``."""
     found = provider_names(specs)
-    close = difflib.get_close_matches(name, found, n=1)
-    hint = f"; did you mean {close[0]!r}?" if close else ""
+    hint = did_you_mean(name, found)
     listed = f" (providers: {', '.join(found)})" if found else " (it holds no provider folder)"
     return f"no provider folder {name!r} under {specs}{hint}{listed}"
 

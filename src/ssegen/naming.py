@@ -7,6 +7,7 @@ so a template cannot emit a raw spec string as a name.
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import re
 import unicodedata
@@ -173,3 +174,10 @@ RESERVED_IDENTIFIERS = frozenset(
 
 #: Names a generated class must not take: what the ``models`` module imports.
 RESERVED_CLASS_NAMES = frozenset({"Annotated", "Any", "Literal"})
+
+
+def did_you_mean(name: str, names: list[str]) -> str:
+    """``; did you mean 'deepseek'?`` for the one of ``names`` closest to a mistyped ``name``
+    (:func:`difflib.get_close_matches`), or "" when none is close."""
+    close = difflib.get_close_matches(name, names, n=1)
+    return f"; did you mean {close[0]!r}?" if close else ""

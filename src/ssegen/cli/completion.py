@@ -34,11 +34,12 @@ def complete_specs_providers(ctx: click.Context, param: click.Parameter, incompl
 def complete_generated_providers(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[str]:
     """Shell completion of conform's PROVIDER: the generated packages in the output folder (those
     with a ``channels.py``: not its ``_runtime``)."""
+    from ..conform import generated_providers
+
     config = _completion_config(ctx)
-    if config is None or not config.out.is_dir():
+    if config is None:
         return []
-    out = config.out
-    return sorted(p.name for p in out.iterdir() if (p / "channels.py").is_file() and p.name.startswith(incomplete))
+    return [name for name in generated_providers(config.out) if name.startswith(incomplete)]
 
 
 def complete_channels(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[str]:

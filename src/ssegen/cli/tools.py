@@ -172,12 +172,13 @@ def mock(
     """
     import logging
 
+    from ..conform import generated_providers
     from ..diagnostics import escape_controls
     from ..mock import Limits, MockUnavailable, bind, create_app, endpoints, is_loopback, listing, make_server
     from ..replay import FaultError, Faults, import_provider
 
     config = config_from_flags(out=out)
-    names = list(providers) or _generated_names(config.out)
+    names = list(providers) or generated_providers(config.out)
     if not names:
         raise click.ClickException(f"no generated package in {config.out} (run `ssegen generate` first)")
     try:
@@ -222,10 +223,3 @@ def _replay_option(values: tuple[str, ...]) -> dict[str | None, Path]:
             address, file = "", value
         replays[address or None] = Path(file)
     return replays
-
-
-def _generated_names(out: Path) -> list[str]:
-    """The generated packages in ``out`` (folders with an ``__init__.py`` and a ``channels.py``)."""
-    if not out.is_dir():
-        return []
-    return sorted(p.name for p in out.iterdir() if (p / "__init__.py").is_file() and (p / "channels.py").is_file())
