@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
 
-from ..ir import EACH, Provider
+from ..ir import EACH, Channel, Provider
 from ..naming import ClassName
 from .channels import ChannelSpec
 from .conformance import ExampleCase
@@ -70,7 +70,8 @@ def encoding_spec(provider: Provider, channel: ChannelSpec, examples: tuple[Exam
     events: dict[ClassName, str] = {}
     literals: dict[ClassName, str] = {}
     terminator: ClassName | None = None
-    errors = error_messages(provider, channel.address)
+    source = next(c for c in provider.channels if c.address == channel.address)
+    errors = error_messages(source)
     own = [e for e in examples if e.channel == channel.address]
     for message in channel.messages:
         if message.cls in events or message.cls in literals:
@@ -87,7 +88,7 @@ def encoding_spec(provider: Provider, channel: ChannelSpec, examples: tuple[Exam
         terminator=terminator,
         examples=tuple((e.event, e.data) for e in own if e.message not in errors),
         error_examples=tuple((e.event, e.data) for e in own if e.message in errors),
-        stated_text=stated_text(provider, channel.address),
+        stated_text=stated_text(source),
         streams=tuple(
             (s.name, tuple((e.event, e.data) for e in s.events if e.comment is None))
             for s in provider.example_streams
@@ -96,44 +97,39 @@ def encoding_spec(provider: Provider, channel: ChannelSpec, examples: tuple[Exam
     )
 
 
-def stated_text(provider: Provider, address: str) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]] | None:
-    """Where the stated plan (family ``custom``) of channel ``address`` puts a stream's text
-    and how the stream ends, for ``example_stream(text=...)`` and ``ssegen mock --text``:
-    ``(text, stop, complete)`` member paths of the first message whose steps ``append`` to a
-    stream text at one path (no key, no ``[*]``; specs/ollama/api.yaml: ``message.content``),
-    with that message's ``stop`` and ``complete`` paths (``()`` when it has none). None for a
-    channel of a known family (the runtime synthesizes those its own way) or whose plan has no
-    such step (the runtime then says which step is missing)."""
-    for channel in provider.channels:
-        if channel.address != address or channel.accumulation is None:
-            continue
-        if channel.accumulation.family != "custom":
-            return None
-        for _name, steps in channel.accumulation.steps:
-            text = next(
-                (s.value for s in steps if s.action == "append" and not s.key and s.value and EACH not in s.value),
-                None,
-            )
-            if text is not None:
-                stop = next((s.value for s in steps if s.action == "stop" and not s.key), ())
-                complete = next((s.value for s in steps if s.action == "complete"), ())
-                return text, stop, complete
+def stated_text(channel: Channel) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]] | None:
+    """Where the stated plan (family ``custom``) of ``channel`` puts a stream's text and how the
+    stream ends, for ``example_stream(text=...)`` and ``ssegen mock --text``: ``(text, stop,
+    complete)`` member paths of the first message whose steps ``append`` to a stream text at one
+    path (no key, no ``[*]``; specs/ollama/api.yaml: ``message.content``), with that message's
+    ``stop`` and ``complete`` paths (``()`` when it has none). None for a channel of a known
+    family (the runtime synthesizes those its own way) or whose plan has no such step (the
+    runtime then says which step is missing)."""
+    plan = channel.accumulation
+    if plan is None or plan.family != "custom":
+        return None
+    for _name, steps in plan.steps:
+        text = next(
+            (s.value for s in steps if s.action == "append" and not s.key and s.value and EACH not in s.value),
+            None,
+        )
+        if text is not None:
+            stop = next((s.value for s in steps if s.action == "stop" and not s.key), ())
+            complete = next((s.value for s in steps if s.action == "complete"), ())
+            return text, stop, complete
     return None
 
 
-def error_messages(provider: Provider, address: str) -> frozenset[str]:
-    """The messages of channel ``address`` whose every event is an error: ``kind: error`` (an
-    ``event: error`` frame) or recorded whole as one by the channel's plan (an ``error`` step
-    with no ``value``: Ollama's ``StreamError`` line)."""
-    for channel in provider.channels:
-        if channel.address == address:
-            whole = {
-                name
-                for name, steps in (channel.accumulation.steps if channel.accumulation else ())
-                if any(step.action == "error" and not step.value for step in steps)
-            }
-            return frozenset({m.name for m in channel.messages if m.kind == "error"} | whole)
-    return frozenset()
+def error_messages(channel: Channel) -> frozenset[str]:
+    """The messages of ``channel`` whose every event is an error: ``kind: error`` (an ``event:
+    error`` frame) or recorded whole as one by the channel's plan (an ``error`` step with no
+    ``value``: Ollama's ``StreamError`` line)."""
+    whole = {
+        name
+        for name, steps in (channel.accumulation.steps if channel.accumulation else ())
+        if any(step.action == "error" and not step.value for step in steps)
+    }
+    return frozenset({m.name for m in channel.messages if m.kind == "error"} | whole)
 
 
 def kept_members(classes: tuple[ClassSpec, ...]) -> tuple[tuple[ClassName, tuple[str, ...]], ...]:
