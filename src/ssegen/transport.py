@@ -44,9 +44,9 @@ from .replay import (
     iter_plan,
     package_of,
     path_matches,
-    read_request,
     terminator_frame,
 )
+from .request_body import read_request
 
 #: The message of httpx's own error when a server drops a chunked body (h11, through httpcore).
 CUT_MESSAGE = "peer closed connection without sending complete message body (incomplete chunked read)"
