@@ -64,6 +64,8 @@ from .request_body import MAX_MODEL, read_request
 
 #: What to run when the ASGI stack is missing.
 INSTALL_HINT = "ssegen mock needs Starlette and uvicorn: pip install 'ssegen[mock]'"
+#: The methods the stream route takes, to answer each not the spec's with a 405 in the provider's shape.
+_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
 #: The request header naming a text to synthesize for one request.
 TEXT_HEADER = "x-ssegen-text"
 
@@ -378,7 +380,7 @@ def create_app(served: list[Endpoint], faults: Faults | None = None, limits: Lim
             return error(refused, endpoint.channel)
         return answer  # type: ignore[return-value]
 
-    routes = [Route("/", index, methods=["GET"]), Route("/{path:path}", stream, methods=["GET", "POST"])]
+    routes = [Route("/", index, methods=["GET"]), Route("/{path:path}", stream, methods=_METHODS)]
     return Starlette(routes=routes)
 
 

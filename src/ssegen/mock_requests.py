@@ -173,14 +173,16 @@ def screen(
     Starlette's and httpx's are).
 
     Raises:
-        Refusal: 405 (a method other than the spec's), 401 (no API key where the spec puts
+        Refusal: 405 (a method other than the spec's; other than GET and POST without
+            rules), 401 (no API key where the spec puts
             one), 400 (a body its schema rejects: the pointer is named).
     """
+    allowed = rules.method if rules is not None else "GET, POST"
+    if method.upper() not in allowed.split(", "):
+        message = f"ssegen mock: {method[:20]} is not allowed here; the spec's method is {allowed}"
+        raise Refusal(405, message, headers={"allow": allowed})
     if rules is None:
         return
-    if method.upper() != rules.method:
-        message = f"ssegen mock: {method} is not allowed here; the spec's method is {rules.method}"
-        raise Refusal(405, message, headers={"allow": rules.method})
     schemes = [*rules.auth, BEARER] if rules.auth else []
     if schemes and not any(_carries_key(scheme, headers, query) for scheme in schemes):
         ways = " or ".join(dict.fromkeys(_auth_words(scheme) for scheme in schemes))

@@ -31,6 +31,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from .mock_requests import Refusal, Times, error_body, status_refusal, with_ids
 from .replay import (
     FAULT_HEADER,
     FaultError,
@@ -66,6 +67,7 @@ class Route:
         faults: what is broken (a request's ``x-ssegen-fault`` header adds to it).
         url: when set, only request URLs starting with it match (two providers with one path).
         requests: the requests answered, in order (bodies read).
+        times: the count of requests each ``times=N`` fault applies to.
     """
 
     channel: Any
@@ -74,6 +76,7 @@ class Route:
     faults: Faults
     url: str | None = None
     requests: list[Any] = field(default_factory=list)
+    times: Times = field(default_factory=Times, repr=False, compare=False)
 
     def matches(self, request: Any) -> bool:
         """The request is for this route (path, and URL prefix when ``url`` is set)."""
@@ -83,17 +86,25 @@ class Route:
 
     def steps(self, request: Any) -> Iterator[Step]:
         """The steps answering ``request``: the route's faults and the request's header ones
-        (made as the body is read; the faults are checked first).
+        (made as the body is read; the faults are checked first), ``times`` counted, ``ids``
+        numbering the events and resuming after a ``Last-Event-ID``.
 
         Raises:
             FaultError: a bad ``x-ssegen-fault`` header, a fault index past the stream's end.
+            ssegen.mock_requests.Refusal: the HTTP error a ``status`` fault asks for.
         """
         faults = self.faults
         header = request.headers.get(FAULT_HEADER)
         if header:
             faults = Faults.parse(header, faults)
+        faults = self.times.applied(self, faults)
+        refusal = status_refusal(faults)
+        if refusal is not None:
+            raise refusal
+        framing = str(getattr(self.channel.framing, "name", self.channel.framing))
+        frames = with_ids(self.frames, faults, request.headers.get("last-event-id"), framing)
         error = error_frame(self.channel) if faults.error_event is not None else None
-        return iter_plan(self.frames, faults, error=error, terminator=terminator_frame(self.channel))
+        return iter_plan(frames, faults, error=error, terminator=terminator_frame(self.channel))
 
     @property
     def body(self) -> bytes:
@@ -183,6 +194,10 @@ class _TransportMixin:
             steps = route.steps(request)
         except FaultError as exc:
             return self._error(400, f"ssegen mock: {exc}", "invalid_request_error")
+        except Refusal as refused:
+            body = json.dumps(error_body(route.channel, refused.status, refused.message, refused.kind)).encode()
+            headers = {"content-type": "application/json", **refused.headers}
+            return self.http.Response(refused.status, headers=headers, content=body)
         headers = {**SSE_HEADERS, "content-type": content_type(route.channel)}
         return self.http.Response(200, headers=headers, stream=self.body_class(steps, request))
 
@@ -291,7 +306,8 @@ class SSEMock:
             path: the URL path to answer instead of the channel's own (exact or as a suffix).
             faults: a :class:`~ssegen.replay.Faults` or its text (``"cut_at=3"``).
             **fault_values: faults by name: ``cut_at``, ``cut_at_byte``, ``cut``,
-                ``error_event``, ``stall_after``, ``stall``, ``read_size``, ``delay``.
+                ``error_event``, ``stall_after``, ``stall``, ``read_size``, ``delay``,
+                ``times``, ``status``, ``retry_after``, ``ids`` (:class:`~ssegen.replay.Faults`).
 
         Returns:
             The :class:`Route`; its ``requests`` are those it answered.
