@@ -14,8 +14,10 @@ with the faults of :class:`ssegen.replay.Faults` from ``--fault``/``--delay``, t
 ``x-ssegen-fault`` header and its query parameters (``?cut_at=3&delay=0.05``). A cut with
 ``cut=abort`` (the default) drops the connection mid-body, as a crashed upstream does. A JSON
 body with ``"stream": false`` gets a 400 (the mock answers streams only); its ``model`` names the
-model of synthesized streams. ``GET /`` lists the channels (HTML; JSON with
-``Accept: application/json``).
+model of every event naming one. A request is checked as the provider checks it, from the
+package's ``schemas.json`` (:mod:`ssegen.mock_requests`: the method, the API key, the body
+against its schema), and the Responses channel serves its resuming ``GET``. ``GET /`` lists the
+channels (HTML; JSON with ``Accept: application/json``).
 """
 
 from __future__ import annotations
@@ -525,7 +527,7 @@ def _index_page(rows: list[dict[str, Any]], base_url: str, faults: Faults) -> st
         )
     first = rows[0]["paths"][0] if rows else "/chat/completions"
     lines.append("</table>")
-    body = "-H 'content-type: application/json' -d '{\"stream\": true}'"
+    body = "-X POST -H 'authorization: Bearer k'"
     lines.append(f"<pre>curl -N {html.escape(base_url + first)} {html.escape(body)}</pre>")
     return "\n".join(lines) + "\n"
 
