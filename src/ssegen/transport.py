@@ -31,7 +31,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from .mock_requests import Refusal, Times, error_body, status_refusal, with_ids
+from .mock_requests import Refusal, Times, error_body, request_rules, screen, status_refusal, with_ids
 from .replay import (
     FAULT_HEADER,
     FaultError,
@@ -68,6 +68,9 @@ class Route:
         url: when set, only request URLs starting with it match (two providers with one path).
         requests: the requests answered, in order (bodies read).
         times: the count of requests each ``times=N`` fault applies to.
+        check: each request is checked as ``ssegen mock`` checks it (the method, the API key,
+            the body against its schema: :func:`ssegen.mock_requests.screen`), refused in the
+            provider's error shape.
     """
 
     channel: Any
@@ -77,6 +80,7 @@ class Route:
     url: str | None = None
     requests: list[Any] = field(default_factory=list)
     times: Times = field(default_factory=Times, repr=False, compare=False)
+    check: bool = False
 
     def matches(self, request: Any) -> bool:
         """The request is for this route (path, and URL prefix when ``url`` is set)."""
@@ -187,15 +191,18 @@ class _TransportMixin:
             message = f"ssegen mock: no route for {request.method} {request.url} (routes: {listed})"
             return self._error(404, message, "not_found")
         route.requests.append(request)
-        problem = read_request(request.content).problem
-        if problem is not None:
-            return self._error(400, problem, "invalid_request_error")
+        asked = read_request(request.content)
+        if asked.problem is not None:
+            return self._error(400, asked.problem, "invalid_request_error")
         try:
+            if route.check:
+                screen(request_rules(route.channel), request.method, request.headers, request.url.params, asked)
             steps = route.steps(request)
         except FaultError as exc:
             return self._error(400, f"ssegen mock: {exc}", "invalid_request_error")
         except Refusal as refused:
-            body = json.dumps(error_body(route.channel, refused.status, refused.message, refused.kind)).encode()
+            error = error_body(route.channel, refused.status, refused.message, refused.kind, refused.pointer)
+            body = json.dumps(error).encode()
             headers = {"content-type": "application/json", **refused.headers}
             return self.http.Response(refused.status, headers=headers, content=body)
         headers = {**SSE_HEADERS, "content-type": content_type(route.channel)}
@@ -290,6 +297,7 @@ class SSEMock:
         url: str | None = None,
         path: str | None = None,
         faults: Faults | str | None = None,
+        check: bool = False,
         **fault_values: Any,
     ) -> Route:
         """Answer requests for a channel with a stream; a later route for the same path wins.
@@ -305,6 +313,8 @@ class SSEMock:
             url: only request URLs starting with this match (e.g. ``https://api.deepseek.com``).
             path: the URL path to answer instead of the channel's own (exact or as a suffix).
             faults: a :class:`~ssegen.replay.Faults` or its text (``"cut_at=3"``).
+            check: refuse requests as ``ssegen mock`` does (a 405, 401 or 400 naming the JSON
+                pointer, from the package's ``schemas.json``; :attr:`Route.check`).
             **fault_values: faults by name: ``cut_at``, ``cut_at_byte``, ``cut``,
                 ``error_event``, ``stall_after``, ``stall``, ``read_size``, ``delay``,
                 ``times``, ``status``, ``retry_after``, ``ids`` (:class:`~ssegen.replay.Faults`).
@@ -326,7 +336,7 @@ class SSEMock:
         # Checked now, so a fault past the stream's end fails the test where it is set up.
         error = error_frame(channel) if parsed.error_event is not None else None
         iter_plan(frames, parsed, error=error, terminator=terminator_frame(channel))
-        route = Route(channel, paths, frames, parsed, url)
+        route = Route(channel, paths, frames, parsed, url, check=check)
         self.routes.append(route)
         return route
 

@@ -194,6 +194,21 @@ def test_the_sse_mock_transport_carries_out_status_times_and_ids() -> None:
     mock.close()
 
 
+def test_the_sse_mock_transport_checks_requests_when_asked() -> None:
+    mock = SSEMock()
+    mock.route(CHAT, check=True)
+    client = mock.client(timeout=TIMEOUT)
+    url = "https://api.deepseek.com/chat/completions"
+    assert client.post(url, json=CHAT_BODY).status_code == 401
+    bad = client.post(url, json={"model": "m", "messages": "Hi"}, headers=KEY)
+    assert bad.status_code == 400 and bad.json()["error"]["param"] == "/messages"
+    assert client.get(url, headers=KEY).status_code == 405
+    assert client.post(url, json=CHAT_BODY, headers=KEY).status_code == 200
+    mock.route(CHAT)  # unchecked, as before: any request
+    assert client.post(url, json={"messages": "Hi"}).status_code == 200
+    mock.close()
+
+
 def test_faults_refuse_values_the_request_faults_cannot_take() -> None:
     assert Faults.parse("status=503, retry_after=3, times=2, ids=1") == Faults(
         status=503, retry_after=3, times=2, ids=True
