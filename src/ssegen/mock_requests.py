@@ -33,6 +33,8 @@ from .request_body import RequestBody
 
 #: The file of a generated package holding the request facts (member ``"requests"``).
 REQUESTS_FILE = "schemas.json"
+#: Fault values ``times`` counts at once, the oldest forgotten first (each request may name new ones).
+MAX_COUNTED = 4096
 #: Responses the mock remembers for resuming (``GET /v1/responses/{id}``), the oldest forgotten first.
 MAX_REMEMBERED = 1024
 #: A key the mock takes whatever the spec's schemes (``Authorization: Bearer <key>``): the
@@ -245,7 +247,8 @@ def status_refusal(faults: Faults) -> Refusal | None:
 class Times:
     """Counts the requests each ``times=N`` applies to: per channel served (any key naming it)
     and per fault value (the faults as :meth:`~ssegen.replay.Faults.describe` writes them), safe
-    across threads (the transport serves threads)."""
+    across threads (the transport serves threads). At most :data:`MAX_COUNTED` counts are kept,
+    the oldest forgotten first: a client naming ever new fault values grows no memory."""
 
     def __init__(self) -> None:
         self._counts: dict[tuple[int, str], int] = {}
@@ -258,7 +261,10 @@ class Times:
             return faults
         key = (id(route), faults.describe())
         with self._lock:
-            self._counts[key] = count = self._counts.get(key, 0) + 1
+            count = self._counts.pop(key, 0) + 1
+            self._counts[key] = count  # last in the dict's order: the most recently used
+            if len(self._counts) > MAX_COUNTED:
+                del self._counts[next(iter(self._counts))]
         return faults if count <= faults.times else Faults(ids=faults.ids)
 
 

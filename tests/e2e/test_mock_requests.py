@@ -23,6 +23,7 @@ from generated import deepseek as gen_deepseek
 from generated import gemini as gen_gemini
 from generated import ollama as gen_ollama
 from generated import openai_responses as gen_responses
+from ssegen import mock_requests
 from ssegen.mock import MockServer, create_app, endpoints
 from ssegen.replay import FaultError, Faults
 from ssegen.transport import SSEMock
@@ -161,6 +162,17 @@ def test_times_breaks_the_first_n_requests_then_serves_clean(app: Any) -> None:
     cut = ("POST", "/chat/completions?cut_at=3&cut=close&times=1", {"json": CHAT_BODY, "headers": KEY})
     first, second = _send(app, cut, cut)
     assert first.text.count("\n\n") == 3 and len(_data(second)) == 11  # 3 events whole, then cut; then all
+
+
+def test_times_counts_are_bounded_however_many_fault_values_are_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(mock_requests, "MAX_COUNTED", 3)
+    times, route = mock_requests.Times(), object()
+    once = Faults(status=503, times=1)
+    assert times.applied(route, once) == once and times.applied(route, once) == Faults()
+    for delay in range(1, 10):
+        times.applied(route, Faults(delay=delay / 100, times=1))
+    assert len(times._counts) == 3
+    assert times.applied(route, once) == once  # forgotten: counted again from the start
 
 
 def test_ids_number_the_events_and_last_event_id_resumes_after_one(app: Any) -> None:
