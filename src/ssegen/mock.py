@@ -373,11 +373,11 @@ def create_app(served: list[Endpoint], faults: Faults | None = None, limits: Lim
             if resumed is not None and rules is not None and rules.resume is not None:
                 rules = replace(rules, method=rules.resume.get("method") or "GET", body=None)
             screen(rules, request.method, request.headers, request.query_params, asked)
-            if resumed is not None:
-                sent = resumed[1]
-                asked = asked._replace(model=sent.model)
-            text = sent.text if resumed is not None else _request_text(request, bounds)
-            answer = _answer(request, endpoint, base, text, asked.model, (times, responses, resumed))
+            if resumed is not None:  # the response resumed is made as it was first made
+                text, model = resumed[1].text, resumed[1].model
+            else:
+                text, model = _request_text(request, bounds), asked.model
+            answer = _answer(request, endpoint, base, text, model, (times, responses, resumed))
         except Refusal as refused:
             return error(refused, endpoint.channel)
         return answer  # type: ignore[return-value]
