@@ -31,7 +31,16 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from .mock_requests import Refusal, Times, error_body, request_rules, screen, status_refusal, with_ids
+from .mock_requests import (
+    Refusal,
+    RequestRules,
+    Times,
+    error_body,
+    request_rules,
+    screen,
+    status_refusal,
+    with_ids,
+)
 from .replay import (
     FAULT_HEADER,
     FaultError,
@@ -81,6 +90,12 @@ class Route:
     requests: list[Any] = field(default_factory=list)
     times: Times = field(default_factory=Times, repr=False, compare=False)
     check: bool = False
+
+    @functools.cached_property
+    def rules(self) -> RequestRules | None:
+        """What a request for the channel must be (:func:`ssegen.mock_requests.request_rules`),
+        read once per route (its body validator is made once too)."""
+        return request_rules(self.channel)
 
     def matches(self, request: Any) -> bool:
         """The request is for this route (path, and URL prefix when ``url`` is set)."""
@@ -196,7 +211,7 @@ class _TransportMixin:
             return self._error(400, asked.problem, "invalid_request_error")
         try:
             if route.check:
-                screen(request_rules(route.channel), request.method, request.headers, request.url.params, asked)
+                screen(route.rules, request.method, request.headers, request.url.params, asked)
             steps = route.steps(request)
         except FaultError as exc:
             return self._error(400, f"ssegen mock: {exc}", "invalid_request_error")
