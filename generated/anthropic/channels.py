@@ -62,11 +62,11 @@ _LENIENT_USAGE_V1_MESSAGES: dict[type, str] = {
     models.MessageDeltaEvent: "usage",
 }
 _TAGGED_V1_MESSAGES: dict[str, tuple[Callable[[str], Any], ...]] = {
-    "message_start": (_decode_message_start_v1_messages,),
+    "message_start": (kept(_decode_message_start_v1_messages, "message.usage"),),
     "content_block_start": (_decode_content_block_start_v1_messages,),
     "content_block_delta": (_decode_content_block_delta_v1_messages,),
     "content_block_stop": (_decode_content_block_stop_v1_messages,),
-    "message_delta": (_decode_message_delta_v1_messages,),
+    "message_delta": (kept(_decode_message_delta_v1_messages, "usage"),),
     "message_stop": (_decode_message_stop_v1_messages,),
     "ping": (_decode_ping_v1_messages,),
     "error": (_decode_error_v1_messages,),

@@ -83,7 +83,7 @@ _TAGGED_CHAT: dict[str, tuple[Callable[[str], Any], ...]] = {
     "tool-call-end": (_decode_tool_call_end_chat,),
     "citation-start": (_decode_citation_start_chat,),
     "citation-end": (_decode_citation_end_chat,),
-    "message-end": (_decode_message_end_chat,),
+    "message-end": (kept(_decode_message_end_chat, "delta.usage"),),
     "debug": (_decode_debug_chat,),
 }
 

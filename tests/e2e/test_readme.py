@@ -573,6 +573,7 @@ CHECKS: dict[tuple[str, str, str], Callable[[Block, Ctx], None]] = {
     ("benchmarks/README.md", "sh", "pip install -e '.[bench]'"): check_benchmarks,
     ("docs/results.md", "python", "from generated.deepseek import CHANNELS"): check_results_example,
     ("docs/results.md", "python", "import json"): check_results_example,
+    ("docs/results.md", "python", "from generated import deepseek"): check_results_example,
     ("docs/results.md", "python", "from generated.deepseek import CHAT_COMPLETIONS_CHANNEL"): check_results_example,
     ("docs/families.md", "python", "from generated.anthropic import CHANNELS"): check_families_example,
     (CLIENT_PAGE, "python", "import httpx"): check_client_example,

@@ -70,6 +70,7 @@ ALLOWED = {
         "msgspec",
         ".accumulate_blocks",
         ".accumulate_choices",
+        ".accumulate_parts",
         ".accumulate_results",
         ".events",
         ".framing",

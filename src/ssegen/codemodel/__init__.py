@@ -112,6 +112,12 @@ class PackageSpec:
         return tuple(e for e in self.examples if e.synthesized)
 
     @property
+    def closed_classes(self) -> tuple[str, ...]:
+        """The classes refusing members they do not declare (:attr:`ClassSpec.closed`: the
+        deltas), in :attr:`classes` order."""
+        return tuple(c.name for c in self.classes if c.closed)
+
+    @property
     def plan_helpers(self) -> tuple[str, ...]:
         """The runtime functions compiled plans call (``as_sent``, ``usage_of``), sorted."""
         statements = [code for ch in self.channels for plan in ch.plans for code in plan.statements]
