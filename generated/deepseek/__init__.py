@@ -22,6 +22,7 @@ from . import models
 from .._runtime import sse
 from .channels import (
     CHANNELS,
+    channel,
     BETA_COMPLETIONS_CHANNEL,
     CHAT_COMPLETIONS_CHANNEL,
 )
@@ -89,6 +90,7 @@ __all__ = [
     "ToolCallResult",
     "UnknownEvent",
     "VendorEvent",
+    "channel",
     "models",
     "sse",
     "usage_as_sent",

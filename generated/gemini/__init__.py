@@ -21,6 +21,7 @@ from . import models
 from .._runtime import sse
 from .channels import (
     CHANNELS,
+    channel,
     MODELS_MODEL_STREAM_GENERATE_CONTENT_CHANNEL,
 )
 from .._runtime.sse import (
@@ -87,6 +88,7 @@ __all__ = [
     "ToolCallResult",
     "UnknownEvent",
     "VendorEvent",
+    "channel",
     "models",
     "sse",
     "usage_as_sent",

@@ -22,6 +22,7 @@ from . import models
 from .._runtime import sse
 from .channels import (
     CHANNELS,
+    channel,
     API_CHAT_CHANNEL,
     API_GENERATE_CHANNEL,
 )
@@ -88,6 +89,7 @@ __all__ = [
     "ToolCallResult",
     "UnknownEvent",
     "VendorEvent",
+    "channel",
     "models",
     "sse",
     "usage_as_sent",
