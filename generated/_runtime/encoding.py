@@ -19,7 +19,7 @@ from typing import Any, NamedTuple, get_args
 import msgspec
 
 from .events import UnknownEvent
-from .lenient import MSGSPEC, OFF_SPEC_WIRE, ModelLibrary
+from .lenient import MSGSPEC, OFF_SPEC_WIRE, ModelLibrary, OffSpec
 from .sse import sse_frame as sse_frame  # re-exported: it was defined here
 from .usage import usage_as_sent
 
@@ -103,7 +103,9 @@ class Encoding:
         """The JSON text (UTF-8) of a typed message: every member whose value is not its default,
         every member in :attr:`keep` (``null`` included), the members the server sent
         beside the typed ones of a kept usage object (:func:`usage_as_sent`), and each
-        member of a leniently decoded event's ``off_spec`` at its JSON pointer, as sent.
+        member of a leniently decoded event's ``off_spec`` at its JSON pointer, as sent; a
+        member that event's payload did not send (:attr:`.lenient.OffSpec.missing`) is left
+        out, a required one too, so the event is written back as it came.
 
         A message none of whose classes has such members (nested ones included) is
         encoded by msgspec directly, without a Python-level walk."""
@@ -119,6 +121,8 @@ class Encoding:
             if isinstance(off, dict):
                 for pointer, value in off.items():
                     _set_pointer(out, pointer, value)
+            for pointer in off.missing if isinstance(off, OffSpec) else ():
+                _drop_pointer(out, pointer)
         return msgspec.json.encode(out)
 
     def _plan(self, cls: Any) -> _Plan | None:
@@ -198,31 +202,53 @@ class _Plan(NamedTuple):
         )
 
 
+def _pointer_parts(pointer: str) -> list[str]:
+    """The reference tokens of JSON pointer ``pointer`` (RFC 6901), unescaped."""
+    parts = pointer.split("/")[1:]
+    for escaped, plain_char in _POINTER_ESCAPES:
+        parts = [part.replace(escaped, plain_char) for part in parts]
+    return parts
+
+
+def _holder(out: Any, parts: list[str], create: bool) -> Any:
+    """The value the first ``len(parts) - 1`` tokens of a pointer lead to in ``out``, the
+    objects on the way created when ``create`` is true; None when the way goes through a
+    scalar, past a list's end or (``create`` false) through a member that is not there."""
+    for part in parts[:-1]:
+        if isinstance(out, list):
+            if not part.isdigit() or int(part) >= len(out):
+                return None
+            out = out[int(part)]
+        elif isinstance(out, dict):
+            if not create and part not in out:
+                return None
+            out = out.setdefault(part, {})
+        else:
+            return None
+    return out
+
+
 def _set_pointer(out: Any, pointer: str, value: Any) -> None:
     """Set the member at JSON pointer ``pointer`` (RFC 6901) of ``out`` to ``value``,
     creating the objects on the way; a pointer through a scalar or past a list's end is
     skipped (what lenient decoding recorded always leads somewhere)."""
-    parts = pointer.split("/")[1:]
+    parts = _pointer_parts(pointer)
     if not parts:
         return
-    for index, part in enumerate(parts):
-        for escaped, plain_char in _POINTER_ESCAPES:
-            part = part.replace(escaped, plain_char)
-        last = index == len(parts) - 1
-        if isinstance(out, list):
-            if not part.isdigit() or int(part) >= len(out):
-                return
-            if last:
-                out[int(part)] = value
-                return
-            out = out[int(part)]
-        elif isinstance(out, dict):
-            if last:
-                out[part] = value
-                return
-            out = out.setdefault(part, {})
-        else:
-            return
+    holder, last = _holder(out, parts, True), parts[-1]
+    if isinstance(holder, list) and last.isdigit() and int(last) < len(holder):
+        holder[int(last)] = value
+    elif isinstance(holder, dict):
+        holder[last] = value
+
+
+def _drop_pointer(out: Any, pointer: str) -> None:
+    """Remove the member at JSON pointer ``pointer`` (RFC 6901) of ``out`` when it is there;
+    nothing is created."""
+    parts = _pointer_parts(pointer)
+    holder = _holder(out, parts, False) if parts else None
+    if isinstance(holder, dict):
+        holder.pop(parts[-1], None)
 
 
 _WORDS = re.compile(r"\s*\S+|\s+$")
