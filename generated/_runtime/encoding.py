@@ -202,53 +202,48 @@ class _Plan(NamedTuple):
         )
 
 
-def _pointer_parts(pointer: str) -> list[str]:
-    """The reference tokens of JSON pointer ``pointer`` (RFC 6901), unescaped."""
-    parts = pointer.split("/")[1:]
-    for escaped, plain_char in _POINTER_ESCAPES:
-        parts = [part.replace(escaped, plain_char) for part in parts]
-    return parts
-
-
-def _holder(out: Any, parts: list[str], create: bool) -> Any:
-    """The value the first ``len(parts) - 1`` tokens of a pointer lead to in ``out``, the
-    objects on the way created when ``create`` is true; None when the way goes through a
-    scalar, past a list's end or (``create`` false) through a member that is not there."""
-    for part in parts[:-1]:
-        if isinstance(out, list):
-            if not part.isdigit() or int(part) >= len(out):
-                return None
-            out = out[int(part)]
-        elif isinstance(out, dict):
-            if not create and part not in out:
-                return None
-            out = out.setdefault(part, {})
-        else:
-            return None
-    return out
-
-
 def _set_pointer(out: Any, pointer: str, value: Any) -> None:
     """Set the member at JSON pointer ``pointer`` (RFC 6901) of ``out`` to ``value``,
     creating the objects on the way; a pointer through a scalar or past a list's end is
     skipped (what lenient decoding recorded always leads somewhere)."""
-    parts = _pointer_parts(pointer)
+    parts = pointer.split("/")[1:]
     if not parts:
         return
-    holder, last = _holder(out, parts, True), parts[-1]
-    if isinstance(holder, list) and last.isdigit() and int(last) < len(holder):
-        holder[int(last)] = value
-    elif isinstance(holder, dict):
-        holder[last] = value
+    for index, part in enumerate(parts):
+        for escaped, plain_char in _POINTER_ESCAPES:
+            part = part.replace(escaped, plain_char)
+        last = index == len(parts) - 1
+        if isinstance(out, list):
+            if not part.isdigit() or int(part) >= len(out):
+                return
+            if last:
+                out[int(part)] = value
+                return
+            out = out[int(part)]
+        elif isinstance(out, dict):
+            if last:
+                out[part] = value
+                return
+            out = out.setdefault(part, {})
+        else:
+            return
 
 
 def _drop_pointer(out: Any, pointer: str) -> None:
-    """Remove the member at JSON pointer ``pointer`` (RFC 6901) of ``out`` when it is there;
-    nothing is created."""
-    parts = _pointer_parts(pointer)
-    holder = _holder(out, parts, False) if parts else None
-    if isinstance(holder, dict):
-        holder.pop(parts[-1], None)
+    """Remove the member at JSON pointer ``pointer`` (RFC 6901) of ``out`` when it is there,
+    creating nothing: a member a lenient payload did not send (``lenient.OffSpec.missing``)."""
+    parts = pointer.split("/")[1:]
+    for escaped, plain_char in _POINTER_ESCAPES:
+        parts = [part.replace(escaped, plain_char) for part in parts]
+    for part in parts[:-1]:
+        if isinstance(out, list) and part.isdigit() and int(part) < len(out):
+            out = out[int(part)]
+        elif isinstance(out, dict) and part in out:
+            out = out[part]
+        else:
+            return
+    if parts and isinstance(out, dict):
+        out.pop(parts[-1], None)
 
 
 _WORDS = re.compile(r"\s*\S+|\s+$")
