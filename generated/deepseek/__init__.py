@@ -6,11 +6,11 @@ msgspec and the standard library.
 
 Usage::
 
-    from generated.deepseek import CHANNELS
+    from generated.deepseek import channel
 
-    channel = CHANNELS['/beta/completions']
-    events = channel.decode(response.iter_bytes())   # typed events, lazily
-    result = channel.accumulate(events)              # assembled StreamResult
+    chan = channel('/beta/completions')
+    events = chan.decode(response.iter_bytes())   # typed events, lazily
+    result = chan.accumulate(events)              # assembled StreamResult
     print(result.to_dict())
 
 Channels:

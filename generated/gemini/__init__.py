@@ -6,11 +6,11 @@ msgspec and the standard library.
 
 Usage::
 
-    from generated.gemini import CHANNELS
+    from generated.gemini import channel
 
-    channel = CHANNELS['/models/{model}:streamGenerateContent']
-    events = channel.decode(response.iter_bytes())   # typed events, lazily
-    result = channel.accumulate(events)              # assembled StreamResult
+    chan = channel('/models/{model}:streamGenerateContent')
+    events = chan.decode(response.iter_bytes())   # typed events, lazily
+    result = chan.accumulate(events)              # assembled StreamResult
     print(result.to_dict())
 
 Channels:

@@ -126,6 +126,12 @@ class PackageSpec:
         return tuple(sorted((*PACKAGE_EXPORTS, *lookup, *(ch.constant for ch in self.channels))))
 
     @property
+    def usage_import(self) -> str:
+        """What the package docstring's usage example imports: the typed lookup ``channel``, or
+        ``CHANNELS`` for a provider without channels (no lookup is generated then)."""
+        return "channel" if self.channels else "CHANNELS"
+
+    @property
     def lookup_overloaded(self) -> bool:
         """Whether the generated ``channel()`` lookup is overloaded, one ``@overload`` per
         address (two channels or more; a single channel's lookup is one plain signature, as
@@ -188,23 +194,26 @@ def package_summary(provider: Provider, title: str) -> str:
     return (
         f"Models and a JSON-payload classifier for the {title}, whose spec declares "
         f"{', '.join(provider.protocols)} (not Server-Sent Events): bring the transport, "
-        "pass each payload to ``channel.parse``."
+        "pass each payload to ``Channel.parse``."
     )
 
 
 def package_usage(provider: Provider, address: str) -> tuple[str, ...]:
-    """The usage example's lines after ``from <package> import CHANNELS``."""
-    opened = f"channel = CHANNELS[{address!r}]"
+    """The usage example's lines after the import (:attr:`PackageSpec.usage_import`): the
+    channel opened through the typed lookup (``channel(address)``, whose misspelled address
+    type checkers flag; ``CHANNELS[address]`` for a provider without channels, which has no
+    lookup), then used."""
+    opened = f"chan = channel({address!r})" if provider.channels else f"chan = CHANNELS[{address!r}]"
     if provider.protocols:
         return (
             opened,
-            "event = channel.parse(payload)                   # a typed message, or UnknownEvent",
+            "event = chan.parse(payload)                   # a typed message, or UnknownEvent",
             "print(event)",
         )
     return (
         opened,
-        "events = channel.decode(response.iter_bytes())   # typed events, lazily",
-        "result = channel.accumulate(events)              # assembled StreamResult",
+        "events = chan.decode(response.iter_bytes())   # typed events, lazily",
+        "result = chan.accumulate(events)              # assembled StreamResult",
         "print(result.to_dict())",
     )
 
