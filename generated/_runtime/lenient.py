@@ -25,6 +25,26 @@ from .usage import SentUsage
 OFF_SPEC_WIRE = "x-ssegen-off-spec"
 
 
+class OffSpec(dict[str, Any]):
+    """A leniently decoded event's ``off_spec``: a ``dict`` of JSON pointer -> the value as
+    sent of each member that does not fit (None for a required member that is missing, as for
+    one sent as ``null``: the accumulator reports both so), and beside it :attr:`missing`.
+
+    Attributes:
+        missing: the JSON pointers of the members the classes declare that the payload did not
+            send (required ones, also in the dict, and optional ones), so that
+            ``Channel.encode`` leaves them out as the wire did, where the decoded object holds
+            None and the spec would have a required one written (``encoding.Encoding.json``).
+            Not part of the dict: equality, ``msgspec`` and JSON see only the dict.
+    """
+
+    __slots__ = ("missing",)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.missing: set[str] = set()
+
+
 class ModelLibrary:
     """What lenient decoding needs to know of the library the message classes are built on
     (msgspec here; ``pydantic_support.PYDANTIC`` for the pydantic flavour), so that one
@@ -94,10 +114,11 @@ def lenient_decode(
 ) -> Any | None:
     """The event of a payload that is clearly one of ``classes`` but did not decode: the
     members that fit, typed, and each one that does not kept raw in the event's
-    ``off_spec`` (JSON pointer -> value as sent; None for a required member that is
-    missing), at the deepest place that does not fit (Mistral's Magistral chunks send
-    ``delta.content`` as a list of parts where the spec says a string:
-    ``{"/choices/0/delta/content": [...]}``, and the rest of the chunk decodes).
+    ``off_spec`` (an :class:`OffSpec`: JSON pointer -> value as sent; None for a required
+    member that is missing, whose pointer :attr:`OffSpec.missing` holds), at the deepest
+    place that does not fit (Mistral's Magistral chunks send ``delta.content`` as a list of
+    parts where the spec says a string: ``{"/choices/0/delta/content": [...]}``, and the
+    rest of the chunk decodes).
 
     "Clearly": a JSON object with no member fixed to one value (a ``Literal`` tag) holding
     another value, and either holding at least half of the class's required members (one
@@ -120,7 +141,7 @@ def lenient_decode(
             best = (score, cls)
     if best is None:
         return None
-    off: dict[str, Any] = {}
+    off = OffSpec()
     event = None
     if _unlisted_taken(library, best[1], raw, "", off):
         try:  # only members no spec lists were in the way (OpenRouter's delta.reasoning)
@@ -138,7 +159,7 @@ _TOWARD_CLOSED: dict[Any, list[tuple[str, Any]]] = {}
 
 
 def _unlisted_taken(
-    library: ModelLibrary, cls: Any, raw: dict[str, Any], pointer: str, off: dict[str, Any]
+    library: ModelLibrary, cls: Any, raw: dict[str, Any], pointer: str, off: OffSpec
 ) -> bool:
     """Take out of ``raw`` (an object of class ``cls``) the members that a closed class on
     the way (:meth:`ModelLibrary.lists_every_member`: a choice's delta) does not declare,
@@ -167,7 +188,7 @@ def _unlisted_taken(
 
 
 def _undeclared_taken(
-    library: ModelLibrary, cls: Any, raw: dict[str, Any], pointer: str, off: dict[str, Any]
+    library: ModelLibrary, cls: Any, raw: dict[str, Any], pointer: str, off: OffSpec
 ) -> bool:
     """Take out of ``raw`` the members class ``cls`` does not declare when it lists every
     member (into ``off``, at their JSON pointers); True when one was."""
@@ -274,7 +295,7 @@ def literal_values(tp: Any) -> tuple[Any, ...] | None:
 
 
 def _lenient_object(
-    library: ModelLibrary, cls: Any, raw: dict[str, Any], pointer: str, off: dict[str, Any]
+    library: ModelLibrary, cls: Any, raw: dict[str, Any], pointer: str, off: OffSpec
 ) -> Any:
     members: dict[str, Any] = {}
     for name, wire, tp, required in library.fields(cls):
@@ -282,6 +303,7 @@ def _lenient_object(
             continue
         place = pointer + "/" + _escaped(wire)
         if wire not in raw:
+            off.missing.add(place)
             if required:
                 off[place] = None
                 members[name] = None
@@ -301,9 +323,7 @@ def _escaped(wire: str) -> str:
     return wire.replace("~", "~0").replace("/", "~1")
 
 
-def _lenient_value(
-    library: ModelLibrary, tp: Any, value: Any, pointer: str, off: dict[str, Any]
-) -> Any:
+def _lenient_value(library: ModelLibrary, tp: Any, value: Any, pointer: str, off: OffSpec) -> Any:
     try:
         return library.convert(tp, value)
     except ValueError:

@@ -6,11 +6,11 @@ msgspec and the standard library.
 
 Usage::
 
-    from generated.anthropic import CHANNELS
+    from generated.anthropic import channel
 
-    channel = CHANNELS['/v1/messages']
-    events = channel.decode(response.iter_bytes())   # typed events, lazily
-    result = channel.accumulate(events)              # assembled StreamResult
+    chan = channel('/v1/messages')
+    events = chan.decode(response.iter_bytes())   # typed events, lazily
+    result = chan.accumulate(events)              # assembled StreamResult
     print(result.to_dict())
 
 Channels:
@@ -21,6 +21,7 @@ from . import models
 from .._runtime import sse
 from .channels import (
     CHANNELS,
+    channel,
     V1_MESSAGES_CHANNEL,
 )
 from .._runtime.sse import (
@@ -85,6 +86,7 @@ __all__ = [
     "UnknownEvent",
     "V1_MESSAGES_CHANNEL",
     "VendorEvent",
+    "channel",
     "models",
     "sse",
     "usage_as_sent",

@@ -6,11 +6,11 @@ msgspec and the standard library.
 
 Usage::
 
-    from generated.cohere import CHANNELS
+    from generated.cohere import channel
 
-    channel = CHANNELS['/chat']
-    events = channel.decode(response.iter_bytes())   # typed events, lazily
-    result = channel.accumulate(events)              # assembled StreamResult
+    chan = channel('/chat')
+    events = chan.decode(response.iter_bytes())   # typed events, lazily
+    result = chan.accumulate(events)              # assembled StreamResult
     print(result.to_dict())
 
 Channels:
@@ -21,6 +21,7 @@ from . import models
 from .._runtime import sse
 from .channels import (
     CHANNELS,
+    channel,
     CHAT_CHANNEL,
 )
 from .._runtime.sse import (
@@ -85,6 +86,7 @@ __all__ = [
     "ToolCallResult",
     "UnknownEvent",
     "VendorEvent",
+    "channel",
     "models",
     "sse",
     "usage_as_sent",

@@ -6,11 +6,11 @@ msgspec and the standard library.
 
 Usage::
 
-    from generated.deepseek import CHANNELS
+    from generated.deepseek import channel
 
-    channel = CHANNELS['/beta/completions']
-    events = channel.decode(response.iter_bytes())   # typed events, lazily
-    result = channel.accumulate(events)              # assembled StreamResult
+    chan = channel('/beta/completions')
+    events = chan.decode(response.iter_bytes())   # typed events, lazily
+    result = chan.accumulate(events)              # assembled StreamResult
     print(result.to_dict())
 
 Channels:
@@ -22,6 +22,7 @@ from . import models
 from .._runtime import sse
 from .channels import (
     CHANNELS,
+    channel,
     BETA_COMPLETIONS_CHANNEL,
     CHAT_COMPLETIONS_CHANNEL,
 )
@@ -89,6 +90,7 @@ __all__ = [
     "ToolCallResult",
     "UnknownEvent",
     "VendorEvent",
+    "channel",
     "models",
     "sse",
     "usage_as_sent",

@@ -6,11 +6,11 @@ msgspec and the standard library.
 
 Usage::
 
-    from generated.gemini import CHANNELS
+    from generated.gemini import channel
 
-    channel = CHANNELS['/models/{model}:streamGenerateContent']
-    events = channel.decode(response.iter_bytes())   # typed events, lazily
-    result = channel.accumulate(events)              # assembled StreamResult
+    chan = channel('/models/{model}:streamGenerateContent')
+    events = chan.decode(response.iter_bytes())   # typed events, lazily
+    result = chan.accumulate(events)              # assembled StreamResult
     print(result.to_dict())
 
 Channels:
@@ -21,6 +21,7 @@ from . import models
 from .._runtime import sse
 from .channels import (
     CHANNELS,
+    channel,
     MODELS_MODEL_STREAM_GENERATE_CONTENT_CHANNEL,
 )
 from .._runtime.sse import (
@@ -87,6 +88,7 @@ __all__ = [
     "ToolCallResult",
     "UnknownEvent",
     "VendorEvent",
+    "channel",
     "models",
     "sse",
     "usage_as_sent",

@@ -6,11 +6,11 @@ msgspec and the standard library.
 
 Usage::
 
-    from generated.mistral import CHANNELS
+    from generated.mistral import channel
 
-    channel = CHANNELS['/agents/completions']
-    events = channel.decode(response.iter_bytes())   # typed events, lazily
-    result = channel.accumulate(events)              # assembled StreamResult
+    chan = channel('/agents/completions')
+    events = chan.decode(response.iter_bytes())   # typed events, lazily
+    result = chan.accumulate(events)              # assembled StreamResult
     print(result.to_dict())
 
 Channels:
@@ -23,6 +23,7 @@ from . import models
 from .._runtime import sse
 from .channels import (
     CHANNELS,
+    channel,
     AGENTS_COMPLETIONS_CHANNEL,
     CHAT_COMPLETIONS_CHANNEL,
     FIM_COMPLETIONS_CHANNEL,
@@ -92,6 +93,7 @@ __all__ = [
     "ToolCallResult",
     "UnknownEvent",
     "VendorEvent",
+    "channel",
     "models",
     "sse",
     "usage_as_sent",

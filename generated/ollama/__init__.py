@@ -6,11 +6,11 @@ msgspec and the standard library.
 
 Usage::
 
-    from generated.ollama import CHANNELS
+    from generated.ollama import channel
 
-    channel = CHANNELS['/api/chat']
-    events = channel.decode(response.iter_bytes())   # typed events, lazily
-    result = channel.accumulate(events)              # assembled StreamResult
+    chan = channel('/api/chat')
+    events = chan.decode(response.iter_bytes())   # typed events, lazily
+    result = chan.accumulate(events)              # assembled StreamResult
     print(result.to_dict())
 
 Channels:
@@ -22,6 +22,7 @@ from . import models
 from .._runtime import sse
 from .channels import (
     CHANNELS,
+    channel,
     API_CHAT_CHANNEL,
     API_GENERATE_CHANNEL,
 )
@@ -88,6 +89,7 @@ __all__ = [
     "ToolCallResult",
     "UnknownEvent",
     "VendorEvent",
+    "channel",
     "models",
     "sse",
     "usage_as_sent",

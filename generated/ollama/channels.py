@@ -361,7 +361,8 @@ class Channels(dict[str, Channel[Any]]):
     as a literal is typed with that channel's events for mypy and pyright
     (``CHANNELS['/api/chat']`` is a ``Channel[API_CHAT_EVENT]``,
     the same object as ``API_CHAT_CHANNEL``, so a misspelled attribute of
-    a decoded event is a type error); any other ``str`` key gives a ``Channel[Any]``.
+    a decoded event is a type error); any other ``str`` key gives a ``Channel[Any]``:
+    ``channel('/api/chat')`` is the lookup that rejects a misspelled address.
     """
 
     if TYPE_CHECKING:
@@ -385,3 +386,28 @@ CHANNELS = Channels(
     }
 )
 """The provider's channels by address; see :class:`~.stream.Channel`."""
+
+
+@overload
+def channel(address: Literal["/api/chat"]) -> Channel[API_CHAT_EVENT]: ...
+
+
+@overload
+def channel(address: Literal["/api/generate"]) -> Channel[API_GENERATE_EVENT]: ...
+
+
+def channel(address: str) -> Channel[Any]:
+    """The channel at ``address``, typed for mypy and pyright: ``address`` must be one of the
+    provider's channel addresses written as a literal (a misspelled one is a type error,
+    there is no ``str`` fallback), and ``channel('/api/chat')`` is a
+    ``Channel[API_CHAT_EVENT]``, the same object as ``API_CHAT_CHANNEL``.
+    ``CHANNELS`` is the dynamic mapping, for addresses known only at run time.
+
+    Raises:
+        KeyError: ``address`` is no channel of the provider (a value the checkers did not
+            see, such as one cast to a literal); the message lists the channels.
+    """
+    found = CHANNELS.get(address)
+    if found is None:
+        raise KeyError(f"no channel {address!r}; the channels are {', '.join(map(repr, CHANNELS))}")
+    return found

@@ -6,11 +6,11 @@ msgspec and the standard library.
 
 Usage::
 
-    from generated.openai_responses import CHANNELS
+    from generated.openai_responses import channel
 
-    channel = CHANNELS['/v1/responses']
-    events = channel.decode(response.iter_bytes())   # typed events, lazily
-    result = channel.accumulate(events)              # assembled StreamResult
+    chan = channel('/v1/responses')
+    events = chan.decode(response.iter_bytes())   # typed events, lazily
+    result = chan.accumulate(events)              # assembled StreamResult
     print(result.to_dict())
 
 Channels:
@@ -21,6 +21,7 @@ from . import models
 from .._runtime import sse
 from .channels import (
     CHANNELS,
+    channel,
     V1_RESPONSES_CHANNEL,
 )
 from .._runtime.sse import (
@@ -85,6 +86,7 @@ __all__ = [
     "UnknownEvent",
     "V1_RESPONSES_CHANNEL",
     "VendorEvent",
+    "channel",
     "models",
     "sse",
     "usage_as_sent",

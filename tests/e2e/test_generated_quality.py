@@ -3,6 +3,7 @@ at the use site: a user module holding two providers gets each channel's event u
 
 from __future__ import annotations
 
+import importlib
 import json
 import re
 import shutil
@@ -11,6 +12,7 @@ import sys
 from pathlib import Path
 
 import black
+import pytest
 from conftest import GENERATED, ROOT
 from mypy import api as mypy_api
 
@@ -50,16 +52,18 @@ def test_ssegen_package_passes_mypy() -> None:
 
 
 #: A user's module holding two providers. ``# ERROR`` marks each line both checkers must reject (a
-#: misspelled attribute of a decoded event), ``# REVEAL <class>`` each ``reveal_type`` whose type must
-#: be the channel's event union (naming that class), not ``Any``; every other line must pass.
+#: misspelled attribute of a decoded event; a misspelled or non-literal address given to the typed
+#: lookup ``channel()``), ``# REVEAL <class>`` each ``reveal_type`` whose type must be the channel's
+#: event union (naming that class), not ``Any``; every other line must pass.
 USER_MODULE = '''\
 """Two generated providers used as a user's code would."""
 
 from typing import reveal_type
 
 from generated.anthropic import CHANNELS as ANTHROPIC_CHANNELS
+from generated.anthropic import channel as anthropic_channel
 from generated.anthropic import models as anthropic_models
-from generated.deepseek import CHANNELS, CHAT_COMPLETIONS_CHANNEL, models
+from generated.deepseek import CHANNELS, CHAT_COMPLETIONS_CHANNEL, channel, models
 
 BODY = [b"data: [DONE]\\n\\n"]
 
@@ -82,6 +86,20 @@ for message in messages.decode(BODY):
     if isinstance(message, anthropic_models.ContentBlockDeltaEvent):
         print(message.index)
     print(message.indx)  # ERROR
+
+typed = channel("/chat/completions")
+for item in typed.decode(BODY):
+    reveal_type(item)  # REVEAL ChatCompletionChunk
+    print(item.no_such_member)  # ERROR
+reveal_type(anthropic_channel("/v1/messages").parse("{}"))  # REVEAL ContentBlockDeltaEvent
+channel("/chat/completion")  # ERROR
+anthropic_channel("/v1/message")  # ERROR
+
+
+def lookup(address: str) -> None:
+    """An address known only at run time: ``CHANNELS`` takes it, ``channel()`` does not."""
+    print(CHANNELS[address].encoding)
+    channel(address)  # ERROR
 '''
 
 
@@ -153,3 +171,16 @@ def test_user_code_and_generated_code_under_basedpyright_standard(tmp_path: Path
         if d["severity"] == "information":
             notes.setdefault(d["range"]["start"]["line"] + 1, []).append(d["message"])
     _assert_reveals(notes, _marked(USER_MODULE, "REVEAL"), "basedpyright")
+
+
+def test_the_typed_lookup_gives_each_channel_and_names_the_channels_of_a_missing_address() -> None:
+    """``channel(address)`` of every generated package is ``CHANNELS[address]``; an address the
+    checkers did not see (cast, or from data) is a ``KeyError`` listing the channels."""
+    for channels in sorted(GENERATED.glob("*/channels.py")):
+        package = importlib.import_module(f"generated.{channels.parent.name}")
+        assert package.CHANNELS, channels
+        for address, found in package.CHANNELS.items():
+            assert package.channel(address) is found
+        listed = ", ".join(map(repr, package.CHANNELS))
+        with pytest.raises(KeyError, match=re.escape(f"no channel '/nowhere'; the channels are {listed}")):
+            package.channel("/nowhere")

@@ -126,8 +126,39 @@ class PackageSpec:
     @property
     def exports(self) -> tuple[str, ...]:
         """The package's ``__all__``: the runtime names it re-exports and each channel's
-        constant (``CHAT_COMPLETIONS_CHANNEL``), sorted as strings."""
-        return tuple(sorted((*PACKAGE_EXPORTS, *(ch.constant for ch in self.channels))))
+        constant (``CHAT_COMPLETIONS_CHANNEL``), and the typed lookup ``channel`` when the
+        provider has a channel, sorted as strings."""
+        lookup = ("channel",) if self.channels else ()
+        return tuple(sorted((*PACKAGE_EXPORTS, *lookup, *(ch.constant for ch in self.channels))))
+
+    @property
+    def usage_import(self) -> str:
+        """What the package docstring's usage example imports: the typed lookup ``channel``, or
+        ``CHANNELS`` for a provider without channels (no lookup is generated then)."""
+        return "channel" if self.channels else "CHANNELS"
+
+    @property
+    def lookup_overloaded(self) -> bool:
+        """Whether the generated ``channel()`` lookup is overloaded, one ``@overload`` per
+        address (two channels or more; a single channel's lookup is one plain signature, as
+        ``typing.overload`` needs at least two)."""
+        return len(self.channels) > 1
+
+    @property
+    def lookup_doc(self) -> str:
+        """The docstring of the generated ``channel()`` lookup, its example taken from the
+        first channel (the provider has one: without channels no lookup is generated)."""
+        first = self.channels[0]
+        return (
+            "The channel at ``address``, typed for mypy and pyright: ``address`` must be one of the\n"
+            "provider's channel addresses written as a literal (a misspelled one is a type error,\n"
+            f"there is no ``str`` fallback), and ``channel({first.address!r})`` is a\n"
+            f"``Channel[{first.event_type}]``, the same object as ``{first.constant}``.\n"
+            "``CHANNELS`` is the dynamic mapping, for addresses known only at run time.\n\n"
+            "Raises:\n"
+            "    KeyError: ``address`` is no channel of the provider (a value the checkers did not\n"
+            "        see, such as one cast to a literal); the message lists the channels."
+        )
 
     @property
     def channels_doc(self) -> str:
@@ -141,7 +172,8 @@ class PackageSpec:
             "as a literal is typed with that channel's events for mypy and pyright\n"
             f"(``CHANNELS[{first.address!r}]`` is a ``Channel[{first.event_type}]``,\n"
             f"the same object as ``{first.constant}``, so a misspelled attribute of\n"
-            "a decoded event is a type error); any other ``str`` key gives a ``Channel[Any]``."
+            "a decoded event is a type error); any other ``str`` key gives a ``Channel[Any]``:\n"
+            f"``channel({first.address!r})`` is the lookup that rejects a misspelled address."
         )
 
 
@@ -168,23 +200,26 @@ def package_summary(provider: Provider, title: str) -> str:
     return (
         f"Models and a JSON-payload classifier for the {title}, whose spec declares "
         f"{', '.join(provider.protocols)} (not Server-Sent Events): bring the transport, "
-        "pass each payload to ``channel.parse``."
+        "pass each payload to ``Channel.parse``."
     )
 
 
 def package_usage(provider: Provider, address: str) -> tuple[str, ...]:
-    """The usage example's lines after ``from <package> import CHANNELS``."""
-    opened = f"channel = CHANNELS[{address!r}]"
+    """The usage example's lines after the import (:attr:`PackageSpec.usage_import`): the
+    channel opened through the typed lookup (``channel(address)``, whose misspelled address
+    type checkers flag; ``CHANNELS[address]`` for a provider without channels, which has no
+    lookup), then used."""
+    opened = f"chan = channel({address!r})" if provider.channels else f"chan = CHANNELS[{address!r}]"
     if provider.protocols:
         return (
             opened,
-            "event = channel.parse(payload)                   # a typed message, or UnknownEvent",
+            "event = chan.parse(payload)                   # a typed message, or UnknownEvent",
             "print(event)",
         )
     return (
         opened,
-        "events = channel.decode(response.iter_bytes())   # typed events, lazily",
-        "result = channel.accumulate(events)              # assembled StreamResult",
+        "events = chan.decode(response.iter_bytes())   # typed events, lazily",
+        "result = chan.accumulate(events)              # assembled StreamResult",
         "print(result.to_dict())",
     )
 
