@@ -26,6 +26,8 @@ from typing import Any
 __all__ = ["ajoined_reads", "joined_reads"]
 
 _END: Any = object()  # marks the source's end (a read may be anything, None included)
+#: The most reads held as pieces (``framing.PENDING_PIECES``): more are joined into one buffer.
+_PIECES = 32
 
 
 class _Held:
@@ -34,7 +36,7 @@ class _Held:
     __slots__ = ("pieces", "count", "size")
 
     def __init__(self, size: int) -> None:
-        self.pieces: list[bytes] = []
+        self.pieces: list[bytes | bytearray] = []
         self.count = 0
         self.size = size
 
@@ -50,6 +52,8 @@ class _Held:
         self.pieces.append(chunk)
         self.count += len(chunk)
         if self.count < self.size:
+            if len(self.pieces) >= _PIECES:
+                self._compact()
             return []
         cut = chunk.rfind(b"\n") + 1
         if 0 < cut < len(chunk):
@@ -58,6 +62,14 @@ class _Held:
             self.pieces, self.count = [chunk[cut:]], len(chunk) - cut
             return [joined]
         return self.rest()
+
+    def _compact(self) -> None:
+        """The pieces held as one ``bytearray`` grown in place (amortized): reads of a few
+        bytes each cost about their size held, not a ``bytes`` object (~35 bytes) each."""
+        first = self.pieces[0]
+        buffer = first if type(first) is bytearray else bytearray(first)
+        buffer += b"".join(self.pieces[1:])
+        self.pieces = [buffer]
 
     def rest(self) -> list[bytes]:
         """The reads held, joined (none when none is); nothing is held after it."""

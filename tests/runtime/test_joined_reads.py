@@ -19,7 +19,7 @@ from generated._runtime.framing import InvalidUTF8Error  # the channel's runtime
 from generated.ollama import CHANNELS
 from ssegen.runtime import ndjson
 from ssegen.runtime.framing import read_items
-from ssegen.runtime.joined_reads import ajoined_reads, joined_reads
+from ssegen.runtime.joined_reads import _Held, ajoined_reads, joined_reads
 from ssegen.runtime.ndjson import NDJSONDecoder
 from ssegen.runtime.sse import SSEDecoder
 
@@ -71,6 +71,15 @@ def test_a_joined_read_ends_after_the_last_line_end_of_its_last_read() -> None:
     assert list(joined_reads(reads, 20)) == [b'{"a":1}\n{"b":2}\n', b'{"c":3}\n']
     # a last read with no line end goes whole: the decoder holds a long line and checks its limit
     assert list(joined_reads([b"{" * 8, b"x" * 8], 10)) == [b"{" * 8 + b"x" * 8]
+
+
+def test_tiny_reads_are_held_in_one_buffer_not_as_a_bytes_object_each() -> None:
+    held = _Held(10_000)
+    for _ in range(1000):
+        assert held.take(b"ab") == []
+    assert len(held.pieces) < 32 and held.count == 2000
+    assert held.rest() == [b"ab" * 1000]
+    assert held.rest() == []  # nothing is held after it
 
 
 def test_a_read_that_is_not_bytes_comes_after_the_reads_held_as_it_is() -> None:
