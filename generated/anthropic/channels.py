@@ -233,13 +233,15 @@ def _apply_v1_messages_content_block_stop(
 
 
 def _apply_v1_messages_message_delta(acc: Sink, chunks: Iterable[models.MessageDeltaEvent]) -> None:
-    texts = acc.texts
+    stop_sequence_parts = acc.texts.get("stop_sequence")
     for chunk in chunks:
         delta = chunk.delta
         if (stop_reason := delta.stop_reason) is not None:
             acc.stop_reason = stop_reason
         if (stop_sequence := delta.stop_sequence) is not None:
-            (texts.get("stop_sequence") or acc.text_parts("stop_sequence")).append(stop_sequence)
+            if stop_sequence_parts is None:
+                stop_sequence_parts = acc.text_parts("stop_sequence")
+            stop_sequence_parts.append(stop_sequence)
         if (stop_details := delta.stop_details) is not None:
             acc.collect("stop_details", as_sent(stop_details))
         if (usage := chunk.usage) is not None:

@@ -265,14 +265,16 @@ def _apply_chat_content_end(acc: Sink, chunks: Iterable[models.ContentEndEvent])
 
 
 def _apply_chat_tool_plan_delta(acc: Sink, chunks: Iterable[models.ToolPlanDeltaEvent]) -> None:
-    texts = acc.texts
+    tool_plan_parts = acc.texts.get("tool_plan")
     for chunk in chunks:
         if (
             (delta := chunk.delta) is not None
             and (message := delta.message) is not None
             and (tool_plan := message.tool_plan) is not None
         ):
-            (texts.get("tool_plan") or acc.text_parts("tool_plan")).append(tool_plan)
+            if tool_plan_parts is None:
+                tool_plan_parts = acc.text_parts("tool_plan")
+            tool_plan_parts.append(tool_plan)
 
 
 def _apply_chat_tool_call_start(acc: Sink, chunks: Iterable[models.ToolCallStartEvent]) -> None:

@@ -101,17 +101,22 @@ def classify_values_api_chat(
 
 
 def _apply_api_chat_chat_chunk(acc: Sink, chunks: Iterable[models.ChatChunk]) -> None:
-    texts = acc.texts
     need_meta = acc.model is None
+    text_parts = acc.texts.get("text")
+    thinking_parts = acc.texts.get("thinking")
     for chunk in chunks:
         if need_meta:
             acc.meta(None, chunk.model)
             need_meta = acc.model is None
         if (message := chunk.message) is not None:
             if (content := message.content) is not None:
-                (texts.get("text") or acc.text_parts("text")).append(content)
+                if text_parts is None:
+                    text_parts = acc.text_parts("text")
+                text_parts.append(content)
             if (thinking := message.thinking) is not None:
-                (texts.get("thinking") or acc.text_parts("thinking")).append(thinking)
+                if thinking_parts is None:
+                    thinking_parts = acc.text_parts("thinking")
+                thinking_parts.append(thinking)
             if (tool_calls := message.tool_calls) is not None:
                 for tool_call in tool_calls:
                     function = tool_call.function
@@ -211,15 +216,20 @@ def classify_values_api_generate(
 
 
 def _apply_api_generate_generate_chunk(acc: Sink, chunks: Iterable[models.GenerateChunk]) -> None:
-    texts = acc.texts
     need_meta = acc.model is None
+    text_parts = acc.texts.get("text")
+    thinking_parts = acc.texts.get("thinking")
     for chunk in chunks:
         if need_meta:
             acc.meta(None, chunk.model)
             need_meta = acc.model is None
-        (texts.get("text") or acc.text_parts("text")).append(chunk.response)
+        if text_parts is None:
+            text_parts = acc.text_parts("text")
+        text_parts.append(chunk.response)
         if (thinking := chunk.thinking) is not None:
-            (texts.get("thinking") or acc.text_parts("thinking")).append(thinking)
+            if thinking_parts is None:
+                thinking_parts = acc.text_parts("thinking")
+            thinking_parts.append(thinking)
         if (done_reason := chunk.done_reason) is not None:
             acc.stop_reason = done_reason
         if (

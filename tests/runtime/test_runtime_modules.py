@@ -25,7 +25,8 @@ RUNTIME = Path(output.runtime_dir())
 # streaming client's HTTP modules alone import httpx (client.py, client_stream.py: issue 33), so
 # decode and accumulate keep working without it.
 ALLOWED = {
-    "framing.py": {"__future__", "collections.abc", "itertools", "typing"},
+    "joined_reads.py": {"__future__", "collections.abc", "typing"},
+    "framing.py": {"__future__", "collections.abc", "itertools", "typing", ".joined_reads"},
     "sse_lines.py": {"__future__", "typing", ".framing"},
     "sse_fields.py": {"__future__", "collections.abc", ".framing"},
     "sse_runs.py": {"__future__", "operator", "re", ".framing"},

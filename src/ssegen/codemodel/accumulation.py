@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from ..ir import EACH, AccumulateStep, Schema, resolve_path
 from ..naming import PythonIdentifier
 from .models import field_identifiers
+from .plan_texts import bound_texts
 from .plans import compile_steps
 from .reads import Types
 
@@ -81,11 +82,12 @@ def message_plan(
     generated classes; ``plain`` wraps a value the runtime turns into plain data (the flavour's
     conversion)."""
     compiled = compile_steps(payload, steps, choices, types, plain)
+    statements, before = bound_texts(compiled.statements, compiled.before)
     return ApplyPlan(
         function=function,
         cls=cls,
-        statements=compiled.statements,
-        before=compiled.before,
+        statements=statements,
+        before=before,
         after=compiled.after,
         undeclared=compiled.undeclared,
         error_attr=_error_attr(payload, steps, compiled.undeclared),
