@@ -17,7 +17,9 @@ Channels:
     ``/models/{model}:streamGenerateContent``: ErrorResponse, GenerateContentResponse.
 """
 
-from . import models
+from typing import TYPE_CHECKING
+
+from . import models, requests
 from .._runtime import sse
 from .channels import (
     CHANNELS,
@@ -41,6 +43,11 @@ from .._runtime.accumulate import (
 from .._runtime.events import StreamTruncated, UnknownEvent, VendorEvent
 from .._runtime.stream import AsyncEventStream, Channel, ConcurrentUseError, EventStream
 from .._runtime.usage import usage_as_sent
+from .._runtime.client_errors import APIConnectionError, APIError, APIStatusError, APITimeoutError
+
+if TYPE_CHECKING:
+    from .client import AsyncClient as AsyncClient
+    from .client import Client as Client
 
 PROVIDER = "gemini"
 """The provider name (its folder under the specs folder)."""
@@ -62,6 +69,10 @@ ERROR_CODES: dict[int | str, str] = {}
 """Documented error codes and their meaning (none documented)."""
 
 __all__ = [
+    "APIConnectionError",
+    "APIError",
+    "APIStatusError",
+    "APITimeoutError",
     "Accumulator",
     "AsyncEventStream",
     "BlockResult",
@@ -88,6 +99,17 @@ __all__ = [
     "UnknownEvent",
     "VendorEvent",
     "models",
+    "requests",
     "sse",
     "usage_as_sent",
 ]
+
+
+def __getattr__(name: str) -> object:
+    """``Client`` and ``AsyncClient`` (``client.py``), imported on first use: they need httpx,
+    which decoding and accumulating do not (without it, an ``ImportError`` names the install)."""
+    if name in ("AsyncClient", "Client"):
+        from . import client
+
+        return getattr(client, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
