@@ -178,8 +178,6 @@ class Client(_Client):
     ) -> Stream[CHAT_COMPLETIONS_EVENT]:
         """Stream ``POST /chat/completions``: the typed events of ``/chat/completions``.
 
-        A ``CreateChatCompletionRequest`` object.
-
         Use it as a context manager: entering sends the request.
 
         Args:
@@ -313,8 +311,6 @@ class AsyncClient(_AsyncClient):
         headers: Mapping[str, str] | None = None,
     ) -> AsyncStream[CHAT_COMPLETIONS_EVENT]:
         """Stream ``POST /chat/completions``: the typed events of ``/chat/completions``.
-
-        A ``CreateChatCompletionRequest`` object.
 
         Use it as a context manager: entering sends the request.
 

@@ -155,8 +155,6 @@ class Client(_Client):
     ) -> Stream[API_CHAT_EVENT]:
         """Stream ``POST /api/chat``: the typed events of ``/api/chat``.
 
-        A ``ChatRequest`` object.
-
         Use it as a context manager: entering sends the request.
 
         Args:
@@ -202,8 +200,6 @@ class Client(_Client):
         headers: Mapping[str, str] | None = None,
     ) -> Stream[API_GENERATE_EVENT]:
         """Stream ``POST /api/generate``: the typed events of ``/api/generate``.
-
-        A ``GenerateRequest`` object.
 
         Use it as a context manager: entering sends the request.
 
@@ -323,8 +319,6 @@ class AsyncClient(_AsyncClient):
     ) -> AsyncStream[API_CHAT_EVENT]:
         """Stream ``POST /api/chat``: the typed events of ``/api/chat``.
 
-        A ``ChatRequest`` object.
-
         Use it as a context manager: entering sends the request.
 
         Args:
@@ -370,8 +364,6 @@ class AsyncClient(_AsyncClient):
         headers: Mapping[str, str] | None = None,
     ) -> AsyncStream[API_GENERATE_EVENT]:
         """Stream ``POST /api/generate``: the typed events of ``/api/generate``.
-
-        A ``GenerateRequest`` object.
 
         Use it as a context manager: entering sends the request.
 

@@ -137,8 +137,6 @@ class Client(_Client):
     ) -> Stream[CHAT_COMPLETIONS_EVENT]:
         """Stream ``POST /chat/completions``: the typed events of ``/chat/completions``.
 
-        A ``ChatCompletionRequest`` object.
-
         Use it as a context manager: entering sends the request.
 
         Args:
@@ -306,8 +304,6 @@ class AsyncClient(_AsyncClient):
         headers: Mapping[str, str] | None = None,
     ) -> AsyncStream[CHAT_COMPLETIONS_EVENT]:
         """Stream ``POST /chat/completions``: the typed events of ``/chat/completions``.
-
-        A ``ChatCompletionRequest`` object.
 
         Use it as a context manager: entering sends the request.
 

@@ -371,7 +371,9 @@ def qualified(annotation: str, names: frozenset[str]) -> str:
 def _method_doc(op: OperationSpec, request: Request, cls: ClassSpec | None, arguments: tuple[Argument, ...]) -> str:
     """The typed method's docstring: what it sends, its arguments, what it returns."""
     lines = [f"Stream ``{op.method} {request.path}``: the typed events of ``{op.address}``."]
-    summary = (request.body.description if request.body else "") or (cls.doc if cls is not None else "")
+    body = request.body
+    schema = body.schema if body is not None else None
+    summary = (body.description if body is not None else "") or (schema.description if schema is not None else "")
     if summary.strip():
         lines += ["", summary.strip()]
     lines += ["", "Use it as a context manager: entering sends the request."]
