@@ -13,13 +13,16 @@ Usage::
     result = channel.accumulate(events)              # assembled StreamResult
     print(result.to_dict())
 
+The streaming client (needs httpx): ``from generated.anthropic import Client``, one typed
+method per streaming operation, request bodies in ``generated.anthropic.requests``.
+
 Channels:
     ``/v1/messages``: MessageStartEvent, ContentBlockStartEvent, ContentBlockDeltaEvent, ContentBlockStopEvent, MessageDeltaEvent, MessageStopEvent, PingEvent, ErrorEvent.
 """
 
 from typing import TYPE_CHECKING
 
-from . import models, requests
+from . import models
 from .._runtime import sse
 from .channels import (
     CHANNELS,
@@ -97,7 +100,6 @@ __all__ = [
     "V1_MESSAGES_CHANNEL",
     "VendorEvent",
     "models",
-    "requests",
     "sse",
     "usage_as_sent",
 ]

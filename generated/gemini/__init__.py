@@ -13,13 +13,16 @@ Usage::
     result = channel.accumulate(events)              # assembled StreamResult
     print(result.to_dict())
 
+The streaming client (needs httpx): ``from generated.gemini import Client``, one typed
+method per streaming operation, request bodies in ``generated.gemini.requests``.
+
 Channels:
     ``/models/{model}:streamGenerateContent``: ErrorResponse, GenerateContentResponse.
 """
 
 from typing import TYPE_CHECKING
 
-from . import models, requests
+from . import models
 from .._runtime import sse
 from .channels import (
     CHANNELS,
@@ -99,7 +102,6 @@ __all__ = [
     "UnknownEvent",
     "VendorEvent",
     "models",
-    "requests",
     "sse",
     "usage_as_sent",
 ]

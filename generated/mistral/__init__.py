@@ -13,6 +13,9 @@ Usage::
     result = channel.accumulate(events)              # assembled StreamResult
     print(result.to_dict())
 
+The streaming client (needs httpx): ``from generated.mistral import Client``, one typed
+method per streaming operation, request bodies in ``generated.mistral.requests``.
+
 Channels:
     ``/agents/completions``: StreamDone, AgentCompletionChunk.
     ``/chat/completions``: StreamDone, ChatCompletionUsageChunk, ChatCompletionChunk.
@@ -21,7 +24,7 @@ Channels:
 
 from typing import TYPE_CHECKING
 
-from . import models, requests
+from . import models
 from .._runtime import sse
 from .channels import (
     CHANNELS,
@@ -104,7 +107,6 @@ __all__ = [
     "UnknownEvent",
     "VendorEvent",
     "models",
-    "requests",
     "sse",
     "usage_as_sent",
 ]

@@ -13,6 +13,9 @@ Usage::
     result = channel.accumulate(events)              # assembled StreamResult
     print(result.to_dict())
 
+The streaming client (needs httpx): ``from generated.ollama import Client``, one typed
+method per streaming operation, request bodies in ``generated.ollama.requests``.
+
 Channels:
     ``/api/chat``: ChatChunk, StreamError.
     ``/api/generate``: GenerateChunk, StreamError.
@@ -20,7 +23,7 @@ Channels:
 
 from typing import TYPE_CHECKING
 
-from . import models, requests
+from . import models
 from .._runtime import sse
 from .channels import (
     CHANNELS,
@@ -100,7 +103,6 @@ __all__ = [
     "UnknownEvent",
     "VendorEvent",
     "models",
-    "requests",
     "sse",
     "usage_as_sent",
 ]

@@ -13,13 +13,16 @@ Usage::
     result = channel.accumulate(events)              # assembled StreamResult
     print(result.to_dict())
 
+The streaming client (needs httpx): ``from generated.openai_responses import Client``, one typed
+method per streaming operation, request bodies in ``generated.openai_responses.requests``.
+
 Channels:
     ``/v1/responses``: ResponseCreatedEvent, ResponseInProgressEvent, ResponseOutputItemAddedEvent, ResponseOutputItemDoneEvent, ResponseContentPartAddedEvent, ResponseContentPartDoneEvent, ResponseOutputTextDeltaEvent, ResponseOutputTextDoneEvent, ResponseOutputTextAnnotationAddedEvent, ResponseRefusalDeltaEvent, ResponseRefusalDoneEvent, ResponseFunctionCallArgumentsDeltaEvent, ResponseFunctionCallArgumentsDoneEvent, ResponseReasoningSummaryPartAddedEvent, ResponseReasoningSummaryPartDoneEvent, ResponseReasoningSummaryTextDeltaEvent, ResponseReasoningSummaryTextDoneEvent, ResponseReasoningTextDeltaEvent, ResponseReasoningTextDoneEvent, ResponseCompletedEvent, ResponseIncompleteEvent, ResponseFailedEvent, ResponseAudioDeltaEvent, ResponseAudioDoneEvent, ResponseAudioTranscriptDeltaEvent, ResponseAudioTranscriptDoneEvent, ResponseCodeInterpreterCallCodeDeltaEvent, ResponseCodeInterpreterCallCodeDoneEvent, ResponseCodeInterpreterCallCompletedEvent, ResponseCodeInterpreterCallInProgressEvent, ResponseCodeInterpreterCallInterpretingEvent, ResponseFileSearchCallCompletedEvent, ResponseFileSearchCallInProgressEvent, ResponseFileSearchCallSearchingEvent, ResponseShellCallCommandAddedEvent, ResponseShellCallCommandDeltaEvent, ResponseShellCallCommandDoneEvent, ResponseShellCallOutputContentDeltaEvent, ResponseShellCallOutputContentDoneEvent, ResponseWebSearchCallCompletedEvent, ResponseWebSearchCallInProgressEvent, ResponseWebSearchCallSearchingEvent, ResponseImageGenerationCallCompletedEvent, ResponseImageGenerationCallGeneratingEvent, ResponseImageGenerationCallInProgressEvent, ResponseImageGenerationCallPartialImageEvent, ResponseMCPCallArgumentsDeltaEvent, ResponseMCPCallArgumentsDoneEvent, ResponseMCPCallCompletedEvent, ResponseMCPCallFailedEvent, ResponseMCPCallInProgressEvent, ResponseMCPListToolsCompletedEvent, ResponseMCPListToolsFailedEvent, ResponseMCPListToolsInProgressEvent, ResponseQueuedEvent, ResponseCustomToolCallInputDeltaEvent, ResponseCustomToolCallInputDoneEvent, ResponseErrorEvent.
 """
 
 from typing import TYPE_CHECKING
 
-from . import models, requests
+from . import models
 from .._runtime import sse
 from .channels import (
     CHANNELS,
@@ -97,7 +100,6 @@ __all__ = [
     "V1_RESPONSES_CHANNEL",
     "VendorEvent",
     "models",
-    "requests",
     "sse",
     "usage_as_sent",
 ]

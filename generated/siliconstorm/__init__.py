@@ -13,13 +13,16 @@ Usage::
     result = channel.accumulate(events)              # assembled StreamResult
     print(result.to_dict())
 
+The streaming client (needs httpx): ``from generated.siliconstorm import Client``, one typed
+method per streaming operation, request bodies in ``generated.siliconstorm.requests``.
+
 Channels:
     ``/chat/completions``: StreamDone, ChatCompletionChunk.
 """
 
 from typing import TYPE_CHECKING
 
-from . import models, requests
+from . import models
 from .._runtime import sse
 from .channels import (
     CHANNELS,
@@ -101,7 +104,6 @@ __all__ = [
     "UnknownEvent",
     "VendorEvent",
     "models",
-    "requests",
     "sse",
     "usage_as_sent",
 ]

@@ -13,13 +13,16 @@ Usage::
     result = channel.accumulate(events)              # assembled StreamResult
     print(result.to_dict())
 
+The streaming client (needs httpx): ``from generated.xerotier import Client``, one typed
+method per streaming operation, request bodies in ``generated.xerotier.requests``.
+
 Channels:
     ``/chat/completions``: StreamDone, XResearchSearching, XResearchReading, XResearchCodeSearching, XResearchCalculating, XResearchResult, XResearchGapAnalysis, XResearchDeepeningRound, XResearchContextCompacted, XResearchTrackingDecision, XResearchQueryingDecisions, XResearchTrackingMilestone, XResearchQueryingTimeline, XResearchBriefing, XResearchRelating, XResearchCreatingMockup, XResearchUpdatingMockup, XResearchToolCall, XDeepThinkPlanningStarted, XDeepThinkPlanCreated, XDeepThinkPlanCritiqued, XDeepThinkDiscoveryStarted, XDeepThinkDiscoveryCompleted, XDeepThinkSubtaskPlanned, XDeepThinkSubtaskStarted, XDeepThinkSubtaskRetried, XDeepThinkSubtaskCompleted, XDeepThinkDeepeningRoundCompleted, XDeepThinkCrossReference, XDeepThinkSynthesizing, XDeepThinkStructuredSynthesis, XDeepThinkClaimEmitted, XDeepThinkSynthesisFailed, XDeepThinkMemoryExtracted, XArtifactCreated, XArtifactUpdated, XMockupCalling, XMockupCreated, XMockupUpdated, XMockupError, XAskUserQuestion, XAskUserPendingState, XContextFork, XChatMetadata, XAnalystContextGathering, XAnalystContextCompleted, XAnalystContextBriefCreated, XAnalystContextRefreshed, ChatCompletionChunk, StreamError.
 """
 
 from typing import TYPE_CHECKING
 
-from . import models, requests
+from . import models
 from .._runtime import sse
 from .channels import (
     CHANNELS,
@@ -99,7 +102,6 @@ __all__ = [
     "UnknownEvent",
     "VendorEvent",
     "models",
-    "requests",
     "sse",
     "usage_as_sent",
 ]

@@ -6,6 +6,7 @@ imports without httpx; mypy checks the typed methods' keywords."""
 from __future__ import annotations
 
 import asyncio
+import importlib
 import json
 import re
 import subprocess
@@ -127,7 +128,7 @@ def _run(
     package = _package(provider, flavour)
     mock, route, expected = _mocked(provider, address, flavour)
     method, arguments = TYPED[(provider, address)]
-    kwargs = arguments(package.requests)
+    kwargs = arguments(importlib.import_module(f"{package.__name__}.requests"))
 
     def open_stream(client: Any) -> Any:
         if typed:

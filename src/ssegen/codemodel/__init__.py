@@ -51,9 +51,11 @@ __all__ = [
     "package_usage",
 ]
 
-#: The names every package's ``__init__`` re-exports besides the channel constants.
+#: The names every package's ``__init__`` re-exports besides the channel constants. Not its
+#: ``requests`` module (``from <package> import requests`` imports it all the same): a star import
+#: would shadow the ``requests`` library in the user's module.
 PACKAGE_EXPORTS = (
-    *("APIConnectionError", "APIError", "APIStatusError", "APITimeoutError", "requests"),
+    *("APIConnectionError", "APIError", "APIStatusError", "APITimeoutError"),
     *("Accumulator", "AsyncEventStream", "BlockResult", "CHANNELS", "Channel", "ChoiceResult"),
     *("ConcurrentUseError", "ERROR_CODES", "EventStream", "EventTooLargeError", "InvalidFieldError"),
     *("InvalidUTF8Error", "PROVIDER", "PayloadError"),
