@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Literal, Union, overload
 import msgspec
 
 from . import models
+from .._runtime.accumulate import as_sent
 from .._runtime.encoding import Encoding
 from .._runtime.events import StreamTruncated, UnknownEvent, tag_reader
 from .._runtime.lenient import lenient_decode
@@ -232,9 +233,15 @@ def _apply_v1_messages_content_block_stop(
 
 
 def _apply_v1_messages_message_delta(acc: Sink, chunks: Iterable[models.MessageDeltaEvent]) -> None:
+    texts = acc.texts
     for chunk in chunks:
-        if (stop_reason := chunk.delta.stop_reason) is not None:
+        delta = chunk.delta
+        if (stop_reason := delta.stop_reason) is not None:
             acc.stop_reason = stop_reason
+        if (stop_sequence := delta.stop_sequence) is not None:
+            (texts.get("stop_sequence") or acc.text_parts("stop_sequence")).append(stop_sequence)
+        if (stop_details := delta.stop_details) is not None:
+            acc.collect("stop_details", as_sent(stop_details))
         if (usage := chunk.usage) is not None:
             acc.merge_usage(usage)
 

@@ -424,7 +424,7 @@ def check_mock_session(block: Block, ctx: Ctx) -> None:
     (install, shown_install), (command, shown) = _prompted(block)
     assert install == "pip install -e '.[mock]'" and not shown_install.strip()
     extra = {Requirement(r).name for r in _pyproject()["project"]["optional-dependencies"]["mock"]}
-    assert extra == {"starlette", "uvicorn"}
+    assert extra == {"starlette", "uvicorn", "jsonschema"}  # jsonschema checks request bodies
     argv = shlex.split(command)
     assert argv[:2] == ["ssegen", "mock"] and argv[2:-2] == list(MOCKED) and argv[-2:] == ["--port", "8000"]
     process = subprocess.Popen(

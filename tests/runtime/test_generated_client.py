@@ -117,7 +117,7 @@ def _mocked(provider: str, address: str, flavour: str = "msgspec") -> tuple[SSEM
     """A mock answering the channel, its route, and the result of its whole answer unbroken."""
     channel = _package(provider, flavour).CHANNELS[address]
     mock = SSEMock()
-    route = mock.route(channel)
+    route = mock.route(channel, check=True)  # the method, key and body checked as ssegen mock does
     return mock, route, channel.accumulate(channel.decode([route.body])).to_dict()
 
 
@@ -348,3 +348,24 @@ def test_mypy_checks_the_typed_methods_keywords_and_types_the_events(tmp_path: P
     for number, expected in _marked(USER_MODULE, "REVEAL").items():
         assert expected in notes.get(number, ""), (number, notes.get(number), stdout)
         assert not re.search(r"\bAny\b", notes[number]), notes[number]
+
+
+def test_a_request_the_mock_refuses_raises_the_packages_api_status_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The checking mock refuses a body its schema does not take (400, naming the pointer) and a
+    call without a key (401): the client raises the package's exported ``APIStatusError``."""
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    anthropic = _package("anthropic")
+    mock, _route, _ = _mocked("anthropic", "/v1/messages")
+    with anthropic.Client(MOCK_URL, "k", http_client=mock.client(), max_retries=0) as client:
+        with pytest.raises(anthropic.APIStatusError) as bad, client.stream("/v1/messages", {"model": "m"}):
+            pass
+    assert bad.value.status_code == 400 and b"messages" in bad.value.body
+    with anthropic.Client(MOCK_URL, http_client=mock.client(), max_retries=0) as client:
+        with (
+            pytest.raises(anthropic.APIError) as unauthorized,
+            client.create_message(model="m", max_tokens=1, messages=[]),
+        ):
+            pass
+    assert isinstance(unauthorized.value, anthropic.APIStatusError) and unauthorized.value.status_code == 401
+    assert "ANTHROPIC_API_KEY" in str(unauthorized.value)
+    mock.close()
