@@ -175,6 +175,8 @@ def render_provider(provider: Provider, settings: OutputSettings, diagnostics: D
     for template, name, target in (
         ("package_init.py.jinja", "__init__.py", rendered.files),
         (spec.flavour.models_template, "models.py", rendered.files),
+        (spec.flavour.requests_template, "requests.py", rendered.files),
+        ("client.py.jinja", "client.py", rendered.files),
         ("channels.py.jinja", "channels.py", rendered.files),
         ("test_conformance.py.jinja", test_module, tests),
     ):

@@ -577,6 +577,7 @@ CHECKS: dict[tuple[str, str, str], Callable[[Block, Ctx], None]] = {
     ("docs/results.md", "python", "from generated.deepseek import CHAT_COMPLETIONS_CHANNEL"): check_results_example,
     ("docs/families.md", "python", "from generated.anthropic import CHANNELS"): check_families_example,
     (CLIENT_PAGE, "python", "import httpx"): check_client_example,
+    (CLIENT_PAGE, "python", "# A generated client"): check_client_example,
     (CLIENT_PAGE, "python", "import asyncio"): check_client_example,
     (CLIENT_PAGE, "python", "# 503, then 429"): check_client_example,
     (CLIENT_PAGE, "python", "# The connection drops"): check_client_example,

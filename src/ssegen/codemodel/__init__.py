@@ -9,6 +9,7 @@ alone, deterministically (no dict/set iteration order leaks into output):
   decoders, the vendor-tag dispatch, the handler of each event class and the
   batch plan (fast path);
 * :mod:`.accumulation`: which members of a data message feed the accumulator, and how;
+* :mod:`.clients`: the request body classes and the client's operations and typed methods;
 * :mod:`.conformance`: the examples and example streams the generated tests replay;
 * :mod:`.flavour`: what differs between model flavours (msgspec, pydantic).
 """
@@ -22,6 +23,7 @@ from ..diagnostics import Diagnostics
 from ..ir import Provider
 from ..naming import distinct_identifiers
 from .channels import ChannelSpec, channel_spec
+from .clients import ClientSpec, OperationSpec, RequestModels, client_spec, request_models
 from .conformance import ExampleCase, StreamCase, example_cases, stream_cases
 from .encoding import EncodedChannel, EncodingSpec, encoded_channel, kept_members
 from .flavour import FLAVOURS, MSGSPEC, PYDANTIC, Flavour
@@ -31,6 +33,7 @@ __all__ = [
     "AliasSpec",
     "ChannelSpec",
     "ClassSpec",
+    "ClientSpec",
     "EncodedChannel",
     "EncodingSpec",
     "ExampleCase",
@@ -38,16 +41,21 @@ __all__ = [
     "FieldSpec",
     "Flavour",
     "MSGSPEC",
+    "OperationSpec",
     "PYDANTIC",
     "PackageSpec",
+    "RequestModels",
     "StreamCase",
     "build_package_spec",
     "package_summary",
     "package_usage",
 ]
 
-#: The names every package's ``__init__`` re-exports besides the channel constants.
+#: The names every package's ``__init__`` re-exports besides the channel constants. Not its
+#: ``requests`` module (``from <package> import requests`` imports it all the same): a star import
+#: would shadow the ``requests`` library in the user's module.
 PACKAGE_EXPORTS = (
+    *("APIConnectionError", "APIError", "APIStatusError", "APITimeoutError"),
     *("Accumulator", "AsyncEventStream", "BlockResult", "CHANNELS", "Channel", "ChoiceResult"),
     *("ConcurrentUseError", "ERROR_CODES", "EventStream", "EventTooLargeError", "InvalidFieldError"),
     *("InvalidUTF8Error", "PROVIDER", "PayloadError"),
@@ -84,6 +92,8 @@ class PackageSpec:
         usage: the lines of the docstring's usage example (after the import).
         kept: ``(class, wire names)`` of the members the spec requires at a default
             (nullable ones), which the encoder writes even as ``null``.
+        requests: the ``requests`` module's classes (:func:`~.clients.request_models`).
+        client: the ``client`` module's operations (:func:`~.clients.client_spec`).
     """
 
     provider: Provider
@@ -100,6 +110,8 @@ class PackageSpec:
     summary: str = ""
     usage: tuple[str, ...] = ()
     kept: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    requests: RequestModels = RequestModels((), ())
+    client: ClientSpec = ClientSpec("", (), "")
 
     @property
     def own_examples(self) -> tuple[ExampleCase, ...]:
@@ -241,6 +253,7 @@ def build_package_spec(provider: Provider, diagnostics: Diagnostics, flavour: Fl
     examples = example_cases(provider, [{m.name: m.cls for m in channel.messages} for channel in channels])
     encoded = tuple(encoded_channel(provider, channel, examples) for channel in channels)
     usage_address = provider.channels[0].address if provider.channels else DEFAULT_ADDRESS
+    requests, bodies = request_models(provider, diagnostics, flavour)
     return PackageSpec(
         provider=provider,
         title=title,
@@ -258,4 +271,6 @@ def build_package_spec(provider: Provider, diagnostics: Diagnostics, flavour: Fl
         summary=package_summary(provider, title),
         usage=package_usage(provider, usage_address),
         kept=kept_members(tuple(models.classes)),
+        requests=requests,
+        client=client_spec(provider, encoded, requests, bodies),
     )
