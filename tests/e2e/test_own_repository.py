@@ -101,7 +101,7 @@ def test_readme_walkthrough_generate_check_edit_check_regenerate_watch(installed
         'python -c "from myapp.llm_stream.deepseek import CHANNELS; print(len(CHANNELS))"', sub.parent
     )
     assert imported.returncode == 0 and int(imported.stdout) > 0, imported.stderr
-    assert "from myapp.llm_stream.deepseek import CHANNELS" in (out / "deepseek" / "__init__.py").read_text()
+    assert "from myapp.llm_stream.deepseek import channel" in (out / "deepseek" / "__init__.py").read_text()
 
     for folder in (sub, project / "api-specs"):
         done = installed.run(generate, folder)

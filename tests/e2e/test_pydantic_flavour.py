@@ -129,7 +129,7 @@ def test_unknown_model_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
 
 def test_output_folder_name_is_the_package_the_docstrings_name() -> None:
     init = (pydantic_output() / "deepseek" / "__init__.py").read_text(encoding="utf-8")
-    assert f"from {PYDANTIC_ROOT}.deepseek import CHANNELS" in init
+    assert f"from {PYDANTIC_ROOT}.deepseek import channel" in init
 
 
 def test_conform_replays_a_stream_through_a_pydantic_package() -> None:

@@ -58,7 +58,8 @@ class _Held:
         if 0 < cut < len(chunk):
             self.pieces[-1] = chunk[:cut]
             joined = b"".join(self.pieces)
-            self.pieces, self.count = [chunk[cut:]], len(chunk) - cut
+            self.pieces = [chunk[cut:]]
+            self.count = len(chunk) - cut
             return [joined]
         return self.rest()
 
