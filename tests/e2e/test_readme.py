@@ -105,6 +105,34 @@ def check_httpx_example(block: Block, ctx: Ctx) -> None:
     assert ast.literal_eval(printed[len(expected_text) + 1 : -len(" True\n")]) == usage, printed
 
 
+def check_client_readme_example(block: Block, ctx: Ctx) -> None:
+    """The client example runs as written: the httpx client the generated ``Client`` opens is given
+    ssegen's own transport (``SSEMock``, checking the request as ``ssegen mock`` does) serving
+    DeepSeek's docs example stream in 7-byte reads; the key comes from ``DEEPSEEK_API_KEY``."""
+    from generated.deepseek import CHANNELS as DEEPSEEK
+
+    stream = (GENERATED / "deepseek" / "examples" / "stream-example.sse").read_bytes()
+    payloads = [line[len(b"data: ") :] for line in stream.splitlines() if line.startswith(b"data: ")]
+    chunks = [json.loads(p) for p in payloads if p != b"[DONE]"]
+    expected_text = "".join(c["choices"][0]["delta"].get("content") or "" for c in chunks if c["choices"])
+    mock = SSEMock()
+    route = mock.route(DEEPSEEK["/chat/completions"], replay=stream, read_size=7, check=True)
+    opened = httpx.Client
+    ctx.monkeypatch.setattr(httpx, "Client", lambda **kwargs: opened(transport=mock.transport, **kwargs))
+    ctx.monkeypatch.setenv("DEEPSEEK_API_KEY", "sk-readme-test")
+    try:
+        exec(compile(block.text, block.name, "exec"), {"__name__": "doc_example"})
+    finally:
+        mock.close()
+    printed = ctx.capsys.readouterr().out
+    (request,) = route.requests
+    assert str(request.url) == "https://api.deepseek.com/chat/completions"
+    assert request.headers["authorization"] == "Bearer sk-readme-test"
+    sent = json.loads(request.content)
+    assert sent["stream"] is True and sent["model"] == "deepseek-chat", sent
+    assert expected_text and printed.startswith(expected_text + " ") and printed.endswith(" True\n"), printed
+
+
 def check_families_example(block: Block, ctx: Ctx) -> None:
     """The Messages example runs as written on a captured Anthropic stream (tests/data/streams)."""
     body = (ROOT / "tests" / "data" / "streams" / "anthropic" / "sdk_tool_use.sse").read_bytes()
@@ -568,6 +596,7 @@ CLIENT_PAGE = "docs/client.md"
 CHECKS: dict[tuple[str, str, str], Callable[[Block, Ctx], None]] = {
     (README, "sh", "python3 -m venv .venv"): check_quickstart,
     (README, "sh", "pip wheel --no-deps"): check_readme_install_block,
+    (README, "python", "from generated.deepseek import Client"): check_client_readme_example,
     (README, "python", "import os"): check_httpx_example,
     ("ARCHITECTURE.md", "text", "specs/<provider>/"): check_architecture_picture,
     ("benchmarks/README.md", "sh", "pip install -e '.[bench]'"): check_benchmarks,
