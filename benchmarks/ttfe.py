@@ -10,8 +10,8 @@ its own process (so that the server's work does not share this process's interpr
 keeps one warm connection (its own ``httpx.Client``) and sends the same request, ``runs`` times,
 interleaved call by call so that the machine's drift touches both alike:
 
-- **ssegen**: ``client.stream(operation, body)``, iterated until the first event that carries
-  content;
+- **ssegen**: the generated ``deepseek.Client``'s ``client.stream("/chat/completions", body)``,
+  iterated until the first event that carries content;
 - **openai**: ``OpenAI(...).chat.completions.create(..., stream=True)``, iterated until the first
   chunk that carries content;
 - **raw**: ``httpx.Client.stream`` + ``Channel.decode``, the same, as the floor of the two.
@@ -43,10 +43,8 @@ import httpx  # noqa: E402
 import openai  # noqa: E402
 
 import generated.deepseek as deepseek  # noqa: E402
-from generated._runtime.client import Auth, Client, Operation  # noqa: E402
 
 CHAT = deepseek.CHANNELS["/chat/completions"]
-OPERATION = Operation(CHAT, auth=Auth("bearer"), include_usage=True)
 MODEL = "deepseek-chat"
 MESSAGES = [{"role": "user", "content": "Hi"}]
 
@@ -93,14 +91,14 @@ def mock_server(words: int) -> Iterator[str]:
 
 def sides(url: str) -> dict[str, Callable[[], tuple[float, float]]]:
     """One call of each side: returns (seconds to the first content event, to the end)."""
-    client = Client(url, "k")
+    client = deepseek.Client(url, "k")
     sdk = openai.OpenAI(base_url=url, api_key="k", max_retries=0)
     http = httpx.Client(headers={"authorization": "Bearer k"})  # the mock answers a request without a key with a 401
     body = {"model": MODEL, "messages": MESSAGES}
 
     def ours() -> tuple[float, float]:
         start = time.perf_counter()
-        with client.stream(OPERATION, body) as events:
+        with client.stream("/chat/completions", body) as events:
             first, end = first_and_end(events)
         return first - start, end - start
 
