@@ -32,10 +32,10 @@ from typing import Any
 
 import msgspec
 
-from .accumulate_blocks import BlockState, _Blocks, snapshot_block
+from .accumulate_blocks import Blocks, BlockState, snapshot_block
 from .accumulate_choices import ChoiceState
 from .accumulate_errors import ErrorRecording
-from .accumulate_parts import COMPACT_PARTS, _join, _Parts, _plain, as_sent, usage_of
+from .accumulate_parts import COMPACT_PARTS, Parts, as_sent, join_parts, plain, usage_of
 from .accumulate_results import (
     BLOCK_FAMILIES,
     BlockResult,
@@ -43,7 +43,7 @@ from .accumulate_results import (
     Family,
     StreamResult,
     ToolCallResult,
-    _family,
+    family_of,
 )
 from .usage import usage_as_sent
 
@@ -97,7 +97,7 @@ class Accumulator(ErrorRecording):
         self.vendor_events: list[dict[str, Any]] = []
         self.complete = False
         self.states: dict[int, ChoiceState] = {}
-        self.blocks: dict[int, BlockState] = _Blocks()
+        self.blocks: dict[int, BlockState] = Blocks()
         self.stop_reason: str | None = None
         self.family = Family.CHAT
         #: the stream's named texts and lists (a plan's unkeyed ``append`` and ``collect``)
@@ -115,7 +115,7 @@ class Accumulator(ErrorRecording):
             usage, typed = self._usage_sent
             self._usage_sent = None
             sent = usage_as_sent(usage if typed is None else typed)
-            data = sent if sent is not None else _plain(usage)
+            data = sent if sent is not None else plain(usage)
             self._usage = data if isinstance(data, dict) else None
         return self._usage
 
@@ -131,7 +131,7 @@ class Accumulator(ErrorRecording):
         acc.text_parts(name)).append(delta)``), without a call per delta."""
         parts = self.texts.get(name)
         if parts is None:
-            parts = self.texts[name] = _Parts()
+            parts = self.texts[name] = Parts()
         return parts
 
     def collect(self, name: str, value: Any) -> None:
@@ -190,10 +190,10 @@ class Accumulator(ErrorRecording):
                 state.refusal,
                 *state.texts.values(),
             ):
-                if isinstance(parts, _Parts):
+                if isinstance(parts, Parts):
                     parts.compact()
             for call in state.tool_calls.values():
-                if isinstance(call.arguments, _Parts):
+                if isinstance(call.arguments, Parts):
                     call.arguments.compact()
         for block in self.blocks.values():
             for parts in (
@@ -204,10 +204,10 @@ class Accumulator(ErrorRecording):
                 block.arguments,
                 *block.texts.values(),
             ):
-                if isinstance(parts, _Parts):
+                if isinstance(parts, Parts):
                     parts.compact()
         for parts in self.texts.values():
-            if isinstance(parts, _Parts):
+            if isinstance(parts, Parts):
                 parts.compact()
 
     def choice(self, index: int) -> ChoiceState:
@@ -249,8 +249,8 @@ class Accumulator(ErrorRecording):
             complete=self.complete,
             output=output,
             stop_reason=self.stop_reason,
-            family=_family(self.family).value,
-            texts={name: _join(parts) for name, parts in self.texts.items()},
+            family=family_of(self.family).value,
+            texts={name: join_parts(parts) for name, parts in self.texts.items()},
             lists={name: list(items) for name, items in self.lists.items()},
         )
 

@@ -19,7 +19,7 @@ from typing import Any
 
 import msgspec
 
-from .accumulate_parts import _join, _LastText, _Parts, _plain, _str_or_none
+from .accumulate_parts import LastText, Parts, join_parts, plain, str_or_none
 from .accumulate_results import ChoiceResult, ToolCallResult
 
 
@@ -31,7 +31,7 @@ class _ToolCallState:
         self.id: str | None = None
         self.type: str | None = None
         self.name: str | None = None
-        self.arguments: list[str] = _Parts()
+        self.arguments: list[str] = Parts()
         #: arguments sent as an object (Gemini ``args``, built by ``partialArgs``), else None
         self.value: Any = None
         #: whether ``value`` is this state's own copy (an event's ``args`` is copied before
@@ -44,7 +44,7 @@ class _ToolCallState:
         """The arguments as JSON text: the fragments joined, or the object encoded."""
         if self.value is not None:
             return msgspec.json.encode(self.value).decode()
-        return _join(self.arguments)
+        return join_parts(self.arguments)
 
 
 #: One step of a JSON path as Vertex AI's ``partialArgs`` write it: ``.name``, ``[0]``, ``['a b']``.
@@ -123,7 +123,7 @@ class ChoiceState:
     def __init__(self, index: int, full_text: bool) -> None:
         self.index = index
         self.full_text = full_text
-        parts = _LastText if full_text else _Parts
+        parts = LastText if full_text else Parts
         self.content: list[str] = parts()
         self.reasoning_content: list[str] = parts()
         self.refusal: list[str] = parts()
@@ -146,7 +146,7 @@ class ChoiceState:
         elif isinstance(text, str):
             named = self.texts.get(field)
             if named is None:
-                named = self.texts[field] = _Parts()
+                named = self.texts[field] = Parts()
             named.append(text)
 
     def add_content(self, content: Any) -> None:
@@ -166,7 +166,7 @@ class ChoiceState:
 
     def _add_parts(self, parts: Iterable[Any], texts: list[str]) -> None:
         for part in parts:
-            data = _plain(part)
+            data = plain(part)
             kind = data.get("type") if isinstance(data, dict) else None
             if kind == "text" and isinstance(data.get("text"), str):
                 texts.append(data["text"])
@@ -260,8 +260,8 @@ class ChoiceState:
             if isinstance(arguments, str):
                 call.arguments.append(arguments)
             else:
-                call.value = {} if arguments is None else _plain(arguments)
-        pieces = _plain(partial) if partial is not None else None
+                call.value = {} if arguments is None else plain(arguments)
+        pieces = plain(partial) if partial is not None else None
         if not isinstance(pieces, list):
             return
         if not call.owned:
@@ -303,10 +303,10 @@ class ChoiceState:
                     function = {}
                 self.add_tool_call(
                     index if isinstance(index, int) and not isinstance(index, bool) else None,
-                    _str_or_none(fragment.get("id")),
-                    _str_or_none(fragment.get("type")),
-                    _str_or_none(function.get("name")),
-                    _str_or_none(function.get("arguments")),
+                    str_or_none(fragment.get("id")),
+                    str_or_none(fragment.get("type")),
+                    str_or_none(function.get("name")),
+                    str_or_none(function.get("arguments")),
                     position,
                 )
                 continue
@@ -321,9 +321,11 @@ class ChoiceState:
         """The assembled :class:`ChoiceResult`."""
         return ChoiceResult(
             index=self.index,
-            content=_join(self.content) if self.content else None,
-            reasoning_content=_join(self.reasoning_content) if self.reasoning_content else None,
-            refusal=_join(self.refusal) if self.refusal else None,
+            content=join_parts(self.content) if self.content else None,
+            reasoning_content=(
+                join_parts(self.reasoning_content) if self.reasoning_content else None
+            ),
+            refusal=join_parts(self.refusal) if self.refusal else None,
             tool_calls=[
                 ToolCallResult(
                     index=c.index,
@@ -335,5 +337,5 @@ class ChoiceState:
             ],
             finish_reason=self.finish_reason,
             content_parts=list(self.content_parts),
-            texts={name: _join(parts) for name, parts in self.texts.items()},
+            texts={name: join_parts(parts) for name, parts in self.texts.items()},
         )

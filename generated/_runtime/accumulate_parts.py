@@ -2,7 +2,7 @@
 """What every accumulation state shares: texts kept as parts, and values as plain data.
 
 A text (a choice's ``content``, a block's ``text``, a tool call's ``arguments``...) is assembled
-as the list of its deltas (:class:`_Parts`), joined once when the result is built (:func:`_join`)
+as the list of its deltas (:class:`Parts`), joined once when the result is built (:func:`join_parts`)
 and compacted while a long stream is read (:data:`COMPACT_PARTS`); a typed value is kept as the
 plain JSON data it was sent as (:func:`as_sent`, :func:`usage_of`: what compiled plans call).
 
@@ -21,7 +21,7 @@ import msgspec
 COMPACT_PARTS = 4096
 
 
-class _Parts(list[str]):
+class Parts(list[str]):
     """A text's parts, in stream order: the blocks joined so far, then the parts since."""
 
     __slots__ = ("blocks",)
@@ -34,18 +34,18 @@ class _Parts(list[str]):
         """Join the parts after the last block into one block once they number more
         than :data:`COMPACT_PARTS` (earlier blocks are not copied again)."""
         if len(self) - self.blocks > COMPACT_PARTS:
-            self[self.blocks :] = [_join(self[self.blocks :])]
+            self[self.blocks :] = [join_parts(self[self.blocks :])]
             self.blocks += 1
 
 
-class _LastText(_Parts):
+class LastText(Parts):
     """A text's parts in cumulative mode: appending replaces (only the last part counts)."""
 
     def append(self, text: str) -> None:
         self[:] = [text]
 
 
-def _plain(value: Any) -> Any:
+def plain(value: Any) -> Any:
     """``value`` as plain JSON data: dicts as they are, typed objects by wire names
     (a pydantic model through ``model_dump``; this module does not import pydantic)."""
     if isinstance(value, (dict, str)):
@@ -62,7 +62,7 @@ def _plain(value: Any) -> Any:
 def as_sent(value: Any) -> Any:
     """``value`` as plain JSON data (typed objects by wire names): what a plan's ``collect``
     keeps."""
-    return _plain(value)
+    return plain(value)
 
 
 def usage_of(members: Iterable[tuple[str, Any]]) -> dict[str, Any] | None:
@@ -70,11 +70,11 @@ def usage_of(members: Iterable[tuple[str, Any]]) -> dict[str, Any] | None:
     ``{name: value}`` of each member sent (not None), in the order given, values as
     plain JSON data (Ollama's final line: ``{"prompt_eval_count": 26, "eval_count": 282,
     "total_duration": 4883583458, ...}``, durations in nanoseconds as sent); None when none is."""
-    usage = {name: _plain(value) for name, value in members if value is not None}
+    usage = {name: plain(value) for name, value in members if value is not None}
     return usage or None
 
 
-def _join(parts: list[str]) -> str:
+def join_parts(parts: list[str]) -> str:
     """The parts joined; a None a leniently decoded event appended (a required text member
     that was missing) is left out."""
     try:
@@ -83,6 +83,6 @@ def _join(parts: list[str]) -> str:
         return "".join(p for p in parts if isinstance(p, str))
 
 
-def _str_or_none(value: Any) -> str | None:
+def str_or_none(value: Any) -> str | None:
     """``value`` when it is a string, else None."""
     return value if isinstance(value, str) else None

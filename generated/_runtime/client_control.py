@@ -128,7 +128,7 @@ class StreamControl:
         self.holding = True
         self.held: list[list[Item]] = []
         self.end: StreamTruncated | None = None
-        self._probe = self.reader._accumulator()
+        self._probe = self.reader.new_accumulator()
         self._fallback: list[list[Item]] = []  # an attempt's reads, until its start over works
         self._pending: StreamTruncated | None = None  # the end if a reconnection fails
         self._reason = ""  # the error event a start over is for
@@ -254,7 +254,7 @@ class StreamControl:
         events = list(self.reader.classifier.item(last[-1]))
         if not events:
             return False
-        acc = self.reader._accumulator()
+        acc = self.reader.new_accumulator()
         self.reader.apply(acc, events[-1])
         return acc.complete
 
@@ -305,7 +305,7 @@ class StreamControl:
         """The first request again: the attempt's reads set aside (handed on only if the new
         attempt fails), the stream's position forgotten."""
         self._fallback, self.held = self.held, []
-        self._probe = self.reader._accumulator()
+        self._probe = self.reader.new_accumulator()
         self.last_event_id, self.response_id, self.sequence_number = "", None, None
         self._pending = None
         delay = self.backoff.delay(self.attempts)

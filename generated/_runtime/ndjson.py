@@ -59,6 +59,7 @@ from .framing import (
     SSEError,
     expand,
     join_pending,
+    new_tuple,
 )
 
 __all__ = ["NDJSON", "Lines", "NDJSONDecoder", "NDJSONFraming", "iter_values", "unreadable_line"]
@@ -134,7 +135,6 @@ class Lines(Sequence[bytes]):
 #: ``}`` LF ``{``: where one object's line ends and the next one's begins (found by ``re``'s
 #: scan for its first byte: 20% faster than ``bytes.count``'s skip loop, Python 3.11).
 _BOUNDARY = re.compile(rb"\}\n\{")
-_new_tuple = tuple.__new__  # builds a NamedTuple without its Python-level __new__
 #: The most values one run (:class:`~.sse.RawEvents`) of lines checked one by one holds: a long
 #: read (a whole body) is handed on as runs of this many, so that a consumer decoding a run at
 #: once holds a run's typed values, not the read's, while it applies them (Ollama, whole body
@@ -147,6 +147,19 @@ RUN_VALUES = 64
 #: and accumulated 0.69x the floor in spans of 8 KiB, 0.76-0.78x in spans of 16 KiB, 0.78-0.81x
 #: in spans of 32 KiB, 0.76x in spans of 64 KiB (CPU time, interleaved, on a loaded machine).
 SPAN_BYTES = 32 * 1024
+
+
+def _clean_lines(lines: list[bytes], cr: bool = True) -> list[bytes]:
+    """``lines`` without the CR of a CRLF (when ``cr``: some line holds a CR) and
+    without blank lines. Each step is a C-level pass unless the lines hold what it
+    removes."""
+    if cr:
+        lines = [line[:-1] if line[-1:] == b"\r" else line for line in lines]
+    values = list(filter(None, lines))
+    # A line that is only whitespace sorts first: every byte of it is at most b" ".
+    if values and min(values)[:1] <= b" ":
+        values = [value for value in values if value.strip()]
+    return values
 
 
 class NDJSONDecoder:
@@ -304,7 +317,7 @@ class NDJSONDecoder:
         line = b"".join(self._pending)
         self._pending.clear()
         self._pending_len = 0
-        value = self._clean([line])
+        value = _clean_lines([line])
         if not value:
             return []
         try:
@@ -354,7 +367,7 @@ class NDJSONDecoder:
         absolute offset ``start``): the lines as read (:func:`_spans`) when they are valid
         UTF-8 and no span of them is longer than a line may be, as most reads are; else checked
         line by line (:meth:`_values`), which raises at the first fault."""
-        if data.isascii() or _is_utf8(data):
+        if data.isascii() or is_utf8(data):
             runs = _spans(data, self._max)
             if runs is not None:
                 return runs
@@ -372,20 +385,7 @@ class NDJSONDecoder:
         self._text(data, start, lines)
         # (Searching the bytes for an empty line, b"\n\n", measured slower than filtering
         # the lines: every LF is a candidate match.)
-        return self._clean(lines, data.find(b"\r", 0, cut) >= 0)
-
-    @staticmethod
-    def _clean(lines: list[bytes], cr: bool = True) -> list[bytes]:
-        """``lines`` without the CR of a CRLF (when ``cr``: some line holds a CR) and
-        without blank lines. Each step is a C-level pass unless the lines hold what it
-        removes."""
-        if cr:
-            lines = [line[:-1] if line[-1:] == b"\r" else line for line in lines]
-        values = list(filter(None, lines))
-        # A line that is only whitespace sorts first: every byte of it is at most b" ".
-        if values and min(values)[:1] <= b" ":
-            values = [value for value in values if value.strip()]
-        return values
+        return _clean_lines(lines, data.find(b"\r", 0, cut) >= 0)
 
     def _fail_long(self, lines: list[bytes], start: int) -> None:
         """Raise :class:`~.sse.EventTooLargeError` at the first line over the limit, with
@@ -394,7 +394,7 @@ class NDJSONDecoder:
         for index, line in enumerate(lines):
             if len(line) > self._max:
                 self._failed = True
-                before = self._clean(lines[:index])
+                before = _clean_lines(lines[:index])
                 events = expand([RawEvents(before)]) if before else []
                 raise EventTooLargeError(self._max, offset, events)
             offset += len(line) + 1
@@ -408,7 +408,7 @@ class NDJSONDecoder:
         except UnicodeDecodeError as exc:
             self._failed = True
             good = data[: exc.start].count(b"\n")
-            before = self._clean(lines[:good])
+            before = _clean_lines(lines[:good])
             events = expand([RawEvents(before)]) if before else []
             raise InvalidUTF8Error(start + exc.start, exc.reason, events) from None
 
@@ -449,11 +449,11 @@ def _span_run(span: bytes) -> list[ServerSentEvent | RawEvents | NamedEvents]:
     if span[:1] == b"{" and span[-2:] == b"}\n":
         count = len(span) - len(span.replace(b"\n", b""))
         if count == 1 or len(_BOUNDARY.findall(span)) == count - 1:  # (one line: a read a line)
-            return [_new_tuple(RawEvents, (Lines(span, count), ""))]
-    return _runs(NDJSONDecoder._clean(span[:-1].split(b"\n"), b"\r" in span))
+            return [new_tuple(RawEvents, (Lines(span, count), ""))]
+    return _runs(_clean_lines(span[:-1].split(b"\n"), b"\r" in span))
 
 
-def _is_utf8(data: bytes) -> bool:
+def is_utf8(data: bytes) -> bool:
     """Whether ``data`` is valid UTF-8 (for bytes that are not all ASCII)."""
     try:
         data.decode()
@@ -465,9 +465,9 @@ def _is_utf8(data: bytes) -> bool:
 def _runs(values: list[bytes]) -> list[ServerSentEvent | RawEvents | NamedEvents]:
     """``values`` as consecutive runs of at most :data:`RUN_VALUES` values (none when empty)."""
     if len(values) <= RUN_VALUES:
-        return [_new_tuple(RawEvents, (values, ""))] if values else []
+        return [new_tuple(RawEvents, (values, ""))] if values else []
     return [
-        _new_tuple(RawEvents, (values[start : start + RUN_VALUES], ""))
+        new_tuple(RawEvents, (values[start : start + RUN_VALUES], ""))
         for start in range(0, len(values), RUN_VALUES)
     ]
 

@@ -236,7 +236,7 @@ class StreamResult(msgspec.Struct, kw_only=True):
         ``choices``; empty ``texts`` and ``lists`` (of the stream and of each choice) are
         left out."""
         data: dict[str, Any] = msgspec.to_builtins(self)
-        for key in _UNUSED_KEYS.get(_family(data.pop("family")), ()):
+        for key in _UNUSED_KEYS.get(family_of(data.pop("family")), ()):
             del data[key]
         for owner in (data, *data.get("choices", ())):
             for key in ("texts", "lists"):
@@ -245,7 +245,7 @@ class StreamResult(msgspec.Struct, kw_only=True):
         return data
 
 
-def _family(value: Any) -> Family:
+def family_of(value: Any) -> Family:
     """The :class:`Family` named ``value`` (``custom`` for a name it does not know)."""
     try:
         return Family(value)

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Iterator, Sequence
 from itertools import repeat
-from typing import NamedTuple, Protocol
+from typing import Any, NamedTuple, Protocol, TypeVar
 
 __all__ = [
     "DEFAULT_MAX_EVENT_BYTES",
@@ -50,10 +50,20 @@ __all__ = [
     "aread_items",
     "check_chunks",
     "expand",
+    "new_tuple",
     "read_items",
 ]
 
-_new_tuple = tuple.__new__  # builds a NamedTuple without its Python-level __new__
+_TupleT = TypeVar("_TupleT", bound="tuple[Any, ...]")
+
+
+class _NewTuple(Protocol):
+    def __call__(self, cls: type[_TupleT], iterable: Iterable[Any], /) -> _TupleT: ...
+
+
+new_tuple: _NewTuple = tuple[Any, ...].__new__
+"""``tuple.__new__``, typed: builds a NamedTuple of ``cls`` from its field values without its
+Python-level ``__new__`` (a call fewer per event)."""
 DEFAULT_MAX_EVENT_BYTES: int = 8 * 1024 * 1024
 """Default limit, in bytes, on one event's pending bytes (see
 :class:`EventTooLargeError`): 8 MiB."""
@@ -217,7 +227,7 @@ class RawEvents(NamedTuple):
         the ``start``-th (0-based) on."""
         values = self.values[start:] if start else self.values
         fields = zip(repeat("message"), map(bytes.decode, values), repeat(self.id), repeat(None))
-        return list(map(_new_tuple, repeat(ServerSentEvent), fields))
+        return list(map(new_tuple, repeat(ServerSentEvent), fields))
 
 
 class NamedEvents(NamedTuple):
@@ -249,7 +259,7 @@ class NamedEvents(NamedTuple):
         values = self.values[start:] if start else self.values
         names = [line[7:].decode() or "message" for line in lines]  # WHATWG: empty type is message
         fields = zip(names, map(bytes.decode, values), repeat(self.id), repeat(None))
-        return list(map(_new_tuple, repeat(ServerSentEvent), fields))
+        return list(map(new_tuple, repeat(ServerSentEvent), fields))
 
 
 #: The most pieces the pending bytes of a line are kept as before they are joined into one
@@ -291,7 +301,7 @@ def expand(events: Iterable[ServerSentEvent | RawEvents | NamedEvents]) -> list[
 
 
 #: How to read a body as bytes chunks, named in the errors below.
-_READ_BYTES = "response.iter_bytes() (httpx) or response.iter_content(chunk_size=None) (requests)"
+READ_BYTES = "response.iter_bytes() (httpx) or response.iter_content(chunk_size=None) (requests)"
 
 
 def check_chunks(chunks: object, caller: str = "decode()", is_async: bool = False) -> None:
@@ -330,7 +340,7 @@ def check_chunks(chunks: object, caller: str = "decode()", is_async: bool = Fals
                 " synchronous twin (decode(), iter_events())"
             )
         return
-    wanted = f"{caller} takes an iterable of bytes chunks such as {_READ_BYTES}"
+    wanted = f"{caller} takes an iterable of bytes chunks such as {READ_BYTES}"
     if isinstance(chunks, (bytes, bytearray, memoryview)):
         raise TypeError(f"{wanted}; got {type(chunks).__name__}: wrap it as [body]")
     if isinstance(chunks, str):
@@ -402,32 +412,34 @@ class StreamState:
             a body that gave no event and starts as JSON or markup, so is not of the framing
             (``events.body_looks_like`` says what it is: an NDJSON body, a JSON reply, an HTML
             page); the stream is then ``incomplete``, every byte discarded. ``None`` otherwise.
+        decoder: The :class:`Framer` of the stream being read (set by :func:`iter_raw` and
+            :func:`aiter_raw` when reading starts; ``None`` before), which the three
+            properties above read.
     """
 
-    __slots__ = ("incomplete", "stopped", "bytes_discarded", "body_head", "_decoder")
+    __slots__ = ("incomplete", "stopped", "bytes_discarded", "body_head", "decoder")
 
     def __init__(self) -> None:
         self.incomplete: bool = False
         self.stopped: str = ""
         self.bytes_discarded: int = 0
         self.body_head: bytes | None = None
-        # The decoder of the stream being read (set by iter_raw/aiter_raw); None before.
-        self._decoder: Framer | None = None
+        self.decoder: Framer | None = None
 
     @property
     def bytes_consumed(self) -> int:
         """See the class docstring."""
-        return 0 if self._decoder is None else self._decoder.bytes_consumed
+        return 0 if self.decoder is None else self.decoder.bytes_consumed
 
     @property
     def last_event_id(self) -> str:
         """See the class docstring."""
-        return "" if self._decoder is None else self._decoder.last_event_id
+        return "" if self.decoder is None else self.decoder.last_event_id
 
     @property
     def reconnection_time(self) -> int | None:
         """See the class docstring."""
-        return None if self._decoder is None else self._decoder.reconnection_time
+        return None if self.decoder is None else self.decoder.reconnection_time
 
     def __repr__(self) -> str:
         return (
@@ -457,7 +469,7 @@ class _Reads:
     ) -> None:
         self.decoder = framer(max_event_bytes)
         self.state = StreamState() if state is None else state
-        self.state._decoder = self.decoder
+        self.state.decoder = self.decoder
         self.error: SSEError | None = None
         #: the body's first bytes while no read dispatched an event (None once one did)
         self.head: bytes | None = b""

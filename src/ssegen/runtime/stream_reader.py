@@ -27,7 +27,7 @@ from .framing import (
     ServerSentEvent,
 )
 from .sink import Sink
-from .stream_classify import Classifier, Item, _reason, _run
+from .stream_classify import Classifier, Item, classify_item, error_reason
 from .stream_events import AsyncEventStream, EventStream
 
 E = TypeVar("E")
@@ -207,7 +207,7 @@ class ChannelReader(Generic[E]):
         try:
             return self.classify(ServerSentEvent(event, data, id, None))
         except Exception as exc:
-            raise PayloadError(event, data, _reason(exc)) from exc
+            raise PayloadError(event, data, error_reason(exc)) from exc
 
     def decode(
         self,
@@ -317,10 +317,10 @@ class ChannelReader(Generic[E]):
             raise TypeError(_not_events(events, "accumulate()", whole=True))
         if content_type is not None:
             events = self._reframed(events, content_type)
-        acc = self._accumulator(full_text)
+        acc = self.new_accumulator(full_text)
         if isinstance(events, EventStream) and not events.started:
             # Not iterated yet: classify and apply each read's items directly.
-            self._apply_reads(acc, events.batches(), events.classifier)
+            self.apply_reads(acc, events.batches(), events.classifier)
         else:
             for count, event in enumerate(events, 1):
                 self.apply(acc, event)
@@ -341,9 +341,9 @@ class ChannelReader(Generic[E]):
             raise TypeError(_not_events(events, "aaccumulate()", whole=True))
         if content_type is not None:
             events = self._reframed(events, content_type)
-        acc = self._accumulator(full_text)
+        acc = self.new_accumulator(full_text)
         if isinstance(events, AsyncEventStream) and not events.started:
-            await self._aapply_reads(acc, events.batches(), events.classifier)
+            await self.aapply_reads(acc, events.batches(), events.classifier)
         else:
             count = 0
             async for event in events:
@@ -365,14 +365,14 @@ class ChannelReader(Generic[E]):
         framer = self.framer_for(content_type)
         return events if framer is events.framer else events.reframed(framer)
 
-    def _accumulator(self, full_text: bool = False) -> Accumulator:
+    def new_accumulator(self, full_text: bool = False) -> Accumulator:
         """A fresh :class:`Accumulator` of the channel's family (``full_text``: cumulative
         mode, see :class:`Accumulator`)."""
         acc = Accumulator(full_text)
         acc.family = self.family
         return acc
 
-    def _apply_reads(
+    def apply_reads(
         self,
         acc: Accumulator,
         reads: Iterable[list[Item]],
@@ -390,13 +390,13 @@ class ChannelReader(Generic[E]):
         items = coalesce(chain.from_iterable(reads))
         self._apply_items(acc, items, classifier or self.classifier)
 
-    async def _aapply_reads(
+    async def aapply_reads(
         self,
         acc: Accumulator,
         reads: AsyncIterable[list[Item]],
         classifier: Classifier[E] | None = None,
     ) -> None:
-        """:meth:`_apply_reads` of async reads, their runs joined read by read (:class:`Joiner`)."""
+        """:meth:`apply_reads` of async reads, their runs joined read by read (:class:`Joiner`)."""
         classify = classifier or self.classifier
         joiner, applied = Joiner(), 0
         async for batch in reads:
@@ -439,7 +439,7 @@ class ChannelReader(Generic[E]):
                 continue
             count = len(item.values)
             applied += count
-            run = _run(item, values, named, False)  # the events are not handed on
+            run = classify_item(item, values, named, False)  # the events are not handed on
             if run:
                 # A values run is of one class, as is a run of one event (a read of a server
                 # flushing each token): one call of its run function.
