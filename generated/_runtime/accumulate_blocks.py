@@ -20,6 +20,7 @@ import msgspec
 
 from .accumulate_parts import Parts, join_parts, plain, str_or_none
 from .accumulate_results import BlockResult
+from .json_values import is_array, is_object
 from .partial_json import partial_json
 
 
@@ -85,7 +86,7 @@ class BlockState:
         is kept (``raw``). ``members`` (a plan's ``open`` with ``members``, by name, ``kind``
         for ``type``), each sent (not None), stand over the object's own as plain data."""
         data = plain(block)
-        if not isinstance(data, dict):
+        if not is_object(data):
             return
         self.opened = data
         if members:
@@ -97,7 +98,7 @@ class BlockState:
         self.status = str_or_none(data.get("status")) or self.status
         if "input" in data and not isinstance(data["input"], str):
             self.input = data["input"]
-        elif isinstance(data.get("arguments"), (dict, list)):
+        elif is_object(data.get("arguments")) or is_array(data.get("arguments")):
             self.input = data["arguments"]
         for field in ("text", "thinking", "arguments"):
             value = data.get(field)
@@ -146,7 +147,7 @@ class BlockState:
         if delta is None:
             return
         delta = plain(delta)
-        if not isinstance(delta, dict):
+        if not is_object(delta):
             self.deltas.append(delta)
             return
         texts = [(k, v) for k, v in delta.items() if k != "type" and isinstance(v, str)]
@@ -159,7 +160,7 @@ class BlockState:
         """The assembled :class:`BlockResult`; where the deltas disagree with the
         finished object, one ``snapshot_mismatch`` per member is appended to
         ``mismatches`` and the finished object's value is taken."""
-        final = self.final if isinstance(self.final, dict) else {}
+        final = self.final if is_object(self.final) else {}
         texts = {f: join_parts(getattr(self, f)) for f in _BLOCK_TEXTS}
         others = {name: join_parts(parts) for name, parts in self.texts.items()}
         ident, found = self._identity(final)
@@ -230,11 +231,11 @@ def _snapshot_texts(
     if isinstance(final.get("arguments"), str):
         found += _fill(texts, "arguments", final["arguments"])
     content = final.get("content")
-    if isinstance(content, list):
+    if is_array(content):
         text = _content_text(content)
         if text is not None:
             found += _fill(texts, "text", text)
-    if not texts["thinking"] and isinstance(final.get("summary"), list):
+    if not texts["thinking"] and is_array(final.get("summary")):
         texts["thinking"] = _summary_text(final["summary"])
     for name in list(others):
         if isinstance(final.get(name), str):
@@ -251,20 +252,18 @@ def _content_text(content: list[Any]) -> str | None:
     joined = "".join(
         p["text"]
         for p in content
-        if isinstance(p, dict)
+        if is_object(p)
         and p.get("type") in ("output_text", "text")
         and isinstance(p.get("text"), str)
     )
-    if joined or any(isinstance(p, dict) and "text" in p for p in content):
+    if joined or any(is_object(p) and "text" in p for p in content):
         return joined
     return None
 
 
 def _summary_text(summary: list[Any]) -> str:
     """The text of a finished reasoning item's ``summary`` parts, joined."""
-    return "".join(
-        p["text"] for p in summary if isinstance(p, dict) and isinstance(p.get("text"), str)
-    )
+    return "".join(p["text"] for p in summary if is_object(p) and isinstance(p.get("text"), str))
 
 
 def _parsed_input(arguments: str, final: dict[str, Any], opened: Any) -> tuple[Any, Any]:
@@ -274,7 +273,7 @@ def _parsed_input(arguments: str, final: dict[str, Any], opened: Any) -> tuple[A
     when an object or array, else ``opened`` (the input as the block was opened)."""
     if not arguments:
         sent = final.get("arguments")
-        return (sent if isinstance(sent, (dict, list)) else opened), None
+        return (sent if (is_object(sent) or is_array(sent)) else opened), None
     try:
         return msgspec.json.decode(arguments), None
     except msgspec.DecodeError:
@@ -304,7 +303,7 @@ def snapshot_block(blocks: dict[int, BlockState], position: int, item: Any) -> B
     block at ``position`` unless it holds an item of another id; else a new block after the
     last. (OpenRouter filters a reasoning item out upstream: the only item streamed has
     ``output_index`` 1, and ``response.completed`` lists it at 0.)"""
-    ident = str_or_none(item.get("id") if isinstance(item, dict) else getattr(item, "id", None))
+    ident = str_or_none(item.get("id") if is_object(item) else getattr(item, "id", None))
     if ident is not None:
         same = next((b for b in blocks.values() if b.id == ident), None)
         if same is not None:

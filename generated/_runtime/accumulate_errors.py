@@ -23,6 +23,7 @@ from .accumulate_blocks import BlockState, snapshot_block
 from .accumulate_results import BLOCK_FAMILIES, Family
 from .events import StreamStalled, StreamTruncated, UnknownEvent, VendorEvent, truncated_reason
 from .framing import StreamState
+from .json_values import is_array, is_object
 
 if TYPE_CHECKING:
     from .accumulate_choices import ChoiceState
@@ -67,12 +68,12 @@ class ErrorRecording:
         "error_in_chunk", "message": str | None, "code": Any, "data": Any}``; the
         chunk's other members are assembled as usual."""
         data = msgspec.to_builtins(error)
-        message = data.get("message") if isinstance(data, dict) else data
+        message = data.get("message") if is_object(data) else data
         self.errors.append(
             {
                 "kind": "error_in_chunk",
                 "message": message if isinstance(message, str) else None,
-                "code": data.get("code") if isinstance(data, dict) else None,
+                "code": data.get("code") if is_object(data) else None,
                 "data": data,
             }
         )
@@ -97,7 +98,7 @@ class ErrorRecording:
             pass
         for pointer, value in members.items():
             if self.family in BLOCK_FAMILIES and self.off_spec_block(event, pointer, value):
-                kind = value.get("type") if isinstance(value, dict) else None
+                kind = value.get("type") if is_object(value) else None
                 if isinstance(kind, str):
                     if kind in self.reported:
                         continue
@@ -113,7 +114,7 @@ class ErrorRecording:
             self.errors.append({"kind": "member_off_spec", "pointer": pointer, "got": value})
             parts = pointer.split("/")
             if len(parts) == 5 and parts[1] == "choices" and parts[3:] == ["delta", "content"]:
-                if parts[2].isdigit() and isinstance(value, list):
+                if parts[2].isdigit() and is_array(value):
                     self.choice(int(parts[2])).add_content(value)
 
     def off_spec_block(self, event: Any, pointer: str, value: Any) -> bool:
@@ -123,7 +124,7 @@ class ErrorRecording:
         ``/item`` (opens, or when the item is open finishes, item ``output_index``) and
         ``/response/output/<i>`` (a finished item, of the block of its id:
         :func:`~.accumulate_blocks.snapshot_block`)."""
-        if not isinstance(value, dict):
+        if not is_object(value):
             return False
         if pointer == "/content_block" or pointer == "/delta":
             index = getattr(event, "index", None)
@@ -191,7 +192,7 @@ class ErrorRecording:
                 data = msgspec.json.decode(event.data)
             except msgspec.DecodeError:
                 data = None
-            if isinstance(data, dict):
+            if is_object(data):
                 index = self.block_event(data)
                 if index is not None:
                     kind = data.get("type")
@@ -233,11 +234,11 @@ class ErrorRecording:
         if isinstance(delta, str) and isinstance(kind, str):
             name = kind.removeprefix("response.").removesuffix(".delta")
             block.add_text(name, delta)
-        elif isinstance(delta, dict):
+        elif is_object(delta):
             block.add_delta(delta)
-        elif isinstance(data.get("content_block"), dict):
+        elif is_object(data.get("content_block")):
             block.open(data["content_block"])
-        elif isinstance(data.get("item"), dict):
+        elif is_object(data.get("item")):
             if block.kind is None:
                 block.open(data["item"])
             else:
@@ -297,4 +298,4 @@ def _error_data(event: UnknownEvent) -> tuple[bool, Any]:
         data = msgspec.json.decode(event.data)
     except msgspec.DecodeError:
         return event.event == "error", event.data
-    return event.event == "error" or (isinstance(data, dict) and "error" in data), data
+    return event.event == "error" or (is_object(data) and "error" in data), data

@@ -325,30 +325,30 @@ def check_chunks(chunks: object, caller: str = "decode()", is_async: bool = Fals
             names ``response.iter_bytes()``, or ``aiter_bytes()`` for ``is_async``), or, for
             ``is_async``, not an async iterable; the message says what to pass instead.
     """
+    name = type(chunks).__name__
     if is_async:
         wanted = f"{caller} takes an async iterable of bytes chunks such as response.aiter_bytes()"
         if isinstance(chunks, (bytes, bytearray, memoryview, str)):
             fix = "[body.encode()]" if isinstance(chunks, str) else "[body]"
             raise TypeError(
-                f"{wanted}; got {type(chunks).__name__}: a whole body is decoded without"
-                f" awaiting, as decode({fix})"
+                f"{wanted}; got {name}: a whole body is decoded without awaiting, as decode({fix})"
             )
         if hasattr(chunks, "aiter_bytes") and not hasattr(chunks, "__aiter__"):
-            raise TypeError(f"{wanted}; got a {type(chunks).__name__}: pass response.aiter_bytes()")
+            raise TypeError(f"{wanted}; got a {name}: pass response.aiter_bytes()")
         if not hasattr(chunks, "__aiter__"):
             raise TypeError(
-                f"{wanted}; got {type(chunks).__name__}, which is not async: pass it to the"
+                f"{wanted}; got {name}, which is not async: pass it to the"
                 " synchronous twin (decode(), iter_events())"
             )
         return
     wanted = f"{caller} takes an iterable of bytes chunks such as {READ_BYTES}"
     if isinstance(chunks, (bytes, bytearray, memoryview)):
-        raise TypeError(f"{wanted}; got {type(chunks).__name__}: wrap it as [body]")
+        raise TypeError(f"{wanted}; got {name}: wrap it as [body]")
     if isinstance(chunks, str):
         raise TypeError(f"{wanted}; got str: encode it and wrap it as [body.encode()]")
     if not hasattr(chunks, "__iter__"):
         reading = "response.iter_bytes()" if hasattr(chunks, "iter_bytes") else "its chunks"
-        raise TypeError(f"{wanted}; got a {type(chunks).__name__}, not iterable: pass {reading}")
+        raise TypeError(f"{wanted}; got a {name}, not iterable: pass {reading}")
 
 
 class Framer(Protocol):

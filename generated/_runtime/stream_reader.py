@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterable, Callable, Iterable, Iterator, Sequence
 from itertools import chain, groupby
-from typing import Any, Generic, TypeGuard, TypeVar
+from typing import Any, Generic, TypeGuard, TypeVar, overload
 
 from .accumulate import COMPACT_PARTS, Accumulator, Family, StreamResult
 from .framing import (
@@ -125,7 +125,7 @@ def joinable(item: Item) -> TypeGuard[RawEvents | NamedEvents]:
     than :data:`COALESCE_EVENTS` values in a list (NDJSON lines as read pass: joined, Ollama's
     4 KiB reads measured slower), ``sse.NamedEvents`` of fewer than :data:`COALESCE_NAMED`."""
     if type(item) is RawEvents:
-        return type(item.values) is list and len(item.values) < COALESCE_EVENTS
+        return isinstance(item.values, list) and len(item.values) < COALESCE_EVENTS
     return type(item) is NamedEvents and len(item.values) < COALESCE_NAMED
 
 
@@ -354,7 +354,15 @@ class ChannelReader(Generic[E]):
                     acc.compact()
         return self._result(acc, events)
 
-    def _reframed(self, events: Any, content_type: str) -> Any:
+    @overload
+    def _reframed(self, events: Iterable[E], content_type: str) -> Iterable[E]: ...
+
+    @overload
+    def _reframed(self, events: AsyncIterable[E], content_type: str) -> AsyncIterable[E]: ...
+
+    def _reframed(
+        self, events: Iterable[E] | AsyncIterable[E], content_type: str
+    ) -> Iterable[E] | AsyncIterable[E]:
         """``events``, a decoded stream not read yet, read with the framing ``content_type``
         names (see :meth:`accumulate`)."""
         if not isinstance(events, (EventStream, AsyncEventStream)) or events.started:
@@ -481,9 +489,9 @@ class ChannelReader(Generic[E]):
 
 #: What is never a typed event: a body or a read of one (``bytes``, ``bytearray``,
 #: ``memoryview``), text, an int (iterating a ``bytes`` body gives ints) and plain JSON data.
-_NOT_EVENTS = (bytes, bytearray, memoryview, str, int, dict, list)
+_NOT_EVENTS: tuple[type[object], ...] = (bytes, bytearray, memoryview, str, int, dict, list)
 #: What is never a stream of typed events: a whole body, and one payload's plain data.
-_NOT_STREAMS = (bytes, bytearray, memoryview, str, dict)
+_NOT_STREAMS: tuple[type[object], ...] = (bytes, bytearray, memoryview, str, dict)
 
 
 def _not_events(value: object, caller: str, whole: bool = False) -> str:

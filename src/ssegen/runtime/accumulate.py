@@ -44,6 +44,7 @@ from .accumulate_results import (
     ToolCallResult,
     family_of,
 )
+from .json_values import is_array, is_object
 from .usage import usage_as_sent
 
 __all__ = [
@@ -115,7 +116,7 @@ class Accumulator(ErrorRecording):
             self._usage_sent = None
             sent = usage_as_sent(usage if typed is None else typed)
             data = sent if sent is not None else plain(usage)
-            self._usage = data if isinstance(data, dict) else None
+            self._usage = data if is_object(data) else None
         return self._usage
 
     @usage.setter
@@ -153,7 +154,7 @@ class Accumulator(ErrorRecording):
         data = usage_as_sent(usage)
         if data is None:
             data = msgspec.to_builtins(usage)
-        if isinstance(data, dict):
+        if is_object(data):
             self.usage = {**(self.usage or {}), **data}
 
     def snapshot(self, output: Any) -> None:
@@ -161,7 +162,7 @@ class Accumulator(ErrorRecording):
         ``response.completed``'s ``output``): each item is the finished object of the block
         of its id (:func:`snapshot_block`; by position for an item without one) where no
         ``output_item.done`` gave one (see :meth:`BlockState.close`)."""
-        if isinstance(output, list):
+        if is_array(output):
             for index, item in enumerate(output):
                 if item is not None:  # None: an item decoded leniently (off_spec_block)
                     snapshot_block(self.blocks, index, item).snapshot(item)

@@ -20,6 +20,7 @@ import msgspec
 
 from .accumulate_parts import LastText, Parts, join_parts, plain, str_or_none
 from .accumulate_results import ChoiceResult, ToolCallResult
+from .json_values import is_array, is_object, is_sequence
 
 
 class _ToolCallState:
@@ -74,20 +75,20 @@ def _put(root: Any, steps: list[str | int], value: Any, append: bool) -> None:
     node = root
     for step, after in zip(steps, steps[1:], strict=False):
         fresh: Any = [] if isinstance(after, int) else {}
-        if isinstance(step, int) and isinstance(node, list):
+        if isinstance(step, int) and is_array(node):
             node.extend([None] * (step + 1 - len(node)))
             if node[step] is None:
                 node[step] = fresh
             node = node[step]
-        elif isinstance(step, str) and isinstance(node, dict):
+        elif isinstance(step, str) and is_object(node):
             node = node.setdefault(step, fresh)
         else:
             return
     last = steps[-1]
-    if isinstance(last, int) and isinstance(node, list):
+    if isinstance(last, int) and is_array(node):
         node.extend([None] * (last + 1 - len(node)))
         node[last] = _joined(node[last], value, append)
-    elif isinstance(last, str) and isinstance(node, dict):
+    elif isinstance(last, str) and is_object(node):
         node[last] = _joined(node.get(last), value, append)
 
 
@@ -131,7 +132,7 @@ class ChoiceState:
         self.content_parts: list[Any] = []
         self.texts: dict[str, list[str]] = {}
 
-    def add_text(self, field: str, text: str) -> None:
+    def add_text(self, field: str, text: str | None) -> None:
         """Append ``text`` to ``field`` (``content``, ``reasoning_content``, ``refusal``).
 
         In cumulative mode (``full_text=True``: every chunk carries the whole
@@ -140,9 +141,9 @@ class ChoiceState:
         A ``field`` of another name is a named text (``texts``, a plan's own field).
         """
         if field in _TEXT_FIELDS:
-            parts: list[str] = getattr(self, field)
+            parts: list[str | None] = getattr(self, field)  # None: see accumulate_parts.join_parts
             parts.append(text)
-        elif isinstance(text, str):
+        elif text is not None:
             named = self.texts.get(field)
             if named is None:
                 named = self.texts[field] = Parts()
@@ -160,18 +161,18 @@ class ChoiceState:
         """
         if isinstance(content, str):
             self.content.append(content)
-        elif isinstance(content, (list, tuple)):
+        elif is_sequence(content):
             self._add_parts(content, self.content)
 
     def _add_parts(self, parts: Iterable[Any], texts: list[str]) -> None:
         for part in parts:
             data = plain(part)
-            kind = data.get("type") if isinstance(data, dict) else None
+            kind = data.get("type") if is_object(data) else None
             if kind == "text" and isinstance(data.get("text"), str):
                 texts.append(data["text"])
             elif kind == "thinking" and isinstance(data.get("thinking"), str):
                 self.reasoning_content.append(data["thinking"])
-            elif kind == "thinking" and isinstance(data.get("thinking"), list):
+            elif kind == "thinking" and is_array(data.get("thinking")):
                 self._add_parts(data["thinking"], self.reasoning_content)
             elif isinstance(part, str):
                 texts.append(part)
@@ -261,13 +262,13 @@ class ChoiceState:
             else:
                 call.value = {} if arguments is None else plain(arguments)
         pieces = plain(partial) if partial is not None else None
-        if not isinstance(pieces, list):
+        if not is_array(pieces):
             return
         if not call.owned:
             call.value = {} if call.value is None else copy.deepcopy(call.value)
             call.owned = True
         for piece in pieces:
-            steps = _json_path(piece.get("jsonPath")) if isinstance(piece, dict) else None
+            steps = _json_path(piece.get("jsonPath")) if is_object(piece) else None
             if steps is None:
                 continue
             path = piece["jsonPath"]
@@ -292,13 +293,13 @@ class ChoiceState:
         """
         calls = self.tool_calls
         for position, fragment in enumerate(fragments):
-            if not isinstance(fragment, dict):
+            if not is_object(fragment):
                 continue
             index = fragment.get("index")
             call = calls.get(index) if type(index) is int else None
             if call is None or call.name is None or call.id is None or call.type is None:
                 function = fragment.get("function")
-                if not isinstance(function, dict):
+                if not is_object(function):
                     function = {}
                 self.add_tool_call(
                     index if isinstance(index, int) and not isinstance(index, bool) else None,
@@ -311,7 +312,7 @@ class ChoiceState:
                 continue
             # A call already named: only its arguments grow (the hot path).
             function = fragment.get("function")
-            if isinstance(function, dict):
+            if is_object(function):
                 arguments = function.get("arguments")
                 if arguments and isinstance(arguments, str):
                     call.arguments.append(arguments)

@@ -16,6 +16,8 @@ from typing import Any
 
 import msgspec
 
+from .json_values import is_object
+
 #: Parts a text may gain before :meth:`Accumulator.compact` joins them into one.
 COMPACT_PARTS = 4096
 
@@ -47,7 +49,7 @@ class LastText(Parts):
 def plain(value: Any) -> Any:
     """``value`` as plain JSON data: dicts as they are, typed objects by wire names
     (a pydantic model through ``model_dump``; this module does not import pydantic)."""
-    if isinstance(value, (dict, str)):
+    if isinstance(value, str) or is_object(value):
         return value
     dump = getattr(value, "model_dump", None)
     if dump is not None:
@@ -78,8 +80,9 @@ def join_parts(parts: list[str]) -> str:
     that was missing) is left out."""
     try:
         return "".join(parts)
-    except TypeError:
-        return "".join(p for p in parts if isinstance(p, str))
+    except TypeError:  # some part is not a string (the None of a lenient event)
+        sent: list[object] = list(parts)
+        return "".join(p for p in sent if isinstance(p, str))
 
 
 def str_or_none(value: Any) -> str | None:

@@ -66,7 +66,7 @@ class ToolCallResult(msgspec.Struct, kw_only=True):
     index: int
     id: str | None = None
     type: str | None = None
-    function: dict[str, str | None] = msgspec.field(default_factory=dict)
+    function: dict[str, str | None] = msgspec.field(default_factory=dict[str, str | None])
 
 
 class ChoiceResult(msgspec.Struct, kw_only=True):
@@ -93,10 +93,10 @@ class ChoiceResult(msgspec.Struct, kw_only=True):
     content: str | None = None
     reasoning_content: str | None = None
     refusal: str | None = None
-    tool_calls: list[ToolCallResult] = msgspec.field(default_factory=list)
+    tool_calls: list[ToolCallResult] = msgspec.field(default_factory=list[ToolCallResult])
     finish_reason: str | None = None
-    content_parts: list[Any] = msgspec.field(default_factory=list)
-    texts: dict[str, str] = msgspec.field(default_factory=dict)
+    content_parts: list[Any] = msgspec.field(default_factory=list[Any])
+    texts: dict[str, str] = msgspec.field(default_factory=dict[str, str])
 
 
 class BlockResult(msgspec.Struct, kw_only=True):
@@ -155,8 +155,8 @@ class BlockResult(msgspec.Struct, kw_only=True):
     arguments: str | None = None
     input: Any = None
     status: str | None = None
-    texts: dict[str, str] = msgspec.field(default_factory=dict)
-    deltas: list[Any] = msgspec.field(default_factory=list)
+    texts: dict[str, str] = msgspec.field(default_factory=dict[str, str])
+    deltas: list[Any] = msgspec.field(default_factory=list[Any])
     input_partial: Any = None
     raw: Any = None
 
@@ -218,16 +218,16 @@ class StreamResult(msgspec.Struct, kw_only=True):
 
     id: str | None = None
     model: str | None = None
-    choices: list[ChoiceResult] = msgspec.field(default_factory=list)
+    choices: list[ChoiceResult] = msgspec.field(default_factory=list[ChoiceResult])
     usage: dict[str, Any] | None = None
-    errors: list[dict[str, Any]] = msgspec.field(default_factory=list)
-    vendor_events: list[dict[str, Any]] = msgspec.field(default_factory=list)
+    errors: list[dict[str, Any]] = msgspec.field(default_factory=list[dict[str, Any]])
+    vendor_events: list[dict[str, Any]] = msgspec.field(default_factory=list[dict[str, Any]])
     complete: bool = False
-    output: list[BlockResult] = msgspec.field(default_factory=list)
+    output: list[BlockResult] = msgspec.field(default_factory=list[BlockResult])
     stop_reason: str | None = None
     family: str = Family.CHAT.value
-    texts: dict[str, str] = msgspec.field(default_factory=dict)
-    lists: dict[str, list[Any]] = msgspec.field(default_factory=dict)
+    texts: dict[str, str] = msgspec.field(default_factory=dict[str, str])
+    lists: dict[str, list[Any]] = msgspec.field(default_factory=dict[str, list[Any]])
 
     def to_dict(self) -> dict[str, Any]:
         """The result as plain JSON-ready data (keys as in the attribute list, without

@@ -39,6 +39,7 @@ from .client_request import HTTPRequest, Operation, RequestPlan, Resume
 from .client_retry import Backoff, should_retry
 from .events import StreamStalled, StreamTruncated, truncated_reason
 from .framing import NamedEvents, RawEvents, StreamState
+from .json_values import is_object
 from .stream_classify import Item
 
 __all__ = [
@@ -374,9 +375,9 @@ def _last_sequence_number(items: list[Item]) -> int | None:
 
 def _code(data: Any) -> str:
     """An in-stream error's code, type or status, for :class:`Retry`'s reason."""
-    holder = data.get("error") if isinstance(data, dict) else None
-    holder = holder if isinstance(holder, dict) else data
-    if isinstance(holder, dict):
+    holder = data.get("error") if is_object(data) else None
+    holder = holder if is_object(holder) else data
+    if is_object(holder):
         for name in ("type", "code", "status"):
             if isinstance(holder.get(name), (str, int)) and holder.get(name) != "error":
                 return str(holder[name])

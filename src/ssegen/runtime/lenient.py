@@ -17,6 +17,7 @@ from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
 import msgspec
 
+from .json_values import is_array, is_object
 from .usage import SentUsage
 
 #: The wire name of the member a leniently decoded event keeps its off-spec members in; no
@@ -99,7 +100,7 @@ def lenient_decode(
         raw = msgspec.json.decode(data)
     except msgspec.DecodeError:
         return None
-    if not isinstance(raw, dict):
+    if not is_object(raw):
         return None
     best: tuple[tuple[int, int], type] | None = None
     for cls in classes:
@@ -148,11 +149,11 @@ def _shaped(library: ModelLibrary, cls: Any, raw: dict[str, Any]) -> bool:
     ``choices`` shaped so is a chat chunk whatever else it lacks."""
     for _, wire, tp, needed in library.fields(cls):
         value = raw.get(wire)
-        if not needed or not isinstance(value, list) or not value:
+        if not needed or not is_array(value) or not value:
             continue
         item = _item_class(library, tp)
         if item is not None and all(
-            isinstance(v, dict) and _closeness(library, item, v)[0] > 0 for v in value
+            is_object(v) and _closeness(library, item, v)[0] > 0 for v in value
         ):
             return True
     return False
@@ -209,11 +210,11 @@ def _lenient_value(
         tp = get_args(tp)[0]
     options = get_args(tp) if get_origin(tp) in (Union, UnionType) else (tp,)
     for option in options:
-        if library.is_class(option) and isinstance(value, dict):
+        if library.is_class(option) and is_object(value):
             if not library.tagged_as(option, value):
                 continue
             return _lenient_object(library, option, value, pointer, off)
-        if get_origin(option) is list and isinstance(value, list):
+        if get_origin(option) is list and is_array(value):
             item = get_args(option)[0] if get_args(option) else Any
             return [
                 _lenient_value(library, item, v, f"{pointer}/{i}", off) for i, v in enumerate(value)

@@ -60,6 +60,7 @@ from .framing import (
     join_pending,
     new_tuple,
 )
+from .json_values import is_sequence
 
 __all__ = ["NDJSON", "Lines", "NDJSONDecoder", "NDJSONFraming", "iter_values", "unreadable_line"]
 
@@ -121,7 +122,7 @@ class Lines(Sequence[bytes]):
         """Equal to the same lines, as a :class:`Lines`, a list or a tuple."""
         if isinstance(other, Lines):
             return self.data == other.data
-        if isinstance(other, (list, tuple)):
+        if is_sequence(other):
             return self.lines() == list(other)
         return NotImplemented
 
