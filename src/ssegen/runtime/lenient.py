@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from types import UnionType
-from typing import Annotated, Any, Literal, Union, get_args, get_origin
+from typing import Annotated, Any, Literal, TypeVar, Union, get_args, get_origin
 
 import msgspec
 
@@ -23,6 +23,8 @@ from .usage import SentUsage
 #: The wire name of the member a leniently decoded event keeps its off-spec members in; no
 #: provider sends it (a decoded payload holding it is taken as sent, which changes nothing).
 OFF_SPEC_WIRE = "x-ssegen-off-spec"
+
+T = TypeVar("T")
 
 
 class ModelLibrary:
@@ -79,8 +81,8 @@ MSGSPEC = ModelLibrary()
 
 
 def lenient_decode(
-    data: str, classes: Sequence[type], library: ModelLibrary = MSGSPEC
-) -> Any | None:
+    data: str, classes: Sequence[type[T]], library: ModelLibrary = MSGSPEC
+) -> T | None:
     """The event of a payload that is clearly one of ``classes`` but did not decode: the
     members that fit, typed, and each one that does not kept raw in the event's
     ``off_spec`` (JSON pointer -> value as sent; None for a required member that is
@@ -102,7 +104,7 @@ def lenient_decode(
         return None
     if not is_object(raw):
         return None
-    best: tuple[tuple[int, int], type] | None = None
+    best: tuple[tuple[int, int], type[T]] | None = None
     for cls in classes:
         score = _closeness(library, cls, raw)
         if score[0] > 0 and (best is None or score > best[0]):
@@ -112,7 +114,8 @@ def lenient_decode(
     off: dict[str, Any] = {}
     event = _lenient_object(library, best[1], raw, "", off)
     event.off_spec = off
-    return event
+    typed: T = event  # an instance of best[1], built member by member
+    return typed
 
 
 def _closeness(library: ModelLibrary, cls: Any, raw: dict[str, Any]) -> tuple[int, int]:
