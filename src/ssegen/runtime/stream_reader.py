@@ -81,7 +81,7 @@ class Joiner:
     __slots__ = ("pending", "events", "size")
 
     def __init__(self) -> None:
-        self.pending: list[Any] = []
+        self.pending: list[RawEvents | NamedEvents] = []
         self.events = self.size = 0
 
     def take(self, items: Iterable[Item]) -> Iterator[Item]:
@@ -128,15 +128,16 @@ def joinable(item: Item) -> TypeGuard[RawEvents | NamedEvents]:
     return type(item) is NamedEvents and len(item.values) < COALESCE_NAMED
 
 
-def _joined(runs: list[Any]) -> Item:
+def _joined(runs: list[RawEvents | NamedEvents]) -> Item:
     """Consecutive runs of one kind and one last event ID as one."""
+    first = runs[0]
     if len(runs) == 1:
-        return runs[0]  # type: ignore[no-any-return]
+        return first
     values = list(chain.from_iterable(run.values for run in runs))
-    if type(runs[0]) is RawEvents:
-        return RawEvents(values, runs[0].id)
-    lines = list(chain.from_iterable(run.event_lines for run in runs))
-    return NamedEvents(lines, values, runs[0].id)
+    if type(first) is RawEvents:
+        return RawEvents(values, first.id)
+    lines = list(chain.from_iterable(r.event_lines for r in runs if type(r) is NamedEvents))
+    return NamedEvents(lines, values, first.id)
 
 
 class ChannelReader(Generic[E]):
