@@ -36,10 +36,16 @@ E = TypeVar("E")
 class _StreamProgress:
     """What both event streams hold and tell about their source: see :class:`EventStream`."""
 
-    state: StreamState
-    classifier: Classifier[Any]
     _owner: int | None = None  # the ident of the thread that first used the stream
     _started = False
+
+    def __init__(
+        self, classifier: Classifier[Any], max_event_bytes: int, framer: Callable[[int], Framer]
+    ) -> None:
+        self.state = StreamState()
+        self.classifier = classifier
+        self.max_event_bytes = max_event_bytes
+        self.framer = framer
 
     @property
     def incomplete(self) -> bool:
@@ -150,10 +156,7 @@ class EventStream(_StreamProgress, Generic[E]):
         framer: Callable[[int], Framer] = SSEDecoder,
     ) -> None:
         check_chunks(chunks, "decode()")
-        self.state = StreamState()
-        self.classifier = classifier
-        self.max_event_bytes = max_event_bytes
-        self.framer = framer
+        super().__init__(classifier, max_event_bytes, framer)
         self._chunks = chunks
         self._batches = read_items(chunks, framer, max_event_bytes, self.state, "decode()")
         # The items of each read, then the typed events: both lazy, and chained in C (no
@@ -241,10 +244,7 @@ class AsyncEventStream(_StreamProgress, Generic[E]):
         framer: Callable[[int], Framer] = SSEDecoder,
     ) -> None:
         check_chunks(chunks, "adecode()", is_async=True)
-        self.state = StreamState()
-        self.classifier = classifier
-        self.max_event_bytes = max_event_bytes
-        self.framer = framer
+        super().__init__(classifier, max_event_bytes, framer)
         self._chunks = chunks
         self._batches = aread_items(chunks, framer, max_event_bytes, self.state, "adecode()")
         self._events = self._typed()
