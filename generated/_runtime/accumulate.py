@@ -32,7 +32,7 @@ from typing import Any
 
 import msgspec
 
-from .accumulate_blocks import Blocks, BlockState, snapshot_block
+from .accumulate_blocks import BlockState, snapshot_block
 from .accumulate_choices import ChoiceState
 from .accumulate_errors import ErrorRecording
 from .accumulate_parts import COMPACT_PARTS, Parts, as_sent, join_parts, plain, usage_of
@@ -87,6 +87,7 @@ class Accumulator(ErrorRecording):
     """
 
     def __init__(self, full_text: bool = False) -> None:
+        super().__init__()
         self.full_text = full_text
         self.id: str | None = None
         self.model: str | None = None
@@ -94,20 +95,12 @@ class Accumulator(ErrorRecording):
         #: the last usage object :meth:`set_usage` was given, read when ``usage`` is
         self._usage_sent: tuple[Any, Any] | None = None
         self.final_text: str | None = None
-        self.errors: list[dict[str, Any]] = []
-        self.vendor_events: list[dict[str, Any]] = []
         self.complete = False
         self.states: dict[int, ChoiceState] = {}
-        self.blocks: dict[int, BlockState] = Blocks()
         self.stop_reason: str | None = None
-        self.family = Family.CHAT
         #: the stream's named texts and lists (a plan's unkeyed ``append`` and ``collect``)
         self.texts: dict[str, list[str]] = {}
         self.lists: dict[str, list[Any]] = {}
-        #: off-spec block, delta and event types reported so far (each once per stream)
-        self.reported: set[str] = set()
-        #: a literal ``[DONE]`` the spec does not declare was reported (once per stream)
-        self.undeclared_terminator = False
 
     @property
     def usage(self) -> dict[str, Any] | None:

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Self
 
 import msgspec
 
-from .accumulate_blocks import BlockState, snapshot_block
+from .accumulate_blocks import Blocks, BlockState, snapshot_block
 from .accumulate_results import BLOCK_FAMILIES, Family
 from .events import StreamStalled, StreamTruncated, UnknownEvent, VendorEvent, truncated_reason
 from .framing import StreamState
@@ -46,12 +46,13 @@ class ErrorRecording:
         undeclared_terminator: a literal ``[DONE]`` the spec does not declare was reported.
     """
 
-    errors: list[dict[str, Any]]
-    vendor_events: list[dict[str, Any]]
-    blocks: dict[int, BlockState]
-    family: Family
-    reported: set[str]
-    undeclared_terminator: bool
+    def __init__(self) -> None:
+        self.errors: list[dict[str, Any]] = []
+        self.vendor_events: list[dict[str, Any]] = []
+        self.blocks: dict[int, BlockState] = Blocks()
+        self.family = Family.CHAT
+        self.reported: set[str] = set()
+        self.undeclared_terminator = False
 
     if TYPE_CHECKING:
 
