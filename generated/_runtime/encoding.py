@@ -20,7 +20,7 @@ import msgspec
 
 from .events import UnknownEvent
 from .json_values import is_array, is_object, is_sequence
-from .lenient import MSGSPEC, OFF_SPEC_WIRE, ModelLibrary
+from .lenient import MSGSPEC, OFF_SPEC_WIRE, ModelLibrary, OffSpec
 from .sse import sse_frame as sse_frame  # re-exported: it was defined here
 from .usage import usage_as_sent
 
@@ -104,7 +104,9 @@ class Encoding:
         """The JSON text (UTF-8) of a typed message: every member whose value is not its default,
         every member in :attr:`keep` (``null`` included), the members the server sent
         beside the typed ones of a kept usage object (:func:`usage_as_sent`), and each
-        member of a leniently decoded event's ``off_spec`` at its JSON pointer, as sent.
+        member of a leniently decoded event's ``off_spec`` at its JSON pointer, as sent; a
+        member that event's payload did not send (:attr:`.lenient.OffSpec.missing`) is left
+        out, a required one too, so the event is written back as it came.
 
         A message none of whose classes has such members (nested ones included) is
         encoded by msgspec directly, without a Python-level walk."""
@@ -120,6 +122,8 @@ class Encoding:
             if is_object(off):
                 for pointer, value in off.items():
                     _set_pointer(out, pointer, value)
+            for pointer in off.missing if isinstance(off, OffSpec) else ():
+                _drop_pointer(out, pointer)
         return msgspec.json.encode(out)
 
     def _plan(self, cls: Any) -> _Plan | None:
@@ -224,6 +228,23 @@ def _set_pointer(out: Any, pointer: str, value: Any) -> None:
             out = out.setdefault(part, {})
         else:
             return
+
+
+def _drop_pointer(out: Any, pointer: str) -> None:
+    """Remove the member at JSON pointer ``pointer`` (RFC 6901) of ``out`` when it is there,
+    creating nothing: a member a lenient payload did not send (``lenient.OffSpec.missing``)."""
+    parts = pointer.split("/")[1:]
+    for escaped, plain_char in _POINTER_ESCAPES:
+        parts = [part.replace(escaped, plain_char) for part in parts]
+    for part in parts[:-1]:
+        if is_array(out) and part.isdigit() and int(part) < len(out):
+            out = out[int(part)]
+        elif is_object(out) and part in out:
+            out = out[part]
+        else:
+            return
+    if parts and is_object(out):
+        out.pop(parts[-1], None)
 
 
 _WORDS = re.compile(r"\s*\S+|\s+$")

@@ -35,6 +35,8 @@ from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, It
 from itertools import repeat
 from typing import Any, NamedTuple, Protocol, TypeVar
 
+from .joined_reads import ajoined_reads, joined_reads
+
 __all__ = [
     "DEFAULT_MAX_EVENT_BYTES",
     "EventTooLargeError",
@@ -463,12 +465,14 @@ class _Reads:
     :class:`StreamState` how the body ended.
     """
 
-    __slots__ = ("decoder", "state", "error", "head")
+    __slots__ = ("decoder", "state", "error", "head", "join")
 
     def __init__(
         self, max_event_bytes: int, state: StreamState | None, framer: Callable[[int], Framer]
     ) -> None:
         self.decoder = framer(max_event_bytes)
+        #: the bytes the decoder's reads may be joined into (its ``join_reads``; 0: none)
+        self.join: int = getattr(self.decoder, "join_reads", 0)
         self.state = StreamState() if state is None else state
         self.state.decoder = self.decoder
         self.error: SSEError | None = None
@@ -533,10 +537,14 @@ def read_items(
     max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
     state: StreamState | None = None,
     caller: str = "iter_events()",
+    joined: bool = False,
 ) -> Iterator[list[ServerSentEvent | RawEvents | NamedEvents]]:
     """The read driver: the items of each of ``chunks`` as one list, as the decoder's
     ``feed_raw`` returns them (runs of events as :class:`RawEvents` and :class:`NamedEvents`);
     chunks that dispatch nothing give no list; what its ``close`` dispatches comes last.
+    ``joined``: a consumer that waits for the whole body (``Channel.accumulate``) lets the
+    reads be joined into reads of the decoder's ``join_reads`` bytes, when it has them
+    (:mod:`.joined_reads`: the same items, from fewer reads).
 
     Args:
         chunks: the body, in reads of any size, consumed lazily.
@@ -555,6 +563,8 @@ def read_items(
     """
     check_chunks(chunks, caller)
     reads = _Reads(max_event_bytes, state, framer)
+    if joined and reads.join:
+        chunks = joined_reads(chunks, reads.join)
     try:
         for chunk in chunks:
             events = reads.feed(chunk)
@@ -577,11 +587,14 @@ async def aread_items(
     max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
     state: StreamState | None = None,
     caller: str = "aiter_events()",
+    joined: bool = False,
 ) -> AsyncIterator[list[ServerSentEvent | RawEvents | NamedEvents]]:
     """:func:`read_items` over an async iterable of byte chunks: the same :class:`_Reads`,
     read by ``async for``."""
     check_chunks(chunks, caller, is_async=True)
     reads = _Reads(max_event_bytes, state, framer)
+    if joined and reads.join:
+        chunks = ajoined_reads(chunks, reads.join)
     try:
         async for chunk in chunks:
             events = reads.feed(chunk)

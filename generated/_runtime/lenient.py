@@ -28,6 +28,26 @@ OFF_SPEC_WIRE = "x-ssegen-off-spec"
 T = TypeVar("T")
 
 
+class OffSpec(dict[str, Any]):
+    """A leniently decoded event's ``off_spec``: a ``dict`` of JSON pointer -> the value as
+    sent of each member that does not fit (None for a required member that is missing, as for
+    one sent as ``null``: the accumulator reports both so), and beside it :attr:`missing`.
+
+    Attributes:
+        missing: the JSON pointers of the members the classes declare that the payload did not
+            send (required ones, also in the dict, and optional ones), so that
+            ``Channel.encode`` leaves them out as the wire did, where the decoded object holds
+            None and the spec would have a required one written (``encoding.Encoding.json``).
+            Not part of the dict: equality, ``msgspec`` and JSON see only the dict.
+    """
+
+    __slots__ = ("missing",)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.missing: set[str] = set()
+
+
 class ModelLibrary:
     """What lenient decoding needs to know of the library the message classes are built on
     (msgspec here; ``pydantic_support.PYDANTIC`` for the pydantic flavour), so that one
@@ -71,6 +91,17 @@ class ModelLibrary:
         :func:`keep_usage`): the generated classes mixing in ``usage.SentUsage``."""
         return isinstance(cls, type) and issubclass(cls, SentUsage)
 
+    def lists_every_member(self, cls: Any) -> bool:
+        """True when ``cls`` refuses members it does not declare (msgspec
+        ``forbid_unknown_fields``: a choice's or block's delta, whose unlisted members the
+        accumulator keeps): :func:`lenient_decode` then keeps each such member too."""
+        return bool(cls.__struct_config__.forbid_unknown_fields)
+
+    def declared(self, cls: Any) -> set[str]:
+        """The wire names of the members ``cls`` declares, its tag member included."""
+        tag = cls.__struct_config__.tag_field
+        return {wire for _, wire, _, _ in self.fields(cls)} | ({tag} if tag else set())
+
     def tagged_as(self, cls: Any, value: dict[str, Any]) -> bool:
         """False when ``cls`` is a tagged-union alternative whose tag ``value`` lacks or
         gives another value (msgspec ``tag_field``/``tag``)."""
@@ -86,10 +117,11 @@ def lenient_decode(
 ) -> T | None:
     """The event of a payload that is clearly one of ``classes`` but did not decode: the
     members that fit, typed, and each one that does not kept raw in the event's
-    ``off_spec`` (JSON pointer -> value as sent; None for a required member that is
-    missing), at the deepest place that does not fit (Mistral's Magistral chunks send
-    ``delta.content`` as a list of parts where the spec says a string:
-    ``{"/choices/0/delta/content": [...]}``, and the rest of the chunk decodes).
+    ``off_spec`` (an :class:`OffSpec`: JSON pointer -> value as sent; None for a required
+    member that is missing, whose pointer :attr:`OffSpec.missing` holds), at the deepest
+    place that does not fit (Mistral's Magistral chunks send ``delta.content`` as a list of
+    parts where the spec says a string: ``{"/choices/0/delta/content": [...]}``, and the
+    rest of the chunk decodes).
 
     "Clearly": a JSON object with no member fixed to one value (a ``Literal`` tag) holding
     another value, and either holding at least half of the class's required members (one
@@ -112,11 +144,91 @@ def lenient_decode(
             best = (score, cls)
     if best is None:
         return None
-    off: dict[str, Any] = {}
-    event = _lenient_object(library, best[1], raw, "", off)
+    off = OffSpec()
+    event = None
+    if _unlisted_taken(library, best[1], raw, "", off):
+        try:  # only members no spec lists were in the way (OpenRouter's delta.reasoning)
+            event = library.convert(best[1], raw)
+        except ValueError:
+            pass
+    if event is None:
+        event = _lenient_object(library, best[1], raw, "", off)
     event.off_spec = off
     typed: T = event  # an instance of best[1], built member by member
     return typed
+
+
+#: class -> ``(wire name, type)`` of its members whose type holds a closed class
+_TOWARD_CLOSED: dict[Any, list[tuple[str, Any]]] = {}
+
+
+def _unlisted_taken(
+    library: ModelLibrary, cls: Any, raw: dict[str, Any], pointer: str, off: OffSpec
+) -> bool:
+    """Take out of ``raw`` (an object of class ``cls``) the members that a closed class on
+    the way (:meth:`ModelLibrary.lists_every_member`: a choice's delta) does not declare,
+    each into ``off`` at its JSON pointer; True when one was. ``raw`` then decodes as the
+    class when nothing else was off the spec: a chunk carrying OpenRouter's
+    ``delta.reasoning`` costs a few dict operations, not the member-by-member walk."""
+    taken = _undeclared_taken(library, cls, raw, pointer, off)
+    toward = _TOWARD_CLOSED.get(cls)
+    if toward is None:
+        toward = _TOWARD_CLOSED[cls] = [
+            (wire, tp) for _, wire, tp, _ in library.fields(cls) if _closed_in(library, tp, set())
+        ]
+    for wire, tp in toward:
+        value = raw.get(wire)
+        place = pointer + "/" + _escaped(wire)
+        if is_array(value):
+            item = _item_class(library, tp)
+            for i, element in enumerate(value):
+                if item is not None and is_object(element):
+                    taken = _unlisted_taken(library, item, element, f"{place}/{i}", off) or taken
+        elif is_object(value):
+            option = _object_class(library, tp, value)
+            if option is not None:
+                taken = _unlisted_taken(library, option, value, place, off) or taken
+    return taken
+
+
+def _undeclared_taken(
+    library: ModelLibrary, cls: Any, raw: dict[str, Any], pointer: str, off: OffSpec
+) -> bool:
+    """Take out of ``raw`` the members class ``cls`` does not declare when it lists every
+    member (into ``off``, at their JSON pointers); True when one was."""
+    if not library.lists_every_member(cls):
+        return False
+    declared = library.declared(cls)
+    undeclared = [w for w in raw if w not in declared]
+    for wire in undeclared:
+        off[pointer + "/" + _escaped(wire)] = raw.pop(wire)
+    return bool(undeclared)
+
+
+def _closed_in(library: ModelLibrary, tp: Any, seen: set[Any]) -> bool:
+    """True when type ``tp`` holds (at any depth) a class that lists every member."""
+    if get_origin(tp) is Annotated:
+        tp = get_args(tp)[0]
+    if library.is_class(tp):
+        if tp in seen:
+            return False
+        seen.add(tp)
+        return library.lists_every_member(tp) or any(
+            _closed_in(library, t, seen) for _, _, t, _ in library.fields(tp)
+        )
+    return any(_closed_in(library, arg, seen) for arg in get_args(tp))
+
+
+def _object_class(library: ModelLibrary, tp: Any, value: dict[str, Any]) -> Any:
+    """The class of type ``tp`` (``Delta``, ``Delta | None``, a tagged union) that the
+    object ``value`` is, else None."""
+    if get_origin(tp) is Annotated:
+        tp = get_args(tp)[0]
+    options = get_args(tp) if get_origin(tp) in (Union, UnionType) else (tp,)
+    for option in options:
+        if library.is_class(option) and library.tagged_as(option, value):
+            return option
+    return None
 
 
 def _closeness(library: ModelLibrary, cls: Any, raw: dict[str, Any]) -> tuple[int, int]:
@@ -187,25 +299,35 @@ def literal_values(tp: Any) -> tuple[Any, ...] | None:
 
 
 def _lenient_object(
-    library: ModelLibrary, cls: Any, raw: dict[str, Any], pointer: str, off: dict[str, Any]
+    library: ModelLibrary, cls: Any, raw: dict[str, Any], pointer: str, off: OffSpec
 ) -> Any:
     members: dict[str, Any] = {}
     for name, wire, tp, required in library.fields(cls):
         if wire == OFF_SPEC_WIRE:
             continue
-        place = pointer + "/" + wire.replace("~", "~0").replace("/", "~1")
+        place = pointer + "/" + _escaped(wire)
         if wire not in raw:
+            off.missing.add(place)
             if required:
                 off[place] = None
                 members[name] = None
             continue
         members[name] = _lenient_value(library, tp, raw[wire], place, off)
+    if library.lists_every_member(cls):
+        # A member the class does not declare (OpenRouter's ``delta.reasoning``), as sent.
+        declared = library.declared(cls)
+        for wire, value in raw.items():
+            if wire not in declared:
+                off[pointer + "/" + _escaped(wire)] = value
     return library.build(cls, members)
 
 
-def _lenient_value(
-    library: ModelLibrary, tp: Any, value: Any, pointer: str, off: dict[str, Any]
-) -> Any:
+def _escaped(wire: str) -> str:
+    """``wire`` as one reference token of a JSON pointer (RFC 6901)."""
+    return wire.replace("~", "~0").replace("/", "~1")
+
+
+def _lenient_value(library: ModelLibrary, tp: Any, value: Any, pointer: str, off: OffSpec) -> Any:
     try:
         return library.convert(tp, value)
     except ValueError:

@@ -321,8 +321,9 @@ class ChannelReader(Generic[E]):
             events = self._reframed(events, content_type)
         acc = self.new_accumulator(full_text)
         if isinstance(events, EventStream) and not events.started:
-            # Not iterated yet: classify and apply each read's items directly.
-            self.apply_reads(acc, events.batches(), events.classifier)
+            # Not iterated yet: classify and apply each read's items directly (no event is
+            # handed on before the end, so the reads may be joined: NDJSON's are).
+            self.apply_reads(acc, events.batches(joined=True), events.classifier)
         else:
             for count, event in enumerate(events, 1):
                 self.apply(acc, event)
@@ -345,7 +346,7 @@ class ChannelReader(Generic[E]):
             events = self._reframed(events, content_type)
         acc = self.new_accumulator(full_text)
         if isinstance(events, AsyncEventStream) and not events.started:
-            await self.aapply_reads(acc, events.batches(), events.classifier)
+            await self.aapply_reads(acc, events.batches(joined=True), events.classifier)
         else:
             count = 0
             async for event in events:

@@ -6,21 +6,27 @@ msgspec and the standard library.
 
 Usage::
 
-    from generated.anthropic import CHANNELS
+    from generated.anthropic import channel
 
-    channel = CHANNELS['/v1/messages']
-    events = channel.decode(response.iter_bytes())   # typed events, lazily
-    result = channel.accumulate(events)              # assembled StreamResult
+    chan = channel('/v1/messages')
+    events = chan.decode(response.iter_bytes())   # typed events, lazily
+    result = chan.accumulate(events)              # assembled StreamResult
     print(result.to_dict())
+
+The streaming client (needs httpx): ``from generated.anthropic import Client``, one typed
+method per streaming operation, request bodies in ``generated.anthropic.requests``.
 
 Channels:
     ``/v1/messages``: MessageStartEvent, ContentBlockStartEvent, ContentBlockDeltaEvent, ContentBlockStopEvent, MessageDeltaEvent, MessageStopEvent, PingEvent, ErrorEvent.
 """
 
+from typing import TYPE_CHECKING
+
 from . import models
 from .._runtime import sse
 from .channels import (
     CHANNELS,
+    channel,
     V1_MESSAGES_CHANNEL,
 )
 from .._runtime.sse import (
@@ -41,6 +47,11 @@ from .._runtime.accumulate import (
 from .._runtime.events import StreamTruncated, UnknownEvent, VendorEvent
 from .._runtime.stream import AsyncEventStream, Channel, ConcurrentUseError, EventStream
 from .._runtime.usage import usage_as_sent
+from .._runtime.client_errors import APIConnectionError, APIError, APIStatusError, APITimeoutError
+
+if TYPE_CHECKING:
+    from .client import AsyncClient as AsyncClient
+    from .client import Client as Client
 
 PROVIDER = "anthropic"
 """The provider name (its folder under the specs folder)."""
@@ -60,6 +71,10 @@ ERROR_CODES: dict[int | str, str] = {}
 """Documented error codes and their meaning (none documented)."""
 
 __all__ = [
+    "APIConnectionError",
+    "APIError",
+    "APIStatusError",
+    "APITimeoutError",
     "Accumulator",
     "AsyncEventStream",
     "BlockResult",
@@ -85,7 +100,18 @@ __all__ = [
     "UnknownEvent",
     "V1_MESSAGES_CHANNEL",
     "VendorEvent",
+    "channel",
     "models",
     "sse",
     "usage_as_sent",
 ]
+
+
+def __getattr__(name: str) -> object:
+    """``Client`` and ``AsyncClient`` (``client.py``), imported on first use: they need httpx,
+    which decoding and accumulating do not (without it, an ``ImportError`` names the install)."""
+    if name in ("AsyncClient", "Client"):
+        from . import client
+
+        return getattr(client, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

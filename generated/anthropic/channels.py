@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Literal, Union, overload
 import msgspec
 
 from . import models
+from .._runtime.accumulate import as_sent
 from .._runtime.encoding import Encoding
 from .._runtime.events import StreamTruncated, UnknownEvent, tag_reader
 from .._runtime.lenient import lenient_decode
@@ -61,11 +62,11 @@ _LENIENT_USAGE_V1_MESSAGES: dict[type, str] = {
     models.MessageDeltaEvent: "usage",
 }
 _TAGGED_V1_MESSAGES: dict[str, tuple[Callable[[str], V1_MESSAGES_EVENT], ...]] = {
-    "message_start": (_decode_message_start_v1_messages,),
+    "message_start": (kept(_decode_message_start_v1_messages, "message.usage"),),
     "content_block_start": (_decode_content_block_start_v1_messages,),
     "content_block_delta": (_decode_content_block_delta_v1_messages,),
     "content_block_stop": (_decode_content_block_stop_v1_messages,),
-    "message_delta": (_decode_message_delta_v1_messages,),
+    "message_delta": (kept(_decode_message_delta_v1_messages, "usage"),),
     "message_stop": (_decode_message_stop_v1_messages,),
     "ping": (_decode_ping_v1_messages,),
     "error": (_decode_error_v1_messages,),
@@ -231,9 +232,17 @@ def _apply_v1_messages_content_block_stop(
 
 
 def _apply_v1_messages_message_delta(acc: Sink, chunks: Iterable[models.MessageDeltaEvent]) -> None:
+    stop_sequence_parts = acc.texts.get("stop_sequence")
     for chunk in chunks:
-        if (stop_reason := chunk.delta.stop_reason) is not None:
+        delta = chunk.delta
+        if (stop_reason := delta.stop_reason) is not None:
             acc.stop_reason = stop_reason
+        if (stop_sequence := delta.stop_sequence) is not None:
+            if stop_sequence_parts is None:
+                stop_sequence_parts = acc.text_parts("stop_sequence")
+            stop_sequence_parts.append(stop_sequence)
+        if (stop_details := delta.stop_details) is not None:
+            acc.collect("stop_details", as_sent(stop_details))
         if (usage := chunk.usage) is not None:
             acc.merge_usage(usage)
 
@@ -380,7 +389,8 @@ class Channels(dict[str, Channel[Any]]):
     as a literal is typed with that channel's events for mypy and pyright
     (``CHANNELS['/v1/messages']`` is a ``Channel[V1_MESSAGES_EVENT]``,
     the same object as ``V1_MESSAGES_CHANNEL``, so a misspelled attribute of
-    a decoded event is a type error); any other ``str`` key gives a ``Channel[Any]``.
+    a decoded event is a type error); any other ``str`` key gives a ``Channel[Any]``:
+    ``channel('/v1/messages')`` is the lookup that rejects a misspelled address.
     """
 
     if TYPE_CHECKING:
@@ -400,3 +410,20 @@ CHANNELS = Channels(
     }
 )
 """The provider's channels by address; see :class:`~.stream.Channel`."""
+
+
+def channel(address: Literal["/v1/messages"]) -> Channel[V1_MESSAGES_EVENT]:
+    """The channel at ``address``, typed for mypy and pyright: ``address`` must be one of the
+    provider's channel addresses written as a literal (a misspelled one is a type error,
+    there is no ``str`` fallback), and ``channel('/v1/messages')`` is a
+    ``Channel[V1_MESSAGES_EVENT]``, the same object as ``V1_MESSAGES_CHANNEL``.
+    ``CHANNELS`` is the dynamic mapping, for addresses known only at run time.
+
+    Raises:
+        KeyError: ``address`` is no channel of the provider (a value the checkers did not
+            see, such as one cast to a literal); the message lists the channels.
+    """
+    found = CHANNELS.get(address)
+    if found is None:
+        raise KeyError(f"no channel {address!r}; the channels are {', '.join(map(repr, CHANNELS))}")
+    return found

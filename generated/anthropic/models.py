@@ -485,7 +485,13 @@ class ContentBlockDeltaEvent(msgspec.Struct, kw_only=True, omit_defaults=True, g
 
 
 class TextDelta(
-    msgspec.Struct, kw_only=True, omit_defaults=True, gc=False, tag_field="type", tag="text_delta"
+    msgspec.Struct,
+    kw_only=True,
+    omit_defaults=True,
+    gc=False,
+    forbid_unknown_fields=True,
+    tag_field="type",
+    tag="text_delta",
 ):
     """The ``text_delta`` alternative of a union tagged by ``type``."""
 
@@ -498,6 +504,7 @@ class InputJsonDelta(
     kw_only=True,
     omit_defaults=True,
     gc=False,
+    forbid_unknown_fields=True,
     tag_field="type",
     tag="input_json_delta",
 ):
@@ -516,6 +523,7 @@ class ThinkingDelta(
     kw_only=True,
     omit_defaults=True,
     gc=False,
+    forbid_unknown_fields=True,
     tag_field="type",
     tag="thinking_delta",
 ):
@@ -530,6 +538,7 @@ class SignatureDelta(
     kw_only=True,
     omit_defaults=True,
     gc=False,
+    forbid_unknown_fields=True,
     tag_field="type",
     tag="signature_delta",
 ):
@@ -548,6 +557,7 @@ class CitationsDelta(
     kw_only=True,
     omit_defaults=True,
     gc=False,
+    forbid_unknown_fields=True,
     tag_field="type",
     tag="citations_delta",
 ):
@@ -566,6 +576,7 @@ class CompactionDelta(
     kw_only=True,
     omit_defaults=True,
     gc=False,
+    forbid_unknown_fields=True,
     tag_field="type",
     tag="compaction_delta",
 ):
@@ -607,7 +618,9 @@ class MessageDeltaEvent(msgspec.Struct, kw_only=True, omit_defaults=True, gc=Fal
     off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
-class MessageDeltaEventDelta(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
+class MessageDeltaEventDelta(
+    msgspec.Struct, kw_only=True, omit_defaults=True, gc=False, forbid_unknown_fields=True
+):
     """The value of member ``delta`` of :class:`MessageDeltaEvent`.
 
     Attributes:

@@ -83,7 +83,7 @@ _TAGGED_CHAT: dict[str, tuple[Callable[[str], CHAT_EVENT], ...]] = {
     "tool-call-end": (_decode_tool_call_end_chat,),
     "citation-start": (_decode_citation_start_chat,),
     "citation-end": (_decode_citation_end_chat,),
-    "message-end": (_decode_message_end_chat,),
+    "message-end": (kept(_decode_message_end_chat, "delta.usage"),),
     "debug": (_decode_debug_chat,),
 }
 
@@ -264,14 +264,16 @@ def _apply_chat_content_end(acc: Sink, chunks: Iterable[models.ContentEndEvent])
 
 
 def _apply_chat_tool_plan_delta(acc: Sink, chunks: Iterable[models.ToolPlanDeltaEvent]) -> None:
-    texts = acc.texts
+    tool_plan_parts = acc.texts.get("tool_plan")
     for chunk in chunks:
         if (
             (delta := chunk.delta) is not None
             and (message := delta.message) is not None
             and (tool_plan := message.tool_plan) is not None
         ):
-            (texts.get("tool_plan") or acc.text_parts("tool_plan")).append(tool_plan)
+            if tool_plan_parts is None:
+                tool_plan_parts = acc.text_parts("tool_plan")
+            tool_plan_parts.append(tool_plan)
 
 
 def _apply_chat_tool_call_start(acc: Sink, chunks: Iterable[models.ToolCallStartEvent]) -> None:
@@ -476,7 +478,8 @@ class Channels(dict[str, Channel[Any]]):
     as a literal is typed with that channel's events for mypy and pyright
     (``CHANNELS['/chat']`` is a ``Channel[CHAT_EVENT]``,
     the same object as ``CHAT_CHANNEL``, so a misspelled attribute of
-    a decoded event is a type error); any other ``str`` key gives a ``Channel[Any]``.
+    a decoded event is a type error); any other ``str`` key gives a ``Channel[Any]``:
+    ``channel('/chat')`` is the lookup that rejects a misspelled address.
     """
 
     if TYPE_CHECKING:
@@ -496,3 +499,20 @@ CHANNELS = Channels(
     }
 )
 """The provider's channels by address; see :class:`~.stream.Channel`."""
+
+
+def channel(address: Literal["/chat"]) -> Channel[CHAT_EVENT]:
+    """The channel at ``address``, typed for mypy and pyright: ``address`` must be one of the
+    provider's channel addresses written as a literal (a misspelled one is a type error,
+    there is no ``str`` fallback), and ``channel('/chat')`` is a
+    ``Channel[CHAT_EVENT]``, the same object as ``CHAT_CHANNEL``.
+    ``CHANNELS`` is the dynamic mapping, for addresses known only at run time.
+
+    Raises:
+        KeyError: ``address`` is no channel of the provider (a value the checkers did not
+            see, such as one cast to a literal); the message lists the channels.
+    """
+    found = CHANNELS.get(address)
+    if found is None:
+        raise KeyError(f"no channel {address!r}; the channels are {', '.join(map(repr, CHANNELS))}")
+    return found

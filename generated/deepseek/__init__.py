@@ -6,22 +6,28 @@ msgspec and the standard library.
 
 Usage::
 
-    from generated.deepseek import CHANNELS
+    from generated.deepseek import channel
 
-    channel = CHANNELS['/beta/completions']
-    events = channel.decode(response.iter_bytes())   # typed events, lazily
-    result = channel.accumulate(events)              # assembled StreamResult
+    chan = channel('/beta/completions')
+    events = chan.decode(response.iter_bytes())   # typed events, lazily
+    result = chan.accumulate(events)              # assembled StreamResult
     print(result.to_dict())
+
+The streaming client (needs httpx): ``from generated.deepseek import Client``, one typed
+method per streaming operation, request bodies in ``generated.deepseek.requests``.
 
 Channels:
     ``/beta/completions``: StreamDone, FimCompletionChunk.
     ``/chat/completions``: StreamDone, ChatCompletionChunk.
 """
 
+from typing import TYPE_CHECKING
+
 from . import models
 from .._runtime import sse
 from .channels import (
     CHANNELS,
+    channel,
     BETA_COMPLETIONS_CHANNEL,
     CHAT_COMPLETIONS_CHANNEL,
 )
@@ -43,6 +49,11 @@ from .._runtime.accumulate import (
 from .._runtime.events import StreamTruncated, UnknownEvent, VendorEvent
 from .._runtime.stream import AsyncEventStream, Channel, ConcurrentUseError, EventStream
 from .._runtime.usage import usage_as_sent
+from .._runtime.client_errors import APIConnectionError, APIError, APIStatusError, APITimeoutError
+
+if TYPE_CHECKING:
+    from .client import AsyncClient as AsyncClient
+    from .client import Client as Client
 
 PROVIDER = "deepseek"
 """The provider name (its folder under the specs folder)."""
@@ -63,6 +74,10 @@ ERROR_CODES: dict[int | str, str] = {}
 """Documented error codes and their meaning (none documented)."""
 
 __all__ = [
+    "APIConnectionError",
+    "APIError",
+    "APIStatusError",
+    "APITimeoutError",
     "Accumulator",
     "AsyncEventStream",
     "BETA_COMPLETIONS_CHANNEL",
@@ -89,7 +104,18 @@ __all__ = [
     "ToolCallResult",
     "UnknownEvent",
     "VendorEvent",
+    "channel",
     "models",
     "sse",
     "usage_as_sent",
 ]
+
+
+def __getattr__(name: str) -> object:
+    """``Client`` and ``AsyncClient`` (``client.py``), imported on first use: they need httpx,
+    which decoding and accumulating do not (without it, an ``ImportError`` names the install)."""
+    if name in ("AsyncClient", "Client"):
+        from . import client
+
+        return getattr(client, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -181,7 +181,9 @@ class ChatCompletionChunkChoice(msgspec.Struct, kw_only=True, omit_defaults=True
     logprobs: dict[str, Any] | None = None
 
 
-class ChatCompletionDelta(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
+class ChatCompletionDelta(
+    msgspec.Struct, kw_only=True, omit_defaults=True, gc=False, forbid_unknown_fields=True
+):
     """Incremental update applied to the assistant message for this choice.
     Fields are only present on chunks that contribute new information.
 

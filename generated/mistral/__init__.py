@@ -6,12 +6,15 @@ msgspec and the standard library.
 
 Usage::
 
-    from generated.mistral import CHANNELS
+    from generated.mistral import channel
 
-    channel = CHANNELS['/agents/completions']
-    events = channel.decode(response.iter_bytes())   # typed events, lazily
-    result = channel.accumulate(events)              # assembled StreamResult
+    chan = channel('/agents/completions')
+    events = chan.decode(response.iter_bytes())   # typed events, lazily
+    result = chan.accumulate(events)              # assembled StreamResult
     print(result.to_dict())
+
+The streaming client (needs httpx): ``from generated.mistral import Client``, one typed
+method per streaming operation, request bodies in ``generated.mistral.requests``.
 
 Channels:
     ``/agents/completions``: StreamDone, AgentCompletionChunk.
@@ -19,10 +22,13 @@ Channels:
     ``/fim/completions``: StreamDone, FimCompletionChunk.
 """
 
+from typing import TYPE_CHECKING
+
 from . import models
 from .._runtime import sse
 from .channels import (
     CHANNELS,
+    channel,
     AGENTS_COMPLETIONS_CHANNEL,
     CHAT_COMPLETIONS_CHANNEL,
     FIM_COMPLETIONS_CHANNEL,
@@ -45,6 +51,11 @@ from .._runtime.accumulate import (
 from .._runtime.events import StreamTruncated, UnknownEvent, VendorEvent
 from .._runtime.stream import AsyncEventStream, Channel, ConcurrentUseError, EventStream
 from .._runtime.usage import usage_as_sent
+from .._runtime.client_errors import APIConnectionError, APIError, APIStatusError, APITimeoutError
+
+if TYPE_CHECKING:
+    from .client import AsyncClient as AsyncClient
+    from .client import Client as Client
 
 PROVIDER = "mistral"
 """The provider name (its folder under the specs folder)."""
@@ -66,6 +77,10 @@ ERROR_CODES: dict[int | str, str] = {}
 
 __all__ = [
     "AGENTS_COMPLETIONS_CHANNEL",
+    "APIConnectionError",
+    "APIError",
+    "APIStatusError",
+    "APITimeoutError",
     "Accumulator",
     "AsyncEventStream",
     "BlockResult",
@@ -92,7 +107,18 @@ __all__ = [
     "ToolCallResult",
     "UnknownEvent",
     "VendorEvent",
+    "channel",
     "models",
     "sse",
     "usage_as_sent",
 ]
+
+
+def __getattr__(name: str) -> object:
+    """``Client`` and ``AsyncClient`` (``client.py``), imported on first use: they need httpx,
+    which decoding and accumulating do not (without it, an ``ImportError`` names the install)."""
+    if name in ("AsyncClient", "Client"):
+        from . import client
+
+        return getattr(client, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

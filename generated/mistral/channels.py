@@ -484,7 +484,8 @@ class Channels(dict[str, Channel[Any]]):
     as a literal is typed with that channel's events for mypy and pyright
     (``CHANNELS['/agents/completions']`` is a ``Channel[AGENTS_COMPLETIONS_EVENT]``,
     the same object as ``AGENTS_COMPLETIONS_CHANNEL``, so a misspelled attribute of
-    a decoded event is a type error); any other ``str`` key gives a ``Channel[Any]``.
+    a decoded event is a type error); any other ``str`` key gives a ``Channel[Any]``:
+    ``channel('/agents/completions')`` is the lookup that rejects a misspelled address.
     """
 
     if TYPE_CHECKING:
@@ -518,3 +519,32 @@ CHANNELS = Channels(
     }
 )
 """The provider's channels by address; see :class:`~.stream.Channel`."""
+
+
+@overload
+def channel(address: Literal["/agents/completions"]) -> Channel[AGENTS_COMPLETIONS_EVENT]: ...
+
+
+@overload
+def channel(address: Literal["/chat/completions"]) -> Channel[CHAT_COMPLETIONS_EVENT]: ...
+
+
+@overload
+def channel(address: Literal["/fim/completions"]) -> Channel[FIM_COMPLETIONS_EVENT]: ...
+
+
+def channel(address: str) -> Channel[Any]:
+    """The channel at ``address``, typed for mypy and pyright: ``address`` must be one of the
+    provider's channel addresses written as a literal (a misspelled one is a type error,
+    there is no ``str`` fallback), and ``channel('/agents/completions')`` is a
+    ``Channel[AGENTS_COMPLETIONS_EVENT]``, the same object as ``AGENTS_COMPLETIONS_CHANNEL``.
+    ``CHANNELS`` is the dynamic mapping, for addresses known only at run time.
+
+    Raises:
+        KeyError: ``address`` is no channel of the provider (a value the checkers did not
+            see, such as one cast to a literal); the message lists the channels.
+    """
+    found = CHANNELS.get(address)
+    if found is None:
+        raise KeyError(f"no channel {address!r}; the channels are {', '.join(map(repr, CHANNELS))}")
+    return found

@@ -77,7 +77,9 @@ class ChatStreamChoice(msgspec.Struct, kw_only=True, omit_defaults=True, gc=Fals
     finish_reason: ChatStreamChoiceFinishReason | str | None = None
 
 
-class DeltaMessage(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
+class DeltaMessage(
+    msgspec.Struct, kw_only=True, omit_defaults=True, gc=False, forbid_unknown_fields=True
+):
     """Incremental message contribution carried by a streamed choice. On the first chunk this typically carries `role: assistant`; subsequent chunks carry `content` tokens or `tool_calls` deltas; terminal chunks may be empty.
 
     Attributes:
@@ -202,7 +204,9 @@ class FimStreamChoice(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False
     finish_reason: FimStreamChoiceFinishReason | str | None = None
 
 
-class FimStreamChoiceDelta(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
+class FimStreamChoiceDelta(
+    msgspec.Struct, kw_only=True, omit_defaults=True, gc=False, forbid_unknown_fields=True
+):
     """The value of member ``delta`` of :class:`FimStreamChoice`.
 
     Attributes:

@@ -6,22 +6,28 @@ msgspec and the standard library.
 
 Usage::
 
-    from generated.ollama import CHANNELS
+    from generated.ollama import channel
 
-    channel = CHANNELS['/api/chat']
-    events = channel.decode(response.iter_bytes())   # typed events, lazily
-    result = channel.accumulate(events)              # assembled StreamResult
+    chan = channel('/api/chat')
+    events = chan.decode(response.iter_bytes())   # typed events, lazily
+    result = chan.accumulate(events)              # assembled StreamResult
     print(result.to_dict())
+
+The streaming client (needs httpx): ``from generated.ollama import Client``, one typed
+method per streaming operation, request bodies in ``generated.ollama.requests``.
 
 Channels:
     ``/api/chat``: ChatChunk, StreamError.
     ``/api/generate``: GenerateChunk, StreamError.
 """
 
+from typing import TYPE_CHECKING
+
 from . import models
 from .._runtime import sse
 from .channels import (
     CHANNELS,
+    channel,
     API_CHAT_CHANNEL,
     API_GENERATE_CHANNEL,
 )
@@ -43,6 +49,11 @@ from .._runtime.accumulate import (
 from .._runtime.events import StreamTruncated, UnknownEvent, VendorEvent
 from .._runtime.stream import AsyncEventStream, Channel, ConcurrentUseError, EventStream
 from .._runtime.usage import usage_as_sent
+from .._runtime.client_errors import APIConnectionError, APIError, APIStatusError, APITimeoutError
+
+if TYPE_CHECKING:
+    from .client import AsyncClient as AsyncClient
+    from .client import Client as Client
 
 PROVIDER = "ollama"
 """The provider name (its folder under the specs folder)."""
@@ -62,6 +73,10 @@ ERROR_CODES: dict[int | str, str] = {}
 """Documented error codes and their meaning (none documented)."""
 
 __all__ = [
+    "APIConnectionError",
+    "APIError",
+    "APIStatusError",
+    "APITimeoutError",
     "API_CHAT_CHANNEL",
     "API_GENERATE_CHANNEL",
     "Accumulator",
@@ -88,7 +103,18 @@ __all__ = [
     "ToolCallResult",
     "UnknownEvent",
     "VendorEvent",
+    "channel",
     "models",
     "sse",
     "usage_as_sent",
 ]
+
+
+def __getattr__(name: str) -> object:
+    """``Client`` and ``AsyncClient`` (``client.py``), imported on first use: they need httpx,
+    which decoding and accumulating do not (without it, an ``ImportError`` names the install)."""
+    if name in ("AsyncClient", "Client"):
+        from . import client
+
+        return getattr(client, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

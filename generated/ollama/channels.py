@@ -100,17 +100,22 @@ def classify_values_api_chat(
 
 
 def _apply_api_chat_chat_chunk(acc: Sink, chunks: Iterable[models.ChatChunk]) -> None:
-    texts = acc.texts
     need_meta = acc.model is None
+    text_parts = acc.texts.get("text")
+    thinking_parts = acc.texts.get("thinking")
     for chunk in chunks:
         if need_meta:
             acc.meta(None, chunk.model)
             need_meta = acc.model is None
         if (message := chunk.message) is not None:
             if (content := message.content) is not None:
-                (texts.get("text") or acc.text_parts("text")).append(content)
+                if text_parts is None:
+                    text_parts = acc.text_parts("text")
+                text_parts.append(content)
             if (thinking := message.thinking) is not None:
-                (texts.get("thinking") or acc.text_parts("thinking")).append(thinking)
+                if thinking_parts is None:
+                    thinking_parts = acc.text_parts("thinking")
+                thinking_parts.append(thinking)
             if (tool_calls := message.tool_calls) is not None:
                 for tool_call in tool_calls:
                     function = tool_call.function
@@ -209,15 +214,20 @@ def classify_values_api_generate(
 
 
 def _apply_api_generate_generate_chunk(acc: Sink, chunks: Iterable[models.GenerateChunk]) -> None:
-    texts = acc.texts
     need_meta = acc.model is None
+    text_parts = acc.texts.get("text")
+    thinking_parts = acc.texts.get("thinking")
     for chunk in chunks:
         if need_meta:
             acc.meta(None, chunk.model)
             need_meta = acc.model is None
-        (texts.get("text") or acc.text_parts("text")).append(chunk.response)
+        if text_parts is None:
+            text_parts = acc.text_parts("text")
+        text_parts.append(chunk.response)
         if (thinking := chunk.thinking) is not None:
-            (texts.get("thinking") or acc.text_parts("thinking")).append(thinking)
+            if thinking_parts is None:
+                thinking_parts = acc.text_parts("thinking")
+            thinking_parts.append(thinking)
         if (done_reason := chunk.done_reason) is not None:
             acc.stop_reason = done_reason
         if (
@@ -359,7 +369,8 @@ class Channels(dict[str, Channel[Any]]):
     as a literal is typed with that channel's events for mypy and pyright
     (``CHANNELS['/api/chat']`` is a ``Channel[API_CHAT_EVENT]``,
     the same object as ``API_CHAT_CHANNEL``, so a misspelled attribute of
-    a decoded event is a type error); any other ``str`` key gives a ``Channel[Any]``.
+    a decoded event is a type error); any other ``str`` key gives a ``Channel[Any]``:
+    ``channel('/api/chat')`` is the lookup that rejects a misspelled address.
     """
 
     if TYPE_CHECKING:
@@ -383,3 +394,28 @@ CHANNELS = Channels(
     }
 )
 """The provider's channels by address; see :class:`~.stream.Channel`."""
+
+
+@overload
+def channel(address: Literal["/api/chat"]) -> Channel[API_CHAT_EVENT]: ...
+
+
+@overload
+def channel(address: Literal["/api/generate"]) -> Channel[API_GENERATE_EVENT]: ...
+
+
+def channel(address: str) -> Channel[Any]:
+    """The channel at ``address``, typed for mypy and pyright: ``address`` must be one of the
+    provider's channel addresses written as a literal (a misspelled one is a type error,
+    there is no ``str`` fallback), and ``channel('/api/chat')`` is a
+    ``Channel[API_CHAT_EVENT]``, the same object as ``API_CHAT_CHANNEL``.
+    ``CHANNELS`` is the dynamic mapping, for addresses known only at run time.
+
+    Raises:
+        KeyError: ``address`` is no channel of the provider (a value the checkers did not
+            see, such as one cast to a literal); the message lists the channels.
+    """
+    found = CHANNELS.get(address)
+    if found is None:
+        raise KeyError(f"no channel {address!r}; the channels are {', '.join(map(repr, CHANNELS))}")
+    return found

@@ -363,9 +363,9 @@ _TAGGED_V1_RESPONSES: dict[str, tuple[Callable[[str], V1_RESPONSES_EVENT], ...]]
     ),
     "response.reasoning_text.delta": (_decode_response_reasoning_text_delta_v1_responses,),
     "response.reasoning_text.done": (_decode_response_reasoning_text_done_v1_responses,),
-    "response.completed": (_decode_response_completed_v1_responses,),
-    "response.incomplete": (_decode_response_incomplete_v1_responses,),
-    "response.failed": (_decode_response_failed_v1_responses,),
+    "response.completed": (kept(_decode_response_completed_v1_responses, "response.usage"),),
+    "response.incomplete": (kept(_decode_response_incomplete_v1_responses, "response.usage"),),
+    "response.failed": (kept(_decode_response_failed_v1_responses, "response.usage"),),
     "response.audio.delta": (_decode_response_audio_delta_v1_responses,),
     "response.audio.done": (_decode_response_audio_done_v1_responses,),
     "response.audio.transcript.delta": (_decode_response_audio_transcript_delta_v1_responses,),
@@ -1498,7 +1498,8 @@ class Channels(dict[str, Channel[Any]]):
     as a literal is typed with that channel's events for mypy and pyright
     (``CHANNELS['/v1/responses']`` is a ``Channel[V1_RESPONSES_EVENT]``,
     the same object as ``V1_RESPONSES_CHANNEL``, so a misspelled attribute of
-    a decoded event is a type error); any other ``str`` key gives a ``Channel[Any]``.
+    a decoded event is a type error); any other ``str`` key gives a ``Channel[Any]``:
+    ``channel('/v1/responses')`` is the lookup that rejects a misspelled address.
     """
 
     if TYPE_CHECKING:
@@ -1518,3 +1519,20 @@ CHANNELS = Channels(
     }
 )
 """The provider's channels by address; see :class:`~.stream.Channel`."""
+
+
+def channel(address: Literal["/v1/responses"]) -> Channel[V1_RESPONSES_EVENT]:
+    """The channel at ``address``, typed for mypy and pyright: ``address`` must be one of the
+    provider's channel addresses written as a literal (a misspelled one is a type error,
+    there is no ``str`` fallback), and ``channel('/v1/responses')`` is a
+    ``Channel[V1_RESPONSES_EVENT]``, the same object as ``V1_RESPONSES_CHANNEL``.
+    ``CHANNELS`` is the dynamic mapping, for addresses known only at run time.
+
+    Raises:
+        KeyError: ``address`` is no channel of the provider (a value the checkers did not
+            see, such as one cast to a literal); the message lists the channels.
+    """
+    found = CHANNELS.get(address)
+    if found is None:
+        raise KeyError(f"no channel {address!r}; the channels are {', '.join(map(repr, CHANNELS))}")
+    return found

@@ -108,7 +108,9 @@ class ChatCompletionChunkChoice(msgspec.Struct, kw_only=True, omit_defaults=True
     finish_reason: ChatCompletionChunkChoiceFinishReason | str | None = None
 
 
-class ChatCompletionChunkChoiceDelta(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
+class ChatCompletionChunkChoiceDelta(
+    msgspec.Struct, kw_only=True, omit_defaults=True, gc=False, forbid_unknown_fields=True
+):
     """The inference return result, the last response is empty.
 
     Attributes:

@@ -6,21 +6,27 @@ msgspec and the standard library.
 
 Usage::
 
-    from generated.xerotier import CHANNELS
+    from generated.xerotier import channel
 
-    channel = CHANNELS['/chat/completions']
-    events = channel.decode(response.iter_bytes())   # typed events, lazily
-    result = channel.accumulate(events)              # assembled StreamResult
+    chan = channel('/chat/completions')
+    events = chan.decode(response.iter_bytes())   # typed events, lazily
+    result = chan.accumulate(events)              # assembled StreamResult
     print(result.to_dict())
+
+The streaming client (needs httpx): ``from generated.xerotier import Client``, one typed
+method per streaming operation, request bodies in ``generated.xerotier.requests``.
 
 Channels:
     ``/chat/completions``: StreamDone, XResearchSearching, XResearchReading, XResearchCodeSearching, XResearchCalculating, XResearchResult, XResearchGapAnalysis, XResearchDeepeningRound, XResearchContextCompacted, XResearchTrackingDecision, XResearchQueryingDecisions, XResearchTrackingMilestone, XResearchQueryingTimeline, XResearchBriefing, XResearchRelating, XResearchCreatingMockup, XResearchUpdatingMockup, XResearchToolCall, XDeepThinkPlanningStarted, XDeepThinkPlanCreated, XDeepThinkPlanCritiqued, XDeepThinkDiscoveryStarted, XDeepThinkDiscoveryCompleted, XDeepThinkSubtaskPlanned, XDeepThinkSubtaskStarted, XDeepThinkSubtaskRetried, XDeepThinkSubtaskCompleted, XDeepThinkDeepeningRoundCompleted, XDeepThinkCrossReference, XDeepThinkSynthesizing, XDeepThinkStructuredSynthesis, XDeepThinkClaimEmitted, XDeepThinkSynthesisFailed, XDeepThinkMemoryExtracted, XArtifactCreated, XArtifactUpdated, XMockupCalling, XMockupCreated, XMockupUpdated, XMockupError, XAskUserQuestion, XAskUserPendingState, XContextFork, XChatMetadata, XAnalystContextGathering, XAnalystContextCompleted, XAnalystContextBriefCreated, XAnalystContextRefreshed, ChatCompletionChunk, StreamError.
 """
 
+from typing import TYPE_CHECKING
+
 from . import models
 from .._runtime import sse
 from .channels import (
     CHANNELS,
+    channel,
     CHAT_COMPLETIONS_CHANNEL,
 )
 from .._runtime.sse import (
@@ -41,6 +47,11 @@ from .._runtime.accumulate import (
 from .._runtime.events import StreamTruncated, UnknownEvent, VendorEvent
 from .._runtime.stream import AsyncEventStream, Channel, ConcurrentUseError, EventStream
 from .._runtime.usage import usage_as_sent
+from .._runtime.client_errors import APIConnectionError, APIError, APIStatusError, APITimeoutError
+
+if TYPE_CHECKING:
+    from .client import AsyncClient as AsyncClient
+    from .client import Client as Client
 
 PROVIDER = "xerotier"
 """The provider name (its folder under the specs folder)."""
@@ -62,6 +73,10 @@ ERROR_CODES: dict[int | str, str] = {
 """Documented error codes and their meaning (from xerotier/streaming-api.md)."""
 
 __all__ = [
+    "APIConnectionError",
+    "APIError",
+    "APIStatusError",
+    "APITimeoutError",
     "Accumulator",
     "AsyncEventStream",
     "BlockResult",
@@ -87,7 +102,18 @@ __all__ = [
     "ToolCallResult",
     "UnknownEvent",
     "VendorEvent",
+    "channel",
     "models",
     "sse",
     "usage_as_sent",
 ]
+
+
+def __getattr__(name: str) -> object:
+    """``Client`` and ``AsyncClient`` (``client.py``), imported on first use: they need httpx,
+    which decoding and accumulating do not (without it, an ``ImportError`` names the install)."""
+    if name in ("AsyncClient", "Client"):
+        from . import client
+
+        return getattr(client, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -797,7 +797,8 @@ class Channels(dict[str, Channel[Any]]):
     as a literal is typed with that channel's events for mypy and pyright
     (``CHANNELS['/chat/completions']`` is a ``Channel[CHAT_COMPLETIONS_EVENT]``,
     the same object as ``CHAT_COMPLETIONS_CHANNEL``, so a misspelled attribute of
-    a decoded event is a type error); any other ``str`` key gives a ``Channel[Any]``.
+    a decoded event is a type error); any other ``str`` key gives a ``Channel[Any]``:
+    ``channel('/chat/completions')`` is the lookup that rejects a misspelled address.
     """
 
     if TYPE_CHECKING:
@@ -819,3 +820,20 @@ CHANNELS = Channels(
     }
 )
 """The provider's channels by address; see :class:`~.stream.Channel`."""
+
+
+def channel(address: Literal["/chat/completions"]) -> Channel[CHAT_COMPLETIONS_EVENT]:
+    """The channel at ``address``, typed for mypy and pyright: ``address`` must be one of the
+    provider's channel addresses written as a literal (a misspelled one is a type error,
+    there is no ``str`` fallback), and ``channel('/chat/completions')`` is a
+    ``Channel[CHAT_COMPLETIONS_EVENT]``, the same object as ``CHAT_COMPLETIONS_CHANNEL``.
+    ``CHANNELS`` is the dynamic mapping, for addresses known only at run time.
+
+    Raises:
+        KeyError: ``address`` is no channel of the provider (a value the checkers did not
+            see, such as one cast to a literal); the message lists the channels.
+    """
+    found = CHANNELS.get(address)
+    if found is None:
+        raise KeyError(f"no channel {address!r}; the channels are {', '.join(map(repr, CHANNELS))}")
+    return found

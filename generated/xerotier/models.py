@@ -182,7 +182,9 @@ class ChatCompletionChunkChoice(msgspec.Struct, kw_only=True, omit_defaults=True
     logprobs: ChatCompletionChunkChoiceLogprobs | None = None
 
 
-class ChatCompletionChunkChoiceDelta(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
+class ChatCompletionChunkChoiceDelta(
+    msgspec.Struct, kw_only=True, omit_defaults=True, gc=False, forbid_unknown_fields=True
+):
     """The delta field in each choice contains the incremental content
 
     Attributes:

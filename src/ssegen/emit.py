@@ -20,12 +20,12 @@ from typing import Any
 import jinja2
 
 from .codemodel import FLAVOURS, FieldSpec, PackageSpec, build_package_spec
+from .codemodel.mock_requests import schemas_document
 from .config import OutputSettings
 from .diagnostics import Diagnostics
 from .formatting import DEFAULT_LINE_LENGTH, FormatError, format_sources
 from .imports import prune_imports
 from .ir import Provider
-from .normalize.jsonschema import export_provider
 from .output import runtime_source, version
 from .runtime import MODULES as RUNTIME_MODULES
 from .runtime import RUNTIME_FOLDER
@@ -175,6 +175,8 @@ def render_provider(provider: Provider, settings: OutputSettings, diagnostics: D
     for template, name, target in (
         ("package_init.py.jinja", "__init__.py", rendered.files),
         (spec.flavour.models_template, "models.py", rendered.files),
+        (spec.flavour.requests_template, "requests.py", rendered.files),
+        ("client.py.jinja", "client.py", rendered.files),
         ("channels.py.jinja", "channels.py", rendered.files),
         ("test_conformance.py.jinja", test_module, tests),
     ):
@@ -185,7 +187,7 @@ def render_provider(provider: Provider, settings: OutputSettings, diagnostics: D
         targets[path][path] = text
     for stream in provider.example_streams:
         tests[f"{provider.name}/examples/{stream.name}.sse"] = stream.wire()
-    schemas = export_provider(provider)
+    schemas = schemas_document(provider)
     rendered.files[f"{provider.name}/schemas.json"] = json.dumps(schemas, indent=2, ensure_ascii=False) + "\n"
     rendered.files[f"{provider.name}/py.typed"] = ""
     return rendered

@@ -14,8 +14,10 @@ with the faults of :class:`ssegen.replay.Faults` from ``--fault``/``--delay``, t
 ``x-ssegen-fault`` header and its query parameters (``?cut_at=3&delay=0.05``). A cut with
 ``cut=abort`` (the default) drops the connection mid-body, as a crashed upstream does. A JSON
 body with ``"stream": false`` gets a 400 (the mock answers streams only); its ``model`` names the
-model of synthesized streams. ``GET /`` lists the channels (HTML; JSON with
-``Accept: application/json``).
+model of every event naming one. A request is checked as the provider checks it, from the
+package's ``schemas.json`` (:mod:`ssegen.mock_requests`: the method, the API key, the body
+against its schema), and the Responses channel serves its resuming ``GET``. ``GET /`` lists the
+channels (HTML; JSON with ``Accept: application/json``).
 """
 
 from __future__ import annotations
@@ -31,9 +33,22 @@ from types import ModuleType
 from typing import Any
 
 from .diagnostics import escape_controls
+from .mock_requests import (
+    Refusal,
+    RequestRules,
+    Responses,
+    Sent,
+    Times,
+    error_body,
+    events_after,
+    request_rules,
+    screen,
+    status_refusal,
+    with_ids,
+    with_model,
+)
 from .replay import (
     FAULT_HEADER,
-    MAX_MODEL,
     FaultError,
     Faults,
     Step,
@@ -45,12 +60,14 @@ from .replay import (
     iter_plan,
     path_matches,
     read_capture,
-    read_request,
     terminator_frame,
 )
+from .request_body import MAX_MODEL, read_request
 
 #: What to run when the ASGI stack is missing.
 INSTALL_HINT = "ssegen mock needs Starlette and uvicorn: pip install 'ssegen[mock]'"
+#: The methods the stream route takes, to answer each not the spec's with a 405 in the provider's shape.
+_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
 #: The request header naming a text to synthesize for one request.
 TEXT_HEADER = "x-ssegen-text"
 
@@ -151,6 +168,8 @@ class Endpoint:
         replay: a capture to send instead of the default stream.
         text: a text to synthesize instead of the default stream.
         frames: the capture's events, read once when it is given (:func:`ssegen.replay.read_capture`).
+        rules: what a request opening the stream must be (:func:`ssegen.mock_requests.request_rules`:
+            method, API key, body schema, resumption), or None for a package that states none.
     """
 
     provider: str
@@ -160,6 +179,7 @@ class Endpoint:
     text: str | None = None
     requests: int = field(default=0, compare=False)
     frames: list[bytes] | None = field(default=None, repr=False, compare=False)
+    rules: RequestRules | None = field(default=None, repr=False, compare=False)
 
     @property
     def source(self) -> str:
@@ -197,7 +217,9 @@ def endpoints(
             paths = [p for p in channel_paths(address, servers) if p not in claimed]
             claimed.update(paths)
             prefixed = [f"/{provider}{p}" for p in channel_paths(address, servers)]
-            out.append(Endpoint(provider, channel, [*paths, *prefixed], text=text))
+            endpoint = Endpoint(provider, channel, [*paths, *prefixed], text=text)
+            endpoint.rules = request_rules(channel, package)
+            out.append(endpoint)
     for key, capture in (replays or {}).items():
         data = read_capture(capture)
         chosen = _replayed(out, key, capture)
@@ -233,16 +255,6 @@ def _query_faults(query: Any, base: Faults) -> Faults:
     return Faults.parse(query.getlist("fault"), faults) if "fault" in query else faults
 
 
-class _Refused(Exception):
-    """A request the mock answers with an error: ``status``, ``message`` and the error's ``kind``."""
-
-    def __init__(self, status: int, message: str, kind: str = "invalid_request_error") -> None:
-        super().__init__(message)
-        self.status = status
-        self.message = message
-        self.kind = kind
-
-
 def _is_json(media_type: str) -> bool:
     """``application/json`` or a ``+json`` type (parameters aside)."""
     kind = media_type.partition(";")[0].strip().lower()
@@ -254,7 +266,7 @@ async def read_body(request: Any, limits: Limits) -> bytes:
     ``limits.max_body`` bytes held, and no longer than ``limits.body_timeout`` seconds.
 
     Raises:
-        _Refused: 415 for a body that is not JSON (a page in a browser can send ``text/plain`` or
+        Refusal: 415 for a body that is not JSON (a page in a browser can send ``text/plain`` or
             a form to any address without asking, never JSON: that needs a CORS preflight, which
             the mock never approves); 413 for a body over the limit (by its ``content-length``,
             before reading, or as it arrives); 408 for a body too slow.
@@ -266,8 +278,8 @@ async def read_body(request: Any, limits: Limits) -> bytes:
     if (length is None and "transfer-encoding" not in headers) or (length or "").strip() == "0":
         return b""
     if not _is_json(headers.get("content-type", "")):
-        raise _Refused(415, "ssegen mock: send the body as JSON (content-type: application/json)")
-    too_large = _Refused(413, f"ssegen mock: the request body is over {limits.max_body:,} bytes (the limit max_body)")
+        raise Refusal(415, "ssegen mock: send the body as JSON (content-type: application/json)")
+    too_large = Refusal(413, f"ssegen mock: the request body is over {limits.max_body:,} bytes (the limit max_body)")
     if length is not None and length.isdigit() and int(length) > limits.max_body:
         raise too_large
     chunks: list[bytes] = []
@@ -279,7 +291,7 @@ async def read_body(request: Any, limits: Limits) -> bytes:
                 raise too_large
             chunks.append(chunk)
     if scope.cancelled_caught:
-        raise _Refused(408, f"ssegen mock: the request body took over {limits.body_timeout:g} s (body_timeout)")
+        raise Refusal(408, f"ssegen mock: the request body took over {limits.body_timeout:g} s (body_timeout)")
     return b"".join(chunks)
 
 
@@ -287,11 +299,11 @@ def _request_text(request: Any, limits: Limits) -> str | None:
     """The text a request asks to synthesize (``?text=`` or the ``x-ssegen-text`` header).
 
     Raises:
-        _Refused: 400 for a text over ``limits.max_text`` characters.
+        Refusal: 400 for a text over ``limits.max_text`` characters.
     """
     text = request.query_params.get("text") or request.headers.get(TEXT_HEADER)
     if text is not None and len(text) > limits.max_text:
-        raise _Refused(400, f"ssegen mock: text is over {limits.max_text:,} characters (the limit max_text)")
+        raise Refusal(400, f"ssegen mock: text is over {limits.max_text:,} characters (the limit max_text)")
     return text or None
 
 
@@ -300,7 +312,11 @@ def create_app(served: list[Endpoint], faults: Faults | None = None, limits: Lim
     adds its own: ``x-ssegen-fault`` header, query parameters named as the faults or
     ``fault=NAME=VALUE``; ``text`` or the ``x-ssegen-text`` header synthesizes an answer,
     ``stream`` picks a harvested example stream), each request within ``limits`` (default:
-    :class:`Limits`' defaults).
+    :class:`Limits`' defaults) and checked as the provider checks it where the package states
+    its request (:func:`ssegen.mock_requests.screen`: 405, 401, 400 naming the JSON pointer),
+    errors in the provider's shape (:func:`ssegen.mock_requests.error_body`). A channel that
+    resumes ``starting-after`` (OpenAI Responses) also answers its resuming ``GET``
+    (``/v1/responses/{id}?stream=true&starting_after=N``).
 
     Raises:
         MockUnavailable: Starlette is not installed.
@@ -316,8 +332,11 @@ def create_app(served: list[Endpoint], faults: Faults | None = None, limits: Lim
     by_path = {path: endpoint for endpoint in reversed(served) for path in endpoint.paths}
     templates = [(path, endpoint) for endpoint in served for path in endpoint.paths if "{" in path]
 
-    def error(status: int, message: str, kind: str = "invalid_request_error") -> Response:
-        return JSONResponse({"error": {"message": message, "type": kind}}, status_code=status)
+    times, responses = Times(), Responses()
+
+    def error(refused: Refusal, channel: Any = None) -> Response:
+        body = error_body(channel, refused.status, refused.message, refused.kind, refused.pointer)
+        return JSONResponse(body, status_code=refused.status, headers=refused.headers)
 
     async def index(request: Request) -> Response:
         rows = [
@@ -338,45 +357,74 @@ def create_app(served: list[Endpoint], faults: Faults | None = None, limits: Lim
     async def stream(request: Request) -> Response:
         path = request.url.path
         endpoint = by_path.get(path) or next((e for p, e in templates if path_matches(p, path)), None)
-        if endpoint is None:
+        try:
+            resumed = responses.resumed(path, request.query_params, served) if endpoint is None else None
+        except Refusal as refused:
+            return error(refused)
+        if endpoint is None and resumed is None:
             listed = "".join(f"\n  {served_path}" for served_path in sorted(by_path))
-            return error(404, f"ssegen mock: no channel at {path}; the channels served:{listed}", "not_found")
+            return error(Refusal(404, f"ssegen mock: no channel at {path}; the channels served:{listed}", "not_found"))
+        endpoint = endpoint or resumed[0]  # type: ignore[index]
         try:
             asked = read_request(await read_body(request, bounds), bounds.max_model)
             if asked.problem is not None:
-                raise _Refused(400, asked.problem)
-            answer = _answer(request, endpoint, base, _request_text(request, bounds), asked.model)
-        except _Refused as refused:
-            return error(refused.status, refused.message, refused.kind)
+                raise Refusal(400, asked.problem)
+            rules = endpoint.rules
+            if resumed is not None and rules is not None and rules.resume is not None:
+                rules = replace(rules, method=rules.resume.get("method") or "GET", body=None)
+            screen(rules, request.method, request.headers, request.query_params, asked)
+            if resumed is not None:  # the response resumed is made as it was first made
+                text, model = resumed[1].text, resumed[1].model
+            else:
+                text, model = _request_text(request, bounds), asked.model
+            answer = _answer(request, endpoint, base, text, model, (times, responses, resumed))
+        except Refusal as refused:
+            return error(refused, endpoint.channel)
         return answer  # type: ignore[return-value]
 
-    routes = [Route("/", index, methods=["GET"]), Route("/{path:path}", stream, methods=["GET", "POST"])]
+    routes = [Route("/", index, methods=["GET"]), Route("/{path:path}", stream, methods=_METHODS)]
     return Starlette(routes=routes)
 
 
-def _answer(request: Any, endpoint: Endpoint, base: Faults, text: str | None, model: str | None) -> _StepsResponse:
+def _answer(
+    request: Any, endpoint: Endpoint, base: Faults, text: str | None, model: str | None, state: tuple[Any, ...]
+) -> _StepsResponse:
     """The stream answering ``request`` for ``endpoint``: its frames, made as they are sent,
-    with the server's faults and the request's.
+    with the server's faults and the request's (``state``: the app's
+    :class:`~ssegen.mock_requests.Times` and :class:`~ssegen.mock_requests.Responses`, and what
+    a resuming request resumes, or None).
 
     Raises:
-        _Refused: 400 for a bad fault or source (the message names it).
+        Refusal: 400 for a bad fault or source (the message names it); the error ``status=``
+            asks for.
     """
     query = request.query_params
+    times, responses, resumed = state
     try:
         faults = _query_faults(query, base)
         header = request.headers.get(FAULT_HEADER)
         if header:
             faults = Faults.parse(header, faults)
-        chosen = query.get("stream")
+        faults = times.applied(endpoint, faults)
+        refusal = status_refusal(faults)
+        if refusal is not None:
+            raise refusal
+        chosen = resumed[1].stream if resumed is not None else query.get("stream")
         channel = endpoint.channel
         if endpoint.frames is not None and not (text or chosen):
             frames: Collection[bytes] = endpoint.frames
         else:
-            frames = frame_source(channel, text=text if text or chosen else endpoint.text, stream=chosen, model=model)
+            text = text if text or chosen else endpoint.text
+            frames = with_model(frame_source(channel, text=text, stream=chosen, model=model), model)
+            frames = responses.stamp(frames, Sent(endpoint, text, model, chosen), endpoint.rules)
+            if resumed is not None and endpoint.rules is not None and endpoint.rules.resume is not None:
+                frames = events_after(frames, endpoint.rules.resume.get("cursor", ""), resumed[2])  # type: ignore[arg-type]
+        framing = str(getattr(channel.framing, "name", channel.framing))
+        frames = with_ids(frames, faults, request.headers.get("last-event-id"), framing)
         error_bytes = error_frame(channel) if faults.error_event is not None else None
         steps = iter_plan(frames, faults, error=error_bytes, terminator=terminator_frame(channel))
     except FaultError as exc:
-        raise _Refused(400, f"ssegen mock: {exc}") from None
+        raise Refusal(400, f"ssegen mock: {exc}") from None
     endpoint.requests += 1
     described = faults.describe()
     what = escape_controls(f"{request.method} {request.url.path}")
@@ -479,7 +527,7 @@ def _index_page(rows: list[dict[str, Any]], base_url: str, faults: Faults) -> st
         )
     first = rows[0]["paths"][0] if rows else "/chat/completions"
     lines.append("</table>")
-    body = "-H 'content-type: application/json' -d '{\"stream\": true}'"
+    body = "-X POST -H 'authorization: Bearer k'"
     lines.append(f"<pre>curl -N {html.escape(base_url + first)} {html.escape(body)}</pre>")
     return "\n".join(lines) + "\n"
 

@@ -47,8 +47,6 @@ DEFAULT_STALL = 10.0
 DEFAULT_TEXT = "Hello from the ssegen mock."
 #: The largest capture (bytes) a replay reads: a capture is read whole, once.
 MAX_CAPTURE = 256 * 1024 * 1024
-#: The longest ``model`` (characters) a request body may name: every synthesized event repeats it.
-MAX_MODEL = 256
 #: The request header carrying faults for one request (``cut_at=3, read_size=7``).
 FAULT_HEADER = "x-ssegen-fault"
 #: How a cut ends the response: ``abort`` drops the connection mid-body (the client raises its own
@@ -88,9 +86,17 @@ class Faults:
             client's), cut anywhere, inside UTF-8 characters and line ends too; by default one
             piece per event.
         delay: seconds to wait before each event (a slow trickle; at most :data:`MAX_DELAY`).
+        times: the other faults break only the first ``times`` requests carrying these faults on
+            a channel; later ones are served clean (``ids`` kept): a client's retry succeeds.
+        status: the answer is this HTTP error (400 to 599) before any byte of the body, a JSON
+            error in the provider's shape (:mod:`ssegen.mock_requests`).
+        retry_after: with ``status``: the ``Retry-After`` header, in whole seconds.
+        ids: every event carries an ``id:`` line (its 1-based position in the stream), and a
+            request's ``Last-Event-ID`` header resumes after that event (WHATWG HTML 9.2).
 
     Raises:
-        FaultError: a value out of range (a negative index, a stall over the bound, both cuts).
+        FaultError: a value out of range (a negative index, a stall over the bound, both cuts,
+            a status that is no HTTP error, ``retry_after`` without ``status``).
     """
 
     cut_at: int | None = None
@@ -101,8 +107,13 @@ class Faults:
     stall: float = DEFAULT_STALL
     read_size: int | None = None
     delay: float = 0.0
+    times: int | None = None
+    status: int | None = None
+    retry_after: int | None = None
+    ids: bool = False
 
     def __post_init__(self) -> None:
+        _check_request_faults(self)
         for name in ("cut_at", "cut_at_byte", "error_event", "stall_after"):
             value = getattr(self, name)
             if value is not None and not _whole(value, 0):
@@ -168,6 +179,18 @@ class Faults:
         )
 
 
+def _check_request_faults(faults: Faults) -> None:
+    """The checks of ``times``, ``status``, ``retry_after`` and ``ids`` (see :class:`Faults`)."""
+    if faults.times is not None and not _whole(faults.times, 1):
+        raise FaultError(f"times={faults.times!r}: a number of requests >= 1")
+    if faults.status is not None and not (_whole(faults.status, 400) and faults.status <= 599):
+        raise FaultError(f"status={faults.status!r}: an HTTP error status, 400 to 599")
+    if faults.retry_after is not None and (faults.status is None or not _whole(faults.retry_after, 0)):
+        raise FaultError(f"retry_after={faults.retry_after!r}: whole seconds >= 0, with status=CODE")
+    if not isinstance(faults.ids, bool):
+        raise FaultError(f"ids={faults.ids!r}: 1 or 0")
+
+
 def _whole(value: Any, least: int) -> bool:
     """``value`` is a whole number (not a bool) of at least ``least``."""
     return isinstance(value, int) and not isinstance(value, bool) and value >= least
@@ -176,6 +199,10 @@ def _whole(value: Any, least: int) -> bool:
 def _fault_value(name: str, text: str) -> Any:
     if name == "cut":
         return text
+    if name == "ids":
+        if text.lower() not in ("1", "0", "true", "false", "on", "off", ""):
+            raise FaultError(f"ids={text!r}: expected 1 or 0")
+        return text.lower() in ("1", "true", "on")
     if text.lower() in ("", "none", "off"):
         return None if name not in ("stall", "delay") else 0.0
     try:
@@ -576,78 +603,6 @@ def _sends(events: Iterator[bytes], faults: Faults) -> Iterator[Step]:
         pending = data[whole:]
     if pending:
         yield Step("send", pending)
-
-
-class RequestBody(NamedTuple):
-    """What a request body asks of a stream (:func:`read_request`).
-
-    Attributes:
-        problem: why the stream cannot answer it (a 400's message), or None.
-        model: the ``model`` it names (for synthesized streams), or None.
-    """
-
-    problem: str | None
-    model: str | None = None
-
-
-#: The deepest JSON nesting a request body may have (a chat request nests under 20 levels); past
-#: it the body is refused before it is parsed, whatever the process' recursion limit (mypy's
-#: API, run in the same process, raises it to 16,384, past what the C stack holds).
-MAX_JSON_DEPTH = 256
-
-
-def _nested_deeper(body: bytes, limit: int) -> bool:
-    """True when the JSON text ``body`` opens more than ``limit`` arrays or objects inside one
-    another (brackets inside strings not counted). Bodies with fewer opening brackets in all
-    are answered by two counts in C; only the others are scanned."""
-    if body.count(b"[") + body.count(b"{") <= limit:
-        return False
-    depth, in_string, escaped = 0, False, False
-    for byte in body:
-        if in_string:
-            if escaped:
-                escaped = False
-            elif byte == 0x5C:  # backslash
-                escaped = True
-            elif byte == 0x22:  # quote
-                in_string = False
-        elif byte == 0x22:
-            in_string = True
-        elif byte in (0x5B, 0x7B):  # [ {
-            depth += 1
-            if depth > limit:
-                return True
-        elif byte in (0x5D, 0x7D):  # ] }
-            depth -= 1
-    return False
-
-
-def read_request(body: bytes, max_model: int = MAX_MODEL) -> RequestBody:
-    """A request body, parsed once: a JSON object without ``stream``, a body that is not JSON
-    (curl's empty GET) and ``"stream": true`` are answered with the stream; ``"stream": false``,
-    JSON nested past the parser's recursion limit (``RecursionError``, caught as a parse error)
-    and a ``model`` longer than ``max_model`` characters (every synthesized event repeats it)
-    are problems."""
-    if not body.strip():
-        return RequestBody(None)
-    if _nested_deeper(body, MAX_JSON_DEPTH):
-        return RequestBody(f"the request body is JSON nested too deep (more than {MAX_JSON_DEPTH} levels)")
-    try:
-        data = json.loads(body)
-    except RecursionError:  # below MAX_JSON_DEPTH only if the process' own limit is lower still
-        return RequestBody("the request body is JSON nested too deep")
-    except ValueError:
-        return RequestBody(None)
-    if not isinstance(data, dict):
-        return RequestBody(None)
-    if data.get("stream") is False:
-        return RequestBody('this mock answers streaming requests only: send "stream": true')
-    model = data.get("model")
-    if not isinstance(model, str):
-        return RequestBody(None)
-    if len(model) > max_model:
-        return RequestBody(f"model: at most {max_model} characters (got {len(model):,})")
-    return RequestBody(None, model)
 
 
 def import_provider(name: str, out: Path | None = None, package: str | None = None) -> ModuleType:

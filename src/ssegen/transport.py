@@ -31,6 +31,16 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from .mock_requests import (
+    Refusal,
+    RequestRules,
+    Times,
+    error_body,
+    request_rules,
+    screen,
+    status_refusal,
+    with_ids,
+)
 from .replay import (
     FAULT_HEADER,
     FaultError,
@@ -44,9 +54,9 @@ from .replay import (
     iter_plan,
     package_of,
     path_matches,
-    read_request,
     terminator_frame,
 )
+from .request_body import read_request
 
 #: The message of httpx's own error when a server drops a chunked body (h11, through httpcore).
 CUT_MESSAGE = "peer closed connection without sending complete message body (incomplete chunked read)"
@@ -66,6 +76,10 @@ class Route:
         faults: what is broken (a request's ``x-ssegen-fault`` header adds to it).
         url: when set, only request URLs starting with it match (two providers with one path).
         requests: the requests answered, in order (bodies read).
+        times: the count of requests each ``times=N`` fault applies to.
+        check: each request is checked as ``ssegen mock`` checks it (the method, the API key,
+            the body against its schema: :func:`ssegen.mock_requests.screen`), refused in the
+            provider's error shape.
     """
 
     channel: Any
@@ -74,6 +88,14 @@ class Route:
     faults: Faults
     url: str | None = None
     requests: list[Any] = field(default_factory=list)
+    times: Times = field(default_factory=Times, repr=False, compare=False)
+    check: bool = False
+
+    @functools.cached_property
+    def rules(self) -> RequestRules | None:
+        """What a request for the channel must be (:func:`ssegen.mock_requests.request_rules`),
+        read once per route (its body validator is made once too)."""
+        return request_rules(self.channel)
 
     def matches(self, request: Any) -> bool:
         """The request is for this route (path, and URL prefix when ``url`` is set)."""
@@ -83,17 +105,25 @@ class Route:
 
     def steps(self, request: Any) -> Iterator[Step]:
         """The steps answering ``request``: the route's faults and the request's header ones
-        (made as the body is read; the faults are checked first).
+        (made as the body is read; the faults are checked first), ``times`` counted, ``ids``
+        numbering the events and resuming after a ``Last-Event-ID``.
 
         Raises:
             FaultError: a bad ``x-ssegen-fault`` header, a fault index past the stream's end.
+            ssegen.mock_requests.Refusal: the HTTP error a ``status`` fault asks for.
         """
         faults = self.faults
         header = request.headers.get(FAULT_HEADER)
         if header:
             faults = Faults.parse(header, faults)
+        faults = self.times.applied(self, faults)
+        refusal = status_refusal(faults)
+        if refusal is not None:
+            raise refusal
+        framing = str(getattr(self.channel.framing, "name", self.channel.framing))
+        frames = with_ids(self.frames, faults, request.headers.get("last-event-id"), framing)
         error = error_frame(self.channel) if faults.error_event is not None else None
-        return iter_plan(self.frames, faults, error=error, terminator=terminator_frame(self.channel))
+        return iter_plan(frames, faults, error=error, terminator=terminator_frame(self.channel))
 
     @property
     def body(self) -> bytes:
@@ -176,13 +206,20 @@ class _TransportMixin:
             message = f"ssegen mock: no route for {request.method} {request.url} (routes: {listed})"
             return self._error(404, message, "not_found")
         route.requests.append(request)
-        problem = read_request(request.content).problem
-        if problem is not None:
-            return self._error(400, problem, "invalid_request_error")
+        asked = read_request(request.content)
+        if asked.problem is not None:
+            return self._error(400, asked.problem, "invalid_request_error")
         try:
+            if route.check:
+                screen(route.rules, request.method, request.headers, request.url.params, asked)
             steps = route.steps(request)
         except FaultError as exc:
             return self._error(400, f"ssegen mock: {exc}", "invalid_request_error")
+        except Refusal as refused:
+            error = error_body(route.channel, refused.status, refused.message, refused.kind, refused.pointer)
+            body = json.dumps(error).encode()
+            headers = {"content-type": "application/json", **refused.headers}
+            return self.http.Response(refused.status, headers=headers, content=body)
         headers = {**SSE_HEADERS, "content-type": content_type(route.channel)}
         return self.http.Response(200, headers=headers, stream=self.body_class(steps, request))
 
@@ -275,6 +312,7 @@ class SSEMock:
         url: str | None = None,
         path: str | None = None,
         faults: Faults | str | None = None,
+        check: bool = False,
         **fault_values: Any,
     ) -> Route:
         """Answer requests for a channel with a stream; a later route for the same path wins.
@@ -290,8 +328,11 @@ class SSEMock:
             url: only request URLs starting with this match (e.g. ``https://api.deepseek.com``).
             path: the URL path to answer instead of the channel's own (exact or as a suffix).
             faults: a :class:`~ssegen.replay.Faults` or its text (``"cut_at=3"``).
+            check: refuse requests as ``ssegen mock`` does (a 405, 401 or 400 naming the JSON
+                pointer, from the package's ``schemas.json``; :attr:`Route.check`).
             **fault_values: faults by name: ``cut_at``, ``cut_at_byte``, ``cut``,
-                ``error_event``, ``stall_after``, ``stall``, ``read_size``, ``delay``.
+                ``error_event``, ``stall_after``, ``stall``, ``read_size``, ``delay``,
+                ``times``, ``status``, ``retry_after``, ``ids`` (:class:`~ssegen.replay.Faults`).
 
         Returns:
             The :class:`Route`; its ``requests`` are those it answered.
@@ -310,7 +351,7 @@ class SSEMock:
         # Checked now, so a fault past the stream's end fails the test where it is set up.
         error = error_frame(channel) if parsed.error_event is not None else None
         iter_plan(frames, parsed, error=error, terminator=terminator_frame(channel))
-        route = Route(channel, paths, frames, parsed, url)
+        route = Route(channel, paths, frames, parsed, url, check=check)
         self.routes.append(route)
         return route
 

@@ -25,6 +25,7 @@ from helpers.packages import generated_package
 
 from ssegen.codemodel.channels import channel_spec
 from ssegen.codemodel.models import ModelsBuilder
+from ssegen.codemodel.plan_texts import bound_texts
 from ssegen.codemodel.plans import Compiled, compile_steps
 from ssegen.diagnostics import Diagnostics
 from ssegen.ir import AccumulateStep, Channel, Provider
@@ -105,6 +106,28 @@ def test_an_append_without_key_appends_to_the_texts_bound_before_the_loop() -> N
     assert "texts = acc.texts" in compiled.before
     code = "\n".join(compiled.statements)
     assert "(texts.get('text') or acc.text_parts('text')).append(" in code and "add_text" not in code
+
+
+def test_a_stream_text_is_looked_up_once_per_run_and_made_on_its_first_part() -> None:
+    """The run function binds each stream text's parts before its loop (``plan_texts``), and
+    makes a text only when its first part comes: Ollama's ``text`` and ``thinking``, named apart
+    from the members the code reads (``thinking``), Cohere's ``tool_plan``."""
+    code = _apply_source("ollama", "_apply_api_chat_chat_chunk")
+    assert 'text_parts = acc.texts.get("text")' in code and 'thinking_parts = acc.texts.get("thinking")' in code
+    assert "if thinking_parts is None:\n" in code and "thinking_parts.append(thinking)" in code
+    assert "texts.get(" not in code.replace("acc.texts.get(", "") and "texts = acc.texts" not in code
+    assert 'tool_plan_parts = acc.texts.get("tool_plan")' in _apply_source("cohere", "_apply_chat_tool_plan_delta")
+    statements, before = bound_texts(("v = (texts.get('a b') or acc.text_parts('a b')).append(x)",), ())
+    assert statements == ("v = (texts.get('a b') or acc.text_parts('a b')).append(x)",)  # not a statement of its own
+    statements, before = bound_texts(
+        ("if x:\n    (texts.get('a_parts') or acc.text_parts('a_parts')).append(a_parts_parts)",),
+        ("texts = acc.texts",),
+    )
+    assert before == ("a_parts_parts_2 = acc.texts.get('a_parts')",)
+    assert statements == (
+        "if x:\n    if a_parts_parts_2 is None:\n        a_parts_parts_2 = acc.text_parts('a_parts')\n"
+        "    a_parts_parts_2.append(a_parts_parts)",
+    )
 
 
 def test_a_step_normalize_would_not_keep_is_an_error_not_a_fallback() -> None:

@@ -62,7 +62,7 @@ def test_protocol_not_sse_package_docstring_says_models_and_classifier(tmp_path:
     assert result.exit_code == 0, result.output
     text = (tmp_path / "out" / "lights" / "__init__.py").read_text(encoding="utf-8")
     assert "Typed SSE decoding" not in text and "JSON-payload classifier" in text
-    assert "channel.parse(payload)" in text and "iter_bytes" not in text
+    assert "chan.parse(payload)" in text and "iter_bytes" not in text
 
 
 def test_sse_provider_keeps_the_sse_docstring(tmp_path: Path) -> None:

@@ -92,7 +92,7 @@ def test_default_output_is_warnings_errors_and_one_line_per_provider(tmp_path: P
     lines = result.output.splitlines()
     assert [line for line in lines if "info[" in line] == []
     assert len([line for line in lines if "warning[" in line]) == 1  # DeepSeek's example-widened
-    assert "mistral: 3 channels, 7 messages, 12 classes, 12 infos not shown (-v); 6 of 6 files written" in result.output
+    assert "mistral: 3 channels, 7 messages, 12 classes, 12 infos not shown (-v); 8 of 8 files written" in result.output
     verbose = CliRunner().invoke(main, ["generate", "-v", "--specs", str(specs), "--out", str(tmp_path / "g")])
     assert sum("info[" in line for line in verbose.output.splitlines()) == 54 + 12
     errors_only = CliRunner().invoke(

@@ -4,6 +4,7 @@ at the use site: a user module holding two providers gets each channel's event u
 
 from __future__ import annotations
 
+import importlib
 import json
 import re
 import shutil
@@ -54,16 +55,18 @@ def test_ssegen_package_passes_mypy() -> None:
 
 
 #: A user's module holding two providers. ``# ERROR`` marks each line both checkers must reject (a
-#: misspelled attribute of a decoded event), ``# REVEAL <class>`` each ``reveal_type`` whose type must
-#: be the channel's event union (naming that class), not ``Any``; every other line must pass.
+#: misspelled attribute of a decoded event; a misspelled or non-literal address given to the typed
+#: lookup ``channel()``), ``# REVEAL <class>`` each ``reveal_type`` whose type must be the channel's
+#: event union (naming that class), not ``Any``; every other line must pass.
 USER_MODULE = '''\
 """Two generated providers used as a user's code would."""
 
 from typing import reveal_type
 
 from generated.anthropic import CHANNELS as ANTHROPIC_CHANNELS
+from generated.anthropic import channel as anthropic_channel
 from generated.anthropic import models as anthropic_models
-from generated.deepseek import CHANNELS, CHAT_COMPLETIONS_CHANNEL, models
+from generated.deepseek import CHANNELS, CHAT_COMPLETIONS_CHANNEL, channel, models
 
 BODY = [b"data: [DONE]\\n\\n"]
 
@@ -86,6 +89,20 @@ for message in messages.decode(BODY):
     if isinstance(message, anthropic_models.ContentBlockDeltaEvent):
         print(message.index)
     print(message.indx)  # ERROR
+
+typed = channel("/chat/completions")
+for item in typed.decode(BODY):
+    reveal_type(item)  # REVEAL ChatCompletionChunk
+    print(item.no_such_member)  # ERROR
+reveal_type(anthropic_channel("/v1/messages").parse("{}"))  # REVEAL ContentBlockDeltaEvent
+channel("/chat/completion")  # ERROR
+anthropic_channel("/v1/message")  # ERROR
+
+
+def lookup(address: str) -> None:
+    """An address known only at run time: ``CHANNELS`` takes it, ``channel()`` does not."""
+    print(CHANNELS[address].encoding)
+    channel(address)  # ERROR
 '''
 
 
@@ -203,21 +220,40 @@ def test_pydantic_flavour_passes_pyright_strict(tmp_path: Path) -> None:
 
 #: A type checker's suppression comment, and what follows it on its line.
 _SUPPRESSION = re.compile(r"#\s*(type|pyright):\s*ignore(.*)$")
-#: A named suppression with its reason: ``# pyright: ignore[reportXxx]  # why``.
-_NAMED = re.compile(r"^\[[A-Za-z-]+(?:, *[A-Za-z-]+)*\]\s*(?:#\s*|[-:]\s*)\S")
+#: A named suppression: ``[reportXxx]`` (``[code]`` for mypy), then its reason if on its line.
+_NAMED = re.compile(r"^\[[A-Za-z-]+(?:, *[A-Za-z-]+)*\]")
+#: The reason after the rule on the suppression's line: ``# why``.
+_REASON_AFTER = re.compile(r"^\[[^\]]*\]\s*(?:#\s*|[-:]\s*)\S")
 
 
 def test_suppressions_name_their_rule_and_reason_and_are_rare() -> None:
     """No blanket ``# type: ignore`` or ``# pyright: ignore`` in ``generated/``: each names the
-    rule it silences and says why, and there is less than one per 500 lines."""
+    rule it silences and says why (after it, or in the comment lines just above the statement),
+    and there is less than one per 500 lines."""
     lines = 0
     found: list[str] = []
     for path in sorted(GENERATED.rglob("*.py")):
-        text = path.read_text(encoding="utf-8")
-        lines += text.count("\n")
-        for number, line in enumerate(text.splitlines(), 1):
+        text = path.read_text(encoding="utf-8").splitlines()
+        lines += len(text)
+        for number, line in enumerate(text, 1):
             match = _SUPPRESSION.search(line)
             if match:
                 found.append(f"{path.relative_to(GENERATED)}:{number}: {line.strip()}")
                 assert _NAMED.match(match[2].strip()), found[-1]
+                above = [t.strip() for t in text[max(0, number - 4) : number - 1]]
+                said = _REASON_AFTER.match(match[2].strip()) or any(t.startswith("#") for t in above)
+                assert said, found[-1]
     assert len(found) * 500 < lines, "\n".join(found)
+
+
+def test_the_typed_lookup_gives_each_channel_and_names_the_channels_of_a_missing_address() -> None:
+    """``channel(address)`` of every generated package is ``CHANNELS[address]``; an address the
+    checkers did not see (cast, or from data) is a ``KeyError`` listing the channels."""
+    for channels in sorted(GENERATED.glob("*/channels.py")):
+        package = importlib.import_module(f"generated.{channels.parent.name}")
+        assert package.CHANNELS, channels
+        for address, found in package.CHANNELS.items():
+            assert package.channel(address) is found
+        listed = ", ".join(map(repr, package.CHANNELS))
+        with pytest.raises(KeyError, match=re.escape(f"no channel '/nowhere'; the channels are {listed}")):
+            package.channel("/nowhere")

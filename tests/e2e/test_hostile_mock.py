@@ -39,6 +39,8 @@ CHAT = gen_deepseek.CHANNELS["/chat/completions"]
 TIMEOUT = 5.0  # seconds, for every client: a hung server fails the test instead of hanging it
 SMALL = Limits(max_body=4096, max_text=200, max_model=32, head_timeout=0.3, body_timeout=0.5, max_head=2048)
 JSON = {"content-type": "application/json"}
+KEY = {"authorization": "Bearer k"}  # DeepSeek's and Gemini's specs declare auth: no key is a 401
+BODY = {"model": "m", "messages": []}  # a body DeepSeek's request schema takes
 
 
 @pytest.fixture(scope="module")
@@ -77,10 +79,11 @@ def _head(sock: socket.socket) -> bytes:
 
 
 def test_a_body_over_the_limit_is_a_413_by_its_length_and_as_it_arrives(url: str) -> None:
-    with httpx.Client(base_url=url, timeout=TIMEOUT) as client:
-        over = client.post("/chat/completions", content=b"{" + b" " * 4095 + b"}", headers=JSON)
+    body = json.dumps(BODY).encode()[:-1]  # padded to the limit with spaces before its "}"
+    with httpx.Client(base_url=url, timeout=TIMEOUT, headers=KEY) as client:
+        over = client.post("/chat/completions", content=body + b" " * (4096 - len(body)) + b"}", headers=JSON)
         assert over.status_code == 413 and "max_body" in over.json()["error"]["message"]
-        within = client.post("/chat/completions", content=b"{" + b" " * 4094 + b"}", headers=JSON)
+        within = client.post("/chat/completions", content=body + b" " * (4095 - len(body)) + b"}", headers=JSON)
         assert within.status_code == 200
         chunked = client.post("/chat/completions", content=iter([b"{" + b" " * 2048, b" " * 2048 + b"}"]), headers=JSON)
         assert chunked.status_code == 413
@@ -108,7 +111,7 @@ def test_a_body_a_web_page_can_send_without_asking_is_a_415(url: str, kind: str)
     """A "simple request" (CORS) carries one of these types; JSON needs a preflight the mock never approves."""
     response = httpx.post(f"{url}/chat/completions", content=b'{"stream": true}', headers={"content-type": kind})
     assert response.status_code == 415 and "application/json" in response.json()["error"]["message"]
-    assert httpx.post(f"{url}/chat/completions", json={"stream": True}).status_code == 200
+    assert httpx.post(f"{url}/chat/completions", json=BODY, headers=KEY).status_code == 200
 
 
 def test_json_nested_past_the_recursion_limit_is_a_400_without_a_traceback(
@@ -125,14 +128,14 @@ def test_json_nested_past_the_recursion_limit_is_a_400_without_a_traceback(
 
 
 def test_the_text_and_model_a_request_names_are_bounded(url: str) -> None:
-    with httpx.Client(base_url=url, timeout=TIMEOUT) as client:
+    with httpx.Client(base_url=url, timeout=TIMEOUT, headers=KEY) as client:
         long_model = client.post("/chat/completions?text=Hi", json={"model": "m" * 33})
         assert long_model.status_code == 400 and "model: at most 32 characters" in long_model.text
-        long_text = client.post("/chat/completions", params={"text": "word " * 41}, json={})
+        long_text = client.post("/chat/completions", params={"text": "word " * 41}, json=BODY)
         assert long_text.status_code == 400 and "max_text" in long_text.text
-        header = client.post("/chat/completions", headers={"x-ssegen-text": "w" * 201}, json={})
+        header = client.post("/chat/completions", headers={"x-ssegen-text": "w" * 201}, json=BODY)
         assert header.status_code == 400
-        fine = client.post("/chat/completions", params={"text": "word " * 39}, json={"model": "m" * 32})
+        fine = client.post("/chat/completions", params={"text": "word " * 39}, json={**BODY, "model": "m" * 32})
         assert fine.status_code == 200 and fine.text.count('"model":"' + "m" * 32) == 41  # 39 deltas, last, usage
 
 
@@ -226,8 +229,9 @@ async def _stream(port: int, target: str) -> float:
     """POST ``target`` and read the whole answer; the longest wait for a read (the first one
     counted from the request)."""
     reader, writer = await asyncio.open_connection("127.0.0.1", port)
-    head = "host: x\r\ncontent-type: application/json\r\ncontent-length: 2\r\nconnection: close"
-    writer.write(f"POST {target} HTTP/1.1\r\n{head}\r\n\r\n{{}}".encode())
+    body = json.dumps(BODY)
+    head = f"host: x\r\nauthorization: Bearer k\r\ncontent-type: application/json\r\ncontent-length: {len(body)}"
+    writer.write(f"POST {target} HTTP/1.1\r\n{head}\r\nconnection: close\r\n\r\n{body}".encode())
     last, longest = time.monotonic(), 0.0
     try:
         while await reader.read(65536):
@@ -276,7 +280,7 @@ def test_a_client_that_leaves_mid_stream_stops_the_server_writing(caplog: pytest
     with MockServer(app, timeout=TIMEOUT) as base:
         with _connect(base) as sock:
             target = "/chat/completions?read_size=1&text=" + "word+" * 3000
-            sock.sendall(f"POST {target} HTTP/1.1\r\nhost: x\r\n\r\n".encode())
+            sock.sendall(f"POST {target} HTTP/1.1\r\nhost: x\r\nauthorization: Bearer k\r\n\r\n".encode())
             assert sock.recv(100)
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00")  # RST
         deadline = time.monotonic() + TIMEOUT
@@ -301,7 +305,7 @@ def test_idle_and_trickling_connections_are_closed_after_the_head_timeout(url: s
                 time.sleep(0.02)
         assert 0.3 <= time.monotonic() - started < 2  # SMALL.head_timeout
         assert all(sock.recv(1) == b"" for sock in idle)  # closed by the server
-        assert httpx.post(f"{url}/chat/completions", json={}, timeout=TIMEOUT).status_code == 200
+        assert httpx.post(f"{url}/chat/completions", json=BODY, headers=KEY, timeout=TIMEOUT).status_code == 200
     finally:
         for sock in [*idle, trickling]:
             sock.close()
@@ -313,8 +317,8 @@ def test_connections_past_the_limit_get_a_503_and_a_long_head_a_400() -> None:
         held = [_connect(base) for _ in range(3)]
         try:
             time.sleep(0.05)
-            with httpx.Client(timeout=TIMEOUT) as client:
-                assert client.post(f"{base}/chat/completions", json={}).status_code == 503
+            with httpx.Client(timeout=TIMEOUT, headers=KEY) as client:
+                assert client.post(f"{base}/chat/completions", json=BODY).status_code == 503
         finally:
             for sock in held:
                 sock.close()
@@ -322,7 +326,7 @@ def test_connections_past_the_limit_get_a_503_and_a_long_head_a_400() -> None:
         with _connect(base) as sock:  # a head still incomplete past max_head bytes
             sock.sendall(b"POST /chat/completions HTTP/1.1\r\nhost: x\r\nx-pad: " + b"a" * 1100)
             assert _head(sock).startswith(b"HTTP/1.1 400 ")
-        assert httpx.post(f"{base}/chat/completions", json={}, timeout=TIMEOUT).status_code == 200
+        assert httpx.post(f"{base}/chat/completions", json=BODY, headers=KEY, timeout=TIMEOUT).status_code == 200
 
 
 def test_limits_parse_and_refuse_bad_values() -> None:
@@ -339,17 +343,18 @@ def test_limits_parse_and_refuse_bad_values() -> None:
 
 
 def test_cut_at_byte_past_the_end_is_a_400_as_cut_at_is(url: str) -> None:
-    with httpx.Client(base_url=url, timeout=TIMEOUT) as client:
-        past = client.post("/chat/completions?cut_at_byte=1000000", json={})
+    with httpx.Client(base_url=url, timeout=TIMEOUT, headers=KEY) as client:
+        past = client.post("/chat/completions?cut_at_byte=1000000", json=BODY)
         assert past.status_code == 400 and "cut_at_byte=1000000: the stream has" in past.json()["error"]["message"]
-        assert client.post("/chat/completions?cut_at_byte=10&cut=close", json={}).content == b'data: {"id'
+        assert client.post("/chat/completions?cut_at_byte=10&cut=close", json=BODY).content == b'data: {"id'
 
 
 def test_escape_sequences_in_a_request_path_reach_the_log_escaped(url: str, caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.INFO, logger="ssegen.mock")
     model = "%1b]0;pwned%07%1b[2K%c2%9bforged%e2%80%ae"  # a window title, an erased line, C1 CSI, bidi
     path = f"/v1beta/models/{model}:streamGenerateContent"
-    assert httpx.post(f"{url}{path}?cut_at=1&cut=close", json={}, timeout=TIMEOUT).status_code == 200
+    gemini = {"contents": [{"role": "user", "parts": [{"text": "Hi"}]}]}  # Gemini's request schema
+    assert httpx.post(f"{url}{path}?cut_at=1&cut=close", json=gemini, headers=KEY, timeout=TIMEOUT).status_code == 200
     lines = [r.getMessage() for r in caplog.records if r.name == "ssegen.mock"]
     assert lines and all(not set(line) & {"\x1b", "\x07", "\x9b", "\u202e"} for line in lines), lines
     assert any("\\x1b]0;pwned\\x07\\x1b[2K\\x9bforged\\u202e" in line for line in lines), lines
@@ -412,7 +417,8 @@ def test_a_capture_is_read_once_and_within_a_size_limit(tmp_path: Path, monkeypa
     served = endpoints([gen_deepseek], {"/chat/completions": capture})
     capture.write_bytes(b"data: changed\n\n")  # read at start, not per request
     with MockServer(create_app(served), timeout=TIMEOUT) as base:
-        assert httpx.post(f"{base}/chat/completions", json={}, timeout=TIMEOUT).content == b"data: [DONE]\n\n"
+        answer = httpx.post(f"{base}/chat/completions", json=BODY, headers=KEY, timeout=TIMEOUT)
+        assert answer.content == b"data: [DONE]\n\n"
     monkeypatch.setattr(replay, "MAX_CAPTURE", 10)
     with pytest.raises(FaultError, match="larger than 10 bytes"):
         endpoints([gen_deepseek], {"/chat/completions": capture})

@@ -33,7 +33,8 @@ from generated import mistral as gen_mistral
 from generated import openai_responses as gen_responses
 from generated import xerotier as gen_xerotier
 from ssegen.mock import MockServer, create_app, endpoints
-from ssegen.replay import DEFAULT_TEXT, frames_for
+from ssegen.mock_requests import _replaced, with_model
+from ssegen.replay import DEFAULT_TEXT, frame_source, frames_for
 
 pytestmark = pytest.mark.e2e
 
@@ -43,6 +44,15 @@ RESPONSES = gen_responses.CHANNELS["/v1/responses"]
 DOCS_TEXT = "Hello! How can I assist you today?"  # DeepSeek's docs example stream (api-docs.txt:385)
 TIMEOUT = 10.0  # seconds, for every client; a hung server fails the test instead of hanging it
 BIN = Path(sys.executable).parent
+KEY = {"authorization": "Bearer k"}  # every spec served declares auth: a request without a key gets a 401
+#: A body each channel's request schema takes (schemas.json "requests"; Mistral and Xerotier state none).
+BODIES: dict[str, dict[str, Any]] = {
+    "/chat/completions": {"model": "deepseek-chat", "messages": [{"role": "user", "content": "Hi"}], "stream": True},
+    "/v1/messages": {"model": "claude-test", "max_tokens": 64, "messages": [{"role": "user", "content": "Hi"}]},
+    "/v1/responses": {"model": "gpt-test", "input": "Hi", "stream": True},
+    "/chat": {"model": "command-a", "messages": [{"role": "user", "content": "Hi"}], "stream": True},
+    "/models/{model}:streamGenerateContent": {"contents": [{"role": "user", "parts": [{"text": "Hi"}]}]},
+}
 
 
 @pytest.fixture(scope="module")
@@ -123,6 +133,15 @@ def test_sdks_raise_their_own_errors_on_an_error_event_and_a_cut(
     assert "".join(texts) == "Hello!"
 
 
+def _as_served(channel: Any, events: list[Any], told: dict[str, Any]) -> list[Any]:
+    """The events the mock sends for ``told`` and a request naming ``model`` (the body's, in every
+    event naming one) whose Responses stream's id is the one in ``events`` (derived per request)."""
+    model = BODIES.get(channel.address, {}).get("model")
+    expected = list(channel.decode(with_model(frame_source(channel, model=model, **told), model)))
+    served_id = next((e.response.id for e in events if hasattr(e, "response")), None)
+    return [_replaced(e, ("response", "id"), served_id) if served_id else e for e in expected]
+
+
 def _until_cut(chunks: Iterator[bytes], errors: list[Exception]) -> Iterator[bytes]:
     try:
         yield from chunks
@@ -166,14 +185,16 @@ CASES = [
 def test_raw_httpx_decodes_what_the_mock_was_told_to_send(
     url: str, path: str, channel: Any, headers: dict[str, str], told: dict[str, Any]
 ) -> None:
-    with httpx.Client(base_url=url, timeout=TIMEOUT) as client:
-        with client.stream("POST", path, json={"stream": True}, headers=headers) as response:
+    with httpx.Client(base_url=url, timeout=TIMEOUT, headers=KEY) as client:
+        body = BODIES.get(channel.address, {"stream": True})
+        with client.stream("POST", path, json=body, headers=headers) as response:
             assert response.status_code == 200 and response.headers["transfer-encoding"] == "chunked"
             assert response.headers["content-type"].startswith("text/event-stream")
             events = list(channel.decode(response.iter_bytes()))
-    assert events == list(channel.decode(frames_for(channel, **told)))  # typed, event by event
+    expected = _as_served(channel, events, told)
+    assert events == expected  # typed, event by event
     result = channel.accumulate(events).to_dict()
-    assert result == _expected(channel, **told)
+    assert result == channel.accumulate(expected).to_dict()
     assert result["complete"] is (channel.family != "none")  # a channel without a plan sets no completion
 
 
@@ -183,8 +204,9 @@ def test_raw_aiohttp_decodes_what_the_mock_was_told_to_send(
 ) -> None:
     async def run() -> dict[str, Any]:
         timeout = aiohttp.ClientTimeout(total=TIMEOUT)
-        async with aiohttp.ClientSession(timeout=timeout) as session:
-            async with session.post(url + path, json={"stream": True}, headers=headers) as response:
+        async with aiohttp.ClientSession(timeout=timeout, headers=KEY) as session:
+            body = BODIES.get(channel.address, {"stream": True})
+            async with session.post(url + path, json=body, headers=headers) as response:
                 assert response.status == 200
                 result = await channel.aaccumulate(channel.adecode(response.content.iter_any()))
         return result.to_dict()  # type: ignore[no-any-return]
@@ -192,12 +214,14 @@ def test_raw_aiohttp_decodes_what_the_mock_was_told_to_send(
     result = asyncio.run(run())
     expected = _expected(channel, **told)
     result.pop("model"), expected.pop("model")
+    if channel is RESPONSES:  # the mock derives each response's id from the request, for resuming it
+        assert result.pop("id").startswith("resp_") and expected.pop("id")
     assert result == expected
 
 
 def test_a_cut_gives_each_clients_error_and_ssegens_truncated(url: str) -> None:
     errors: list[Exception] = []
-    with httpx.Client(base_url=url, timeout=TIMEOUT) as client:
+    with httpx.Client(base_url=url, timeout=TIMEOUT, headers=KEY) as client:
         with client.stream("POST", "/chat/completions", headers={"x-ssegen-fault": "cut_at=3"}) as response:
             result = CHAT.accumulate(CHAT.decode(_until_cut(response.iter_bytes(), errors)))
     assert [type(e) for e in errors] == [httpx.RemoteProtocolError]
@@ -206,7 +230,7 @@ def test_a_cut_gives_each_clients_error_and_ssegens_truncated(url: str) -> None:
 
     async def run() -> Any:
         caught: list[Exception] = []
-        async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=TIMEOUT)) as session:
+        async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=TIMEOUT), headers=KEY) as session:
             async with session.post(f"{url}/v1/messages?cut_at=4&read_size=9") as response:
                 final = await MESSAGES.aaccumulate(MESSAGES.adecode(_auntil_cut(response.content.iter_any(), caught)))
         return caught, final
@@ -217,7 +241,7 @@ def test_a_cut_gives_each_clients_error_and_ssegens_truncated(url: str) -> None:
     assert final.output[0].text == "Hello from"  # the deltas before the cut event
 
     # cut=close: the body ends cleanly; only the decoder sees the cut.
-    with httpx.Client(base_url=url, timeout=TIMEOUT) as client:
+    with httpx.Client(base_url=url, timeout=TIMEOUT, headers=KEY) as client:
         with client.stream("POST", "/chat/completions?cut_at=3&cut=close") as response:
             clean = CHAT.accumulate(CHAT.decode(response.iter_bytes()))
     assert clean.complete is False and clean.errors[-1]["kind"] == "truncated"
@@ -225,7 +249,7 @@ def test_a_cut_gives_each_clients_error_and_ssegens_truncated(url: str) -> None:
 
 def test_a_stall_times_the_client_out(url: str) -> None:
     started = time.monotonic()
-    with httpx.Client(base_url=url, timeout=httpx.Timeout(TIMEOUT, read=0.3)) as client:
+    with httpx.Client(base_url=url, timeout=httpx.Timeout(TIMEOUT, read=0.3), headers=KEY) as client:
         with client.stream("POST", "/chat/completions?stall_after=2&stall=20") as response:
             events: list[Any] = []
             with pytest.raises(httpx.ReadTimeout):
@@ -235,7 +259,7 @@ def test_a_stall_times_the_client_out(url: str) -> None:
 
 
 def test_requests_the_mock_cannot_answer_and_the_index(url: str) -> None:
-    with httpx.Client(base_url=url, timeout=TIMEOUT) as client:
+    with httpx.Client(base_url=url, timeout=TIMEOUT, headers=KEY) as client:
         refused = client.post("/chat/completions", json={"model": "m", "stream": False})
         assert refused.status_code == 400 and '"stream": true' in refused.json()["error"]["message"]
         missing = client.post("/v1/embeddings")

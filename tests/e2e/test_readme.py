@@ -424,7 +424,7 @@ def check_mock_session(block: Block, ctx: Ctx) -> None:
     (install, shown_install), (command, shown) = _prompted(block)
     assert install == "pip install -e '.[mock]'" and not shown_install.strip()
     extra = {Requirement(r).name for r in _pyproject()["project"]["optional-dependencies"]["mock"]}
-    assert extra == {"starlette", "uvicorn"}
+    assert extra == {"starlette", "uvicorn", "jsonschema"}  # jsonschema checks request bodies
     argv = shlex.split(command)
     assert argv[:2] == ["ssegen", "mock"] and argv[2:-2] == list(MOCKED) and argv[-2:] == ["--port", "8000"]
     process = subprocess.Popen(
@@ -573,9 +573,11 @@ CHECKS: dict[tuple[str, str, str], Callable[[Block, Ctx], None]] = {
     ("benchmarks/README.md", "sh", "pip install -e '.[bench]'"): check_benchmarks,
     ("docs/results.md", "python", "from generated.deepseek import CHANNELS"): check_results_example,
     ("docs/results.md", "python", "import json"): check_results_example,
+    ("docs/results.md", "python", "from generated import deepseek"): check_results_example,
     ("docs/results.md", "python", "from generated.deepseek import CHAT_COMPLETIONS_CHANNEL"): check_results_example,
     ("docs/families.md", "python", "from generated.anthropic import CHANNELS"): check_families_example,
     (CLIENT_PAGE, "python", "import httpx"): check_client_example,
+    (CLIENT_PAGE, "python", "# A generated client"): check_client_example,
     (CLIENT_PAGE, "python", "import asyncio"): check_client_example,
     (CLIENT_PAGE, "python", "# 503, then 429"): check_client_example,
     (CLIENT_PAGE, "python", "# The connection drops"): check_client_example,

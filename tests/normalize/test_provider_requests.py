@@ -150,3 +150,21 @@ def test_include_usage_and_resumption_where_the_sources_state_them() -> None:
         "sequence_number",
     )
     assert resume.path == "/v1/responses/{response_id}" and resume.when is not None
+
+
+def test_the_operation_id_is_the_request_operations() -> None:
+    """OpenAPI ``operationId``, AsyncAPI 3.0 the receive operation's key (Gemini, Cohere), 2.x a
+    ``publish`` one's (DeepSeek and Mistral have none: their subscribe ids name the stream)."""
+    ids = {
+        (provider, address): request.operation_id
+        for provider in PROVIDERS
+        for address, request in _requests(provider).items()
+    }
+    assert {key: op for key, op in ids.items() if op} == {
+        ("anthropic", "/v1/messages"): "createMessage",
+        ("cohere", "/chat"): "requestChat",
+        ("gemini", "/models/{model}:streamGenerateContent"): "requestGenerateContent",
+        ("ollama", "/api/chat"): "chat",
+        ("ollama", "/api/generate"): "generate",
+        ("openai_responses", "/v1/responses"): "createResponse",
+    }

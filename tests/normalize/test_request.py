@@ -57,9 +57,11 @@ def test_merge_keeps_the_first_source_and_fills_its_gaps() -> None:
         auth=(bearer,),
         servers=("https://b.example",),
         media_types=("text/event-stream",),
+        operation_id="createChat",
     )
     diagnostics = Diagnostics()
     merged = merge_requests(first, second, diagnostics)
+    assert merged is not None and merged.operation_id == "createChat"
     assert merged is not None and merged.method == "POST" and merged.provenance == A
     # Header names compare case-insensitively: the first source's X-Version is kept.
     assert [(p.location, p.name) for p in merged.parameters] == [("header", "X-Version"), ("query", "alt")]

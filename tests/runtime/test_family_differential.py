@@ -178,9 +178,39 @@ def _anthropic_synthetic(error: bool = False) -> bytes:
     return "".join(frames).encode("utf-8")
 
 
+def _anthropic_stopped(delta: dict[str, Any]) -> bytes:
+    """A one-text-block Messages stream whose ``message_delta`` says ``delta`` (a matched
+    ``stop_sequence``; a refusal's ``stop_details``): members the final message keeps."""
+    message = {"id": "msg_stop", "type": "message", "role": "assistant", "model": "claude-stop", "content": []}
+    block = {"type": "text", "text": ""}
+    frames = [
+        _event(
+            "message_start",
+            {"type": "message_start", "message": {**message, "usage": {"input_tokens": 5, "output_tokens": 1}}},
+        ),
+        _event("content_block_start", {"type": "content_block_start", "index": 0, "content_block": block}),
+        _event(
+            "content_block_delta",
+            {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "Here it is:"}},
+        ),
+        _event("content_block_stop", {"type": "content_block_stop", "index": 0}),
+        _event("message_delta", {"type": "message_delta", "delta": delta, "usage": {"output_tokens": 4}}),
+        _event("message_stop", {"type": "message_stop"}),
+    ]
+    return "".join(frames).encode("utf-8")
+
+
 ANTHROPIC_STREAMS = {p.stem: p.read_bytes() for p in sorted((DATA / "anthropic").glob("*.sse"))} | {
     "synthetic": _anthropic_synthetic(),
     "synthetic_error": _anthropic_synthetic(error=True),
+    "stop_sequence": _anthropic_stopped({"stop_reason": "stop_sequence", "stop_sequence": "```"}),
+    "refusal_stop_details": _anthropic_stopped(
+        {
+            "stop_reason": "refusal",
+            "stop_sequence": None,
+            "stop_details": {"type": "refusal", "category": "cyber", "explanation": "This request was declined."},
+        }
+    ),
 }
 
 
@@ -199,6 +229,9 @@ def test_messages_stream_assembles_as_the_anthropic_sdk(name: str, sse_mock: Any
     assert error is None and sdk is not None
     assert ours["complete"] is True and ours["errors"] == []
     assert (ours["id"], ours["model"], ours["stop_reason"]) == (sdk["id"], sdk["model"], sdk.get("stop_reason"))
+    # message_delta's stop_sequence is a named text, its stop_details a named list (one object)
+    assert ours.get("texts", {}).get("stop_sequence") == sdk.get("stop_sequence")
+    assert ours.get("lists", {}).get("stop_details", [None])[-1] == sdk.get("stop_details")
     _sub(ours["usage"], sdk["usage"])
     assert len(ours["output"]) == len(sdk["content"])
     for block, expected in zip(ours["output"], sdk["content"], strict=True):

@@ -6,8 +6,8 @@ package generated with ``model = "pydantic"`` get the same bytes: every example 
 channel of the provider (so payloads of one channel also meet the others' messages and become
 ``UnknownEvent``), and mutations of each message example that change what tells messages apart
 (a member dropped, a value of another JSON type, ``null``, an unknown member, an unknown enum
-value).  Both must give the same class name for every event, the same plain data for every
-typed event, and the same ``accumulate(...).to_dict()``.
+value, members no spec lists in a delta).  Both must give the same class name for every event,
+the same plain data for every typed event, and the same ``accumulate(...).to_dict()``.
 
 The one allowed difference is the wording of the ``reason`` of ``UnknownEvent`` (both start with
 the name of the last message tried, ``ChatCompletionChunk: ``, the rest is each library's error
@@ -54,7 +54,7 @@ def _mutations(data: str) -> list[str]:
         return []
     if not isinstance(value, dict):
         return []
-    variants: list[Any] = [{**value, "unknown_member_x": [1, {"a": None}]}]
+    variants: list[Any] = [{**value, "unknown_member_x": [1, {"a": None}]}, *_unlisted_in_deltas(value)]
     for key, member in value.items():
         variants.append({k: v for k, v in value.items() if k != key})
         variants.append({**value, key: None})
@@ -76,6 +76,23 @@ def _mutations(data: str) -> list[str]:
             variants.append({**value, key: []})
             variants += [{**value, key: {k: v for k, v in member.items() if k != m}} for m in member]
     return [json.dumps(v) for v in variants]
+
+
+def _unlisted_in_deltas(value: dict[str, Any]) -> list[Any]:
+    """``value`` with members no spec lists in its delta objects (a block's ``delta``, each
+    choice's ``delta``), as OpenRouter sends ``reasoning`` and ``reasoning_details``."""
+    extra = {"reasoning": "r", "reasoning_details": [{"type": "reasoning.text", "text": "r"}]}
+    variants: list[Any] = []
+    if isinstance(value.get("delta"), dict):
+        variants.append({**value, "delta": {**value["delta"], **extra}})
+    choices = value.get("choices")
+    if (
+        isinstance(choices, list)
+        and choices
+        and all(isinstance(c, dict) and isinstance(c.get("delta"), dict) for c in choices)
+    ):
+        variants.append({**value, "choices": [{**c, "delta": {**c["delta"], **extra}} for c in choices]})
+    return variants
 
 
 def _cases() -> list[tuple[str, str, bytes]]:

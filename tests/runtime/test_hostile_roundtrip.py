@@ -1,15 +1,21 @@
 """What is written reads back, and what is whole is not cut (issue 35, item 7): NDJSON refuses to
-encode an event it cannot read back, ``encode`` leaves out a required member the payload lacked,
-and a whole last NDJSON line holding a number msgspec refuses is an ``UnknownEvent``, not a cut."""
+encode an event it cannot read back, SSE one of an empty event type, ``encode`` leaves out a
+required member the payload lacked, and a whole last NDJSON line holding a number msgspec refuses
+is an ``UnknownEvent``, not a cut."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
+from generated.deepseek import CHANNELS as DEEPSEEK
 from generated.ollama import CHANNELS as OLLAMA
 from generated.ollama import StreamTruncated, UnknownEvent
+from generated.xerotier import CHANNELS as XEROTIER
 
 CHAT = OLLAMA["/api/chat"]
+SSE_CHAT = DEEPSEEK["/chat/completions"]
 
 
 @pytest.mark.parametrize(
@@ -54,3 +60,59 @@ def test_a_cut_last_line_is_still_truncated() -> None:
     stream = CHAT.decode([b'{"model": "m", "eval_count": ' + b"9" * 5_000])
     events = list(stream)
     assert stream.incomplete and isinstance(events[-1], StreamTruncated)
+
+
+#: DeepSeek chunks, each lacking a member its spec requires (``id``, ``created``; a choice's
+#: ``index``) or sending one as ``null``: each is decoded leniently and reported, and must be
+#: written back as it came: a lacking member left out, a ``null`` one kept.
+_OBJECT = b'"object":"chat.completion.chunk",'
+_CHOICES = b'"choices":[{"index":0,"delta":{"content":"hi"}}]'
+LACKING = {  # members in class order, as encode writes them
+    "envelope": b"{" + _OBJECT + b'"model":"m",' + _CHOICES + b"}",
+    "choice": b'{"id":"c",' + _OBJECT + b'"created":1,"model":"m","choices":[{"delta":{"content":"hi"}}]}',
+    "sent-null": b'{"id":null,' + _OBJECT + b'"created":1,"model":"m",' + _CHOICES + b"}",
+}
+
+
+@pytest.mark.parametrize("payload", LACKING.values(), ids=LACKING.keys())
+def test_encode_writes_a_required_member_the_payload_lacked_as_missing(payload: bytes) -> None:
+    frame = b"data: " + payload + b"\n\n"
+    [event] = SSE_CHAT.decode([frame])
+    assert event.off_spec  # decoded leniently: the lacking (or null) member is reported
+    assert SSE_CHAT.encode(event) == frame
+    assert list(SSE_CHAT.decode([SSE_CHAT.encode(event)])) == [event]
+    errors = SSE_CHAT.accumulate([event]).errors
+    assert {error["pointer"] for error in errors if error["kind"] == "member_off_spec"} == set(event.off_spec)
+    assert all(error["got"] is None for error in errors if error["kind"] == "member_off_spec")
+
+
+def test_encode_leaves_out_a_member_the_spec_requires_as_nullable_when_a_lenient_payload_lacked_it() -> None:
+    # xerotier's system_fingerprint is required, nullable ("always present, may be null"): written as
+    # null for a chunk built in code (test_encoding), left out for one decoded from a payload lacking it.
+    chat = XEROTIER["/chat/completions"]
+    payload = b'{"object":"chat.completion.chunk","created":1,"model":"m","service_tier":null,"choices":[]}'
+    frame = b"data: " + payload + b"\n\n"
+    [event] = chat.decode([frame])
+    assert event.off_spec == {"/id": None}
+    body = chat.encode(event)
+    assert json.loads(body.removeprefix(b"data: ")) == json.loads(payload)  # members in class order
+
+
+@pytest.mark.parametrize("data", ["", "x", "{}"])
+def test_sse_refuses_an_unknown_event_of_an_empty_type_it_cannot_read_back(data: str) -> None:
+    # An empty ``event:`` field reads back as ``message`` (WHATWG dispatch): not the same event.
+    event = UnknownEvent(event="", data=data, id="7")
+    with pytest.raises(ValueError, match="UnknownEvent") as caught:
+        SSE_CHAT.encode(event)
+    assert "read back" in str(caught.value)
+
+
+@pytest.mark.parametrize("data", ["", "\n", " ", "\ufeff", "data: x", "x\n"])
+@pytest.mark.parametrize("event_type", ["message", "ping"])
+def test_sse_writes_an_unknown_event_of_blank_data_that_reads_back(data: str, event_type: str) -> None:
+    # A ``data:`` line with an empty value dispatches an event of empty data (WHATWG: the buffer
+    # holds an LF until dispatch), so blank data, unlike in NDJSON, reads back.
+    event = UnknownEvent(event=event_type, data=data, id="7")
+    body = SSE_CHAT.encode(event)
+    [back] = SSE_CHAT.decode([body])
+    assert isinstance(back, UnknownEvent) and (back.event, back.data, back.id) == (event_type, data, "7")

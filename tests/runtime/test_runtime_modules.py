@@ -26,7 +26,8 @@ RUNTIME = Path(output.runtime_dir())
 # decode and accumulate keep working without it.
 ALLOWED = {
     "json_values.py": {"__future__", "collections.abc", "typing"},
-    "framing.py": {"__future__", "collections.abc", "itertools", "typing"},
+    "joined_reads.py": {"__future__", "collections.abc", "typing"},
+    "framing.py": {"__future__", "collections.abc", "itertools", "typing", ".joined_reads"},
     "sse_lines.py": {"__future__", "typing", ".framing"},
     "sse_fields.py": {"__future__", "collections.abc", ".framing"},
     "sse_runs.py": {"__future__", "operator", "re", ".framing"},
@@ -73,6 +74,7 @@ ALLOWED = {
         "msgspec",
         ".accumulate_blocks",
         ".accumulate_choices",
+        ".accumulate_parts",
         ".accumulate_results",
         ".events",
         ".framing",

@@ -129,7 +129,8 @@ def conform(out: Path | None, full_text: bool, as_json: bool, provider: str, cha
     metavar="NAME=VALUE",
     help=(
         "Break every stream: cut_at=N (event index), cut_at_byte=N, cut=abort|close, error_event=N, "
-        "stall_after=N, stall=SECONDS, read_size=BYTES, delay=SECONDS (repeatable)."
+        "stall_after=N, stall=SECONDS, read_size=BYTES, delay=SECONDS, status=CODE, retry_after=SECONDS, "
+        "times=N, ids=1 (repeatable)."
     ),
 )
 @click.option("--delay", type=float, default=None, help="Seconds to wait before each event (the fault delay=).")

@@ -9,6 +9,7 @@ alone, deterministically (no dict/set iteration order leaks into output):
   decoders, the vendor-tag dispatch, the handler of each event class and the
   batch plan (fast path);
 * :mod:`.accumulation`: which members of a data message feed the accumulator, and how;
+* :mod:`.clients`: the request body classes and the client's operations and typed methods;
 * :mod:`.conformance`: the examples and example streams the generated tests replay;
 * :mod:`.flavour`: what differs between model flavours (msgspec, pydantic).
 """
@@ -22,6 +23,7 @@ from ..diagnostics import Diagnostics
 from ..ir import Provider
 from ..naming import distinct_identifiers
 from .channels import ChannelSpec, channel_spec
+from .clients import ClientSpec, OperationSpec, RequestModels, client_spec, request_models
 from .conformance import ExampleCase, StreamCase, example_cases, stream_cases
 from .encoding import EncodedChannel, EncodingSpec, encoded_channel, kept_members
 from .flavour import FLAVOURS, MSGSPEC, PYDANTIC, Flavour
@@ -31,6 +33,7 @@ __all__ = [
     "AliasSpec",
     "ChannelSpec",
     "ClassSpec",
+    "ClientSpec",
     "EncodedChannel",
     "EncodingSpec",
     "ExampleCase",
@@ -38,16 +41,21 @@ __all__ = [
     "FieldSpec",
     "Flavour",
     "MSGSPEC",
+    "OperationSpec",
     "PYDANTIC",
     "PackageSpec",
+    "RequestModels",
     "StreamCase",
     "build_package_spec",
     "package_summary",
     "package_usage",
 ]
 
-#: The names every package's ``__init__`` re-exports besides the channel constants.
+#: The names every package's ``__init__`` re-exports besides the channel constants. Not its
+#: ``requests`` module (``from <package> import requests`` imports it all the same): a star import
+#: would shadow the ``requests`` library in the user's module.
 PACKAGE_EXPORTS = (
+    *("APIConnectionError", "APIError", "APIStatusError", "APITimeoutError"),
     *("Accumulator", "AsyncEventStream", "BlockResult", "CHANNELS", "Channel", "ChoiceResult"),
     *("ConcurrentUseError", "ERROR_CODES", "EventStream", "EventTooLargeError", "InvalidFieldError"),
     *("InvalidUTF8Error", "PROVIDER", "PayloadError"),
@@ -84,6 +92,8 @@ class PackageSpec:
         usage: the lines of the docstring's usage example (after the import).
         kept: ``(class, wire names)`` of the members the spec requires at a default
             (nullable ones), which the encoder writes even as ``null``.
+        requests: the ``requests`` module's classes (:func:`~.clients.request_models`).
+        client: the ``client`` module's operations (:func:`~.clients.client_spec`).
     """
 
     provider: Provider
@@ -100,6 +110,8 @@ class PackageSpec:
     summary: str = ""
     usage: tuple[str, ...] = ()
     kept: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    requests: RequestModels = RequestModels((), ())
+    client: ClientSpec = ClientSpec("", (), "")
 
     @property
     def own_examples(self) -> tuple[ExampleCase, ...]:
@@ -118,6 +130,12 @@ class PackageSpec:
         return tuple(e for e in self.examples if e.synthesized)
 
     @property
+    def closed_classes(self) -> tuple[str, ...]:
+        """The classes refusing members they do not declare (:attr:`ClassSpec.closed`: the
+        deltas), in :attr:`classes` order."""
+        return tuple(c.name for c in self.classes if c.closed)
+
+    @property
     def plan_helpers(self) -> tuple[str, ...]:
         """The runtime functions compiled plans call (``as_sent``, ``usage_of``), sorted."""
         statements = [code for ch in self.channels for plan in ch.plans for code in plan.statements]
@@ -126,8 +144,39 @@ class PackageSpec:
     @property
     def exports(self) -> tuple[str, ...]:
         """The package's ``__all__``: the runtime names it re-exports and each channel's
-        constant (``CHAT_COMPLETIONS_CHANNEL``), sorted as strings."""
-        return tuple(sorted((*PACKAGE_EXPORTS, *(ch.constant for ch in self.channels))))
+        constant (``CHAT_COMPLETIONS_CHANNEL``), and the typed lookup ``channel`` when the
+        provider has a channel, sorted as strings."""
+        lookup = ("channel",) if self.channels else ()
+        return tuple(sorted((*PACKAGE_EXPORTS, *lookup, *(ch.constant for ch in self.channels))))
+
+    @property
+    def usage_import(self) -> str:
+        """What the package docstring's usage example imports: the typed lookup ``channel``, or
+        ``CHANNELS`` for a provider without channels (no lookup is generated then)."""
+        return "channel" if self.channels else "CHANNELS"
+
+    @property
+    def lookup_overloaded(self) -> bool:
+        """Whether the generated ``channel()`` lookup is overloaded, one ``@overload`` per
+        address (two channels or more; a single channel's lookup is one plain signature, as
+        ``typing.overload`` needs at least two)."""
+        return len(self.channels) > 1
+
+    @property
+    def lookup_doc(self) -> str:
+        """The docstring of the generated ``channel()`` lookup, its example taken from the
+        first channel (the provider has one: without channels no lookup is generated)."""
+        first = self.channels[0]
+        return (
+            "The channel at ``address``, typed for mypy and pyright: ``address`` must be one of the\n"
+            "provider's channel addresses written as a literal (a misspelled one is a type error,\n"
+            f"there is no ``str`` fallback), and ``channel({first.address!r})`` is a\n"
+            f"``Channel[{first.event_type}]``, the same object as ``{first.constant}``.\n"
+            "``CHANNELS`` is the dynamic mapping, for addresses known only at run time.\n\n"
+            "Raises:\n"
+            "    KeyError: ``address`` is no channel of the provider (a value the checkers did not\n"
+            "        see, such as one cast to a literal); the message lists the channels."
+        )
 
     @property
     def channels_doc(self) -> str:
@@ -141,7 +190,8 @@ class PackageSpec:
             "as a literal is typed with that channel's events for mypy and pyright\n"
             f"(``CHANNELS[{first.address!r}]`` is a ``Channel[{first.event_type}]``,\n"
             f"the same object as ``{first.constant}``, so a misspelled attribute of\n"
-            "a decoded event is a type error); any other ``str`` key gives a ``Channel[Any]``."
+            "a decoded event is a type error); any other ``str`` key gives a ``Channel[Any]``:\n"
+            f"``channel({first.address!r})`` is the lookup that rejects a misspelled address."
         )
 
 
@@ -168,23 +218,26 @@ def package_summary(provider: Provider, title: str) -> str:
     return (
         f"Models and a JSON-payload classifier for the {title}, whose spec declares "
         f"{', '.join(provider.protocols)} (not Server-Sent Events): bring the transport, "
-        "pass each payload to ``channel.parse``."
+        "pass each payload to ``Channel.parse``."
     )
 
 
 def package_usage(provider: Provider, address: str) -> tuple[str, ...]:
-    """The usage example's lines after ``from <package> import CHANNELS``."""
-    opened = f"channel = CHANNELS[{address!r}]"
+    """The usage example's lines after the import (:attr:`PackageSpec.usage_import`): the
+    channel opened through the typed lookup (``channel(address)``, whose misspelled address
+    type checkers flag; ``CHANNELS[address]`` for a provider without channels, which has no
+    lookup), then used."""
+    opened = f"chan = channel({address!r})" if provider.channels else f"chan = CHANNELS[{address!r}]"
     if provider.protocols:
         return (
             opened,
-            "event = channel.parse(payload)                   # a typed message, or UnknownEvent",
+            "event = chan.parse(payload)                   # a typed message, or UnknownEvent",
             "print(event)",
         )
     return (
         opened,
-        "events = channel.decode(response.iter_bytes())   # typed events, lazily",
-        "result = channel.accumulate(events)              # assembled StreamResult",
+        "events = chan.decode(response.iter_bytes())   # typed events, lazily",
+        "result = chan.accumulate(events)              # assembled StreamResult",
         "print(result.to_dict())",
     )
 
@@ -206,6 +259,7 @@ def build_package_spec(provider: Provider, diagnostics: Diagnostics, flavour: Fl
     examples = example_cases(provider, [{m.name: m.cls for m in channel.messages} for channel in channels])
     encoded = tuple(encoded_channel(provider, channel, examples) for channel in channels)
     usage_address = provider.channels[0].address if provider.channels else DEFAULT_ADDRESS
+    requests, bodies = request_models(provider, diagnostics, flavour)
     return PackageSpec(
         provider=provider,
         title=title,
@@ -223,4 +277,6 @@ def build_package_spec(provider: Provider, diagnostics: Diagnostics, flavour: Fl
         summary=package_summary(provider, title),
         usage=package_usage(provider, usage_address),
         kept=kept_members(tuple(models.classes)),
+        requests=requests,
+        client=client_spec(provider, encoded, requests, bodies),
     )

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from ..ir import EACH, AccumulateStep, Schema, resolve_path
 from ..naming import PythonIdentifier
 from .models import field_identifiers
+from .plan_texts import bound_texts
 from .plans import compile_steps
 from .reads import Types
 
@@ -43,6 +44,9 @@ class ApplyPlan:
             "" without usage.
         usage_replaced: every ``usage`` step of the plan replaces the object (``mode:
             replace``): the last one sent is the one read.
+        deltas: the delta objects whose members a step appends (a chat choice's ``delta``, a
+            Messages block's ``delta``): their classes keep the members the spec does not
+            list (``ModelsBuilder.keep_unlisted``, :func:`delta_objects`).
     """
 
     function: PythonIdentifier
@@ -54,6 +58,7 @@ class ApplyPlan:
     error_attr: str = ""
     keep_usage: str = ""
     usage_replaced: bool = False
+    deltas: tuple[Schema, ...] = ()
 
     @property
     def loop_indent(self) -> int:
@@ -87,17 +92,34 @@ def message_plan(
     generated classes; ``plain`` wraps a value the runtime turns into plain data (the flavour's
     conversion)."""
     compiled = compile_steps(payload, steps, choices, types, plain)
+    statements, before = bound_texts(compiled.statements, compiled.before)
     return ApplyPlan(
         function=function,
         cls=cls,
-        statements=compiled.statements,
-        before=compiled.before,
+        statements=statements,
+        before=before,
         after=compiled.after,
         undeclared=compiled.undeclared,
         error_attr=_error_attr(payload, steps, compiled.undeclared),
         keep_usage=kept_path(payload, steps),
         usage_replaced=replaces_usage(steps),
+        deltas=delta_objects(payload, steps),
     )
+
+
+def delta_objects(payload: Schema, steps: tuple[AccumulateStep, ...]) -> tuple[Schema, ...]:
+    """The schemas of the ``delta`` objects whose members ``steps`` append (a step reading
+    ``(..., "delta", member)``: ``choices[*].delta.content``, Messages ``delta.text``), each
+    once, when it is an object with members or a union of such; Cohere's ``delta.message``
+    and Responses' string ``delta`` are not."""
+    found: dict[Schema, None] = {}
+    for step in steps:
+        if step.action != "append" or len(step.value) < 2 or step.value[-2] != "delta":
+            continue
+        schema = resolve_path(payload, step.value[:-1]).schema
+        if schema is not None and (schema.properties or schema.type == "union"):
+            found[schema] = None
+    return tuple(found)
 
 
 def _error_attr(payload: Schema, steps: tuple[AccumulateStep, ...], undeclared: tuple[tuple[Schema, str], ...]) -> str:

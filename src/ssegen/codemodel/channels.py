@@ -571,6 +571,8 @@ def _keep_members(message: Message, cls: ClassName, plan: ApplyPlan, models: Mod
     usage = usage_schema(message.payload, plan.keep_usage) if plan.keep_usage else None
     if usage is not None:
         models.keep_whole(usage)
+    for delta in plan.deltas:
+        models.keep_unlisted(delta)
     for owner, name in plan.undeclared:
         if owner is message.payload and name == "error":
             models.add_error_member(cls)

@@ -30,6 +30,7 @@ class Flavour:
     Attributes:
         name: ``msgspec`` or ``pydantic`` (``[tool.ssegen] model``).
         models_template: the template laying out ``models.py``.
+        requests_template: the template laying out ``requests.py`` (the request bodies).
         depends: the package docstring's dependency list (``msgspec and the standard library``).
         imports: modules ``channels.py`` imports (``import <name>``), in order.
         support_module: the runtime module of the flavour's helpers (``pydantic_support``), or "".
@@ -54,10 +55,14 @@ class Flavour:
             `` | `` and ``{member}`` the tag member's wire name as a literal.
         library: the runtime ``ModelLibrary`` each channel's ``Encoding`` is given, "" for
             the default (msgspec's).
+        sends_set_members: a request model sends the members set, even to None (pydantic's
+            ``exclude_unset``), so the client's typed methods pass only the arguments given; a
+            msgspec Struct leaves a member at its None default out (``omit_defaults``).
     """
 
     name: str
     models_template: str
+    requests_template: str
     depends: str
     imports: tuple[str, ...]
     support_module: str
@@ -78,6 +83,7 @@ class Flavour:
     lenient: str = "lenient_decode"
     library: str = ""
     lines_method: str = ""
+    sends_set_members: bool = False
 
     def lines_decoder(self, decoder: str, framing: str) -> str:
         """The module-level name of the decoder of an NDJSON read's lines at once (runtime
@@ -89,6 +95,7 @@ class Flavour:
 MSGSPEC = Flavour(
     name="msgspec",
     models_template="models.py.jinja",
+    requests_template="requests.py.jinja",
     depends="msgspec and the standard library",
     imports=("msgspec",),
     support_module="",
@@ -112,6 +119,7 @@ MSGSPEC = Flavour(
 PYDANTIC = Flavour(
     name="pydantic",
     models_template="models_pydantic.py.jinja",
+    requests_template="requests_pydantic.py.jinja",
     depends="pydantic, msgspec and the standard library",
     imports=("msgspec", "pydantic"),
     support_module="pydantic_support",
@@ -131,6 +139,7 @@ PYDANTIC = Flavour(
     tagged_union="Annotated[{variants}, pydantic.Field(discriminator={member})]",
     lenient="lenient_decode_models",
     library="PYDANTIC",
+    sends_set_members=True,
 )
 
 #: The flavours by ``[tool.ssegen] model`` value.

@@ -85,6 +85,9 @@ class ClassSpec:
         sent: its instances carry what was sent beside the typed members (a stream's usage
             object, see :meth:`ModelsBuilder.keep_whole`): the class mixes in the runtime's
             ``usage.SentUsage``, one slot for it.
+        closed: it refuses members it does not declare (msgspec ``forbid_unknown_fields``,
+            pydantic ``extra="forbid"``): a choice's or block's delta
+            (:meth:`ModelsBuilder.keep_unlisted`).
     """
 
     name: ClassName
@@ -95,6 +98,7 @@ class ClassSpec:
     tag: str = ""
     options: str = "gc=False"
     sent: bool = False
+    closed: bool = False
 
     @property
     def kept(self) -> tuple[str, ...]:
@@ -172,6 +176,7 @@ class ModelsBuilder:
         self._aliases: dict[str, AliasSpec] = {}
         self._terminators: dict[str, ClassSpec] = {}
         self._whole: set[str] = set()
+        self._closed: set[str] = set()
         self._error_member: set[str] = set()
         self._off_spec_member: set[str] = set()
         self._extra: dict[str, list[FieldSpec]] = {}
@@ -196,6 +201,8 @@ class ModelsBuilder:
                 spec = replace(spec, fields=(*spec.fields, *self._extra[spec.name]))
             if spec.name in self._whole:
                 spec = replace(spec, sent=True)
+            if spec.name in self._closed:
+                spec = replace(spec, closed=True)
             if not spec.doc.strip():
                 spec = replace(spec, doc=self._described(spec))
             specs.append(spec)
@@ -210,6 +217,18 @@ class ModelsBuilder:
         name = self._known(schema)
         if name is not None:
             self._whole.add(name)
+
+    def keep_unlisted(self, schema: Schema) -> None:
+        """Make the class of ``schema`` (each object alternative of a union) refuse members it
+        does not declare: a delta of a chat choice or of a block, whose unlisted members
+        (OpenRouter's ``reasoning``, ``reasoning_details``) are otherwise dropped by decoding.
+        A delta with none decodes as before, at no cost; one with some fails typed decoding
+        and is decoded leniently (runtime ``lenient_decode`` keeps them, the accumulator
+        assembles them: docs/results.md, "Members the spec does not list")."""
+        for alternative in schema.variants if schema.type == "union" else (schema,):
+            name = self._known(alternative)
+            if name is not None:
+                self._closed.add(name)
 
     def add_error_member(self, cls: ClassName) -> None:
         """Give class ``cls`` the member :data:`ERROR_MEMBER` (``error: Any = None``)

@@ -189,6 +189,10 @@ class Request:
         media_types: the media types of the streamed answer (``text/event-stream``,
             ``application/x-ndjson``), for the ``Accept`` header.
         resume: how a cut stream resumes; None when it cannot (it ends ``truncated``).
+        operation_id: the id of the operation sending the request: OpenAPI ``operationId``,
+            AsyncAPI 3.0 the ``receive`` operation's key (or the ``send`` operation's with a
+            ``reply``), AsyncAPI 2.x the ``publish`` operation's ``operationId``; "" when no
+            source names it (the generated client's method is then named after the path).
     """
 
     method: str
@@ -202,6 +206,7 @@ class Request:
     servers: tuple[str, ...] = ()
     media_types: tuple[str, ...] = ()
     resume: Resume | None = None
+    operation_id: str = ""
 
     def parameters_in(self, location: ParameterLocation) -> tuple[Parameter, ...]:
         """The parameters that go in ``location`` (``path``, ``query``, ``header``), in order."""

@@ -33,7 +33,9 @@ shape. Three families are recognized from the messages' shape, in this order:
     to ``text``, ``thinking``, ``signature`` or (``input_json_delta.partial_json``) the
     block's tool ``arguments`` by the delta's own ``type``, any other delta the spec lists
     (``citations_delta``, ``compaction_delta``) to the block as sent; usage from ``message_start``
-    merged with ``message_delta``'s.
+    merged with ``message_delta``'s; ``message_delta``'s ``stop_sequence`` (the custom stop
+    sequence matched) a named text of the stream and its ``stop_details`` (a refusal's category
+    and explanation) a named list, as the anthropic SDK's final message keeps both.
 ``responses``
     OpenAI Responses streaming: ``response.created``/``in_progress`` (id, model),
     ``response.output_item.added``/``.done`` open and close the item at
@@ -113,7 +115,12 @@ MESSAGES: dict[str, tuple[AccumulateStep, ...]] = {
         _S("delta", key=("index",), value=("delta",)),
     ),
     "content_block_stop": (_S("close", key=("index",)),),
-    "message_delta": (_S("stop", value=("delta", "stop_reason")), _S("usage", value=("usage",))),
+    "message_delta": (
+        _S("stop", value=("delta", "stop_reason")),
+        _S("append", value=("delta", "stop_sequence"), field="stop_sequence"),
+        _S("collect", value=("delta", "stop_details"), field="stop_details"),
+        _S("usage", value=("usage",)),
+    ),
     "message_stop": (_S("done"),),
     "error": (_S("error"),),
 }

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from ..ir import Provider, Schema, SchemaRef
@@ -167,8 +168,9 @@ class _Exporter:
             return [self._as_written(v) for v in value]
         return value
 
-    def finish(self, channels: dict[str, dict[str, Any]]) -> tuple[dict[str, Any], dict[str, Any]]:
-        """``($defs, channels)`` with every reference written as ``#/$defs/<key>``."""
+    def finish(self, channels: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+        """``($defs, channels)`` with every reference written as ``#/$defs/<key>`` (``channels``:
+        pass-1 data holding references, the document's members)."""
         groups: dict[str, list[str]] = {}
         for digest, (key, _) in self.entries.items():
             groups.setdefault(key, []).append(digest)
@@ -208,11 +210,25 @@ def _canonical(value: Any, *, measure: bool = False) -> str:
     return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=key)
 
 
-def _count_uses(provider: Provider) -> dict[int, int]:
-    """``id(schema)`` -> the places the provider's schemas use it (payloads, members, items,
-    variants), each schema object's children counted once however often it is used."""
+def _schemas_in(value: Any) -> Iterator[Schema]:
+    """The :class:`~ssegen.ir.Schema` objects in ``value`` (JSON-like data: dicts, lists, tuples)."""
+    if isinstance(value, Schema):
+        yield value
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _schemas_in(item)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            yield from _schemas_in(item)
+
+
+def _count_uses(provider: Provider, extra: Any = None) -> dict[int, int]:
+    """``id(schema)`` -> the places the provider's schemas use it (payloads, the schemas in
+    ``extra``, members, items, variants), each schema object's children counted once however
+    often it is used."""
     uses: dict[int, int] = {}
     stack = [m.payload for channel in provider.channels for m in channel.messages]
+    stack.extend(_schemas_in(extra))
     while stack:
         schema = stack.pop()
         uses[id(schema)] = uses.get(id(schema), 0) + 1
@@ -222,25 +238,43 @@ def _count_uses(provider: Provider) -> dict[int, int]:
     return uses
 
 
-def export_provider(provider: Provider) -> dict[str, Any]:
+def export_provider(provider: Provider, extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """The normalized JSON Schema document of a provider.
+
+    Args:
+        provider: the IR.
+        extra: more top-level members of the document (``{"requests": ...}``): JSON-like data
+            (dicts, lists, tuples, scalars) in which each :class:`~ssegen.ir.Schema` is written
+            as JSON Schema, sharing the document's ``$defs`` (a ``$ref`` into it, or inline).
 
     Returns:
         ``{"$schema", "title", "$defs": {key: schema}, "channels": {address:
-        {message name: schema}}}``; a message schema is a ``$ref`` into ``$defs``
+        {message name: schema}}, **extra}``; a message schema is a ``$ref`` into ``$defs``
         for object payloads, or an inline schema (``{"type": "string",
         "enum": ["[DONE]"]}``).  Validate message ``M`` on channel ``C`` with
         ``{"$defs": doc["$defs"], **doc["channels"][C][M]}``.  The keys of ``$defs``
         are as the module docstring says.
     """
-    exporter = _Exporter(_count_uses(provider))
+    exporter = _Exporter(_count_uses(provider, extra))
     channels: dict[str, dict[str, Any]] = {}
     for channel in provider.channels:
         channels[channel.address] = {m.name: exporter.schema(m.payload) for m in channel.messages}
-    defs, channels = exporter.finish(channels)
+    members = {"channels": channels, **_written(exporter, extra or {})}
+    defs, members = exporter.finish(members)
     return {
         "$schema": DIALECT,
         "title": provider.title or provider.name,
         "$defs": defs,
-        "channels": channels,
+        **members,
     }
+
+
+def _written(exporter: _Exporter, value: Any) -> Any:
+    """``value`` (JSON-like data) with each :class:`~ssegen.ir.Schema` in it written by ``exporter``."""
+    if isinstance(value, Schema):
+        return exporter.schema(value)
+    if isinstance(value, dict):
+        return {key: _written(exporter, item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_written(exporter, item) for item in value]
+    return value

@@ -1,7 +1,8 @@
 """The runtime of every generated package, as ordinary Python.
 
 ``framing.py`` (what every framing shares: items, errors, the decoder protocol, stream state,
-the read driver, the ``Framing`` object), ``sse.py`` (the WHATWG ``text/event-stream`` decoder
+the read driver, the ``Framing`` object; over ``joined_reads.py``, a body's reads joined for a
+consumer that waits for all of it), ``sse.py`` (the WHATWG ``text/event-stream`` decoder
 and framing, over its layers ``sse_lines.py``, ``sse_fields.py`` and ``sse_runs.py``),
 ``ndjson.py`` (newline-delimited JSON), ``events.py`` (unknown, vendor and truncation events),
 ``usage.py`` (usage kept as sent), ``json_values.py`` (decoded JSON, typed), ``lenient.py``
@@ -33,6 +34,7 @@ from __future__ import annotations
 
 MODULES: tuple[str, ...] = (
     "json_values.py",
+    "joined_reads.py",
     "framing.py",
     "sse_lines.py",
     "sse_fields.py",

@@ -155,6 +155,15 @@ class BlockState:
         for name, value in texts:
             self.add_text(name, value)
 
+    def add_unlisted(self, name: str, value: Any) -> None:
+        """A member ``name`` of one of the block's deltas that the spec does not list: a
+        string is appended to the text of its name (:meth:`add_text`), any other value but
+        null kept as sent in ``deltas`` (as ``{name: value}``)."""
+        if isinstance(value, str):
+            self.add_text(name, value)
+        elif value is not None:
+            self.deltas.append({name: value})
+
     def result(self, mismatches: list[dict[str, Any]] | None = None) -> BlockResult:
         """The assembled :class:`BlockResult`; where the deltas disagree with the
         finished object, one ``snapshot_mismatch`` per member is appended to

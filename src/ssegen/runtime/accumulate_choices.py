@@ -118,6 +118,7 @@ class ChoiceState:
         "tool_calls",
         "content_parts",
         "texts",
+        "lists",
     )
 
     def __init__(self, index: int, full_text: bool) -> None:
@@ -131,6 +132,18 @@ class ChoiceState:
         self.tool_calls: dict[int, _ToolCallState] = {}
         self.content_parts: list[Any] = []
         self.texts: dict[str, list[str]] = {}
+        self.lists: dict[str, list[Any]] = {}
+
+    def add_unlisted(self, name: str, value: Any) -> None:
+        """A member ``name`` of the choice's delta that the spec does not list (OpenRouter,
+        vLLM and Groq send ``reasoning``; OpenRouter ``reasoning_details``): a string is
+        appended to the named text ``texts[name]`` (:meth:`add_text`: ``content``,
+        ``reasoning_content`` and ``refusal`` to their own), any other value but null kept
+        as sent in ``lists[name]``, in stream order."""
+        if isinstance(value, str):
+            self.add_text(name, value)
+        elif value is not None:
+            self.lists.setdefault(name, []).append(value)
 
     def add_text(self, field: str, text: str | None) -> None:
         """Append ``text`` to ``field`` (``content``, ``reasoning_content``, ``refusal``).
@@ -338,4 +351,5 @@ class ChoiceState:
             finish_reason=self.finish_reason,
             content_parts=list(self.content_parts),
             texts={name: join_parts(parts) for name, parts in self.texts.items()},
+            lists={name: list(values) for name, values in self.lists.items()},
         )

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Self
 import msgspec
 
 from .accumulate_blocks import Blocks, BlockState, snapshot_block
+from .accumulate_parts import declares
 from .accumulate_results import BLOCK_FAMILIES, Family
 from .events import StreamStalled, StreamTruncated, UnknownEvent, VendorEvent, truncated_reason
 from .framing import StreamState
@@ -97,25 +98,59 @@ class ErrorRecording:
         except (AttributeError, TypeError):
             pass
         for pointer, value in members.items():
-            if self.family in BLOCK_FAMILIES and self.off_spec_block(event, pointer, value):
-                kind = value.get("type") if is_object(value) else None
-                if isinstance(kind, str):
-                    if kind in self.reported:
-                        continue
+            if not self.unlisted(event, pointer, value):
+                self.off_spec_member(event, pointer, value)
+
+    def off_spec_member(self, event: Any, pointer: str, value: Any) -> None:
+        """Record (and where it can, assemble) one member of a leniently decoded event that
+        does not fit the spec (see :meth:`lenient`)."""
+        if self.family in BLOCK_FAMILIES and self.off_spec_block(event, pointer, value):
+            kind = value.get("type") if is_object(value) else None
+            if isinstance(kind, str):
+                if kind not in self.reported:
                     self.reported.add(kind)
                     self.errors.append(
                         {"kind": "member_off_spec", "pointer": pointer, "got": value, "type": kind}
                     )
-                    continue
-            if value is None:  # a required member missing: reported once per stream
-                if pointer in self.reported:
-                    continue
-                self.reported.add(pointer)
-            self.errors.append({"kind": "member_off_spec", "pointer": pointer, "got": value})
-            parts = pointer.split("/")
-            if len(parts) == 5 and parts[1] == "choices" and parts[3:] == ["delta", "content"]:
-                if parts[2].isdigit() and is_array(value):
-                    self.choice(int(parts[2])).add_content(value)
+                return
+        if value is None:  # a required member missing: reported once per stream
+            if pointer in self.reported:
+                return
+            self.reported.add(pointer)
+        self.errors.append({"kind": "member_off_spec", "pointer": pointer, "got": value})
+        parts = pointer.split("/")
+        if len(parts) == 5 and parts[1] == "choices" and parts[3:] == ["delta", "content"]:
+            if parts[2].isdigit() and is_array(value):
+                self.choice(int(parts[2])).add_content(value)
+
+    def unlisted(self, event: Any, pointer: str, value: Any) -> bool:
+        """Assemble a member of a choice's delta (``/choices/<i>/delta/<name>``) or of a
+        block's delta (``/delta/<name>``, of block ``index``) that the spec does not list
+        (True then): a string is appended to the text of its name, any other value kept as
+        sent (:meth:`ChoiceState.add_unlisted`, :meth:`BlockState.add_unlisted`). Reported
+        once per stream and member, as information (nothing is lost):
+        ``{"kind": "member_unlisted", "pointer": str, "member": str}``."""
+        parts = pointer.split("/")
+        name = _unescaped(parts[-1])
+        if len(parts) == 5 and parts[1] == "choices" and parts[3] == "delta":
+            choices = getattr(event, "choices", None)
+            at = int(parts[2]) if parts[2].isdigit() else -1
+            choice = choices[at] if is_array(choices) and 0 <= at < len(choices) else None
+            index = getattr(choice, "index", None)
+            if not _unlisted_in(getattr(choice, "delta", None), name) or not isinstance(index, int):
+                return False
+            self.choice(index).add_unlisted(name, value)
+        elif len(parts) == 3 and parts[1] == "delta" and self.family in BLOCK_FAMILIES:
+            index = getattr(event, "index", None)
+            if not _unlisted_in(getattr(event, "delta", None), name) or not isinstance(index, int):
+                return False
+            self.blocks[index].add_unlisted(name, value)
+        else:
+            return False
+        if "unlisted " + name not in self.reported:
+            self.reported.add("unlisted " + name)
+            self.errors.append({"kind": "member_unlisted", "pointer": pointer, "member": name})
+        return True
 
     def off_spec_block(self, event: Any, pointer: str, value: Any) -> bool:
         """Assemble a member of a leniently decoded event that the spec does not admit
@@ -299,3 +334,13 @@ def _error_data(event: UnknownEvent) -> tuple[bool, Any]:
     except msgspec.DecodeError:
         return event.event == "error", event.data
     return event.event == "error" or (is_object(data) and "error" in data), data
+
+
+def _unescaped(token: str) -> str:
+    """A reference token of a JSON pointer as the member name it stands for (RFC 6901)."""
+    return token.replace("~1", "/").replace("~0", "~")
+
+
+def _unlisted_in(delta: Any, name: str) -> bool:
+    """True when ``delta`` is a typed delta whose class does not declare member ``name``."""
+    return delta is not None and not is_object(delta) and not declares(delta, name)

@@ -88,3 +88,17 @@ def join_parts(parts: list[str]) -> str:
 def str_or_none(value: Any) -> str | None:
     """``value`` when it is a string, else None."""
     return value if isinstance(value, str) else None
+
+
+def declares(value: object, wire: str) -> bool:
+    """True when the class of the typed object ``value`` declares a member of wire name
+    ``wire`` (msgspec ``Struct`` encode names; a pydantic model's fields by alias or name);
+    False for a plain value or an undeclared member (OpenRouter's ``delta.reasoning``)."""
+    cls = type(value)
+    names = getattr(cls, "__struct_encode_fields__", None)
+    if names is not None:
+        return wire in names
+    fields = getattr(cls, "model_fields", None)
+    if is_object(fields):
+        return any((getattr(f, "alias", None) or n) == wire for n, f in fields.items())
+    return False

@@ -85,8 +85,12 @@ class ChoiceResult(msgspec.Struct, kw_only=True):
             (see :meth:`ChoiceState.add_content`); a plan's ``collect`` steps too (a
             Gemini candidate's ``executableCode`` parts).
         texts: the choice's named texts a plan's ``append`` steps build (any field
-            other than ``content``, ``reasoning_content``, ``refusal``), joined; left
-            out of :meth:`StreamResult.to_dict` when empty.
+            other than ``content``, ``reasoning_content``, ``refusal``), and the string
+            members of its deltas that the spec does not list, by member name (OpenRouter's
+            ``reasoning``), joined; left out of :meth:`StreamResult.to_dict` when empty.
+        lists: the other members of its deltas that the spec does not list, by member
+            name, each value as sent (not null), in stream order (OpenRouter's
+            ``reasoning_details``); left out of :meth:`StreamResult.to_dict` when empty.
     """
 
     index: int
@@ -97,6 +101,7 @@ class ChoiceResult(msgspec.Struct, kw_only=True):
     finish_reason: str | None = None
     content_parts: list[Any] = msgspec.field(default_factory=list[Any])
     texts: dict[str, str] = msgspec.field(default_factory=dict[str, str])
+    lists: dict[str, list[Any]] = msgspec.field(default_factory=dict[str, list[Any]])
 
 
 class BlockResult(msgspec.Struct, kw_only=True):
@@ -188,7 +193,10 @@ class StreamResult(msgspec.Struct, kw_only=True):
             ``{"kind": "member_off_spec", "pointer": str, "got": Any, "type": str}`` for
             a block, item or delta of a type the spec does not list and ``{"kind":
             "event_off_spec", "event": str, "index": int}`` for an event type it lacks
-            (both assembled all the same); once, ``{"kind": "terminator_undeclared",
+            (both assembled all the same); once per member, ``{"kind": "member_unlisted",
+            "pointer": str, "member": str}`` for a member of a choice's or a block's delta
+            that the spec does not list (kept: :meth:`ChoiceState.add_unlisted`,
+            :meth:`BlockState.add_unlisted`); once, ``{"kind": "terminator_undeclared",
             "event": str, "data": "[DONE]"}`` for a literal ``[DONE]`` the spec declares
             no terminator for (taken as one all the same: information, nothing lost);
             after them ``{"kind": "snapshot_mismatch",

@@ -104,6 +104,12 @@ class _Pydantic(ModelLibrary):
     def is_class(self, tp: Any) -> bool:
         return isinstance(tp, type) and issubclass(tp, pydantic.BaseModel)
 
+    def lists_every_member(self, cls: Any) -> bool:
+        return bool(cls.model_config.get("extra") == "forbid")
+
+    def declared(self, cls: Any) -> set[str]:
+        return {wire for _, wire, _, _ in self.fields(cls)}  # a tag is a Literal member
+
     def tagged_as(self, cls: Any, value: dict[str, Any]) -> bool:
         # An alternative of a tagged union has its tag as a required ``Literal`` member.
         for _, wire, tp, required in self.fields(cls):

@@ -640,10 +640,13 @@ def sse_frame(data: str, event: str = "message", id: str = "") -> bytes:
 
     Raises:
         ValueError: ``event`` or ``id`` holds CR, LF or NUL, or ``data`` holds CR, which no
-            SSE field can carry (the decoder would end the line there).
+            SSE field can carry (the decoder would end the line there); or ``event`` is empty
+            (read back as ``message``, WHATWG dispatch).
     """
     if _UNSAFE.search(event) or _UNSAFE.search(id):
         raise ValueError(f"an SSE event type or id cannot hold CR, LF or NUL: {event!r}, {id!r}")
+    if not event:
+        raise ValueError("an empty SSE event type is read as 'message': it would not read back")
     if "\r" in data:
         raise ValueError("SSE data cannot hold CR (it ends a line); only LF splits data lines")
     head = ("" if event == "message" else f"event: {event}\n") + (f"id: {id}\n" if id else "")

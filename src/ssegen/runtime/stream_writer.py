@@ -78,7 +78,8 @@ class ChannelWriter(Generic[E]):
 
         Raises:
             ValueError: ``event`` is a :class:`StreamTruncated` (a cut stream has no event
-                to write), or an event type, id or raw data no SSE line can carry (CR), or,
+                to write), or an event type, id or raw data no SSE line can carry (CR), or an
+                :class:`UnknownEvent` of an empty event type (read back as ``message``), or,
                 on an NDJSON channel, an :class:`UnknownEvent` whose raw data would not read
                 back (holds a line end, is blank or starts with a BOM: ``ndjson.unreadable_line``);
                 the message names the event.

@@ -23,6 +23,7 @@ from .json_values import is_object
 _SENT = "_ssegen_sent"
 
 T = TypeVar("T")
+D = TypeVar("D", str, bytes)
 
 
 class SentUsage:
@@ -64,11 +65,13 @@ def keep_usage(chunk: T, data: str | bytes, attr: str = "usage") -> T:
     return chunk
 
 
-def kept(decode: Callable[[bytes], T], attr: str) -> Callable[[bytes], T]:
-    """``decode`` followed by :func:`keep_usage` of member ``attr`` (a named-event
-    decoder table's entry for a message whose usage is kept)."""
+def kept(decode: Callable[[D], T], attr: str) -> Callable[[D], T]:
+    """``decode`` followed by :func:`keep_usage` of member ``attr``: the entry of a decoder
+    table for a message whose usage is kept, the named-event table (``bytes`` data) and the
+    tag table (``str`` data: a data-only stream such as OpenRouter's Responses, which sends no
+    ``event:`` lines) alike, so that every decode path keeps the usage object as sent."""
 
-    def decode_kept(data: bytes) -> T:
+    def decode_kept(data: D) -> T:
         return keep_usage(decode(data), data, attr)
 
     return decode_kept

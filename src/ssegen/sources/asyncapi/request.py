@@ -133,6 +133,7 @@ class RequestReader:
                 if "x-ssegen-resume" in item
                 else None
             ),
+            operation_id=_operation_id(request),
         )
 
     # -- the request message -------------------------------------------------------------------
@@ -273,3 +274,16 @@ def _http_binding(node: dict[str, Any]) -> dict[str, Any] | None:
     bindings = node.get("bindings")
     http = bindings.get("http") if isinstance(bindings, dict) else None
     return http if isinstance(http, dict) else None
+
+
+def _operation_id(request: Operation | None) -> str:
+    """The id of the operation sending the request: its ``operationId`` (AsyncAPI 2.x
+    ``publish``), else its key under ``operations`` (AsyncAPI 3.0); "" with no request
+    operation."""
+    if request is None:
+        return ""
+    stated = text(request.node.get("operationId"))
+    if stated:
+        return stated
+    parent, _, key = request.loc.pointer.rpartition("/")
+    return key.replace("~1", "/").replace("~0", "~") if parent == "/operations" else ""

@@ -171,6 +171,10 @@ class EventSchemaReader:
             self.diagnostics.at(
                 tloc.child("examples").provenance, codes.EXAMPLE_INVALID, "examples must be a list; ignored"
             )
+        if not values:
+            built = self._from_properties(target, tloc, 0)
+            if built is not None:
+                values.append((built, tloc.child("properties")))
         literal = message.content_type != "application/json"
         return tuple(
             Example(
@@ -183,6 +187,35 @@ class EventSchemaReader:
             )
             for value, vloc in values
         )
+
+    def _from_properties(self, target: Any, tloc: Location, depth: int) -> dict[str, Any] | None:
+        """An instance of the object schema ``target`` built from its members' own examples
+        (``properties.<name>.example``, or the first of ``examples``; a required object
+        member's built so, through ``$ref``, 4 levels deep): every member that gives one,
+        when every required member does; else None."""
+        props = target.get("properties") if isinstance(target, dict) else None
+        if not isinstance(props, dict) or not props or depth > 4:
+            return None
+        listed = target.get("required")
+        required = {r for r in listed if isinstance(r, str)} if isinstance(listed, list) else set()
+        built: dict[str, Any] = {}
+        for name, node in props.items():
+            value = self._member_example(node, tloc.child("properties", name), depth, name in required)
+            if value is None and name in required:
+                return None
+            if value is not None:
+                built[str(name)] = value
+        return built or None
+
+    def _member_example(self, node: Any, loc: Location, depth: int, required: bool) -> Any:
+        """The example of one member schema (see :meth:`_from_properties`); None without one."""
+        resolved = self.follow(node, loc)
+        if resolved is None:
+            return None
+        value = _own_example(resolved[0])
+        if value is None and required:
+            value = self._from_properties(resolved[0], resolved[1], depth + 1)
+        return value
 
     def _content(self, target: dict[str, Any], tloc: Location, name: str, event: str, named: bool) -> list[Message]:
         """The messages of a ``data`` schema with ``contentMediaType`` (JSON Schema 2020-12
@@ -358,3 +391,19 @@ def _title_name(node: Any) -> str:
 
 def _text(value: Any) -> str:
     return value.strip() if isinstance(value, str) else ""
+
+
+def _own_example(schema: Any) -> Any:
+    """A member schema's own example: ``example``, else the first of ``examples`` (a list), else
+    the one value of a ``const`` or a one-value ``enum``; None when it gives none."""
+    if not isinstance(schema, dict):
+        return None
+    if "example" in schema:
+        return schema["example"]
+    listed = schema.get("examples")
+    if isinstance(listed, list) and listed:
+        return listed[0]
+    if "const" in schema:
+        return schema["const"]
+    values = schema.get("enum")
+    return values[0] if isinstance(values, list) and len(values) == 1 else None

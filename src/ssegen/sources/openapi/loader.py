@@ -67,6 +67,7 @@ from ..refs import RefResolver
 from ..schema import SchemaConverter
 from .events import DONE, EventSchemaReader, is_event_object, is_json
 from .media import StreamMedia
+from .media_examples import with_media_examples
 from .request import RequestReader
 
 #: Operation keys of a path item (3.2 adds ``query``; ``additionalOperations`` is read apart).
@@ -307,11 +308,11 @@ class _Reader(EventSchemaReader):
         stream gains its terminator (:meth:`_with_terminator`)."""
         hint = str(ClassName((pascal(_text(op.get("operationId"))) or pascal(path)) + "Event", prefix="Message"))
         if stream.framing == "ndjson":
-            return self._line_messages(stream, hint)
+            return with_media_examples(stream, self._line_messages(stream, hint), self.diagnostics)
         messages = self._event_stream_messages(stream, hint)
         if messages is None:
             return []
-        return self._with_terminator(messages, stream, op, oloc)
+        return with_media_examples(stream, self._with_terminator(messages, stream, op, oloc), self.diagnostics)
 
     def _line_messages(self, stream: StreamMedia, hint: str) -> list[Message]:
         """The messages of an NDJSON stream: its ``itemSchema`` (3.2), else its schema, is each

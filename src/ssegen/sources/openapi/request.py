@@ -94,6 +94,7 @@ class RequestReader:
             servers=self._servers(item, op),
             media_types=tuple(dict.fromkeys(_media_type(found) for found in media)),
             resume=self._resume(op, oloc, media),
+            operation_id=_text(op.get("operationId")),
         )
 
     # -- parameters ----------------------------------------------------------------------------

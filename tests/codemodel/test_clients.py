@@ -1,0 +1,69 @@
+"""The client's code model (``codemodel/clients.py``): paths relative to the base URL, auth as the
+runtime's ``Auth``, method and argument names, request class names qualified in annotations."""
+
+from __future__ import annotations
+
+from conftest import SPECS
+
+from ssegen.codemodel import build_package_spec
+from ssegen.codemodel.clients import qualified, relative_path, runtime_auth
+from ssegen.diagnostics import Diagnostics
+from ssegen.ir import AuthScheme, Provenance, Request
+from ssegen.load import load_provider
+
+A = Provenance("p/a.yaml", 3, "/a")
+
+
+def _request(path: str, *servers: str) -> Request:
+    return Request("POST", path, A, servers=servers)
+
+
+def test_a_path_is_relative_to_the_base_url_across_servers() -> None:
+    base = "https://api.deepseek.com"
+    assert relative_path(_request("/chat/completions", base), base) == "/chat/completions"
+    # DeepSeek's beta channel: its address already holds its server's path.
+    assert relative_path(_request("/beta/completions", "https://api.deepseek.com/beta"), base) == "/beta/completions"
+    # A server with a path the address lacks: joined, then made relative.
+    assert relative_path(_request("/completions", "https://api.deepseek.com/beta"), base) == "/beta/completions"
+    # No server of its own, or another host: the path as written.
+    assert relative_path(_request("/x"), base) == "/x"
+    assert relative_path(_request("/x", "https://other.example/v1"), base) == "/x"
+
+
+def test_auth_schemes_become_the_runtimes_auth() -> None:
+    bearer = AuthScheme("bearerAuth", "http", "header", "Authorization", A, "bearer", "as `Bearer <DEEPSEEK_API_KEY>`")
+    assert runtime_auth(bearer, "X_API_KEY") == ("bearer", "", "DEEPSEEK_API_KEY")
+    header = AuthScheme("apiKey", "httpApiKey", "header", "x-api-key", A)
+    assert runtime_auth(header, "ANTHROPIC_API_KEY") == ("header", "x-api-key", "ANTHROPIC_API_KEY")
+    query = AuthScheme("apiKeyQuery", "apiKey", "query", "key", A)
+    assert runtime_auth(query, "GEMINI_API_KEY") == ("query", "key", "GEMINI_API_KEY")
+    assert runtime_auth(AuthScheme("o", "oauth2", "header", "", A), "E")[0] == "bearer"
+    assert runtime_auth(AuthScheme("c", "apiKey", "cookie", "sid", A), "E") == ("none", "", "")
+
+
+def test_request_class_names_are_qualified_but_not_inside_literals() -> None:
+    names = frozenset({"Message", "Tool", "Role"})
+    assert qualified("list[Message] | None", names) == "list[requests.Message] | None"
+    assert qualified("Role | str", names) == "requests.Role | str"
+    assert qualified("Literal['Tool'] | ToolChoice", names) == "Literal['Tool'] | ToolChoice"
+    assert qualified("Annotated[list[Tool], msgspec.Meta(max_length=0)]", names) == (
+        "Annotated[list[requests.Tool], msgspec.Meta(max_length=0)]"
+    )
+
+
+def test_every_operation_of_a_provider_has_a_distinct_method_and_keyword_arguments() -> None:
+    loaded = load_provider(SPECS, "gemini")
+    assert loaded.provider is not None
+    spec = build_package_spec(loaded.provider, Diagnostics())
+    (op,) = spec.client.operations
+    assert (op.method_name, op.body_class, op.stream_member) == (
+        "request_generate_content",
+        "requests.GenerateContentRequest",
+        None,
+    )
+    assert [a.name for a in op.path_arguments] == ["model"] and op.path_params == "{'model': model}"
+    names = [a.name for a in (*op.path_arguments, *op.arguments)]
+    assert len(names) == len(set(names)) and "contents" in names
+    assert not {"headers", "extra_body", "body", "self"} & set(names)
+    assert spec.client.base_url == "https://generativelanguage.googleapis.com/v1beta"
+    assert spec.requests.classes[0].name == "GenerateContentRequest"
