@@ -32,10 +32,10 @@ from typing import Any
 
 import msgspec
 
-from .accumulate_blocks import BlockState, _Blocks, snapshot_block
+from .accumulate_blocks import BlockState, snapshot_block
 from .accumulate_choices import ChoiceState
 from .accumulate_errors import ErrorRecording
-from .accumulate_parts import COMPACT_PARTS, _join, _Parts, _plain, as_sent, usage_of
+from .accumulate_parts import COMPACT_PARTS, Parts, as_sent, join_parts, plain, usage_of
 from .accumulate_results import (
     BLOCK_FAMILIES,
     BlockResult,
@@ -43,8 +43,9 @@ from .accumulate_results import (
     Family,
     StreamResult,
     ToolCallResult,
-    _family,
+    family_of,
 )
+from .json_values import is_array, is_object
 from .usage import usage_as_sent
 
 __all__ = [
@@ -86,6 +87,7 @@ class Accumulator(ErrorRecording):
     """
 
     def __init__(self, full_text: bool = False) -> None:
+        super().__init__()
         self.full_text = full_text
         self.id: str | None = None
         self.model: str | None = None
@@ -93,20 +95,12 @@ class Accumulator(ErrorRecording):
         #: the last usage object :meth:`set_usage` was given, read when ``usage`` is
         self._usage_sent: tuple[Any, Any] | None = None
         self.final_text: str | None = None
-        self.errors: list[dict[str, Any]] = []
-        self.vendor_events: list[dict[str, Any]] = []
         self.complete = False
         self.states: dict[int, ChoiceState] = {}
-        self.blocks: dict[int, BlockState] = _Blocks()
         self.stop_reason: str | None = None
-        self.family = Family.CHAT
         #: the stream's named texts and lists (a plan's unkeyed ``append`` and ``collect``)
         self.texts: dict[str, list[str]] = {}
         self.lists: dict[str, list[Any]] = {}
-        #: off-spec block, delta and event types reported so far (each once per stream)
-        self.reported: set[str] = set()
-        #: a literal ``[DONE]`` the spec does not declare was reported (once per stream)
-        self.undeclared_terminator = False
 
     @property
     def usage(self) -> dict[str, Any] | None:
@@ -115,8 +109,8 @@ class Accumulator(ErrorRecording):
             usage, typed = self._usage_sent
             self._usage_sent = None
             sent = usage_as_sent(usage if typed is None else typed)
-            data = sent if sent is not None else _plain(usage)
-            self._usage = data if isinstance(data, dict) else None
+            data = sent if sent is not None else plain(usage)
+            self._usage = data if is_object(data) else None
         return self._usage
 
     @usage.setter
@@ -131,7 +125,7 @@ class Accumulator(ErrorRecording):
         acc.text_parts(name)).append(delta)``), without a call per delta."""
         parts = self.texts.get(name)
         if parts is None:
-            parts = self.texts[name] = _Parts()
+            parts = self.texts[name] = Parts()
         return parts
 
     def collect(self, name: str, value: Any) -> None:
@@ -154,7 +148,7 @@ class Accumulator(ErrorRecording):
         data = usage_as_sent(usage)
         if data is None:
             data = msgspec.to_builtins(usage)
-        if isinstance(data, dict):
+        if is_object(data):
             self.usage = {**(self.usage or {}), **data}
 
     def snapshot(self, output: Any) -> None:
@@ -162,7 +156,7 @@ class Accumulator(ErrorRecording):
         ``response.completed``'s ``output``): each item is the finished object of the block
         of its id (:func:`snapshot_block`; by position for an item without one) where no
         ``output_item.done`` gave one (see :meth:`BlockState.close`)."""
-        if isinstance(output, list):
+        if is_array(output):
             for index, item in enumerate(output):
                 if item is not None:  # None: an item decoded leniently (off_spec_block)
                     snapshot_block(self.blocks, index, item).snapshot(item)
@@ -190,10 +184,10 @@ class Accumulator(ErrorRecording):
                 state.refusal,
                 *state.texts.values(),
             ):
-                if isinstance(parts, _Parts):
+                if isinstance(parts, Parts):
                     parts.compact()
             for call in state.tool_calls.values():
-                if isinstance(call.arguments, _Parts):
+                if isinstance(call.arguments, Parts):
                     call.arguments.compact()
         for block in self.blocks.values():
             for parts in (
@@ -204,10 +198,10 @@ class Accumulator(ErrorRecording):
                 block.arguments,
                 *block.texts.values(),
             ):
-                if isinstance(parts, _Parts):
+                if isinstance(parts, Parts):
                     parts.compact()
         for parts in self.texts.values():
-            if isinstance(parts, _Parts):
+            if isinstance(parts, Parts):
                 parts.compact()
 
     def choice(self, index: int) -> ChoiceState:
@@ -249,8 +243,8 @@ class Accumulator(ErrorRecording):
             complete=self.complete,
             output=output,
             stop_reason=self.stop_reason,
-            family=_family(self.family).value,
-            texts={name: _join(parts) for name, parts in self.texts.items()},
+            family=family_of(self.family).value,
+            texts={name: join_parts(parts) for name, parts in self.texts.items()},
             lists={name: list(items) for name, items in self.lists.items()},
         )
 

@@ -28,6 +28,8 @@ from typing import Any
 
 import msgspec
 
+from .json_values import is_object
+
 __all__ = [
     "APIConnectionError",
     "APIError",
@@ -109,13 +111,13 @@ def error_message(data: Any) -> str | None:
     its ``error`` object (OpenAI, Anthropic, Gemini: ``{"error": {"message": ...}}``), ``error``
     itself when it is a string (Ollama: ``{"error": "model not found"}``), or a top-level
     ``message`` or ``detail`` (FastAPI servers); None when it has none."""
-    if not isinstance(data, dict):
+    if not is_object(data):
         return None
     error = data.get("error")
     if isinstance(error, str):
         return error
     for holder in (error, data):
-        if isinstance(holder, dict):
+        if is_object(holder):
             for name in ("message", "detail"):
                 value = holder.get(name)
                 if isinstance(value, str):

@@ -32,6 +32,7 @@ from email.utils import parsedate_to_datetime
 from typing import Any
 
 from .accumulate import Accumulator
+from .json_values import is_object
 
 __all__ = [
     "EMPTY_BLOCK_KINDS",
@@ -161,10 +162,10 @@ def retryable_error(data: Any) -> bool:
     or ``data`` itself: a Responses ``error`` event) has a ``type``, ``code`` or ``status`` in
     :data:`RETRYABLE_ERRORS`, or a number that is a retryable HTTP status (Gemini's
     ``"code": 429``, OpenRouter's ``"code": 502``)."""
-    if not isinstance(data, dict):
+    if not is_object(data):
         return False
     error = data.get("error")
-    holder = error if isinstance(error, dict) else data
+    holder = error if is_object(error) else data
     for name in ("type", "code", "status"):
         value = holder.get(name)
         if isinstance(value, str) and value in RETRYABLE_ERRORS:

@@ -37,10 +37,16 @@ E = TypeVar("E")
 class _StreamProgress:
     """What both event streams hold and tell about their source: see :class:`EventStream`."""
 
-    state: StreamState
-    classifier: Classifier[Any]
     _owner: int | None = None  # the ident of the thread that first used the stream
     _started = False
+
+    def __init__(
+        self, classifier: Classifier[Any], max_event_bytes: int, framer: Callable[[int], Framer]
+    ) -> None:
+        self.state = StreamState()
+        self.classifier = classifier
+        self.max_event_bytes = max_event_bytes
+        self.framer = framer
 
     @property
     def incomplete(self) -> bool:
@@ -58,11 +64,25 @@ class _StreamProgress:
         :meth:`EventStream.batches`): a stream is read once."""
         return self._started
 
+    def _check_owner(self) -> None:
+        """Record the thread of the first use of this stream; raise :class:`ConcurrentUseError`
+        when another thread uses it later (called once per ``iter()``/``next()``, never per
+        event of a ``for`` loop)."""
+        ident = get_ident()
+        if self._owner != ident:
+            if self._owner is not None:
+                raise ConcurrentUseError(
+                    f"this {type(self).__name__} was first used by thread {self._owner} and is now "
+                    f"used by thread {ident}: a stream has one consumer (decode a stream per thread, "
+                    "or pass its events on through a queue)"
+                )
+            self._owner = ident
+
     def _start(self, batches: bool = False) -> None:
         """Mark the stream consumed from this thread (see :class:`ConcurrentUseError`);
         ``batches``: by :meth:`EventStream.batches`, which needs the stream unread."""
         if self._owner != get_ident():
-            _owner_check(self)
+            self._check_owner()
         if batches and self._started:
             raise RuntimeError(
                 f"this {type(self).__name__} is already being read: its reads are no longer whole"
@@ -78,21 +98,6 @@ class ConcurrentUseError(RuntimeError):
     ``itertools.chain`` crashes the interpreter when they do). Hand the stream's events
     to other threads instead (a ``queue.Queue``), or decode a stream per thread.
     """
-
-
-def _owner_check(stream: _StreamProgress) -> None:
-    """Record the thread of the first use of ``stream``; raise :class:`ConcurrentUseError`
-    when another thread uses it later (called once per ``iter()``/``next()``, never per
-    event of a ``for`` loop)."""
-    ident = get_ident()
-    if stream._owner != ident:
-        if stream._owner is not None:
-            raise ConcurrentUseError(
-                f"this {type(stream).__name__} was first used by thread {stream._owner} and is now "
-                f"used by thread {ident}: a stream has one consumer (decode a stream per thread, or "
-                "pass its events on through a queue)"
-            )
-        stream._owner = ident
 
 
 class EventStream(_StreamProgress, Generic[E]):
@@ -152,10 +157,7 @@ class EventStream(_StreamProgress, Generic[E]):
         framer: Callable[[int], Framer] = SSEDecoder,
     ) -> None:
         check_chunks(chunks, "decode()")
-        self.state = StreamState()
-        self.classifier = classifier
-        self.max_event_bytes = max_event_bytes
-        self.framer = framer
+        super().__init__(classifier, max_event_bytes, framer)
         self._chunks = chunks
         self._batches = read_items(chunks, framer, max_event_bytes, self.state, "decode()")
         # The items of each read, then the typed events: both lazy, and chained in C (no
@@ -203,7 +205,7 @@ class EventStream(_StreamProgress, Generic[E]):
 
     def __next__(self) -> E:
         if self._owner != get_ident():
-            _owner_check(self)
+            self._check_owner()
         self._started = True
         return next(self._events)
 
@@ -217,7 +219,7 @@ class EventStream(_StreamProgress, Generic[E]):
             ConcurrentUseError: called from a thread other than the stream's consumer.
         """
         if self._owner is not None:  # a stream nobody read yet may be closed from anywhere
-            _owner_check(self)
+            self._check_owner()
         self._events = iter(())
         for source in (self._batches, self._chunks):  # the read driver, then the body's reads
             close: Callable[[], object] | None = getattr(source, "close", None)
@@ -249,10 +251,7 @@ class AsyncEventStream(_StreamProgress, Generic[E]):
         framer: Callable[[int], Framer] = SSEDecoder,
     ) -> None:
         check_chunks(chunks, "adecode()", is_async=True)
-        self.state = StreamState()
-        self.classifier = classifier
-        self.max_event_bytes = max_event_bytes
-        self.framer = framer
+        super().__init__(classifier, max_event_bytes, framer)
         self._chunks = chunks
         self._batches = aread_items(chunks, framer, max_event_bytes, self.state, "adecode()")
         self._events = self._typed()
@@ -297,7 +296,7 @@ class AsyncEventStream(_StreamProgress, Generic[E]):
         """:meth:`EventStream.close`, asynchronously: the byte source is closed with its
         ``aclose()`` when it has one (httpx's ``aiter_bytes()``)."""
         if self._owner is not None:  # a stream nobody read yet may be closed from anywhere
-            _owner_check(self)
+            self._check_owner()
         for source in (self._events, self._batches, self._chunks):
             close: Callable[[], Awaitable[object]] | None = getattr(source, "aclose", None)
             if close is not None:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterable, Callable, Iterable, Iterator, Sequence
 from itertools import chain, groupby
-from typing import Any, Generic, TypeGuard, TypeVar
+from typing import Any, Generic, TypeGuard, TypeVar, overload
 
 from .accumulate import COMPACT_PARTS, Accumulator, Family, StreamResult
 from .framing import (
@@ -28,7 +28,7 @@ from .framing import (
     ServerSentEvent,
 )
 from .sink import Sink
-from .stream_classify import Classifier, Item, _reason, _run
+from .stream_classify import Classifier, Item, classify_item, error_reason
 from .stream_events import AsyncEventStream, EventStream
 
 E = TypeVar("E")
@@ -82,7 +82,7 @@ class Joiner:
     __slots__ = ("pending", "events", "size")
 
     def __init__(self) -> None:
-        self.pending: list[Any] = []
+        self.pending: list[RawEvents | NamedEvents] = []
         self.events = self.size = 0
 
     def take(self, items: Iterable[Item]) -> Iterator[Item]:
@@ -125,19 +125,20 @@ def joinable(item: Item) -> TypeGuard[RawEvents | NamedEvents]:
     than :data:`COALESCE_EVENTS` values in a list (NDJSON lines as read pass: joined, Ollama's
     4 KiB reads measured slower), ``sse.NamedEvents`` of fewer than :data:`COALESCE_NAMED`."""
     if type(item) is RawEvents:
-        return type(item.values) is list and len(item.values) < COALESCE_EVENTS
+        return isinstance(item.values, list) and len(item.values) < COALESCE_EVENTS
     return type(item) is NamedEvents and len(item.values) < COALESCE_NAMED
 
 
-def _joined(runs: list[Any]) -> Item:
+def _joined(runs: list[RawEvents | NamedEvents]) -> Item:
     """Consecutive runs of one kind and one last event ID as one."""
+    first = runs[0]
     if len(runs) == 1:
-        return runs[0]  # type: ignore[no-any-return]
+        return first
     values = list(chain.from_iterable(run.values for run in runs))
-    if type(runs[0]) is RawEvents:
-        return RawEvents(values, runs[0].id)
-    lines = list(chain.from_iterable(run.event_lines for run in runs))
-    return NamedEvents(lines, values, runs[0].id)
+    if type(first) is RawEvents:
+        return RawEvents(values, first.id)
+    lines = list(chain.from_iterable(r.event_lines for r in runs if type(r) is NamedEvents))
+    return NamedEvents(lines, values, first.id)
 
 
 class ChannelReader(Generic[E]):
@@ -208,7 +209,7 @@ class ChannelReader(Generic[E]):
         try:
             return self.classify(ServerSentEvent(event, data, id, None))
         except Exception as exc:
-            raise PayloadError(event, data, _reason(exc)) from exc
+            raise PayloadError(event, data, error_reason(exc)) from exc
 
     def decode(
         self,
@@ -318,11 +319,11 @@ class ChannelReader(Generic[E]):
             raise TypeError(_not_events(events, "accumulate()", whole=True))
         if content_type is not None:
             events = self._reframed(events, content_type)
-        acc = self._accumulator(full_text)
+        acc = self.new_accumulator(full_text)
         if isinstance(events, EventStream) and not events.started:
             # Not iterated yet: classify and apply each read's items directly (no event is
             # handed on before the end, so the reads may be joined: NDJSON's are).
-            self._apply_reads(acc, events.batches(joined=True), events.classifier)
+            self.apply_reads(acc, events.batches(joined=True), events.classifier)
         else:
             for count, event in enumerate(events, 1):
                 self.apply(acc, event)
@@ -343,9 +344,9 @@ class ChannelReader(Generic[E]):
             raise TypeError(_not_events(events, "aaccumulate()", whole=True))
         if content_type is not None:
             events = self._reframed(events, content_type)
-        acc = self._accumulator(full_text)
+        acc = self.new_accumulator(full_text)
         if isinstance(events, AsyncEventStream) and not events.started:
-            await self._aapply_reads(acc, events.batches(joined=True), events.classifier)
+            await self.aapply_reads(acc, events.batches(joined=True), events.classifier)
         else:
             count = 0
             async for event in events:
@@ -355,7 +356,15 @@ class ChannelReader(Generic[E]):
                     acc.compact()
         return self._result(acc, events)
 
-    def _reframed(self, events: Any, content_type: str) -> Any:
+    @overload
+    def _reframed(self, events: Iterable[E], content_type: str) -> Iterable[E]: ...
+
+    @overload
+    def _reframed(self, events: AsyncIterable[E], content_type: str) -> AsyncIterable[E]: ...
+
+    def _reframed(
+        self, events: Iterable[E] | AsyncIterable[E], content_type: str
+    ) -> Iterable[E] | AsyncIterable[E]:
         """``events``, a decoded stream not read yet, read with the framing ``content_type``
         names (see :meth:`accumulate`)."""
         if not isinstance(events, (EventStream, AsyncEventStream)) or events.started:
@@ -367,14 +376,14 @@ class ChannelReader(Generic[E]):
         framer = self.framer_for(content_type)
         return events if framer is events.framer else events.reframed(framer)
 
-    def _accumulator(self, full_text: bool = False) -> Accumulator:
+    def new_accumulator(self, full_text: bool = False) -> Accumulator:
         """A fresh :class:`Accumulator` of the channel's family (``full_text``: cumulative
         mode, see :class:`Accumulator`)."""
         acc = Accumulator(full_text)
         acc.family = self.family
         return acc
 
-    def _apply_reads(
+    def apply_reads(
         self,
         acc: Accumulator,
         reads: Iterable[list[Item]],
@@ -392,13 +401,13 @@ class ChannelReader(Generic[E]):
         items = coalesce(chain.from_iterable(reads))
         self._apply_items(acc, items, classifier or self.classifier)
 
-    async def _aapply_reads(
+    async def aapply_reads(
         self,
         acc: Accumulator,
         reads: AsyncIterable[list[Item]],
         classifier: Classifier[E] | None = None,
     ) -> None:
-        """:meth:`_apply_reads` of async reads, their runs joined read by read (:class:`Joiner`)."""
+        """:meth:`apply_reads` of async reads, their runs joined read by read (:class:`Joiner`)."""
         classify = classifier or self.classifier
         joiner, applied = Joiner(), 0
         async for batch in reads:
@@ -441,7 +450,7 @@ class ChannelReader(Generic[E]):
                 continue
             count = len(item.values)
             applied += count
-            run = _run(item, values, named, False)  # the events are not handed on
+            run = classify_item(item, values, named, False)  # the events are not handed on
             if run:
                 # A values run is of one class, as is a run of one event (a read of a server
                 # flushing each token): one call of its run function.
@@ -482,9 +491,9 @@ class ChannelReader(Generic[E]):
 
 #: What is never a typed event: a body or a read of one (``bytes``, ``bytearray``,
 #: ``memoryview``), text, an int (iterating a ``bytes`` body gives ints) and plain JSON data.
-_NOT_EVENTS = (bytes, bytearray, memoryview, str, int, dict, list)
+_NOT_EVENTS: tuple[type[object], ...] = (bytes, bytearray, memoryview, str, int, dict, list)
 #: What is never a stream of typed events: a whole body, and one payload's plain data.
-_NOT_STREAMS = (bytes, bytearray, memoryview, str, dict)
+_NOT_STREAMS: tuple[type[object], ...] = (bytes, bytearray, memoryview, str, dict)
 
 
 def _not_events(value: object, caller: str, whole: bool = False) -> str:

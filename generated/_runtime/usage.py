@@ -14,9 +14,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from operator import attrgetter
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import msgspec
+
+from .json_values import is_object
 
 #: The attribute a typed usage object carries the object as sent on (see :func:`keep_usage`).
 _SENT = "_ssegen_sent"
@@ -185,9 +187,11 @@ def usage_as_sent(usage: Any) -> dict[str, Any] | None:
     on the typed ``usage`` (see :func:`keep_usage`); else None."""
     sent = getattr(usage, _SENT, None)
     if isinstance(sent, tuple):
-        sent = _read_sent(*sent)
+        # the slot holds what keep_usage wrote: (JSON text, usage path), read back untyped
+        data, attr = cast("tuple[str | bytes, str]", sent)
+        sent = _read_sent(data, attr)
         try:
             setattr(usage, _SENT, sent)
         except (AttributeError, TypeError, ValueError):
             pass
-    return sent if isinstance(sent, dict) else None
+    return sent if is_object(sent) else None

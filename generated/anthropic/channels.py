@@ -37,7 +37,7 @@ _decode_message_stop_v1_messages = msgspec.json.Decoder(models.MessageStopEvent)
 _decode_ping_v1_messages = msgspec.json.Decoder(models.PingEvent).decode
 _decode_error_v1_messages = msgspec.json.Decoder(models.ErrorEvent).decode
 _read_tag_v1_messages = tag_reader("type")
-_LENIENT_V1_MESSAGES: dict[str, tuple[type, ...]] = {
+_LENIENT_V1_MESSAGES: dict[str, tuple[type[V1_MESSAGES_EVENT], ...]] = {
     "content_block_delta": (models.ContentBlockDeltaEvent,),
     "content_block_start": (models.ContentBlockStartEvent,),
     "content_block_stop": (models.ContentBlockStopEvent,),
@@ -61,7 +61,7 @@ _LENIENT_USAGE_V1_MESSAGES: dict[type, str] = {
     models.MessageStartEvent: "message.usage",
     models.MessageDeltaEvent: "usage",
 }
-_TAGGED_V1_MESSAGES: dict[str, tuple[Callable[[str], Any], ...]] = {
+_TAGGED_V1_MESSAGES: dict[str, tuple[Callable[[str], V1_MESSAGES_EVENT], ...]] = {
     "message_start": (kept(_decode_message_start_v1_messages, "message.usage"),),
     "content_block_start": (_decode_content_block_start_v1_messages,),
     "content_block_delta": (_decode_content_block_delta_v1_messages,),
@@ -140,7 +140,7 @@ def classify_v1_messages(sse: ServerSentEvent) -> V1_MESSAGES_EVENT:
             if decoders is not None:
                 for decode in decoders:
                     try:
-                        return decode(data)  # type: ignore[no-any-return]
+                        return decode(data)
                     except (msgspec.ValidationError, msgspec.DecodeError) as exc:
                         reason = tag + ": " + str(exc)
             else:
@@ -154,10 +154,9 @@ def classify_v1_messages(sse: ServerSentEvent) -> V1_MESSAGES_EVENT:
         usage = _LENIENT_USAGE_V1_MESSAGES.get(type(lenient))
         if usage is not None:
             keep_usage(lenient, data, usage)  # its usage whole, as the typed path keeps it
-        return lenient  # type: ignore[no-any-return]
-    if reason is None:
-        reason = "no message of the channel has event type " + repr(event)
-    return UnknownEvent(event=event, data=data, id=sse.id, reason=reason)
+        return lenient
+    unknown = reason or "no message of the channel has event type " + repr(event)
+    return UnknownEvent(event=event, data=data, id=sse.id, reason=unknown)
 
 
 _NAMED_V1_MESSAGES: dict[bytes, Callable[[bytes], Any]] = {
@@ -249,7 +248,7 @@ def _apply_v1_messages_message_delta(acc: Sink, chunks: Iterable[models.MessageD
 
 
 def _apply_v1_messages_message_stop(acc: Sink, chunks: Iterable[models.MessageStopEvent]) -> None:
-    for chunk in chunks:
+    for _chunk in chunks:
         acc.done()
 
 

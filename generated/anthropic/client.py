@@ -104,6 +104,7 @@ class Client(_Client):
             extra_body: Mapping[str, Any] | None = None,
         ) -> Stream[Any]: ...
 
+        # (the same narrowing as above, for pyright, on the implementation)
         def stream(  # pyright: ignore[reportIncompatibleMethodOverride]
             self,
             operation: Operation[Any] | str,
@@ -232,6 +233,7 @@ class AsyncClient(_AsyncClient):
             extra_body: Mapping[str, Any] | None = None,
         ) -> AsyncStream[Any]: ...
 
+        # (the same narrowing as above, for pyright, on the implementation)
         def stream(  # pyright: ignore[reportIncompatibleMethodOverride]
             self,
             operation: Operation[Any] | str,

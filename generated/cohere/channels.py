@@ -41,7 +41,7 @@ _decode_citation_end_chat = msgspec.json.Decoder(models.CitationEndEvent).decode
 _decode_message_end_chat = msgspec.json.Decoder(models.MessageEndEvent).decode
 _decode_debug_chat = msgspec.json.Decoder(models.DebugEvent).decode
 _read_tag_chat = tag_reader("type")
-_LENIENT_CHAT: dict[str, tuple[type, ...]] = {
+_LENIENT_CHAT: dict[str, tuple[type[CHAT_EVENT], ...]] = {
     "citation-end": (models.CitationEndEvent,),
     "citation-start": (models.CitationStartEvent,),
     "content-delta": (models.ContentDeltaEvent,),
@@ -72,7 +72,7 @@ _LENIENT_CHAT: dict[str, tuple[type, ...]] = {
 _LENIENT_USAGE_CHAT: dict[type, str] = {
     models.MessageEndEvent: "delta.usage",
 }
-_TAGGED_CHAT: dict[str, tuple[Callable[[str], Any], ...]] = {
+_TAGGED_CHAT: dict[str, tuple[Callable[[str], CHAT_EVENT], ...]] = {
     "message-start": (_decode_message_start_chat,),
     "content-start": (_decode_content_start_chat,),
     "content-delta": (_decode_content_delta_chat,),
@@ -179,7 +179,7 @@ def classify_chat(sse: ServerSentEvent) -> CHAT_EVENT:
             if decoders is not None:
                 for decode in decoders:
                     try:
-                        return decode(data)  # type: ignore[no-any-return]
+                        return decode(data)
                     except (msgspec.ValidationError, msgspec.DecodeError) as exc:
                         reason = tag + ": " + str(exc)
             else:
@@ -191,10 +191,9 @@ def classify_chat(sse: ServerSentEvent) -> CHAT_EVENT:
         usage = _LENIENT_USAGE_CHAT.get(type(lenient))
         if usage is not None:
             keep_usage(lenient, data, usage)  # its usage whole, as the typed path keeps it
-        return lenient  # type: ignore[no-any-return]
-    if reason is None:
-        reason = "no message of the channel has event type " + repr(event)
-    return UnknownEvent(event=event, data=data, id=sse.id, reason=reason)
+        return lenient
+    unknown = reason or "no message of the channel has event type " + repr(event)
+    return UnknownEvent(event=event, data=data, id=sse.id, reason=unknown)
 
 
 _NAMED_CHAT: dict[bytes, Callable[[bytes], Any]] = {

@@ -34,7 +34,9 @@ _decode_error_response_models_model_stream_generate_content = msgspec.json.Decod
 _decode_generate_content_response_models_model_stream_generate_content = msgspec.json.Decoder(
     models.GenerateContentResponse
 ).decode
-_LENIENT_MODELS_MODEL_STREAM_GENERATE_CONTENT: dict[str, tuple[type, ...]] = {
+_LENIENT_MODELS_MODEL_STREAM_GENERATE_CONTENT: dict[
+    str, tuple[type[MODELS_MODEL_STREAM_GENERATE_CONTENT_EVENT], ...]
+] = {
     "*": (
         models.ErrorResponse,
         models.GenerateContentResponse,
@@ -79,10 +81,9 @@ def classify_models_model_stream_generate_content(
         usage = _LENIENT_USAGE_MODELS_MODEL_STREAM_GENERATE_CONTENT.get(type(lenient))
         if usage is not None:
             keep_usage(lenient, data, usage)  # its usage whole, as the typed path keeps it
-        return lenient  # type: ignore[no-any-return]
-    if reason is None:
-        reason = "no message of the channel has event type " + repr(event)
-    return UnknownEvent(event=event, data=data, id=sse.id, reason=reason)
+        return lenient
+    unknown = reason or "no message of the channel has event type " + repr(event)
+    return UnknownEvent(event=event, data=data, id=sse.id, reason=unknown)
 
 
 def classify_values_models_model_stream_generate_content(

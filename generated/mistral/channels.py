@@ -30,7 +30,7 @@ from .._runtime.usage import keep_usage
 _decode_agent_completion_chunk_agents_completions = msgspec.json.Decoder(
     models.AgentCompletionChunk
 ).decode
-_LENIENT_AGENTS_COMPLETIONS: dict[str, tuple[type, ...]] = {
+_LENIENT_AGENTS_COMPLETIONS: dict[str, tuple[type[AGENTS_COMPLETIONS_EVENT], ...]] = {
     "*": (models.AgentCompletionChunk,),
 }
 _decode_chat_completion_usage_chunk_chat_completions = msgspec.json.Decoder(
@@ -39,7 +39,7 @@ _decode_chat_completion_usage_chunk_chat_completions = msgspec.json.Decoder(
 _decode_chat_completion_chunk_chat_completions = msgspec.json.Decoder(
     models.ChatCompletionChunk
 ).decode
-_LENIENT_CHAT_COMPLETIONS: dict[str, tuple[type, ...]] = {
+_LENIENT_CHAT_COMPLETIONS: dict[str, tuple[type[CHAT_COMPLETIONS_EVENT], ...]] = {
     "*": (
         models.ChatCompletionUsageChunk,
         models.ChatCompletionChunk,
@@ -52,7 +52,7 @@ _LENIENT_USAGE_CHAT_COMPLETIONS: dict[type, str] = {
 _decode_fim_completion_chunk_fim_completions = msgspec.json.Decoder(
     models.FimCompletionChunk
 ).decode
-_LENIENT_FIM_COMPLETIONS: dict[str, tuple[type, ...]] = {
+_LENIENT_FIM_COMPLETIONS: dict[str, tuple[type[FIM_COMPLETIONS_EVENT], ...]] = {
     "*": (models.FimCompletionChunk,),
 }
 
@@ -78,10 +78,9 @@ def classify_agents_completions(sse: ServerSentEvent) -> AGENTS_COMPLETIONS_EVEN
         data, _LENIENT_AGENTS_COMPLETIONS.get(event) or _LENIENT_AGENTS_COMPLETIONS.get("*", ())
     )
     if lenient is not None:
-        return lenient  # type: ignore[no-any-return]
-    if reason is None:
-        reason = "no message of the channel has event type " + repr(event)
-    return UnknownEvent(event=event, data=data, id=sse.id, reason=reason)
+        return lenient
+    unknown = reason or "no message of the channel has event type " + repr(event)
+    return UnknownEvent(event=event, data=data, id=sse.id, reason=unknown)
 
 
 def classify_values_agents_completions(
@@ -181,10 +180,9 @@ def classify_chat_completions(sse: ServerSentEvent) -> CHAT_COMPLETIONS_EVENT:
         usage = _LENIENT_USAGE_CHAT_COMPLETIONS.get(type(lenient))
         if usage is not None:
             keep_usage(lenient, data, usage)  # its usage whole, as the typed path keeps it
-        return lenient  # type: ignore[no-any-return]
-    if reason is None:
-        reason = "no message of the channel has event type " + repr(event)
-    return UnknownEvent(event=event, data=data, id=sse.id, reason=reason)
+        return lenient
+    unknown = reason or "no message of the channel has event type " + repr(event)
+    return UnknownEvent(event=event, data=data, id=sse.id, reason=unknown)
 
 
 def _apply_chat_completions_chat_completion_chunk(
@@ -299,10 +297,9 @@ def classify_fim_completions(sse: ServerSentEvent) -> FIM_COMPLETIONS_EVENT:
         data, _LENIENT_FIM_COMPLETIONS.get(event) or _LENIENT_FIM_COMPLETIONS.get("*", ())
     )
     if lenient is not None:
-        return lenient  # type: ignore[no-any-return]
-    if reason is None:
-        reason = "no message of the channel has event type " + repr(event)
-    return UnknownEvent(event=event, data=data, id=sse.id, reason=reason)
+        return lenient
+    unknown = reason or "no message of the channel has event type " + repr(event)
+    return UnknownEvent(event=event, data=data, id=sse.id, reason=unknown)
 
 
 def classify_values_fim_completions(

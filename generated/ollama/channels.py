@@ -31,7 +31,7 @@ from .._runtime.stream import Channel, Classifier, Run, each
 _decode_chat_chunk_api_chat = msgspec.json.Decoder(models.ChatChunk).decode
 _decode_stream_error_api_chat = msgspec.json.Decoder(models.StreamError).decode
 _decode_chat_chunk_api_chat_lines = msgspec.json.Decoder(models.ChatChunk).decode_lines
-_LENIENT_API_CHAT: dict[str, tuple[type, ...]] = {
+_LENIENT_API_CHAT: dict[str, tuple[type[API_CHAT_EVENT], ...]] = {
     "*": (
         models.ChatChunk,
         models.StreamError,
@@ -40,7 +40,7 @@ _LENIENT_API_CHAT: dict[str, tuple[type, ...]] = {
 _decode_generate_chunk_api_generate = msgspec.json.Decoder(models.GenerateChunk).decode
 _decode_stream_error_api_generate = msgspec.json.Decoder(models.StreamError).decode
 _decode_generate_chunk_api_generate_lines = msgspec.json.Decoder(models.GenerateChunk).decode_lines
-_LENIENT_API_GENERATE: dict[str, tuple[type, ...]] = {
+_LENIENT_API_GENERATE: dict[str, tuple[type[API_GENERATE_EVENT], ...]] = {
     "*": (
         models.GenerateChunk,
         models.StreamError,
@@ -67,10 +67,9 @@ def classify_api_chat(sse: ServerSentEvent) -> API_CHAT_EVENT:
         reason = "StreamError: " + str(exc)
     lenient = lenient_decode(data, _LENIENT_API_CHAT.get(event) or _LENIENT_API_CHAT.get("*", ()))
     if lenient is not None:
-        return lenient  # type: ignore[no-any-return]
-    if reason is None:
-        reason = "no message of the channel has event type " + repr(event)
-    return UnknownEvent(event=event, data=data, id=sse.id, reason=reason)
+        return lenient
+    unknown = reason or "no message of the channel has event type " + repr(event)
+    return UnknownEvent(event=event, data=data, id=sse.id, reason=unknown)
 
 
 def classify_values_api_chat(
@@ -182,10 +181,9 @@ def classify_api_generate(sse: ServerSentEvent) -> API_GENERATE_EVENT:
         data, _LENIENT_API_GENERATE.get(event) or _LENIENT_API_GENERATE.get("*", ())
     )
     if lenient is not None:
-        return lenient  # type: ignore[no-any-return]
-    if reason is None:
-        reason = "no message of the channel has event type " + repr(event)
-    return UnknownEvent(event=event, data=data, id=sse.id, reason=reason)
+        return lenient
+    unknown = reason or "no message of the channel has event type " + repr(event)
+    return UnknownEvent(event=event, data=data, id=sse.id, reason=unknown)
 
 
 def classify_values_api_generate(

@@ -192,7 +192,7 @@ _decode_response_custom_tool_call_input_done_v1_responses = msgspec.json.Decoder
 ).decode
 _decode_error_v1_responses = msgspec.json.Decoder(models.ResponseErrorEvent).decode
 _read_tag_v1_responses = tag_reader("type")
-_LENIENT_V1_RESPONSES: dict[str, tuple[type, ...]] = {
+_LENIENT_V1_RESPONSES: dict[str, tuple[type[V1_RESPONSES_EVENT], ...]] = {
     "error": (models.ResponseErrorEvent,),
     "response.audio.delta": (models.ResponseAudioDeltaEvent,),
     "response.audio.done": (models.ResponseAudioDoneEvent,),
@@ -329,7 +329,7 @@ _LENIENT_USAGE_V1_RESPONSES: dict[type, str] = {
     models.ResponseIncompleteEvent: "response.usage",
     models.ResponseFailedEvent: "response.usage",
 }
-_TAGGED_V1_RESPONSES: dict[str, tuple[Callable[[str], Any], ...]] = {
+_TAGGED_V1_RESPONSES: dict[str, tuple[Callable[[str], V1_RESPONSES_EVENT], ...]] = {
     "response.created": (_decode_response_created_v1_responses,),
     "response.in_progress": (_decode_response_in_progress_v1_responses,),
     "response.output_item.added": (_decode_response_output_item_added_v1_responses,),
@@ -814,7 +814,7 @@ def classify_v1_responses(sse: ServerSentEvent) -> V1_RESPONSES_EVENT:
             if decoders is not None:
                 for decode in decoders:
                     try:
-                        return decode(data)  # type: ignore[no-any-return]
+                        return decode(data)
                     except (msgspec.ValidationError, msgspec.DecodeError) as exc:
                         reason = tag + ": " + str(exc)
             else:
@@ -828,10 +828,9 @@ def classify_v1_responses(sse: ServerSentEvent) -> V1_RESPONSES_EVENT:
         usage = _LENIENT_USAGE_V1_RESPONSES.get(type(lenient))
         if usage is not None:
             keep_usage(lenient, data, usage)  # its usage whole, as the typed path keeps it
-        return lenient  # type: ignore[no-any-return]
-    if reason is None:
-        reason = "no message of the channel has event type " + repr(event)
-    return UnknownEvent(event=event, data=data, id=sse.id, reason=reason)
+        return lenient
+    unknown = reason or "no message of the channel has event type " + repr(event)
+    return UnknownEvent(event=event, data=data, id=sse.id, reason=unknown)
 
 
 _NAMED_V1_RESPONSES: dict[bytes, Callable[[bytes], Any]] = {

@@ -30,7 +30,7 @@ from .._runtime.usage import keep_last_usage, keep_usage, keep_usages
 _decode_chat_completion_chunk_chat_completions = msgspec.json.Decoder(
     models.ChatCompletionChunk
 ).decode
-_LENIENT_CHAT_COMPLETIONS: dict[str, tuple[type, ...]] = {
+_LENIENT_CHAT_COMPLETIONS: dict[str, tuple[type[CHAT_COMPLETIONS_EVENT], ...]] = {
     "*": (models.ChatCompletionChunk,),
 }
 _LENIENT_USAGE_CHAT_COMPLETIONS: dict[type, str] = {
@@ -62,10 +62,9 @@ def classify_chat_completions(sse: ServerSentEvent) -> CHAT_COMPLETIONS_EVENT:
         usage = _LENIENT_USAGE_CHAT_COMPLETIONS.get(type(lenient))
         if usage is not None:
             keep_usage(lenient, data, usage)  # its usage whole, as the typed path keeps it
-        return lenient  # type: ignore[no-any-return]
-    if reason is None:
-        reason = "no message of the channel has event type " + repr(event)
-    return UnknownEvent(event=event, data=data, id=sse.id, reason=reason)
+        return lenient
+    unknown = reason or "no message of the channel has event type " + repr(event)
+    return UnknownEvent(event=event, data=data, id=sse.id, reason=unknown)
 
 
 def classify_values_chat_completions(

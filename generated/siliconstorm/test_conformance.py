@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from collections.abc import Iterator
+from typing import Any, Protocol
 
 import jsonschema
 import pytest
@@ -61,18 +62,20 @@ def _schema(channel: str, message: str) -> dict[str, Any]:
     return {"$defs": SCHEMAS["$defs"], **SCHEMAS["channels"][channel][message]}
 
 
-def _violations(channel: str, event: object, data: str) -> list[str]:
-    """Strict violations of one decoded event's raw data (any message its class stands for)."""
-    names = [name for name, cls in CHANNELS[channel].messages.items() if type(event) is cls]
-    found: list[str] = []
-    for name in names:
-        schema = _schema(channel, name)
-        instance: Any = data if schema.get("type") == "string" else json.loads(data)
-        errors = list(jsonschema.Draft202012Validator(schema).iter_errors(instance))
-        if not errors:
-            return []
-        found = [f"{name} {e.json_path}: {e.message}" for e in errors]
-    return found
+class _Validator(Protocol):
+    """What these tests use of a jsonschema validator (typed: the stub's deprecated
+    ``iter_errors(instance, _schema)`` overload is not)."""
+
+    def iter_errors(self, instance: Any) -> Iterator[jsonschema.ValidationError]: ...
+
+
+def _validator(schema: dict[str, Any]) -> _Validator:
+    return jsonschema.Draft202012Validator(schema)
+
+
+def _errors(schema: dict[str, Any], instance: Any) -> list[jsonschema.ValidationError]:
+    """The violations of ``schema`` by ``instance`` (JSON Schema draft 2020-12)."""
+    return list(_validator(schema).iter_errors(instance))
 
 
 def _decodes_and_round_trips(
@@ -110,7 +113,7 @@ def test_example_validates_against_the_spec(
 ) -> None:
     schema = _schema(channel, message)
     instance: Any = data if schema.get("type") == "string" else json.loads(data)
-    errors = sorted(jsonschema.Draft202012Validator(schema).iter_errors(instance), key=str)
+    errors = sorted(_errors(schema, instance), key=str)
     assert not errors, f"{example}: " + "; ".join(f"{e.json_path}: {e.message}" for e in errors)
 
 
@@ -141,6 +144,20 @@ def test_channel_examples_stream_assembles(channel: str) -> None:
     assert [e for e in result.errors if e["kind"] not in ("error_event", "snapshot_mismatch")] == []
 
 
+def _violations(channel: str, event: object, data: str) -> list[str]:
+    """Strict violations of one decoded event's raw data (any message its class stands for)."""
+    names = [name for name, cls in CHANNELS[channel].messages.items() if type(event) is cls]
+    found: list[str] = []
+    for name in names:
+        schema = _schema(channel, name)
+        instance: Any = data if schema.get("type") == "string" else json.loads(data)
+        errors = _errors(schema, instance)
+        if not errors:
+            return []
+        found = [f"{name} {e.json_path}: {e.message}" for e in errors]
+    return found
+
+
 @pytest.mark.parametrize(
     ("name", "channel", "file", "full_text"), STREAMS, ids=[s[0] for s in STREAMS]
 )
@@ -152,7 +169,7 @@ def test_harvested_stream_replays_and_conforms(
     wire = (Path(__file__).parent / file).read_bytes()
     reads = [wire[i : i + 5] for i in range(0, len(wire), 5)]
     chan = CHANNELS[channel]
-    events = []
+    events: list[Any] = []
     for sse in iter_events(reads):
         event = chan.classify(sse)
         assert not isinstance(event, UnknownEvent), f"{name}: {event.reason}"

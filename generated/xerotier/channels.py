@@ -147,7 +147,7 @@ _decode_chat_completion_chunk_chat_completions = msgspec.json.Decoder(
 ).decode
 _decode_stream_error_chat_completions = msgspec.json.Decoder(models.StreamError).decode
 _read_tag_chat_completions = tag_reader("type")
-_LENIENT_CHAT_COMPLETIONS: dict[str, tuple[type, ...]] = {
+_LENIENT_CHAT_COMPLETIONS: dict[str, tuple[type[CHAT_COMPLETIONS_EVENT], ...]] = {
     "error": (models.StreamError,),
     "message": (
         models.XResearchSearching,
@@ -203,7 +203,7 @@ _LENIENT_CHAT_COMPLETIONS: dict[str, tuple[type, ...]] = {
 _LENIENT_USAGE_CHAT_COMPLETIONS: dict[type, str] = {
     models.ChatCompletionChunk: "usage",
 }
-_TAGGED_CHAT_COMPLETIONS: dict[str, tuple[Callable[[str], Any], ...]] = {
+_TAGGED_CHAT_COMPLETIONS: dict[str, tuple[Callable[[str], CHAT_COMPLETIONS_EVENT], ...]] = {
     "x_research.searching": (_decode_x_research_searching_chat_completions,),
     "x_research.reading": (_decode_x_research_reading_chat_completions,),
     "x_research.code_searching": (_decode_x_research_code_searching_chat_completions,),
@@ -388,7 +388,7 @@ def classify_chat_completions(sse: ServerSentEvent) -> CHAT_COMPLETIONS_EVENT:
             if decoders is not None:
                 for decode in decoders:
                     try:
-                        return decode(data)  # type: ignore[no-any-return]
+                        return decode(data)
                     except (msgspec.ValidationError, msgspec.DecodeError) as exc:
                         reason = tag + ": " + str(exc)
                 if tag in _VENDOR_CHAT_COMPLETIONS:
@@ -413,10 +413,9 @@ def classify_chat_completions(sse: ServerSentEvent) -> CHAT_COMPLETIONS_EVENT:
         usage = _LENIENT_USAGE_CHAT_COMPLETIONS.get(type(lenient))
         if usage is not None:
             keep_usage(lenient, data, usage)  # its usage whole, as the typed path keeps it
-        return lenient  # type: ignore[no-any-return]
-    if reason is None:
-        reason = "no message of the channel has event type " + repr(event)
-    return UnknownEvent(event=event, data=data, id=sse.id, reason=reason)
+        return lenient
+    unknown = reason or "no message of the channel has event type " + repr(event)
+    return UnknownEvent(event=event, data=data, id=sse.id, reason=unknown)
 
 
 _NAMED_CHAT_COMPLETIONS: dict[bytes, Callable[[bytes], Any]] = {

@@ -21,7 +21,7 @@ from typing import Any, NamedTuple
 from ssegen.codemodel.models import field_identifiers
 from ssegen.ir import AccumulateStep, Channel, Schema, resolve_path
 from ssegen.runtime.accumulate import usage_of
-from ssegen.runtime.accumulate_parts import _plain
+from ssegen.runtime.accumulate_parts import plain as _plain
 
 #: A path segment meaning every element of the array before it (``[*]``).
 EACH = "*"

@@ -65,7 +65,7 @@ def test_in_stream_errors_retried_are_those_saying_busy_or_failing(data: Any, re
 
 
 def _probe(channel: Any, events: list[bytes]) -> bool:
-    acc = channel.reader._accumulator()
+    acc = channel.reader.new_accumulator()
     for event in channel.decode([b"".join(events)]):
         channel.apply(acc, event)
     return has_content(acc)

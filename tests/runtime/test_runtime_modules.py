@@ -25,6 +25,7 @@ RUNTIME = Path(output.runtime_dir())
 # streaming client's HTTP modules alone import httpx (client.py, client_stream.py: issue 33), so
 # decode and accumulate keep working without it.
 ALLOWED = {
+    "json_values.py": {"__future__", "collections.abc", "typing"},
     "joined_reads.py": {"__future__", "collections.abc", "typing"},
     "framing.py": {"__future__", "collections.abc", "itertools", "typing", ".joined_reads"},
     "sse_lines.py": {"__future__", "typing", ".framing"},
@@ -39,13 +40,13 @@ ALLOWED = {
         ".sse_lines",
         ".sse_runs",
     },
-    "ndjson.py": {"__future__", "collections.abc", "json", "re", "typing", ".framing"},
+    "ndjson.py": {"__future__", "collections.abc", "json", "re", "typing", ".framing", ".json_values"},
     "events.py": {"__future__", "collections.abc", "json", "typing", "msgspec"},
-    "usage.py": {"__future__", "collections.abc", "operator", "typing", "msgspec"},
-    "lenient.py": {"__future__", "collections.abc", "types", "typing", "msgspec", ".usage"},
+    "usage.py": {"__future__", "collections.abc", "operator", "typing", "msgspec", ".json_values"},
+    "lenient.py": {"__future__", "collections.abc", "types", "typing", "msgspec", ".usage", ".json_values"},
     "partial_json.py": {"__future__", "re", "typing", "msgspec"},
     "accumulate_results.py": {"__future__", "enum", "typing", "msgspec"},
-    "accumulate_parts.py": {"__future__", "collections.abc", "typing", "msgspec"},
+    "accumulate_parts.py": {"__future__", "collections.abc", "typing", "msgspec", ".json_values"},
     "accumulate_choices.py": {
         "__future__",
         "collections.abc",
@@ -55,6 +56,7 @@ ALLOWED = {
         "msgspec",
         ".accumulate_parts",
         ".accumulate_results",
+        ".json_values",
     },
     "accumulate_blocks.py": {
         "__future__",
@@ -63,6 +65,7 @@ ALLOWED = {
         ".accumulate_parts",
         ".accumulate_results",
         ".partial_json",
+        ".json_values",
     },
     "accumulate_errors.py": {
         "__future__",
@@ -75,6 +78,7 @@ ALLOWED = {
         ".accumulate_results",
         ".events",
         ".framing",
+        ".json_values",
     },
     "accumulate.py": {
         "__future__",
@@ -86,6 +90,7 @@ ALLOWED = {
         ".accumulate_parts",
         ".accumulate_results",
         ".usage",
+        ".json_values",
     },
     "sink.py": {"__future__", "collections.abc", "typing", ".events", ".framing"},
     "encoding.py": {
@@ -98,6 +103,7 @@ ALLOWED = {
         ".lenient",
         ".sse",
         ".usage",
+        ".json_values",
     },
     "stream_classify.py": {"__future__", "collections.abc", "itertools", "operator", "typing", ".framing"},
     "stream_events.py": {
@@ -132,6 +138,7 @@ ALLOWED = {
         ".encoding",
         ".events",
         ".framing",
+        ".json_values",
     },
     "stream.py": {
         "__future__",
@@ -148,7 +155,7 @@ ALLOWED = {
         ".stream_reader",
         ".stream_writer",
     },
-    "client_errors.py": {"__future__", "collections.abc", "typing", "msgspec"},
+    "client_errors.py": {"__future__", "collections.abc", "typing", "msgspec", ".json_values"},
     "client_retry.py": {
         "__future__",
         "asyncio",
@@ -159,6 +166,7 @@ ALLOWED = {
         "time",
         "typing",
         ".accumulate",
+        ".json_values",
     },
     "client_request.py": {
         "__future__",
@@ -172,6 +180,7 @@ ALLOWED = {
         ".accumulate",
         ".client_retry",
         ".stream",
+        ".json_values",
     },
     "client_control.py": {
         "__future__",
@@ -185,6 +194,7 @@ ALLOWED = {
         ".events",
         ".framing",
         ".stream_classify",
+        ".json_values",
     },
     "client_stream.py": {
         "__future__",

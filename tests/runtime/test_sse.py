@@ -20,7 +20,7 @@ from helpers.whatwg import whatwg_events
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ssegen.runtime import sse
+from ssegen.runtime import sse, sse_runs
 
 E = sse.ServerSentEvent
 
@@ -867,7 +867,7 @@ def test_all_start_with_is_startswith_of_every_line(lines: list[bytes], prefix: 
     bound = prefix[:-1] + bytes((prefix[-1] + 1,))
     lines = lines + [prefix + line for line in lines]  # as many that do start with it
     for subset in (lines, lines[len(lines) // 2 :], [line for line in lines if line.startswith(prefix)]):
-        assert sse._all_start_with(subset, prefix, bound) == all(line.startswith(prefix) for line in subset)
+        assert sse_runs.all_start_with(subset, prefix, bound) == all(line.startswith(prefix) for line in subset)
 
 
 @settings(max_examples=400, deadline=None)

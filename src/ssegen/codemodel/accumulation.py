@@ -8,6 +8,7 @@ the block families', Gemini's and Cohere's, and a spec's stated plan (``x-ssegen
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from ..ir import EACH, AccumulateStep, Schema, resolve_path
@@ -16,6 +17,9 @@ from .models import field_identifiers
 from .plan_texts import bound_texts
 from .plans import compile_steps
 from .reads import Types
+
+#: A statement reading the run function's loop variable.
+_READS_CHUNK = re.compile(r"\bchunk\b")
 
 
 @dataclass(frozen=True)
@@ -66,6 +70,12 @@ class ApplyPlan:
     def reads_nothing(self) -> bool:
         """True when the plan gives the message no statement."""
         return not self.statements
+
+    @property
+    def loop_target(self) -> str:
+        """The loop's name for each event: ``chunk``, or ``_chunk`` when no statement reads it
+        (a ``done`` step alone), so that no checker reports an unused variable."""
+        return "chunk" if any(_READS_CHUNK.search(code) for code in self.statements) else "_chunk"
 
 
 def message_plan(

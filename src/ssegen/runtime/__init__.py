@@ -5,8 +5,8 @@ the read driver, the ``Framing`` object; over ``joined_reads.py``, a body's read
 consumer that waits for all of it), ``sse.py`` (the WHATWG ``text/event-stream`` decoder
 and framing, over its layers ``sse_lines.py``, ``sse_fields.py`` and ``sse_runs.py``),
 ``ndjson.py`` (newline-delimited JSON), ``events.py`` (unknown, vendor and truncation events),
-``usage.py`` (usage kept as sent), ``lenient.py`` (member-by-member decoding of refused
-payloads), ``partial_json.py``, ``accumulate.py`` (the accumulator, over its jobs
+``usage.py`` (usage kept as sent), ``json_values.py`` (decoded JSON, typed), ``lenient.py``
+(member-by-member decoding of refused payloads), ``partial_json.py``, ``accumulate.py`` (the accumulator, over its jobs
 ``accumulate_results.py``, ``accumulate_parts.py``, ``accumulate_choices.py``,
 ``accumulate_blocks.py`` and ``accumulate_errors.py``), ``sink.py`` (the accumulator as
 compiled plans see it),
@@ -33,6 +33,7 @@ as staleness) and ``ssegen watch`` watches this folder.
 from __future__ import annotations
 
 MODULES: tuple[str, ...] = (
+    "json_values.py",
     "joined_reads.py",
     "framing.py",
     "sse_lines.py",

@@ -17,8 +17,9 @@ from typing import Any
 
 import msgspec
 
-from .accumulate_parts import _join, _Parts, _plain, _str_or_none
+from .accumulate_parts import Parts, join_parts, plain, str_or_none
 from .accumulate_results import BlockResult
+from .json_values import is_array, is_object
 from .partial_json import partial_json
 
 
@@ -53,11 +54,11 @@ class BlockState:
         self.name: str | None = None
         self.status: str | None = None
         self.input: Any = None
-        self.text: list[str] = _Parts()
-        self.thinking: list[str] = _Parts()
-        self.signature: list[str] = _Parts()
-        self.refusal: list[str] = _Parts()
-        self.arguments: list[str] = _Parts()
+        self.text: list[str] = Parts()
+        self.thinking: list[str] = Parts()
+        self.signature: list[str] = Parts()
+        self.refusal: list[str] = Parts()
+        self.arguments: list[str] = Parts()
         self.texts: dict[str, list[str]] = {}
         self.deltas: list[Any] = []
         self.opened: Any = None
@@ -75,7 +76,7 @@ class BlockState:
         if isinstance(arguments, str):
             self.arguments.append(arguments)
         elif arguments is not None:
-            self.input = _plain(arguments)
+            self.input = plain(arguments)
 
     def open(self, block: Any, members: dict[str, Any] | None = None) -> None:
         """Take the block's identity from the object that opens it (Messages
@@ -83,20 +84,20 @@ class BlockState:
         ``status``, ``input`` and any first ``text``, ``thinking`` or ``arguments``; the object
         is kept (``raw``). ``members`` (a plan's ``open`` with ``members``, by name, ``kind``
         for ``type``), each sent (not None), stand over the object's own as plain data."""
-        data = _plain(block)
-        if not isinstance(data, dict):
+        data = plain(block)
+        if not is_object(data):
             return
         self.opened = data
         if members:
             data = {**data, **_members(members)}
-        self.kind = _str_or_none(data.get("type")) or self.kind
-        self.id = _str_or_none(data.get("id")) or self.id
-        self.call_id = _str_or_none(data.get("call_id")) or self.call_id
-        self.name = _str_or_none(data.get("name")) or self.name
-        self.status = _str_or_none(data.get("status")) or self.status
+        self.kind = str_or_none(data.get("type")) or self.kind
+        self.id = str_or_none(data.get("id")) or self.id
+        self.call_id = str_or_none(data.get("call_id")) or self.call_id
+        self.name = str_or_none(data.get("name")) or self.name
+        self.status = str_or_none(data.get("status")) or self.status
         if "input" in data and not isinstance(data["input"], str):
             self.input = data["input"]
-        elif isinstance(data.get("arguments"), (dict, list)):
+        elif is_object(data.get("arguments")) or is_array(data.get("arguments")):
             self.input = data["arguments"]
         for field in ("text", "thinking", "arguments"):
             value = data.get(field)
@@ -108,7 +109,7 @@ class BlockState:
         one (Responses ``output_item.done``), is the truth: it fills what no delta gave,
         and where a delta said otherwise the result records a ``snapshot_mismatch``."""
         if block is not None:
-            self.final = _plain(block)
+            self.final = plain(block)
 
     def snapshot(self, block: Any) -> None:
         """A finished object of the block sent again at the end (Responses
@@ -133,7 +134,7 @@ class BlockState:
         else:
             parts = self.texts.get(name)
             if parts is None:
-                parts = self.texts[name] = _Parts()
+                parts = self.texts[name] = Parts()
             parts.append(text)
 
     def add_delta(self, delta: Any) -> None:
@@ -144,8 +145,8 @@ class BlockState:
         :meth:`Accumulator.lenient` assembles itself) adds nothing."""
         if delta is None:
             return
-        delta = _plain(delta)
-        if not isinstance(delta, dict):
+        delta = plain(delta)
+        if not is_object(delta):
             self.deltas.append(delta)
             return
         texts = [(k, v) for k, v in delta.items() if k != "type" and isinstance(v, str)]
@@ -167,9 +168,9 @@ class BlockState:
         """The assembled :class:`BlockResult`; where the deltas disagree with the
         finished object, one ``snapshot_mismatch`` per member is appended to
         ``mismatches`` and the finished object's value is taken."""
-        final = self.final if isinstance(self.final, dict) else {}
-        texts = {f: _join(getattr(self, f)) for f in _BLOCK_TEXTS}
-        others = {name: _join(parts) for name, parts in self.texts.items()}
+        final = self.final if is_object(self.final) else {}
+        texts = {f: join_parts(getattr(self, f)) for f in _BLOCK_TEXTS}
+        others = {name: join_parts(parts) for name, parts in self.texts.items()}
         ident, found = self._identity(final)
         found += _snapshot_texts(final, texts, others, ident["kind"])
         parsed, partial = _parsed_input(texts["arguments"], final, self.input)
@@ -212,7 +213,7 @@ class BlockState:
         found: list[tuple[str, Any, Any]] = []
         for member in ("kind", "id", "call_id", "name", "status"):
             mine = getattr(self, member)
-            sent = _str_or_none(final.get("type" if member == "kind" else member))
+            sent = str_or_none(final.get("type" if member == "kind" else member))
             if mine and sent and mine != sent and member != "status":
                 found.append((member, mine, sent))
             ident[member] = sent or mine
@@ -222,7 +223,7 @@ class BlockState:
 def _members(members: dict[str, Any]) -> dict[str, Any]:
     """A plan's ``open`` members as :meth:`BlockState.open` reads them: each sent (not None), as
     plain data, ``kind`` as ``type``."""
-    return {("type" if k == "kind" else k): _plain(v) for k, v in members.items() if v is not None}
+    return {("type" if k == "kind" else k): plain(v) for k, v in members.items() if v is not None}
 
 
 def _snapshot_texts(
@@ -238,11 +239,11 @@ def _snapshot_texts(
     if isinstance(final.get("arguments"), str):
         found += _fill(texts, "arguments", final["arguments"])
     content = final.get("content")
-    if isinstance(content, list):
+    if is_array(content):
         text = _content_text(content)
         if text is not None:
             found += _fill(texts, "text", text)
-    if not texts["thinking"] and isinstance(final.get("summary"), list):
+    if not texts["thinking"] and is_array(final.get("summary")):
         texts["thinking"] = _summary_text(final["summary"])
     for name in list(others):
         if isinstance(final.get(name), str):
@@ -259,20 +260,18 @@ def _content_text(content: list[Any]) -> str | None:
     joined = "".join(
         p["text"]
         for p in content
-        if isinstance(p, dict)
+        if is_object(p)
         and p.get("type") in ("output_text", "text")
         and isinstance(p.get("text"), str)
     )
-    if joined or any(isinstance(p, dict) and "text" in p for p in content):
+    if joined or any(is_object(p) and "text" in p for p in content):
         return joined
     return None
 
 
 def _summary_text(summary: list[Any]) -> str:
     """The text of a finished reasoning item's ``summary`` parts, joined."""
-    return "".join(
-        p["text"] for p in summary if isinstance(p, dict) and isinstance(p.get("text"), str)
-    )
+    return "".join(p["text"] for p in summary if is_object(p) and isinstance(p.get("text"), str))
 
 
 def _parsed_input(arguments: str, final: dict[str, Any], opened: Any) -> tuple[Any, Any]:
@@ -282,7 +281,7 @@ def _parsed_input(arguments: str, final: dict[str, Any], opened: Any) -> tuple[A
     when an object or array, else ``opened`` (the input as the block was opened)."""
     if not arguments:
         sent = final.get("arguments")
-        return (sent if isinstance(sent, (dict, list)) else opened), None
+        return (sent if (is_object(sent) or is_array(sent)) else opened), None
     try:
         return msgspec.json.decode(arguments), None
     except msgspec.DecodeError:
@@ -312,7 +311,7 @@ def snapshot_block(blocks: dict[int, BlockState], position: int, item: Any) -> B
     block at ``position`` unless it holds an item of another id; else a new block after the
     last. (OpenRouter filters a reasoning item out upstream: the only item streamed has
     ``output_index`` 1, and ``response.completed`` lists it at 0.)"""
-    ident = _str_or_none(item.get("id") if isinstance(item, dict) else getattr(item, "id", None))
+    ident = str_or_none(item.get("id") if is_object(item) else getattr(item, "id", None))
     if ident is not None:
         same = next((b for b in blocks.values() if b.id == ident), None)
         if same is not None:
@@ -323,7 +322,7 @@ def snapshot_block(blocks: dict[int, BlockState], position: int, item: Any) -> B
     return blocks[position]
 
 
-class _Blocks(dict[int, BlockState]):
+class Blocks(dict[int, BlockState]):
     """Output blocks by index; reading an index not seen yet creates its block (so that
     the generated apply functions read ``acc.blocks[index]`` at C speed)."""
 

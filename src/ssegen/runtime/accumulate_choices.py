@@ -18,8 +18,9 @@ from typing import Any
 
 import msgspec
 
-from .accumulate_parts import _join, _LastText, _Parts, _plain, _str_or_none
+from .accumulate_parts import LastText, Parts, join_parts, plain, str_or_none
 from .accumulate_results import ChoiceResult, ToolCallResult
+from .json_values import is_array, is_object, is_sequence
 
 
 class _ToolCallState:
@@ -30,7 +31,7 @@ class _ToolCallState:
         self.id: str | None = None
         self.type: str | None = None
         self.name: str | None = None
-        self.arguments: list[str] = _Parts()
+        self.arguments: list[str] = Parts()
         #: arguments sent as an object (Gemini ``args``, built by ``partialArgs``), else None
         self.value: Any = None
         #: whether ``value`` is this state's own copy (an event's ``args`` is copied before
@@ -43,7 +44,7 @@ class _ToolCallState:
         """The arguments as JSON text: the fragments joined, or the object encoded."""
         if self.value is not None:
             return msgspec.json.encode(self.value).decode()
-        return _join(self.arguments)
+        return join_parts(self.arguments)
 
 
 #: One step of a JSON path as Vertex AI's ``partialArgs`` write it: ``.name``, ``[0]``, ``['a b']``.
@@ -74,20 +75,20 @@ def _put(root: Any, steps: list[str | int], value: Any, append: bool) -> None:
     node = root
     for step, after in zip(steps, steps[1:], strict=False):
         fresh: Any = [] if isinstance(after, int) else {}
-        if isinstance(step, int) and isinstance(node, list):
+        if isinstance(step, int) and is_array(node):
             node.extend([None] * (step + 1 - len(node)))
             if node[step] is None:
                 node[step] = fresh
             node = node[step]
-        elif isinstance(step, str) and isinstance(node, dict):
+        elif isinstance(step, str) and is_object(node):
             node = node.setdefault(step, fresh)
         else:
             return
     last = steps[-1]
-    if isinstance(last, int) and isinstance(node, list):
+    if isinstance(last, int) and is_array(node):
         node.extend([None] * (last + 1 - len(node)))
         node[last] = _joined(node[last], value, append)
-    elif isinstance(last, str) and isinstance(node, dict):
+    elif isinstance(last, str) and is_object(node):
         node[last] = _joined(node.get(last), value, append)
 
 
@@ -123,7 +124,7 @@ class ChoiceState:
     def __init__(self, index: int, full_text: bool) -> None:
         self.index = index
         self.full_text = full_text
-        parts = _LastText if full_text else _Parts
+        parts = LastText if full_text else Parts
         self.content: list[str] = parts()
         self.reasoning_content: list[str] = parts()
         self.refusal: list[str] = parts()
@@ -144,7 +145,7 @@ class ChoiceState:
         elif value is not None:
             self.lists.setdefault(name, []).append(value)
 
-    def add_text(self, field: str, text: str) -> None:
+    def add_text(self, field: str, text: str | None) -> None:
         """Append ``text`` to ``field`` (``content``, ``reasoning_content``, ``refusal``).
 
         In cumulative mode (``full_text=True``: every chunk carries the whole
@@ -153,12 +154,12 @@ class ChoiceState:
         A ``field`` of another name is a named text (``texts``, a plan's own field).
         """
         if field in _TEXT_FIELDS:
-            parts: list[str] = getattr(self, field)
+            parts: list[str | None] = getattr(self, field)  # None: see accumulate_parts.join_parts
             parts.append(text)
-        elif isinstance(text, str):
+        elif text is not None:
             named = self.texts.get(field)
             if named is None:
-                named = self.texts[field] = _Parts()
+                named = self.texts[field] = Parts()
             named.append(text)
 
     def add_content(self, content: Any) -> None:
@@ -173,18 +174,18 @@ class ChoiceState:
         """
         if isinstance(content, str):
             self.content.append(content)
-        elif isinstance(content, (list, tuple)):
+        elif is_sequence(content):
             self._add_parts(content, self.content)
 
     def _add_parts(self, parts: Iterable[Any], texts: list[str]) -> None:
         for part in parts:
-            data = _plain(part)
-            kind = data.get("type") if isinstance(data, dict) else None
+            data = plain(part)
+            kind = data.get("type") if is_object(data) else None
             if kind == "text" and isinstance(data.get("text"), str):
                 texts.append(data["text"])
             elif kind == "thinking" and isinstance(data.get("thinking"), str):
                 self.reasoning_content.append(data["thinking"])
-            elif kind == "thinking" and isinstance(data.get("thinking"), list):
+            elif kind == "thinking" and is_array(data.get("thinking")):
                 self._add_parts(data["thinking"], self.reasoning_content)
             elif isinstance(part, str):
                 texts.append(part)
@@ -272,15 +273,15 @@ class ChoiceState:
             if isinstance(arguments, str):
                 call.arguments.append(arguments)
             else:
-                call.value = {} if arguments is None else _plain(arguments)
-        pieces = _plain(partial) if partial is not None else None
-        if not isinstance(pieces, list):
+                call.value = {} if arguments is None else plain(arguments)
+        pieces = plain(partial) if partial is not None else None
+        if not is_array(pieces):
             return
         if not call.owned:
             call.value = {} if call.value is None else copy.deepcopy(call.value)
             call.owned = True
         for piece in pieces:
-            steps = _json_path(piece.get("jsonPath")) if isinstance(piece, dict) else None
+            steps = _json_path(piece.get("jsonPath")) if is_object(piece) else None
             if steps is None:
                 continue
             path = piece["jsonPath"]
@@ -305,26 +306,26 @@ class ChoiceState:
         """
         calls = self.tool_calls
         for position, fragment in enumerate(fragments):
-            if not isinstance(fragment, dict):
+            if not is_object(fragment):
                 continue
             index = fragment.get("index")
             call = calls.get(index) if type(index) is int else None
             if call is None or call.name is None or call.id is None or call.type is None:
                 function = fragment.get("function")
-                if not isinstance(function, dict):
+                if not is_object(function):
                     function = {}
                 self.add_tool_call(
                     index if isinstance(index, int) and not isinstance(index, bool) else None,
-                    _str_or_none(fragment.get("id")),
-                    _str_or_none(fragment.get("type")),
-                    _str_or_none(function.get("name")),
-                    _str_or_none(function.get("arguments")),
+                    str_or_none(fragment.get("id")),
+                    str_or_none(fragment.get("type")),
+                    str_or_none(function.get("name")),
+                    str_or_none(function.get("arguments")),
                     position,
                 )
                 continue
             # A call already named: only its arguments grow (the hot path).
             function = fragment.get("function")
-            if isinstance(function, dict):
+            if is_object(function):
                 arguments = function.get("arguments")
                 if arguments and isinstance(arguments, str):
                     call.arguments.append(arguments)
@@ -333,9 +334,11 @@ class ChoiceState:
         """The assembled :class:`ChoiceResult`."""
         return ChoiceResult(
             index=self.index,
-            content=_join(self.content) if self.content else None,
-            reasoning_content=_join(self.reasoning_content) if self.reasoning_content else None,
-            refusal=_join(self.refusal) if self.refusal else None,
+            content=join_parts(self.content) if self.content else None,
+            reasoning_content=(
+                join_parts(self.reasoning_content) if self.reasoning_content else None
+            ),
+            refusal=join_parts(self.refusal) if self.refusal else None,
             tool_calls=[
                 ToolCallResult(
                     index=c.index,
@@ -347,6 +350,6 @@ class ChoiceState:
             ],
             finish_reason=self.finish_reason,
             content_parts=list(self.content_parts),
-            texts={name: _join(parts) for name, parts in self.texts.items()},
+            texts={name: join_parts(parts) for name, parts in self.texts.items()},
             lists={name: list(values) for name, values in self.lists.items()},
         )

@@ -18,11 +18,12 @@ from typing import TYPE_CHECKING, Any, Self
 
 import msgspec
 
-from .accumulate_blocks import BlockState, snapshot_block
+from .accumulate_blocks import Blocks, BlockState, snapshot_block
 from .accumulate_parts import declares
 from .accumulate_results import BLOCK_FAMILIES, Family
 from .events import StreamStalled, StreamTruncated, UnknownEvent, VendorEvent, truncated_reason
 from .framing import StreamState
+from .json_values import is_array, is_object
 
 if TYPE_CHECKING:
     from .accumulate_choices import ChoiceState
@@ -46,12 +47,13 @@ class ErrorRecording:
         undeclared_terminator: a literal ``[DONE]`` the spec does not declare was reported.
     """
 
-    errors: list[dict[str, Any]]
-    vendor_events: list[dict[str, Any]]
-    blocks: dict[int, BlockState]
-    family: Family
-    reported: set[str]
-    undeclared_terminator: bool
+    def __init__(self) -> None:
+        self.errors: list[dict[str, Any]] = []
+        self.vendor_events: list[dict[str, Any]] = []
+        self.blocks: dict[int, BlockState] = Blocks()
+        self.family = Family.CHAT
+        self.reported: set[str] = set()
+        self.undeclared_terminator = False
 
     if TYPE_CHECKING:
 
@@ -67,12 +69,12 @@ class ErrorRecording:
         "error_in_chunk", "message": str | None, "code": Any, "data": Any}``; the
         chunk's other members are assembled as usual."""
         data = msgspec.to_builtins(error)
-        message = data.get("message") if isinstance(data, dict) else data
+        message = data.get("message") if is_object(data) else data
         self.errors.append(
             {
                 "kind": "error_in_chunk",
                 "message": message if isinstance(message, str) else None,
-                "code": data.get("code") if isinstance(data, dict) else None,
+                "code": data.get("code") if is_object(data) else None,
                 "data": data,
             }
         )
@@ -103,7 +105,7 @@ class ErrorRecording:
         """Record (and where it can, assemble) one member of a leniently decoded event that
         does not fit the spec (see :meth:`lenient`)."""
         if self.family in BLOCK_FAMILIES and self.off_spec_block(event, pointer, value):
-            kind = value.get("type") if isinstance(value, dict) else None
+            kind = value.get("type") if is_object(value) else None
             if isinstance(kind, str):
                 if kind not in self.reported:
                     self.reported.add(kind)
@@ -118,7 +120,7 @@ class ErrorRecording:
         self.errors.append({"kind": "member_off_spec", "pointer": pointer, "got": value})
         parts = pointer.split("/")
         if len(parts) == 5 and parts[1] == "choices" and parts[3:] == ["delta", "content"]:
-            if parts[2].isdigit() and isinstance(value, list):
+            if parts[2].isdigit() and is_array(value):
                 self.choice(int(parts[2])).add_content(value)
 
     def unlisted(self, event: Any, pointer: str, value: Any) -> bool:
@@ -133,7 +135,7 @@ class ErrorRecording:
         if len(parts) == 5 and parts[1] == "choices" and parts[3] == "delta":
             choices = getattr(event, "choices", None)
             at = int(parts[2]) if parts[2].isdigit() else -1
-            choice = choices[at] if isinstance(choices, list) and 0 <= at < len(choices) else None
+            choice = choices[at] if is_array(choices) and 0 <= at < len(choices) else None
             index = getattr(choice, "index", None)
             if not _unlisted_in(getattr(choice, "delta", None), name) or not isinstance(index, int):
                 return False
@@ -157,7 +159,7 @@ class ErrorRecording:
         ``/item`` (opens, or when the item is open finishes, item ``output_index``) and
         ``/response/output/<i>`` (a finished item, of the block of its id:
         :func:`~.accumulate_blocks.snapshot_block`)."""
-        if not isinstance(value, dict):
+        if not is_object(value):
             return False
         if pointer == "/content_block" or pointer == "/delta":
             index = getattr(event, "index", None)
@@ -225,7 +227,7 @@ class ErrorRecording:
                 data = msgspec.json.decode(event.data)
             except msgspec.DecodeError:
                 data = None
-            if isinstance(data, dict):
+            if is_object(data):
                 index = self.block_event(data)
                 if index is not None:
                     kind = data.get("type")
@@ -267,11 +269,11 @@ class ErrorRecording:
         if isinstance(delta, str) and isinstance(kind, str):
             name = kind.removeprefix("response.").removesuffix(".delta")
             block.add_text(name, delta)
-        elif isinstance(delta, dict):
+        elif is_object(delta):
             block.add_delta(delta)
-        elif isinstance(data.get("content_block"), dict):
+        elif is_object(data.get("content_block")):
             block.open(data["content_block"])
-        elif isinstance(data.get("item"), dict):
+        elif is_object(data.get("item")):
             if block.kind is None:
                 block.open(data["item"])
             else:
@@ -331,7 +333,7 @@ def _error_data(event: UnknownEvent) -> tuple[bool, Any]:
         data = msgspec.json.decode(event.data)
     except msgspec.DecodeError:
         return event.event == "error", event.data
-    return event.event == "error" or (isinstance(data, dict) and "error" in data), data
+    return event.event == "error" or (is_object(data) and "error" in data), data
 
 
 def _unescaped(token: str) -> str:
@@ -341,4 +343,4 @@ def _unescaped(token: str) -> str:
 
 def _unlisted_in(delta: Any, name: str) -> bool:
     """True when ``delta`` is a typed delta whose class does not declare member ``name``."""
-    return delta is not None and not isinstance(delta, dict) and not declares(delta, name)
+    return delta is not None and not is_object(delta) and not declares(delta, name)

@@ -1,7 +1,7 @@
 """What every accumulation state shares: texts kept as parts, and values as plain data.
 
 A text (a choice's ``content``, a block's ``text``, a tool call's ``arguments``...) is assembled
-as the list of its deltas (:class:`_Parts`), joined once when the result is built (:func:`_join`)
+as the list of its deltas (:class:`Parts`), joined once when the result is built (:func:`join_parts`)
 and compacted while a long stream is read (:data:`COMPACT_PARTS`); a typed value is kept as the
 plain JSON data it was sent as (:func:`as_sent`, :func:`usage_of`: what compiled plans call).
 
@@ -16,11 +16,13 @@ from typing import Any
 
 import msgspec
 
+from .json_values import is_object
+
 #: Parts a text may gain before :meth:`Accumulator.compact` joins them into one.
 COMPACT_PARTS = 4096
 
 
-class _Parts(list[str]):
+class Parts(list[str]):
     """A text's parts, in stream order: the blocks joined so far, then the parts since."""
 
     __slots__ = ("blocks",)
@@ -33,21 +35,21 @@ class _Parts(list[str]):
         """Join the parts after the last block into one block once they number more
         than :data:`COMPACT_PARTS` (earlier blocks are not copied again)."""
         if len(self) - self.blocks > COMPACT_PARTS:
-            self[self.blocks :] = [_join(self[self.blocks :])]
+            self[self.blocks :] = [join_parts(self[self.blocks :])]
             self.blocks += 1
 
 
-class _LastText(_Parts):
+class LastText(Parts):
     """A text's parts in cumulative mode: appending replaces (only the last part counts)."""
 
     def append(self, text: str) -> None:
         self[:] = [text]
 
 
-def _plain(value: Any) -> Any:
+def plain(value: Any) -> Any:
     """``value`` as plain JSON data: dicts as they are, typed objects by wire names
     (a pydantic model through ``model_dump``; this module does not import pydantic)."""
-    if isinstance(value, (dict, str)):
+    if isinstance(value, str) or is_object(value):
         return value
     dump = getattr(value, "model_dump", None)
     if dump is not None:
@@ -61,7 +63,7 @@ def _plain(value: Any) -> Any:
 def as_sent(value: Any) -> Any:
     """``value`` as plain JSON data (typed objects by wire names): what a plan's ``collect``
     keeps."""
-    return _plain(value)
+    return plain(value)
 
 
 def usage_of(members: Iterable[tuple[str, Any]]) -> dict[str, Any] | None:
@@ -69,32 +71,34 @@ def usage_of(members: Iterable[tuple[str, Any]]) -> dict[str, Any] | None:
     ``{name: value}`` of each member sent (not None), in the order given, values as
     plain JSON data (Ollama's final line: ``{"prompt_eval_count": 26, "eval_count": 282,
     "total_duration": 4883583458, ...}``, durations in nanoseconds as sent); None when none is."""
-    usage = {name: _plain(value) for name, value in members if value is not None}
+    usage = {name: plain(value) for name, value in members if value is not None}
     return usage or None
 
 
-def _join(parts: list[str]) -> str:
+def join_parts(parts: list[str]) -> str:
     """The parts joined; a None a leniently decoded event appended (a required text member
     that was missing) is left out."""
     try:
         return "".join(parts)
-    except TypeError:
-        return "".join(p for p in parts if isinstance(p, str))
+    except TypeError:  # some part is not a string (the None of a lenient event)
+        sent: list[object] = list(parts)
+        return "".join(p for p in sent if isinstance(p, str))
 
 
-def _str_or_none(value: Any) -> str | None:
+def str_or_none(value: Any) -> str | None:
     """``value`` when it is a string, else None."""
     return value if isinstance(value, str) else None
 
 
-def declares(value: Any, wire: str) -> bool:
+def declares(value: object, wire: str) -> bool:
     """True when the class of the typed object ``value`` declares a member of wire name
     ``wire`` (msgspec ``Struct`` encode names; a pydantic model's fields by alias or name);
     False for a plain value or an undeclared member (OpenRouter's ``delta.reasoning``)."""
-    names = getattr(type(value), "__struct_encode_fields__", None)
+    cls = type(value)
+    names = getattr(cls, "__struct_encode_fields__", None)
     if names is not None:
         return wire in names
-    fields = getattr(type(value), "model_fields", None)
-    if isinstance(fields, dict):
+    fields = getattr(cls, "model_fields", None)
+    if is_object(fields):
         return any((getattr(f, "alias", None) or n) == wire for n, f in fields.items())
     return False

@@ -66,7 +66,7 @@ class ToolCallResult(msgspec.Struct, kw_only=True):
     index: int
     id: str | None = None
     type: str | None = None
-    function: dict[str, str | None] = msgspec.field(default_factory=dict)
+    function: dict[str, str | None] = msgspec.field(default_factory=dict[str, str | None])
 
 
 class ChoiceResult(msgspec.Struct, kw_only=True):
@@ -97,11 +97,11 @@ class ChoiceResult(msgspec.Struct, kw_only=True):
     content: str | None = None
     reasoning_content: str | None = None
     refusal: str | None = None
-    tool_calls: list[ToolCallResult] = msgspec.field(default_factory=list)
+    tool_calls: list[ToolCallResult] = msgspec.field(default_factory=list[ToolCallResult])
     finish_reason: str | None = None
-    content_parts: list[Any] = msgspec.field(default_factory=list)
-    texts: dict[str, str] = msgspec.field(default_factory=dict)
-    lists: dict[str, list[Any]] = msgspec.field(default_factory=dict)
+    content_parts: list[Any] = msgspec.field(default_factory=list[Any])
+    texts: dict[str, str] = msgspec.field(default_factory=dict[str, str])
+    lists: dict[str, list[Any]] = msgspec.field(default_factory=dict[str, list[Any]])
 
 
 class BlockResult(msgspec.Struct, kw_only=True):
@@ -160,8 +160,8 @@ class BlockResult(msgspec.Struct, kw_only=True):
     arguments: str | None = None
     input: Any = None
     status: str | None = None
-    texts: dict[str, str] = msgspec.field(default_factory=dict)
-    deltas: list[Any] = msgspec.field(default_factory=list)
+    texts: dict[str, str] = msgspec.field(default_factory=dict[str, str])
+    deltas: list[Any] = msgspec.field(default_factory=list[Any])
     input_partial: Any = None
     raw: Any = None
 
@@ -226,16 +226,16 @@ class StreamResult(msgspec.Struct, kw_only=True):
 
     id: str | None = None
     model: str | None = None
-    choices: list[ChoiceResult] = msgspec.field(default_factory=list)
+    choices: list[ChoiceResult] = msgspec.field(default_factory=list[ChoiceResult])
     usage: dict[str, Any] | None = None
-    errors: list[dict[str, Any]] = msgspec.field(default_factory=list)
-    vendor_events: list[dict[str, Any]] = msgspec.field(default_factory=list)
+    errors: list[dict[str, Any]] = msgspec.field(default_factory=list[dict[str, Any]])
+    vendor_events: list[dict[str, Any]] = msgspec.field(default_factory=list[dict[str, Any]])
     complete: bool = False
-    output: list[BlockResult] = msgspec.field(default_factory=list)
+    output: list[BlockResult] = msgspec.field(default_factory=list[BlockResult])
     stop_reason: str | None = None
     family: str = Family.CHAT.value
-    texts: dict[str, str] = msgspec.field(default_factory=dict)
-    lists: dict[str, list[Any]] = msgspec.field(default_factory=dict)
+    texts: dict[str, str] = msgspec.field(default_factory=dict[str, str])
+    lists: dict[str, list[Any]] = msgspec.field(default_factory=dict[str, list[Any]])
 
     def to_dict(self) -> dict[str, Any]:
         """The result as plain JSON-ready data (keys as in the attribute list, without
@@ -244,7 +244,7 @@ class StreamResult(msgspec.Struct, kw_only=True):
         ``choices``; empty ``texts`` and ``lists`` (of the stream and of each choice) are
         left out."""
         data: dict[str, Any] = msgspec.to_builtins(self)
-        for key in _UNUSED_KEYS.get(_family(data.pop("family")), ()):
+        for key in _UNUSED_KEYS.get(family_of(data.pop("family")), ()):
             del data[key]
         for owner in (data, *data.get("choices", ())):
             for key in ("texts", "lists"):
@@ -253,7 +253,7 @@ class StreamResult(msgspec.Struct, kw_only=True):
         return data
 
 
-def _family(value: Any) -> Family:
+def family_of(value: Any) -> Family:
     """The :class:`Family` named ``value`` (``custom`` for a name it does not know)."""
     try:
         return Family(value)

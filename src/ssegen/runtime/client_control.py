@@ -39,6 +39,7 @@ from .client_request import HTTPRequest, Operation, RequestPlan, Resume
 from .client_retry import Backoff, should_retry
 from .events import StreamStalled, StreamTruncated, truncated_reason
 from .framing import NamedEvents, RawEvents, StreamState
+from .json_values import is_object
 from .stream_classify import Item
 
 __all__ = [
@@ -127,7 +128,7 @@ class StreamControl:
         self.holding = True
         self.held: list[list[Item]] = []
         self.end: StreamTruncated | None = None
-        self._probe = self.reader._accumulator()
+        self._probe = self.reader.new_accumulator()
         self._fallback: list[list[Item]] = []  # an attempt's reads, until its start over works
         self._pending: StreamTruncated | None = None  # the end if a reconnection fails
         self._reason = ""  # the error event a start over is for
@@ -253,7 +254,7 @@ class StreamControl:
         events = list(self.reader.classifier.item(last[-1]))
         if not events:
             return False
-        acc = self.reader._accumulator()
+        acc = self.reader.new_accumulator()
         self.reader.apply(acc, events[-1])
         return acc.complete
 
@@ -304,7 +305,7 @@ class StreamControl:
         """The first request again: the attempt's reads set aside (handed on only if the new
         attempt fails), the stream's position forgotten."""
         self._fallback, self.held = self.held, []
-        self._probe = self.reader._accumulator()
+        self._probe = self.reader.new_accumulator()
         self.last_event_id, self.response_id, self.sequence_number = "", None, None
         self._pending = None
         delay = self.backoff.delay(self.attempts)
@@ -374,9 +375,9 @@ def _last_sequence_number(items: list[Item]) -> int | None:
 
 def _code(data: Any) -> str:
     """An in-stream error's code, type or status, for :class:`Retry`'s reason."""
-    holder = data.get("error") if isinstance(data, dict) else None
-    holder = holder if isinstance(holder, dict) else data
-    if isinstance(holder, dict):
+    holder = data.get("error") if is_object(data) else None
+    holder = holder if is_object(holder) else data
+    if is_object(holder):
         for name in ("type", "code", "status"):
             if isinstance(holder.get(name), (str, int)) and holder.get(name) != "error":
                 return str(holder[name])

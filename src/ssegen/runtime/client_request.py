@@ -31,6 +31,7 @@ import msgspec
 
 from .accumulate import Accumulator
 from .client_retry import has_content, retryable_error
+from .json_values import is_mapping
 from .stream import Channel
 
 __all__ = [
@@ -132,7 +133,7 @@ class Operation(Generic[E]):
     stream_value: Any = True
     include_usage: bool = False
     auth: Auth = field(default_factory=Auth)
-    headers: Mapping[str, str] = field(default_factory=dict)
+    headers: Mapping[str, str] = field(default_factory=dict[str, str])
     resume: Resume | str = Resume.NONE
     error_decoder: Callable[[bytes], Any] | None = None
     retryable_error: Callable[[Any], bool] = retryable_error
@@ -179,9 +180,9 @@ def request_body(
     """
     dump = getattr(body, "model_dump", None)
     plain = dump(mode="json", by_alias=True, exclude_unset=True) if dump else body
-    if not isinstance(plain, Mapping):
+    if not is_mapping(plain):
         plain = msgspec.to_builtins(plain)
-    if not isinstance(plain, Mapping):
+    if not is_mapping(plain):
         raise TypeError(f"a request body is a JSON object; got {type(body).__name__}")
     data = {**plain, **(extra_body or {})}
     if operation.stream_member is not None:
@@ -190,7 +191,7 @@ def request_body(
         options = data.get("stream_options")
         if options is None:
             data["stream_options"] = {"include_usage": True}
-        elif isinstance(options, Mapping) and "include_usage" not in options:
+        elif is_mapping(options) and "include_usage" not in options:
             data["stream_options"] = {**options, "include_usage": True}
     return data
 

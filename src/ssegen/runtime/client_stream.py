@@ -166,8 +166,8 @@ class Stream(_StreamBase[E]):
         body: the :class:`StreamResult` of every connection's events, with its end
         (``truncated``, ``stalled``) in ``errors``. ``full_text``: see ``Accumulator``."""
         reader = self.channel.reader
-        acc = reader._accumulator(full_text)
-        reader._apply_reads(acc, self._start())
+        acc = reader.new_accumulator(full_text)
+        reader.apply_reads(acc, self._start())
         return self._control.result(acc)
 
     def close(self) -> None:
@@ -294,8 +294,8 @@ class AsyncStream(_StreamBase[E]):
     async def aaccumulate(self, *, full_text: bool = False) -> StreamResult:
         """:meth:`Stream.accumulate`, asynchronously."""
         reader = self.channel.reader
-        acc = reader._accumulator(full_text)
-        await reader._aapply_reads(acc, await self._start())
+        acc = reader.new_accumulator(full_text)
+        await reader.aapply_reads(acc, await self._start())
         return self._control.result(acc)
 
     async def aclose(self) -> None:

@@ -18,6 +18,7 @@ from typing import Any, NamedTuple, get_args
 import msgspec
 
 from .events import UnknownEvent
+from .json_values import is_array, is_object, is_sequence
 from .lenient import MSGSPEC, OFF_SPEC_WIRE, ModelLibrary, OffSpec
 from .sse import sse_frame as sse_frame  # re-exported: it was defined here
 from .usage import usage_as_sent
@@ -113,11 +114,11 @@ class Encoding:
         if off is None and self.library is MSGSPEC and (plan is None or plan.idle(event)):
             return msgspec.json.encode(event)
         out = self.library.plain(event)
-        if isinstance(out, dict):
+        if is_object(out):
             out.pop(OFF_SPEC_WIRE, None)
             if plan is not None:
                 self._complete(event, out, plan)
-            if isinstance(off, dict):
+            if is_object(off):
                 for pointer, value in off.items():
                     _set_pointer(out, pointer, value)
             for pointer in off.missing if isinstance(off, OffSpec) else ():
@@ -136,7 +137,7 @@ class Encoding:
             return None
         keep = self.keep.get(cls, ())
         fields = self.library.fields(cls)
-        rows = []
+        rows: list[tuple[str, str, bool]] = []
         for attr, wire, tp, _required in fields:
             nested = any(self._plan(c) is not None for c in self._classes(tp))
             if wire in keep or nested:
@@ -174,14 +175,14 @@ class Encoding:
     def _complete_nested(self, value: Any, dumped: Any) -> None:
         """:meth:`_complete` a member's ``value`` into its dump: a message, or each message
         of a list (item by item); other values are left as dumped."""
-        if isinstance(dumped, dict):
+        if is_object(dumped):
             inner = self._plan(type(value))
             if inner is not None:
                 self._complete(value, dumped, inner)
-        elif isinstance(dumped, list) and isinstance(value, (list, tuple)):
+        elif is_array(dumped) and is_sequence(value):
             for item, item_out in zip(value, dumped, strict=False):
                 inner = self._plan(type(item))
-                if inner is not None and isinstance(item_out, dict):
+                if inner is not None and is_object(item_out):
                     self._complete(item, item_out, inner)
 
 
@@ -212,14 +213,14 @@ def _set_pointer(out: Any, pointer: str, value: Any) -> None:
         for escaped, plain_char in _POINTER_ESCAPES:
             part = part.replace(escaped, plain_char)
         last = index == len(parts) - 1
-        if isinstance(out, list):
+        if is_array(out):
             if not part.isdigit() or int(part) >= len(out):
                 return
             if last:
                 out[int(part)] = value
                 return
             out = out[int(part)]
-        elif isinstance(out, dict):
+        elif is_object(out):
             if last:
                 out[part] = value
                 return
@@ -235,13 +236,13 @@ def _drop_pointer(out: Any, pointer: str) -> None:
     for escaped, plain_char in _POINTER_ESCAPES:
         parts = [part.replace(escaped, plain_char) for part in parts]
     for part in parts[:-1]:
-        if isinstance(out, list) and part.isdigit() and int(part) < len(out):
+        if is_array(out) and part.isdigit() and int(part) < len(out):
             out = out[int(part)]
-        elif isinstance(out, dict) and part in out:
+        elif is_object(out) and part in out:
             out = out[part]
         else:
             return
-    if parts and isinstance(out, dict):
+    if parts and is_object(out):
         out.pop(parts[-1], None)
 
 
@@ -305,7 +306,7 @@ class Synthesis:
             if payload.get("type") != tag:
                 return False
             return not inner or (
-                isinstance(payload.get(inner), dict) and payload[inner].get("type") == inner_tag
+                is_object(payload.get(inner)) and payload[inner].get("type") == inner_tag
             )
 
         return self._example(
@@ -313,11 +314,11 @@ class Synthesis:
         )
 
     def _typed(self, frames: list[tuple[str, dict[str, Any]]]) -> list[Any]:
-        events = []
+        events: list[Any] = []
         for event, payload in frames:
             if self.model is not None:
                 for holder in (payload, payload.get("message"), payload.get("response")):
-                    if isinstance(holder, dict) and "model" in holder:
+                    if is_object(holder) and "model" in holder:
                         holder["model"] = self.model
             typed = self.parse(msgspec.json.encode(payload).decode("utf-8"), event)
             if isinstance(typed, UnknownEvent):
@@ -332,28 +333,26 @@ class Synthesis:
 
         def chunky(payload: dict[str, Any]) -> bool:
             choices = payload.get("choices")
-            if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
+            if not is_array(choices) or not choices or not is_object(choices[0]):
                 return False
             first: dict[str, Any] = choices[0]
-            return isinstance(first.get("delta"), dict) or isinstance(first.get("text"), str)
+            return is_object(first.get("delta")) or isinstance(first.get("text"), str)
 
         event, template = self._example("chunk with choices", chunky)
         choice = template.pop("choices")[0]
         template.pop("usage", None)
         legacy = "delta" not in choice  # the completions shape: choices[].text
-        usage = next(
-            (p["usage"] for _e, p in self.examples if isinstance(p.get("usage"), dict)), None
-        )
+        usage = next((p["usage"] for _e, p in self.examples if is_object(p.get("usage"))), None)
         pieces = split_deltas(text) or [""]
         deltas: list[dict[str, Any]] = []
         for _event, payload in self.examples:
             listed = payload.get("choices")
-            for item in listed if isinstance(listed, list) else ():
-                if isinstance(item, dict) and isinstance(item.get("delta"), dict):
+            for item in listed if is_array(listed) else ():
+                if is_object(item) and is_object(item.get("delta")):
                     deltas.append(item["delta"])
         # Members every example delta has (some servers repeat ``role`` and send ``content``
         # on every delta, the spec requiring them) are on every synthesized delta too.
-        every = set.intersection(*(set(d) for d in deltas)) if deltas else set()
+        every: set[str] = set[str].intersection(*(set(d) for d in deltas)) if deltas else set()
         role = next((d["role"] for d in deltas if isinstance(d.get("role"), str)), "assistant")
 
         def chunk(piece: str | None, first: bool, finish: str | None) -> dict[str, Any]:
@@ -386,7 +385,7 @@ class Synthesis:
         end = self._tagged("message_delta")
         done = self._tagged("message_stop")
         message = start[1].get("message")
-        if isinstance(message, dict):
+        if is_object(message):
             message["content"] = []
             message["stop_reason"] = None
         block[1]["index"] = stop[1]["index"] = 0
@@ -396,11 +395,11 @@ class Synthesis:
             event, payload = delta[0], dict(delta[1], index=0)
             payload["delta"] = dict(payload["delta"], text=piece)
             frames.append((event, payload))
-        if isinstance(end[1].get("delta"), dict):
+        if is_object(end[1].get("delta")):
             end[1]["delta"]["stop_reason"] = (
                 "end_turn" if finish_reason == "stop" else finish_reason
             )
-        if isinstance(end[1].get("usage"), dict) and "output_tokens" in end[1]["usage"]:
+        if is_object(end[1].get("usage")) and "output_tokens" in end[1]["usage"]:
             end[1]["usage"]["output_tokens"] = len(pieces)
         return self._typed([*frames, stop, end, done])
 
@@ -417,7 +416,8 @@ class Synthesis:
         where = {"item_id": item_id, "output_index": 0, "content_index": 0}
         added[1]["output_index"] = item_done[1]["output_index"] = 0
         item = item_done[1]["item"]
-        parts = [p for p in item.get("content") or [] if isinstance(p, dict)]
+        content = item.get("content")
+        parts = [p for p in content if is_object(p)] if is_array(content) else []
         part = dict(parts[0] if parts else {"type": "output_text", "annotations": []}, text=text)
         opened, closed = self._part_events(where, part)
         frames = [created, added, *opened]
@@ -428,10 +428,10 @@ class Synthesis:
         item.update(id=item_id, content=[part])
         frames.append(item_done)
         response = completed[1].get("response")
-        if isinstance(response, dict):
+        if is_object(response):
             response["output"] = [item]
             usage = response.get("usage")
-            if isinstance(usage, dict):
+            if is_object(usage):
                 response["usage"] = _counted(usage, "input_tokens", "output_tokens", len(pieces))
         frames.append(completed)
         _one_response(frames)
@@ -465,7 +465,7 @@ class Synthesis:
 
         def answering(payload: dict[str, Any]) -> bool:
             candidates = payload.get("candidates")
-            return isinstance(candidates, list) and bool(candidates) and "content" in candidates[0]
+            return is_array(candidates) and bool(candidates) and "content" in candidates[0]
 
         event, template = self._example("response with a candidate's content", answering)
         for name in ("candidates", "usageMetadata", "promptFeedback"):
@@ -473,15 +473,11 @@ class Synthesis:
         if self.model is not None and "modelVersion" in template:
             template["modelVersion"] = self.model
         usage = next(
-            (
-                p["usageMetadata"]
-                for _e, p in self.examples
-                if isinstance(p.get("usageMetadata"), dict)
-            ),
+            (p["usageMetadata"] for _e, p in self.examples if is_object(p.get("usageMetadata"))),
             None,
         )
         pieces = split_deltas(text) or [""]
-        frames = []
+        frames: list[tuple[str, dict[str, Any]]] = []
         for number, piece in enumerate(pieces, 1):
             candidate: dict[str, Any] = {"content": {"role": "model", "parts": [{"text": piece}]}}
             payload = dict(template, candidates=[dict(candidate, index=0)])
@@ -520,12 +516,12 @@ class Synthesis:
             payload["delta"]["message"]["content"]["text"] = piece
             frames.append((delta[0], payload))
         closing = end[1].get("delta")
-        if isinstance(closing, dict):
+        if is_object(closing):
             reason = {"stop": "COMPLETE", "length": "MAX_TOKENS"}.get(finish_reason)
             closing["finish_reason"] = reason or finish_reason.upper()
             usage = closing.get("usage")
-            for counts in usage.values() if isinstance(usage, dict) else ():
-                if isinstance(counts, dict) and isinstance(counts.get("output_tokens"), int):
+            for counts in usage.values() if is_object(usage) else ():
+                if is_object(counts) and isinstance(counts.get("output_tokens"), int):
                     counts["output_tokens"] = len(pieces)
         return self._typed([*frames, stop, end])
 
@@ -560,7 +556,7 @@ class Synthesis:
             )
         except ValueError:  # no example of the last line: the deltas' template ends it
             last_event, last = event, template
-        frames = []
+        frames: list[tuple[str, dict[str, Any]]] = []
         for piece in split_deltas(text):
             payload = msgspec.json.decode(msgspec.json.encode(template))
             _put(payload, plan.text, piece)
@@ -577,7 +573,7 @@ class Synthesis:
 def _at(payload: Any, path: tuple[str, ...]) -> Any:
     """The member at ``path`` of ``payload`` (plain JSON), or None where the path stops."""
     for name in path:
-        payload = payload.get(name) if isinstance(payload, dict) else None
+        payload = payload.get(name) if is_object(payload) else None
     return payload
 
 
@@ -586,7 +582,7 @@ def _put(payload: dict[str, Any], path: tuple[str, ...], value: Any) -> None:
     None removes it."""
     for name in path[:-1]:
         inner = payload.get(name)
-        if not isinstance(inner, dict):
+        if not is_object(inner):
             inner = payload[name] = {}
         payload = inner
     if value is None:
@@ -600,9 +596,9 @@ def _cohere_text(tag: str) -> Callable[[dict[str, Any]], bool]:
 
     def test(payload: dict[str, Any]) -> bool:
         delta = payload.get("delta")
-        message = delta.get("message") if isinstance(delta, dict) else None
-        content = message.get("content") if isinstance(message, dict) else None
-        return payload.get("type") == tag and isinstance(content, dict) and "text" in content
+        message = delta.get("message") if is_object(delta) else None
+        content = message.get("content") if is_object(message) else None
+        return payload.get("type") == tag and is_object(content) and "text" in content
 
     return test
 
@@ -611,7 +607,7 @@ def _one_response(frames: list[tuple[str, Any]]) -> None:
     """Give every lifecycle event of a Responses stream the ``response.id`` of its first
     (the spec's examples of ``response.created`` and ``response.completed`` name two
     responses; one stream is one response, and the openai SDK refuses a change)."""
-    responses = [p["response"] for _e, p in frames if isinstance(p.get("response"), dict)]
+    responses = [p["response"] for _e, p in frames if is_object(p.get("response"))]
     for response in responses[1:]:
         if "id" in responses[0] and "id" in response:
             response["id"] = responses[0]["id"]

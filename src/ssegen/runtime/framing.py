@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Iterator, Sequence
 from itertools import repeat
-from typing import NamedTuple, Protocol
+from typing import Any, NamedTuple, Protocol, TypeVar
 
 from .joined_reads import ajoined_reads, joined_reads
 
@@ -52,10 +52,20 @@ __all__ = [
     "aread_items",
     "check_chunks",
     "expand",
+    "new_tuple",
     "read_items",
 ]
 
-_new_tuple = tuple.__new__  # builds a NamedTuple without its Python-level __new__
+_TupleT = TypeVar("_TupleT", bound="tuple[Any, ...]")
+
+
+class _NewTuple(Protocol):
+    def __call__(self, cls: type[_TupleT], iterable: Iterable[Any], /) -> _TupleT: ...
+
+
+new_tuple: _NewTuple = tuple[Any, ...].__new__
+"""``tuple.__new__``, typed: builds a NamedTuple of ``cls`` from its field values without its
+Python-level ``__new__`` (a call fewer per event)."""
 DEFAULT_MAX_EVENT_BYTES: int = 8 * 1024 * 1024
 """Default limit, in bytes, on one event's pending bytes (see
 :class:`EventTooLargeError`): 8 MiB."""
@@ -219,7 +229,7 @@ class RawEvents(NamedTuple):
         the ``start``-th (0-based) on."""
         values = self.values[start:] if start else self.values
         fields = zip(repeat("message"), map(bytes.decode, values), repeat(self.id), repeat(None))
-        return list(map(_new_tuple, repeat(ServerSentEvent), fields))
+        return list(map(new_tuple, repeat(ServerSentEvent), fields))
 
 
 class NamedEvents(NamedTuple):
@@ -251,7 +261,7 @@ class NamedEvents(NamedTuple):
         values = self.values[start:] if start else self.values
         names = [line[7:].decode() or "message" for line in lines]  # WHATWG: empty type is message
         fields = zip(names, map(bytes.decode, values), repeat(self.id), repeat(None))
-        return list(map(_new_tuple, repeat(ServerSentEvent), fields))
+        return list(map(new_tuple, repeat(ServerSentEvent), fields))
 
 
 #: The most pieces the pending bytes of a line are kept as before they are joined into one
@@ -293,7 +303,7 @@ def expand(events: Iterable[ServerSentEvent | RawEvents | NamedEvents]) -> list[
 
 
 #: How to read a body as bytes chunks, named in the errors below.
-_READ_BYTES = "response.iter_bytes() (httpx) or response.iter_content(chunk_size=None) (requests)"
+READ_BYTES = "response.iter_bytes() (httpx) or response.iter_content(chunk_size=None) (requests)"
 
 
 def check_chunks(chunks: object, caller: str = "decode()", is_async: bool = False) -> None:
@@ -316,30 +326,30 @@ def check_chunks(chunks: object, caller: str = "decode()", is_async: bool = Fals
             names ``response.iter_bytes()``, or ``aiter_bytes()`` for ``is_async``), or, for
             ``is_async``, not an async iterable; the message says what to pass instead.
     """
+    name = type(chunks).__name__
     if is_async:
         wanted = f"{caller} takes an async iterable of bytes chunks such as response.aiter_bytes()"
         if isinstance(chunks, (bytes, bytearray, memoryview, str)):
             fix = "[body.encode()]" if isinstance(chunks, str) else "[body]"
             raise TypeError(
-                f"{wanted}; got {type(chunks).__name__}: a whole body is decoded without"
-                f" awaiting, as decode({fix})"
+                f"{wanted}; got {name}: a whole body is decoded without awaiting, as decode({fix})"
             )
         if hasattr(chunks, "aiter_bytes") and not hasattr(chunks, "__aiter__"):
-            raise TypeError(f"{wanted}; got a {type(chunks).__name__}: pass response.aiter_bytes()")
+            raise TypeError(f"{wanted}; got a {name}: pass response.aiter_bytes()")
         if not hasattr(chunks, "__aiter__"):
             raise TypeError(
-                f"{wanted}; got {type(chunks).__name__}, which is not async: pass it to the"
+                f"{wanted}; got {name}, which is not async: pass it to the"
                 " synchronous twin (decode(), iter_events())"
             )
         return
-    wanted = f"{caller} takes an iterable of bytes chunks such as {_READ_BYTES}"
+    wanted = f"{caller} takes an iterable of bytes chunks such as {READ_BYTES}"
     if isinstance(chunks, (bytes, bytearray, memoryview)):
-        raise TypeError(f"{wanted}; got {type(chunks).__name__}: wrap it as [body]")
+        raise TypeError(f"{wanted}; got {name}: wrap it as [body]")
     if isinstance(chunks, str):
         raise TypeError(f"{wanted}; got str: encode it and wrap it as [body.encode()]")
     if not hasattr(chunks, "__iter__"):
         reading = "response.iter_bytes()" if hasattr(chunks, "iter_bytes") else "its chunks"
-        raise TypeError(f"{wanted}; got a {type(chunks).__name__}, not iterable: pass {reading}")
+        raise TypeError(f"{wanted}; got a {name}, not iterable: pass {reading}")
 
 
 class Framer(Protocol):
@@ -404,32 +414,34 @@ class StreamState:
             a body that gave no event and starts as JSON or markup, so is not of the framing
             (``events.body_looks_like`` says what it is: an NDJSON body, a JSON reply, an HTML
             page); the stream is then ``incomplete``, every byte discarded. ``None`` otherwise.
+        decoder: The :class:`Framer` of the stream being read (set by :func:`iter_raw` and
+            :func:`aiter_raw` when reading starts; ``None`` before), which the three
+            properties above read.
     """
 
-    __slots__ = ("incomplete", "stopped", "bytes_discarded", "body_head", "_decoder")
+    __slots__ = ("incomplete", "stopped", "bytes_discarded", "body_head", "decoder")
 
     def __init__(self) -> None:
         self.incomplete: bool = False
         self.stopped: str = ""
         self.bytes_discarded: int = 0
         self.body_head: bytes | None = None
-        # The decoder of the stream being read (set by iter_raw/aiter_raw); None before.
-        self._decoder: Framer | None = None
+        self.decoder: Framer | None = None
 
     @property
     def bytes_consumed(self) -> int:
         """See the class docstring."""
-        return 0 if self._decoder is None else self._decoder.bytes_consumed
+        return 0 if self.decoder is None else self.decoder.bytes_consumed
 
     @property
     def last_event_id(self) -> str:
         """See the class docstring."""
-        return "" if self._decoder is None else self._decoder.last_event_id
+        return "" if self.decoder is None else self.decoder.last_event_id
 
     @property
     def reconnection_time(self) -> int | None:
         """See the class docstring."""
-        return None if self._decoder is None else self._decoder.reconnection_time
+        return None if self.decoder is None else self.decoder.reconnection_time
 
     def __repr__(self) -> str:
         return (
@@ -461,7 +473,7 @@ class _Reads:
         #: the bytes the decoder's reads may be joined into (its ``join_reads``; 0: none)
         self.join: int = getattr(self.decoder, "join_reads", 0)
         self.state = StreamState() if state is None else state
-        self.state._decoder = self.decoder
+        self.state.decoder = self.decoder
         self.error: SSEError | None = None
         #: the body's first bytes while no read dispatched an event (None once one did)
         self.head: bytes | None = b""

@@ -13,15 +13,18 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from types import UnionType
-from typing import Annotated, Any, Literal, Union, get_args, get_origin
+from typing import Annotated, Any, Literal, TypeVar, Union, get_args, get_origin
 
 import msgspec
 
+from .json_values import is_array, is_object
 from .usage import SentUsage
 
 #: The wire name of the member a leniently decoded event keeps its off-spec members in; no
 #: provider sends it (a decoded payload holding it is taken as sent, which changes nothing).
 OFF_SPEC_WIRE = "x-ssegen-off-spec"
+
+T = TypeVar("T")
 
 
 class OffSpec(dict[str, Any]):
@@ -109,8 +112,8 @@ MSGSPEC = ModelLibrary()
 
 
 def lenient_decode(
-    data: str, classes: Sequence[type], library: ModelLibrary = MSGSPEC
-) -> Any | None:
+    data: str, classes: Sequence[type[T]], library: ModelLibrary = MSGSPEC
+) -> T | None:
     """The event of a payload that is clearly one of ``classes`` but did not decode: the
     members that fit, typed, and each one that does not kept raw in the event's
     ``off_spec`` (an :class:`OffSpec`: JSON pointer -> value as sent; None for a required
@@ -131,9 +134,9 @@ def lenient_decode(
         raw = msgspec.json.decode(data)
     except msgspec.DecodeError:
         return None
-    if not isinstance(raw, dict):
+    if not is_object(raw):
         return None
-    best: tuple[tuple[int, int], type] | None = None
+    best: tuple[tuple[int, int], type[T]] | None = None
     for cls in classes:
         score = _closeness(library, cls, raw)
         if score[0] > 0 and (best is None or score > best[0]):
@@ -150,7 +153,8 @@ def lenient_decode(
     if event is None:
         event = _lenient_object(library, best[1], raw, "", off)
     event.off_spec = off
-    return event
+    typed: T = event  # an instance of best[1], built member by member
+    return typed
 
 
 #: class -> ``(wire name, type)`` of its members whose type holds a closed class
@@ -174,12 +178,12 @@ def _unlisted_taken(
     for wire, tp in toward:
         value = raw.get(wire)
         place = pointer + "/" + _escaped(wire)
-        if isinstance(value, list):
+        if is_array(value):
             item = _item_class(library, tp)
             for i, element in enumerate(value):
-                if item is not None and isinstance(element, dict):
+                if item is not None and is_object(element):
                     taken = _unlisted_taken(library, item, element, f"{place}/{i}", off) or taken
-        elif isinstance(value, dict):
+        elif is_object(value):
             option = _object_class(library, tp, value)
             if option is not None:
                 taken = _unlisted_taken(library, option, value, place, off) or taken
@@ -260,11 +264,11 @@ def _shaped(library: ModelLibrary, cls: Any, raw: dict[str, Any]) -> bool:
     ``choices`` shaped so is a chat chunk whatever else it lacks."""
     for _, wire, tp, needed in library.fields(cls):
         value = raw.get(wire)
-        if not needed or not isinstance(value, list) or not value:
+        if not needed or not is_array(value) or not value:
             continue
         item = _item_class(library, tp)
         if item is not None and all(
-            isinstance(v, dict) and _closeness(library, item, v)[0] > 0 for v in value
+            is_object(v) and _closeness(library, item, v)[0] > 0 for v in value
         ):
             return True
     return False
@@ -331,11 +335,11 @@ def _lenient_value(library: ModelLibrary, tp: Any, value: Any, pointer: str, off
         tp = get_args(tp)[0]
     options = get_args(tp) if get_origin(tp) in (Union, UnionType) else (tp,)
     for option in options:
-        if library.is_class(option) and isinstance(value, dict):
+        if library.is_class(option) and is_object(value):
             if not library.tagged_as(option, value):
                 continue
             return _lenient_object(library, option, value, pointer, off)
-        if get_origin(option) is list and isinstance(value, list):
+        if get_origin(option) is list and is_array(value):
             item = get_args(option)[0] if get_args(option) else Any
             return [
                 _lenient_value(library, item, v, f"{pointer}/{i}", off) for i, v in enumerate(value)

@@ -58,7 +58,9 @@ from .framing import (
     SSEError,
     expand,
     join_pending,
+    new_tuple,
 )
+from .json_values import is_sequence
 
 __all__ = ["NDJSON", "Lines", "NDJSONDecoder", "NDJSONFraming", "iter_values", "unreadable_line"]
 
@@ -120,7 +122,7 @@ class Lines(Sequence[bytes]):
         """Equal to the same lines, as a :class:`Lines`, a list or a tuple."""
         if isinstance(other, Lines):
             return self.data == other.data
-        if isinstance(other, (list, tuple)):
+        if is_sequence(other):
             return self.lines() == list(other)
         return NotImplemented
 
@@ -136,7 +138,6 @@ class Lines(Sequence[bytes]):
 #: ``}`` LF ``{`` (``findall``: a ``bytes`` per match; ``bytes.count``'s skip loop) cost 25-35%
 #: more (Ollama's 20,000 lines, Python 3.11).
 _NOT_BOUNDARY = re.compile(rb"\n(?:[^{]|(?<=[^}]\n))")
-_new_tuple = tuple.__new__  # builds a NamedTuple without its Python-level __new__
 #: The most values one run (:class:`~.sse.RawEvents`) of lines checked one by one holds: a long
 #: read (a whole body) is handed on as runs of this many, so that a consumer decoding a run at
 #: once holds a run's typed values, not the read's, while it applies them (Ollama, whole body
@@ -155,6 +156,19 @@ SPAN_BYTES = 32 * 1024
 #: time, interleaved, at load 7.5): 4 KiB reads 0.59-0.60x read by read, 0.65-0.69x joined; one
 #: read per line 0.19x, 0.71x.
 JOIN_BYTES = 24 * 1024
+
+
+def _clean_lines(lines: list[bytes], cr: bool = True) -> list[bytes]:
+    """``lines`` without the CR of a CRLF (when ``cr``: some line holds a CR) and
+    without blank lines. Each step is a C-level pass unless the lines hold what it
+    removes."""
+    if cr:
+        lines = [line[:-1] if line[-1:] == b"\r" else line for line in lines]
+    values = list(filter(None, lines))
+    # A line that is only whitespace sorts first: every byte of it is at most b" ".
+    if values and min(values)[:1] <= b" ":
+        values = [value for value in values if value.strip()]
+    return values
 
 
 class NDJSONDecoder:
@@ -315,7 +329,7 @@ class NDJSONDecoder:
         line = b"".join(self._pending)
         self._pending.clear()
         self._pending_len = 0
-        value = self._clean([line])
+        value = _clean_lines([line])
         if not value:
             return []
         try:
@@ -365,7 +379,7 @@ class NDJSONDecoder:
         absolute offset ``start``): the lines as read (:func:`_spans`) when they are valid
         UTF-8 and no span of them is longer than a line may be, as most reads are; else checked
         line by line (:meth:`_values`), which raises at the first fault."""
-        if data.isascii() or _is_utf8(data):
+        if data.isascii() or is_utf8(data):
             runs = _spans(data, self._max)
             if runs is not None:
                 return runs
@@ -383,20 +397,7 @@ class NDJSONDecoder:
         self._text(data, start, lines)
         # (Searching the bytes for an empty line, b"\n\n", measured slower than filtering
         # the lines: every LF is a candidate match.)
-        return self._clean(lines, data.find(b"\r", 0, cut) >= 0)
-
-    @staticmethod
-    def _clean(lines: list[bytes], cr: bool = True) -> list[bytes]:
-        """``lines`` without the CR of a CRLF (when ``cr``: some line holds a CR) and
-        without blank lines. Each step is a C-level pass unless the lines hold what it
-        removes."""
-        if cr:
-            lines = [line[:-1] if line[-1:] == b"\r" else line for line in lines]
-        values = list(filter(None, lines))
-        # A line that is only whitespace sorts first: every byte of it is at most b" ".
-        if values and min(values)[:1] <= b" ":
-            values = [value for value in values if value.strip()]
-        return values
+        return _clean_lines(lines, data.find(b"\r", 0, cut) >= 0)
 
     def _fail_long(self, lines: list[bytes], start: int) -> None:
         """Raise :class:`~.sse.EventTooLargeError` at the first line over the limit, with
@@ -405,7 +406,7 @@ class NDJSONDecoder:
         for index, line in enumerate(lines):
             if len(line) > self._max:
                 self._failed = True
-                before = self._clean(lines[:index])
+                before = _clean_lines(lines[:index])
                 events = expand([RawEvents(before)]) if before else []
                 raise EventTooLargeError(self._max, offset, events)
             offset += len(line) + 1
@@ -419,7 +420,7 @@ class NDJSONDecoder:
         except UnicodeDecodeError as exc:
             self._failed = True
             good = data[: exc.start].count(b"\n")
-            before = self._clean(lines[:good])
+            before = _clean_lines(lines[:good])
             events = expand([RawEvents(before)]) if before else []
             raise InvalidUTF8Error(start + exc.start, exc.reason, events) from None
 
@@ -462,11 +463,11 @@ def _span_run(span: bytes) -> list[ServerSentEvent | RawEvents | NamedEvents]:
         count = len(span) - len(span.replace(b"\n", b""))
         # (one line, as a read a line brings: nothing to search)
         if count == 1 or _NOT_BOUNDARY.search(span, 0, len(span) - 1) is None:
-            return [_new_tuple(RawEvents, (Lines(span, count), ""))]
-    return _runs(NDJSONDecoder._clean(span[:-1].split(b"\n"), b"\r" in span))
+            return [new_tuple(RawEvents, (Lines(span, count), ""))]
+    return _runs(_clean_lines(span[:-1].split(b"\n"), b"\r" in span))
 
 
-def _is_utf8(data: bytes) -> bool:
+def is_utf8(data: bytes) -> bool:
     """Whether ``data`` is valid UTF-8 (for bytes that are not all ASCII)."""
     try:
         data.decode()
@@ -478,9 +479,9 @@ def _is_utf8(data: bytes) -> bool:
 def _runs(values: list[bytes]) -> list[ServerSentEvent | RawEvents | NamedEvents]:
     """``values`` as consecutive runs of at most :data:`RUN_VALUES` values (none when empty)."""
     if len(values) <= RUN_VALUES:
-        return [_new_tuple(RawEvents, (values, ""))] if values else []
+        return [new_tuple(RawEvents, (values, ""))] if values else []
     return [
-        _new_tuple(RawEvents, (values[start : start + RUN_VALUES], ""))
+        new_tuple(RawEvents, (values[start : start + RUN_VALUES], ""))
         for start in range(0, len(values), RUN_VALUES)
     ]
 

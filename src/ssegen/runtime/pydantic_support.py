@@ -16,13 +16,15 @@ into the runtime of every output folder generated with ``model = "pydantic"``: e
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 import msgspec
 import pydantic
 
 from .lenient import ModelLibrary, lenient_decode, literal_values
 from .sink import Sink
+
+T = TypeVar("T")
 
 
 def plain(value: Any) -> Any:
@@ -120,6 +122,6 @@ class _Pydantic(ModelLibrary):
 PYDANTIC = _Pydantic()
 
 
-def lenient_decode_models(data: str, classes: Sequence[type]) -> Any | None:
+def lenient_decode_models(data: str, classes: Sequence[type[T]]) -> T | None:
     """``lenient.lenient_decode`` of pydantic models (see there)."""
     return lenient_decode(data, classes, PYDANTIC)

@@ -57,8 +57,8 @@ import re
 from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Iterator
 
 from .framing import (
-    _READ_BYTES,
     DEFAULT_MAX_EVENT_BYTES,
+    READ_BYTES,
     EventTooLargeError,
     Framer,
     Framing,
@@ -77,11 +77,7 @@ from .framing import (
 )
 from .sse_fields import FieldInterpreter
 from .sse_lines import Lines, LineSplitter
-from .sse_runs import (
-    _all_start_with,  # noqa: F401  (re-exported: tests read sse._all_start_with)
-    _is_utf8,
-    scan_run,
-)
+from .sse_runs import is_utf8, scan_run
 
 __all__ = [
     "DEFAULT_MAX_EVENT_BYTES",
@@ -302,7 +298,7 @@ class SSEDecoder:
         tail = whole[end:]
         lines_end = tail.rfind(b"\n") + 1  # the end of its complete lines
         if lines_end and (
-            tail.find(b"retry") >= 0 or not (tail.isascii() or _is_utf8(tail, lines_end))
+            tail.find(b"retry") >= 0 or not (tail.isascii() or is_utf8(tail, lines_end))
         ):
             return events + self._guarded(whole[stop:], offset + stop, events)
         if stop < end:
@@ -519,13 +515,13 @@ def _as_bytes(chunk: bytes | bytearray | memoryview) -> bytes:
     """
     if isinstance(chunk, str):
         raise TypeError(
-            f"an SSE body is read as bytes chunks; got a str chunk: pass {_READ_BYTES},"
+            f"an SSE body is read as bytes chunks; got a str chunk: pass {READ_BYTES},"
             " not iter_text() or iter_lines() (or encode each chunk)"
         )
     if isinstance(chunk, int):
         raise TypeError(
             "an SSE body is read as bytes chunks; got an int chunk, as iterating a bytes"
-            f" body gives: pass the body as [body], or {_READ_BYTES}"
+            f" body gives: pass the body as [body], or {READ_BYTES}"
         )
     return bytes(chunk)
 

@@ -11,11 +11,16 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from .framing import InvalidFieldError, NamedEvents, RawEvents, ServerSentEvent, expand
+from .framing import (
+    InvalidFieldError,
+    NamedEvents,
+    RawEvents,
+    ServerSentEvent,
+    expand,
+    new_tuple,
+)
 
 __all__ = ["FieldInterpreter"]
-
-_new_tuple = tuple.__new__  # builds a NamedTuple without its Python-level __new__
 
 
 def _retry_value(value: str, events: Iterable[ServerSentEvent | RawEvents | NamedEvents]) -> int:
@@ -110,7 +115,7 @@ class FieldInterpreter:
                 if parts:
                     data = "\n".join(parts)
                     event = (event_type(self._event_type), data, self.last_id, self._retry)
-                    events.append(_new_tuple(ServerSentEvent, event))
+                    events.append(new_tuple(ServerSentEvent, event))
                     parts = self._parts = []
                     data_bytes = 0
                 if self._dirty:

@@ -20,12 +20,12 @@ from .framing import (
     ServerSentEvent,
     expand,
     join_pending,
+    new_tuple,
 )
 
 __all__ = ["LineSplitter", "Lines"]
 
 _BOM = b"\xef\xbb\xbf"
-_new_tuple = tuple.__new__  # builds a NamedTuple without its Python-level __new__
 _LF = 0x0A
 _CR = 0x0D
 
@@ -183,7 +183,7 @@ class LineSplitter:
         tail = lines.pop()
         if tail:
             self.keep(tail, offset + end + 1, False)
-        return _new_tuple(Lines, (lines, text, raw, offset, end, has_cr))
+        return new_tuple(Lines, (lines, text, raw, offset, end, has_cr))
 
     def take(self, chunk: bytes) -> tuple[bytes, int]:
         """The pending bytes followed by ``chunk``, and their absolute offset; nothing

@@ -13,15 +13,14 @@ from __future__ import annotations
 import re
 from operator import itemgetter
 
-from .framing import NamedEvents, RawEvents
+from .framing import NamedEvents, RawEvents, new_tuple
 
 __all__ = ["scan_run"]
 
 _VALUE = itemgetter(slice(6, None))  # the value of a "data: " line
-_new_tuple = tuple.__new__  # builds a NamedTuple without its Python-level __new__
 
 
-def _all_start_with(lines: list[bytes], prefix: bytes, bound: bytes) -> bool:
+def all_start_with(lines: list[bytes], prefix: bytes, bound: bytes) -> bool:
     """Whether every one of ``lines`` starts with ``prefix``, found by two C-level passes
     (``min`` and ``max``) instead of a call per line: ``bound`` is ``prefix`` with its
     last byte raised by one, and a byte string starts with ``prefix`` exactly when it
@@ -30,7 +29,7 @@ def _all_start_with(lines: list[bytes], prefix: bytes, bound: bytes) -> bool:
     return not lines or (prefix <= min(lines) and max(lines) < bound)
 
 
-def _is_utf8(data: bytes, end: int) -> bool:
+def is_utf8(data: bytes, end: int) -> bool:
     """Whether ``data[:end]`` is valid UTF-8, where ``data[end - 1]`` or ``data[end]`` is
     a line end (so ``end`` falls between two characters).
 
@@ -91,20 +90,20 @@ def scan_run(
     run: RawEvents | NamedEvents | None
     if buf.startswith(b"data: ", start):
         if first == cut:  # one event
-            run, stop = _new_tuple(RawEvents, ([buf[start + 6 : cut]], last_id)), cut + 2
+            run, stop = new_tuple(RawEvents, ([buf[start + 6 : cut]], last_id)), cut + 2
         else:
             values, stop = _data_run(buf, start, cut)
-            run = _new_tuple(RawEvents, (values, last_id)) if values else None
+            run = new_tuple(RawEvents, (values, last_id)) if values else None
     elif buf.startswith(b"event: ", start):
         stop = cut + 2
         if buf.find(b"\n", first + 1) == cut and buf.startswith(b"\ndata: ", first):
-            run = _new_tuple(NamedEvents, ([buf[start:first]], [buf[first + 7 : cut]], last_id))
+            run = new_tuple(NamedEvents, ([buf[start:first]], [buf[first + 7 : cut]], last_id))
         else:
             named = _named_run(buf, start, first, cut)
-            run = None if named is None else _new_tuple(NamedEvents, (*named, last_id))
+            run = None if named is None else new_tuple(NamedEvents, (*named, last_id))
     else:
         return None, start
-    if run is None or not (buf.isascii() or _is_utf8(buf, stop)):
+    if run is None or not (buf.isascii() or is_utf8(buf, stop)):
         return None, start
     return run, stop
 
@@ -156,8 +155,8 @@ def _named_run(
     event_lines, data_lines = lines[::3], lines[1::3]
     if (
         any(lines[2::3])
-        or not _all_start_with(event_lines, b"event: ", b"event:!")
-        or not _all_start_with(data_lines, b"data: ", b"data:!")
+        or not all_start_with(event_lines, b"event: ", b"event:!")
+        or not all_start_with(data_lines, b"data: ", b"data:!")
     ):
         return None
     return event_lines, list(map(_VALUE, data_lines))

@@ -31,7 +31,7 @@ from collections.abc import AsyncIterable, Callable, Iterable, Iterator
 from typing import Generic, TypeVar
 
 from .accumulate import Accumulator, Family, StreamResult
-from .accumulate_results import _family
+from .accumulate_results import family_of
 from .encoding import Encoding
 from .framing import DEFAULT_MAX_EVENT_BYTES, Framer, Framing
 from .ndjson import NDJSON
@@ -155,7 +155,7 @@ class Channel(Generic[E]):
         self.classifier = classifier
         self.classify = classifier.event
         self.runs = runs
-        self.family = _family(family)
+        self.family = family_of(family)
         self.encoding = encoding or Encoding()
         self.framing: Framing = framing
         self.framer: Callable[[int], Framer] = framing.decoder

@@ -86,7 +86,7 @@ class Classifier(Generic[E]):
         A failure of the typed decoding (JSON nested deeper than the recursion limit lets
         msgspec follow, a number too large to convert) gives an empty run: the events are
         then classified alone (:meth:`events`), which reports it."""
-        return _run(item, self.values, self.named)
+        return classify_item(item, self.values, self.named)
 
     def events(self, events: list[ServerSentEvent]) -> Sequence[E] | Iterator[E]:
         """The typed events of ``events``, each classified alone by :attr:`event`: all at
@@ -104,7 +104,9 @@ class Classifier(Generic[E]):
         once, the rest (a terminator such as ``[DONE]`` on) alone (:meth:`events`)."""
         if not isinstance(item, (RawEvents, NamedEvents)):
             return self.events([item])
-        run = _run(item, self.values, self.named)  # self.run(item), one call fewer per read
+        run = classify_item(
+            item, self.values, self.named
+        )  # self.run(item), one call fewer per read
         if len(run) == len(item.values):
             return run
         rest = self.events(item.events(len(run)))
@@ -121,7 +123,7 @@ class Classifier(Generic[E]):
         return chain.from_iterable(map(self.item, batch))
 
 
-def _run(
+def classify_item(
     item: RawEvents | NamedEvents,
     values: ValuesClassifier[E] | None,
     named: NamedClassifier[E] | None,
@@ -147,11 +149,11 @@ def _one_by_one(
         try:
             typed = classify(event)
         except Exception as exc:
-            raise PayloadError(event.event, event.data, _reason(exc)) from exc
+            raise PayloadError(event.event, event.data, error_reason(exc)) from exc
         yield typed
 
 
-def _reason(exc: BaseException) -> str:
+def error_reason(exc: BaseException) -> str:
     """What failed, in words, for :class:`sse.PayloadError`."""
     if isinstance(exc, RecursionError):
         return "JSON nested too deep"

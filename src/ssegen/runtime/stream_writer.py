@@ -22,6 +22,7 @@ from .accumulate import Family
 from .encoding import Encoding, Synthesis
 from .events import StreamTruncated, UnknownEvent, VendorEvent
 from .framing import Framing
+from .json_values import is_object
 
 E = TypeVar("E")
 
@@ -228,11 +229,11 @@ class ChannelWriter(Generic[E]):
         """``(event type, JSON object)`` of each example frame holding an object: the
         harvested streams' first, then the documented examples (what :class:`Synthesis`
         writes its events after)."""
-        payloads = []
+        payloads: list[tuple[str, dict[str, Any]]] = []
         for frames in (*self.encoding.streams.values(), self.encoding.examples):
             for event, data in frames:
                 if data.lstrip().startswith("{"):
                     payload = msgspec.json.decode(data)
-                    if isinstance(payload, dict):
+                    if is_object(payload):
                         payloads.append((event, payload))
         return payloads
