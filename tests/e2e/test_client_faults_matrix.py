@@ -338,21 +338,7 @@ RETRYABLE_EVENT = {"chat", "messages", "responses", "gemini", "cohere"}
 
 
 @pytest.mark.parametrize("mode", MODES)
-@pytest.mark.parametrize(
-    "name",
-    [
-        pytest.param(
-            name,
-            marks=_xfail_unless(
-                name != "responses",
-                "client_retry.retryable_error reads the error of a Responses 'error' event"
-                " (its own code), not that of 'response.failed' (response.error.code"
-                " 'server_error'), the spec's error example",
-            ),
-        )
-        for name in FAMILIES
-    ],
-)
+@pytest.mark.parametrize("name", FAMILIES)
 def test_an_error_event_before_content_is_retried_when_it_says_try_again(name: str, mode: str, url: str) -> None:
     outcome = _call(FAMILIES[name], mode, url, "error_event=0, times=1")
     if name in RETRYABLE_EVENT:

@@ -53,6 +53,9 @@ def _data(frame: bytes) -> Any:
         (_data(EXHAUSTED), True),
         ({"error": {"message": "overloaded", "type": "server_error"}}, True),  # OpenAI chat, mid-stream
         ({"error": {"code": 502, "message": "Provider returned error"}}, True),  # OpenRouter
+        ({"type": "response.failed", "response": {"error": {"code": "server_error"}}}, True),  # Responses
+        ({"type": "response.failed", "response": {"error": {"code": "invalid_prompt"}}}, False),
+        ({"type": "response.completed", "response": {"error": None}}, False),
         ({"type": "error", "error": {"type": "invalid_request_error"}}, False),
         ({"error": {"code": 400, "status": "INVALID_ARGUMENT"}}, False),
         ({"error": "model 'x' not found"}, False),  # Ollama

@@ -157,13 +157,17 @@ def _number(text: str | None) -> float | None:
 
 def retryable_error(data: Any) -> bool:
     """True for an in-stream error (an ``error_event`` or ``error_in_chunk`` entry's ``data``,
-    plain JSON) that says the server is busy or failing: its error object (``data["error"]``,
-    or ``data`` itself: a Responses ``error`` event) has a ``type``, ``code`` or ``status`` in
+    plain JSON) that says the server is busy or failing: its error object (``data["error"]``;
+    a Responses ``response.failed`` event's ``data["response"]["error"]``; or ``data`` itself:
+    a Responses ``error`` event) has a ``type``, ``code`` or ``status`` in
     :data:`RETRYABLE_ERRORS`, or a number that is a retryable HTTP status (Gemini's
     ``"code": 429``, OpenRouter's ``"code": 502``)."""
     if not is_object(data):
         return False
     error = data.get("error")
+    response = data.get("response")
+    if not is_object(error) and is_object(response):
+        error = response.get("error")  # response.failed: the failed response's error
     holder = error if is_object(error) else data
     for name in ("type", "code", "status"):
         value = holder.get(name)
