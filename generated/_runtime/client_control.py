@@ -15,9 +15,10 @@ connection ended) and does what it says:
   of the attempt. A stream whose content has started is never started over.
 - **When a connection ends** (:meth:`StreamControl.finish`): a body cut (the connection lost,
   or ended inside an event) or stalled (no byte for ``idle_timeout`` seconds) is resumed where
-  the operation allows it and the stream's position is known (:class:`~.client_request.Resume`),
-  else started over while no content has arrived, else ended: its last event a
-  ``StreamTruncated`` (``truncated``) or ``StreamStalled`` (``stalled``), what arrived kept.
+  the operation allows it and the stream's position is known (:class:`~.client_request.Resume`;
+  any stream whose events carry ids, with ``Last-Event-ID``), else started over while no
+  content has arrived, else ended: its last event a ``StreamTruncated`` (``truncated``) or
+  ``StreamStalled`` (``stalled``), what arrived kept.
 
 Each retry, start over and resume counts against ``max_retries``; a connection that brought
 events resets the count (as Fern's resumable streams do), so a long stream may resume as often
@@ -279,18 +280,21 @@ class StreamControl:
         )
 
     def _resume(self, end: StreamTruncated) -> Reconnect | None:
-        """The request resuming the stream after its last event, when the operation allows it,
-        its position is known and a retry is left."""
-        if not self.plan.resumable or self.attempts >= self.max_retries:
+        """The request resuming the stream after its last event, when its position is known and
+        a retry is left: by sequence number for a resumable Responses stream, else with
+        ``Last-Event-ID`` once the stream gave an event ID, whatever the operation's
+        :class:`~.client_request.Resume` (WHATWG's ``EventSource`` reconnects any stream whose
+        events carry ids: a server sending ids says where to continue from)."""
+        if self.attempts >= self.max_retries:
             return None
-        if self.operation.resume is Resume.LAST_EVENT_ID and self.last_event_id:
+        if self._responses and self.response_id is not None and self.sequence_number is not None:
+            request = self.plan.after_sequence_number(self.response_id, self.sequence_number)
+            delay = self.backoff.delay(self.attempts)
+        elif self.last_event_id:
             request = self.plan.after_event_id(self.last_event_id)
             delay = self.backoff.delay(self.attempts)
             if self.reconnection_time is not None:  # WHATWG: the stream's own reconnection time
                 delay = min(self.reconnection_time / 1000.0, self.backoff.max_retry_after)
-        elif self.response_id is not None and self.sequence_number is not None:
-            request = self.plan.after_sequence_number(self.response_id, self.sequence_number)
-            delay = self.backoff.delay(self.attempts)
         else:
             return None
         self._count("resume", _why(end), delay)

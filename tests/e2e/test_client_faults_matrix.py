@@ -215,10 +215,6 @@ def _clean_result(name: str, url: str) -> dict[str, Any]:
     return _clean[name]
 
 
-def _xfail_unless(condition: bool, reason: str) -> Any:
-    return [] if condition else [pytest.mark.xfail(strict=True, reason=reason)]
-
-
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("name", FAMILIES)
 def test_the_clean_stream_is_complete_and_the_same_sync_and_async(name: str, mode: str, url: str) -> None:
@@ -268,20 +264,7 @@ SSE = [name for name in FAMILIES if name != "ollama"]  # NDJSON lines carry no i
 
 
 @pytest.mark.parametrize("mode", MODES)
-@pytest.mark.parametrize(
-    "name",
-    [
-        pytest.param(
-            name,
-            marks=_xfail_unless(
-                name == "responses",
-                "the client resumes with Last-Event-ID only where the operation declares"
-                " resume='last-event-id'; the generated operations declare 'none'",
-            ),
-        )
-        for name in SSE
-    ],
-)
+@pytest.mark.parametrize("name", SSE)
 @pytest.mark.parametrize("fault", ["cut", "stall"])
 def test_a_stream_whose_events_carry_ids_resumes_to_the_unbroken_stream(
     name: str, mode: str, fault: str, url: str

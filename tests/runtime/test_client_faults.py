@@ -211,6 +211,21 @@ def test_last_event_id_resumes_a_stall_and_waits_the_streams_reconnection_time()
     assert [(r.kind, r.reason) for r in retries] == [("resume", "stalled")]
 
 
+@pytest.mark.parametrize("mode", MODES)
+def test_a_stream_whose_events_carry_ids_resumes_though_its_operation_declares_no_resume(mode: str) -> None:
+    """The Messages operation declares ``resume="none"``; its events carrying ids, a cut stream
+    resumes with ``Last-Event-ID`` as ``EventSource`` would (issue 33: "any stream whose events
+    carry ids ends equal to the unbroken stream after a cut")."""
+    case = CASE["messages"]
+    assert case.operation.resume == "none"
+    events = with_ids(case.events)
+    unbroken = Case(case.name, case.operation, case.body, events)
+    server = Server(_by_last_event_id(events, 3))
+    result, retries = stream(server, unbroken, mode)
+    assert result == unbroken.expected() and result["complete"] and result["output"][0]["text"] == "Hi there"
+    assert [r.kind for r in retries] == ["resume"] and server.requests[1].headers["last-event-id"] == "3"
+
+
 def test_a_stream_resumes_as_often_as_each_connection_brings_events() -> None:
     case = CASE["chat"]
     events = with_ids(case.events)

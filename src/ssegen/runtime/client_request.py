@@ -67,7 +67,9 @@ class Resume(enum.StrEnum):
     ID the stream gave (WHATWG HTML 9.2.4, the ``EventSource`` reconnection); the server sends
     the events after it. ``responses-starting-after``: OpenAI Responses, for a background
     response (``"background": true``): ``GET <path>/{response id}?stream=true&starting_after=N``
-    sends the events after sequence number ``N``. ``none``: a cut stream ends ``truncated``.
+    sends the events after sequence number ``N``. ``none``: the contract states no way; a cut
+    stream ends ``truncated``, unless its events carried ids: any stream that gave an event ID
+    resumes with ``Last-Event-ID``, as ``EventSource`` reconnects whatever the resource.
     """
 
     NONE = "none"
