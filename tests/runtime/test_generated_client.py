@@ -234,6 +234,45 @@ def test_the_key_defaults_to_the_providers_environment_variable(monkeypatch: pyt
         mock.close()
 
 
+#: The variable each provider's own SDK reads the key from (docs/client.md, "The generated client"):
+#: named in the auth scheme's description where ``<PROVIDER>_API_KEY`` is not it; "" without auth.
+SDK_KEY_VARIABLES = {
+    "anthropic": "ANTHROPIC_API_KEY",
+    "cohere": "CO_API_KEY",
+    "deepseek": "DEEPSEEK_API_KEY",
+    "gemini": "GEMINI_API_KEY",
+    "mistral": "MISTRAL_API_KEY",
+    "ollama": "",
+    "openai_responses": "OPENAI_API_KEY",
+    "siliconstorm": "SILICONSTORM_API_KEY",
+    "xerotier": "XEROTIER_API_KEY",
+}
+
+
+@pytest.mark.parametrize("provider", GENERATED_PROVIDERS)
+def test_every_operations_key_variable_is_the_one_the_providers_sdk_reads(
+    provider: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The key comes from the variable users of the provider's SDK already set (``OPENAI_API_KEY``,
+    not ``OPENAI_RESPONSES_API_KEY``), and is sent from it."""
+    variable = SDK_KEY_VARIABLES[provider]
+    operations = importlib.import_module(f"{_package(provider).__name__}.client").OPERATIONS
+    assert {op.auth.env for op in operations.values()} == {variable}
+    address = next(iter(BODIES[provider]))
+    mock, route, _ = _mocked(provider, address)
+    if variable:
+        monkeypatch.setenv(variable, "from-env")
+    with (
+        _package(provider).Client(MOCK_URL, http_client=mock.client(), max_retries=0) as client,
+        client.stream(address, BODIES[provider][address], path_params=_path_params(provider, address)) as events,
+    ):
+        assert events.accumulate().complete
+    auth, sent = operations[address].auth, route.requests[0]
+    if variable:
+        assert sent.headers[auth.name if auth.scheme == "header" else "authorization"].endswith("from-env")
+    mock.close()
+
+
 def test_include_usage_and_typed_bodies_leave_unset_members_out() -> None:
     """A typed call sends only the members given (msgspec ``omit_defaults``), the stream member,
     and ``stream_options.include_usage`` where the spec has it; ``extra_body`` adds members."""
