@@ -20,7 +20,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar, overload
 
-from . import requests
+import msgspec
+
+from . import models, requests
 from .channels import (
     V1_MESSAGES_CHANNEL,
     V1_MESSAGES_EVENT,
@@ -46,6 +48,7 @@ V1_MESSAGES_OPERATION: Operation[V1_MESSAGES_EVENT] = Operation(
         "anthropic-version": "2023-06-01",
     },
     resume="none",
+    error_decoder=msgspec.json.Decoder(models.ErrorEvent).decode,
 )
 """The request opening ``/v1/messages``: ``POST /v1/messages``."""
 

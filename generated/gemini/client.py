@@ -20,7 +20,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar, overload
 
-from . import requests
+import msgspec
+
+from . import models, requests
 from .channels import (
     MODELS_MODEL_STREAM_GENERATE_CONTENT_CHANNEL,
     MODELS_MODEL_STREAM_GENERATE_CONTENT_EVENT,
@@ -46,6 +48,7 @@ MODELS_MODEL_STREAM_GENERATE_CONTENT_OPERATION: Operation[
     auth=Auth("header", "x-goog-api-key", env="GEMINI_API_KEY"),
     headers={},
     resume="none",
+    error_decoder=msgspec.json.Decoder(models.ErrorResponse).decode,
 )
 """The request opening ``/models/{model}:streamGenerateContent``: ``POST /models/{model}:streamGenerateContent``."""
 

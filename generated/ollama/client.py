@@ -20,7 +20,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar, overload
 
-from . import requests
+import msgspec
+
+from . import models, requests
 from .channels import (
     API_CHAT_CHANNEL,
     API_CHAT_EVENT,
@@ -46,6 +48,7 @@ API_CHAT_OPERATION: Operation[API_CHAT_EVENT] = Operation(
     auth=Auth("none", "", env=""),
     headers={},
     resume="none",
+    error_decoder=msgspec.json.Decoder(models.StreamError).decode,
 )
 """The request opening ``/api/chat``: ``POST /api/chat``."""
 
@@ -60,6 +63,7 @@ API_GENERATE_OPERATION: Operation[API_GENERATE_EVENT] = Operation(
     auth=Auth("none", "", env=""),
     headers={},
     resume="none",
+    error_decoder=msgspec.json.Decoder(models.StreamError).decode,
 )
 """The request opening ``/api/generate``: ``POST /api/generate``."""
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from conftest import SPECS
 
 from ssegen.codemodel import build_package_spec
+from ssegen.codemodel.client_errors import is_error_body
 from ssegen.codemodel.clients import qualified, relative_path, runtime_auth
 from ssegen.diagnostics import Diagnostics
 from ssegen.ir import AuthScheme, Provenance, Request
@@ -67,3 +68,17 @@ def test_every_operation_of_a_provider_has_a_distinct_method_and_keyword_argumen
     assert not {"headers", "extra_body", "body", "self"} & set(names)
     assert spec.client.base_url == "https://generativelanguage.googleapis.com/v1beta"
     assert spec.requests.classes[0].name == "GenerateContentRequest"
+
+
+def test_the_error_body_is_the_channels_error_message_that_is_a_whole_body() -> None:
+    """Anthropic's ``error`` event is its HTTP error body (a tag and ``error``); the Responses
+    ``error`` event requires ``sequence_number``, stream bookkeeping: no error body is declared."""
+    for provider, expected in (("anthropic", "ErrorEvent"), ("openai_responses", "")):
+        loaded = load_provider(SPECS, provider)
+        assert loaded.provider is not None
+        channel = loaded.provider.channels[0]
+        plans = dict(channel.accumulation.steps) if channel.accumulation else {}
+        bodies = [m.payload.name for m in channel.messages if is_error_body(m, plans.get(m.name, ()))]
+        assert bodies == ([expected] if expected else [])
+        (op,) = build_package_spec(loaded.provider, Diagnostics()).client.operations
+        assert op.error_decoder == (f"msgspec.json.Decoder(models.{expected}).decode" if expected else "")

@@ -408,3 +408,55 @@ def test_a_request_the_mock_refuses_raises_the_packages_api_status_error(monkeyp
     assert isinstance(unauthorized.value, anthropic.APIStatusError) and unauthorized.value.status_code == 401
     assert "ANTHROPIC_API_KEY" in str(unauthorized.value)
     mock.close()
+
+
+#: The class ``APIStatusError.error`` is decoded to: the channel's error message where it is a whole
+#: error body (codemodel/client_errors.py), "" where the spec declares none (plain JSON data).
+ERROR_CLASSES = {
+    "anthropic": "ErrorEvent",
+    "cohere": "",
+    "deepseek": "",
+    "gemini": "ErrorResponse",
+    "mistral": "",
+    "ollama": "StreamError",
+    "openai_responses": "",
+    "siliconstorm": "",
+    "xerotier": "StreamError",
+}
+
+
+@pytest.mark.parametrize("flavour", ["msgspec", "pydantic"])
+@pytest.mark.parametrize("provider", GENERATED_PROVIDERS)
+def test_a_4xx_gives_the_specs_error_object_typed_else_plain_json(provider: str, flavour: str) -> None:
+    """The mock answers 400 in the provider's error shape: ``error`` is the spec's error class where
+    the spec declares one, else the body as plain JSON. Xerotier's declares ``code`` a string, which
+    the mock's OpenAI-shaped body sends as null: a body the declared shape refuses is kept as plain
+    JSON, and the decoder raises nothing."""
+    package = _package(provider, flavour)
+    address = next(iter(BODIES[provider]))
+    mock = SSEMock()
+    mock.route(package.CHANNELS[address], status=400)
+    client = package.Client(MOCK_URL, "k", http_client=mock.client(), max_retries=0)
+    body, path_params = BODIES[provider][address], _path_params(provider, address)
+    with client, pytest.raises(package.APIStatusError) as raised, client.stream(address, body, path_params=path_params):
+        pass
+    mock.close()
+    error, sent = raised.value, json.loads(raised.value.body)
+    assert error.status_code == 400
+    operation = importlib.import_module(f"{package.__name__}.client").OPERATIONS[address]
+    assert (operation.error_decoder is not None) == bool(ERROR_CLASSES[provider])
+    if not ERROR_CLASSES[provider] or provider == "xerotier":
+        assert error.error == sent
+        return
+    models = importlib.import_module(f"{package.__name__}.models")
+    assert isinstance(error.error, getattr(models, ERROR_CLASSES[provider]))
+    typed = error.error.error
+    assert typed == sent["error"] if isinstance(typed, str) else typed.message == sent["error"]["message"]
+
+
+def test_a_body_that_fits_xerotiers_error_shape_is_typed() -> None:
+    """Xerotier's pre-stream error body, as its page shows the error object, decodes to its class."""
+    client_module = importlib.import_module(f"{_package('xerotier').__name__}.client")
+    decoder = client_module.OPERATIONS["/chat/completions"].error_decoder
+    body = b'{"error": {"message": "Rate limit", "type": "rate_limit_error", "code": "rate_limited"}}'
+    assert decoder(body).error.code == "rate_limited"

@@ -278,5 +278,5 @@ def build_package_spec(provider: Provider, diagnostics: Diagnostics, flavour: Fl
         usage=package_usage(provider, usage_address),
         kept=kept_members(tuple(models.classes)),
         requests=requests,
-        client=client_spec(provider, encoded, requests, bodies),
+        client=client_spec(provider, encoded, requests, bodies, flavour),
     )

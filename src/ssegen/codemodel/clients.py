@@ -25,6 +25,7 @@ from ..diagnostics import Diagnostics, codes
 from ..ir import AuthScheme, Channel, Provider, Request
 from ..naming import PythonIdentifier, snake
 from .channels import ChannelSpec
+from .client_errors import error_decoder
 from .flavour import MSGSPEC, Flavour
 from .models import AliasSpec, ClassSpec, ModelsBuilder
 
@@ -104,6 +105,8 @@ class OperationSpec:
             ``anthropic-version``).
         resume: the runtime ``Resume`` value (``none``, ``last-event-id``,
             ``responses-starting-after``).
+        error_decoder: the ``error_decoder=`` expression (the spec's error body, typed:
+            :func:`.client_errors.error_decoder`), or "" when the spec declares none.
         method_name: the typed method's name (``create_message``).
         body_class: the request body class (``requests.CreateMessageParams``), or "" when no
             source states the body's schema (the method then takes ``body``, a mapping).
@@ -126,6 +129,7 @@ class OperationSpec:
     auth: tuple[str, str, str]
     headers: tuple[tuple[str, str], ...]
     resume: str
+    error_decoder: str
     method_name: PythonIdentifier
     body_class: str
     path_arguments: tuple[Argument, ...]
@@ -211,10 +215,14 @@ def request_models(
 
 
 def client_spec(
-    provider: Provider, channels: tuple[ChannelSpec, ...], models: RequestModels, bodies: dict[str, str]
+    provider: Provider,
+    channels: tuple[ChannelSpec, ...],
+    models: RequestModels,
+    bodies: dict[str, str],
+    flavour: Flavour = MSGSPEC,
 ) -> ClientSpec:
-    """The ``client`` module's facts: ``channels`` are the package's (their constants), ``models``
-    and ``bodies`` :func:`request_models`'."""
+    """The ``client`` module's facts: ``channels`` are the package's (their constants and
+    decoders), ``models`` and ``bodies`` :func:`request_models`', ``flavour`` the models'."""
     base = provider.servers[0].url if provider.servers else ""
     if not base:
         base = next((c.request.servers[0] for c in provider.channels if c.request and c.request.servers), "")
@@ -226,6 +234,7 @@ def client_spec(
         if channel.request is None or channel.address not in specs:
             continue
         op = _operation(provider, channel, channel.request, specs[channel.address], base, env)
+        op = replace(op, error_decoder=error_decoder(channel, specs[channel.address], flavour))
         name = _method_name(channel, channel.request, taken)
         taken.add(name)
         body = bodies.get(channel.address, "")
@@ -256,6 +265,7 @@ def _operation(
         resume={"last-event-id": "last-event-id", "starting-after": "responses-starting-after"}.get(
             request.resume.kind if request.resume else "", "none"
         ),
+        error_decoder="",
         method_name=PythonIdentifier("stream"),
         body_class="",
         path_arguments=(),
