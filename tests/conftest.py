@@ -8,6 +8,13 @@ from types import ModuleType
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, settings
+
+# Property tests judge inputs, never time: on a loaded 2-core CI machine input generation and
+# single examples run slow, so neither the per-example deadline nor the too-slow health check
+# may fail a run (each test still sets its own max_examples).
+settings.register_profile("ssegen", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("ssegen")
 
 ROOT = Path(__file__).resolve().parents[1]
 SPECS = ROOT / "specs"
