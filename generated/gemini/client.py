@@ -20,7 +20,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar, overload
 
-from . import requests
+from .requests import (
+    Content,
+    GenerateContentRequest,
+    GenerationConfig,
+    SafetySetting,
+    Tool,
+    ToolConfig,
+)
 from .channels import (
     MODELS_MODEL_STREAM_GENERATE_CONTENT_CHANNEL,
     MODELS_MODEL_STREAM_GENERATE_CONTENT_EVENT,
@@ -75,7 +82,7 @@ class Client(_Client):
         def stream(
             self,
             operation: Literal["/models/{model}:streamGenerateContent"],
-            body: requests.GenerateContentRequest | Mapping[str, Any],
+            body: GenerateContentRequest | Mapping[str, Any],
             *,
             headers: Mapping[str, str] | None = None,
             path_params: Mapping[str, Any] | None = None,
@@ -119,12 +126,12 @@ class Client(_Client):
         self,
         *,
         model: str,
-        contents: list[requests.Content],
-        system_instruction: requests.Content | None = None,
-        tools: list[requests.Tool] | None = None,
-        tool_config: requests.ToolConfig | None = None,
-        safety_settings: list[requests.SafetySetting] | None = None,
-        generation_config: requests.GenerationConfig | None = None,
+        contents: list[Content],
+        system_instruction: Content | None = None,
+        tools: list[Tool] | None = None,
+        tool_config: ToolConfig | None = None,
+        safety_settings: list[SafetySetting] | None = None,
+        generation_config: GenerationConfig | None = None,
         cached_content: str | None = None,
         extra_body: Mapping[str, Any] | None = None,
         headers: Mapping[str, str] | None = None,
@@ -147,7 +154,7 @@ class Client(_Client):
             extra_body: members the spec does not list, added to the body.
             headers: headers of this call (over the client's).
         """
-        sent = requests.GenerateContentRequest(
+        sent = GenerateContentRequest(
             contents=contents,
             system_instruction=system_instruction,
             tools=tools,
@@ -182,7 +189,7 @@ class AsyncClient(_AsyncClient):
         def stream(
             self,
             operation: Literal["/models/{model}:streamGenerateContent"],
-            body: requests.GenerateContentRequest | Mapping[str, Any],
+            body: GenerateContentRequest | Mapping[str, Any],
             *,
             headers: Mapping[str, str] | None = None,
             path_params: Mapping[str, Any] | None = None,
@@ -226,12 +233,12 @@ class AsyncClient(_AsyncClient):
         self,
         *,
         model: str,
-        contents: list[requests.Content],
-        system_instruction: requests.Content | None = None,
-        tools: list[requests.Tool] | None = None,
-        tool_config: requests.ToolConfig | None = None,
-        safety_settings: list[requests.SafetySetting] | None = None,
-        generation_config: requests.GenerationConfig | None = None,
+        contents: list[Content],
+        system_instruction: Content | None = None,
+        tools: list[Tool] | None = None,
+        tool_config: ToolConfig | None = None,
+        safety_settings: list[SafetySetting] | None = None,
+        generation_config: GenerationConfig | None = None,
         cached_content: str | None = None,
         extra_body: Mapping[str, Any] | None = None,
         headers: Mapping[str, str] | None = None,
@@ -254,7 +261,7 @@ class AsyncClient(_AsyncClient):
             extra_body: members the spec does not list, added to the body.
             headers: headers of this call (over the client's).
         """
-        sent = requests.GenerateContentRequest(
+        sent = GenerateContentRequest(
             contents=contents,
             system_instruction=system_instruction,
             tools=tools,

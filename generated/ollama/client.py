@@ -20,7 +20,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar, overload
 
-from . import requests
+from .requests import (
+    ChatRequest,
+    GenerateRequest,
+    Message,
+)
 from .channels import (
     API_CHAT_CHANNEL,
     API_CHAT_EVENT,
@@ -90,7 +94,7 @@ class Client(_Client):
         def stream(
             self,
             operation: Literal["/api/chat"],
-            body: requests.ChatRequest | Mapping[str, Any],
+            body: ChatRequest | Mapping[str, Any],
             *,
             headers: Mapping[str, str] | None = None,
             path_params: Mapping[str, Any] | None = None,
@@ -101,7 +105,7 @@ class Client(_Client):
         def stream(
             self,
             operation: Literal["/api/generate"],
-            body: requests.GenerateRequest | Mapping[str, Any],
+            body: GenerateRequest | Mapping[str, Any],
             *,
             headers: Mapping[str, str] | None = None,
             path_params: Mapping[str, Any] | None = None,
@@ -145,7 +149,7 @@ class Client(_Client):
         self,
         *,
         model: str,
-        messages: list[requests.Message] | None = None,
+        messages: list[Message] | None = None,
         think: bool | None = None,
         tools: list[dict[str, Any]] | None = None,
         format: Any = None,
@@ -167,7 +171,7 @@ class Client(_Client):
             extra_body: members the spec does not list, added to the body.
             headers: headers of this call (over the client's).
         """
-        sent = requests.ChatRequest(
+        sent = ChatRequest(
             model=model,
             messages=messages,
             think=think,
@@ -217,7 +221,7 @@ class Client(_Client):
             extra_body: members the spec does not list, added to the body.
             headers: headers of this call (over the client's).
         """
-        sent = requests.GenerateRequest(
+        sent = GenerateRequest(
             model=model,
             prompt=prompt,
             suffix=suffix,
@@ -255,7 +259,7 @@ class AsyncClient(_AsyncClient):
         def stream(
             self,
             operation: Literal["/api/chat"],
-            body: requests.ChatRequest | Mapping[str, Any],
+            body: ChatRequest | Mapping[str, Any],
             *,
             headers: Mapping[str, str] | None = None,
             path_params: Mapping[str, Any] | None = None,
@@ -266,7 +270,7 @@ class AsyncClient(_AsyncClient):
         def stream(
             self,
             operation: Literal["/api/generate"],
-            body: requests.GenerateRequest | Mapping[str, Any],
+            body: GenerateRequest | Mapping[str, Any],
             *,
             headers: Mapping[str, str] | None = None,
             path_params: Mapping[str, Any] | None = None,
@@ -310,7 +314,7 @@ class AsyncClient(_AsyncClient):
         self,
         *,
         model: str,
-        messages: list[requests.Message] | None = None,
+        messages: list[Message] | None = None,
         think: bool | None = None,
         tools: list[dict[str, Any]] | None = None,
         format: Any = None,
@@ -332,7 +336,7 @@ class AsyncClient(_AsyncClient):
             extra_body: members the spec does not list, added to the body.
             headers: headers of this call (over the client's).
         """
-        sent = requests.ChatRequest(
+        sent = ChatRequest(
             model=model,
             messages=messages,
             think=think,
@@ -382,7 +386,7 @@ class AsyncClient(_AsyncClient):
             extra_body: members the spec does not list, added to the body.
             headers: headers of this call (over the client's).
         """
-        sent = requests.GenerateRequest(
+        sent = GenerateRequest(
             model=model,
             prompt=prompt,
             suffix=suffix,

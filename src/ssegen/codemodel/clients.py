@@ -41,9 +41,6 @@ CALL_ARGUMENTS = frozenset({"self", "body", "headers", "extra_body", "path_param
 #: A variable named in the text of an auth scheme (DeepSeek's ``Bearer <DEEPSEEK_API_KEY>``).
 _ENV_NAMED = re.compile(r"\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_API_KEY\b")
 
-#: A Python identifier, or a quoted literal (skipped: ``Literal['Tool']`` names no class).
-_TOKEN = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|[A-Za-z_][A-Za-z0-9_.]*")
-
 
 @dataclass(frozen=True)
 class RequestModels:
@@ -72,7 +69,8 @@ class Argument:
     Attributes:
         name: the argument's identifier.
         target: the body class field it sets, or the path parameter it fills (wire name).
-        annotation: its type, request classes qualified (``requests.InputMessage``).
+        annotation: its type, request classes named bare (``list[InputMessage] | None``), as
+            ``client.py`` imports them by name.
         required: no default (else ``= None``).
         doc: the spec's description, for the method's ``Args:`` section.
     """
@@ -105,7 +103,7 @@ class OperationSpec:
         resume: the runtime ``Resume`` value (``none``, ``last-event-id``,
             ``responses-starting-after``).
         method_name: the typed method's name (``create_message``).
-        body_class: the request body class (``requests.CreateMessageParams``), or "" when no
+        body_class: the request body class (``CreateMessageParams``), or "" when no
             source states the body's schema (the method then takes ``body``, a mapping).
         path_arguments: the path parameters' keyword arguments, in path order.
         arguments: the body members' keyword arguments, required ones first.
@@ -336,12 +334,12 @@ def _with_arguments(
                 fixed.append((f.name, repr(op.stream_value)))
             continue
         ident = _free(str(f.name), used)
-        arguments.append(Argument(ident, f.name, qualified(f.annotation, models.names), f.required, f.doc))
+        arguments.append(Argument(ident, f.name, f.annotation, f.required, f.doc))
     doc = _method_doc(op, request, cls, (*path_args, *arguments))
     return replace(
         op,
         method_name=name,
-        body_class=f"requests.{body}" if body else "",
+        body_class=body or "",
         path_arguments=tuple(path_args),
         arguments=tuple(sorted(arguments, key=lambda a: not a.required)),
         fixed=tuple(fixed),
@@ -355,17 +353,6 @@ def _free(ident: str, used: set[str]) -> PythonIdentifier:
         ident += "_"
     used.add(ident)
     return PythonIdentifier.verbatim(ident)
-
-
-def qualified(annotation: str, names: frozenset[str]) -> str:
-    """``annotation`` with each name of the ``requests`` module qualified (``list[Message] |
-    None`` -> ``list[requests.Message] | None``); quoted literals are left alone."""
-
-    def one(match: re.Match[str]) -> str:
-        token = match.group(0)
-        return f"requests.{token}" if token in names else token
-
-    return _TOKEN.sub(one, annotation)
 
 
 def _method_doc(op: OperationSpec, request: Request, cls: ClassSpec | None, arguments: tuple[Argument, ...]) -> str:
