@@ -28,7 +28,10 @@ def test_names_used_in_code_strings_are_found_and_prose_is_skipped() -> None:
 
 
 def test_a_name_the_generated_modules_bind_is_never_a_class_name() -> None:
-    models = ModelsBuilder(Diagnostics())
+    diagnostics = Diagnostics()
+    models = ModelsBuilder(diagnostics)
     assert "Channel" in BOUND_NAMES
     name = models.payload_class(obj("Channel", req("id", string())))
     assert name is not None and name != "Channel" and name not in BOUND_NAMES
+    [conflict] = [d for d in diagnostics.items if d.code == "name-conflict"]
+    assert "channels.py or client.py binds the name 'Channel'" in conflict.message

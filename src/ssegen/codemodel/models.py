@@ -515,11 +515,12 @@ class ModelsBuilder:
                 break
         while self._taken(candidate):
             candidate += "Alt"
-        self.diagnostics.at(
-            schema.provenance,
-            codes.NAME_CONFLICT,
-            f"two different schemas are named {name!r}; this one is emitted as {candidate!r}",
+        text = (
+            f"the generated channels.py or client.py binds the name {name!r}; this schema is emitted as {candidate!r}"
+            if name in BOUND_NAMES
+            else f"two different schemas are named {name!r}; this one is emitted as {candidate!r}"
         )
+        self.diagnostics.at(schema.provenance, codes.NAME_CONFLICT, text)
         return candidate
 
     def _fields(
