@@ -20,6 +20,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar, overload
 
+import msgspec
+
 from .requests import (
     CreateMessageParams,
     CreateMessageParamsMetadata,
@@ -32,6 +34,9 @@ from .requests import (
     ToolChoiceNone,
     ToolChoiceTool,
     ToolParam,
+)
+from .models import (
+    ErrorEvent,
 )
 from .channels import (
     V1_MESSAGES_CHANNEL,
@@ -58,6 +63,7 @@ V1_MESSAGES_OPERATION: Operation[V1_MESSAGES_EVENT] = Operation(
         "anthropic-version": "2023-06-01",
     },
     resume="none",
+    error_decoder=msgspec.json.Decoder(ErrorEvent).decode,
 )
 """The request opening ``/v1/messages``: ``POST /v1/messages``."""
 

@@ -11,7 +11,7 @@ any::
         result = events.accumulate()
 
 The key is ``api_key=``, else the environment variable of the operation's auth scheme
-(``COHERE_API_KEY``). Retries, the idle timeout and resume are the runtime's
+(``CO_API_KEY``). Retries, the idle timeout and resume are the runtime's
 (``_runtime/client.py``). This module needs httpx; the rest of the package does not.
 """
 
@@ -53,7 +53,7 @@ CHAT_OPERATION: Operation[CHAT_EVENT] = Operation(
     stream_member="stream",
     stream_value=True,
     include_usage=False,
-    auth=Auth("bearer", "", env="COHERE_API_KEY"),
+    auth=Auth("bearer", "", env="CO_API_KEY"),
     headers={},
     resume="none",
 )

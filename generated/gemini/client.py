@@ -20,6 +20,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar, overload
 
+import msgspec
+
 from .requests import (
     Content,
     GenerateContentRequest,
@@ -27,6 +29,9 @@ from .requests import (
     SafetySetting,
     Tool,
     ToolConfig,
+)
+from .models import (
+    ErrorResponse,
 )
 from .channels import (
     MODELS_MODEL_STREAM_GENERATE_CONTENT_CHANNEL,
@@ -53,6 +58,7 @@ MODELS_MODEL_STREAM_GENERATE_CONTENT_OPERATION: Operation[
     auth=Auth("header", "x-goog-api-key", env="GEMINI_API_KEY"),
     headers={},
     resume="none",
+    error_decoder=msgspec.json.Decoder(ErrorResponse).decode,
 )
 """The request opening ``/models/{model}:streamGenerateContent``: ``POST /models/{model}:streamGenerateContent``."""
 

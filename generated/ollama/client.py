@@ -20,10 +20,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar, overload
 
+import msgspec
+
 from .requests import (
     ChatRequest,
     GenerateRequest,
     Message,
+)
+from .models import (
+    StreamError,
 )
 from .channels import (
     API_CHAT_CHANNEL,
@@ -50,6 +55,7 @@ API_CHAT_OPERATION: Operation[API_CHAT_EVENT] = Operation(
     auth=Auth("none", "", env=""),
     headers={},
     resume="none",
+    error_decoder=msgspec.json.Decoder(StreamError).decode,
 )
 """The request opening ``/api/chat``: ``POST /api/chat``."""
 
@@ -64,6 +70,7 @@ API_GENERATE_OPERATION: Operation[API_GENERATE_EVENT] = Operation(
     auth=Auth("none", "", env=""),
     headers={},
     resume="none",
+    error_decoder=msgspec.json.Decoder(StreamError).decode,
 )
 """The request opening ``/api/generate``: ``POST /api/generate``."""
 

@@ -11,7 +11,7 @@ any::
         result = events.accumulate()
 
 The key is ``api_key=``, else the environment variable of the operation's auth scheme
-(``OPENAI_RESPONSES_API_KEY``). Retries, the idle timeout and resume are the runtime's
+(``OPENAI_API_KEY``). Retries, the idle timeout and resume are the runtime's
 (``_runtime/client.py``). This module needs httpx; the rest of the package does not.
 """
 
@@ -48,7 +48,7 @@ V1_RESPONSES_OPERATION: Operation[V1_RESPONSES_EVENT] = Operation(
     stream_member="stream",
     stream_value=True,
     include_usage=False,
-    auth=Auth("bearer", "", env="OPENAI_RESPONSES_API_KEY"),
+    auth=Auth("bearer", "", env="OPENAI_API_KEY"),
     headers={},
     resume="responses-starting-after",
 )

@@ -20,6 +20,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar, overload
 
+import msgspec
+
+from .models import (
+    StreamError,
+)
 from .channels import (
     CHAT_COMPLETIONS_CHANNEL,
     CHAT_COMPLETIONS_EVENT,
@@ -43,6 +48,7 @@ CHAT_COMPLETIONS_OPERATION: Operation[CHAT_COMPLETIONS_EVENT] = Operation(
     auth=Auth("bearer", "", env="XEROTIER_API_KEY"),
     headers={},
     resume="none",
+    error_decoder=msgspec.json.Decoder(StreamError).decode,
 )
 """The request opening ``/chat/completions``: ``POST /{project_id}/{endpoint_slug}/v1/chat/completions``."""
 

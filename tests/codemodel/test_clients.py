@@ -3,10 +3,13 @@ runtime's ``Auth``, method and argument names, the request classes ``client.py``
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from conftest import SPECS
 
 from ssegen.codemodel import build_package_spec
-from ssegen.codemodel.clients import relative_path, runtime_auth
+from ssegen.codemodel.client_errors import is_error_body
+from ssegen.codemodel.clients import client_imports, relative_path, runtime_auth
 from ssegen.codemodel.module_imports import used_names
 from ssegen.diagnostics import Diagnostics
 from ssegen.ir import AuthScheme, Provenance, Request
@@ -66,3 +69,35 @@ def test_every_operation_of_a_provider_has_a_distinct_method_and_keyword_argumen
     assert spec.client.base_url == "https://generativelanguage.googleapis.com/v1beta"
     assert spec.requests.classes[0].name == "GenerateContentRequest"
     assert "GenerateContentRequest" in spec.client_imports and set(spec.client_imports) <= spec.requests.names
+
+
+def test_the_error_body_is_the_channels_error_message_that_is_a_whole_body() -> None:
+    """Anthropic's ``error`` event is its HTTP error body (a tag and ``error``); the Responses
+    ``error`` event requires ``sequence_number``, stream bookkeeping: no error body is declared."""
+    for provider, expected in (("anthropic", "ErrorEvent"), ("openai_responses", "")):
+        loaded = load_provider(SPECS, provider)
+        assert loaded.provider is not None
+        channel = loaded.provider.channels[0]
+        plans = dict(channel.accumulation.steps) if channel.accumulation else {}
+        bodies = [m.payload.name for m in channel.messages if is_error_body(m, plans.get(m.name, ()))]
+        assert bodies == ([expected] if expected else [])
+        spec = build_package_spec(loaded.provider, Diagnostics())
+        (op,) = spec.client.operations
+        assert op.error_decoder == (f"msgspec.json.Decoder({expected}).decode" if expected else "")
+        assert spec.client_model_imports == ((expected,) if expected else ())
+
+
+def test_an_error_class_named_as_a_used_request_class_is_imported_under_another_name() -> None:
+    """``client.py`` imports both modules' classes by name: a model class sharing a request class's
+    name (the request builder is its own) is imported as ``_<Name>`` and its decoder says so."""
+    loaded = load_provider(SPECS, "gemini")
+    assert loaded.provider is not None
+    spec = build_package_spec(loaded.provider, Diagnostics())
+    (op,) = spec.client.operations
+    clashing = replace(op, error_decoder="msgspec.json.Decoder(GenerateContentRequest).decode")
+    client, requests, errors = client_imports(
+        replace(spec.client, operations=(clashing,)), ["GenerateContentRequest"], spec.requests.names
+    )
+    assert "GenerateContentRequest" in requests
+    assert errors == ("GenerateContentRequest as _GenerateContentRequest",)
+    assert client.operations[0].error_decoder == "msgspec.json.Decoder(_GenerateContentRequest).decode"

@@ -234,6 +234,45 @@ def test_the_key_defaults_to_the_providers_environment_variable(monkeypatch: pyt
         mock.close()
 
 
+#: The variable each provider's own SDK reads the key from (docs/client.md, "The generated client"):
+#: named in the auth scheme's description where ``<PROVIDER>_API_KEY`` is not it; "" without auth.
+SDK_KEY_VARIABLES = {
+    "anthropic": "ANTHROPIC_API_KEY",
+    "cohere": "CO_API_KEY",
+    "deepseek": "DEEPSEEK_API_KEY",
+    "gemini": "GEMINI_API_KEY",
+    "mistral": "MISTRAL_API_KEY",
+    "ollama": "",
+    "openai_responses": "OPENAI_API_KEY",
+    "siliconstorm": "SILICONSTORM_API_KEY",
+    "xerotier": "XEROTIER_API_KEY",
+}
+
+
+@pytest.mark.parametrize("provider", GENERATED_PROVIDERS)
+def test_every_operations_key_variable_is_the_one_the_providers_sdk_reads(
+    provider: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The key comes from the variable users of the provider's SDK already set (``OPENAI_API_KEY``,
+    not ``OPENAI_RESPONSES_API_KEY``), and is sent from it."""
+    variable = SDK_KEY_VARIABLES[provider]
+    operations = importlib.import_module(f"{_package(provider).__name__}.client").OPERATIONS
+    assert {op.auth.env for op in operations.values()} == {variable}
+    address = next(iter(BODIES[provider]))
+    mock, route, _ = _mocked(provider, address)
+    if variable:
+        monkeypatch.setenv(variable, "from-env")
+    with (
+        _package(provider).Client(MOCK_URL, http_client=mock.client(), max_retries=0) as client,
+        client.stream(address, BODIES[provider][address], path_params=_path_params(provider, address)) as events,
+    ):
+        assert events.accumulate().complete
+    auth, sent = operations[address].auth, route.requests[0]
+    if variable:
+        assert sent.headers[auth.name if auth.scheme == "header" else "authorization"].endswith("from-env")
+    mock.close()
+
+
 def test_include_usage_and_typed_bodies_leave_unset_members_out() -> None:
     """A typed call sends only the members given (msgspec ``omit_defaults``), the stream member,
     and ``stream_options.include_usage`` where the spec has it; ``extra_body`` adds members."""
@@ -369,3 +408,55 @@ def test_a_request_the_mock_refuses_raises_the_packages_api_status_error(monkeyp
     assert isinstance(unauthorized.value, anthropic.APIStatusError) and unauthorized.value.status_code == 401
     assert "ANTHROPIC_API_KEY" in str(unauthorized.value)
     mock.close()
+
+
+#: The class ``APIStatusError.error`` is decoded to: the channel's error message where it is a whole
+#: error body (codemodel/client_errors.py), "" where the spec declares none (plain JSON data).
+ERROR_CLASSES = {
+    "anthropic": "ErrorEvent",
+    "cohere": "",
+    "deepseek": "",
+    "gemini": "ErrorResponse",
+    "mistral": "",
+    "ollama": "StreamError",
+    "openai_responses": "",
+    "siliconstorm": "",
+    "xerotier": "StreamError",
+}
+
+
+@pytest.mark.parametrize("flavour", ["msgspec", "pydantic"])
+@pytest.mark.parametrize("provider", GENERATED_PROVIDERS)
+def test_a_4xx_gives_the_specs_error_object_typed_else_plain_json(provider: str, flavour: str) -> None:
+    """The mock answers 400 in the provider's error shape: ``error`` is the spec's error class where
+    the spec declares one, else the body as plain JSON. Xerotier's declares ``code`` a string, which
+    the mock's OpenAI-shaped body sends as null: a body the declared shape refuses is kept as plain
+    JSON, and the decoder raises nothing."""
+    package = _package(provider, flavour)
+    address = next(iter(BODIES[provider]))
+    mock = SSEMock()
+    mock.route(package.CHANNELS[address], status=400)
+    client = package.Client(MOCK_URL, "k", http_client=mock.client(), max_retries=0)
+    body, path_params = BODIES[provider][address], _path_params(provider, address)
+    with client, pytest.raises(package.APIStatusError) as raised, client.stream(address, body, path_params=path_params):
+        pass
+    mock.close()
+    error, sent = raised.value, json.loads(raised.value.body)
+    assert error.status_code == 400
+    operation = importlib.import_module(f"{package.__name__}.client").OPERATIONS[address]
+    assert (operation.error_decoder is not None) == bool(ERROR_CLASSES[provider])
+    if not ERROR_CLASSES[provider] or provider == "xerotier":
+        assert error.error == sent
+        return
+    models = importlib.import_module(f"{package.__name__}.models")
+    assert isinstance(error.error, getattr(models, ERROR_CLASSES[provider]))
+    typed = error.error.error
+    assert typed == sent["error"] if isinstance(typed, str) else typed.message == sent["error"]["message"]
+
+
+def test_a_body_that_fits_xerotiers_error_shape_is_typed() -> None:
+    """Xerotier's pre-stream error body, as its page shows the error object, decodes to its class."""
+    client_module = importlib.import_module(f"{_package('xerotier').__name__}.client")
+    decoder = client_module.OPERATIONS["/chat/completions"].error_decoder
+    body = b'{"error": {"message": "Rate limit", "type": "rate_limit_error", "code": "rate_limited"}}'
+    assert decoder(body).error.code == "rate_limited"

@@ -23,7 +23,7 @@ from ..diagnostics import Diagnostics
 from ..ir import Provider
 from ..naming import distinct_identifiers
 from .channels import ChannelSpec, channel_spec
-from .clients import ClientSpec, OperationSpec, RequestModels, client_spec, request_models
+from .clients import ClientSpec, OperationSpec, RequestModels, client_imports, client_spec, request_models
 from .conformance import ExampleCase, StreamCase, example_cases, stream_cases
 from .encoding import EncodedChannel, EncodingSpec, encoded_channel, kept_members
 from .flavour import FLAVOURS, MSGSPEC, PYDANTIC, Flavour
@@ -99,6 +99,8 @@ class PackageSpec:
             (:func:`~.module_imports.used_names`: not the module, whose import through the
             package's ``__init__`` is a cycle).
         client_imports: the ``requests`` classes ``client.py`` uses, imported by name likewise.
+        client_model_imports: the import clauses of the ``models`` classes ``client.py`` uses
+            (its error bodies): ``Name``, or ``Name as _Name`` when a request class has the name.
     """
 
     provider: Provider
@@ -119,6 +121,7 @@ class PackageSpec:
     client: ClientSpec = ClientSpec("", (), "")
     channel_imports: tuple[str, ...] = ()
     client_imports: tuple[str, ...] = ()
+    client_model_imports: tuple[str, ...] = ()
 
     @property
     def own_examples(self) -> tuple[ExampleCase, ...]:
@@ -267,13 +270,15 @@ def build_package_spec(provider: Provider, diagnostics: Diagnostics, flavour: Fl
     encoded = tuple(encoded_channel(provider, channel, examples) for channel in channels)
     usage_address = provider.channels[0].address if provider.channels else DEFAULT_ADDRESS
     requests, bodies = request_models(provider, diagnostics, flavour)
-    client = client_spec(provider, encoded, requests, bodies)
     kept = kept_members(tuple(models.classes))
     model_names = [
         *(c.name for c in models.classes),
         *(t.name for t in models.terminators),
         *(a.name for a in models.aliases),
     ]
+    client, request_imports, error_imports = client_imports(
+        client_spec(provider, encoded, requests, bodies, flavour), model_names, requests.names
+    )
     return PackageSpec(
         provider=provider,
         title=title,
@@ -294,5 +299,6 @@ def build_package_spec(provider: Provider, diagnostics: Diagnostics, flavour: Fl
         requests=requests,
         client=client,
         channel_imports=used_names((encoded, kept), model_names),
-        client_imports=used_names(client.operations, requests.names),
+        client_imports=request_imports,
+        client_model_imports=error_imports,
     )

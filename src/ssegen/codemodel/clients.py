@@ -18,6 +18,7 @@ keyword arguments are the body's members.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from urllib.parse import urlsplit
 
@@ -25,8 +26,10 @@ from ..diagnostics import Diagnostics, codes
 from ..ir import AuthScheme, Channel, Provider, Request
 from ..naming import PythonIdentifier, snake
 from .channels import ChannelSpec
+from .client_errors import error_decoder
 from .flavour import MSGSPEC, Flavour
 from .models import AliasSpec, ClassSpec, ModelsBuilder
+from .module_imports import TOKEN, used_names
 
 #: Attributes and methods of the runtime ``Client``/``AsyncClient`` a typed method must not shadow.
 CLIENT_MEMBERS = frozenset(
@@ -102,6 +105,8 @@ class OperationSpec:
             ``anthropic-version``).
         resume: the runtime ``Resume`` value (``none``, ``last-event-id``,
             ``responses-starting-after``).
+        error_decoder: the ``error_decoder=`` expression (the spec's error body, typed:
+            :func:`.client_errors.error_decoder`), or "" when the spec declares none.
         method_name: the typed method's name (``create_message``).
         body_class: the request body class (``CreateMessageParams``), or "" when no
             source states the body's schema (the method then takes ``body``, a mapping).
@@ -124,6 +129,7 @@ class OperationSpec:
     auth: tuple[str, str, str]
     headers: tuple[tuple[str, str], ...]
     resume: str
+    error_decoder: str
     method_name: PythonIdentifier
     body_class: str
     path_arguments: tuple[Argument, ...]
@@ -209,10 +215,14 @@ def request_models(
 
 
 def client_spec(
-    provider: Provider, channels: tuple[ChannelSpec, ...], models: RequestModels, bodies: dict[str, str]
+    provider: Provider,
+    channels: tuple[ChannelSpec, ...],
+    models: RequestModels,
+    bodies: dict[str, str],
+    flavour: Flavour = MSGSPEC,
 ) -> ClientSpec:
-    """The ``client`` module's facts: ``channels`` are the package's (their constants), ``models``
-    and ``bodies`` :func:`request_models`'."""
+    """The ``client`` module's facts: ``channels`` are the package's (their constants and
+    decoders), ``models`` and ``bodies`` :func:`request_models`', ``flavour`` the models'."""
     base = provider.servers[0].url if provider.servers else ""
     if not base:
         base = next((c.request.servers[0] for c in provider.channels if c.request and c.request.servers), "")
@@ -224,6 +234,7 @@ def client_spec(
         if channel.request is None or channel.address not in specs:
             continue
         op = _operation(provider, channel, channel.request, specs[channel.address], base, env)
+        op = replace(op, error_decoder=error_decoder(channel, specs[channel.address], flavour))
         name = _method_name(channel, channel.request, taken)
         taken.add(name)
         body = bodies.get(channel.address, "")
@@ -254,6 +265,7 @@ def _operation(
         resume={"last-event-id": "last-event-id", "starting-after": "responses-starting-after"}.get(
             request.resume.kind if request.resume else "", "none"
         ),
+        error_decoder="",
         method_name=PythonIdentifier("stream"),
         body_class="",
         path_arguments=(),
@@ -374,3 +386,21 @@ def _method_doc(op: OperationSpec, request: Request, cls: ClassSpec | None, argu
     lines.append("    extra_body: members the spec does not list, added to the body.")
     lines.append("    headers: headers of this call (over the client's).")
     return "\n".join(lines)
+
+
+def client_imports(
+    client: ClientSpec, model_names: Iterable[str], request_names: Iterable[str]
+) -> tuple[ClientSpec, tuple[str, ...], tuple[str, ...]]:
+    """``(client, request classes, model import clauses)`` that ``client.py`` imports:
+    the request classes of its operations, and the ``models`` classes of their error decoders
+    (``msgspec.json.Decoder(ErrorEvent).decode``). A model class that a used request class's name
+    takes is imported as ``_<Name>`` (clause ``Name as _Name``), and the decoders of ``client`` returned name it so."""
+    requests = used_names([replace(op, error_decoder="") for op in client.operations], request_names)
+    errors = used_names([op.error_decoder for op in client.operations], model_names)
+    local = {name: f"_{name}" if name in requests else name for name in errors}
+    operations = tuple(
+        replace(op, error_decoder=TOKEN.sub(lambda m: local.get(m.group(0), m.group(0)), op.error_decoder))
+        for op in client.operations
+    )
+    clauses = tuple(name if name == alias else f"{name} as {alias}" for name, alias in local.items())
+    return replace(client, operations=operations), requests, clauses

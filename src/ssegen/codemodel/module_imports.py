@@ -14,7 +14,7 @@ import dataclasses
 import re
 from collections.abc import Iterable
 
-__all__ = ["BOUND_NAMES", "used_names"]
+__all__ = ["BOUND_NAMES", "TOKEN", "used_names"]
 
 #: The names ``channels.py`` and ``client.py`` bind besides the classes they import (their other
 #: imports): a model or request class never takes one (:meth:`~.models.ModelsBuilder` disambiguates).
@@ -32,7 +32,7 @@ BOUND_NAMES = frozenset(
 #: Fields holding prose (docstrings, summaries), whose words are not code.
 _PROSE_FIELDS = frozenset({"doc", "docs", "summary", "title", "description", "provenance", "source"})
 #: A Python identifier, or a quoted literal (skipped: ``Literal['Tool']`` names no class).
-_TOKEN = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|[A-Za-z_][A-Za-z0-9_]*")
+TOKEN = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|[A-Za-z_][A-Za-z0-9_]*")
 
 
 def used_names(specs: Iterable[object], names: Iterable[str]) -> tuple[str, ...]:
@@ -46,7 +46,7 @@ def used_names(specs: Iterable[object], names: Iterable[str]) -> tuple[str, ...]
     while pending:
         value = pending.pop()
         if isinstance(value, str):
-            found.update(t for t in _TOKEN.findall(value) if t in wanted)
+            found.update(t for t in TOKEN.findall(value) if t in wanted)
         elif dataclasses.is_dataclass(value) and not isinstance(value, type):
             pending.extend(getattr(value, f.name) for f in dataclasses.fields(value) if f.name not in _PROSE_FIELDS)
         elif isinstance(value, dict):
