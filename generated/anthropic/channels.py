@@ -18,7 +18,22 @@ from typing import TYPE_CHECKING, Any, Literal, Union, overload
 
 import msgspec
 
-from . import models
+from .models import (
+    CompactionBlock,
+    ContentBlockDeltaEvent,
+    ContentBlockStartEvent,
+    ContentBlockStopEvent,
+    ErrorEvent,
+    InputJsonDelta,
+    Message,
+    MessageDeltaEvent,
+    MessageStartEvent,
+    MessageStopEvent,
+    PingEvent,
+    SignatureDelta,
+    TextDelta,
+    ThinkingDelta,
+)
 from .._runtime.accumulate import as_sent
 from .._runtime.encoding import Encoding
 from .._runtime.events import StreamTruncated, UnknownEvent, tag_reader
@@ -28,38 +43,38 @@ from .._runtime.sse import ServerSentEvent
 from .._runtime.stream import Channel, Classifier, Run, decode_with, each
 from .._runtime.usage import keep_usage, kept
 
-_decode_message_start_v1_messages = msgspec.json.Decoder(models.MessageStartEvent).decode
-_decode_content_block_start_v1_messages = msgspec.json.Decoder(models.ContentBlockStartEvent).decode
-_decode_content_block_delta_v1_messages = msgspec.json.Decoder(models.ContentBlockDeltaEvent).decode
-_decode_content_block_stop_v1_messages = msgspec.json.Decoder(models.ContentBlockStopEvent).decode
-_decode_message_delta_v1_messages = msgspec.json.Decoder(models.MessageDeltaEvent).decode
-_decode_message_stop_v1_messages = msgspec.json.Decoder(models.MessageStopEvent).decode
-_decode_ping_v1_messages = msgspec.json.Decoder(models.PingEvent).decode
-_decode_error_v1_messages = msgspec.json.Decoder(models.ErrorEvent).decode
+_decode_message_start_v1_messages = msgspec.json.Decoder(MessageStartEvent).decode
+_decode_content_block_start_v1_messages = msgspec.json.Decoder(ContentBlockStartEvent).decode
+_decode_content_block_delta_v1_messages = msgspec.json.Decoder(ContentBlockDeltaEvent).decode
+_decode_content_block_stop_v1_messages = msgspec.json.Decoder(ContentBlockStopEvent).decode
+_decode_message_delta_v1_messages = msgspec.json.Decoder(MessageDeltaEvent).decode
+_decode_message_stop_v1_messages = msgspec.json.Decoder(MessageStopEvent).decode
+_decode_ping_v1_messages = msgspec.json.Decoder(PingEvent).decode
+_decode_error_v1_messages = msgspec.json.Decoder(ErrorEvent).decode
 _read_tag_v1_messages = tag_reader("type")
 _LENIENT_V1_MESSAGES: dict[str, tuple[type[V1_MESSAGES_EVENT], ...]] = {
-    "content_block_delta": (models.ContentBlockDeltaEvent,),
-    "content_block_start": (models.ContentBlockStartEvent,),
-    "content_block_stop": (models.ContentBlockStopEvent,),
-    "error": (models.ErrorEvent,),
-    "message_delta": (models.MessageDeltaEvent,),
-    "message_start": (models.MessageStartEvent,),
-    "message_stop": (models.MessageStopEvent,),
-    "ping": (models.PingEvent,),
+    "content_block_delta": (ContentBlockDeltaEvent,),
+    "content_block_start": (ContentBlockStartEvent,),
+    "content_block_stop": (ContentBlockStopEvent,),
+    "error": (ErrorEvent,),
+    "message_delta": (MessageDeltaEvent,),
+    "message_start": (MessageStartEvent,),
+    "message_stop": (MessageStopEvent,),
+    "ping": (PingEvent,),
     "*": (
-        models.MessageStartEvent,
-        models.ContentBlockStartEvent,
-        models.ContentBlockDeltaEvent,
-        models.ContentBlockStopEvent,
-        models.MessageDeltaEvent,
-        models.MessageStopEvent,
-        models.PingEvent,
-        models.ErrorEvent,
+        MessageStartEvent,
+        ContentBlockStartEvent,
+        ContentBlockDeltaEvent,
+        ContentBlockStopEvent,
+        MessageDeltaEvent,
+        MessageStopEvent,
+        PingEvent,
+        ErrorEvent,
     ),
 }
 _LENIENT_USAGE_V1_MESSAGES: dict[type, str] = {
-    models.MessageStartEvent: "message.usage",
-    models.MessageDeltaEvent: "usage",
+    MessageStartEvent: "message.usage",
+    MessageDeltaEvent: "usage",
 }
 _TAGGED_V1_MESSAGES: dict[str, tuple[Callable[[str], V1_MESSAGES_EVENT], ...]] = {
     "message_start": (kept(_decode_message_start_v1_messages, "message.usage"),),
@@ -74,14 +89,14 @@ _TAGGED_V1_MESSAGES: dict[str, tuple[Callable[[str], V1_MESSAGES_EVENT], ...]] =
 
 
 V1_MESSAGES_EVENT = Union[
-    models.MessageStartEvent,
-    models.ContentBlockStartEvent,
-    models.ContentBlockDeltaEvent,
-    models.ContentBlockStopEvent,
-    models.MessageDeltaEvent,
-    models.MessageStopEvent,
-    models.PingEvent,
-    models.ErrorEvent,
+    MessageStartEvent,
+    ContentBlockStartEvent,
+    ContentBlockDeltaEvent,
+    ContentBlockStopEvent,
+    MessageDeltaEvent,
+    MessageStopEvent,
+    PingEvent,
+    ErrorEvent,
     UnknownEvent,
     StreamTruncated,
 ]
@@ -186,7 +201,7 @@ def classify_named_v1_messages(
         return None
 
 
-def _apply_v1_messages_message_start(acc: Sink, chunks: Iterable[models.MessageStartEvent]) -> None:
+def _apply_v1_messages_message_start(acc: Sink, chunks: Iterable[MessageStartEvent]) -> None:
     need_meta = acc.id is None or acc.model is None
     for chunk in chunks:
         message = chunk.message
@@ -198,7 +213,7 @@ def _apply_v1_messages_message_start(acc: Sink, chunks: Iterable[models.MessageS
 
 
 def _apply_v1_messages_content_block_start(
-    acc: Sink, chunks: Iterable[models.ContentBlockStartEvent]
+    acc: Sink, chunks: Iterable[ContentBlockStartEvent]
 ) -> None:
     blocks = acc.blocks
     for chunk in chunks:
@@ -206,32 +221,32 @@ def _apply_v1_messages_content_block_start(
 
 
 def _apply_v1_messages_content_block_delta(
-    acc: Sink, chunks: Iterable[models.ContentBlockDeltaEvent]
+    acc: Sink, chunks: Iterable[ContentBlockDeltaEvent]
 ) -> None:
     blocks = acc.blocks
     for chunk in chunks:
         index = chunk.index
-        if isinstance(text_delta := chunk.delta, models.TextDelta):
+        if isinstance(text_delta := chunk.delta, TextDelta):
             blocks[index].text.append(text_delta.text)
-        elif isinstance(thinking_delta := chunk.delta, models.ThinkingDelta):
+        elif isinstance(thinking_delta := chunk.delta, ThinkingDelta):
             blocks[index].thinking.append(thinking_delta.thinking)
-        elif isinstance(signature_delta := chunk.delta, models.SignatureDelta):
+        elif isinstance(signature_delta := chunk.delta, SignatureDelta):
             blocks[index].signature.append(signature_delta.signature)
-        elif isinstance(input_json_delta := chunk.delta, models.InputJsonDelta):
+        elif isinstance(input_json_delta := chunk.delta, InputJsonDelta):
             blocks[index].arguments.append(input_json_delta.partial_json)
         else:
             blocks[index].add_delta(chunk.delta)
 
 
 def _apply_v1_messages_content_block_stop(
-    acc: Sink, chunks: Iterable[models.ContentBlockStopEvent]
+    acc: Sink, chunks: Iterable[ContentBlockStopEvent]
 ) -> None:
     blocks = acc.blocks
     for chunk in chunks:
         blocks[chunk.index].close()
 
 
-def _apply_v1_messages_message_delta(acc: Sink, chunks: Iterable[models.MessageDeltaEvent]) -> None:
+def _apply_v1_messages_message_delta(acc: Sink, chunks: Iterable[MessageDeltaEvent]) -> None:
     stop_sequence_parts = acc.texts.get("stop_sequence")
     for chunk in chunks:
         delta = chunk.delta
@@ -247,24 +262,24 @@ def _apply_v1_messages_message_delta(acc: Sink, chunks: Iterable[models.MessageD
             acc.merge_usage(usage)
 
 
-def _apply_v1_messages_message_stop(acc: Sink, chunks: Iterable[models.MessageStopEvent]) -> None:
+def _apply_v1_messages_message_stop(acc: Sink, chunks: Iterable[MessageStopEvent]) -> None:
     for _chunk in chunks:
         acc.done()
 
 
-def _apply_v1_messages_error(acc: Sink, chunks: Iterable[models.ErrorEvent]) -> None:
+def _apply_v1_messages_error(acc: Sink, chunks: Iterable[ErrorEvent]) -> None:
     for chunk in chunks:
         acc.error(chunk)
 
 
 _APPLY_V1_MESSAGES: dict[type, Run] = {
-    models.MessageStartEvent: _apply_v1_messages_message_start,
-    models.ContentBlockStartEvent: _apply_v1_messages_content_block_start,
-    models.ContentBlockDeltaEvent: _apply_v1_messages_content_block_delta,
-    models.ContentBlockStopEvent: _apply_v1_messages_content_block_stop,
-    models.MessageDeltaEvent: _apply_v1_messages_message_delta,
-    models.MessageStopEvent: _apply_v1_messages_message_stop,
-    models.ErrorEvent: _apply_v1_messages_error,
+    MessageStartEvent: _apply_v1_messages_message_start,
+    ContentBlockStartEvent: _apply_v1_messages_content_block_start,
+    ContentBlockDeltaEvent: _apply_v1_messages_content_block_delta,
+    ContentBlockStopEvent: _apply_v1_messages_content_block_stop,
+    MessageDeltaEvent: _apply_v1_messages_message_delta,
+    MessageStopEvent: _apply_v1_messages_message_stop,
+    ErrorEvent: _apply_v1_messages_error,
     UnknownEvent: each(on_unknown),
     StreamTruncated: each(on_truncated),
 }
@@ -272,25 +287,25 @@ _APPLY_V1_MESSAGES: dict[type, Run] = {
 
 
 _KEPT: dict[type, tuple[str, ...]] = {
-    models.Message: (
+    Message: (
         "stop_reason",
         "stop_sequence",
     ),
-    models.CompactionBlock: ("content",),
+    CompactionBlock: ("content",),
 }
 """Members the spec requires that a class gives a default (nullable ones): encoded even as ``null``."""
 
 
 _ENCODING_V1_MESSAGES = Encoding(
     events={
-        models.MessageStartEvent: "message_start",
-        models.ContentBlockStartEvent: "content_block_start",
-        models.ContentBlockDeltaEvent: "content_block_delta",
-        models.ContentBlockStopEvent: "content_block_stop",
-        models.MessageDeltaEvent: "message_delta",
-        models.MessageStopEvent: "message_stop",
-        models.PingEvent: "ping",
-        models.ErrorEvent: "error",
+        MessageStartEvent: "message_start",
+        ContentBlockStartEvent: "content_block_start",
+        ContentBlockDeltaEvent: "content_block_delta",
+        ContentBlockStopEvent: "content_block_stop",
+        MessageDeltaEvent: "message_delta",
+        MessageStopEvent: "message_stop",
+        PingEvent: "ping",
+        ErrorEvent: "error",
     },
     keep=_KEPT,
     literals={},
@@ -361,14 +376,14 @@ _ENCODING_V1_MESSAGES = Encoding(
 V1_MESSAGES_CHANNEL: Channel[V1_MESSAGES_EVENT] = Channel(
     "/v1/messages",
     {
-        "MessageStart": models.MessageStartEvent,
-        "ContentBlockStart": models.ContentBlockStartEvent,
-        "ContentBlockDelta": models.ContentBlockDeltaEvent,
-        "ContentBlockStop": models.ContentBlockStopEvent,
-        "MessageDelta": models.MessageDeltaEvent,
-        "MessageStop": models.MessageStopEvent,
-        "Ping": models.PingEvent,
-        "Error": models.ErrorEvent,
+        "MessageStart": MessageStartEvent,
+        "ContentBlockStart": ContentBlockStartEvent,
+        "ContentBlockDelta": ContentBlockDeltaEvent,
+        "ContentBlockStop": ContentBlockStopEvent,
+        "MessageDelta": MessageDeltaEvent,
+        "MessageStop": MessageStopEvent,
+        "Ping": PingEvent,
+        "Error": ErrorEvent,
     },
     Classifier(
         classify_v1_messages,

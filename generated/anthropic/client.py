@@ -22,7 +22,22 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar, overload
 
 import msgspec
 
-from . import models, requests
+from .requests import (
+    CreateMessageParams,
+    CreateMessageParamsMetadata,
+    CreateMessageParamsServiceTier,
+    InputMessage,
+    ThinkingDisabled,
+    ThinkingEnabled,
+    ToolChoiceAny,
+    ToolChoiceAuto,
+    ToolChoiceNone,
+    ToolChoiceTool,
+    ToolParam,
+)
+from .models import (
+    ErrorEvent,
+)
 from .channels import (
     V1_MESSAGES_CHANNEL,
     V1_MESSAGES_EVENT,
@@ -48,7 +63,7 @@ V1_MESSAGES_OPERATION: Operation[V1_MESSAGES_EVENT] = Operation(
         "anthropic-version": "2023-06-01",
     },
     resume="none",
-    error_decoder=msgspec.json.Decoder(models.ErrorEvent).decode,
+    error_decoder=msgspec.json.Decoder(ErrorEvent).decode,
 )
 """The request opening ``/v1/messages``: ``POST /v1/messages``."""
 
@@ -78,7 +93,7 @@ class Client(_Client):
         def stream(
             self,
             operation: Literal["/v1/messages"],
-            body: requests.CreateMessageParams | Mapping[str, Any],
+            body: CreateMessageParams | Mapping[str, Any],
             *,
             headers: Mapping[str, str] | None = None,
             path_params: Mapping[str, Any] | None = None,
@@ -122,24 +137,18 @@ class Client(_Client):
         self,
         *,
         model: str,
-        messages: list[requests.InputMessage],
+        messages: list[InputMessage],
         max_tokens: int,
         system: Any = None,
         temperature: int | float | None = None,
         top_p: int | float | None = None,
         top_k: int | None = None,
         stop_sequences: list[str] | None = None,
-        tools: list[requests.ToolParam] | None = None,
-        tool_choice: (
-            requests.ToolChoiceAuto
-            | requests.ToolChoiceAny
-            | requests.ToolChoiceTool
-            | requests.ToolChoiceNone
-            | None
-        ) = None,
-        thinking: requests.ThinkingEnabled | requests.ThinkingDisabled | None = None,
-        metadata: requests.CreateMessageParamsMetadata | None = None,
-        service_tier: requests.CreateMessageParamsServiceTier | str | None = None,
+        tools: list[ToolParam] | None = None,
+        tool_choice: ToolChoiceAuto | ToolChoiceAny | ToolChoiceTool | ToolChoiceNone | None = None,
+        thinking: ThinkingEnabled | ThinkingDisabled | None = None,
+        metadata: CreateMessageParamsMetadata | None = None,
+        service_tier: CreateMessageParamsServiceTier | str | None = None,
         extra_body: Mapping[str, Any] | None = None,
         headers: Mapping[str, str] | None = None,
     ) -> Stream[V1_MESSAGES_EVENT]:
@@ -166,7 +175,7 @@ class Client(_Client):
             extra_body: members the spec does not list, added to the body.
             headers: headers of this call (over the client's).
         """
-        sent = requests.CreateMessageParams(
+        sent = CreateMessageParams(
             model=model,
             messages=messages,
             max_tokens=max_tokens,
@@ -207,7 +216,7 @@ class AsyncClient(_AsyncClient):
         def stream(
             self,
             operation: Literal["/v1/messages"],
-            body: requests.CreateMessageParams | Mapping[str, Any],
+            body: CreateMessageParams | Mapping[str, Any],
             *,
             headers: Mapping[str, str] | None = None,
             path_params: Mapping[str, Any] | None = None,
@@ -251,24 +260,18 @@ class AsyncClient(_AsyncClient):
         self,
         *,
         model: str,
-        messages: list[requests.InputMessage],
+        messages: list[InputMessage],
         max_tokens: int,
         system: Any = None,
         temperature: int | float | None = None,
         top_p: int | float | None = None,
         top_k: int | None = None,
         stop_sequences: list[str] | None = None,
-        tools: list[requests.ToolParam] | None = None,
-        tool_choice: (
-            requests.ToolChoiceAuto
-            | requests.ToolChoiceAny
-            | requests.ToolChoiceTool
-            | requests.ToolChoiceNone
-            | None
-        ) = None,
-        thinking: requests.ThinkingEnabled | requests.ThinkingDisabled | None = None,
-        metadata: requests.CreateMessageParamsMetadata | None = None,
-        service_tier: requests.CreateMessageParamsServiceTier | str | None = None,
+        tools: list[ToolParam] | None = None,
+        tool_choice: ToolChoiceAuto | ToolChoiceAny | ToolChoiceTool | ToolChoiceNone | None = None,
+        thinking: ThinkingEnabled | ThinkingDisabled | None = None,
+        metadata: CreateMessageParamsMetadata | None = None,
+        service_tier: CreateMessageParamsServiceTier | str | None = None,
         extra_body: Mapping[str, Any] | None = None,
         headers: Mapping[str, str] | None = None,
     ) -> AsyncStream[V1_MESSAGES_EVENT]:
@@ -295,7 +298,7 @@ class AsyncClient(_AsyncClient):
             extra_body: members the spec does not list, added to the body.
             headers: headers of this call (over the client's).
         """
-        sent = requests.CreateMessageParams(
+        sent = CreateMessageParams(
             model=model,
             messages=messages,
             max_tokens=max_tokens,

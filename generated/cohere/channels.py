@@ -18,7 +18,20 @@ from typing import TYPE_CHECKING, Any, Literal, Union, overload
 
 import msgspec
 
-from . import models
+from .models import (
+    CitationEndEvent,
+    CitationStartEvent,
+    ContentDeltaEvent,
+    ContentEndEvent,
+    ContentStartEvent,
+    DebugEvent,
+    MessageEndEvent,
+    MessageStartEvent,
+    ToolCallDeltaEvent,
+    ToolCallEndEvent,
+    ToolCallStartEvent,
+    ToolPlanDeltaEvent,
+)
 from .._runtime.accumulate import as_sent
 from .._runtime.encoding import Encoding
 from .._runtime.events import StreamTruncated, UnknownEvent, tag_reader
@@ -28,49 +41,49 @@ from .._runtime.sse import ServerSentEvent
 from .._runtime.stream import Channel, Classifier, Run, decode_with, each
 from .._runtime.usage import keep_usage, kept
 
-_decode_message_start_chat = msgspec.json.Decoder(models.MessageStartEvent).decode
-_decode_content_start_chat = msgspec.json.Decoder(models.ContentStartEvent).decode
-_decode_content_delta_chat = msgspec.json.Decoder(models.ContentDeltaEvent).decode
-_decode_content_end_chat = msgspec.json.Decoder(models.ContentEndEvent).decode
-_decode_tool_plan_delta_chat = msgspec.json.Decoder(models.ToolPlanDeltaEvent).decode
-_decode_tool_call_start_chat = msgspec.json.Decoder(models.ToolCallStartEvent).decode
-_decode_tool_call_delta_chat = msgspec.json.Decoder(models.ToolCallDeltaEvent).decode
-_decode_tool_call_end_chat = msgspec.json.Decoder(models.ToolCallEndEvent).decode
-_decode_citation_start_chat = msgspec.json.Decoder(models.CitationStartEvent).decode
-_decode_citation_end_chat = msgspec.json.Decoder(models.CitationEndEvent).decode
-_decode_message_end_chat = msgspec.json.Decoder(models.MessageEndEvent).decode
-_decode_debug_chat = msgspec.json.Decoder(models.DebugEvent).decode
+_decode_message_start_chat = msgspec.json.Decoder(MessageStartEvent).decode
+_decode_content_start_chat = msgspec.json.Decoder(ContentStartEvent).decode
+_decode_content_delta_chat = msgspec.json.Decoder(ContentDeltaEvent).decode
+_decode_content_end_chat = msgspec.json.Decoder(ContentEndEvent).decode
+_decode_tool_plan_delta_chat = msgspec.json.Decoder(ToolPlanDeltaEvent).decode
+_decode_tool_call_start_chat = msgspec.json.Decoder(ToolCallStartEvent).decode
+_decode_tool_call_delta_chat = msgspec.json.Decoder(ToolCallDeltaEvent).decode
+_decode_tool_call_end_chat = msgspec.json.Decoder(ToolCallEndEvent).decode
+_decode_citation_start_chat = msgspec.json.Decoder(CitationStartEvent).decode
+_decode_citation_end_chat = msgspec.json.Decoder(CitationEndEvent).decode
+_decode_message_end_chat = msgspec.json.Decoder(MessageEndEvent).decode
+_decode_debug_chat = msgspec.json.Decoder(DebugEvent).decode
 _read_tag_chat = tag_reader("type")
 _LENIENT_CHAT: dict[str, tuple[type[CHAT_EVENT], ...]] = {
-    "citation-end": (models.CitationEndEvent,),
-    "citation-start": (models.CitationStartEvent,),
-    "content-delta": (models.ContentDeltaEvent,),
-    "content-end": (models.ContentEndEvent,),
-    "content-start": (models.ContentStartEvent,),
-    "debug": (models.DebugEvent,),
-    "message-end": (models.MessageEndEvent,),
-    "message-start": (models.MessageStartEvent,),
-    "tool-call-delta": (models.ToolCallDeltaEvent,),
-    "tool-call-end": (models.ToolCallEndEvent,),
-    "tool-call-start": (models.ToolCallStartEvent,),
-    "tool-plan-delta": (models.ToolPlanDeltaEvent,),
+    "citation-end": (CitationEndEvent,),
+    "citation-start": (CitationStartEvent,),
+    "content-delta": (ContentDeltaEvent,),
+    "content-end": (ContentEndEvent,),
+    "content-start": (ContentStartEvent,),
+    "debug": (DebugEvent,),
+    "message-end": (MessageEndEvent,),
+    "message-start": (MessageStartEvent,),
+    "tool-call-delta": (ToolCallDeltaEvent,),
+    "tool-call-end": (ToolCallEndEvent,),
+    "tool-call-start": (ToolCallStartEvent,),
+    "tool-plan-delta": (ToolPlanDeltaEvent,),
     "*": (
-        models.MessageStartEvent,
-        models.ContentStartEvent,
-        models.ContentDeltaEvent,
-        models.ContentEndEvent,
-        models.ToolPlanDeltaEvent,
-        models.ToolCallStartEvent,
-        models.ToolCallDeltaEvent,
-        models.ToolCallEndEvent,
-        models.CitationStartEvent,
-        models.CitationEndEvent,
-        models.MessageEndEvent,
-        models.DebugEvent,
+        MessageStartEvent,
+        ContentStartEvent,
+        ContentDeltaEvent,
+        ContentEndEvent,
+        ToolPlanDeltaEvent,
+        ToolCallStartEvent,
+        ToolCallDeltaEvent,
+        ToolCallEndEvent,
+        CitationStartEvent,
+        CitationEndEvent,
+        MessageEndEvent,
+        DebugEvent,
     ),
 }
 _LENIENT_USAGE_CHAT: dict[type, str] = {
-    models.MessageEndEvent: "delta.usage",
+    MessageEndEvent: "delta.usage",
 }
 _TAGGED_CHAT: dict[str, tuple[Callable[[str], CHAT_EVENT], ...]] = {
     "message-start": (_decode_message_start_chat,),
@@ -89,18 +102,18 @@ _TAGGED_CHAT: dict[str, tuple[Callable[[str], CHAT_EVENT], ...]] = {
 
 
 CHAT_EVENT = Union[
-    models.MessageStartEvent,
-    models.ContentStartEvent,
-    models.ContentDeltaEvent,
-    models.ContentEndEvent,
-    models.ToolPlanDeltaEvent,
-    models.ToolCallStartEvent,
-    models.ToolCallDeltaEvent,
-    models.ToolCallEndEvent,
-    models.CitationStartEvent,
-    models.CitationEndEvent,
-    models.MessageEndEvent,
-    models.DebugEvent,
+    MessageStartEvent,
+    ContentStartEvent,
+    ContentDeltaEvent,
+    ContentEndEvent,
+    ToolPlanDeltaEvent,
+    ToolCallStartEvent,
+    ToolCallDeltaEvent,
+    ToolCallEndEvent,
+    CitationStartEvent,
+    CitationEndEvent,
+    MessageEndEvent,
+    DebugEvent,
     UnknownEvent,
     StreamTruncated,
 ]
@@ -225,7 +238,7 @@ def classify_named_chat(event_lines: list[bytes], values: list[bytes]) -> list[C
         return None
 
 
-def _apply_chat_message_start(acc: Sink, chunks: Iterable[models.MessageStartEvent]) -> None:
+def _apply_chat_message_start(acc: Sink, chunks: Iterable[MessageStartEvent]) -> None:
     need_meta = acc.id is None
     for chunk in chunks:
         if need_meta and (id_ := chunk.id) is not None:
@@ -233,7 +246,7 @@ def _apply_chat_message_start(acc: Sink, chunks: Iterable[models.MessageStartEve
             need_meta = acc.id is None
 
 
-def _apply_chat_content_start(acc: Sink, chunks: Iterable[models.ContentStartEvent]) -> None:
+def _apply_chat_content_start(acc: Sink, chunks: Iterable[ContentStartEvent]) -> None:
     blocks = acc.blocks
     for chunk in chunks:
         if (
@@ -244,7 +257,7 @@ def _apply_chat_content_start(acc: Sink, chunks: Iterable[models.ContentStartEve
             blocks[chunk.index].open(content)
 
 
-def _apply_chat_content_delta(acc: Sink, chunks: Iterable[models.ContentDeltaEvent]) -> None:
+def _apply_chat_content_delta(acc: Sink, chunks: Iterable[ContentDeltaEvent]) -> None:
     blocks = acc.blocks
     for chunk in chunks:
         index = chunk.index
@@ -257,13 +270,13 @@ def _apply_chat_content_delta(acc: Sink, chunks: Iterable[models.ContentDeltaEve
                         blocks[index].thinking.append(thinking)
 
 
-def _apply_chat_content_end(acc: Sink, chunks: Iterable[models.ContentEndEvent]) -> None:
+def _apply_chat_content_end(acc: Sink, chunks: Iterable[ContentEndEvent]) -> None:
     blocks = acc.blocks
     for chunk in chunks:
         blocks[chunk.index].close()
 
 
-def _apply_chat_tool_plan_delta(acc: Sink, chunks: Iterable[models.ToolPlanDeltaEvent]) -> None:
+def _apply_chat_tool_plan_delta(acc: Sink, chunks: Iterable[ToolPlanDeltaEvent]) -> None:
     tool_plan_parts = acc.texts.get("tool_plan")
     for chunk in chunks:
         if (
@@ -276,7 +289,7 @@ def _apply_chat_tool_plan_delta(acc: Sink, chunks: Iterable[models.ToolPlanDelta
             tool_plan_parts.append(tool_plan)
 
 
-def _apply_chat_tool_call_start(acc: Sink, chunks: Iterable[models.ToolCallStartEvent]) -> None:
+def _apply_chat_tool_call_start(acc: Sink, chunks: Iterable[ToolCallStartEvent]) -> None:
     blocks = acc.blocks
     for chunk in chunks:
         if (
@@ -301,7 +314,7 @@ def _apply_chat_tool_call_start(acc: Sink, chunks: Iterable[models.ToolCallStart
             )
 
 
-def _apply_chat_tool_call_delta(acc: Sink, chunks: Iterable[models.ToolCallDeltaEvent]) -> None:
+def _apply_chat_tool_call_delta(acc: Sink, chunks: Iterable[ToolCallDeltaEvent]) -> None:
     blocks = acc.blocks
     for chunk in chunks:
         if (
@@ -314,13 +327,13 @@ def _apply_chat_tool_call_delta(acc: Sink, chunks: Iterable[models.ToolCallDelta
             blocks[chunk.index].arguments.append(arguments)
 
 
-def _apply_chat_tool_call_end(acc: Sink, chunks: Iterable[models.ToolCallEndEvent]) -> None:
+def _apply_chat_tool_call_end(acc: Sink, chunks: Iterable[ToolCallEndEvent]) -> None:
     blocks = acc.blocks
     for chunk in chunks:
         blocks[chunk.index].close()
 
 
-def _apply_chat_citation_start(acc: Sink, chunks: Iterable[models.CitationStartEvent]) -> None:
+def _apply_chat_citation_start(acc: Sink, chunks: Iterable[CitationStartEvent]) -> None:
     for chunk in chunks:
         if (
             (delta := chunk.delta) is not None
@@ -330,7 +343,7 @@ def _apply_chat_citation_start(acc: Sink, chunks: Iterable[models.CitationStartE
             acc.collect("citations", as_sent(citations))
 
 
-def _apply_chat_message_end(acc: Sink, chunks: Iterable[models.MessageEndEvent]) -> None:
+def _apply_chat_message_end(acc: Sink, chunks: Iterable[MessageEndEvent]) -> None:
     last_usage: Any = None
     try:
         for chunk in chunks:
@@ -346,16 +359,16 @@ def _apply_chat_message_end(acc: Sink, chunks: Iterable[models.MessageEndEvent])
 
 
 _APPLY_CHAT: dict[type, Run] = {
-    models.MessageStartEvent: _apply_chat_message_start,
-    models.ContentStartEvent: _apply_chat_content_start,
-    models.ContentDeltaEvent: _apply_chat_content_delta,
-    models.ContentEndEvent: _apply_chat_content_end,
-    models.ToolPlanDeltaEvent: _apply_chat_tool_plan_delta,
-    models.ToolCallStartEvent: _apply_chat_tool_call_start,
-    models.ToolCallDeltaEvent: _apply_chat_tool_call_delta,
-    models.ToolCallEndEvent: _apply_chat_tool_call_end,
-    models.CitationStartEvent: _apply_chat_citation_start,
-    models.MessageEndEvent: _apply_chat_message_end,
+    MessageStartEvent: _apply_chat_message_start,
+    ContentStartEvent: _apply_chat_content_start,
+    ContentDeltaEvent: _apply_chat_content_delta,
+    ContentEndEvent: _apply_chat_content_end,
+    ToolPlanDeltaEvent: _apply_chat_tool_plan_delta,
+    ToolCallStartEvent: _apply_chat_tool_call_start,
+    ToolCallDeltaEvent: _apply_chat_tool_call_delta,
+    ToolCallEndEvent: _apply_chat_tool_call_end,
+    CitationStartEvent: _apply_chat_citation_start,
+    MessageEndEvent: _apply_chat_message_end,
     UnknownEvent: each(on_unknown),
     StreamTruncated: each(on_truncated),
 }
@@ -364,18 +377,18 @@ _APPLY_CHAT: dict[type, Run] = {
 
 _ENCODING_CHAT = Encoding(
     events={
-        models.MessageStartEvent: "message-start",
-        models.ContentStartEvent: "content-start",
-        models.ContentDeltaEvent: "content-delta",
-        models.ContentEndEvent: "content-end",
-        models.ToolPlanDeltaEvent: "tool-plan-delta",
-        models.ToolCallStartEvent: "tool-call-start",
-        models.ToolCallDeltaEvent: "tool-call-delta",
-        models.ToolCallEndEvent: "tool-call-end",
-        models.CitationStartEvent: "citation-start",
-        models.CitationEndEvent: "citation-end",
-        models.MessageEndEvent: "message-end",
-        models.DebugEvent: "debug",
+        MessageStartEvent: "message-start",
+        ContentStartEvent: "content-start",
+        ContentDeltaEvent: "content-delta",
+        ContentEndEvent: "content-end",
+        ToolPlanDeltaEvent: "tool-plan-delta",
+        ToolCallStartEvent: "tool-call-start",
+        ToolCallDeltaEvent: "tool-call-delta",
+        ToolCallEndEvent: "tool-call-end",
+        CitationStartEvent: "citation-start",
+        CitationEndEvent: "citation-end",
+        MessageEndEvent: "message-end",
+        DebugEvent: "debug",
     },
     literals={},
     examples=(
@@ -442,18 +455,18 @@ _ENCODING_CHAT = Encoding(
 CHAT_CHANNEL: Channel[CHAT_EVENT] = Channel(
     "/chat",
     {
-        "MessageStart": models.MessageStartEvent,
-        "ContentStart": models.ContentStartEvent,
-        "ContentDelta": models.ContentDeltaEvent,
-        "ContentEnd": models.ContentEndEvent,
-        "ToolPlanDelta": models.ToolPlanDeltaEvent,
-        "ToolCallStart": models.ToolCallStartEvent,
-        "ToolCallDelta": models.ToolCallDeltaEvent,
-        "ToolCallEnd": models.ToolCallEndEvent,
-        "CitationStart": models.CitationStartEvent,
-        "CitationEnd": models.CitationEndEvent,
-        "MessageEnd": models.MessageEndEvent,
-        "Debug": models.DebugEvent,
+        "MessageStart": MessageStartEvent,
+        "ContentStart": ContentStartEvent,
+        "ContentDelta": ContentDeltaEvent,
+        "ContentEnd": ContentEndEvent,
+        "ToolPlanDelta": ToolPlanDeltaEvent,
+        "ToolCallStart": ToolCallStartEvent,
+        "ToolCallDelta": ToolCallDeltaEvent,
+        "ToolCallEnd": ToolCallEndEvent,
+        "CitationStart": CitationStartEvent,
+        "CitationEnd": CitationEndEvent,
+        "MessageEnd": MessageEndEvent,
+        "Debug": DebugEvent,
     },
     Classifier(
         classify_chat,

@@ -20,7 +20,19 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar, overload
 
-from . import requests
+from .requests import (
+    AssistantMessage,
+    ChatRequest,
+    ChatRequestCitationOptions,
+    ChatRequestResponseFormat,
+    ChatRequestSafetyMode,
+    ChatRequestThinking,
+    ChatRequestToolChoice,
+    SystemMessage,
+    ToolDefinition,
+    ToolMessage,
+    UserMessage,
+)
 from .channels import (
     CHAT_CHANNEL,
     CHAT_EVENT,
@@ -73,7 +85,7 @@ class Client(_Client):
         def stream(
             self,
             operation: Literal["/chat"],
-            body: requests.ChatRequest | Mapping[str, Any],
+            body: ChatRequest | Mapping[str, Any],
             *,
             headers: Mapping[str, str] | None = None,
             path_params: Mapping[str, Any] | None = None,
@@ -117,18 +129,13 @@ class Client(_Client):
         self,
         *,
         model: str,
-        messages: list[
-            requests.UserMessage
-            | requests.AssistantMessage
-            | requests.SystemMessage
-            | requests.ToolMessage
-        ],
-        tools: list[requests.ToolDefinition] | None = None,
+        messages: list[UserMessage | AssistantMessage | SystemMessage | ToolMessage],
+        tools: list[ToolDefinition] | None = None,
         strict_tools: bool | None = None,
         documents: list[Any] | None = None,
-        citation_options: requests.ChatRequestCitationOptions | None = None,
-        response_format: requests.ChatRequestResponseFormat | None = None,
-        safety_mode: requests.ChatRequestSafetyMode | str | None = None,
+        citation_options: ChatRequestCitationOptions | None = None,
+        response_format: ChatRequestResponseFormat | None = None,
+        safety_mode: ChatRequestSafetyMode | str | None = None,
         max_tokens: int | None = None,
         stop_sequences: list[str] | None = None,
         temperature: int | float | None = None,
@@ -138,8 +145,8 @@ class Client(_Client):
         k: int | None = None,
         p: int | float | None = None,
         logprobs: bool | None = None,
-        tool_choice: requests.ChatRequestToolChoice | str | None = None,
-        thinking: requests.ChatRequestThinking | None = None,
+        tool_choice: ChatRequestToolChoice | str | None = None,
+        thinking: ChatRequestThinking | None = None,
         extra_body: Mapping[str, Any] | None = None,
         headers: Mapping[str, str] | None = None,
     ) -> Stream[CHAT_EVENT]:
@@ -166,7 +173,7 @@ class Client(_Client):
             extra_body: members the spec does not list, added to the body.
             headers: headers of this call (over the client's).
         """
-        sent = requests.ChatRequest(
+        sent = ChatRequest(
             model=model,
             messages=messages,
             tools=tools,
@@ -213,7 +220,7 @@ class AsyncClient(_AsyncClient):
         def stream(
             self,
             operation: Literal["/chat"],
-            body: requests.ChatRequest | Mapping[str, Any],
+            body: ChatRequest | Mapping[str, Any],
             *,
             headers: Mapping[str, str] | None = None,
             path_params: Mapping[str, Any] | None = None,
@@ -257,18 +264,13 @@ class AsyncClient(_AsyncClient):
         self,
         *,
         model: str,
-        messages: list[
-            requests.UserMessage
-            | requests.AssistantMessage
-            | requests.SystemMessage
-            | requests.ToolMessage
-        ],
-        tools: list[requests.ToolDefinition] | None = None,
+        messages: list[UserMessage | AssistantMessage | SystemMessage | ToolMessage],
+        tools: list[ToolDefinition] | None = None,
         strict_tools: bool | None = None,
         documents: list[Any] | None = None,
-        citation_options: requests.ChatRequestCitationOptions | None = None,
-        response_format: requests.ChatRequestResponseFormat | None = None,
-        safety_mode: requests.ChatRequestSafetyMode | str | None = None,
+        citation_options: ChatRequestCitationOptions | None = None,
+        response_format: ChatRequestResponseFormat | None = None,
+        safety_mode: ChatRequestSafetyMode | str | None = None,
         max_tokens: int | None = None,
         stop_sequences: list[str] | None = None,
         temperature: int | float | None = None,
@@ -278,8 +280,8 @@ class AsyncClient(_AsyncClient):
         k: int | None = None,
         p: int | float | None = None,
         logprobs: bool | None = None,
-        tool_choice: requests.ChatRequestToolChoice | str | None = None,
-        thinking: requests.ChatRequestThinking | None = None,
+        tool_choice: ChatRequestToolChoice | str | None = None,
+        thinking: ChatRequestThinking | None = None,
         extra_body: Mapping[str, Any] | None = None,
         headers: Mapping[str, str] | None = None,
     ) -> AsyncStream[CHAT_EVENT]:
@@ -306,7 +308,7 @@ class AsyncClient(_AsyncClient):
             extra_body: members the spec does not list, added to the body.
             headers: headers of this call (over the client's).
         """
-        sent = requests.ChatRequest(
+        sent = ChatRequest(
             model=model,
             messages=messages,
             tools=tools,

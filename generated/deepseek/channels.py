@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Literal, Union, overload
 
 import msgspec
 
-from . import models
+from .models import ChatCompletionChunk, FimCompletionChunk, StreamDone
 from .._runtime.encoding import Encoding
 from .._runtime.events import StreamTruncated, UnknownEvent
 from .._runtime.lenient import lenient_decode
@@ -27,29 +27,23 @@ from .._runtime.sse import ServerSentEvent
 from .._runtime.stream import Channel, Classifier, Run, each
 from .._runtime.usage import keep_last_usage, keep_usage, keep_usages
 
-_decode_fim_completion_chunk_beta_completions = msgspec.json.Decoder(
-    models.FimCompletionChunk
-).decode
+_decode_fim_completion_chunk_beta_completions = msgspec.json.Decoder(FimCompletionChunk).decode
 _LENIENT_BETA_COMPLETIONS: dict[str, tuple[type[BETA_COMPLETIONS_EVENT], ...]] = {
-    "*": (models.FimCompletionChunk,),
+    "*": (FimCompletionChunk,),
 }
 _LENIENT_USAGE_BETA_COMPLETIONS: dict[type, str] = {
-    models.FimCompletionChunk: "usage",
+    FimCompletionChunk: "usage",
 }
-_decode_chat_completion_chunk_chat_completions = msgspec.json.Decoder(
-    models.ChatCompletionChunk
-).decode
+_decode_chat_completion_chunk_chat_completions = msgspec.json.Decoder(ChatCompletionChunk).decode
 _LENIENT_CHAT_COMPLETIONS: dict[str, tuple[type[CHAT_COMPLETIONS_EVENT], ...]] = {
-    "*": (models.ChatCompletionChunk,),
+    "*": (ChatCompletionChunk,),
 }
 _LENIENT_USAGE_CHAT_COMPLETIONS: dict[type, str] = {
-    models.ChatCompletionChunk: "usage",
+    ChatCompletionChunk: "usage",
 }
 
 
-BETA_COMPLETIONS_EVENT = Union[
-    models.StreamDone, models.FimCompletionChunk, UnknownEvent, StreamTruncated
-]
+BETA_COMPLETIONS_EVENT = Union[StreamDone, FimCompletionChunk, UnknownEvent, StreamTruncated]
 """Any event of channel /beta/completions."""
 
 
@@ -59,7 +53,7 @@ def classify_beta_completions(sse: ServerSentEvent) -> BETA_COMPLETIONS_EVENT:
     data = sse.data
     reason = None
     if data == "[DONE]":
-        return models.StreamDone()
+        return StreamDone()
     try:
         return keep_usage(_decode_fim_completion_chunk_beta_completions(data), data, "usage")
     except (msgspec.ValidationError, msgspec.DecodeError) as exc:
@@ -78,7 +72,7 @@ def classify_beta_completions(sse: ServerSentEvent) -> BETA_COMPLETIONS_EVENT:
 
 def classify_values_beta_completions(
     values: Sequence[bytes], every_usage: bool = True
-) -> Sequence[models.FimCompletionChunk] | None:
+) -> Sequence[FimCompletionChunk] | None:
     """The typed events of consecutive plain ``message`` events given as their
     undecoded data (``sse.RawEvents``), up to the channel's first literal payload
     (the terminator, classified alone by the caller with the values after it), when
@@ -107,7 +101,7 @@ def classify_values_beta_completions(
 
 
 def _apply_beta_completions_fim_completion_chunk(
-    acc: Sink, chunks: Iterable[models.FimCompletionChunk]
+    acc: Sink, chunks: Iterable[FimCompletionChunk]
 ) -> None:
     states = acc.states
     need_meta = acc.id is None or acc.model is None
@@ -133,17 +127,15 @@ def _apply_beta_completions_fim_completion_chunk(
 
 
 _APPLY_BETA_COMPLETIONS: dict[type, Run] = {
-    models.StreamDone: each(on_done),
-    models.FimCompletionChunk: _apply_beta_completions_fim_completion_chunk,
+    StreamDone: each(on_done),
+    FimCompletionChunk: _apply_beta_completions_fim_completion_chunk,
     UnknownEvent: each(on_unknown),
     StreamTruncated: each(on_truncated),
 }
 """How consecutive events of each class of channel /beta/completions feed the accumulator (one event is a run of one)."""
 
 
-CHAT_COMPLETIONS_EVENT = Union[
-    models.StreamDone, models.ChatCompletionChunk, UnknownEvent, StreamTruncated
-]
+CHAT_COMPLETIONS_EVENT = Union[StreamDone, ChatCompletionChunk, UnknownEvent, StreamTruncated]
 """Any event of channel /chat/completions."""
 
 
@@ -153,7 +145,7 @@ def classify_chat_completions(sse: ServerSentEvent) -> CHAT_COMPLETIONS_EVENT:
     data = sse.data
     reason = None
     if data == "[DONE]":
-        return models.StreamDone()
+        return StreamDone()
     try:
         return keep_usage(_decode_chat_completion_chunk_chat_completions(data), data, "usage")
     except (msgspec.ValidationError, msgspec.DecodeError) as exc:
@@ -172,7 +164,7 @@ def classify_chat_completions(sse: ServerSentEvent) -> CHAT_COMPLETIONS_EVENT:
 
 def classify_values_chat_completions(
     values: Sequence[bytes], every_usage: bool = True
-) -> Sequence[models.ChatCompletionChunk] | None:
+) -> Sequence[ChatCompletionChunk] | None:
     """The typed events of consecutive plain ``message`` events given as their
     undecoded data (``sse.RawEvents``), up to the channel's first literal payload
     (the terminator, classified alone by the caller with the values after it), when
@@ -201,7 +193,7 @@ def classify_values_chat_completions(
 
 
 def _apply_chat_completions_chat_completion_chunk(
-    acc: Sink, chunks: Iterable[models.ChatCompletionChunk]
+    acc: Sink, chunks: Iterable[ChatCompletionChunk]
 ) -> None:
     states = acc.states
     need_meta = acc.id is None or acc.model is None
@@ -233,8 +225,8 @@ def _apply_chat_completions_chat_completion_chunk(
 
 
 _APPLY_CHAT_COMPLETIONS: dict[type, Run] = {
-    models.StreamDone: each(on_done),
-    models.ChatCompletionChunk: _apply_chat_completions_chat_completion_chunk,
+    StreamDone: each(on_done),
+    ChatCompletionChunk: _apply_chat_completions_chat_completion_chunk,
     UnknownEvent: each(on_unknown),
     StreamTruncated: each(on_truncated),
 }
@@ -244,9 +236,9 @@ _APPLY_CHAT_COMPLETIONS: dict[type, Run] = {
 _ENCODING_BETA_COMPLETIONS = Encoding(
     events={},
     literals={
-        models.StreamDone: "[DONE]",
+        StreamDone: "[DONE]",
     },
-    terminator=models.StreamDone(),
+    terminator=StreamDone(),
     examples=(
         (
             "message",
@@ -265,9 +257,9 @@ _ENCODING_BETA_COMPLETIONS = Encoding(
 _ENCODING_CHAT_COMPLETIONS = Encoding(
     events={},
     literals={
-        models.StreamDone: "[DONE]",
+        StreamDone: "[DONE]",
     },
-    terminator=models.StreamDone(),
+    terminator=StreamDone(),
     examples=(
         (
             "message",
@@ -347,8 +339,8 @@ _ENCODING_CHAT_COMPLETIONS = Encoding(
 BETA_COMPLETIONS_CHANNEL: Channel[BETA_COMPLETIONS_EVENT] = Channel(
     "/beta/completions",
     {
-        "StreamDone": models.StreamDone,
-        "FimCompletionChunk": models.FimCompletionChunk,
+        "StreamDone": StreamDone,
+        "FimCompletionChunk": FimCompletionChunk,
     },
     Classifier(
         classify_beta_completions,
@@ -367,8 +359,8 @@ BETA_COMPLETIONS_CHANNEL: Channel[BETA_COMPLETIONS_EVENT] = Channel(
 CHAT_COMPLETIONS_CHANNEL: Channel[CHAT_COMPLETIONS_EVENT] = Channel(
     "/chat/completions",
     {
-        "StreamDone": models.StreamDone,
-        "ChatCompletionChunk": models.ChatCompletionChunk,
+        "StreamDone": StreamDone,
+        "ChatCompletionChunk": ChatCompletionChunk,
     },
     Classifier(
         classify_chat_completions,

@@ -20,7 +20,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar, overload
 
-from . import requests
+from .requests import (
+    CreateChatCompletionRequest,
+    CreateChatCompletionRequestTool,
+    CreateChatCompletionRequestToolChoice,
+)
 from .channels import (
     BETA_COMPLETIONS_CHANNEL,
     BETA_COMPLETIONS_EVENT,
@@ -101,7 +105,7 @@ class Client(_Client):
         def stream(
             self,
             operation: Literal["/chat/completions"],
-            body: requests.CreateChatCompletionRequest | Mapping[str, Any],
+            body: CreateChatCompletionRequest | Mapping[str, Any],
             *,
             headers: Mapping[str, str] | None = None,
             path_params: Mapping[str, Any] | None = None,
@@ -172,8 +176,8 @@ class Client(_Client):
         response_format: dict[str, Any] | None = None,
         stop: dict[str, Any] | None = None,
         stream_options: dict[str, Any] | None = None,
-        tools: list[requests.CreateChatCompletionRequestTool] | None = None,
-        tool_choice: requests.CreateChatCompletionRequestToolChoice | None = None,
+        tools: list[CreateChatCompletionRequestTool] | None = None,
+        tool_choice: CreateChatCompletionRequestToolChoice | None = None,
         extra_body: Mapping[str, Any] | None = None,
         headers: Mapping[str, str] | None = None,
     ) -> Stream[CHAT_COMPLETIONS_EVENT]:
@@ -191,7 +195,7 @@ class Client(_Client):
             extra_body: members the spec does not list, added to the body.
             headers: headers of this call (over the client's).
         """
-        sent = requests.CreateChatCompletionRequest(
+        sent = CreateChatCompletionRequest(
             messages=messages,
             response_format=response_format,
             stop=stop,
@@ -236,7 +240,7 @@ class AsyncClient(_AsyncClient):
         def stream(
             self,
             operation: Literal["/chat/completions"],
-            body: requests.CreateChatCompletionRequest | Mapping[str, Any],
+            body: CreateChatCompletionRequest | Mapping[str, Any],
             *,
             headers: Mapping[str, str] | None = None,
             path_params: Mapping[str, Any] | None = None,
@@ -307,8 +311,8 @@ class AsyncClient(_AsyncClient):
         response_format: dict[str, Any] | None = None,
         stop: dict[str, Any] | None = None,
         stream_options: dict[str, Any] | None = None,
-        tools: list[requests.CreateChatCompletionRequestTool] | None = None,
-        tool_choice: requests.CreateChatCompletionRequestToolChoice | None = None,
+        tools: list[CreateChatCompletionRequestTool] | None = None,
+        tool_choice: CreateChatCompletionRequestToolChoice | None = None,
         extra_body: Mapping[str, Any] | None = None,
         headers: Mapping[str, str] | None = None,
     ) -> AsyncStream[CHAT_COMPLETIONS_EVENT]:
@@ -326,7 +330,7 @@ class AsyncClient(_AsyncClient):
             extra_body: members the spec does not list, added to the body.
             headers: headers of this call (over the client's).
         """
-        sent = requests.CreateChatCompletionRequest(
+        sent = CreateChatCompletionRequest(
             messages=messages,
             response_format=response_format,
             stop=stop,

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Literal, Union, overload
 
 import msgspec
 
-from . import models
+from .models import ErrorResponse, GenerateContentResponse
 from .._runtime.accumulate import as_sent
 from .._runtime.encoding import Encoding
 from .._runtime.events import StreamTruncated, UnknownEvent
@@ -29,26 +29,26 @@ from .._runtime.stream import Channel, Classifier, Run, each
 from .._runtime.usage import keep_last_usage, keep_usage, keep_usages
 
 _decode_error_response_models_model_stream_generate_content = msgspec.json.Decoder(
-    models.ErrorResponse
+    ErrorResponse
 ).decode
 _decode_generate_content_response_models_model_stream_generate_content = msgspec.json.Decoder(
-    models.GenerateContentResponse
+    GenerateContentResponse
 ).decode
 _LENIENT_MODELS_MODEL_STREAM_GENERATE_CONTENT: dict[
     str, tuple[type[MODELS_MODEL_STREAM_GENERATE_CONTENT_EVENT], ...]
 ] = {
     "*": (
-        models.ErrorResponse,
-        models.GenerateContentResponse,
+        ErrorResponse,
+        GenerateContentResponse,
     ),
 }
 _LENIENT_USAGE_MODELS_MODEL_STREAM_GENERATE_CONTENT: dict[type, str] = {
-    models.GenerateContentResponse: "usage_metadata:usageMetadata",
+    GenerateContentResponse: "usage_metadata:usageMetadata",
 }
 
 
 MODELS_MODEL_STREAM_GENERATE_CONTENT_EVENT = Union[
-    models.ErrorResponse, models.GenerateContentResponse, UnknownEvent, StreamTruncated
+    ErrorResponse, GenerateContentResponse, UnknownEvent, StreamTruncated
 ]
 """Any event of channel /models/{model}:streamGenerateContent."""
 
@@ -88,7 +88,7 @@ def classify_models_model_stream_generate_content(
 
 def classify_values_models_model_stream_generate_content(
     values: Sequence[bytes], every_usage: bool = True
-) -> Sequence[models.GenerateContentResponse] | None:
+) -> Sequence[GenerateContentResponse] | None:
     """The typed events of consecutive plain ``message`` events given as their
     undecoded data (``sse.RawEvents``), up to the channel's first literal payload
     (the terminator, classified alone by the caller with the values after it), when
@@ -126,7 +126,7 @@ def classify_values_models_model_stream_generate_content(
 
 
 def _apply_models_model_stream_generate_content_generate_content_response(
-    acc: Sink, chunks: Iterable[models.GenerateContentResponse]
+    acc: Sink, chunks: Iterable[GenerateContentResponse]
 ) -> None:
     states = acc.states
     need_meta = acc.id is None or acc.model is None
@@ -205,15 +205,15 @@ def _apply_models_model_stream_generate_content_generate_content_response(
 
 
 def _apply_models_model_stream_generate_content_error_response(
-    acc: Sink, chunks: Iterable[models.ErrorResponse]
+    acc: Sink, chunks: Iterable[ErrorResponse]
 ) -> None:
     for chunk in chunks:
         acc.error(chunk)
 
 
 _APPLY_MODELS_MODEL_STREAM_GENERATE_CONTENT: dict[type, Run] = {
-    models.ErrorResponse: _apply_models_model_stream_generate_content_error_response,
-    models.GenerateContentResponse: _apply_models_model_stream_generate_content_generate_content_response,
+    ErrorResponse: _apply_models_model_stream_generate_content_error_response,
+    GenerateContentResponse: _apply_models_model_stream_generate_content_generate_content_response,
     UnknownEvent: each(on_unknown),
     StreamTruncated: each(on_truncated),
 }
@@ -280,8 +280,8 @@ MODELS_MODEL_STREAM_GENERATE_CONTENT_CHANNEL: Channel[
 ] = Channel(
     "/models/{model}:streamGenerateContent",
     {
-        "ErrorResponse": models.ErrorResponse,
-        "GenerateContentResponse": models.GenerateContentResponse,
+        "ErrorResponse": ErrorResponse,
+        "GenerateContentResponse": GenerateContentResponse,
     },
     Classifier(
         classify_models_model_stream_generate_content,

@@ -22,7 +22,17 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar, overload
 
 import msgspec
 
-from . import models, requests
+from .requests import (
+    Content,
+    GenerateContentRequest,
+    GenerationConfig,
+    SafetySetting,
+    Tool,
+    ToolConfig,
+)
+from .models import (
+    ErrorResponse,
+)
 from .channels import (
     MODELS_MODEL_STREAM_GENERATE_CONTENT_CHANNEL,
     MODELS_MODEL_STREAM_GENERATE_CONTENT_EVENT,
@@ -48,7 +58,7 @@ MODELS_MODEL_STREAM_GENERATE_CONTENT_OPERATION: Operation[
     auth=Auth("header", "x-goog-api-key", env="GEMINI_API_KEY"),
     headers={},
     resume="none",
-    error_decoder=msgspec.json.Decoder(models.ErrorResponse).decode,
+    error_decoder=msgspec.json.Decoder(ErrorResponse).decode,
 )
 """The request opening ``/models/{model}:streamGenerateContent``: ``POST /models/{model}:streamGenerateContent``."""
 
@@ -78,7 +88,7 @@ class Client(_Client):
         def stream(
             self,
             operation: Literal["/models/{model}:streamGenerateContent"],
-            body: requests.GenerateContentRequest | Mapping[str, Any],
+            body: GenerateContentRequest | Mapping[str, Any],
             *,
             headers: Mapping[str, str] | None = None,
             path_params: Mapping[str, Any] | None = None,
@@ -122,12 +132,12 @@ class Client(_Client):
         self,
         *,
         model: str,
-        contents: list[requests.Content],
-        system_instruction: requests.Content | None = None,
-        tools: list[requests.Tool] | None = None,
-        tool_config: requests.ToolConfig | None = None,
-        safety_settings: list[requests.SafetySetting] | None = None,
-        generation_config: requests.GenerationConfig | None = None,
+        contents: list[Content],
+        system_instruction: Content | None = None,
+        tools: list[Tool] | None = None,
+        tool_config: ToolConfig | None = None,
+        safety_settings: list[SafetySetting] | None = None,
+        generation_config: GenerationConfig | None = None,
         cached_content: str | None = None,
         extra_body: Mapping[str, Any] | None = None,
         headers: Mapping[str, str] | None = None,
@@ -150,7 +160,7 @@ class Client(_Client):
             extra_body: members the spec does not list, added to the body.
             headers: headers of this call (over the client's).
         """
-        sent = requests.GenerateContentRequest(
+        sent = GenerateContentRequest(
             contents=contents,
             system_instruction=system_instruction,
             tools=tools,
@@ -185,7 +195,7 @@ class AsyncClient(_AsyncClient):
         def stream(
             self,
             operation: Literal["/models/{model}:streamGenerateContent"],
-            body: requests.GenerateContentRequest | Mapping[str, Any],
+            body: GenerateContentRequest | Mapping[str, Any],
             *,
             headers: Mapping[str, str] | None = None,
             path_params: Mapping[str, Any] | None = None,
@@ -229,12 +239,12 @@ class AsyncClient(_AsyncClient):
         self,
         *,
         model: str,
-        contents: list[requests.Content],
-        system_instruction: requests.Content | None = None,
-        tools: list[requests.Tool] | None = None,
-        tool_config: requests.ToolConfig | None = None,
-        safety_settings: list[requests.SafetySetting] | None = None,
-        generation_config: requests.GenerationConfig | None = None,
+        contents: list[Content],
+        system_instruction: Content | None = None,
+        tools: list[Tool] | None = None,
+        tool_config: ToolConfig | None = None,
+        safety_settings: list[SafetySetting] | None = None,
+        generation_config: GenerationConfig | None = None,
         cached_content: str | None = None,
         extra_body: Mapping[str, Any] | None = None,
         headers: Mapping[str, str] | None = None,
@@ -257,7 +267,7 @@ class AsyncClient(_AsyncClient):
             extra_body: members the spec does not list, added to the body.
             headers: headers of this call (over the client's).
         """
-        sent = requests.GenerateContentRequest(
+        sent = GenerateContentRequest(
             contents=contents,
             system_instruction=system_instruction,
             tools=tools,

@@ -18,7 +18,13 @@ from typing import TYPE_CHECKING, Any, Literal, Union, overload
 
 import msgspec
 
-from . import models
+from .models import (
+    AgentCompletionChunk,
+    ChatCompletionChunk,
+    ChatCompletionUsageChunk,
+    FimCompletionChunk,
+    StreamDone,
+)
 from .._runtime.encoding import Encoding
 from .._runtime.events import StreamTruncated, UnknownEvent
 from .._runtime.lenient import lenient_decode
@@ -28,38 +34,32 @@ from .._runtime.stream import Channel, Classifier, Run, each
 from .._runtime.usage import keep_usage
 
 _decode_agent_completion_chunk_agents_completions = msgspec.json.Decoder(
-    models.AgentCompletionChunk
+    AgentCompletionChunk
 ).decode
 _LENIENT_AGENTS_COMPLETIONS: dict[str, tuple[type[AGENTS_COMPLETIONS_EVENT], ...]] = {
-    "*": (models.AgentCompletionChunk,),
+    "*": (AgentCompletionChunk,),
 }
 _decode_chat_completion_usage_chunk_chat_completions = msgspec.json.Decoder(
-    models.ChatCompletionUsageChunk
+    ChatCompletionUsageChunk
 ).decode
-_decode_chat_completion_chunk_chat_completions = msgspec.json.Decoder(
-    models.ChatCompletionChunk
-).decode
+_decode_chat_completion_chunk_chat_completions = msgspec.json.Decoder(ChatCompletionChunk).decode
 _LENIENT_CHAT_COMPLETIONS: dict[str, tuple[type[CHAT_COMPLETIONS_EVENT], ...]] = {
     "*": (
-        models.ChatCompletionUsageChunk,
-        models.ChatCompletionChunk,
+        ChatCompletionUsageChunk,
+        ChatCompletionChunk,
     ),
 }
 _LENIENT_USAGE_CHAT_COMPLETIONS: dict[type, str] = {
-    models.ChatCompletionUsageChunk: "usage",
-    models.ChatCompletionChunk: "usage",
+    ChatCompletionUsageChunk: "usage",
+    ChatCompletionChunk: "usage",
 }
-_decode_fim_completion_chunk_fim_completions = msgspec.json.Decoder(
-    models.FimCompletionChunk
-).decode
+_decode_fim_completion_chunk_fim_completions = msgspec.json.Decoder(FimCompletionChunk).decode
 _LENIENT_FIM_COMPLETIONS: dict[str, tuple[type[FIM_COMPLETIONS_EVENT], ...]] = {
-    "*": (models.FimCompletionChunk,),
+    "*": (FimCompletionChunk,),
 }
 
 
-AGENTS_COMPLETIONS_EVENT = Union[
-    models.StreamDone, models.AgentCompletionChunk, UnknownEvent, StreamTruncated
-]
+AGENTS_COMPLETIONS_EVENT = Union[StreamDone, AgentCompletionChunk, UnknownEvent, StreamTruncated]
 """Any event of channel /agents/completions."""
 
 
@@ -69,7 +69,7 @@ def classify_agents_completions(sse: ServerSentEvent) -> AGENTS_COMPLETIONS_EVEN
     data = sse.data
     reason = None
     if data == "[DONE]":
-        return models.StreamDone()
+        return StreamDone()
     try:
         return _decode_agent_completion_chunk_agents_completions(data)
     except (msgspec.ValidationError, msgspec.DecodeError) as exc:
@@ -85,7 +85,7 @@ def classify_agents_completions(sse: ServerSentEvent) -> AGENTS_COMPLETIONS_EVEN
 
 def classify_values_agents_completions(
     values: Sequence[bytes], every_usage: bool = True
-) -> Sequence[models.AgentCompletionChunk] | None:
+) -> Sequence[AgentCompletionChunk] | None:
     """The typed events of consecutive plain ``message`` events given as their
     undecoded data (``sse.RawEvents``), up to the channel's first literal payload
     (the terminator, classified alone by the caller with the values after it), when
@@ -106,7 +106,7 @@ def classify_values_agents_completions(
 
 
 def _apply_agents_completions_agent_completion_chunk(
-    acc: Sink, chunks: Iterable[models.AgentCompletionChunk]
+    acc: Sink, chunks: Iterable[AgentCompletionChunk]
 ) -> None:
     states = acc.states
     need_meta = acc.id is None or acc.model is None
@@ -140,8 +140,8 @@ def _apply_agents_completions_agent_completion_chunk(
 
 
 _APPLY_AGENTS_COMPLETIONS: dict[type, Run] = {
-    models.StreamDone: each(on_done),
-    models.AgentCompletionChunk: _apply_agents_completions_agent_completion_chunk,
+    StreamDone: each(on_done),
+    AgentCompletionChunk: _apply_agents_completions_agent_completion_chunk,
     UnknownEvent: each(on_unknown),
     StreamTruncated: each(on_truncated),
 }
@@ -149,11 +149,7 @@ _APPLY_AGENTS_COMPLETIONS: dict[type, Run] = {
 
 
 CHAT_COMPLETIONS_EVENT = Union[
-    models.StreamDone,
-    models.ChatCompletionUsageChunk,
-    models.ChatCompletionChunk,
-    UnknownEvent,
-    StreamTruncated,
+    StreamDone, ChatCompletionUsageChunk, ChatCompletionChunk, UnknownEvent, StreamTruncated
 ]
 """Any event of channel /chat/completions."""
 
@@ -164,7 +160,7 @@ def classify_chat_completions(sse: ServerSentEvent) -> CHAT_COMPLETIONS_EVENT:
     data = sse.data
     reason = None
     if data == "[DONE]":
-        return models.StreamDone()
+        return StreamDone()
     try:
         return keep_usage(_decode_chat_completion_usage_chunk_chat_completions(data), data, "usage")
     except (msgspec.ValidationError, msgspec.DecodeError) as exc:
@@ -186,7 +182,7 @@ def classify_chat_completions(sse: ServerSentEvent) -> CHAT_COMPLETIONS_EVENT:
 
 
 def _apply_chat_completions_chat_completion_chunk(
-    acc: Sink, chunks: Iterable[models.ChatCompletionChunk]
+    acc: Sink, chunks: Iterable[ChatCompletionChunk]
 ) -> None:
     states = acc.states
     need_meta = acc.id is None or acc.model is None
@@ -227,7 +223,7 @@ def _apply_chat_completions_chat_completion_chunk(
 
 
 def _apply_chat_completions_chat_completion_usage_chunk(
-    acc: Sink, chunks: Iterable[models.ChatCompletionUsageChunk]
+    acc: Sink, chunks: Iterable[ChatCompletionUsageChunk]
 ) -> None:
     states = acc.states
     need_meta = acc.id is None or acc.model is None
@@ -267,18 +263,16 @@ def _apply_chat_completions_chat_completion_usage_chunk(
 
 
 _APPLY_CHAT_COMPLETIONS: dict[type, Run] = {
-    models.StreamDone: each(on_done),
-    models.ChatCompletionUsageChunk: _apply_chat_completions_chat_completion_usage_chunk,
-    models.ChatCompletionChunk: _apply_chat_completions_chat_completion_chunk,
+    StreamDone: each(on_done),
+    ChatCompletionUsageChunk: _apply_chat_completions_chat_completion_usage_chunk,
+    ChatCompletionChunk: _apply_chat_completions_chat_completion_chunk,
     UnknownEvent: each(on_unknown),
     StreamTruncated: each(on_truncated),
 }
 """How consecutive events of each class of channel /chat/completions feed the accumulator (one event is a run of one)."""
 
 
-FIM_COMPLETIONS_EVENT = Union[
-    models.StreamDone, models.FimCompletionChunk, UnknownEvent, StreamTruncated
-]
+FIM_COMPLETIONS_EVENT = Union[StreamDone, FimCompletionChunk, UnknownEvent, StreamTruncated]
 """Any event of channel /fim/completions."""
 
 
@@ -288,7 +282,7 @@ def classify_fim_completions(sse: ServerSentEvent) -> FIM_COMPLETIONS_EVENT:
     data = sse.data
     reason = None
     if data == "[DONE]":
-        return models.StreamDone()
+        return StreamDone()
     try:
         return _decode_fim_completion_chunk_fim_completions(data)
     except (msgspec.ValidationError, msgspec.DecodeError) as exc:
@@ -304,7 +298,7 @@ def classify_fim_completions(sse: ServerSentEvent) -> FIM_COMPLETIONS_EVENT:
 
 def classify_values_fim_completions(
     values: Sequence[bytes], every_usage: bool = True
-) -> Sequence[models.FimCompletionChunk] | None:
+) -> Sequence[FimCompletionChunk] | None:
     """The typed events of consecutive plain ``message`` events given as their
     undecoded data (``sse.RawEvents``), up to the channel's first literal payload
     (the terminator, classified alone by the caller with the values after it), when
@@ -325,7 +319,7 @@ def classify_values_fim_completions(
 
 
 def _apply_fim_completions_fim_completion_chunk(
-    acc: Sink, chunks: Iterable[models.FimCompletionChunk]
+    acc: Sink, chunks: Iterable[FimCompletionChunk]
 ) -> None:
     states = acc.states
     need_meta = acc.id is None or acc.model is None
@@ -348,8 +342,8 @@ def _apply_fim_completions_fim_completion_chunk(
 
 
 _APPLY_FIM_COMPLETIONS: dict[type, Run] = {
-    models.StreamDone: each(on_done),
-    models.FimCompletionChunk: _apply_fim_completions_fim_completion_chunk,
+    StreamDone: each(on_done),
+    FimCompletionChunk: _apply_fim_completions_fim_completion_chunk,
     UnknownEvent: each(on_unknown),
     StreamTruncated: each(on_truncated),
 }
@@ -359,9 +353,9 @@ _APPLY_FIM_COMPLETIONS: dict[type, Run] = {
 _ENCODING_AGENTS_COMPLETIONS = Encoding(
     events={},
     literals={
-        models.StreamDone: "[DONE]",
+        StreamDone: "[DONE]",
     },
-    terminator=models.StreamDone(),
+    terminator=StreamDone(),
     examples=(
         (
             "message",
@@ -376,9 +370,9 @@ _ENCODING_AGENTS_COMPLETIONS = Encoding(
 _ENCODING_CHAT_COMPLETIONS = Encoding(
     events={},
     literals={
-        models.StreamDone: "[DONE]",
+        StreamDone: "[DONE]",
     },
-    terminator=models.StreamDone(),
+    terminator=StreamDone(),
     examples=(
         (
             "message",
@@ -405,9 +399,9 @@ _ENCODING_CHAT_COMPLETIONS = Encoding(
 _ENCODING_FIM_COMPLETIONS = Encoding(
     events={},
     literals={
-        models.StreamDone: "[DONE]",
+        StreamDone: "[DONE]",
     },
-    terminator=models.StreamDone(),
+    terminator=StreamDone(),
     examples=(
         (
             "message",
@@ -422,8 +416,8 @@ _ENCODING_FIM_COMPLETIONS = Encoding(
 AGENTS_COMPLETIONS_CHANNEL: Channel[AGENTS_COMPLETIONS_EVENT] = Channel(
     "/agents/completions",
     {
-        "StreamDone": models.StreamDone,
-        "AgentCompletionChunk": models.AgentCompletionChunk,
+        "StreamDone": StreamDone,
+        "AgentCompletionChunk": AgentCompletionChunk,
     },
     Classifier(
         classify_agents_completions,
@@ -442,9 +436,9 @@ AGENTS_COMPLETIONS_CHANNEL: Channel[AGENTS_COMPLETIONS_EVENT] = Channel(
 CHAT_COMPLETIONS_CHANNEL: Channel[CHAT_COMPLETIONS_EVENT] = Channel(
     "/chat/completions",
     {
-        "StreamDone": models.StreamDone,
-        "ChatCompletionUsageChunk": models.ChatCompletionUsageChunk,
-        "ChatCompletionChunk": models.ChatCompletionChunk,
+        "StreamDone": StreamDone,
+        "ChatCompletionUsageChunk": ChatCompletionUsageChunk,
+        "ChatCompletionChunk": ChatCompletionChunk,
     },
     Classifier(
         classify_chat_completions,
@@ -462,8 +456,8 @@ CHAT_COMPLETIONS_CHANNEL: Channel[CHAT_COMPLETIONS_EVENT] = Channel(
 FIM_COMPLETIONS_CHANNEL: Channel[FIM_COMPLETIONS_EVENT] = Channel(
     "/fim/completions",
     {
-        "StreamDone": models.StreamDone,
-        "FimCompletionChunk": models.FimCompletionChunk,
+        "StreamDone": StreamDone,
+        "FimCompletionChunk": FimCompletionChunk,
     },
     Classifier(
         classify_fim_completions,

@@ -18,7 +18,11 @@ from typing import TYPE_CHECKING, Any, Literal, Union, overload
 
 import msgspec
 
-from . import models
+from .models import (
+    ChatChunk,
+    GenerateChunk,
+    StreamError,
+)
 from .._runtime.accumulate import usage_of
 from .._runtime.encoding import Encoding, StatedText
 from .._runtime.events import StreamTruncated, UnknownEvent
@@ -28,27 +32,27 @@ from .._runtime.sink import Sink, on_truncated, on_unknown
 from .._runtime.sse import ServerSentEvent
 from .._runtime.stream import Channel, Classifier, Run, each
 
-_decode_chat_chunk_api_chat = msgspec.json.Decoder(models.ChatChunk).decode
-_decode_stream_error_api_chat = msgspec.json.Decoder(models.StreamError).decode
-_decode_chat_chunk_api_chat_lines = msgspec.json.Decoder(models.ChatChunk).decode_lines
+_decode_chat_chunk_api_chat = msgspec.json.Decoder(ChatChunk).decode
+_decode_stream_error_api_chat = msgspec.json.Decoder(StreamError).decode
+_decode_chat_chunk_api_chat_lines = msgspec.json.Decoder(ChatChunk).decode_lines
 _LENIENT_API_CHAT: dict[str, tuple[type[API_CHAT_EVENT], ...]] = {
     "*": (
-        models.ChatChunk,
-        models.StreamError,
+        ChatChunk,
+        StreamError,
     ),
 }
-_decode_generate_chunk_api_generate = msgspec.json.Decoder(models.GenerateChunk).decode
-_decode_stream_error_api_generate = msgspec.json.Decoder(models.StreamError).decode
-_decode_generate_chunk_api_generate_lines = msgspec.json.Decoder(models.GenerateChunk).decode_lines
+_decode_generate_chunk_api_generate = msgspec.json.Decoder(GenerateChunk).decode
+_decode_stream_error_api_generate = msgspec.json.Decoder(StreamError).decode
+_decode_generate_chunk_api_generate_lines = msgspec.json.Decoder(GenerateChunk).decode_lines
 _LENIENT_API_GENERATE: dict[str, tuple[type[API_GENERATE_EVENT], ...]] = {
     "*": (
-        models.GenerateChunk,
-        models.StreamError,
+        GenerateChunk,
+        StreamError,
     ),
 }
 
 
-API_CHAT_EVENT = Union[models.ChatChunk, models.StreamError, UnknownEvent, StreamTruncated]
+API_CHAT_EVENT = Union[ChatChunk, StreamError, UnknownEvent, StreamTruncated]
 """Any event of channel /api/chat."""
 
 
@@ -74,7 +78,7 @@ def classify_api_chat(sse: ServerSentEvent) -> API_CHAT_EVENT:
 
 def classify_values_api_chat(
     values: Sequence[bytes], every_usage: bool = True
-) -> Sequence[models.ChatChunk] | None:
+) -> Sequence[ChatChunk] | None:
     """The typed events of consecutive plain ``message`` events given as their
     undecoded data (``sse.RawEvents``), up to the channel's first literal payload
     (the terminator, classified alone by the caller with the values after it), when
@@ -99,7 +103,7 @@ def classify_values_api_chat(
     return run
 
 
-def _apply_api_chat_chat_chunk(acc: Sink, chunks: Iterable[models.ChatChunk]) -> None:
+def _apply_api_chat_chat_chunk(acc: Sink, chunks: Iterable[ChatChunk]) -> None:
     need_meta = acc.model is None
     text_parts = acc.texts.get("text")
     thinking_parts = acc.texts.get("thinking")
@@ -146,21 +150,21 @@ def _apply_api_chat_chat_chunk(acc: Sink, chunks: Iterable[models.ChatChunk]) ->
             acc.done()
 
 
-def _apply_api_chat_stream_error(acc: Sink, chunks: Iterable[models.StreamError]) -> None:
+def _apply_api_chat_stream_error(acc: Sink, chunks: Iterable[StreamError]) -> None:
     for chunk in chunks:
         acc.error(chunk)
 
 
 _APPLY_API_CHAT: dict[type, Run] = {
-    models.ChatChunk: _apply_api_chat_chat_chunk,
-    models.StreamError: _apply_api_chat_stream_error,
+    ChatChunk: _apply_api_chat_chat_chunk,
+    StreamError: _apply_api_chat_stream_error,
     UnknownEvent: each(on_unknown),
     StreamTruncated: each(on_truncated),
 }
 """How consecutive events of each class of channel /api/chat feed the accumulator (one event is a run of one)."""
 
 
-API_GENERATE_EVENT = Union[models.GenerateChunk, models.StreamError, UnknownEvent, StreamTruncated]
+API_GENERATE_EVENT = Union[GenerateChunk, StreamError, UnknownEvent, StreamTruncated]
 """Any event of channel /api/generate."""
 
 
@@ -188,7 +192,7 @@ def classify_api_generate(sse: ServerSentEvent) -> API_GENERATE_EVENT:
 
 def classify_values_api_generate(
     values: Sequence[bytes], every_usage: bool = True
-) -> Sequence[models.GenerateChunk] | None:
+) -> Sequence[GenerateChunk] | None:
     """The typed events of consecutive plain ``message`` events given as their
     undecoded data (``sse.RawEvents``), up to the channel's first literal payload
     (the terminator, classified alone by the caller with the values after it), when
@@ -213,7 +217,7 @@ def classify_values_api_generate(
     return run
 
 
-def _apply_api_generate_generate_chunk(acc: Sink, chunks: Iterable[models.GenerateChunk]) -> None:
+def _apply_api_generate_generate_chunk(acc: Sink, chunks: Iterable[GenerateChunk]) -> None:
     need_meta = acc.model is None
     text_parts = acc.texts.get("text")
     thinking_parts = acc.texts.get("thinking")
@@ -254,14 +258,14 @@ def _apply_api_generate_generate_chunk(acc: Sink, chunks: Iterable[models.Genera
             acc.done()
 
 
-def _apply_api_generate_stream_error(acc: Sink, chunks: Iterable[models.StreamError]) -> None:
+def _apply_api_generate_stream_error(acc: Sink, chunks: Iterable[StreamError]) -> None:
     for chunk in chunks:
         acc.error(chunk)
 
 
 _APPLY_API_GENERATE: dict[type, Run] = {
-    models.GenerateChunk: _apply_api_generate_generate_chunk,
-    models.StreamError: _apply_api_generate_stream_error,
+    GenerateChunk: _apply_api_generate_generate_chunk,
+    StreamError: _apply_api_generate_stream_error,
     UnknownEvent: each(on_unknown),
     StreamTruncated: each(on_truncated),
 }
@@ -325,8 +329,8 @@ _ENCODING_API_GENERATE = Encoding(
 API_CHAT_CHANNEL: Channel[API_CHAT_EVENT] = Channel(
     "/api/chat",
     {
-        "ChatChunk": models.ChatChunk,
-        "StreamError": models.StreamError,
+        "ChatChunk": ChatChunk,
+        "StreamError": StreamError,
     },
     Classifier(
         classify_api_chat,
@@ -346,8 +350,8 @@ API_CHAT_CHANNEL: Channel[API_CHAT_EVENT] = Channel(
 API_GENERATE_CHANNEL: Channel[API_GENERATE_EVENT] = Channel(
     "/api/generate",
     {
-        "GenerateChunk": models.GenerateChunk,
-        "StreamError": models.StreamError,
+        "GenerateChunk": GenerateChunk,
+        "StreamError": StreamError,
     },
     Classifier(
         classify_api_generate,

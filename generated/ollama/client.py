@@ -22,7 +22,14 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar, overload
 
 import msgspec
 
-from . import models, requests
+from .requests import (
+    ChatRequest,
+    GenerateRequest,
+    Message,
+)
+from .models import (
+    StreamError,
+)
 from .channels import (
     API_CHAT_CHANNEL,
     API_CHAT_EVENT,
@@ -48,7 +55,7 @@ API_CHAT_OPERATION: Operation[API_CHAT_EVENT] = Operation(
     auth=Auth("none", "", env=""),
     headers={},
     resume="none",
-    error_decoder=msgspec.json.Decoder(models.StreamError).decode,
+    error_decoder=msgspec.json.Decoder(StreamError).decode,
 )
 """The request opening ``/api/chat``: ``POST /api/chat``."""
 
@@ -63,7 +70,7 @@ API_GENERATE_OPERATION: Operation[API_GENERATE_EVENT] = Operation(
     auth=Auth("none", "", env=""),
     headers={},
     resume="none",
-    error_decoder=msgspec.json.Decoder(models.StreamError).decode,
+    error_decoder=msgspec.json.Decoder(StreamError).decode,
 )
 """The request opening ``/api/generate``: ``POST /api/generate``."""
 
@@ -94,7 +101,7 @@ class Client(_Client):
         def stream(
             self,
             operation: Literal["/api/chat"],
-            body: requests.ChatRequest | Mapping[str, Any],
+            body: ChatRequest | Mapping[str, Any],
             *,
             headers: Mapping[str, str] | None = None,
             path_params: Mapping[str, Any] | None = None,
@@ -105,7 +112,7 @@ class Client(_Client):
         def stream(
             self,
             operation: Literal["/api/generate"],
-            body: requests.GenerateRequest | Mapping[str, Any],
+            body: GenerateRequest | Mapping[str, Any],
             *,
             headers: Mapping[str, str] | None = None,
             path_params: Mapping[str, Any] | None = None,
@@ -149,7 +156,7 @@ class Client(_Client):
         self,
         *,
         model: str,
-        messages: list[requests.Message] | None = None,
+        messages: list[Message] | None = None,
         think: bool | None = None,
         tools: list[dict[str, Any]] | None = None,
         format: Any = None,
@@ -171,7 +178,7 @@ class Client(_Client):
             extra_body: members the spec does not list, added to the body.
             headers: headers of this call (over the client's).
         """
-        sent = requests.ChatRequest(
+        sent = ChatRequest(
             model=model,
             messages=messages,
             think=think,
@@ -221,7 +228,7 @@ class Client(_Client):
             extra_body: members the spec does not list, added to the body.
             headers: headers of this call (over the client's).
         """
-        sent = requests.GenerateRequest(
+        sent = GenerateRequest(
             model=model,
             prompt=prompt,
             suffix=suffix,
@@ -259,7 +266,7 @@ class AsyncClient(_AsyncClient):
         def stream(
             self,
             operation: Literal["/api/chat"],
-            body: requests.ChatRequest | Mapping[str, Any],
+            body: ChatRequest | Mapping[str, Any],
             *,
             headers: Mapping[str, str] | None = None,
             path_params: Mapping[str, Any] | None = None,
@@ -270,7 +277,7 @@ class AsyncClient(_AsyncClient):
         def stream(
             self,
             operation: Literal["/api/generate"],
-            body: requests.GenerateRequest | Mapping[str, Any],
+            body: GenerateRequest | Mapping[str, Any],
             *,
             headers: Mapping[str, str] | None = None,
             path_params: Mapping[str, Any] | None = None,
@@ -314,7 +321,7 @@ class AsyncClient(_AsyncClient):
         self,
         *,
         model: str,
-        messages: list[requests.Message] | None = None,
+        messages: list[Message] | None = None,
         think: bool | None = None,
         tools: list[dict[str, Any]] | None = None,
         format: Any = None,
@@ -336,7 +343,7 @@ class AsyncClient(_AsyncClient):
             extra_body: members the spec does not list, added to the body.
             headers: headers of this call (over the client's).
         """
-        sent = requests.ChatRequest(
+        sent = ChatRequest(
             model=model,
             messages=messages,
             think=think,
@@ -386,7 +393,7 @@ class AsyncClient(_AsyncClient):
             extra_body: members the spec does not list, added to the body.
             headers: headers of this call (over the client's).
         """
-        sent = requests.GenerateRequest(
+        sent = GenerateRequest(
             model=model,
             prompt=prompt,
             suffix=suffix,

@@ -18,7 +18,73 @@ from typing import TYPE_CHECKING, Any, Literal, Union, overload
 
 import msgspec
 
-from . import models
+from .models import (
+    CodeInterpreterToolCall,
+    ImageGenerationToolCall,
+    ResponseAudioDeltaEvent,
+    ResponseAudioDoneEvent,
+    ResponseAudioTranscriptDeltaEvent,
+    ResponseAudioTranscriptDoneEvent,
+    ResponseCodeInterpreterCallCodeDeltaEvent,
+    ResponseCodeInterpreterCallCodeDoneEvent,
+    ResponseCodeInterpreterCallCompletedEvent,
+    ResponseCodeInterpreterCallInProgressEvent,
+    ResponseCodeInterpreterCallInterpretingEvent,
+    ResponseCompletedEvent,
+    ResponseContentPartAddedEvent,
+    ResponseContentPartDoneEvent,
+    ResponseCreatedEvent,
+    ResponseCustomToolCallInputDeltaEvent,
+    ResponseCustomToolCallInputDoneEvent,
+    ResponseErrorEvent,
+    ResponseFailedEvent,
+    ResponseFileSearchCallCompletedEvent,
+    ResponseFileSearchCallInProgressEvent,
+    ResponseFileSearchCallSearchingEvent,
+    ResponseFunctionCallArgumentsDeltaEvent,
+    ResponseFunctionCallArgumentsDoneEvent,
+    ResponseImageGenerationCallCompletedEvent,
+    ResponseImageGenerationCallGeneratingEvent,
+    ResponseImageGenerationCallInProgressEvent,
+    ResponseImageGenerationCallPartialImageEvent,
+    ResponseInProgressEvent,
+    ResponseIncompleteEvent,
+    ResponseMCPCallArgumentsDeltaEvent,
+    ResponseMCPCallArgumentsDoneEvent,
+    ResponseMCPCallCompletedEvent,
+    ResponseMCPCallFailedEvent,
+    ResponseMCPCallInProgressEvent,
+    ResponseMCPListToolsCompletedEvent,
+    ResponseMCPListToolsFailedEvent,
+    ResponseMCPListToolsInProgressEvent,
+    ResponseOutputItemAddedEvent,
+    ResponseOutputItemDoneEvent,
+    ResponseOutputTextAnnotationAddedEvent,
+    ResponseOutputTextDeltaEvent,
+    ResponseOutputTextDoneEvent,
+    ResponseQueuedEvent,
+    ResponseReasoningSummaryPartAddedEvent,
+    ResponseReasoningSummaryPartDoneEvent,
+    ResponseReasoningSummaryTextDeltaEvent,
+    ResponseReasoningSummaryTextDoneEvent,
+    ResponseReasoningTextDeltaEvent,
+    ResponseReasoningTextDoneEvent,
+    ResponseRefusalDeltaEvent,
+    ResponseRefusalDoneEvent,
+    ResponseShellCallCommandAddedEvent,
+    ResponseShellCallCommandDeltaEvent,
+    ResponseShellCallCommandDoneEvent,
+    ResponseShellCallOutputContentDeltaEvent,
+    ResponseShellCallOutputContentDoneEvent,
+    ResponseWebSearchCallCompletedEvent,
+    ResponseWebSearchCallInProgressEvent,
+    ResponseWebSearchCallSearchingEvent,
+    ShellToolCall,
+    ShellToolCallAction,
+    ShellToolCallOutput,
+    ToolSearchCall,
+    ToolSearchOutput,
+)
 from .._runtime.encoding import Encoding
 from .._runtime.events import StreamTruncated, UnknownEvent, tag_reader
 from .._runtime.lenient import lenient_decode
@@ -27,307 +93,283 @@ from .._runtime.sse import ServerSentEvent
 from .._runtime.stream import Channel, Classifier, Run, decode_with, each
 from .._runtime.usage import keep_usage, kept
 
-_decode_response_created_v1_responses = msgspec.json.Decoder(models.ResponseCreatedEvent).decode
-_decode_response_in_progress_v1_responses = msgspec.json.Decoder(
-    models.ResponseInProgressEvent
-).decode
+_decode_response_created_v1_responses = msgspec.json.Decoder(ResponseCreatedEvent).decode
+_decode_response_in_progress_v1_responses = msgspec.json.Decoder(ResponseInProgressEvent).decode
 _decode_response_output_item_added_v1_responses = msgspec.json.Decoder(
-    models.ResponseOutputItemAddedEvent
+    ResponseOutputItemAddedEvent
 ).decode
 _decode_response_output_item_done_v1_responses = msgspec.json.Decoder(
-    models.ResponseOutputItemDoneEvent
+    ResponseOutputItemDoneEvent
 ).decode
 _decode_response_content_part_added_v1_responses = msgspec.json.Decoder(
-    models.ResponseContentPartAddedEvent
+    ResponseContentPartAddedEvent
 ).decode
 _decode_response_content_part_done_v1_responses = msgspec.json.Decoder(
-    models.ResponseContentPartDoneEvent
+    ResponseContentPartDoneEvent
 ).decode
 _decode_response_output_text_delta_v1_responses = msgspec.json.Decoder(
-    models.ResponseOutputTextDeltaEvent
+    ResponseOutputTextDeltaEvent
 ).decode
 _decode_response_output_text_done_v1_responses = msgspec.json.Decoder(
-    models.ResponseOutputTextDoneEvent
+    ResponseOutputTextDoneEvent
 ).decode
 _decode_response_output_text_annotation_added_v1_responses = msgspec.json.Decoder(
-    models.ResponseOutputTextAnnotationAddedEvent
+    ResponseOutputTextAnnotationAddedEvent
 ).decode
-_decode_response_refusal_delta_v1_responses = msgspec.json.Decoder(
-    models.ResponseRefusalDeltaEvent
-).decode
-_decode_response_refusal_done_v1_responses = msgspec.json.Decoder(
-    models.ResponseRefusalDoneEvent
-).decode
+_decode_response_refusal_delta_v1_responses = msgspec.json.Decoder(ResponseRefusalDeltaEvent).decode
+_decode_response_refusal_done_v1_responses = msgspec.json.Decoder(ResponseRefusalDoneEvent).decode
 _decode_response_function_call_arguments_delta_v1_responses = msgspec.json.Decoder(
-    models.ResponseFunctionCallArgumentsDeltaEvent
+    ResponseFunctionCallArgumentsDeltaEvent
 ).decode
 _decode_response_function_call_arguments_done_v1_responses = msgspec.json.Decoder(
-    models.ResponseFunctionCallArgumentsDoneEvent
+    ResponseFunctionCallArgumentsDoneEvent
 ).decode
 _decode_response_reasoning_summary_part_added_v1_responses = msgspec.json.Decoder(
-    models.ResponseReasoningSummaryPartAddedEvent
+    ResponseReasoningSummaryPartAddedEvent
 ).decode
 _decode_response_reasoning_summary_part_done_v1_responses = msgspec.json.Decoder(
-    models.ResponseReasoningSummaryPartDoneEvent
+    ResponseReasoningSummaryPartDoneEvent
 ).decode
 _decode_response_reasoning_summary_text_delta_v1_responses = msgspec.json.Decoder(
-    models.ResponseReasoningSummaryTextDeltaEvent
+    ResponseReasoningSummaryTextDeltaEvent
 ).decode
 _decode_response_reasoning_summary_text_done_v1_responses = msgspec.json.Decoder(
-    models.ResponseReasoningSummaryTextDoneEvent
+    ResponseReasoningSummaryTextDoneEvent
 ).decode
 _decode_response_reasoning_text_delta_v1_responses = msgspec.json.Decoder(
-    models.ResponseReasoningTextDeltaEvent
+    ResponseReasoningTextDeltaEvent
 ).decode
 _decode_response_reasoning_text_done_v1_responses = msgspec.json.Decoder(
-    models.ResponseReasoningTextDoneEvent
+    ResponseReasoningTextDoneEvent
 ).decode
-_decode_response_completed_v1_responses = msgspec.json.Decoder(models.ResponseCompletedEvent).decode
-_decode_response_incomplete_v1_responses = msgspec.json.Decoder(
-    models.ResponseIncompleteEvent
-).decode
-_decode_response_failed_v1_responses = msgspec.json.Decoder(models.ResponseFailedEvent).decode
-_decode_response_audio_delta_v1_responses = msgspec.json.Decoder(
-    models.ResponseAudioDeltaEvent
-).decode
-_decode_response_audio_done_v1_responses = msgspec.json.Decoder(
-    models.ResponseAudioDoneEvent
-).decode
+_decode_response_completed_v1_responses = msgspec.json.Decoder(ResponseCompletedEvent).decode
+_decode_response_incomplete_v1_responses = msgspec.json.Decoder(ResponseIncompleteEvent).decode
+_decode_response_failed_v1_responses = msgspec.json.Decoder(ResponseFailedEvent).decode
+_decode_response_audio_delta_v1_responses = msgspec.json.Decoder(ResponseAudioDeltaEvent).decode
+_decode_response_audio_done_v1_responses = msgspec.json.Decoder(ResponseAudioDoneEvent).decode
 _decode_response_audio_transcript_delta_v1_responses = msgspec.json.Decoder(
-    models.ResponseAudioTranscriptDeltaEvent
+    ResponseAudioTranscriptDeltaEvent
 ).decode
 _decode_response_audio_transcript_done_v1_responses = msgspec.json.Decoder(
-    models.ResponseAudioTranscriptDoneEvent
+    ResponseAudioTranscriptDoneEvent
 ).decode
 _decode_response_code_interpreter_call_code_delta_v1_responses = msgspec.json.Decoder(
-    models.ResponseCodeInterpreterCallCodeDeltaEvent
+    ResponseCodeInterpreterCallCodeDeltaEvent
 ).decode
 _decode_response_code_interpreter_call_code_done_v1_responses = msgspec.json.Decoder(
-    models.ResponseCodeInterpreterCallCodeDoneEvent
+    ResponseCodeInterpreterCallCodeDoneEvent
 ).decode
 _decode_response_code_interpreter_call_completed_v1_responses = msgspec.json.Decoder(
-    models.ResponseCodeInterpreterCallCompletedEvent
+    ResponseCodeInterpreterCallCompletedEvent
 ).decode
 _decode_response_code_interpreter_call_in_progress_v1_responses = msgspec.json.Decoder(
-    models.ResponseCodeInterpreterCallInProgressEvent
+    ResponseCodeInterpreterCallInProgressEvent
 ).decode
 _decode_response_code_interpreter_call_interpreting_v1_responses = msgspec.json.Decoder(
-    models.ResponseCodeInterpreterCallInterpretingEvent
+    ResponseCodeInterpreterCallInterpretingEvent
 ).decode
 _decode_response_file_search_call_completed_v1_responses = msgspec.json.Decoder(
-    models.ResponseFileSearchCallCompletedEvent
+    ResponseFileSearchCallCompletedEvent
 ).decode
 _decode_response_file_search_call_in_progress_v1_responses = msgspec.json.Decoder(
-    models.ResponseFileSearchCallInProgressEvent
+    ResponseFileSearchCallInProgressEvent
 ).decode
 _decode_response_file_search_call_searching_v1_responses = msgspec.json.Decoder(
-    models.ResponseFileSearchCallSearchingEvent
+    ResponseFileSearchCallSearchingEvent
 ).decode
 _decode_response_shell_call_command_added_v1_responses = msgspec.json.Decoder(
-    models.ResponseShellCallCommandAddedEvent
+    ResponseShellCallCommandAddedEvent
 ).decode
 _decode_response_shell_call_command_delta_v1_responses = msgspec.json.Decoder(
-    models.ResponseShellCallCommandDeltaEvent
+    ResponseShellCallCommandDeltaEvent
 ).decode
 _decode_response_shell_call_command_done_v1_responses = msgspec.json.Decoder(
-    models.ResponseShellCallCommandDoneEvent
+    ResponseShellCallCommandDoneEvent
 ).decode
 _decode_response_shell_call_output_content_delta_v1_responses = msgspec.json.Decoder(
-    models.ResponseShellCallOutputContentDeltaEvent
+    ResponseShellCallOutputContentDeltaEvent
 ).decode
 _decode_response_shell_call_output_content_done_v1_responses = msgspec.json.Decoder(
-    models.ResponseShellCallOutputContentDoneEvent
+    ResponseShellCallOutputContentDoneEvent
 ).decode
 _decode_response_web_search_call_completed_v1_responses = msgspec.json.Decoder(
-    models.ResponseWebSearchCallCompletedEvent
+    ResponseWebSearchCallCompletedEvent
 ).decode
 _decode_response_web_search_call_in_progress_v1_responses = msgspec.json.Decoder(
-    models.ResponseWebSearchCallInProgressEvent
+    ResponseWebSearchCallInProgressEvent
 ).decode
 _decode_response_web_search_call_searching_v1_responses = msgspec.json.Decoder(
-    models.ResponseWebSearchCallSearchingEvent
+    ResponseWebSearchCallSearchingEvent
 ).decode
 _decode_response_image_generation_call_completed_v1_responses = msgspec.json.Decoder(
-    models.ResponseImageGenerationCallCompletedEvent
+    ResponseImageGenerationCallCompletedEvent
 ).decode
 _decode_response_image_generation_call_generating_v1_responses = msgspec.json.Decoder(
-    models.ResponseImageGenerationCallGeneratingEvent
+    ResponseImageGenerationCallGeneratingEvent
 ).decode
 _decode_response_image_generation_call_in_progress_v1_responses = msgspec.json.Decoder(
-    models.ResponseImageGenerationCallInProgressEvent
+    ResponseImageGenerationCallInProgressEvent
 ).decode
 _decode_response_image_generation_call_partial_image_v1_responses = msgspec.json.Decoder(
-    models.ResponseImageGenerationCallPartialImageEvent
+    ResponseImageGenerationCallPartialImageEvent
 ).decode
 _decode_response_mcp_call_arguments_delta_v1_responses = msgspec.json.Decoder(
-    models.ResponseMCPCallArgumentsDeltaEvent
+    ResponseMCPCallArgumentsDeltaEvent
 ).decode
 _decode_response_mcp_call_arguments_done_v1_responses = msgspec.json.Decoder(
-    models.ResponseMCPCallArgumentsDoneEvent
+    ResponseMCPCallArgumentsDoneEvent
 ).decode
 _decode_response_mcp_call_completed_v1_responses = msgspec.json.Decoder(
-    models.ResponseMCPCallCompletedEvent
+    ResponseMCPCallCompletedEvent
 ).decode
 _decode_response_mcp_call_failed_v1_responses = msgspec.json.Decoder(
-    models.ResponseMCPCallFailedEvent
+    ResponseMCPCallFailedEvent
 ).decode
 _decode_response_mcp_call_in_progress_v1_responses = msgspec.json.Decoder(
-    models.ResponseMCPCallInProgressEvent
+    ResponseMCPCallInProgressEvent
 ).decode
 _decode_response_mcp_list_tools_completed_v1_responses = msgspec.json.Decoder(
-    models.ResponseMCPListToolsCompletedEvent
+    ResponseMCPListToolsCompletedEvent
 ).decode
 _decode_response_mcp_list_tools_failed_v1_responses = msgspec.json.Decoder(
-    models.ResponseMCPListToolsFailedEvent
+    ResponseMCPListToolsFailedEvent
 ).decode
 _decode_response_mcp_list_tools_in_progress_v1_responses = msgspec.json.Decoder(
-    models.ResponseMCPListToolsInProgressEvent
+    ResponseMCPListToolsInProgressEvent
 ).decode
-_decode_response_queued_v1_responses = msgspec.json.Decoder(models.ResponseQueuedEvent).decode
+_decode_response_queued_v1_responses = msgspec.json.Decoder(ResponseQueuedEvent).decode
 _decode_response_custom_tool_call_input_delta_v1_responses = msgspec.json.Decoder(
-    models.ResponseCustomToolCallInputDeltaEvent
+    ResponseCustomToolCallInputDeltaEvent
 ).decode
 _decode_response_custom_tool_call_input_done_v1_responses = msgspec.json.Decoder(
-    models.ResponseCustomToolCallInputDoneEvent
+    ResponseCustomToolCallInputDoneEvent
 ).decode
-_decode_error_v1_responses = msgspec.json.Decoder(models.ResponseErrorEvent).decode
+_decode_error_v1_responses = msgspec.json.Decoder(ResponseErrorEvent).decode
 _read_tag_v1_responses = tag_reader("type")
 _LENIENT_V1_RESPONSES: dict[str, tuple[type[V1_RESPONSES_EVENT], ...]] = {
-    "error": (models.ResponseErrorEvent,),
-    "response.audio.delta": (models.ResponseAudioDeltaEvent,),
-    "response.audio.done": (models.ResponseAudioDoneEvent,),
-    "response.audio.transcript.delta": (models.ResponseAudioTranscriptDeltaEvent,),
-    "response.audio.transcript.done": (models.ResponseAudioTranscriptDoneEvent,),
-    "response.code_interpreter_call.completed": (models.ResponseCodeInterpreterCallCompletedEvent,),
-    "response.code_interpreter_call.in_progress": (
-        models.ResponseCodeInterpreterCallInProgressEvent,
-    ),
-    "response.code_interpreter_call.interpreting": (
-        models.ResponseCodeInterpreterCallInterpretingEvent,
-    ),
-    "response.code_interpreter_call_code.delta": (
-        models.ResponseCodeInterpreterCallCodeDeltaEvent,
-    ),
-    "response.code_interpreter_call_code.done": (models.ResponseCodeInterpreterCallCodeDoneEvent,),
-    "response.completed": (models.ResponseCompletedEvent,),
-    "response.content_part.added": (models.ResponseContentPartAddedEvent,),
-    "response.content_part.done": (models.ResponseContentPartDoneEvent,),
-    "response.created": (models.ResponseCreatedEvent,),
-    "response.custom_tool_call_input.delta": (models.ResponseCustomToolCallInputDeltaEvent,),
-    "response.custom_tool_call_input.done": (models.ResponseCustomToolCallInputDoneEvent,),
-    "response.failed": (models.ResponseFailedEvent,),
-    "response.file_search_call.completed": (models.ResponseFileSearchCallCompletedEvent,),
-    "response.file_search_call.in_progress": (models.ResponseFileSearchCallInProgressEvent,),
-    "response.file_search_call.searching": (models.ResponseFileSearchCallSearchingEvent,),
-    "response.function_call_arguments.delta": (models.ResponseFunctionCallArgumentsDeltaEvent,),
-    "response.function_call_arguments.done": (models.ResponseFunctionCallArgumentsDoneEvent,),
-    "response.image_generation_call.completed": (models.ResponseImageGenerationCallCompletedEvent,),
-    "response.image_generation_call.generating": (
-        models.ResponseImageGenerationCallGeneratingEvent,
-    ),
-    "response.image_generation_call.in_progress": (
-        models.ResponseImageGenerationCallInProgressEvent,
-    ),
-    "response.image_generation_call.partial_image": (
-        models.ResponseImageGenerationCallPartialImageEvent,
-    ),
-    "response.in_progress": (models.ResponseInProgressEvent,),
-    "response.incomplete": (models.ResponseIncompleteEvent,),
-    "response.mcp_call.completed": (models.ResponseMCPCallCompletedEvent,),
-    "response.mcp_call.failed": (models.ResponseMCPCallFailedEvent,),
-    "response.mcp_call.in_progress": (models.ResponseMCPCallInProgressEvent,),
-    "response.mcp_call_arguments.delta": (models.ResponseMCPCallArgumentsDeltaEvent,),
-    "response.mcp_call_arguments.done": (models.ResponseMCPCallArgumentsDoneEvent,),
-    "response.mcp_list_tools.completed": (models.ResponseMCPListToolsCompletedEvent,),
-    "response.mcp_list_tools.failed": (models.ResponseMCPListToolsFailedEvent,),
-    "response.mcp_list_tools.in_progress": (models.ResponseMCPListToolsInProgressEvent,),
-    "response.output_item.added": (models.ResponseOutputItemAddedEvent,),
-    "response.output_item.done": (models.ResponseOutputItemDoneEvent,),
-    "response.output_text.annotation.added": (models.ResponseOutputTextAnnotationAddedEvent,),
-    "response.output_text.delta": (models.ResponseOutputTextDeltaEvent,),
-    "response.output_text.done": (models.ResponseOutputTextDoneEvent,),
-    "response.queued": (models.ResponseQueuedEvent,),
-    "response.reasoning_summary_part.added": (models.ResponseReasoningSummaryPartAddedEvent,),
-    "response.reasoning_summary_part.done": (models.ResponseReasoningSummaryPartDoneEvent,),
-    "response.reasoning_summary_text.delta": (models.ResponseReasoningSummaryTextDeltaEvent,),
-    "response.reasoning_summary_text.done": (models.ResponseReasoningSummaryTextDoneEvent,),
-    "response.reasoning_text.delta": (models.ResponseReasoningTextDeltaEvent,),
-    "response.reasoning_text.done": (models.ResponseReasoningTextDoneEvent,),
-    "response.refusal.delta": (models.ResponseRefusalDeltaEvent,),
-    "response.refusal.done": (models.ResponseRefusalDoneEvent,),
-    "response.shell_call_command.added": (models.ResponseShellCallCommandAddedEvent,),
-    "response.shell_call_command.delta": (models.ResponseShellCallCommandDeltaEvent,),
-    "response.shell_call_command.done": (models.ResponseShellCallCommandDoneEvent,),
-    "response.shell_call_output_content.delta": (models.ResponseShellCallOutputContentDeltaEvent,),
-    "response.shell_call_output_content.done": (models.ResponseShellCallOutputContentDoneEvent,),
-    "response.web_search_call.completed": (models.ResponseWebSearchCallCompletedEvent,),
-    "response.web_search_call.in_progress": (models.ResponseWebSearchCallInProgressEvent,),
-    "response.web_search_call.searching": (models.ResponseWebSearchCallSearchingEvent,),
+    "error": (ResponseErrorEvent,),
+    "response.audio.delta": (ResponseAudioDeltaEvent,),
+    "response.audio.done": (ResponseAudioDoneEvent,),
+    "response.audio.transcript.delta": (ResponseAudioTranscriptDeltaEvent,),
+    "response.audio.transcript.done": (ResponseAudioTranscriptDoneEvent,),
+    "response.code_interpreter_call.completed": (ResponseCodeInterpreterCallCompletedEvent,),
+    "response.code_interpreter_call.in_progress": (ResponseCodeInterpreterCallInProgressEvent,),
+    "response.code_interpreter_call.interpreting": (ResponseCodeInterpreterCallInterpretingEvent,),
+    "response.code_interpreter_call_code.delta": (ResponseCodeInterpreterCallCodeDeltaEvent,),
+    "response.code_interpreter_call_code.done": (ResponseCodeInterpreterCallCodeDoneEvent,),
+    "response.completed": (ResponseCompletedEvent,),
+    "response.content_part.added": (ResponseContentPartAddedEvent,),
+    "response.content_part.done": (ResponseContentPartDoneEvent,),
+    "response.created": (ResponseCreatedEvent,),
+    "response.custom_tool_call_input.delta": (ResponseCustomToolCallInputDeltaEvent,),
+    "response.custom_tool_call_input.done": (ResponseCustomToolCallInputDoneEvent,),
+    "response.failed": (ResponseFailedEvent,),
+    "response.file_search_call.completed": (ResponseFileSearchCallCompletedEvent,),
+    "response.file_search_call.in_progress": (ResponseFileSearchCallInProgressEvent,),
+    "response.file_search_call.searching": (ResponseFileSearchCallSearchingEvent,),
+    "response.function_call_arguments.delta": (ResponseFunctionCallArgumentsDeltaEvent,),
+    "response.function_call_arguments.done": (ResponseFunctionCallArgumentsDoneEvent,),
+    "response.image_generation_call.completed": (ResponseImageGenerationCallCompletedEvent,),
+    "response.image_generation_call.generating": (ResponseImageGenerationCallGeneratingEvent,),
+    "response.image_generation_call.in_progress": (ResponseImageGenerationCallInProgressEvent,),
+    "response.image_generation_call.partial_image": (ResponseImageGenerationCallPartialImageEvent,),
+    "response.in_progress": (ResponseInProgressEvent,),
+    "response.incomplete": (ResponseIncompleteEvent,),
+    "response.mcp_call.completed": (ResponseMCPCallCompletedEvent,),
+    "response.mcp_call.failed": (ResponseMCPCallFailedEvent,),
+    "response.mcp_call.in_progress": (ResponseMCPCallInProgressEvent,),
+    "response.mcp_call_arguments.delta": (ResponseMCPCallArgumentsDeltaEvent,),
+    "response.mcp_call_arguments.done": (ResponseMCPCallArgumentsDoneEvent,),
+    "response.mcp_list_tools.completed": (ResponseMCPListToolsCompletedEvent,),
+    "response.mcp_list_tools.failed": (ResponseMCPListToolsFailedEvent,),
+    "response.mcp_list_tools.in_progress": (ResponseMCPListToolsInProgressEvent,),
+    "response.output_item.added": (ResponseOutputItemAddedEvent,),
+    "response.output_item.done": (ResponseOutputItemDoneEvent,),
+    "response.output_text.annotation.added": (ResponseOutputTextAnnotationAddedEvent,),
+    "response.output_text.delta": (ResponseOutputTextDeltaEvent,),
+    "response.output_text.done": (ResponseOutputTextDoneEvent,),
+    "response.queued": (ResponseQueuedEvent,),
+    "response.reasoning_summary_part.added": (ResponseReasoningSummaryPartAddedEvent,),
+    "response.reasoning_summary_part.done": (ResponseReasoningSummaryPartDoneEvent,),
+    "response.reasoning_summary_text.delta": (ResponseReasoningSummaryTextDeltaEvent,),
+    "response.reasoning_summary_text.done": (ResponseReasoningSummaryTextDoneEvent,),
+    "response.reasoning_text.delta": (ResponseReasoningTextDeltaEvent,),
+    "response.reasoning_text.done": (ResponseReasoningTextDoneEvent,),
+    "response.refusal.delta": (ResponseRefusalDeltaEvent,),
+    "response.refusal.done": (ResponseRefusalDoneEvent,),
+    "response.shell_call_command.added": (ResponseShellCallCommandAddedEvent,),
+    "response.shell_call_command.delta": (ResponseShellCallCommandDeltaEvent,),
+    "response.shell_call_command.done": (ResponseShellCallCommandDoneEvent,),
+    "response.shell_call_output_content.delta": (ResponseShellCallOutputContentDeltaEvent,),
+    "response.shell_call_output_content.done": (ResponseShellCallOutputContentDoneEvent,),
+    "response.web_search_call.completed": (ResponseWebSearchCallCompletedEvent,),
+    "response.web_search_call.in_progress": (ResponseWebSearchCallInProgressEvent,),
+    "response.web_search_call.searching": (ResponseWebSearchCallSearchingEvent,),
     "*": (
-        models.ResponseCreatedEvent,
-        models.ResponseInProgressEvent,
-        models.ResponseOutputItemAddedEvent,
-        models.ResponseOutputItemDoneEvent,
-        models.ResponseContentPartAddedEvent,
-        models.ResponseContentPartDoneEvent,
-        models.ResponseOutputTextDeltaEvent,
-        models.ResponseOutputTextDoneEvent,
-        models.ResponseOutputTextAnnotationAddedEvent,
-        models.ResponseRefusalDeltaEvent,
-        models.ResponseRefusalDoneEvent,
-        models.ResponseFunctionCallArgumentsDeltaEvent,
-        models.ResponseFunctionCallArgumentsDoneEvent,
-        models.ResponseReasoningSummaryPartAddedEvent,
-        models.ResponseReasoningSummaryPartDoneEvent,
-        models.ResponseReasoningSummaryTextDeltaEvent,
-        models.ResponseReasoningSummaryTextDoneEvent,
-        models.ResponseReasoningTextDeltaEvent,
-        models.ResponseReasoningTextDoneEvent,
-        models.ResponseCompletedEvent,
-        models.ResponseIncompleteEvent,
-        models.ResponseFailedEvent,
-        models.ResponseAudioDeltaEvent,
-        models.ResponseAudioDoneEvent,
-        models.ResponseAudioTranscriptDeltaEvent,
-        models.ResponseAudioTranscriptDoneEvent,
-        models.ResponseCodeInterpreterCallCodeDeltaEvent,
-        models.ResponseCodeInterpreterCallCodeDoneEvent,
-        models.ResponseCodeInterpreterCallCompletedEvent,
-        models.ResponseCodeInterpreterCallInProgressEvent,
-        models.ResponseCodeInterpreterCallInterpretingEvent,
-        models.ResponseFileSearchCallCompletedEvent,
-        models.ResponseFileSearchCallInProgressEvent,
-        models.ResponseFileSearchCallSearchingEvent,
-        models.ResponseShellCallCommandAddedEvent,
-        models.ResponseShellCallCommandDeltaEvent,
-        models.ResponseShellCallCommandDoneEvent,
-        models.ResponseShellCallOutputContentDeltaEvent,
-        models.ResponseShellCallOutputContentDoneEvent,
-        models.ResponseWebSearchCallCompletedEvent,
-        models.ResponseWebSearchCallInProgressEvent,
-        models.ResponseWebSearchCallSearchingEvent,
-        models.ResponseImageGenerationCallCompletedEvent,
-        models.ResponseImageGenerationCallGeneratingEvent,
-        models.ResponseImageGenerationCallInProgressEvent,
-        models.ResponseImageGenerationCallPartialImageEvent,
-        models.ResponseMCPCallArgumentsDeltaEvent,
-        models.ResponseMCPCallArgumentsDoneEvent,
-        models.ResponseMCPCallCompletedEvent,
-        models.ResponseMCPCallFailedEvent,
-        models.ResponseMCPCallInProgressEvent,
-        models.ResponseMCPListToolsCompletedEvent,
-        models.ResponseMCPListToolsFailedEvent,
-        models.ResponseMCPListToolsInProgressEvent,
-        models.ResponseQueuedEvent,
-        models.ResponseCustomToolCallInputDeltaEvent,
-        models.ResponseCustomToolCallInputDoneEvent,
-        models.ResponseErrorEvent,
+        ResponseCreatedEvent,
+        ResponseInProgressEvent,
+        ResponseOutputItemAddedEvent,
+        ResponseOutputItemDoneEvent,
+        ResponseContentPartAddedEvent,
+        ResponseContentPartDoneEvent,
+        ResponseOutputTextDeltaEvent,
+        ResponseOutputTextDoneEvent,
+        ResponseOutputTextAnnotationAddedEvent,
+        ResponseRefusalDeltaEvent,
+        ResponseRefusalDoneEvent,
+        ResponseFunctionCallArgumentsDeltaEvent,
+        ResponseFunctionCallArgumentsDoneEvent,
+        ResponseReasoningSummaryPartAddedEvent,
+        ResponseReasoningSummaryPartDoneEvent,
+        ResponseReasoningSummaryTextDeltaEvent,
+        ResponseReasoningSummaryTextDoneEvent,
+        ResponseReasoningTextDeltaEvent,
+        ResponseReasoningTextDoneEvent,
+        ResponseCompletedEvent,
+        ResponseIncompleteEvent,
+        ResponseFailedEvent,
+        ResponseAudioDeltaEvent,
+        ResponseAudioDoneEvent,
+        ResponseAudioTranscriptDeltaEvent,
+        ResponseAudioTranscriptDoneEvent,
+        ResponseCodeInterpreterCallCodeDeltaEvent,
+        ResponseCodeInterpreterCallCodeDoneEvent,
+        ResponseCodeInterpreterCallCompletedEvent,
+        ResponseCodeInterpreterCallInProgressEvent,
+        ResponseCodeInterpreterCallInterpretingEvent,
+        ResponseFileSearchCallCompletedEvent,
+        ResponseFileSearchCallInProgressEvent,
+        ResponseFileSearchCallSearchingEvent,
+        ResponseShellCallCommandAddedEvent,
+        ResponseShellCallCommandDeltaEvent,
+        ResponseShellCallCommandDoneEvent,
+        ResponseShellCallOutputContentDeltaEvent,
+        ResponseShellCallOutputContentDoneEvent,
+        ResponseWebSearchCallCompletedEvent,
+        ResponseWebSearchCallInProgressEvent,
+        ResponseWebSearchCallSearchingEvent,
+        ResponseImageGenerationCallCompletedEvent,
+        ResponseImageGenerationCallGeneratingEvent,
+        ResponseImageGenerationCallInProgressEvent,
+        ResponseImageGenerationCallPartialImageEvent,
+        ResponseMCPCallArgumentsDeltaEvent,
+        ResponseMCPCallArgumentsDoneEvent,
+        ResponseMCPCallCompletedEvent,
+        ResponseMCPCallFailedEvent,
+        ResponseMCPCallInProgressEvent,
+        ResponseMCPListToolsCompletedEvent,
+        ResponseMCPListToolsFailedEvent,
+        ResponseMCPListToolsInProgressEvent,
+        ResponseQueuedEvent,
+        ResponseCustomToolCallInputDeltaEvent,
+        ResponseCustomToolCallInputDoneEvent,
+        ResponseErrorEvent,
     ),
 }
 _LENIENT_USAGE_V1_RESPONSES: dict[type, str] = {
-    models.ResponseCompletedEvent: "response.usage",
-    models.ResponseIncompleteEvent: "response.usage",
-    models.ResponseFailedEvent: "response.usage",
+    ResponseCompletedEvent: "response.usage",
+    ResponseIncompleteEvent: "response.usage",
+    ResponseFailedEvent: "response.usage",
 }
 _TAGGED_V1_RESPONSES: dict[str, tuple[Callable[[str], V1_RESPONSES_EVENT], ...]] = {
     "response.created": (_decode_response_created_v1_responses,),
@@ -446,64 +488,64 @@ _TAGGED_V1_RESPONSES: dict[str, tuple[Callable[[str], V1_RESPONSES_EVENT], ...]]
 
 
 V1_RESPONSES_EVENT = Union[
-    models.ResponseCreatedEvent,
-    models.ResponseInProgressEvent,
-    models.ResponseOutputItemAddedEvent,
-    models.ResponseOutputItemDoneEvent,
-    models.ResponseContentPartAddedEvent,
-    models.ResponseContentPartDoneEvent,
-    models.ResponseOutputTextDeltaEvent,
-    models.ResponseOutputTextDoneEvent,
-    models.ResponseOutputTextAnnotationAddedEvent,
-    models.ResponseRefusalDeltaEvent,
-    models.ResponseRefusalDoneEvent,
-    models.ResponseFunctionCallArgumentsDeltaEvent,
-    models.ResponseFunctionCallArgumentsDoneEvent,
-    models.ResponseReasoningSummaryPartAddedEvent,
-    models.ResponseReasoningSummaryPartDoneEvent,
-    models.ResponseReasoningSummaryTextDeltaEvent,
-    models.ResponseReasoningSummaryTextDoneEvent,
-    models.ResponseReasoningTextDeltaEvent,
-    models.ResponseReasoningTextDoneEvent,
-    models.ResponseCompletedEvent,
-    models.ResponseIncompleteEvent,
-    models.ResponseFailedEvent,
-    models.ResponseAudioDeltaEvent,
-    models.ResponseAudioDoneEvent,
-    models.ResponseAudioTranscriptDeltaEvent,
-    models.ResponseAudioTranscriptDoneEvent,
-    models.ResponseCodeInterpreterCallCodeDeltaEvent,
-    models.ResponseCodeInterpreterCallCodeDoneEvent,
-    models.ResponseCodeInterpreterCallCompletedEvent,
-    models.ResponseCodeInterpreterCallInProgressEvent,
-    models.ResponseCodeInterpreterCallInterpretingEvent,
-    models.ResponseFileSearchCallCompletedEvent,
-    models.ResponseFileSearchCallInProgressEvent,
-    models.ResponseFileSearchCallSearchingEvent,
-    models.ResponseShellCallCommandAddedEvent,
-    models.ResponseShellCallCommandDeltaEvent,
-    models.ResponseShellCallCommandDoneEvent,
-    models.ResponseShellCallOutputContentDeltaEvent,
-    models.ResponseShellCallOutputContentDoneEvent,
-    models.ResponseWebSearchCallCompletedEvent,
-    models.ResponseWebSearchCallInProgressEvent,
-    models.ResponseWebSearchCallSearchingEvent,
-    models.ResponseImageGenerationCallCompletedEvent,
-    models.ResponseImageGenerationCallGeneratingEvent,
-    models.ResponseImageGenerationCallInProgressEvent,
-    models.ResponseImageGenerationCallPartialImageEvent,
-    models.ResponseMCPCallArgumentsDeltaEvent,
-    models.ResponseMCPCallArgumentsDoneEvent,
-    models.ResponseMCPCallCompletedEvent,
-    models.ResponseMCPCallFailedEvent,
-    models.ResponseMCPCallInProgressEvent,
-    models.ResponseMCPListToolsCompletedEvent,
-    models.ResponseMCPListToolsFailedEvent,
-    models.ResponseMCPListToolsInProgressEvent,
-    models.ResponseQueuedEvent,
-    models.ResponseCustomToolCallInputDeltaEvent,
-    models.ResponseCustomToolCallInputDoneEvent,
-    models.ResponseErrorEvent,
+    ResponseCreatedEvent,
+    ResponseInProgressEvent,
+    ResponseOutputItemAddedEvent,
+    ResponseOutputItemDoneEvent,
+    ResponseContentPartAddedEvent,
+    ResponseContentPartDoneEvent,
+    ResponseOutputTextDeltaEvent,
+    ResponseOutputTextDoneEvent,
+    ResponseOutputTextAnnotationAddedEvent,
+    ResponseRefusalDeltaEvent,
+    ResponseRefusalDoneEvent,
+    ResponseFunctionCallArgumentsDeltaEvent,
+    ResponseFunctionCallArgumentsDoneEvent,
+    ResponseReasoningSummaryPartAddedEvent,
+    ResponseReasoningSummaryPartDoneEvent,
+    ResponseReasoningSummaryTextDeltaEvent,
+    ResponseReasoningSummaryTextDoneEvent,
+    ResponseReasoningTextDeltaEvent,
+    ResponseReasoningTextDoneEvent,
+    ResponseCompletedEvent,
+    ResponseIncompleteEvent,
+    ResponseFailedEvent,
+    ResponseAudioDeltaEvent,
+    ResponseAudioDoneEvent,
+    ResponseAudioTranscriptDeltaEvent,
+    ResponseAudioTranscriptDoneEvent,
+    ResponseCodeInterpreterCallCodeDeltaEvent,
+    ResponseCodeInterpreterCallCodeDoneEvent,
+    ResponseCodeInterpreterCallCompletedEvent,
+    ResponseCodeInterpreterCallInProgressEvent,
+    ResponseCodeInterpreterCallInterpretingEvent,
+    ResponseFileSearchCallCompletedEvent,
+    ResponseFileSearchCallInProgressEvent,
+    ResponseFileSearchCallSearchingEvent,
+    ResponseShellCallCommandAddedEvent,
+    ResponseShellCallCommandDeltaEvent,
+    ResponseShellCallCommandDoneEvent,
+    ResponseShellCallOutputContentDeltaEvent,
+    ResponseShellCallOutputContentDoneEvent,
+    ResponseWebSearchCallCompletedEvent,
+    ResponseWebSearchCallInProgressEvent,
+    ResponseWebSearchCallSearchingEvent,
+    ResponseImageGenerationCallCompletedEvent,
+    ResponseImageGenerationCallGeneratingEvent,
+    ResponseImageGenerationCallInProgressEvent,
+    ResponseImageGenerationCallPartialImageEvent,
+    ResponseMCPCallArgumentsDeltaEvent,
+    ResponseMCPCallArgumentsDoneEvent,
+    ResponseMCPCallCompletedEvent,
+    ResponseMCPCallFailedEvent,
+    ResponseMCPCallInProgressEvent,
+    ResponseMCPListToolsCompletedEvent,
+    ResponseMCPListToolsFailedEvent,
+    ResponseMCPListToolsInProgressEvent,
+    ResponseQueuedEvent,
+    ResponseCustomToolCallInputDeltaEvent,
+    ResponseCustomToolCallInputDoneEvent,
+    ResponseErrorEvent,
     UnknownEvent,
     StreamTruncated,
 ]
@@ -910,9 +952,7 @@ def classify_named_v1_responses(
         return None
 
 
-def _apply_v1_responses_response_created(
-    acc: Sink, chunks: Iterable[models.ResponseCreatedEvent]
-) -> None:
+def _apply_v1_responses_response_created(acc: Sink, chunks: Iterable[ResponseCreatedEvent]) -> None:
     need_meta = acc.id is None or acc.model is None
     for chunk in chunks:
         response = chunk.response
@@ -922,7 +962,7 @@ def _apply_v1_responses_response_created(
 
 
 def _apply_v1_responses_response_in_progress(
-    acc: Sink, chunks: Iterable[models.ResponseInProgressEvent]
+    acc: Sink, chunks: Iterable[ResponseInProgressEvent]
 ) -> None:
     need_meta = acc.id is None or acc.model is None
     for chunk in chunks:
@@ -933,7 +973,7 @@ def _apply_v1_responses_response_in_progress(
 
 
 def _apply_v1_responses_response_output_item_added(
-    acc: Sink, chunks: Iterable[models.ResponseOutputItemAddedEvent]
+    acc: Sink, chunks: Iterable[ResponseOutputItemAddedEvent]
 ) -> None:
     blocks = acc.blocks
     for chunk in chunks:
@@ -941,7 +981,7 @@ def _apply_v1_responses_response_output_item_added(
 
 
 def _apply_v1_responses_response_output_item_done(
-    acc: Sink, chunks: Iterable[models.ResponseOutputItemDoneEvent]
+    acc: Sink, chunks: Iterable[ResponseOutputItemDoneEvent]
 ) -> None:
     blocks = acc.blocks
     for chunk in chunks:
@@ -949,7 +989,7 @@ def _apply_v1_responses_response_output_item_done(
 
 
 def _apply_v1_responses_response_output_text_delta(
-    acc: Sink, chunks: Iterable[models.ResponseOutputTextDeltaEvent]
+    acc: Sink, chunks: Iterable[ResponseOutputTextDeltaEvent]
 ) -> None:
     blocks = acc.blocks
     for chunk in chunks:
@@ -957,7 +997,7 @@ def _apply_v1_responses_response_output_text_delta(
 
 
 def _apply_v1_responses_response_refusal_delta(
-    acc: Sink, chunks: Iterable[models.ResponseRefusalDeltaEvent]
+    acc: Sink, chunks: Iterable[ResponseRefusalDeltaEvent]
 ) -> None:
     blocks = acc.blocks
     for chunk in chunks:
@@ -965,7 +1005,7 @@ def _apply_v1_responses_response_refusal_delta(
 
 
 def _apply_v1_responses_response_function_call_arguments_delta(
-    acc: Sink, chunks: Iterable[models.ResponseFunctionCallArgumentsDeltaEvent]
+    acc: Sink, chunks: Iterable[ResponseFunctionCallArgumentsDeltaEvent]
 ) -> None:
     blocks = acc.blocks
     for chunk in chunks:
@@ -973,7 +1013,7 @@ def _apply_v1_responses_response_function_call_arguments_delta(
 
 
 def _apply_v1_responses_response_reasoning_summary_text_delta(
-    acc: Sink, chunks: Iterable[models.ResponseReasoningSummaryTextDeltaEvent]
+    acc: Sink, chunks: Iterable[ResponseReasoningSummaryTextDeltaEvent]
 ) -> None:
     blocks = acc.blocks
     for chunk in chunks:
@@ -981,7 +1021,7 @@ def _apply_v1_responses_response_reasoning_summary_text_delta(
 
 
 def _apply_v1_responses_response_reasoning_text_delta(
-    acc: Sink, chunks: Iterable[models.ResponseReasoningTextDeltaEvent]
+    acc: Sink, chunks: Iterable[ResponseReasoningTextDeltaEvent]
 ) -> None:
     blocks = acc.blocks
     for chunk in chunks:
@@ -989,7 +1029,7 @@ def _apply_v1_responses_response_reasoning_text_delta(
 
 
 def _apply_v1_responses_response_completed(
-    acc: Sink, chunks: Iterable[models.ResponseCompletedEvent]
+    acc: Sink, chunks: Iterable[ResponseCompletedEvent]
 ) -> None:
     for chunk in chunks:
         response = chunk.response
@@ -1001,7 +1041,7 @@ def _apply_v1_responses_response_completed(
 
 
 def _apply_v1_responses_response_incomplete(
-    acc: Sink, chunks: Iterable[models.ResponseIncompleteEvent]
+    acc: Sink, chunks: Iterable[ResponseIncompleteEvent]
 ) -> None:
     for chunk in chunks:
         response = chunk.response
@@ -1016,9 +1056,7 @@ def _apply_v1_responses_response_incomplete(
         acc.done()
 
 
-def _apply_v1_responses_response_failed(
-    acc: Sink, chunks: Iterable[models.ResponseFailedEvent]
-) -> None:
+def _apply_v1_responses_response_failed(acc: Sink, chunks: Iterable[ResponseFailedEvent]) -> None:
     for chunk in chunks:
         response = chunk.response
         acc.snapshot(response.output)
@@ -1030,7 +1068,7 @@ def _apply_v1_responses_response_failed(
 
 
 def _apply_v1_responses_response_code_interpreter_call_code_delta(
-    acc: Sink, chunks: Iterable[models.ResponseCodeInterpreterCallCodeDeltaEvent]
+    acc: Sink, chunks: Iterable[ResponseCodeInterpreterCallCodeDeltaEvent]
 ) -> None:
     blocks = acc.blocks
     for chunk in chunks:
@@ -1038,7 +1076,7 @@ def _apply_v1_responses_response_code_interpreter_call_code_delta(
 
 
 def _apply_v1_responses_response_shell_call_command_delta(
-    acc: Sink, chunks: Iterable[models.ResponseShellCallCommandDeltaEvent]
+    acc: Sink, chunks: Iterable[ResponseShellCallCommandDeltaEvent]
 ) -> None:
     blocks = acc.blocks
     for chunk in chunks:
@@ -1046,16 +1084,14 @@ def _apply_v1_responses_response_shell_call_command_delta(
 
 
 def _apply_v1_responses_response_mcp_call_arguments_delta(
-    acc: Sink, chunks: Iterable[models.ResponseMCPCallArgumentsDeltaEvent]
+    acc: Sink, chunks: Iterable[ResponseMCPCallArgumentsDeltaEvent]
 ) -> None:
     blocks = acc.blocks
     for chunk in chunks:
         blocks[chunk.output_index].add_text("mcp_call_arguments", chunk.delta)
 
 
-def _apply_v1_responses_response_queued(
-    acc: Sink, chunks: Iterable[models.ResponseQueuedEvent]
-) -> None:
+def _apply_v1_responses_response_queued(acc: Sink, chunks: Iterable[ResponseQueuedEvent]) -> None:
     need_meta = acc.id is None or acc.model is None
     for chunk in chunks:
         response = chunk.response
@@ -1065,37 +1101,37 @@ def _apply_v1_responses_response_queued(
 
 
 def _apply_v1_responses_response_custom_tool_call_input_delta(
-    acc: Sink, chunks: Iterable[models.ResponseCustomToolCallInputDeltaEvent]
+    acc: Sink, chunks: Iterable[ResponseCustomToolCallInputDeltaEvent]
 ) -> None:
     blocks = acc.blocks
     for chunk in chunks:
         blocks[chunk.output_index].add_text("custom_tool_call_input", chunk.delta)
 
 
-def _apply_v1_responses_error(acc: Sink, chunks: Iterable[models.ResponseErrorEvent]) -> None:
+def _apply_v1_responses_error(acc: Sink, chunks: Iterable[ResponseErrorEvent]) -> None:
     for chunk in chunks:
         acc.error(chunk)
 
 
 _APPLY_V1_RESPONSES: dict[type, Run] = {
-    models.ResponseCreatedEvent: _apply_v1_responses_response_created,
-    models.ResponseInProgressEvent: _apply_v1_responses_response_in_progress,
-    models.ResponseOutputItemAddedEvent: _apply_v1_responses_response_output_item_added,
-    models.ResponseOutputItemDoneEvent: _apply_v1_responses_response_output_item_done,
-    models.ResponseOutputTextDeltaEvent: _apply_v1_responses_response_output_text_delta,
-    models.ResponseRefusalDeltaEvent: _apply_v1_responses_response_refusal_delta,
-    models.ResponseFunctionCallArgumentsDeltaEvent: _apply_v1_responses_response_function_call_arguments_delta,
-    models.ResponseReasoningSummaryTextDeltaEvent: _apply_v1_responses_response_reasoning_summary_text_delta,
-    models.ResponseReasoningTextDeltaEvent: _apply_v1_responses_response_reasoning_text_delta,
-    models.ResponseCompletedEvent: _apply_v1_responses_response_completed,
-    models.ResponseIncompleteEvent: _apply_v1_responses_response_incomplete,
-    models.ResponseFailedEvent: _apply_v1_responses_response_failed,
-    models.ResponseCodeInterpreterCallCodeDeltaEvent: _apply_v1_responses_response_code_interpreter_call_code_delta,
-    models.ResponseShellCallCommandDeltaEvent: _apply_v1_responses_response_shell_call_command_delta,
-    models.ResponseMCPCallArgumentsDeltaEvent: _apply_v1_responses_response_mcp_call_arguments_delta,
-    models.ResponseQueuedEvent: _apply_v1_responses_response_queued,
-    models.ResponseCustomToolCallInputDeltaEvent: _apply_v1_responses_response_custom_tool_call_input_delta,
-    models.ResponseErrorEvent: _apply_v1_responses_error,
+    ResponseCreatedEvent: _apply_v1_responses_response_created,
+    ResponseInProgressEvent: _apply_v1_responses_response_in_progress,
+    ResponseOutputItemAddedEvent: _apply_v1_responses_response_output_item_added,
+    ResponseOutputItemDoneEvent: _apply_v1_responses_response_output_item_done,
+    ResponseOutputTextDeltaEvent: _apply_v1_responses_response_output_text_delta,
+    ResponseRefusalDeltaEvent: _apply_v1_responses_response_refusal_delta,
+    ResponseFunctionCallArgumentsDeltaEvent: _apply_v1_responses_response_function_call_arguments_delta,
+    ResponseReasoningSummaryTextDeltaEvent: _apply_v1_responses_response_reasoning_summary_text_delta,
+    ResponseReasoningTextDeltaEvent: _apply_v1_responses_response_reasoning_text_delta,
+    ResponseCompletedEvent: _apply_v1_responses_response_completed,
+    ResponseIncompleteEvent: _apply_v1_responses_response_incomplete,
+    ResponseFailedEvent: _apply_v1_responses_response_failed,
+    ResponseCodeInterpreterCallCodeDeltaEvent: _apply_v1_responses_response_code_interpreter_call_code_delta,
+    ResponseShellCallCommandDeltaEvent: _apply_v1_responses_response_shell_call_command_delta,
+    ResponseMCPCallArgumentsDeltaEvent: _apply_v1_responses_response_mcp_call_arguments_delta,
+    ResponseQueuedEvent: _apply_v1_responses_response_queued,
+    ResponseCustomToolCallInputDeltaEvent: _apply_v1_responses_response_custom_tool_call_input_delta,
+    ResponseErrorEvent: _apply_v1_responses_error,
     UnknownEvent: each(on_unknown),
     StreamTruncated: each(on_truncated),
 }
@@ -1103,83 +1139,83 @@ _APPLY_V1_RESPONSES: dict[type, Run] = {
 
 
 _KEPT: dict[type, tuple[str, ...]] = {
-    models.CodeInterpreterToolCall: (
+    CodeInterpreterToolCall: (
         "code",
         "outputs",
     ),
-    models.ImageGenerationToolCall: ("result",),
-    models.ShellToolCall: ("environment",),
-    models.ShellToolCallAction: (
+    ImageGenerationToolCall: ("result",),
+    ShellToolCall: ("environment",),
+    ShellToolCallAction: (
         "timeout_ms",
         "max_output_length",
     ),
-    models.ShellToolCallOutput: ("max_output_length",),
-    models.ToolSearchCall: ("call_id",),
-    models.ToolSearchOutput: ("call_id",),
+    ShellToolCallOutput: ("max_output_length",),
+    ToolSearchCall: ("call_id",),
+    ToolSearchOutput: ("call_id",),
 }
 """Members the spec requires that a class gives a default (nullable ones): encoded even as ``null``."""
 
 
 _ENCODING_V1_RESPONSES = Encoding(
     events={
-        models.ResponseCreatedEvent: "response.created",
-        models.ResponseInProgressEvent: "response.in_progress",
-        models.ResponseOutputItemAddedEvent: "response.output_item.added",
-        models.ResponseOutputItemDoneEvent: "response.output_item.done",
-        models.ResponseContentPartAddedEvent: "response.content_part.added",
-        models.ResponseContentPartDoneEvent: "response.content_part.done",
-        models.ResponseOutputTextDeltaEvent: "response.output_text.delta",
-        models.ResponseOutputTextDoneEvent: "response.output_text.done",
-        models.ResponseOutputTextAnnotationAddedEvent: "response.output_text.annotation.added",
-        models.ResponseRefusalDeltaEvent: "response.refusal.delta",
-        models.ResponseRefusalDoneEvent: "response.refusal.done",
-        models.ResponseFunctionCallArgumentsDeltaEvent: "response.function_call_arguments.delta",
-        models.ResponseFunctionCallArgumentsDoneEvent: "response.function_call_arguments.done",
-        models.ResponseReasoningSummaryPartAddedEvent: "response.reasoning_summary_part.added",
-        models.ResponseReasoningSummaryPartDoneEvent: "response.reasoning_summary_part.done",
-        models.ResponseReasoningSummaryTextDeltaEvent: "response.reasoning_summary_text.delta",
-        models.ResponseReasoningSummaryTextDoneEvent: "response.reasoning_summary_text.done",
-        models.ResponseReasoningTextDeltaEvent: "response.reasoning_text.delta",
-        models.ResponseReasoningTextDoneEvent: "response.reasoning_text.done",
-        models.ResponseCompletedEvent: "response.completed",
-        models.ResponseIncompleteEvent: "response.incomplete",
-        models.ResponseFailedEvent: "response.failed",
-        models.ResponseAudioDeltaEvent: "response.audio.delta",
-        models.ResponseAudioDoneEvent: "response.audio.done",
-        models.ResponseAudioTranscriptDeltaEvent: "response.audio.transcript.delta",
-        models.ResponseAudioTranscriptDoneEvent: "response.audio.transcript.done",
-        models.ResponseCodeInterpreterCallCodeDeltaEvent: "response.code_interpreter_call_code.delta",
-        models.ResponseCodeInterpreterCallCodeDoneEvent: "response.code_interpreter_call_code.done",
-        models.ResponseCodeInterpreterCallCompletedEvent: "response.code_interpreter_call.completed",
-        models.ResponseCodeInterpreterCallInProgressEvent: "response.code_interpreter_call.in_progress",
-        models.ResponseCodeInterpreterCallInterpretingEvent: "response.code_interpreter_call.interpreting",
-        models.ResponseFileSearchCallCompletedEvent: "response.file_search_call.completed",
-        models.ResponseFileSearchCallInProgressEvent: "response.file_search_call.in_progress",
-        models.ResponseFileSearchCallSearchingEvent: "response.file_search_call.searching",
-        models.ResponseShellCallCommandAddedEvent: "response.shell_call_command.added",
-        models.ResponseShellCallCommandDeltaEvent: "response.shell_call_command.delta",
-        models.ResponseShellCallCommandDoneEvent: "response.shell_call_command.done",
-        models.ResponseShellCallOutputContentDeltaEvent: "response.shell_call_output_content.delta",
-        models.ResponseShellCallOutputContentDoneEvent: "response.shell_call_output_content.done",
-        models.ResponseWebSearchCallCompletedEvent: "response.web_search_call.completed",
-        models.ResponseWebSearchCallInProgressEvent: "response.web_search_call.in_progress",
-        models.ResponseWebSearchCallSearchingEvent: "response.web_search_call.searching",
-        models.ResponseImageGenerationCallCompletedEvent: "response.image_generation_call.completed",
-        models.ResponseImageGenerationCallGeneratingEvent: "response.image_generation_call.generating",
-        models.ResponseImageGenerationCallInProgressEvent: "response.image_generation_call.in_progress",
-        models.ResponseImageGenerationCallPartialImageEvent: "response.image_generation_call.partial_image",
-        models.ResponseMCPCallArgumentsDeltaEvent: "response.mcp_call_arguments.delta",
-        models.ResponseMCPCallArgumentsDoneEvent: "response.mcp_call_arguments.done",
-        models.ResponseMCPCallCompletedEvent: "response.mcp_call.completed",
-        models.ResponseMCPCallFailedEvent: "response.mcp_call.failed",
-        models.ResponseMCPCallInProgressEvent: "response.mcp_call.in_progress",
-        models.ResponseMCPListToolsCompletedEvent: "response.mcp_list_tools.completed",
-        models.ResponseMCPListToolsFailedEvent: "response.mcp_list_tools.failed",
-        models.ResponseMCPListToolsInProgressEvent: "response.mcp_list_tools.in_progress",
-        models.ResponseQueuedEvent: "response.queued",
-        models.ResponseCustomToolCallInputDeltaEvent: "response.custom_tool_call_input.delta",
-        models.ResponseCustomToolCallInputDoneEvent: "response.custom_tool_call_input.done",
-        models.ResponseErrorEvent: "error",
+        ResponseCreatedEvent: "response.created",
+        ResponseInProgressEvent: "response.in_progress",
+        ResponseOutputItemAddedEvent: "response.output_item.added",
+        ResponseOutputItemDoneEvent: "response.output_item.done",
+        ResponseContentPartAddedEvent: "response.content_part.added",
+        ResponseContentPartDoneEvent: "response.content_part.done",
+        ResponseOutputTextDeltaEvent: "response.output_text.delta",
+        ResponseOutputTextDoneEvent: "response.output_text.done",
+        ResponseOutputTextAnnotationAddedEvent: "response.output_text.annotation.added",
+        ResponseRefusalDeltaEvent: "response.refusal.delta",
+        ResponseRefusalDoneEvent: "response.refusal.done",
+        ResponseFunctionCallArgumentsDeltaEvent: "response.function_call_arguments.delta",
+        ResponseFunctionCallArgumentsDoneEvent: "response.function_call_arguments.done",
+        ResponseReasoningSummaryPartAddedEvent: "response.reasoning_summary_part.added",
+        ResponseReasoningSummaryPartDoneEvent: "response.reasoning_summary_part.done",
+        ResponseReasoningSummaryTextDeltaEvent: "response.reasoning_summary_text.delta",
+        ResponseReasoningSummaryTextDoneEvent: "response.reasoning_summary_text.done",
+        ResponseReasoningTextDeltaEvent: "response.reasoning_text.delta",
+        ResponseReasoningTextDoneEvent: "response.reasoning_text.done",
+        ResponseCompletedEvent: "response.completed",
+        ResponseIncompleteEvent: "response.incomplete",
+        ResponseFailedEvent: "response.failed",
+        ResponseAudioDeltaEvent: "response.audio.delta",
+        ResponseAudioDoneEvent: "response.audio.done",
+        ResponseAudioTranscriptDeltaEvent: "response.audio.transcript.delta",
+        ResponseAudioTranscriptDoneEvent: "response.audio.transcript.done",
+        ResponseCodeInterpreterCallCodeDeltaEvent: "response.code_interpreter_call_code.delta",
+        ResponseCodeInterpreterCallCodeDoneEvent: "response.code_interpreter_call_code.done",
+        ResponseCodeInterpreterCallCompletedEvent: "response.code_interpreter_call.completed",
+        ResponseCodeInterpreterCallInProgressEvent: "response.code_interpreter_call.in_progress",
+        ResponseCodeInterpreterCallInterpretingEvent: "response.code_interpreter_call.interpreting",
+        ResponseFileSearchCallCompletedEvent: "response.file_search_call.completed",
+        ResponseFileSearchCallInProgressEvent: "response.file_search_call.in_progress",
+        ResponseFileSearchCallSearchingEvent: "response.file_search_call.searching",
+        ResponseShellCallCommandAddedEvent: "response.shell_call_command.added",
+        ResponseShellCallCommandDeltaEvent: "response.shell_call_command.delta",
+        ResponseShellCallCommandDoneEvent: "response.shell_call_command.done",
+        ResponseShellCallOutputContentDeltaEvent: "response.shell_call_output_content.delta",
+        ResponseShellCallOutputContentDoneEvent: "response.shell_call_output_content.done",
+        ResponseWebSearchCallCompletedEvent: "response.web_search_call.completed",
+        ResponseWebSearchCallInProgressEvent: "response.web_search_call.in_progress",
+        ResponseWebSearchCallSearchingEvent: "response.web_search_call.searching",
+        ResponseImageGenerationCallCompletedEvent: "response.image_generation_call.completed",
+        ResponseImageGenerationCallGeneratingEvent: "response.image_generation_call.generating",
+        ResponseImageGenerationCallInProgressEvent: "response.image_generation_call.in_progress",
+        ResponseImageGenerationCallPartialImageEvent: "response.image_generation_call.partial_image",
+        ResponseMCPCallArgumentsDeltaEvent: "response.mcp_call_arguments.delta",
+        ResponseMCPCallArgumentsDoneEvent: "response.mcp_call_arguments.done",
+        ResponseMCPCallCompletedEvent: "response.mcp_call.completed",
+        ResponseMCPCallFailedEvent: "response.mcp_call.failed",
+        ResponseMCPCallInProgressEvent: "response.mcp_call.in_progress",
+        ResponseMCPListToolsCompletedEvent: "response.mcp_list_tools.completed",
+        ResponseMCPListToolsFailedEvent: "response.mcp_list_tools.failed",
+        ResponseMCPListToolsInProgressEvent: "response.mcp_list_tools.in_progress",
+        ResponseQueuedEvent: "response.queued",
+        ResponseCustomToolCallInputDeltaEvent: "response.custom_tool_call_input.delta",
+        ResponseCustomToolCallInputDoneEvent: "response.custom_tool_call_input.done",
+        ResponseErrorEvent: "error",
     },
     keep=_KEPT,
     literals={},
@@ -1420,64 +1456,64 @@ _ENCODING_V1_RESPONSES = Encoding(
 V1_RESPONSES_CHANNEL: Channel[V1_RESPONSES_EVENT] = Channel(
     "/v1/responses",
     {
-        "ResponseCreated": models.ResponseCreatedEvent,
-        "ResponseInProgress": models.ResponseInProgressEvent,
-        "ResponseOutputItemAdded": models.ResponseOutputItemAddedEvent,
-        "ResponseOutputItemDone": models.ResponseOutputItemDoneEvent,
-        "ResponseContentPartAdded": models.ResponseContentPartAddedEvent,
-        "ResponseContentPartDone": models.ResponseContentPartDoneEvent,
-        "ResponseOutputTextDelta": models.ResponseOutputTextDeltaEvent,
-        "ResponseOutputTextDone": models.ResponseOutputTextDoneEvent,
-        "ResponseOutputTextAnnotationAdded": models.ResponseOutputTextAnnotationAddedEvent,
-        "ResponseRefusalDelta": models.ResponseRefusalDeltaEvent,
-        "ResponseRefusalDone": models.ResponseRefusalDoneEvent,
-        "ResponseFunctionCallArgumentsDelta": models.ResponseFunctionCallArgumentsDeltaEvent,
-        "ResponseFunctionCallArgumentsDone": models.ResponseFunctionCallArgumentsDoneEvent,
-        "ResponseReasoningSummaryPartAdded": models.ResponseReasoningSummaryPartAddedEvent,
-        "ResponseReasoningSummaryPartDone": models.ResponseReasoningSummaryPartDoneEvent,
-        "ResponseReasoningSummaryTextDelta": models.ResponseReasoningSummaryTextDeltaEvent,
-        "ResponseReasoningSummaryTextDone": models.ResponseReasoningSummaryTextDoneEvent,
-        "ResponseReasoningTextDelta": models.ResponseReasoningTextDeltaEvent,
-        "ResponseReasoningTextDone": models.ResponseReasoningTextDoneEvent,
-        "ResponseCompleted": models.ResponseCompletedEvent,
-        "ResponseIncomplete": models.ResponseIncompleteEvent,
-        "ResponseFailed": models.ResponseFailedEvent,
-        "ResponseAudioDelta": models.ResponseAudioDeltaEvent,
-        "ResponseAudioDone": models.ResponseAudioDoneEvent,
-        "ResponseAudioTranscriptDelta": models.ResponseAudioTranscriptDeltaEvent,
-        "ResponseAudioTranscriptDone": models.ResponseAudioTranscriptDoneEvent,
-        "ResponseCodeInterpreterCallCodeDelta": models.ResponseCodeInterpreterCallCodeDeltaEvent,
-        "ResponseCodeInterpreterCallCodeDone": models.ResponseCodeInterpreterCallCodeDoneEvent,
-        "ResponseCodeInterpreterCallCompleted": models.ResponseCodeInterpreterCallCompletedEvent,
-        "ResponseCodeInterpreterCallInProgress": models.ResponseCodeInterpreterCallInProgressEvent,
-        "ResponseCodeInterpreterCallInterpreting": models.ResponseCodeInterpreterCallInterpretingEvent,
-        "ResponseFileSearchCallCompleted": models.ResponseFileSearchCallCompletedEvent,
-        "ResponseFileSearchCallInProgress": models.ResponseFileSearchCallInProgressEvent,
-        "ResponseFileSearchCallSearching": models.ResponseFileSearchCallSearchingEvent,
-        "ResponseShellCallCommandAdded": models.ResponseShellCallCommandAddedEvent,
-        "ResponseShellCallCommandDelta": models.ResponseShellCallCommandDeltaEvent,
-        "ResponseShellCallCommandDone": models.ResponseShellCallCommandDoneEvent,
-        "ResponseShellCallOutputContentDelta": models.ResponseShellCallOutputContentDeltaEvent,
-        "ResponseShellCallOutputContentDone": models.ResponseShellCallOutputContentDoneEvent,
-        "ResponseWebSearchCallCompleted": models.ResponseWebSearchCallCompletedEvent,
-        "ResponseWebSearchCallInProgress": models.ResponseWebSearchCallInProgressEvent,
-        "ResponseWebSearchCallSearching": models.ResponseWebSearchCallSearchingEvent,
-        "ResponseImageGenerationCallCompleted": models.ResponseImageGenerationCallCompletedEvent,
-        "ResponseImageGenerationCallGenerating": models.ResponseImageGenerationCallGeneratingEvent,
-        "ResponseImageGenerationCallInProgress": models.ResponseImageGenerationCallInProgressEvent,
-        "ResponseImageGenerationCallPartialImage": models.ResponseImageGenerationCallPartialImageEvent,
-        "ResponseMcpCallArgumentsDelta": models.ResponseMCPCallArgumentsDeltaEvent,
-        "ResponseMcpCallArgumentsDone": models.ResponseMCPCallArgumentsDoneEvent,
-        "ResponseMcpCallCompleted": models.ResponseMCPCallCompletedEvent,
-        "ResponseMcpCallFailed": models.ResponseMCPCallFailedEvent,
-        "ResponseMcpCallInProgress": models.ResponseMCPCallInProgressEvent,
-        "ResponseMcpListToolsCompleted": models.ResponseMCPListToolsCompletedEvent,
-        "ResponseMcpListToolsFailed": models.ResponseMCPListToolsFailedEvent,
-        "ResponseMcpListToolsInProgress": models.ResponseMCPListToolsInProgressEvent,
-        "ResponseQueued": models.ResponseQueuedEvent,
-        "ResponseCustomToolCallInputDelta": models.ResponseCustomToolCallInputDeltaEvent,
-        "ResponseCustomToolCallInputDone": models.ResponseCustomToolCallInputDoneEvent,
-        "Error": models.ResponseErrorEvent,
+        "ResponseCreated": ResponseCreatedEvent,
+        "ResponseInProgress": ResponseInProgressEvent,
+        "ResponseOutputItemAdded": ResponseOutputItemAddedEvent,
+        "ResponseOutputItemDone": ResponseOutputItemDoneEvent,
+        "ResponseContentPartAdded": ResponseContentPartAddedEvent,
+        "ResponseContentPartDone": ResponseContentPartDoneEvent,
+        "ResponseOutputTextDelta": ResponseOutputTextDeltaEvent,
+        "ResponseOutputTextDone": ResponseOutputTextDoneEvent,
+        "ResponseOutputTextAnnotationAdded": ResponseOutputTextAnnotationAddedEvent,
+        "ResponseRefusalDelta": ResponseRefusalDeltaEvent,
+        "ResponseRefusalDone": ResponseRefusalDoneEvent,
+        "ResponseFunctionCallArgumentsDelta": ResponseFunctionCallArgumentsDeltaEvent,
+        "ResponseFunctionCallArgumentsDone": ResponseFunctionCallArgumentsDoneEvent,
+        "ResponseReasoningSummaryPartAdded": ResponseReasoningSummaryPartAddedEvent,
+        "ResponseReasoningSummaryPartDone": ResponseReasoningSummaryPartDoneEvent,
+        "ResponseReasoningSummaryTextDelta": ResponseReasoningSummaryTextDeltaEvent,
+        "ResponseReasoningSummaryTextDone": ResponseReasoningSummaryTextDoneEvent,
+        "ResponseReasoningTextDelta": ResponseReasoningTextDeltaEvent,
+        "ResponseReasoningTextDone": ResponseReasoningTextDoneEvent,
+        "ResponseCompleted": ResponseCompletedEvent,
+        "ResponseIncomplete": ResponseIncompleteEvent,
+        "ResponseFailed": ResponseFailedEvent,
+        "ResponseAudioDelta": ResponseAudioDeltaEvent,
+        "ResponseAudioDone": ResponseAudioDoneEvent,
+        "ResponseAudioTranscriptDelta": ResponseAudioTranscriptDeltaEvent,
+        "ResponseAudioTranscriptDone": ResponseAudioTranscriptDoneEvent,
+        "ResponseCodeInterpreterCallCodeDelta": ResponseCodeInterpreterCallCodeDeltaEvent,
+        "ResponseCodeInterpreterCallCodeDone": ResponseCodeInterpreterCallCodeDoneEvent,
+        "ResponseCodeInterpreterCallCompleted": ResponseCodeInterpreterCallCompletedEvent,
+        "ResponseCodeInterpreterCallInProgress": ResponseCodeInterpreterCallInProgressEvent,
+        "ResponseCodeInterpreterCallInterpreting": ResponseCodeInterpreterCallInterpretingEvent,
+        "ResponseFileSearchCallCompleted": ResponseFileSearchCallCompletedEvent,
+        "ResponseFileSearchCallInProgress": ResponseFileSearchCallInProgressEvent,
+        "ResponseFileSearchCallSearching": ResponseFileSearchCallSearchingEvent,
+        "ResponseShellCallCommandAdded": ResponseShellCallCommandAddedEvent,
+        "ResponseShellCallCommandDelta": ResponseShellCallCommandDeltaEvent,
+        "ResponseShellCallCommandDone": ResponseShellCallCommandDoneEvent,
+        "ResponseShellCallOutputContentDelta": ResponseShellCallOutputContentDeltaEvent,
+        "ResponseShellCallOutputContentDone": ResponseShellCallOutputContentDoneEvent,
+        "ResponseWebSearchCallCompleted": ResponseWebSearchCallCompletedEvent,
+        "ResponseWebSearchCallInProgress": ResponseWebSearchCallInProgressEvent,
+        "ResponseWebSearchCallSearching": ResponseWebSearchCallSearchingEvent,
+        "ResponseImageGenerationCallCompleted": ResponseImageGenerationCallCompletedEvent,
+        "ResponseImageGenerationCallGenerating": ResponseImageGenerationCallGeneratingEvent,
+        "ResponseImageGenerationCallInProgress": ResponseImageGenerationCallInProgressEvent,
+        "ResponseImageGenerationCallPartialImage": ResponseImageGenerationCallPartialImageEvent,
+        "ResponseMcpCallArgumentsDelta": ResponseMCPCallArgumentsDeltaEvent,
+        "ResponseMcpCallArgumentsDone": ResponseMCPCallArgumentsDoneEvent,
+        "ResponseMcpCallCompleted": ResponseMCPCallCompletedEvent,
+        "ResponseMcpCallFailed": ResponseMCPCallFailedEvent,
+        "ResponseMcpCallInProgress": ResponseMCPCallInProgressEvent,
+        "ResponseMcpListToolsCompleted": ResponseMCPListToolsCompletedEvent,
+        "ResponseMcpListToolsFailed": ResponseMCPListToolsFailedEvent,
+        "ResponseMcpListToolsInProgress": ResponseMCPListToolsInProgressEvent,
+        "ResponseQueued": ResponseQueuedEvent,
+        "ResponseCustomToolCallInputDelta": ResponseCustomToolCallInputDeltaEvent,
+        "ResponseCustomToolCallInputDone": ResponseCustomToolCallInputDoneEvent,
+        "Error": ResponseErrorEvent,
     },
     Classifier(
         classify_v1_responses,

@@ -20,7 +20,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar, overload
 
-from . import requests
+from .requests import (
+    CreateResponseRequest,
+    CreateResponseRequestReasoning,
+    CreateResponseRequestServiceTier,
+    CreateResponseRequestStreamOptions,
+    CreateResponseRequestText,
+    CreateResponseRequestTruncation,
+)
 from .channels import (
     V1_RESPONSES_CHANNEL,
     V1_RESPONSES_EVENT,
@@ -73,7 +80,7 @@ class Client(_Client):
         def stream(
             self,
             operation: Literal["/v1/responses"],
-            body: requests.CreateResponseRequest | Mapping[str, Any],
+            body: CreateResponseRequest | Mapping[str, Any],
             *,
             headers: Mapping[str, str] | None = None,
             path_params: Mapping[str, Any] | None = None,
@@ -119,7 +126,7 @@ class Client(_Client):
         model: str | None = None,
         input: Any = None,
         instructions: str | None = None,
-        stream_options: requests.CreateResponseRequestStreamOptions | None = None,
+        stream_options: CreateResponseRequestStreamOptions | None = None,
         background: bool | None = None,
         previous_response_id: str | None = None,
         store: bool | None = None,
@@ -129,12 +136,12 @@ class Client(_Client):
         tools: list[Any] | None = None,
         tool_choice: Any = None,
         parallel_tool_calls: bool | None = None,
-        reasoning: requests.CreateResponseRequestReasoning | None = None,
-        text: requests.CreateResponseRequestText | None = None,
+        reasoning: CreateResponseRequestReasoning | None = None,
+        text: CreateResponseRequestText | None = None,
         include: list[str] | None = None,
         metadata: dict[str, Any] | None = None,
-        truncation: requests.CreateResponseRequestTruncation | str | None = None,
-        service_tier: requests.CreateResponseRequestServiceTier | str | None = None,
+        truncation: CreateResponseRequestTruncation | str | None = None,
+        service_tier: CreateResponseRequestServiceTier | str | None = None,
         safety_identifier: str | None = None,
         extra_body: Mapping[str, Any] | None = None,
         headers: Mapping[str, str] | None = None,
@@ -164,7 +171,7 @@ class Client(_Client):
             extra_body: members the spec does not list, added to the body.
             headers: headers of this call (over the client's).
         """
-        sent = requests.CreateResponseRequest(
+        sent = CreateResponseRequest(
             model=model,
             input=input,
             instructions=instructions,
@@ -212,7 +219,7 @@ class AsyncClient(_AsyncClient):
         def stream(
             self,
             operation: Literal["/v1/responses"],
-            body: requests.CreateResponseRequest | Mapping[str, Any],
+            body: CreateResponseRequest | Mapping[str, Any],
             *,
             headers: Mapping[str, str] | None = None,
             path_params: Mapping[str, Any] | None = None,
@@ -258,7 +265,7 @@ class AsyncClient(_AsyncClient):
         model: str | None = None,
         input: Any = None,
         instructions: str | None = None,
-        stream_options: requests.CreateResponseRequestStreamOptions | None = None,
+        stream_options: CreateResponseRequestStreamOptions | None = None,
         background: bool | None = None,
         previous_response_id: str | None = None,
         store: bool | None = None,
@@ -268,12 +275,12 @@ class AsyncClient(_AsyncClient):
         tools: list[Any] | None = None,
         tool_choice: Any = None,
         parallel_tool_calls: bool | None = None,
-        reasoning: requests.CreateResponseRequestReasoning | None = None,
-        text: requests.CreateResponseRequestText | None = None,
+        reasoning: CreateResponseRequestReasoning | None = None,
+        text: CreateResponseRequestText | None = None,
         include: list[str] | None = None,
         metadata: dict[str, Any] | None = None,
-        truncation: requests.CreateResponseRequestTruncation | str | None = None,
-        service_tier: requests.CreateResponseRequestServiceTier | str | None = None,
+        truncation: CreateResponseRequestTruncation | str | None = None,
+        service_tier: CreateResponseRequestServiceTier | str | None = None,
         safety_identifier: str | None = None,
         extra_body: Mapping[str, Any] | None = None,
         headers: Mapping[str, str] | None = None,
@@ -303,7 +310,7 @@ class AsyncClient(_AsyncClient):
             extra_body: members the spec does not list, added to the body.
             headers: headers of this call (over the client's).
         """
-        sent = requests.CreateResponseRequest(
+        sent = CreateResponseRequest(
             model=model,
             input=input,
             instructions=instructions,

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Literal, Union, overload
 
 import msgspec
 
-from . import models
+from .models import ChatCompletionChunk, StreamDone
 from .._runtime.encoding import Encoding
 from .._runtime.events import StreamTruncated, UnknownEvent
 from .._runtime.lenient import lenient_decode
@@ -27,20 +27,16 @@ from .._runtime.sse import ServerSentEvent
 from .._runtime.stream import Channel, Classifier, Run, each
 from .._runtime.usage import keep_last_usage, keep_usage, keep_usages
 
-_decode_chat_completion_chunk_chat_completions = msgspec.json.Decoder(
-    models.ChatCompletionChunk
-).decode
+_decode_chat_completion_chunk_chat_completions = msgspec.json.Decoder(ChatCompletionChunk).decode
 _LENIENT_CHAT_COMPLETIONS: dict[str, tuple[type[CHAT_COMPLETIONS_EVENT], ...]] = {
-    "*": (models.ChatCompletionChunk,),
+    "*": (ChatCompletionChunk,),
 }
 _LENIENT_USAGE_CHAT_COMPLETIONS: dict[type, str] = {
-    models.ChatCompletionChunk: "usage",
+    ChatCompletionChunk: "usage",
 }
 
 
-CHAT_COMPLETIONS_EVENT = Union[
-    models.StreamDone, models.ChatCompletionChunk, UnknownEvent, StreamTruncated
-]
+CHAT_COMPLETIONS_EVENT = Union[StreamDone, ChatCompletionChunk, UnknownEvent, StreamTruncated]
 """Any event of channel /chat/completions."""
 
 
@@ -50,7 +46,7 @@ def classify_chat_completions(sse: ServerSentEvent) -> CHAT_COMPLETIONS_EVENT:
     data = sse.data
     reason = None
     if data == "[DONE]":
-        return models.StreamDone()
+        return StreamDone()
     try:
         return keep_usage(_decode_chat_completion_chunk_chat_completions(data), data, "usage")
     except (msgspec.ValidationError, msgspec.DecodeError) as exc:
@@ -69,7 +65,7 @@ def classify_chat_completions(sse: ServerSentEvent) -> CHAT_COMPLETIONS_EVENT:
 
 def classify_values_chat_completions(
     values: Sequence[bytes], every_usage: bool = True
-) -> Sequence[models.ChatCompletionChunk] | None:
+) -> Sequence[ChatCompletionChunk] | None:
     """The typed events of consecutive plain ``message`` events given as their
     undecoded data (``sse.RawEvents``), up to the channel's first literal payload
     (the terminator, classified alone by the caller with the values after it), when
@@ -98,7 +94,7 @@ def classify_values_chat_completions(
 
 
 def _apply_chat_completions_chat_completion_chunk(
-    acc: Sink, chunks: Iterable[models.ChatCompletionChunk]
+    acc: Sink, chunks: Iterable[ChatCompletionChunk]
 ) -> None:
     states = acc.states
     need_meta = acc.id is None or acc.model is None
@@ -129,8 +125,8 @@ def _apply_chat_completions_chat_completion_chunk(
 
 
 _APPLY_CHAT_COMPLETIONS: dict[type, Run] = {
-    models.StreamDone: each(on_done),
-    models.ChatCompletionChunk: _apply_chat_completions_chat_completion_chunk,
+    StreamDone: each(on_done),
+    ChatCompletionChunk: _apply_chat_completions_chat_completion_chunk,
     UnknownEvent: each(on_unknown),
     StreamTruncated: each(on_truncated),
 }
@@ -140,9 +136,9 @@ _APPLY_CHAT_COMPLETIONS: dict[type, Run] = {
 _ENCODING_CHAT_COMPLETIONS = Encoding(
     events={},
     literals={
-        models.StreamDone: "[DONE]",
+        StreamDone: "[DONE]",
     },
-    terminator=models.StreamDone(),
+    terminator=StreamDone(),
     examples=(
         (
             "message",
@@ -230,8 +226,8 @@ _ENCODING_CHAT_COMPLETIONS = Encoding(
 CHAT_COMPLETIONS_CHANNEL: Channel[CHAT_COMPLETIONS_EVENT] = Channel(
     "/chat/completions",
     {
-        "StreamDone": models.StreamDone,
-        "ChatCompletionChunk": models.ChatCompletionChunk,
+        "StreamDone": StreamDone,
+        "ChatCompletionChunk": ChatCompletionChunk,
     },
     Classifier(
         classify_chat_completions,

@@ -20,7 +20,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar, overload
 
-from . import requests
+from .requests import (
+    ChatCompletionRequest,
+    ChatCompletionRequestMessage,
+    ChatCompletionRequestTool,
+)
 from .channels import (
     CHAT_COMPLETIONS_CHANNEL,
     CHAT_COMPLETIONS_EVENT,
@@ -73,7 +77,7 @@ class Client(_Client):
         def stream(
             self,
             operation: Literal["/chat/completions"],
-            body: requests.ChatCompletionRequest | Mapping[str, Any],
+            body: ChatCompletionRequest | Mapping[str, Any],
             *,
             headers: Mapping[str, str] | None = None,
             path_params: Mapping[str, Any] | None = None,
@@ -117,7 +121,7 @@ class Client(_Client):
         self,
         *,
         model: Any,
-        messages: list[requests.ChatCompletionRequestMessage],
+        messages: list[ChatCompletionRequestMessage],
         presence_penalty: int | float | None = None,
         frequency_penalty: int | float | None = None,
         repetition_penalty: int | float | None = None,
@@ -131,7 +135,7 @@ class Client(_Client):
         skip_special_tokens: bool | None = None,
         ignore_eos: bool | None = None,
         max_tokens: int | None = None,
-        tools: list[requests.ChatCompletionRequestTool] | None = None,
+        tools: list[ChatCompletionRequestTool] | None = None,
         tool_choice: Any = None,
         extra_body: Mapping[str, Any] | None = None,
         headers: Mapping[str, str] | None = None,
@@ -197,7 +201,7 @@ class Client(_Client):
             extra_body: members the spec does not list, added to the body.
             headers: headers of this call (over the client's).
         """
-        sent = requests.ChatCompletionRequest(
+        sent = ChatCompletionRequest(
             model=model,
             messages=messages,
             presence_penalty=presence_penalty,
@@ -242,7 +246,7 @@ class AsyncClient(_AsyncClient):
         def stream(
             self,
             operation: Literal["/chat/completions"],
-            body: requests.ChatCompletionRequest | Mapping[str, Any],
+            body: ChatCompletionRequest | Mapping[str, Any],
             *,
             headers: Mapping[str, str] | None = None,
             path_params: Mapping[str, Any] | None = None,
@@ -286,7 +290,7 @@ class AsyncClient(_AsyncClient):
         self,
         *,
         model: Any,
-        messages: list[requests.ChatCompletionRequestMessage],
+        messages: list[ChatCompletionRequestMessage],
         presence_penalty: int | float | None = None,
         frequency_penalty: int | float | None = None,
         repetition_penalty: int | float | None = None,
@@ -300,7 +304,7 @@ class AsyncClient(_AsyncClient):
         skip_special_tokens: bool | None = None,
         ignore_eos: bool | None = None,
         max_tokens: int | None = None,
-        tools: list[requests.ChatCompletionRequestTool] | None = None,
+        tools: list[ChatCompletionRequestTool] | None = None,
         tool_choice: Any = None,
         extra_body: Mapping[str, Any] | None = None,
         headers: Mapping[str, str] | None = None,
@@ -366,7 +370,7 @@ class AsyncClient(_AsyncClient):
             extra_body: members the spec does not list, added to the body.
             headers: headers of this call (over the client's).
         """
-        sent = requests.ChatCompletionRequest(
+        sent = ChatCompletionRequest(
             model=model,
             messages=messages,
             presence_penalty=presence_penalty,

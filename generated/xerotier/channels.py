@@ -18,7 +18,60 @@ from typing import TYPE_CHECKING, Any, Literal, Union, overload
 
 import msgspec
 
-from . import models
+from .models import (
+    ChatCompletionChunk,
+    ChatCompletionChunkChoice,
+    ChatCompletionChunkChoiceLogprobs,
+    StreamDone,
+    StreamError,
+    XAnalystContextBriefCreated,
+    XAnalystContextCompleted,
+    XAnalystContextGathering,
+    XAnalystContextRefreshed,
+    XArtifactCreated,
+    XArtifactUpdated,
+    XAskUserPendingState,
+    XAskUserQuestion,
+    XChatMetadata,
+    XContextFork,
+    XDeepThinkClaimEmitted,
+    XDeepThinkCrossReference,
+    XDeepThinkDeepeningRoundCompleted,
+    XDeepThinkDiscoveryCompleted,
+    XDeepThinkDiscoveryStarted,
+    XDeepThinkMemoryExtracted,
+    XDeepThinkPlanCreated,
+    XDeepThinkPlanCritiqued,
+    XDeepThinkPlanningStarted,
+    XDeepThinkStructuredSynthesis,
+    XDeepThinkSubtaskCompleted,
+    XDeepThinkSubtaskPlanned,
+    XDeepThinkSubtaskRetried,
+    XDeepThinkSubtaskStarted,
+    XDeepThinkSynthesisFailed,
+    XDeepThinkSynthesizing,
+    XMockupCalling,
+    XMockupCreated,
+    XMockupError,
+    XMockupUpdated,
+    XResearchBriefing,
+    XResearchCalculating,
+    XResearchCodeSearching,
+    XResearchContextCompacted,
+    XResearchCreatingMockup,
+    XResearchDeepeningRound,
+    XResearchGapAnalysis,
+    XResearchQueryingDecisions,
+    XResearchQueryingTimeline,
+    XResearchReading,
+    XResearchRelating,
+    XResearchResult,
+    XResearchSearching,
+    XResearchToolCall,
+    XResearchTrackingDecision,
+    XResearchTrackingMilestone,
+    XResearchUpdatingMockup,
+)
 from .._runtime.encoding import Encoding
 from .._runtime.events import StreamTruncated, UnknownEvent, VendorEvent, tag_reader
 from .._runtime.lenient import lenient_decode
@@ -27,181 +80,171 @@ from .._runtime.sse import ServerSentEvent
 from .._runtime.stream import Channel, Classifier, Run, decode_with, each
 from .._runtime.usage import keep_usage
 
-_decode_x_research_searching_chat_completions = msgspec.json.Decoder(
-    models.XResearchSearching
-).decode
-_decode_x_research_reading_chat_completions = msgspec.json.Decoder(models.XResearchReading).decode
+_decode_x_research_searching_chat_completions = msgspec.json.Decoder(XResearchSearching).decode
+_decode_x_research_reading_chat_completions = msgspec.json.Decoder(XResearchReading).decode
 _decode_x_research_code_searching_chat_completions = msgspec.json.Decoder(
-    models.XResearchCodeSearching
+    XResearchCodeSearching
 ).decode
-_decode_x_research_calculating_chat_completions = msgspec.json.Decoder(
-    models.XResearchCalculating
-).decode
-_decode_x_research_result_chat_completions = msgspec.json.Decoder(models.XResearchResult).decode
-_decode_x_research_gap_analysis_chat_completions = msgspec.json.Decoder(
-    models.XResearchGapAnalysis
-).decode
+_decode_x_research_calculating_chat_completions = msgspec.json.Decoder(XResearchCalculating).decode
+_decode_x_research_result_chat_completions = msgspec.json.Decoder(XResearchResult).decode
+_decode_x_research_gap_analysis_chat_completions = msgspec.json.Decoder(XResearchGapAnalysis).decode
 _decode_x_research_deepening_round_chat_completions = msgspec.json.Decoder(
-    models.XResearchDeepeningRound
+    XResearchDeepeningRound
 ).decode
 _decode_x_research_context_compacted_chat_completions = msgspec.json.Decoder(
-    models.XResearchContextCompacted
+    XResearchContextCompacted
 ).decode
 _decode_x_research_tracking_decision_chat_completions = msgspec.json.Decoder(
-    models.XResearchTrackingDecision
+    XResearchTrackingDecision
 ).decode
 _decode_x_research_querying_decisions_chat_completions = msgspec.json.Decoder(
-    models.XResearchQueryingDecisions
+    XResearchQueryingDecisions
 ).decode
 _decode_x_research_tracking_milestone_chat_completions = msgspec.json.Decoder(
-    models.XResearchTrackingMilestone
+    XResearchTrackingMilestone
 ).decode
 _decode_x_research_querying_timeline_chat_completions = msgspec.json.Decoder(
-    models.XResearchQueryingTimeline
+    XResearchQueryingTimeline
 ).decode
-_decode_x_research_briefing_chat_completions = msgspec.json.Decoder(models.XResearchBriefing).decode
-_decode_x_research_relating_chat_completions = msgspec.json.Decoder(models.XResearchRelating).decode
+_decode_x_research_briefing_chat_completions = msgspec.json.Decoder(XResearchBriefing).decode
+_decode_x_research_relating_chat_completions = msgspec.json.Decoder(XResearchRelating).decode
 _decode_x_research_creating_mockup_chat_completions = msgspec.json.Decoder(
-    models.XResearchCreatingMockup
+    XResearchCreatingMockup
 ).decode
 _decode_x_research_updating_mockup_chat_completions = msgspec.json.Decoder(
-    models.XResearchUpdatingMockup
+    XResearchUpdatingMockup
 ).decode
-_decode_x_research_tool_call_chat_completions = msgspec.json.Decoder(
-    models.XResearchToolCall
-).decode
+_decode_x_research_tool_call_chat_completions = msgspec.json.Decoder(XResearchToolCall).decode
 _decode_x_deep_think_planning_started_chat_completions = msgspec.json.Decoder(
-    models.XDeepThinkPlanningStarted
+    XDeepThinkPlanningStarted
 ).decode
 _decode_x_deep_think_plan_created_chat_completions = msgspec.json.Decoder(
-    models.XDeepThinkPlanCreated
+    XDeepThinkPlanCreated
 ).decode
 _decode_x_deep_think_plan_critiqued_chat_completions = msgspec.json.Decoder(
-    models.XDeepThinkPlanCritiqued
+    XDeepThinkPlanCritiqued
 ).decode
 _decode_x_deep_think_discovery_started_chat_completions = msgspec.json.Decoder(
-    models.XDeepThinkDiscoveryStarted
+    XDeepThinkDiscoveryStarted
 ).decode
 _decode_x_deep_think_discovery_completed_chat_completions = msgspec.json.Decoder(
-    models.XDeepThinkDiscoveryCompleted
+    XDeepThinkDiscoveryCompleted
 ).decode
 _decode_x_deep_think_subtask_planned_chat_completions = msgspec.json.Decoder(
-    models.XDeepThinkSubtaskPlanned
+    XDeepThinkSubtaskPlanned
 ).decode
 _decode_x_deep_think_subtask_started_chat_completions = msgspec.json.Decoder(
-    models.XDeepThinkSubtaskStarted
+    XDeepThinkSubtaskStarted
 ).decode
 _decode_x_deep_think_subtask_retried_chat_completions = msgspec.json.Decoder(
-    models.XDeepThinkSubtaskRetried
+    XDeepThinkSubtaskRetried
 ).decode
 _decode_x_deep_think_subtask_completed_chat_completions = msgspec.json.Decoder(
-    models.XDeepThinkSubtaskCompleted
+    XDeepThinkSubtaskCompleted
 ).decode
 _decode_x_deep_think_deepening_round_completed_chat_completions = msgspec.json.Decoder(
-    models.XDeepThinkDeepeningRoundCompleted
+    XDeepThinkDeepeningRoundCompleted
 ).decode
 _decode_x_deep_think_cross_reference_chat_completions = msgspec.json.Decoder(
-    models.XDeepThinkCrossReference
+    XDeepThinkCrossReference
 ).decode
 _decode_x_deep_think_synthesizing_chat_completions = msgspec.json.Decoder(
-    models.XDeepThinkSynthesizing
+    XDeepThinkSynthesizing
 ).decode
 _decode_x_deep_think_structured_synthesis_chat_completions = msgspec.json.Decoder(
-    models.XDeepThinkStructuredSynthesis
+    XDeepThinkStructuredSynthesis
 ).decode
 _decode_x_deep_think_claim_emitted_chat_completions = msgspec.json.Decoder(
-    models.XDeepThinkClaimEmitted
+    XDeepThinkClaimEmitted
 ).decode
 _decode_x_deep_think_synthesis_failed_chat_completions = msgspec.json.Decoder(
-    models.XDeepThinkSynthesisFailed
+    XDeepThinkSynthesisFailed
 ).decode
 _decode_x_deep_think_memory_extracted_chat_completions = msgspec.json.Decoder(
-    models.XDeepThinkMemoryExtracted
+    XDeepThinkMemoryExtracted
 ).decode
-_decode_x_artifact_created_chat_completions = msgspec.json.Decoder(models.XArtifactCreated).decode
-_decode_x_artifact_updated_chat_completions = msgspec.json.Decoder(models.XArtifactUpdated).decode
-_decode_x_mockup_calling_chat_completions = msgspec.json.Decoder(models.XMockupCalling).decode
-_decode_x_mockup_created_chat_completions = msgspec.json.Decoder(models.XMockupCreated).decode
-_decode_x_mockup_updated_chat_completions = msgspec.json.Decoder(models.XMockupUpdated).decode
-_decode_x_mockup_error_chat_completions = msgspec.json.Decoder(models.XMockupError).decode
-_decode_x_ask_user_question_chat_completions = msgspec.json.Decoder(models.XAskUserQuestion).decode
+_decode_x_artifact_created_chat_completions = msgspec.json.Decoder(XArtifactCreated).decode
+_decode_x_artifact_updated_chat_completions = msgspec.json.Decoder(XArtifactUpdated).decode
+_decode_x_mockup_calling_chat_completions = msgspec.json.Decoder(XMockupCalling).decode
+_decode_x_mockup_created_chat_completions = msgspec.json.Decoder(XMockupCreated).decode
+_decode_x_mockup_updated_chat_completions = msgspec.json.Decoder(XMockupUpdated).decode
+_decode_x_mockup_error_chat_completions = msgspec.json.Decoder(XMockupError).decode
+_decode_x_ask_user_question_chat_completions = msgspec.json.Decoder(XAskUserQuestion).decode
 _decode_x_ask_user_pending_state_chat_completions = msgspec.json.Decoder(
-    models.XAskUserPendingState
+    XAskUserPendingState
 ).decode
-_decode_x_context_fork_chat_completions = msgspec.json.Decoder(models.XContextFork).decode
-_decode_x_chat_metadata_chat_completions = msgspec.json.Decoder(models.XChatMetadata).decode
+_decode_x_context_fork_chat_completions = msgspec.json.Decoder(XContextFork).decode
+_decode_x_chat_metadata_chat_completions = msgspec.json.Decoder(XChatMetadata).decode
 _decode_x_analyst_context_gathering_chat_completions = msgspec.json.Decoder(
-    models.XAnalystContextGathering
+    XAnalystContextGathering
 ).decode
 _decode_x_analyst_context_completed_chat_completions = msgspec.json.Decoder(
-    models.XAnalystContextCompleted
+    XAnalystContextCompleted
 ).decode
 _decode_x_analyst_context_brief_created_chat_completions = msgspec.json.Decoder(
-    models.XAnalystContextBriefCreated
+    XAnalystContextBriefCreated
 ).decode
 _decode_x_analyst_context_refreshed_chat_completions = msgspec.json.Decoder(
-    models.XAnalystContextRefreshed
+    XAnalystContextRefreshed
 ).decode
-_decode_chat_completion_chunk_chat_completions = msgspec.json.Decoder(
-    models.ChatCompletionChunk
-).decode
-_decode_stream_error_chat_completions = msgspec.json.Decoder(models.StreamError).decode
+_decode_chat_completion_chunk_chat_completions = msgspec.json.Decoder(ChatCompletionChunk).decode
+_decode_stream_error_chat_completions = msgspec.json.Decoder(StreamError).decode
 _read_tag_chat_completions = tag_reader("type")
 _LENIENT_CHAT_COMPLETIONS: dict[str, tuple[type[CHAT_COMPLETIONS_EVENT], ...]] = {
-    "error": (models.StreamError,),
+    "error": (StreamError,),
     "message": (
-        models.XResearchSearching,
-        models.XResearchReading,
-        models.XResearchCodeSearching,
-        models.XResearchCalculating,
-        models.XResearchResult,
-        models.XResearchGapAnalysis,
-        models.XResearchDeepeningRound,
-        models.XResearchContextCompacted,
-        models.XResearchTrackingDecision,
-        models.XResearchQueryingDecisions,
-        models.XResearchTrackingMilestone,
-        models.XResearchQueryingTimeline,
-        models.XResearchBriefing,
-        models.XResearchRelating,
-        models.XResearchCreatingMockup,
-        models.XResearchUpdatingMockup,
-        models.XResearchToolCall,
-        models.XDeepThinkPlanningStarted,
-        models.XDeepThinkPlanCreated,
-        models.XDeepThinkPlanCritiqued,
-        models.XDeepThinkDiscoveryStarted,
-        models.XDeepThinkDiscoveryCompleted,
-        models.XDeepThinkSubtaskPlanned,
-        models.XDeepThinkSubtaskStarted,
-        models.XDeepThinkSubtaskRetried,
-        models.XDeepThinkSubtaskCompleted,
-        models.XDeepThinkDeepeningRoundCompleted,
-        models.XDeepThinkCrossReference,
-        models.XDeepThinkSynthesizing,
-        models.XDeepThinkStructuredSynthesis,
-        models.XDeepThinkClaimEmitted,
-        models.XDeepThinkSynthesisFailed,
-        models.XDeepThinkMemoryExtracted,
-        models.XArtifactCreated,
-        models.XArtifactUpdated,
-        models.XMockupCalling,
-        models.XMockupCreated,
-        models.XMockupUpdated,
-        models.XMockupError,
-        models.XAskUserQuestion,
-        models.XAskUserPendingState,
-        models.XContextFork,
-        models.XChatMetadata,
-        models.XAnalystContextGathering,
-        models.XAnalystContextCompleted,
-        models.XAnalystContextBriefCreated,
-        models.XAnalystContextRefreshed,
-        models.ChatCompletionChunk,
+        XResearchSearching,
+        XResearchReading,
+        XResearchCodeSearching,
+        XResearchCalculating,
+        XResearchResult,
+        XResearchGapAnalysis,
+        XResearchDeepeningRound,
+        XResearchContextCompacted,
+        XResearchTrackingDecision,
+        XResearchQueryingDecisions,
+        XResearchTrackingMilestone,
+        XResearchQueryingTimeline,
+        XResearchBriefing,
+        XResearchRelating,
+        XResearchCreatingMockup,
+        XResearchUpdatingMockup,
+        XResearchToolCall,
+        XDeepThinkPlanningStarted,
+        XDeepThinkPlanCreated,
+        XDeepThinkPlanCritiqued,
+        XDeepThinkDiscoveryStarted,
+        XDeepThinkDiscoveryCompleted,
+        XDeepThinkSubtaskPlanned,
+        XDeepThinkSubtaskStarted,
+        XDeepThinkSubtaskRetried,
+        XDeepThinkSubtaskCompleted,
+        XDeepThinkDeepeningRoundCompleted,
+        XDeepThinkCrossReference,
+        XDeepThinkSynthesizing,
+        XDeepThinkStructuredSynthesis,
+        XDeepThinkClaimEmitted,
+        XDeepThinkSynthesisFailed,
+        XDeepThinkMemoryExtracted,
+        XArtifactCreated,
+        XArtifactUpdated,
+        XMockupCalling,
+        XMockupCreated,
+        XMockupUpdated,
+        XMockupError,
+        XAskUserQuestion,
+        XAskUserPendingState,
+        XContextFork,
+        XChatMetadata,
+        XAnalystContextGathering,
+        XAnalystContextCompleted,
+        XAnalystContextBriefCreated,
+        XAnalystContextRefreshed,
+        ChatCompletionChunk,
     ),
 }
 _LENIENT_USAGE_CHAT_COMPLETIONS: dict[type, str] = {
-    models.ChatCompletionChunk: "usage",
+    ChatCompletionChunk: "usage",
 }
 _TAGGED_CHAT_COMPLETIONS: dict[str, tuple[Callable[[str], CHAT_COMPLETIONS_EVENT], ...]] = {
     "x_research.searching": (_decode_x_research_searching_chat_completions,),
@@ -312,56 +355,56 @@ _VENDOR_CHAT_COMPLETIONS = frozenset(
 
 
 CHAT_COMPLETIONS_EVENT = Union[
-    models.StreamDone,
-    models.XResearchSearching,
-    models.XResearchReading,
-    models.XResearchCodeSearching,
-    models.XResearchCalculating,
-    models.XResearchResult,
-    models.XResearchGapAnalysis,
-    models.XResearchDeepeningRound,
-    models.XResearchContextCompacted,
-    models.XResearchTrackingDecision,
-    models.XResearchQueryingDecisions,
-    models.XResearchTrackingMilestone,
-    models.XResearchQueryingTimeline,
-    models.XResearchBriefing,
-    models.XResearchRelating,
-    models.XResearchCreatingMockup,
-    models.XResearchUpdatingMockup,
-    models.XResearchToolCall,
-    models.XDeepThinkPlanningStarted,
-    models.XDeepThinkPlanCreated,
-    models.XDeepThinkPlanCritiqued,
-    models.XDeepThinkDiscoveryStarted,
-    models.XDeepThinkDiscoveryCompleted,
-    models.XDeepThinkSubtaskPlanned,
-    models.XDeepThinkSubtaskStarted,
-    models.XDeepThinkSubtaskRetried,
-    models.XDeepThinkSubtaskCompleted,
-    models.XDeepThinkDeepeningRoundCompleted,
-    models.XDeepThinkCrossReference,
-    models.XDeepThinkSynthesizing,
-    models.XDeepThinkStructuredSynthesis,
-    models.XDeepThinkClaimEmitted,
-    models.XDeepThinkSynthesisFailed,
-    models.XDeepThinkMemoryExtracted,
-    models.XArtifactCreated,
-    models.XArtifactUpdated,
-    models.XMockupCalling,
-    models.XMockupCreated,
-    models.XMockupUpdated,
-    models.XMockupError,
-    models.XAskUserQuestion,
-    models.XAskUserPendingState,
-    models.XContextFork,
-    models.XChatMetadata,
-    models.XAnalystContextGathering,
-    models.XAnalystContextCompleted,
-    models.XAnalystContextBriefCreated,
-    models.XAnalystContextRefreshed,
-    models.ChatCompletionChunk,
-    models.StreamError,
+    StreamDone,
+    XResearchSearching,
+    XResearchReading,
+    XResearchCodeSearching,
+    XResearchCalculating,
+    XResearchResult,
+    XResearchGapAnalysis,
+    XResearchDeepeningRound,
+    XResearchContextCompacted,
+    XResearchTrackingDecision,
+    XResearchQueryingDecisions,
+    XResearchTrackingMilestone,
+    XResearchQueryingTimeline,
+    XResearchBriefing,
+    XResearchRelating,
+    XResearchCreatingMockup,
+    XResearchUpdatingMockup,
+    XResearchToolCall,
+    XDeepThinkPlanningStarted,
+    XDeepThinkPlanCreated,
+    XDeepThinkPlanCritiqued,
+    XDeepThinkDiscoveryStarted,
+    XDeepThinkDiscoveryCompleted,
+    XDeepThinkSubtaskPlanned,
+    XDeepThinkSubtaskStarted,
+    XDeepThinkSubtaskRetried,
+    XDeepThinkSubtaskCompleted,
+    XDeepThinkDeepeningRoundCompleted,
+    XDeepThinkCrossReference,
+    XDeepThinkSynthesizing,
+    XDeepThinkStructuredSynthesis,
+    XDeepThinkClaimEmitted,
+    XDeepThinkSynthesisFailed,
+    XDeepThinkMemoryExtracted,
+    XArtifactCreated,
+    XArtifactUpdated,
+    XMockupCalling,
+    XMockupCreated,
+    XMockupUpdated,
+    XMockupError,
+    XAskUserQuestion,
+    XAskUserPendingState,
+    XContextFork,
+    XChatMetadata,
+    XAnalystContextGathering,
+    XAnalystContextCompleted,
+    XAnalystContextBriefCreated,
+    XAnalystContextRefreshed,
+    ChatCompletionChunk,
+    StreamError,
     VendorEvent,
     UnknownEvent,
     StreamTruncated,
@@ -381,7 +424,7 @@ def classify_chat_completions(sse: ServerSentEvent) -> CHAT_COMPLETIONS_EVENT:
             reason = "StreamError: " + str(exc)
     elif event == "message":
         if data == "[DONE]":
-            return models.StreamDone()
+            return StreamDone()
         tag = _read_tag_chat_completions(data) if '"type"' in data else None
         if tag is not None:
             decoders = _TAGGED_CHAT_COMPLETIONS.get(tag)
@@ -439,7 +482,7 @@ def classify_named_chat_completions(
 
 
 def _apply_chat_completions_chat_completion_chunk(
-    acc: Sink, chunks: Iterable[models.ChatCompletionChunk]
+    acc: Sink, chunks: Iterable[ChatCompletionChunk]
 ) -> None:
     states = acc.states
     need_meta = acc.id is None or acc.model is None
@@ -473,56 +516,56 @@ def _apply_chat_completions_chat_completion_chunk(
 
 
 _APPLY_CHAT_COMPLETIONS: dict[type, Run] = {
-    models.StreamDone: each(on_done),
-    models.XResearchSearching: each(on_vendor),
-    models.XResearchReading: each(on_vendor),
-    models.XResearchCodeSearching: each(on_vendor),
-    models.XResearchCalculating: each(on_vendor),
-    models.XResearchResult: each(on_vendor),
-    models.XResearchGapAnalysis: each(on_vendor),
-    models.XResearchDeepeningRound: each(on_vendor),
-    models.XResearchContextCompacted: each(on_vendor),
-    models.XResearchTrackingDecision: each(on_vendor),
-    models.XResearchQueryingDecisions: each(on_vendor),
-    models.XResearchTrackingMilestone: each(on_vendor),
-    models.XResearchQueryingTimeline: each(on_vendor),
-    models.XResearchBriefing: each(on_vendor),
-    models.XResearchRelating: each(on_vendor),
-    models.XResearchCreatingMockup: each(on_vendor),
-    models.XResearchUpdatingMockup: each(on_vendor),
-    models.XResearchToolCall: each(on_vendor),
-    models.XDeepThinkPlanningStarted: each(on_vendor),
-    models.XDeepThinkPlanCreated: each(on_vendor),
-    models.XDeepThinkPlanCritiqued: each(on_vendor),
-    models.XDeepThinkDiscoveryStarted: each(on_vendor),
-    models.XDeepThinkDiscoveryCompleted: each(on_vendor),
-    models.XDeepThinkSubtaskPlanned: each(on_vendor),
-    models.XDeepThinkSubtaskStarted: each(on_vendor),
-    models.XDeepThinkSubtaskRetried: each(on_vendor),
-    models.XDeepThinkSubtaskCompleted: each(on_vendor),
-    models.XDeepThinkDeepeningRoundCompleted: each(on_vendor),
-    models.XDeepThinkCrossReference: each(on_vendor),
-    models.XDeepThinkSynthesizing: each(on_vendor),
-    models.XDeepThinkStructuredSynthesis: each(on_vendor),
-    models.XDeepThinkClaimEmitted: each(on_vendor),
-    models.XDeepThinkSynthesisFailed: each(on_vendor),
-    models.XDeepThinkMemoryExtracted: each(on_vendor),
-    models.XArtifactCreated: each(on_vendor),
-    models.XArtifactUpdated: each(on_vendor),
-    models.XMockupCalling: each(on_vendor),
-    models.XMockupCreated: each(on_vendor),
-    models.XMockupUpdated: each(on_vendor),
-    models.XMockupError: each(on_vendor),
-    models.XAskUserQuestion: each(on_vendor),
-    models.XAskUserPendingState: each(on_vendor),
-    models.XContextFork: each(on_vendor),
-    models.XChatMetadata: each(on_vendor),
-    models.XAnalystContextGathering: each(on_vendor),
-    models.XAnalystContextCompleted: each(on_vendor),
-    models.XAnalystContextBriefCreated: each(on_vendor),
-    models.XAnalystContextRefreshed: each(on_vendor),
-    models.ChatCompletionChunk: _apply_chat_completions_chat_completion_chunk,
-    models.StreamError: each(on_error),
+    StreamDone: each(on_done),
+    XResearchSearching: each(on_vendor),
+    XResearchReading: each(on_vendor),
+    XResearchCodeSearching: each(on_vendor),
+    XResearchCalculating: each(on_vendor),
+    XResearchResult: each(on_vendor),
+    XResearchGapAnalysis: each(on_vendor),
+    XResearchDeepeningRound: each(on_vendor),
+    XResearchContextCompacted: each(on_vendor),
+    XResearchTrackingDecision: each(on_vendor),
+    XResearchQueryingDecisions: each(on_vendor),
+    XResearchTrackingMilestone: each(on_vendor),
+    XResearchQueryingTimeline: each(on_vendor),
+    XResearchBriefing: each(on_vendor),
+    XResearchRelating: each(on_vendor),
+    XResearchCreatingMockup: each(on_vendor),
+    XResearchUpdatingMockup: each(on_vendor),
+    XResearchToolCall: each(on_vendor),
+    XDeepThinkPlanningStarted: each(on_vendor),
+    XDeepThinkPlanCreated: each(on_vendor),
+    XDeepThinkPlanCritiqued: each(on_vendor),
+    XDeepThinkDiscoveryStarted: each(on_vendor),
+    XDeepThinkDiscoveryCompleted: each(on_vendor),
+    XDeepThinkSubtaskPlanned: each(on_vendor),
+    XDeepThinkSubtaskStarted: each(on_vendor),
+    XDeepThinkSubtaskRetried: each(on_vendor),
+    XDeepThinkSubtaskCompleted: each(on_vendor),
+    XDeepThinkDeepeningRoundCompleted: each(on_vendor),
+    XDeepThinkCrossReference: each(on_vendor),
+    XDeepThinkSynthesizing: each(on_vendor),
+    XDeepThinkStructuredSynthesis: each(on_vendor),
+    XDeepThinkClaimEmitted: each(on_vendor),
+    XDeepThinkSynthesisFailed: each(on_vendor),
+    XDeepThinkMemoryExtracted: each(on_vendor),
+    XArtifactCreated: each(on_vendor),
+    XArtifactUpdated: each(on_vendor),
+    XMockupCalling: each(on_vendor),
+    XMockupCreated: each(on_vendor),
+    XMockupUpdated: each(on_vendor),
+    XMockupError: each(on_vendor),
+    XAskUserQuestion: each(on_vendor),
+    XAskUserPendingState: each(on_vendor),
+    XContextFork: each(on_vendor),
+    XChatMetadata: each(on_vendor),
+    XAnalystContextGathering: each(on_vendor),
+    XAnalystContextCompleted: each(on_vendor),
+    XAnalystContextBriefCreated: each(on_vendor),
+    XAnalystContextRefreshed: each(on_vendor),
+    ChatCompletionChunk: _apply_chat_completions_chat_completion_chunk,
+    StreamError: each(on_error),
     VendorEvent: each(on_vendor),
     UnknownEvent: each(on_unknown),
     StreamTruncated: each(on_truncated),
@@ -531,25 +574,25 @@ _APPLY_CHAT_COMPLETIONS: dict[type, Run] = {
 
 
 _KEPT: dict[type, tuple[str, ...]] = {
-    models.ChatCompletionChunk: (
+    ChatCompletionChunk: (
         "service_tier",
         "system_fingerprint",
     ),
-    models.ChatCompletionChunkChoice: ("finish_reason",),
-    models.ChatCompletionChunkChoiceLogprobs: ("content",),
+    ChatCompletionChunkChoice: ("finish_reason",),
+    ChatCompletionChunkChoiceLogprobs: ("content",),
 }
 """Members the spec requires that a class gives a default (nullable ones): encoded even as ``null``."""
 
 
 _ENCODING_CHAT_COMPLETIONS = Encoding(
     events={
-        models.StreamError: "error",
+        StreamError: "error",
     },
     keep=_KEPT,
     literals={
-        models.StreamDone: "[DONE]",
+        StreamDone: "[DONE]",
     },
-    terminator=models.StreamDone(),
+    terminator=StreamDone(),
     examples=(
         (
             "message",
@@ -727,56 +770,56 @@ _ENCODING_CHAT_COMPLETIONS = Encoding(
 CHAT_COMPLETIONS_CHANNEL: Channel[CHAT_COMPLETIONS_EVENT] = Channel(
     "/chat/completions",
     {
-        "StreamDone": models.StreamDone,
-        "XResearchSearching": models.XResearchSearching,
-        "XResearchReading": models.XResearchReading,
-        "XResearchCodeSearching": models.XResearchCodeSearching,
-        "XResearchCalculating": models.XResearchCalculating,
-        "XResearchResult": models.XResearchResult,
-        "XResearchGapAnalysis": models.XResearchGapAnalysis,
-        "XResearchDeepeningRound": models.XResearchDeepeningRound,
-        "XResearchContextCompacted": models.XResearchContextCompacted,
-        "XResearchTrackingDecision": models.XResearchTrackingDecision,
-        "XResearchQueryingDecisions": models.XResearchQueryingDecisions,
-        "XResearchTrackingMilestone": models.XResearchTrackingMilestone,
-        "XResearchQueryingTimeline": models.XResearchQueryingTimeline,
-        "XResearchBriefing": models.XResearchBriefing,
-        "XResearchRelating": models.XResearchRelating,
-        "XResearchCreatingMockup": models.XResearchCreatingMockup,
-        "XResearchUpdatingMockup": models.XResearchUpdatingMockup,
-        "XResearchToolCall": models.XResearchToolCall,
-        "XDeepThinkPlanningStarted": models.XDeepThinkPlanningStarted,
-        "XDeepThinkPlanCreated": models.XDeepThinkPlanCreated,
-        "XDeepThinkPlanCritiqued": models.XDeepThinkPlanCritiqued,
-        "XDeepThinkDiscoveryStarted": models.XDeepThinkDiscoveryStarted,
-        "XDeepThinkDiscoveryCompleted": models.XDeepThinkDiscoveryCompleted,
-        "XDeepThinkSubtaskPlanned": models.XDeepThinkSubtaskPlanned,
-        "XDeepThinkSubtaskStarted": models.XDeepThinkSubtaskStarted,
-        "XDeepThinkSubtaskRetried": models.XDeepThinkSubtaskRetried,
-        "XDeepThinkSubtaskCompleted": models.XDeepThinkSubtaskCompleted,
-        "XDeepThinkDeepeningRoundCompleted": models.XDeepThinkDeepeningRoundCompleted,
-        "XDeepThinkCrossReference": models.XDeepThinkCrossReference,
-        "XDeepThinkSynthesizing": models.XDeepThinkSynthesizing,
-        "XDeepThinkStructuredSynthesis": models.XDeepThinkStructuredSynthesis,
-        "XDeepThinkClaimEmitted": models.XDeepThinkClaimEmitted,
-        "XDeepThinkSynthesisFailed": models.XDeepThinkSynthesisFailed,
-        "XDeepThinkMemoryExtracted": models.XDeepThinkMemoryExtracted,
-        "XArtifactCreated": models.XArtifactCreated,
-        "XArtifactUpdated": models.XArtifactUpdated,
-        "XMockupCalling": models.XMockupCalling,
-        "XMockupCreated": models.XMockupCreated,
-        "XMockupUpdated": models.XMockupUpdated,
-        "XMockupError": models.XMockupError,
-        "XAskUserQuestion": models.XAskUserQuestion,
-        "XAskUserPendingState": models.XAskUserPendingState,
-        "XContextFork": models.XContextFork,
-        "XChatMetadata": models.XChatMetadata,
-        "XAnalystContextGathering": models.XAnalystContextGathering,
-        "XAnalystContextCompleted": models.XAnalystContextCompleted,
-        "XAnalystContextBriefCreated": models.XAnalystContextBriefCreated,
-        "XAnalystContextRefreshed": models.XAnalystContextRefreshed,
-        "ChatCompletionChunk": models.ChatCompletionChunk,
-        "StreamError": models.StreamError,
+        "StreamDone": StreamDone,
+        "XResearchSearching": XResearchSearching,
+        "XResearchReading": XResearchReading,
+        "XResearchCodeSearching": XResearchCodeSearching,
+        "XResearchCalculating": XResearchCalculating,
+        "XResearchResult": XResearchResult,
+        "XResearchGapAnalysis": XResearchGapAnalysis,
+        "XResearchDeepeningRound": XResearchDeepeningRound,
+        "XResearchContextCompacted": XResearchContextCompacted,
+        "XResearchTrackingDecision": XResearchTrackingDecision,
+        "XResearchQueryingDecisions": XResearchQueryingDecisions,
+        "XResearchTrackingMilestone": XResearchTrackingMilestone,
+        "XResearchQueryingTimeline": XResearchQueryingTimeline,
+        "XResearchBriefing": XResearchBriefing,
+        "XResearchRelating": XResearchRelating,
+        "XResearchCreatingMockup": XResearchCreatingMockup,
+        "XResearchUpdatingMockup": XResearchUpdatingMockup,
+        "XResearchToolCall": XResearchToolCall,
+        "XDeepThinkPlanningStarted": XDeepThinkPlanningStarted,
+        "XDeepThinkPlanCreated": XDeepThinkPlanCreated,
+        "XDeepThinkPlanCritiqued": XDeepThinkPlanCritiqued,
+        "XDeepThinkDiscoveryStarted": XDeepThinkDiscoveryStarted,
+        "XDeepThinkDiscoveryCompleted": XDeepThinkDiscoveryCompleted,
+        "XDeepThinkSubtaskPlanned": XDeepThinkSubtaskPlanned,
+        "XDeepThinkSubtaskStarted": XDeepThinkSubtaskStarted,
+        "XDeepThinkSubtaskRetried": XDeepThinkSubtaskRetried,
+        "XDeepThinkSubtaskCompleted": XDeepThinkSubtaskCompleted,
+        "XDeepThinkDeepeningRoundCompleted": XDeepThinkDeepeningRoundCompleted,
+        "XDeepThinkCrossReference": XDeepThinkCrossReference,
+        "XDeepThinkSynthesizing": XDeepThinkSynthesizing,
+        "XDeepThinkStructuredSynthesis": XDeepThinkStructuredSynthesis,
+        "XDeepThinkClaimEmitted": XDeepThinkClaimEmitted,
+        "XDeepThinkSynthesisFailed": XDeepThinkSynthesisFailed,
+        "XDeepThinkMemoryExtracted": XDeepThinkMemoryExtracted,
+        "XArtifactCreated": XArtifactCreated,
+        "XArtifactUpdated": XArtifactUpdated,
+        "XMockupCalling": XMockupCalling,
+        "XMockupCreated": XMockupCreated,
+        "XMockupUpdated": XMockupUpdated,
+        "XMockupError": XMockupError,
+        "XAskUserQuestion": XAskUserQuestion,
+        "XAskUserPendingState": XAskUserPendingState,
+        "XContextFork": XContextFork,
+        "XChatMetadata": XChatMetadata,
+        "XAnalystContextGathering": XAnalystContextGathering,
+        "XAnalystContextCompleted": XAnalystContextCompleted,
+        "XAnalystContextBriefCreated": XAnalystContextBriefCreated,
+        "XAnalystContextRefreshed": XAnalystContextRefreshed,
+        "ChatCompletionChunk": ChatCompletionChunk,
+        "StreamError": StreamError,
     },
     Classifier(
         classify_chat_completions,

@@ -22,7 +22,9 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar, overload
 
 import msgspec
 
-from . import models
+from .models import (
+    StreamError,
+)
 from .channels import (
     CHAT_COMPLETIONS_CHANNEL,
     CHAT_COMPLETIONS_EVENT,
@@ -46,7 +48,7 @@ CHAT_COMPLETIONS_OPERATION: Operation[CHAT_COMPLETIONS_EVENT] = Operation(
     auth=Auth("bearer", "", env="XEROTIER_API_KEY"),
     headers={},
     resume="none",
-    error_decoder=msgspec.json.Decoder(models.StreamError).decode,
+    error_decoder=msgspec.json.Decoder(StreamError).decode,
 )
 """The request opening ``/chat/completions``: ``POST /{project_id}/{endpoint_slug}/v1/chat/completions``."""
 

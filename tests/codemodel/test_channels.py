@@ -106,18 +106,15 @@ def test_run_functions_follow_the_message_kind_or_its_accumulation_plan() -> Non
     error = message("Error", obj("Error", req("message", string())), kind="error", event="error")
     spec, _ = _spec(channel(_chunk(), error, _vendor("Search", "x_search"), done()))
     assert spec.runs == (
-        ("models.Done", "each(on_done)"),
-        ("models.Search", "each(on_vendor)"),
-        ("models.Chunk", "_apply_chat_completions_chunk"),
-        ("models.Error", "each(on_error)"),
+        ("Done", "each(on_done)"),
+        ("Search", "each(on_vendor)"),
+        ("Chunk", "_apply_chat_completions_chunk"),
+        ("Error", "each(on_error)"),
         ("VendorEvent", "each(on_vendor)"),
         ("UnknownEvent", "each(on_unknown)"),
         ("StreamTruncated", "each(on_truncated)"),
     )
-    assert (
-        spec.event_union
-        == "Union[models.Done, models.Search, models.Chunk, models.Error, VendorEvent, UnknownEvent, StreamTruncated]"
-    )
+    assert spec.event_union == "Union[Done, Search, Chunk, Error, VendorEvent, UnknownEvent, StreamTruncated]"
 
 
 def test_branches_are_per_sse_event_type_sorted_each_in_decode_order() -> None:

@@ -1,13 +1,16 @@
 """The client's code model (``codemodel/clients.py``): paths relative to the base URL, auth as the
-runtime's ``Auth``, method and argument names, request class names qualified in annotations."""
+runtime's ``Auth``, method and argument names, the request classes ``client.py`` imports by name."""
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 from conftest import SPECS
 
 from ssegen.codemodel import build_package_spec
 from ssegen.codemodel.client_errors import is_error_body
-from ssegen.codemodel.clients import qualified, relative_path, runtime_auth
+from ssegen.codemodel.clients import client_imports, relative_path, runtime_auth
+from ssegen.codemodel.module_imports import used_names
 from ssegen.diagnostics import Diagnostics
 from ssegen.ir import AuthScheme, Provenance, Request
 from ssegen.load import load_provider
@@ -42,14 +45,11 @@ def test_auth_schemes_become_the_runtimes_auth() -> None:
     assert runtime_auth(AuthScheme("c", "apiKey", "cookie", "sid", A), "E") == ("none", "", "")
 
 
-def test_request_class_names_are_qualified_but_not_inside_literals() -> None:
-    names = frozenset({"Message", "Tool", "Role"})
-    assert qualified("list[Message] | None", names) == "list[requests.Message] | None"
-    assert qualified("Role | str", names) == "requests.Role | str"
-    assert qualified("Literal['Tool'] | ToolChoice", names) == "Literal['Tool'] | ToolChoice"
-    assert qualified("Annotated[list[Tool], msgspec.Meta(max_length=0)]", names) == (
-        "Annotated[list[requests.Tool], msgspec.Meta(max_length=0)]"
-    )
+def test_request_class_names_are_imported_but_not_those_inside_literals() -> None:
+    names = frozenset({"Message", "Tool", "Role", "ToolChoice"})
+    assert used_names(["list[Message] | None", "Role | str"], names) == ("Message", "Role")
+    assert used_names(["Literal['Tool'] | ToolChoice"], names) == ("ToolChoice",)
+    assert used_names(['Literal["Tool"]', "Annotated[list[Tool], msgspec.Meta(max_length=0)]"], names) == ("Tool",)
 
 
 def test_every_operation_of_a_provider_has_a_distinct_method_and_keyword_arguments() -> None:
@@ -59,7 +59,7 @@ def test_every_operation_of_a_provider_has_a_distinct_method_and_keyword_argumen
     (op,) = spec.client.operations
     assert (op.method_name, op.body_class, op.stream_member) == (
         "request_generate_content",
-        "requests.GenerateContentRequest",
+        "GenerateContentRequest",
         None,
     )
     assert [a.name for a in op.path_arguments] == ["model"] and op.path_params == "{'model': model}"
@@ -68,6 +68,7 @@ def test_every_operation_of_a_provider_has_a_distinct_method_and_keyword_argumen
     assert not {"headers", "extra_body", "body", "self"} & set(names)
     assert spec.client.base_url == "https://generativelanguage.googleapis.com/v1beta"
     assert spec.requests.classes[0].name == "GenerateContentRequest"
+    assert "GenerateContentRequest" in spec.client_imports and set(spec.client_imports) <= spec.requests.names
 
 
 def test_the_error_body_is_the_channels_error_message_that_is_a_whole_body() -> None:
@@ -80,5 +81,23 @@ def test_the_error_body_is_the_channels_error_message_that_is_a_whole_body() -> 
         plans = dict(channel.accumulation.steps) if channel.accumulation else {}
         bodies = [m.payload.name for m in channel.messages if is_error_body(m, plans.get(m.name, ()))]
         assert bodies == ([expected] if expected else [])
-        (op,) = build_package_spec(loaded.provider, Diagnostics()).client.operations
-        assert op.error_decoder == (f"msgspec.json.Decoder(models.{expected}).decode" if expected else "")
+        spec = build_package_spec(loaded.provider, Diagnostics())
+        (op,) = spec.client.operations
+        assert op.error_decoder == (f"msgspec.json.Decoder({expected}).decode" if expected else "")
+        assert spec.client_model_imports == ((expected,) if expected else ())
+
+
+def test_an_error_class_named_as_a_used_request_class_is_imported_under_another_name() -> None:
+    """``client.py`` imports both modules' classes by name: a model class sharing a request class's
+    name (the request builder is its own) is imported as ``_<Name>`` and its decoder says so."""
+    loaded = load_provider(SPECS, "gemini")
+    assert loaded.provider is not None
+    spec = build_package_spec(loaded.provider, Diagnostics())
+    (op,) = spec.client.operations
+    clashing = replace(op, error_decoder="msgspec.json.Decoder(GenerateContentRequest).decode")
+    client, requests, errors = client_imports(
+        replace(spec.client, operations=(clashing,)), ["GenerateContentRequest"], spec.requests.names
+    )
+    assert "GenerateContentRequest" in requests
+    assert errors == ("GenerateContentRequest as _GenerateContentRequest",)
+    assert client.operations[0].error_decoder == "msgspec.json.Decoder(_GenerateContentRequest).decode"

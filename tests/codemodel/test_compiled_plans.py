@@ -144,7 +144,7 @@ def _apply_source(package: str, function: str) -> str:
 
 def test_the_alternatives_of_a_union_are_one_elif_chain_and_a_delta_step_its_else() -> None:
     code = _apply_source("anthropic", "_apply_v1_messages_content_block_delta")
-    assert "if isinstance(text_delta := chunk.delta, models.TextDelta):" in code
+    assert "if isinstance(text_delta := chunk.delta, TextDelta):" in code
     assert code.count("elif isinstance(") == 3
     assert "else:\n            blocks[index].add_delta(chunk.delta)" in code
 

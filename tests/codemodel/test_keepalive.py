@@ -58,7 +58,7 @@ def test_keepalive_literal_has_no_accumulator_handler_but_a_terminator_does() ->
     spec = channel_spec(channel(chunk, heartbeat, done()), ModelsBuilder(diagnostics), diagnostics)
     literals = {m.name: (m.literal, m.run) for m in spec.messages if m.literal is not None}
     assert literals == {"Heartbeat": ("\r\n", ""), "Done": ("[DONE]", "each(on_done)")}
-    assert "models.Heartbeat" not in dict(spec.runs)
+    assert "Heartbeat" not in dict(spec.runs)
 
 
 def test_keepalive_heartbeat_neither_completes_the_stream_nor_is_unknown(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]

@@ -97,5 +97,5 @@ def test_flavours_share_names_fields_and_decode_order() -> None:
     [empty] = [f for c in pydantic_spec.classes for f in c.fields if "max_length=0" in f.annotation]
     assert empty.annotation == "Annotated[list[ChatStreamChoice], pydantic.Field(max_length=0)]"
     assert {m.adapter for c in pydantic_spec.channels for m in c.messages if m.literal is None} >= {
-        "pydantic.TypeAdapter(models.ChatCompletionChunk)"
+        "pydantic.TypeAdapter(ChatCompletionChunk)"
     }

@@ -23,11 +23,12 @@ from ..diagnostics import Diagnostics
 from ..ir import Provider
 from ..naming import distinct_identifiers
 from .channels import ChannelSpec, channel_spec
-from .clients import ClientSpec, OperationSpec, RequestModels, client_spec, request_models
+from .clients import ClientSpec, OperationSpec, RequestModels, client_imports, client_spec, request_models
 from .conformance import ExampleCase, StreamCase, example_cases, stream_cases
 from .encoding import EncodedChannel, EncodingSpec, encoded_channel, kept_members
 from .flavour import FLAVOURS, MSGSPEC, PYDANTIC, Flavour
 from .models import AliasSpec, ClassSpec, FieldSpec, ModelsBuilder
+from .module_imports import used_names
 
 __all__ = [
     "AliasSpec",
@@ -94,6 +95,12 @@ class PackageSpec:
             (nullable ones), which the encoder writes even as ``null``.
         requests: the ``requests`` module's classes (:func:`~.clients.request_models`).
         client: the ``client`` module's operations (:func:`~.clients.client_spec`).
+        channel_imports: the ``models`` classes ``channels.py`` uses, which it imports by name
+            (:func:`~.module_imports.used_names`: not the module, whose import through the
+            package's ``__init__`` is a cycle).
+        client_imports: the ``requests`` classes ``client.py`` uses, imported by name likewise.
+        client_model_imports: the import clauses of the ``models`` classes ``client.py`` uses
+            (its error bodies): ``Name``, or ``Name as _Name`` when a request class has the name.
     """
 
     provider: Provider
@@ -112,6 +119,9 @@ class PackageSpec:
     kept: tuple[tuple[str, tuple[str, ...]], ...] = ()
     requests: RequestModels = RequestModels((), ())
     client: ClientSpec = ClientSpec("", (), "")
+    channel_imports: tuple[str, ...] = ()
+    client_imports: tuple[str, ...] = ()
+    client_model_imports: tuple[str, ...] = ()
 
     @property
     def own_examples(self) -> tuple[ExampleCase, ...]:
@@ -260,6 +270,15 @@ def build_package_spec(provider: Provider, diagnostics: Diagnostics, flavour: Fl
     encoded = tuple(encoded_channel(provider, channel, examples) for channel in channels)
     usage_address = provider.channels[0].address if provider.channels else DEFAULT_ADDRESS
     requests, bodies = request_models(provider, diagnostics, flavour)
+    kept = kept_members(tuple(models.classes))
+    model_names = [
+        *(c.name for c in models.classes),
+        *(t.name for t in models.terminators),
+        *(a.name for a in models.aliases),
+    ]
+    client, request_imports, error_imports = client_imports(
+        client_spec(provider, encoded, requests, bodies, flavour), model_names, requests.names
+    )
     return PackageSpec(
         provider=provider,
         title=title,
@@ -276,7 +295,10 @@ def build_package_spec(provider: Provider, diagnostics: Diagnostics, flavour: Fl
         flavour=flavour,
         summary=package_summary(provider, title),
         usage=package_usage(provider, usage_address),
-        kept=kept_members(tuple(models.classes)),
+        kept=kept,
         requests=requests,
-        client=client_spec(provider, encoded, requests, bodies, flavour),
+        client=client,
+        channel_imports=used_names((encoded, kept), model_names),
+        client_imports=request_imports,
+        client_model_imports=error_imports,
     )

@@ -34,8 +34,8 @@ class MessageSpec:
         event: the SSE event type carrying it.
         decoder: module-level name of its decode function (the bound decode method of
             ``adapter``, built once), ``_decode_<message>_<channel>``.
-        adapter: the expression building its validator (``msgspec.json.Decoder(models.Chunk)``
-            or ``pydantic.TypeAdapter(models.Chunk)``, see :mod:`.flavour`).
+        adapter: the expression building its validator (``msgspec.json.Decoder(Chunk)``
+            or ``pydantic.TypeAdapter(Chunk)``, see :mod:`.flavour`).
         doc: the message's summary or title.
         tag: for a vendor message, the value of its tag member (``x_research.searching``).
         run: how its events feed the accumulator, as a run function expression
@@ -417,8 +417,8 @@ def _runs_and_union(ordered: list[MessageSpec], every: list[EventBranch]) -> tup
     events = [("VendorEvent", "each(on_vendor)")] if any(b.vendor_tags for b in every) else []
     # StreamTruncated: the event a decoded stream ends with when its body ended inside an event.
     events += [("UnknownEvent", "each(on_unknown)"), ("StreamTruncated", "each(on_truncated)")]
-    runs = [(f"models.{m.cls}", m.run) for m in ordered if m.run] + events
-    return runs, [f"models.{m.cls}" for m in ordered] + [cls for cls, _ in events]
+    runs = [(m.cls, m.run) for m in ordered if m.run] + events
+    return runs, [m.cls for m in ordered] + [cls for cls, _ in events]
 
 
 def _plain_branch(branches: list[EventBranch], fallback: EventBranch | None) -> EventBranch | None:
@@ -433,9 +433,7 @@ def _lenient_usage(
 ) -> tuple[tuple[str, str], ...]:
     """``(class expression, usage member path)`` of each class of ``lenient`` keeping its usage."""
     return tuple(
-        (f"models.{m.cls}", m.keep_usage)
-        for m in ordered
-        if m.keep_usage and any(f"models.{m.cls}" in classes for _, classes in lenient)
+        (m.cls, m.keep_usage) for m in ordered if m.keep_usage and any(m.cls in classes for _, classes in lenient)
     )
 
 
@@ -447,7 +445,7 @@ def _lenient(
     rows = []
     for branch in (*branches, *((fallback,) if fallback is not None else ())):
         messages = [m for _, group in branch.tagged for m in group] + list(branch.decoders)
-        classes = tuple(dict.fromkeys(f"models.{m.cls}" for m in messages if m.cls in keeping))
+        classes = tuple(dict.fromkeys(m.cls for m in messages if m.cls in keeping))
         if classes:
             rows.append((branch.event, classes))
     return tuple(rows)
@@ -539,7 +537,7 @@ def _message_spec(
         literal=message.literal,
         event=message.event,
         decoder=PythonIdentifier.verbatim(f"_decode_{name}_{ident}"),
-        adapter=models.flavour.adapter.format(cls=f"models.{cls}"),
+        adapter=models.flavour.adapter.format(cls=cls),
         doc=message.summary or message.title,
         tag=message.payload.tag(tags[message.name][0]) if message.name in tags else None,
     )

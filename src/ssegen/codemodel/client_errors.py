@@ -2,7 +2,7 @@
 
 A provider answering a request with a status other than 2xx sends a JSON error body. Where the
 spec declares the shape of that body, the generated ``Operation`` gets an ``error_decoder``
-(``msgspec.json.Decoder(models.ErrorEvent).decode``; ``pydantic.TypeAdapter(...).validate_json``
+(``msgspec.json.Decoder(ErrorEvent).decode``; ``pydantic.TypeAdapter(...).validate_json``
 in that flavour), and ``APIStatusError.error`` is the typed object; elsewhere it is the body as
 plain JSON data. The runtime (``client_errors.status_error``) keeps the plain data when the
 decoder refuses a body, so a body of another shape never raises from it.
@@ -32,7 +32,7 @@ from .flavour import Flavour
 def error_decoder(channel: Channel, spec: ChannelSpec, flavour: Flavour) -> str:
     """The ``error_decoder=`` expression of ``channel``'s operation: the bound decode method of
     the validator of its first message that is a whole error body (module docstring), built as
-    ``channels.py`` builds it (``msgspec.json.Decoder(models.ErrorEvent).decode``); "" when no
+    ``channels.py`` builds it (``msgspec.json.Decoder(ErrorEvent).decode``); "" when no
     message is one (``APIStatusError.error`` is then plain JSON data)."""
     plans = dict(channel.accumulation.steps) if channel.accumulation is not None else {}
     decoded = {m.name: m for m in spec.messages if m.adapter}

@@ -18,6 +18,7 @@ keyword arguments are the body's members.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from urllib.parse import urlsplit
 
@@ -28,6 +29,7 @@ from .channels import ChannelSpec
 from .client_errors import error_decoder
 from .flavour import MSGSPEC, Flavour
 from .models import AliasSpec, ClassSpec, ModelsBuilder
+from .module_imports import TOKEN, used_names
 
 #: Attributes and methods of the runtime ``Client``/``AsyncClient`` a typed method must not shadow.
 CLIENT_MEMBERS = frozenset(
@@ -41,9 +43,6 @@ CALL_ARGUMENTS = frozenset({"self", "body", "headers", "extra_body", "path_param
 
 #: A variable named in the text of an auth scheme (DeepSeek's ``Bearer <DEEPSEEK_API_KEY>``).
 _ENV_NAMED = re.compile(r"\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_API_KEY\b")
-
-#: A Python identifier, or a quoted literal (skipped: ``Literal['Tool']`` names no class).
-_TOKEN = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|[A-Za-z_][A-Za-z0-9_.]*")
 
 
 @dataclass(frozen=True)
@@ -73,7 +72,8 @@ class Argument:
     Attributes:
         name: the argument's identifier.
         target: the body class field it sets, or the path parameter it fills (wire name).
-        annotation: its type, request classes qualified (``requests.InputMessage``).
+        annotation: its type, request classes named bare (``list[InputMessage] | None``), as
+            ``client.py`` imports them by name.
         required: no default (else ``= None``).
         doc: the spec's description, for the method's ``Args:`` section.
     """
@@ -108,7 +108,7 @@ class OperationSpec:
         error_decoder: the ``error_decoder=`` expression (the spec's error body, typed:
             :func:`.client_errors.error_decoder`), or "" when the spec declares none.
         method_name: the typed method's name (``create_message``).
-        body_class: the request body class (``requests.CreateMessageParams``), or "" when no
+        body_class: the request body class (``CreateMessageParams``), or "" when no
             source states the body's schema (the method then takes ``body``, a mapping).
         path_arguments: the path parameters' keyword arguments, in path order.
         arguments: the body members' keyword arguments, required ones first.
@@ -346,12 +346,12 @@ def _with_arguments(
                 fixed.append((f.name, repr(op.stream_value)))
             continue
         ident = _free(str(f.name), used)
-        arguments.append(Argument(ident, f.name, qualified(f.annotation, models.names), f.required, f.doc))
+        arguments.append(Argument(ident, f.name, f.annotation, f.required, f.doc))
     doc = _method_doc(op, request, cls, (*path_args, *arguments))
     return replace(
         op,
         method_name=name,
-        body_class=f"requests.{body}" if body else "",
+        body_class=body or "",
         path_arguments=tuple(path_args),
         arguments=tuple(sorted(arguments, key=lambda a: not a.required)),
         fixed=tuple(fixed),
@@ -365,17 +365,6 @@ def _free(ident: str, used: set[str]) -> PythonIdentifier:
         ident += "_"
     used.add(ident)
     return PythonIdentifier.verbatim(ident)
-
-
-def qualified(annotation: str, names: frozenset[str]) -> str:
-    """``annotation`` with each name of the ``requests`` module qualified (``list[Message] |
-    None`` -> ``list[requests.Message] | None``); quoted literals are left alone."""
-
-    def one(match: re.Match[str]) -> str:
-        token = match.group(0)
-        return f"requests.{token}" if token in names else token
-
-    return _TOKEN.sub(one, annotation)
 
 
 def _method_doc(op: OperationSpec, request: Request, cls: ClassSpec | None, arguments: tuple[Argument, ...]) -> str:
@@ -397,3 +386,21 @@ def _method_doc(op: OperationSpec, request: Request, cls: ClassSpec | None, argu
     lines.append("    extra_body: members the spec does not list, added to the body.")
     lines.append("    headers: headers of this call (over the client's).")
     return "\n".join(lines)
+
+
+def client_imports(
+    client: ClientSpec, model_names: Iterable[str], request_names: Iterable[str]
+) -> tuple[ClientSpec, tuple[str, ...], tuple[str, ...]]:
+    """``(client, request classes, model import clauses)`` that ``client.py`` imports:
+    the request classes of its operations, and the ``models`` classes of their error decoders
+    (``msgspec.json.Decoder(ErrorEvent).decode``). A model class that a used request class's name
+    takes is imported as ``_<Name>`` (clause ``Name as _Name``), and the decoders of ``client`` returned name it so."""
+    requests = used_names([replace(op, error_decoder="") for op in client.operations], request_names)
+    errors = used_names([op.error_decoder for op in client.operations], model_names)
+    local = {name: f"_{name}" if name in requests else name for name in errors}
+    operations = tuple(
+        replace(op, error_decoder=TOKEN.sub(lambda m: local.get(m.group(0), m.group(0)), op.error_decoder))
+        for op in client.operations
+    )
+    clauses = tuple(name if name == alias else f"{name} as {alias}" for name, alias in local.items())
+    return replace(client, operations=operations), requests, clauses

@@ -36,7 +36,7 @@ class Flavour:
         support_module: the runtime module of the flavour's helpers (``pydantic_support``), or "".
         support_names: the names ``channels.py`` imports from it, sorted.
         runtime_modules: runtime files written besides ``ssegen.runtime.MODULES`` (in ``_runtime/``).
-        adapter: the per-message validator object, ``{cls}`` standing for ``models.<Class>``.
+        adapter: the per-message validator object, ``{cls}`` standing for the class (imported by name).
         adapter_type: its type, as the tagged table's annotation.
         decode_method: the method of ``adapter`` taking JSON text (``str`` or ``bytes``).
         lines_method: the method of ``adapter`` decoding newline-delimited JSON text at once

@@ -32,6 +32,7 @@ from ..diagnostics import Diagnostics, codes
 from ..ir import Message, Property, Schema
 from ..naming import ClassName, PythonIdentifier, snake
 from .flavour import MSGSPEC, Flavour
+from .module_imports import BOUND_NAMES
 
 
 @dataclass(frozen=True)
@@ -352,7 +353,8 @@ class ModelsBuilder:
         known = self._terminators.get(name)
         if known is None or known.literal != text:
             while (
-                name in self._classes
+                name in BOUND_NAMES
+                or name in self._classes
                 or name in self._aliases
                 or (name in self._terminators and self._terminators[name].literal != text)
             ):
@@ -430,8 +432,9 @@ class ModelsBuilder:
         return "Any"
 
     def _taken(self, name: str) -> bool:
-        """True when ``name`` is already a class, alias or terminator of the module."""
-        return name in self._classes or name in self._aliases or name in self._terminators
+        """True when ``name`` is already a class, alias or terminator of the module, or a name
+        ``channels.py`` or ``client.py`` binds besides the classes it imports (:data:`BOUND_NAMES`)."""
+        return name in BOUND_NAMES or name in self._classes or name in self._aliases or name in self._terminators
 
     def _alias(self, schema: Schema) -> str:
         name = schema.name or "Value"
@@ -512,11 +515,12 @@ class ModelsBuilder:
                 break
         while self._taken(candidate):
             candidate += "Alt"
-        self.diagnostics.at(
-            schema.provenance,
-            codes.NAME_CONFLICT,
-            f"two different schemas are named {name!r}; this one is emitted as {candidate!r}",
+        text = (
+            f"the generated channels.py or client.py binds the name {name!r}; this schema is emitted as {candidate!r}"
+            if name in BOUND_NAMES
+            else f"two different schemas are named {name!r}; this one is emitted as {candidate!r}"
         )
+        self.diagnostics.at(schema.provenance, codes.NAME_CONFLICT, text)
         return candidate
 
     def _fields(

@@ -237,7 +237,7 @@ class Reader:
             raise Unreadable(f"no class for the alternative {name!r} is read from")
         bound = self.names.take(snake(cls))
         out.tests.append((out.expr, cls))
-        out.guards.append(f"isinstance({bound} := {out.expr}, models.{cls})")
+        out.guards.append(f"isinstance({bound} := {out.expr}, {cls})")
         out.expr, out.schema = bound, owner
 
     @staticmethod

@@ -197,7 +197,7 @@ def test_openapi_32_and_asyncapi_26_generate_the_same_package(tmp_path: Path) ->
     assert openapi["demo/models.py"] == asyncapi["demo/models.py"]
     assert openapi["demo/channels.py"] != asyncapi["demo/channels.py"]
     assert 'if event == "error":' in openapi["demo/channels.py"]
-    assert "models.Error: each(on_error)," in openapi["demo/channels.py"]
+    assert "    Error: each(on_error)," in openapi["demo/channels.py"]
 
     specs = _specs(tmp_path / "c", "events32")
     document = specs / "demo" / "openapi.yaml"
