@@ -167,8 +167,11 @@ def test_watch_regenerates_on_spec_change_and_survives_a_broken_spec(project: Pa
         page.write_text(original.replace("channels:\n", "channels: [\n", 1), encoding="utf-8")
         assert wait_for(lambda: "yaml-syntax" in log.read_text()), log.read_text()
         assert proc.poll() is None, "watch died on a broken spec"
+        before = log.read_text().count("done in")
         page.write_text(original.replace("Number of tokens in the prompt.", "Tokens read again."), encoding="utf-8")
         assert wait_for(lambda: "Tokens read again." in models.read_text(encoding="utf-8")), log.read_text()
+        # The files are written before the run's summary is printed: count once it is.
+        assert wait_for(lambda: log.read_text().count("done in") > before), log.read_text()
         runs = log.read_text().count("done in")
         time.sleep(1.0)
         assert log.read_text().count("done in") == runs, "watch regenerated without a spec change (its own output?)"
