@@ -29,6 +29,7 @@ from .encoding import EncodedChannel, EncodingSpec, encoded_channel, kept_member
 from .flavour import FLAVOURS, MSGSPEC, PYDANTIC, Flavour
 from .models import AliasSpec, ClassSpec, FieldSpec, ModelsBuilder
 from .module_imports import used_names
+from .shared_requests import share_with_models
 
 __all__ = [
     "AliasSpec",
@@ -269,7 +270,8 @@ def build_package_spec(provider: Provider, diagnostics: Diagnostics, flavour: Fl
     examples = example_cases(provider, [{m.name: m.cls for m in channel.messages} for channel in channels])
     encoded = tuple(encoded_channel(provider, channel, examples) for channel in channels)
     usage_address = provider.channels[0].address if provider.channels else DEFAULT_ADDRESS
-    requests, bodies = request_models(provider, diagnostics, flavour)
+    built, bodies = request_models(provider, diagnostics, flavour)
+    requests = share_with_models(built, models.classes, models.aliases)
     kept = kept_members(tuple(models.classes))
     model_names = [
         *(c.name for c in models.classes),
@@ -277,7 +279,7 @@ def build_package_spec(provider: Provider, diagnostics: Diagnostics, flavour: Fl
         *(a.name for a in models.aliases),
     ]
     client, request_imports, error_imports = client_imports(
-        client_spec(provider, encoded, requests, bodies, flavour), model_names, requests.names
+        client_spec(provider, encoded, built, bodies, flavour), model_names, requests.names, requests.shared
     )
     return PackageSpec(
         provider=provider,
