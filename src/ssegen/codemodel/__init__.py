@@ -271,12 +271,12 @@ def build_package_spec(provider: Provider, diagnostics: Diagnostics, flavour: Fl
     encoded = tuple(encoded_channel(provider, channel, examples) for channel in channels)
     usage_address = provider.channels[0].address if provider.channels else DEFAULT_ADDRESS
     built, bodies = request_models(provider, diagnostics, flavour)
-    requests = share_with_models(built, models.classes, models.aliases)
+    requests = share_with_models(built, models.classes, models.named_aliases)
     kept = kept_members(tuple(models.classes))
     model_names = [
         *(c.name for c in models.classes),
         *(t.name for t in models.terminators),
-        *(a.name for a in models.aliases),
+        *(a.name for a in models.named_aliases),
     ]
     client, request_imports, error_imports = client_imports(
         client_spec(provider, encoded, built, bodies, flavour), model_names, requests.names, requests.shared
@@ -285,7 +285,7 @@ def build_package_spec(provider: Provider, diagnostics: Diagnostics, flavour: Fl
         provider=provider,
         title=title,
         classes=tuple(models.classes),
-        aliases=tuple(models.aliases),
+        aliases=tuple(models.named_aliases),
         terminators=tuple(models.terminators),
         channels=encoded,
         usage_address=usage_address,

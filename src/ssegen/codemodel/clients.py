@@ -222,7 +222,7 @@ def request_models(
             described.setdefault(cls, body.description)
     classes = tuple(replace(c, doc=described[c.name]) if described.get(c.name) else c for c in builder.classes)
     diagnostics.extend(d for d in found if d.code != codes.UNION_UNTAGGED.name)
-    return RequestModels(classes, tuple(builder.aliases)), bodies
+    return RequestModels(classes, tuple(builder.named_aliases)), bodies
 
 
 def client_spec(

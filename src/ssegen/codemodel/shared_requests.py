@@ -41,7 +41,7 @@ def share_with_models(
     models: dict[str, object] = {c.name: c for c in classes} | {a.name: a for a in aliases}
     own: dict[str, object] = {c.name: c for c in requests.classes} | {a.name: a for a in requests.aliases}
     shared = {name for name, spec in own.items() if models.get(name) == spec}
-    named = {c.name: _named(c, own) for c in requests.classes}
+    named: dict[str, set[str]] = {str(c.name): _named(c, own) for c in requests.classes}
     changed = True
     while changed:  # drop a class naming a request class or alias that stays: a fixed point
         kept = {name for name in shared if named.get(name, set()) <= shared}
