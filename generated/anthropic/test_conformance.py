@@ -24,149 +24,52 @@ SCHEMAS: dict[str, Any] = json.loads(
     (Path(models.__file__).parent / "schemas.json").read_text(encoding="utf-8")
 )
 
-# The spec's own examples: (channel address, SSE event type, message name, expected class, SSE data, id)
-EXAMPLES: list[tuple[str, str, str, str, str, str]] = [
-    (
-        "/v1/messages",
-        "message_start",
-        "MessageStart",
-        "MessageStartEvent",
-        '{"type":"message_start","message":{"id":"msg_1nZdL29xx5MUA1yADyHTEsnR8uuvGzszyY","type":"message","role":"assistant","content":[],"model":"claude-opus-4-1-20250805","stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":25,"output_tokens":1}}}',
-        "/v1/messages MessageStart basic",
-    ),
-    (
-        "/v1/messages",
-        "message_start",
-        "MessageStart",
-        "MessageStartEvent",
-        '{"type":"message_start","message":{"id":"msg_01G...","type":"message","role":"assistant","model":"claude-opus-4-1-20250805","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":2679,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":3}}}',
-        "/v1/messages MessageStart web-search",
-    ),
-    (
-        "/v1/messages",
-        "content_block_start",
-        "ContentBlockStart",
-        "ContentBlockStartEvent",
-        '{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}',
-        "/v1/messages ContentBlockStart text",
-    ),
-    (
-        "/v1/messages",
-        "content_block_start",
-        "ContentBlockStart",
-        "ContentBlockStartEvent",
-        '{"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"toolu_01T1x1fJ34qAmk2tNTrN7Up6","name":"get_weather","input":{}}}',
-        "/v1/messages ContentBlockStart tool-use",
-    ),
-    (
-        "/v1/messages",
-        "content_block_start",
-        "ContentBlockStart",
-        "ContentBlockStartEvent",
-        '{"type":"content_block_start","index":0,"content_block":{"type":"thinking","thinking":""}}',
-        "/v1/messages ContentBlockStart thinking",
-    ),
-    (
-        "/v1/messages",
-        "content_block_start",
-        "ContentBlockStart",
-        "ContentBlockStartEvent",
-        '{"type":"content_block_start","index":1,"content_block":{"type":"server_tool_use","id":"srvtoolu_014hJH82Qum7Td6UV8gDXThB","name":"web_search","input":{}}}',
-        "/v1/messages ContentBlockStart server-tool-use",
-    ),
-    (
-        "/v1/messages",
-        "content_block_delta",
-        "ContentBlockDelta",
-        "ContentBlockDeltaEvent",
-        '{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"ello frien"}}',
-        "/v1/messages ContentBlockDelta text-delta",
-    ),
-    (
-        "/v1/messages",
-        "content_block_delta",
-        "ContentBlockDelta",
-        "ContentBlockDeltaEvent",
-        '{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"{\\"location\\": \\"San Fra"}}',
-        "/v1/messages ContentBlockDelta input-json-delta",
-    ),
-    (
-        "/v1/messages",
-        "content_block_delta",
-        "ContentBlockDelta",
-        "ContentBlockDeltaEvent",
-        '{"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"Let me solve this step by step:\\n\\n1. First break down 27 * 453"}}',
-        "/v1/messages ContentBlockDelta thinking-delta",
-    ),
-    (
-        "/v1/messages",
-        "content_block_delta",
-        "ContentBlockDelta",
-        "ContentBlockDeltaEvent",
-        '{"type":"content_block_delta","index":0,"delta":{"type":"signature_delta","signature":"EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds..."}}',
-        "/v1/messages ContentBlockDelta signature-delta",
-    ),
-    (
-        "/v1/messages",
-        "content_block_stop",
-        "ContentBlockStop",
-        "ContentBlockStopEvent",
-        '{"type":"content_block_stop","index":0}',
-        "/v1/messages ContentBlockStop basic",
-    ),
-    (
-        "/v1/messages",
-        "message_delta",
-        "MessageDelta",
-        "MessageDeltaEvent",
-        '{"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"output_tokens":15}}',
-        "/v1/messages MessageDelta end-turn",
-    ),
-    (
-        "/v1/messages",
-        "message_delta",
-        "MessageDelta",
-        "MessageDeltaEvent",
-        '{"type":"message_delta","delta":{"stop_reason":"tool_use","stop_sequence":null},"usage":{"output_tokens":89}}',
-        "/v1/messages MessageDelta tool-use",
-    ),
-    (
-        "/v1/messages",
-        "message_delta",
-        "MessageDelta",
-        "MessageDeltaEvent",
-        '{"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"input_tokens":10682,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":510,"server_tool_use":{"web_search_requests":1}}}',
-        "/v1/messages MessageDelta web-search",
-    ),
-    (
-        "/v1/messages",
-        "message_stop",
-        "MessageStop",
-        "MessageStopEvent",
-        '{"type":"message_stop"}',
-        "/v1/messages MessageStop basic",
-    ),
-    (
-        "/v1/messages",
-        "ping",
-        "Ping",
-        "PingEvent",
-        '{"type":"ping"}',
-        "/v1/messages Ping basic",
-    ),
-    (
-        "/v1/messages",
-        "error",
-        "Error",
-        "ErrorEvent",
-        '{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}',
-        "/v1/messages Error overloaded",
-    ),
-]
+# Which message each example of a channel documents, its name and whether ssegen synthesized
+# it, in the order the channel's encoding holds the examples (``CHANNELS[address].encoding``:
+# its ``examples``, then its ``error_examples``, which hold each one's SSE event type and data).
+# A synthesized example is one ssegen made for a JSON message the spec gives none, chosen
+# because it validates against the spec: only its decoding and round trip are checked.
+DOCUMENTED: dict[str, list[tuple[str, str, bool]]] = {
+    "/v1/messages": [
+        ("MessageStart", "basic", False),
+        ("MessageStart", "web-search", False),
+        ("ContentBlockStart", "text", False),
+        ("ContentBlockStart", "tool-use", False),
+        ("ContentBlockStart", "thinking", False),
+        ("ContentBlockStart", "server-tool-use", False),
+        ("ContentBlockDelta", "text-delta", False),
+        ("ContentBlockDelta", "input-json-delta", False),
+        ("ContentBlockDelta", "thinking-delta", False),
+        ("ContentBlockDelta", "signature-delta", False),
+        ("ContentBlockStop", "basic", False),
+        ("MessageDelta", "end-turn", False),
+        ("MessageDelta", "tool-use", False),
+        ("MessageDelta", "web-search", False),
+        ("MessageStop", "basic", False),
+        ("Ping", "basic", False),
+        ("Error", "overloaded", False),
+    ],
+}
 
-# Examples ssegen synthesized for the JSON messages the spec gives none, chosen because they
-# validate against the spec (so only their decoding and round trip are checked), same columns.
-SYNTHESIZED: list[tuple[str, str, str, str, str, str]] = []
+
+def _examples(synthesized: bool) -> list[tuple[str, str, str, str, str]]:
+    """``(channel address, SSE event type, message name, SSE data, test id)`` of each example
+    of :data:`DOCUMENTED` ssegen synthesized (or, when not ``synthesized``, the spec gives)."""
+    found: list[tuple[str, str, str, str, str]] = []
+    for address, documented in DOCUMENTED.items():
+        encoding = CHANNELS[address].encoding
+        stored = (*encoding.examples, *encoding.error_examples)
+        for (event, data), (message, name, made) in zip(stored, documented, strict=True):
+            if made is synthesized:
+                found.append((address, event, message, data, f"{address} {message} {name}"))
+    return found
+
+
+# The spec's own examples: (channel address, SSE event type, message name, SSE data, id)
+EXAMPLES = _examples(synthesized=False)
+
+# The examples ssegen synthesized, same columns.
+SYNTHESIZED = _examples(synthesized=True)
 
 
 # Example streams harvested from documentation pages:
@@ -195,37 +98,33 @@ def _errors(schema: dict[str, Any], instance: Any) -> list[jsonschema.Validation
 
 
 def _decodes_and_round_trips(
-    channel: str, event_type: str, cls: str, data: str, example: str
+    channel: str, event_type: str, message: str, data: str, example: str
 ) -> None:
-    """``data`` decodes to ``cls``, and encoding that event gives one that decodes to its equal."""
+    """``data`` decodes to the class of ``message``, and encoding that event gives one that decodes to its equal."""
     from .._runtime.sse import iter_events
 
     chan = CHANNELS[channel]
     event = chan.parse(data, event=event_type)
     assert not isinstance(event, UnknownEvent), f"{example}: {event.reason}"
-    assert type(event).__name__ == cls, example
+    assert type(event) is chan.messages[message], example
     [frame] = iter_events([chan.encode(event)], framer=chan.framer)
     assert chan.parse(frame.data, event=frame.event) == event, example
 
 
 @pytest.mark.parametrize(
-    ("channel", "event_type", "message", "cls", "data", "example"),
-    EXAMPLES,
-    ids=[e[5] for e in EXAMPLES],
+    ("channel", "event_type", "message", "data", "example"), EXAMPLES, ids=[e[4] for e in EXAMPLES]
 )
 def test_example_decodes_to_its_message(
-    channel: str, event_type: str, message: str, cls: str, data: str, example: str
+    channel: str, event_type: str, message: str, data: str, example: str
 ) -> None:
-    _decodes_and_round_trips(channel, event_type, cls, data, example)
+    _decodes_and_round_trips(channel, event_type, message, data, example)
 
 
 @pytest.mark.parametrize(
-    ("channel", "event_type", "message", "cls", "data", "example"),
-    EXAMPLES,
-    ids=[e[5] for e in EXAMPLES],
+    ("channel", "event_type", "message", "data", "example"), EXAMPLES, ids=[e[4] for e in EXAMPLES]
 )
 def test_example_validates_against_the_spec(
-    channel: str, event_type: str, message: str, cls: str, data: str, example: str
+    channel: str, event_type: str, message: str, data: str, example: str
 ) -> None:
     schema = _schema(channel, message)
     instance: Any = data if schema.get("type") == "string" else json.loads(data)
@@ -239,10 +138,10 @@ def test_channel_examples_stream_assembles(channel: str) -> None:
     # Each example as its channel's framing writes it (an SSE event, or one NDJSON line), its
     # line ends CRLF, which both framings read as LF.
     frame = CHANNELS[channel].framing.frame_text
-    body = b"".join(frame(e[4], e[1]).replace(b"\n", b"\r\n") for e in examples)
+    body = b"".join(frame(e[3], e[1]).replace(b"\n", b"\r\n") for e in examples)
     reads = [body[i : i + 7] for i in range(0, len(body), 7)]
     events = list(CHANNELS[channel].decode(reads))
-    assert [type(e).__name__ for e in events] == [e[3] for e in examples]
+    assert [type(e) for e in events] == [CHANNELS[channel].messages[e[2]] for e in examples]
     result = CHANNELS[channel].accumulate(events)
     # The examples come one per event, from different responses: a finished item may
     # disagree with the deltas before it (snapshot_mismatch), as it would not on the wire.

@@ -24,85 +24,46 @@ SCHEMAS: dict[str, Any] = json.loads(
     (Path(models.__file__).parent / "schemas.json").read_text(encoding="utf-8")
 )
 
-# The spec's own examples: (channel address, SSE event type, message name, expected class, SSE data, id)
-EXAMPLES: list[tuple[str, str, str, str, str, str]] = [
-    (
-        "/beta/completions",
-        "message",
-        "FimCompletionChunk",
-        "FimCompletionChunk",
-        '{"id":"cmpl-fim-abc","object":"text_completion","created":1748563300,"model":"deepseek-chat","choices":[{"index":0,"text":"    return a + b","finish_reason":null,"logprobs":null}]}',
-        "/beta/completions FimCompletionChunk FimTextDelta",
-    ),
-    (
-        "/beta/completions",
-        "message",
-        "FimCompletionChunk",
-        "FimCompletionChunk",
-        '{"id":"cmpl-fim-abc","object":"text_completion","created":1748563300,"model":"deepseek-chat","choices":[{"index":0,"text":"","finish_reason":"stop","logprobs":null}],"usage":{"prompt_tokens":8,"completion_tokens":16,"total_tokens":24,"prompt_cache_hit_tokens":0,"prompt_cache_miss_tokens":8}}',
-        "/beta/completions FimCompletionChunk FimFinalChunkWithUsage",
-    ),
-    (
-        "/beta/completions",
-        "message",
-        "StreamDone",
-        "StreamDone",
-        "[DONE]",
-        "/beta/completions StreamDone Done",
-    ),
-    (
-        "/chat/completions",
-        "message",
-        "ChatCompletionChunk",
-        "ChatCompletionChunk",
-        '{"id":"chatcmpl-abc123","object":"chat.completion.chunk","created":1748563200,"model":"deepseek-chat","system_fingerprint":"fp_44709d6fcb","choices":[{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}]}',
-        "/chat/completions ChatCompletionChunk ChatRoleChunk",
-    ),
-    (
-        "/chat/completions",
-        "message",
-        "ChatCompletionChunk",
-        "ChatCompletionChunk",
-        '{"id":"chatcmpl-abc123","object":"chat.completion.chunk","created":1748563200,"model":"deepseek-chat","system_fingerprint":"fp_44709d6fcb","choices":[{"index":0,"delta":{"content":"Hello"},"finish_reason":null}]}',
-        "/chat/completions ChatCompletionChunk ChatContentDelta",
-    ),
-    (
-        "/chat/completions",
-        "message",
-        "ChatCompletionChunk",
-        "ChatCompletionChunk",
-        '{"id":"chatcmpl-xyz789","object":"chat.completion.chunk","created":1748563205,"model":"deepseek-reasoner","system_fingerprint":"fp_44709d6fcb","choices":[{"index":0,"delta":{"reasoning_content":"Let me think step by step."},"finish_reason":null}]}',
-        "/chat/completions ChatCompletionChunk ReasonerReasoningDelta",
-    ),
-    (
-        "/chat/completions",
-        "message",
-        "ChatCompletionChunk",
-        "ChatCompletionChunk",
-        '{"id":"chatcmpl-xyz789","object":"chat.completion.chunk","created":1748563205,"model":"deepseek-reasoner","system_fingerprint":"fp_44709d6fcb","choices":[{"index":0,"delta":{"content":"The answer is 42."},"finish_reason":null}]}',
-        "/chat/completions ChatCompletionChunk ReasonerFinalContent",
-    ),
-    (
-        "/chat/completions",
-        "message",
-        "ChatCompletionChunk",
-        "ChatCompletionChunk",
-        '{"id":"chatcmpl-abc123","object":"chat.completion.chunk","created":1748563200,"model":"deepseek-chat","system_fingerprint":"fp_44709d6fcb","choices":[{"index":0,"delta":{},"finish_reason":"stop"}],"usage":{"prompt_tokens":12,"completion_tokens":24,"total_tokens":36,"prompt_cache_hit_tokens":0,"prompt_cache_miss_tokens":12}}',
-        "/chat/completions ChatCompletionChunk ChatFinalChunkWithUsage",
-    ),
-    (
-        "/chat/completions",
-        "message",
-        "StreamDone",
-        "StreamDone",
-        "[DONE]",
-        "/chat/completions StreamDone Done",
-    ),
-]
+# Which message each example of a channel documents, its name and whether ssegen synthesized
+# it, in the order the channel's encoding holds the examples (``CHANNELS[address].encoding``:
+# its ``examples``, then its ``error_examples``, which hold each one's SSE event type and data).
+# A synthesized example is one ssegen made for a JSON message the spec gives none, chosen
+# because it validates against the spec: only its decoding and round trip are checked.
+DOCUMENTED: dict[str, list[tuple[str, str, bool]]] = {
+    "/beta/completions": [
+        ("FimCompletionChunk", "FimTextDelta", False),
+        ("FimCompletionChunk", "FimFinalChunkWithUsage", False),
+        ("StreamDone", "Done", False),
+    ],
+    "/chat/completions": [
+        ("ChatCompletionChunk", "ChatRoleChunk", False),
+        ("ChatCompletionChunk", "ChatContentDelta", False),
+        ("ChatCompletionChunk", "ReasonerReasoningDelta", False),
+        ("ChatCompletionChunk", "ReasonerFinalContent", False),
+        ("ChatCompletionChunk", "ChatFinalChunkWithUsage", False),
+        ("StreamDone", "Done", False),
+    ],
+}
 
-# Examples ssegen synthesized for the JSON messages the spec gives none, chosen because they
-# validate against the spec (so only their decoding and round trip are checked), same columns.
-SYNTHESIZED: list[tuple[str, str, str, str, str, str]] = []
+
+def _examples(synthesized: bool) -> list[tuple[str, str, str, str, str]]:
+    """``(channel address, SSE event type, message name, SSE data, test id)`` of each example
+    of :data:`DOCUMENTED` ssegen synthesized (or, when not ``synthesized``, the spec gives)."""
+    found: list[tuple[str, str, str, str, str]] = []
+    for address, documented in DOCUMENTED.items():
+        encoding = CHANNELS[address].encoding
+        stored = (*encoding.examples, *encoding.error_examples)
+        for (event, data), (message, name, made) in zip(stored, documented, strict=True):
+            if made is synthesized:
+                found.append((address, event, message, data, f"{address} {message} {name}"))
+    return found
+
+
+# The spec's own examples: (channel address, SSE event type, message name, SSE data, id)
+EXAMPLES = _examples(synthesized=False)
+
+# The examples ssegen synthesized, same columns.
+SYNTHESIZED = _examples(synthesized=True)
 
 
 # Example streams harvested from documentation pages:
@@ -133,37 +94,33 @@ def _errors(schema: dict[str, Any], instance: Any) -> list[jsonschema.Validation
 
 
 def _decodes_and_round_trips(
-    channel: str, event_type: str, cls: str, data: str, example: str
+    channel: str, event_type: str, message: str, data: str, example: str
 ) -> None:
-    """``data`` decodes to ``cls``, and encoding that event gives one that decodes to its equal."""
+    """``data`` decodes to the class of ``message``, and encoding that event gives one that decodes to its equal."""
     from .._runtime.sse import iter_events
 
     chan = CHANNELS[channel]
     event = chan.parse(data, event=event_type)
     assert not isinstance(event, UnknownEvent), f"{example}: {event.reason}"
-    assert type(event).__name__ == cls, example
+    assert type(event) is chan.messages[message], example
     [frame] = iter_events([chan.encode(event)], framer=chan.framer)
     assert chan.parse(frame.data, event=frame.event) == event, example
 
 
 @pytest.mark.parametrize(
-    ("channel", "event_type", "message", "cls", "data", "example"),
-    EXAMPLES,
-    ids=[e[5] for e in EXAMPLES],
+    ("channel", "event_type", "message", "data", "example"), EXAMPLES, ids=[e[4] for e in EXAMPLES]
 )
 def test_example_decodes_to_its_message(
-    channel: str, event_type: str, message: str, cls: str, data: str, example: str
+    channel: str, event_type: str, message: str, data: str, example: str
 ) -> None:
-    _decodes_and_round_trips(channel, event_type, cls, data, example)
+    _decodes_and_round_trips(channel, event_type, message, data, example)
 
 
 @pytest.mark.parametrize(
-    ("channel", "event_type", "message", "cls", "data", "example"),
-    EXAMPLES,
-    ids=[e[5] for e in EXAMPLES],
+    ("channel", "event_type", "message", "data", "example"), EXAMPLES, ids=[e[4] for e in EXAMPLES]
 )
 def test_example_validates_against_the_spec(
-    channel: str, event_type: str, message: str, cls: str, data: str, example: str
+    channel: str, event_type: str, message: str, data: str, example: str
 ) -> None:
     schema = _schema(channel, message)
     instance: Any = data if schema.get("type") == "string" else json.loads(data)
@@ -177,10 +134,10 @@ def test_channel_examples_stream_assembles(channel: str) -> None:
     # Each example as its channel's framing writes it (an SSE event, or one NDJSON line), its
     # line ends CRLF, which both framings read as LF.
     frame = CHANNELS[channel].framing.frame_text
-    body = b"".join(frame(e[4], e[1]).replace(b"\n", b"\r\n") for e in examples)
+    body = b"".join(frame(e[3], e[1]).replace(b"\n", b"\r\n") for e in examples)
     reads = [body[i : i + 7] for i in range(0, len(body), 7)]
     events = list(CHANNELS[channel].decode(reads))
-    assert [type(e).__name__ for e in events] == [e[3] for e in examples]
+    assert [type(e) for e in events] == [CHANNELS[channel].messages[e[2]] for e in examples]
     result = CHANNELS[channel].accumulate(events)
     # The examples come one per event, from different responses: a finished item may
     # disagree with the deltas before it (snapshot_mismatch), as it would not on the wire.

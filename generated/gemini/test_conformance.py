@@ -24,101 +24,46 @@ SCHEMAS: dict[str, Any] = json.loads(
     (Path(models.__file__).parent / "schemas.json").read_text(encoding="utf-8")
 )
 
-# The spec's own examples: (channel address, SSE event type, message name, expected class, SSE data, id)
-EXAMPLES: list[tuple[str, str, str, str, str, str]] = [
-    (
-        "/models/{model}:streamGenerateContent",
-        "message",
-        "GenerateContentResponse",
-        "GenerateContentResponse",
-        '{"candidates":[{"content":{"parts":[{"text":"The capital of France"}],"role":"model"},"index":0}],"usageMetadata":{"promptTokenCount":8,"candidatesTokenCount":4,"totalTokenCount":12,"promptTokensDetails":[{"modality":"TEXT","tokenCount":8}]},"modelVersion":"gemini-2.5-flash","responseId":"mJ2kaPq0CdWv1dkP3sO8iAc"}',
-        "/models/{model}:streamGenerateContent GenerateContentResponse text",
-    ),
-    (
-        "/models/{model}:streamGenerateContent",
-        "message",
-        "GenerateContentResponse",
-        "GenerateContentResponse",
-        '{"candidates":[{"content":{"parts":[{"text":" is Paris."}],"role":"model"},"finishReason":"STOP","index":0,"safetyRatings":[{"category":"HARM_CATEGORY_HATE_SPEECH","probability":"NEGLIGIBLE"},{"category":"HARM_CATEGORY_DANGEROUS_CONTENT","probability":"NEGLIGIBLE"},{"category":"HARM_CATEGORY_HARASSMENT","probability":"NEGLIGIBLE"},{"category":"HARM_CATEGORY_SEXUALLY_EXPLICIT","probability":"NEGLIGIBLE"}]}],"usageMetadata":{"promptTokenCount":8,"candidatesTokenCount":7,"totalTokenCount":15,"promptTokensDetails":[{"modality":"TEXT","tokenCount":8}],"candidatesTokensDetails":[{"modality":"TEXT","tokenCount":7}]},"modelVersion":"gemini-2.5-flash","responseId":"mJ2kaPq0CdWv1dkP3sO8iAc"}',
-        "/models/{model}:streamGenerateContent GenerateContentResponse text-last",
-    ),
-    (
-        "/models/{model}:streamGenerateContent",
-        "message",
-        "GenerateContentResponse",
-        "GenerateContentResponse",
-        '{"candidates":[{"content":{"parts":[{"text":"The user wants the weather in Lisbon, so I will call the weather tool.","thought":true}],"role":"model"},"index":0}],"usageMetadata":{"promptTokenCount":41,"totalTokenCount":77,"promptTokensDetails":[{"modality":"TEXT","tokenCount":41}],"thoughtsTokenCount":36},"modelVersion":"gemini-2.5-pro","responseId":"Xk2laIf3FsGx1dkPvbaf4Ak"}',
-        "/models/{model}:streamGenerateContent GenerateContentResponse thought",
-    ),
-    (
-        "/models/{model}:streamGenerateContent",
-        "message",
-        "GenerateContentResponse",
-        "GenerateContentResponse",
-        '{"candidates":[{"content":{"parts":[{"functionCall":{"name":"get_weather","args":{"city":"Lisbon","unit":"celsius"}},"thoughtSignature":"CiQBVKhc7p2n0XWv3iZ4H5u0dA=="}],"role":"model"},"finishReason":"STOP","index":0}],"usageMetadata":{"promptTokenCount":41,"candidatesTokenCount":19,"totalTokenCount":96,"promptTokensDetails":[{"modality":"TEXT","tokenCount":41}],"thoughtsTokenCount":36},"modelVersion":"gemini-2.5-pro","responseId":"Xk2laIf3FsGx1dkPvbaf4Ak"}',
-        "/models/{model}:streamGenerateContent GenerateContentResponse function-call",
-    ),
-    (
-        "/models/{model}:streamGenerateContent",
-        "message",
-        "GenerateContentResponse",
-        "GenerateContentResponse",
-        '{"candidates":[{"content":{"parts":[{"executableCode":{"language":"PYTHON","code":"print(sum(range(1, 101)))\\n"}},{"codeExecutionResult":{"outcome":"OUTCOME_OK","output":"5050\\n"}},{"text":"The sum of the numbers 1 to 100 is 5050."}],"role":"model"},"finishReason":"STOP","index":0}],"usageMetadata":{"promptTokenCount":19,"candidatesTokenCount":52,"totalTokenCount":71,"toolUsePromptTokenCount":30,"promptTokensDetails":[{"modality":"TEXT","tokenCount":19}],"toolUsePromptTokensDetails":[{"modality":"TEXT","tokenCount":30}]},"modelVersion":"gemini-2.5-flash","responseId":"cE2laO6kKMW01dkPzd2rkQw"}',
-        "/models/{model}:streamGenerateContent GenerateContentResponse code-execution",
-    ),
-    (
-        "/models/{model}:streamGenerateContent",
-        "message",
-        "GenerateContentResponse",
-        "GenerateContentResponse",
-        '{"candidates":[{"content":{"parts":[{"text":"It won the 2024 title."}],"role":"model"},"finishReason":"STOP","index":0,"groundingMetadata":{"webSearchQueries":["2024 champion"],"searchEntryPoint":{"renderedContent":"<div class=\\"container\\">...</div>"},"groundingChunks":[{"web":{"uri":"https://vertexaisearch.cloud.google.com/grounding-api-redirect/AbF9","title":"example.com"}}],"groundingSupports":[{"segment":{"startIndex":0,"endIndex":22,"text":"It won the 2024 title."},"groundingChunkIndices":[0],"confidenceScores":[0.91]}]}}],"usageMetadata":{"promptTokenCount":12,"candidatesTokenCount":8,"totalTokenCount":20},"modelVersion":"gemini-2.5-flash","responseId":"dU2laJ7bMe6y1dkPk4eMwA0"}',
-        "/models/{model}:streamGenerateContent GenerateContentResponse grounded",
-    ),
-    (
-        "/models/{model}:streamGenerateContent",
-        "message",
-        "GenerateContentResponse",
-        "GenerateContentResponse",
-        '{"promptFeedback":{"blockReason":"SAFETY","safetyRatings":[{"category":"HARM_CATEGORY_DANGEROUS_CONTENT","probability":"HIGH","blocked":true}]},"usageMetadata":{"promptTokenCount":11,"totalTokenCount":11,"promptTokensDetails":[{"modality":"TEXT","tokenCount":11}]},"modelVersion":"gemini-2.5-flash","responseId":"eE2laK3aH9m21dkP5Ye3wQ4"}',
-        "/models/{model}:streamGenerateContent GenerateContentResponse prompt-blocked",
-    ),
-    (
-        "/models/{model}:streamGenerateContent",
-        "message",
-        "GenerateContentResponse",
-        "GenerateContentResponse",
-        '{"candidates":[{"content":{"role":"model","parts":[{"functionCall":{"partialArgs":[{"jsonPath":"$.city","stringValue":"Lis","willContinue":true}],"willContinue":true}}]}}],"usageMetadata":{"trafficType":"ON_DEMAND"},"modelVersion":"gemini-2.5-pro","createTime":"2025-08-19T10:21:07.412318Z","responseId":"M0ykaKqyGfK4nvgP8ua1yAU"}',
-        "/models/{model}:streamGenerateContent GenerateContentResponse vertex-partial-args",
-    ),
-    (
-        "/models/{model}:streamGenerateContent",
-        "message",
-        "ErrorResponse",
-        "ErrorResponse",
-        '{"error":{"code":429,"message":"You exceeded your current quota, please check your plan and billing details.","status":"RESOURCE_EXHAUSTED","details":[{"@type":"type.googleapis.com/google.rpc.QuotaFailure","violations":[{"quotaMetric":"generativelanguage.googleapis.com/generate_content_free_tier_requests","quotaId":"GenerateRequestsPerMinutePerProjectPerModel-FreeTier"}]},{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"37s"}]}}',
-        "/models/{model}:streamGenerateContent ErrorResponse rate-limited",
-    ),
-    (
-        "/models/{model}:streamGenerateContent",
-        "message",
-        "ErrorResponse",
-        "ErrorResponse",
-        '{"error":{"code":503,"message":"The model is overloaded. Please try again later.","status":"UNAVAILABLE"}}',
-        "/models/{model}:streamGenerateContent ErrorResponse overloaded",
-    ),
-    (
-        "/models/{model}:streamGenerateContent",
-        "message",
-        "ErrorResponse",
-        "ErrorResponse",
-        '{"error":{"code":500,"message":"An internal error has occurred.","status":"INTERNAL"}}',
-        "/models/{model}:streamGenerateContent ErrorResponse internal",
-    ),
-]
+# Which message each example of a channel documents, its name and whether ssegen synthesized
+# it, in the order the channel's encoding holds the examples (``CHANNELS[address].encoding``:
+# its ``examples``, then its ``error_examples``, which hold each one's SSE event type and data).
+# A synthesized example is one ssegen made for a JSON message the spec gives none, chosen
+# because it validates against the spec: only its decoding and round trip are checked.
+DOCUMENTED: dict[str, list[tuple[str, str, bool]]] = {
+    "/models/{model}:streamGenerateContent": [
+        ("GenerateContentResponse", "text", False),
+        ("GenerateContentResponse", "text-last", False),
+        ("GenerateContentResponse", "thought", False),
+        ("GenerateContentResponse", "function-call", False),
+        ("GenerateContentResponse", "code-execution", False),
+        ("GenerateContentResponse", "grounded", False),
+        ("GenerateContentResponse", "prompt-blocked", False),
+        ("GenerateContentResponse", "vertex-partial-args", False),
+        ("ErrorResponse", "rate-limited", False),
+        ("ErrorResponse", "overloaded", False),
+        ("ErrorResponse", "internal", False),
+    ],
+}
 
-# Examples ssegen synthesized for the JSON messages the spec gives none, chosen because they
-# validate against the spec (so only their decoding and round trip are checked), same columns.
-SYNTHESIZED: list[tuple[str, str, str, str, str, str]] = []
+
+def _examples(synthesized: bool) -> list[tuple[str, str, str, str, str]]:
+    """``(channel address, SSE event type, message name, SSE data, test id)`` of each example
+    of :data:`DOCUMENTED` ssegen synthesized (or, when not ``synthesized``, the spec gives)."""
+    found: list[tuple[str, str, str, str, str]] = []
+    for address, documented in DOCUMENTED.items():
+        encoding = CHANNELS[address].encoding
+        stored = (*encoding.examples, *encoding.error_examples)
+        for (event, data), (message, name, made) in zip(stored, documented, strict=True):
+            if made is synthesized:
+                found.append((address, event, message, data, f"{address} {message} {name}"))
+    return found
+
+
+# The spec's own examples: (channel address, SSE event type, message name, SSE data, id)
+EXAMPLES = _examples(synthesized=False)
+
+# The examples ssegen synthesized, same columns.
+SYNTHESIZED = _examples(synthesized=True)
 
 
 # Example streams harvested from documentation pages:
@@ -147,37 +92,33 @@ def _errors(schema: dict[str, Any], instance: Any) -> list[jsonschema.Validation
 
 
 def _decodes_and_round_trips(
-    channel: str, event_type: str, cls: str, data: str, example: str
+    channel: str, event_type: str, message: str, data: str, example: str
 ) -> None:
-    """``data`` decodes to ``cls``, and encoding that event gives one that decodes to its equal."""
+    """``data`` decodes to the class of ``message``, and encoding that event gives one that decodes to its equal."""
     from .._runtime.sse import iter_events
 
     chan = CHANNELS[channel]
     event = chan.parse(data, event=event_type)
     assert not isinstance(event, UnknownEvent), f"{example}: {event.reason}"
-    assert type(event).__name__ == cls, example
+    assert type(event) is chan.messages[message], example
     [frame] = iter_events([chan.encode(event)], framer=chan.framer)
     assert chan.parse(frame.data, event=frame.event) == event, example
 
 
 @pytest.mark.parametrize(
-    ("channel", "event_type", "message", "cls", "data", "example"),
-    EXAMPLES,
-    ids=[e[5] for e in EXAMPLES],
+    ("channel", "event_type", "message", "data", "example"), EXAMPLES, ids=[e[4] for e in EXAMPLES]
 )
 def test_example_decodes_to_its_message(
-    channel: str, event_type: str, message: str, cls: str, data: str, example: str
+    channel: str, event_type: str, message: str, data: str, example: str
 ) -> None:
-    _decodes_and_round_trips(channel, event_type, cls, data, example)
+    _decodes_and_round_trips(channel, event_type, message, data, example)
 
 
 @pytest.mark.parametrize(
-    ("channel", "event_type", "message", "cls", "data", "example"),
-    EXAMPLES,
-    ids=[e[5] for e in EXAMPLES],
+    ("channel", "event_type", "message", "data", "example"), EXAMPLES, ids=[e[4] for e in EXAMPLES]
 )
 def test_example_validates_against_the_spec(
-    channel: str, event_type: str, message: str, cls: str, data: str, example: str
+    channel: str, event_type: str, message: str, data: str, example: str
 ) -> None:
     schema = _schema(channel, message)
     instance: Any = data if schema.get("type") == "string" else json.loads(data)
@@ -191,10 +132,10 @@ def test_channel_examples_stream_assembles(channel: str) -> None:
     # Each example as its channel's framing writes it (an SSE event, or one NDJSON line), its
     # line ends CRLF, which both framings read as LF.
     frame = CHANNELS[channel].framing.frame_text
-    body = b"".join(frame(e[4], e[1]).replace(b"\n", b"\r\n") for e in examples)
+    body = b"".join(frame(e[3], e[1]).replace(b"\n", b"\r\n") for e in examples)
     reads = [body[i : i + 7] for i in range(0, len(body), 7)]
     events = list(CHANNELS[channel].decode(reads))
-    assert [type(e).__name__ for e in events] == [e[3] for e in examples]
+    assert [type(e) for e in events] == [CHANNELS[channel].messages[e[2]] for e in examples]
     result = CHANNELS[channel].accumulate(events)
     # The examples come one per event, from different responses: a finished item may
     # disagree with the deltas before it (snapshot_mismatch), as it would not on the wire.

@@ -24,85 +24,48 @@ SCHEMAS: dict[str, Any] = json.loads(
     (Path(models.__file__).parent / "schemas.json").read_text(encoding="utf-8")
 )
 
-# The spec's own examples: (channel address, SSE event type, message name, expected class, SSE data, id)
-EXAMPLES: list[tuple[str, str, str, str, str, str]] = [
-    (
-        "/agents/completions",
-        "message",
-        "AgentCompletionChunk",
-        "AgentCompletionChunk",
-        '{"id":"agt-cmpl-1","object":"chat.completion.chunk","created":1702256327,"model":"mistral-large-latest","choices":[{"index":0,"delta":{"content":"Looking that up"},"finish_reason":null}]}',
-        "/agents/completions AgentCompletionChunk agentDelta",
-    ),
-    (
-        "/agents/completions",
-        "message",
-        "StreamDone",
-        "StreamDone",
-        "[DONE]",
-        "/agents/completions StreamDone done",
-    ),
-    (
-        "/chat/completions",
-        "message",
-        "ChatCompletionChunk",
-        "ChatCompletionChunk",
-        '{"id":"cmpl-e5cc70bb28c444948073e77776eb30ef","object":"chat.completion.chunk","created":1702256327,"model":"mistral-small-latest","choices":[{"index":0,"delta":{"content":" Paris"},"finish_reason":null}]}',
-        "/chat/completions ChatCompletionChunk contentDelta",
-    ),
-    (
-        "/chat/completions",
-        "message",
-        "ChatCompletionChunk",
-        "ChatCompletionChunk",
-        '{"id":"cmpl-e5cc70bb28c444948073e77776eb30ef","object":"chat.completion.chunk","created":1702256327,"model":"mistral-large-latest","choices":[{"index":0,"delta":{"tool_calls":[{"id":"call_abc123","type":"function","function":{"name":"get_weather","arguments":"{\\"city\\":\\"Paris\\"}"}}]},"finish_reason":null}]}',
-        "/chat/completions ChatCompletionChunk toolCallDelta",
-    ),
-    (
-        "/chat/completions",
-        "message",
-        "ChatCompletionChunk",
-        "ChatCompletionChunk",
-        '{"id":"cmpl-e5cc70bb28c444948073e77776eb30ef","object":"chat.completion.chunk","created":1702256327,"model":"mistral-small-latest","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}',
-        "/chat/completions ChatCompletionChunk finishStop",
-    ),
-    (
-        "/chat/completions",
-        "message",
-        "ChatCompletionUsageChunk",
-        "ChatCompletionUsageChunk",
-        '{"id":"cmpl-e5cc70bb28c444948073e77776eb30ef","object":"chat.completion.chunk","created":1702256327,"model":"mistral-small-latest","choices":[],"usage":{"prompt_tokens":14,"completion_tokens":22,"total_tokens":36}}',
-        "/chat/completions ChatCompletionUsageChunk usageChunk",
-    ),
-    (
-        "/chat/completions",
-        "message",
-        "StreamDone",
-        "StreamDone",
-        "[DONE]",
-        "/chat/completions StreamDone done",
-    ),
-    (
-        "/fim/completions",
-        "message",
-        "FimCompletionChunk",
-        "FimCompletionChunk",
-        '{"id":"fim-cmpl-1","object":"chat.completion.chunk","created":1702256327,"model":"codestral-latest","choices":[{"index":0,"delta":{"content":"    return a + b"},"finish_reason":null}]}',
-        "/fim/completions FimCompletionChunk fimDelta",
-    ),
-    (
-        "/fim/completions",
-        "message",
-        "StreamDone",
-        "StreamDone",
-        "[DONE]",
-        "/fim/completions StreamDone done",
-    ),
-]
+# Which message each example of a channel documents, its name and whether ssegen synthesized
+# it, in the order the channel's encoding holds the examples (``CHANNELS[address].encoding``:
+# its ``examples``, then its ``error_examples``, which hold each one's SSE event type and data).
+# A synthesized example is one ssegen made for a JSON message the spec gives none, chosen
+# because it validates against the spec: only its decoding and round trip are checked.
+DOCUMENTED: dict[str, list[tuple[str, str, bool]]] = {
+    "/agents/completions": [
+        ("AgentCompletionChunk", "agentDelta", False),
+        ("StreamDone", "done", False),
+    ],
+    "/chat/completions": [
+        ("ChatCompletionChunk", "contentDelta", False),
+        ("ChatCompletionChunk", "toolCallDelta", False),
+        ("ChatCompletionChunk", "finishStop", False),
+        ("ChatCompletionUsageChunk", "usageChunk", False),
+        ("StreamDone", "done", False),
+    ],
+    "/fim/completions": [
+        ("FimCompletionChunk", "fimDelta", False),
+        ("StreamDone", "done", False),
+    ],
+}
 
-# Examples ssegen synthesized for the JSON messages the spec gives none, chosen because they
-# validate against the spec (so only their decoding and round trip are checked), same columns.
-SYNTHESIZED: list[tuple[str, str, str, str, str, str]] = []
+
+def _examples(synthesized: bool) -> list[tuple[str, str, str, str, str]]:
+    """``(channel address, SSE event type, message name, SSE data, test id)`` of each example
+    of :data:`DOCUMENTED` ssegen synthesized (or, when not ``synthesized``, the spec gives)."""
+    found: list[tuple[str, str, str, str, str]] = []
+    for address, documented in DOCUMENTED.items():
+        encoding = CHANNELS[address].encoding
+        stored = (*encoding.examples, *encoding.error_examples)
+        for (event, data), (message, name, made) in zip(stored, documented, strict=True):
+            if made is synthesized:
+                found.append((address, event, message, data, f"{address} {message} {name}"))
+    return found
+
+
+# The spec's own examples: (channel address, SSE event type, message name, SSE data, id)
+EXAMPLES = _examples(synthesized=False)
+
+# The examples ssegen synthesized, same columns.
+SYNTHESIZED = _examples(synthesized=True)
 
 
 # Example streams harvested from documentation pages:
@@ -131,37 +94,33 @@ def _errors(schema: dict[str, Any], instance: Any) -> list[jsonschema.Validation
 
 
 def _decodes_and_round_trips(
-    channel: str, event_type: str, cls: str, data: str, example: str
+    channel: str, event_type: str, message: str, data: str, example: str
 ) -> None:
-    """``data`` decodes to ``cls``, and encoding that event gives one that decodes to its equal."""
+    """``data`` decodes to the class of ``message``, and encoding that event gives one that decodes to its equal."""
     from .._runtime.sse import iter_events
 
     chan = CHANNELS[channel]
     event = chan.parse(data, event=event_type)
     assert not isinstance(event, UnknownEvent), f"{example}: {event.reason}"
-    assert type(event).__name__ == cls, example
+    assert type(event) is chan.messages[message], example
     [frame] = iter_events([chan.encode(event)], framer=chan.framer)
     assert chan.parse(frame.data, event=frame.event) == event, example
 
 
 @pytest.mark.parametrize(
-    ("channel", "event_type", "message", "cls", "data", "example"),
-    EXAMPLES,
-    ids=[e[5] for e in EXAMPLES],
+    ("channel", "event_type", "message", "data", "example"), EXAMPLES, ids=[e[4] for e in EXAMPLES]
 )
 def test_example_decodes_to_its_message(
-    channel: str, event_type: str, message: str, cls: str, data: str, example: str
+    channel: str, event_type: str, message: str, data: str, example: str
 ) -> None:
-    _decodes_and_round_trips(channel, event_type, cls, data, example)
+    _decodes_and_round_trips(channel, event_type, message, data, example)
 
 
 @pytest.mark.parametrize(
-    ("channel", "event_type", "message", "cls", "data", "example"),
-    EXAMPLES,
-    ids=[e[5] for e in EXAMPLES],
+    ("channel", "event_type", "message", "data", "example"), EXAMPLES, ids=[e[4] for e in EXAMPLES]
 )
 def test_example_validates_against_the_spec(
-    channel: str, event_type: str, message: str, cls: str, data: str, example: str
+    channel: str, event_type: str, message: str, data: str, example: str
 ) -> None:
     schema = _schema(channel, message)
     instance: Any = data if schema.get("type") == "string" else json.loads(data)
@@ -175,10 +134,10 @@ def test_channel_examples_stream_assembles(channel: str) -> None:
     # Each example as its channel's framing writes it (an SSE event, or one NDJSON line), its
     # line ends CRLF, which both framings read as LF.
     frame = CHANNELS[channel].framing.frame_text
-    body = b"".join(frame(e[4], e[1]).replace(b"\n", b"\r\n") for e in examples)
+    body = b"".join(frame(e[3], e[1]).replace(b"\n", b"\r\n") for e in examples)
     reads = [body[i : i + 7] for i in range(0, len(body), 7)]
     events = list(CHANNELS[channel].decode(reads))
-    assert [type(e).__name__ for e in events] == [e[3] for e in examples]
+    assert [type(e) for e in events] == [CHANNELS[channel].messages[e[2]] for e in examples]
     result = CHANNELS[channel].accumulate(events)
     # The examples come one per event, from different responses: a finished item may
     # disagree with the deltas before it (snapshot_mismatch), as it would not on the wire.

@@ -24,77 +24,45 @@ SCHEMAS: dict[str, Any] = json.loads(
     (Path(models.__file__).parent / "schemas.json").read_text(encoding="utf-8")
 )
 
-# The spec's own examples: (channel address, SSE event type, message name, expected class, SSE data, id)
-EXAMPLES: list[tuple[str, str, str, str, str, str]] = [
-    (
-        "/api/chat",
-        "message",
-        "ChatChunk",
-        "ChatChunk",
-        '{"model":"llama3.2","created_at":"2025-06-02T17:04:11.58213Z","message":{"role":"assistant","content":"The"},"done":false}',
-        "/api/chat ChatChunk 0",
-    ),
-    (
-        "/api/chat",
-        "message",
-        "ChatChunk",
-        "ChatChunk",
-        '{"model":"qwen3","created_at":"2025-06-02T17:04:12.001Z","message":{"role":"assistant","content":"","thinking":"The user asks about the sky, so"},"done":false}',
-        "/api/chat ChatChunk 1",
-    ),
-    (
-        "/api/chat",
-        "message",
-        "ChatChunk",
-        "ChatChunk",
-        '{"model":"qwen3","created_at":"2025-06-02T17:05:40.7Z","message":{"role":"assistant","content":"","tool_calls":[{"function":{"name":"get_current_weather","arguments":{"location":"Paris","format":"celsius"}}}]},"done":false}',
-        "/api/chat ChatChunk 2",
-    ),
-    (
-        "/api/chat",
-        "message",
-        "ChatChunk",
-        "ChatChunk",
-        '{"model":"llama3.2","created_at":"2025-06-02T17:04:15.931Z","message":{"role":"assistant","content":""},"done":true,"done_reason":"stop","total_duration":4883583458,"load_duration":1334875,"prompt_eval_count":26,"prompt_eval_duration":342546000,"eval_count":282,"eval_duration":4535599000}',
-        "/api/chat ChatChunk 3",
-    ),
-    (
-        "/api/chat",
-        "message",
-        "StreamError",
-        "StreamError",
-        '{"error":"model runner has unexpectedly stopped"}',
-        "/api/chat StreamError 0",
-    ),
-    (
-        "/api/generate",
-        "message",
-        "GenerateChunk",
-        "GenerateChunk",
-        '{"model":"llama3.2","created_at":"2025-06-02T17:10:01.385Z","response":"The","done":false}',
-        "/api/generate GenerateChunk 0",
-    ),
-    (
-        "/api/generate",
-        "message",
-        "GenerateChunk",
-        "GenerateChunk",
-        '{"model":"llama3.2","created_at":"2025-06-02T17:10:06.499Z","response":"","done":true,"done_reason":"stop","context":[1,2,3],"total_duration":10706818083,"load_duration":6338219291,"prompt_eval_count":26,"prompt_eval_duration":130079000,"eval_count":259,"eval_duration":4232710000}',
-        "/api/generate GenerateChunk 1",
-    ),
-    (
-        "/api/generate",
-        "message",
-        "StreamError",
-        "StreamError",
-        '{"error":"model runner has unexpectedly stopped"}',
-        "/api/generate StreamError 0",
-    ),
-]
+# Which message each example of a channel documents, its name and whether ssegen synthesized
+# it, in the order the channel's encoding holds the examples (``CHANNELS[address].encoding``:
+# its ``examples``, then its ``error_examples``, which hold each one's SSE event type and data).
+# A synthesized example is one ssegen made for a JSON message the spec gives none, chosen
+# because it validates against the spec: only its decoding and round trip are checked.
+DOCUMENTED: dict[str, list[tuple[str, str, bool]]] = {
+    "/api/chat": [
+        ("ChatChunk", "0", False),
+        ("ChatChunk", "1", False),
+        ("ChatChunk", "2", False),
+        ("ChatChunk", "3", False),
+        ("StreamError", "0", False),
+    ],
+    "/api/generate": [
+        ("GenerateChunk", "0", False),
+        ("GenerateChunk", "1", False),
+        ("StreamError", "0", False),
+    ],
+}
 
-# Examples ssegen synthesized for the JSON messages the spec gives none, chosen because they
-# validate against the spec (so only their decoding and round trip are checked), same columns.
-SYNTHESIZED: list[tuple[str, str, str, str, str, str]] = []
+
+def _examples(synthesized: bool) -> list[tuple[str, str, str, str, str]]:
+    """``(channel address, SSE event type, message name, SSE data, test id)`` of each example
+    of :data:`DOCUMENTED` ssegen synthesized (or, when not ``synthesized``, the spec gives)."""
+    found: list[tuple[str, str, str, str, str]] = []
+    for address, documented in DOCUMENTED.items():
+        encoding = CHANNELS[address].encoding
+        stored = (*encoding.examples, *encoding.error_examples)
+        for (event, data), (message, name, made) in zip(stored, documented, strict=True):
+            if made is synthesized:
+                found.append((address, event, message, data, f"{address} {message} {name}"))
+    return found
+
+
+# The spec's own examples: (channel address, SSE event type, message name, SSE data, id)
+EXAMPLES = _examples(synthesized=False)
+
+# The examples ssegen synthesized, same columns.
+SYNTHESIZED = _examples(synthesized=True)
 
 
 # Example streams harvested from documentation pages:
@@ -123,37 +91,33 @@ def _errors(schema: dict[str, Any], instance: Any) -> list[jsonschema.Validation
 
 
 def _decodes_and_round_trips(
-    channel: str, event_type: str, cls: str, data: str, example: str
+    channel: str, event_type: str, message: str, data: str, example: str
 ) -> None:
-    """``data`` decodes to ``cls``, and encoding that event gives one that decodes to its equal."""
+    """``data`` decodes to the class of ``message``, and encoding that event gives one that decodes to its equal."""
     from .._runtime.sse import iter_events
 
     chan = CHANNELS[channel]
     event = chan.parse(data, event=event_type)
     assert not isinstance(event, UnknownEvent), f"{example}: {event.reason}"
-    assert type(event).__name__ == cls, example
+    assert type(event) is chan.messages[message], example
     [frame] = iter_events([chan.encode(event)], framer=chan.framer)
     assert chan.parse(frame.data, event=frame.event) == event, example
 
 
 @pytest.mark.parametrize(
-    ("channel", "event_type", "message", "cls", "data", "example"),
-    EXAMPLES,
-    ids=[e[5] for e in EXAMPLES],
+    ("channel", "event_type", "message", "data", "example"), EXAMPLES, ids=[e[4] for e in EXAMPLES]
 )
 def test_example_decodes_to_its_message(
-    channel: str, event_type: str, message: str, cls: str, data: str, example: str
+    channel: str, event_type: str, message: str, data: str, example: str
 ) -> None:
-    _decodes_and_round_trips(channel, event_type, cls, data, example)
+    _decodes_and_round_trips(channel, event_type, message, data, example)
 
 
 @pytest.mark.parametrize(
-    ("channel", "event_type", "message", "cls", "data", "example"),
-    EXAMPLES,
-    ids=[e[5] for e in EXAMPLES],
+    ("channel", "event_type", "message", "data", "example"), EXAMPLES, ids=[e[4] for e in EXAMPLES]
 )
 def test_example_validates_against_the_spec(
-    channel: str, event_type: str, message: str, cls: str, data: str, example: str
+    channel: str, event_type: str, message: str, data: str, example: str
 ) -> None:
     schema = _schema(channel, message)
     instance: Any = data if schema.get("type") == "string" else json.loads(data)
@@ -167,10 +131,10 @@ def test_channel_examples_stream_assembles(channel: str) -> None:
     # Each example as its channel's framing writes it (an SSE event, or one NDJSON line), its
     # line ends CRLF, which both framings read as LF.
     frame = CHANNELS[channel].framing.frame_text
-    body = b"".join(frame(e[4], e[1]).replace(b"\n", b"\r\n") for e in examples)
+    body = b"".join(frame(e[3], e[1]).replace(b"\n", b"\r\n") for e in examples)
     reads = [body[i : i + 7] for i in range(0, len(body), 7)]
     events = list(CHANNELS[channel].decode(reads))
-    assert [type(e).__name__ for e in events] == [e[3] for e in examples]
+    assert [type(e) for e in events] == [CHANNELS[channel].messages[e[2]] for e in examples]
     result = CHANNELS[channel].accumulate(events)
     # The examples come one per event, from different responses: a finished item may
     # disagree with the deltas before it (snapshot_mismatch), as it would not on the wire.

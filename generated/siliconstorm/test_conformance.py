@@ -24,30 +24,37 @@ SCHEMAS: dict[str, Any] = json.loads(
     (Path(models.__file__).parent / "schemas.json").read_text(encoding="utf-8")
 )
 
-# The spec's own examples: (channel address, SSE event type, message name, expected class, SSE data, id)
-EXAMPLES: list[tuple[str, str, str, str, str, str]] = [
-    (
-        "/chat/completions",
-        "message",
-        "StreamDone",
-        "StreamDone",
-        "[DONE]",
-        "/chat/completions StreamDone 0",
-    ),
-]
+# Which message each example of a channel documents, its name and whether ssegen synthesized
+# it, in the order the channel's encoding holds the examples (``CHANNELS[address].encoding``:
+# its ``examples``, then its ``error_examples``, which hold each one's SSE event type and data).
+# A synthesized example is one ssegen made for a JSON message the spec gives none, chosen
+# because it validates against the spec: only its decoding and round trip are checked.
+DOCUMENTED: dict[str, list[tuple[str, str, bool]]] = {
+    "/chat/completions": [
+        ("ChatCompletionChunk", "synthesized", True),
+        ("StreamDone", "0", False),
+    ],
+}
 
-# Examples ssegen synthesized for the JSON messages the spec gives none, chosen because they
-# validate against the spec (so only their decoding and round trip are checked), same columns.
-SYNTHESIZED: list[tuple[str, str, str, str, str, str]] = [
-    (
-        "/chat/completions",
-        "message",
-        "ChatCompletionChunk",
-        "ChatCompletionChunk",
-        '{"id":"x","object":"chat.completion.chunk","created":0,"model":"x","choices":[]}',
-        "/chat/completions ChatCompletionChunk synthesized",
-    ),
-]
+
+def _examples(synthesized: bool) -> list[tuple[str, str, str, str, str]]:
+    """``(channel address, SSE event type, message name, SSE data, test id)`` of each example
+    of :data:`DOCUMENTED` ssegen synthesized (or, when not ``synthesized``, the spec gives)."""
+    found: list[tuple[str, str, str, str, str]] = []
+    for address, documented in DOCUMENTED.items():
+        encoding = CHANNELS[address].encoding
+        stored = (*encoding.examples, *encoding.error_examples)
+        for (event, data), (message, name, made) in zip(stored, documented, strict=True):
+            if made is synthesized:
+                found.append((address, event, message, data, f"{address} {message} {name}"))
+    return found
+
+
+# The spec's own examples: (channel address, SSE event type, message name, SSE data, id)
+EXAMPLES = _examples(synthesized=False)
+
+# The examples ssegen synthesized, same columns.
+SYNTHESIZED = _examples(synthesized=True)
 
 
 # Example streams harvested from documentation pages:
@@ -79,37 +86,33 @@ def _errors(schema: dict[str, Any], instance: Any) -> list[jsonschema.Validation
 
 
 def _decodes_and_round_trips(
-    channel: str, event_type: str, cls: str, data: str, example: str
+    channel: str, event_type: str, message: str, data: str, example: str
 ) -> None:
-    """``data`` decodes to ``cls``, and encoding that event gives one that decodes to its equal."""
+    """``data`` decodes to the class of ``message``, and encoding that event gives one that decodes to its equal."""
     from .._runtime.sse import iter_events
 
     chan = CHANNELS[channel]
     event = chan.parse(data, event=event_type)
     assert not isinstance(event, UnknownEvent), f"{example}: {event.reason}"
-    assert type(event).__name__ == cls, example
+    assert type(event) is chan.messages[message], example
     [frame] = iter_events([chan.encode(event)], framer=chan.framer)
     assert chan.parse(frame.data, event=frame.event) == event, example
 
 
 @pytest.mark.parametrize(
-    ("channel", "event_type", "message", "cls", "data", "example"),
-    EXAMPLES,
-    ids=[e[5] for e in EXAMPLES],
+    ("channel", "event_type", "message", "data", "example"), EXAMPLES, ids=[e[4] for e in EXAMPLES]
 )
 def test_example_decodes_to_its_message(
-    channel: str, event_type: str, message: str, cls: str, data: str, example: str
+    channel: str, event_type: str, message: str, data: str, example: str
 ) -> None:
-    _decodes_and_round_trips(channel, event_type, cls, data, example)
+    _decodes_and_round_trips(channel, event_type, message, data, example)
 
 
 @pytest.mark.parametrize(
-    ("channel", "event_type", "message", "cls", "data", "example"),
-    EXAMPLES,
-    ids=[e[5] for e in EXAMPLES],
+    ("channel", "event_type", "message", "data", "example"), EXAMPLES, ids=[e[4] for e in EXAMPLES]
 )
 def test_example_validates_against_the_spec(
-    channel: str, event_type: str, message: str, cls: str, data: str, example: str
+    channel: str, event_type: str, message: str, data: str, example: str
 ) -> None:
     schema = _schema(channel, message)
     instance: Any = data if schema.get("type") == "string" else json.loads(data)
@@ -118,14 +121,14 @@ def test_example_validates_against_the_spec(
 
 
 @pytest.mark.parametrize(
-    ("channel", "event_type", "message", "cls", "data", "example"),
+    ("channel", "event_type", "message", "data", "example"),
     SYNTHESIZED,
-    ids=[e[5] for e in SYNTHESIZED],
+    ids=[e[4] for e in SYNTHESIZED],
 )
 def test_synthesized_example_decodes_to_its_message(
-    channel: str, event_type: str, message: str, cls: str, data: str, example: str
+    channel: str, event_type: str, message: str, data: str, example: str
 ) -> None:
-    _decodes_and_round_trips(channel, event_type, cls, data, example)
+    _decodes_and_round_trips(channel, event_type, message, data, example)
 
 
 @pytest.mark.parametrize("channel", sorted({e[0] for e in EXAMPLES + SYNTHESIZED}))
@@ -134,10 +137,10 @@ def test_channel_examples_stream_assembles(channel: str) -> None:
     # Each example as its channel's framing writes it (an SSE event, or one NDJSON line), its
     # line ends CRLF, which both framings read as LF.
     frame = CHANNELS[channel].framing.frame_text
-    body = b"".join(frame(e[4], e[1]).replace(b"\n", b"\r\n") for e in examples)
+    body = b"".join(frame(e[3], e[1]).replace(b"\n", b"\r\n") for e in examples)
     reads = [body[i : i + 7] for i in range(0, len(body), 7)]
     events = list(CHANNELS[channel].decode(reads))
-    assert [type(e).__name__ for e in events] == [e[3] for e in examples]
+    assert [type(e) for e in events] == [CHANNELS[channel].messages[e[2]] for e in examples]
     result = CHANNELS[channel].accumulate(events)
     # The examples come one per event, from different responses: a finished item may
     # disagree with the deltas before it (snapshot_mismatch), as it would not on the wire.

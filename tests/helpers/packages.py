@@ -48,6 +48,10 @@ def generated_package(
 
 
 def conformance_examples(tests: ModuleType) -> list[tuple[str, str, str, str, str, str]]:
-    """A generated ``test_conformance`` module's examples, as its rows (channel, event type,
-    message, class, data, id): the spec's own (``EXAMPLES``), then the synthesized ones."""
-    return [*tests.EXAMPLES, *tests.SYNTHESIZED]
+    """A generated ``test_conformance`` module's examples as rows (channel, event type, message,
+    class name, data, id): the spec's own (``EXAMPLES``), then the synthesized ones; the class is
+    the one the channel maps the message to (the module's rows carry no class of their own)."""
+    return [
+        (channel, event, message, tests.CHANNELS[channel].messages[message].__name__, data, example)
+        for channel, event, message, data, example in [*tests.EXAMPLES, *tests.SYNTHESIZED]
+    ]

@@ -25,9 +25,8 @@ class ExampleCase:
         message: the message it documents.
         cls: the class name the channel must decode it to.
         data: the SSE data.
-        id: a test id naming the example (``<address> <message> <name or position>``),
-            not its file:line: the same spec written as AsyncAPI 2.6, 3.0 or split
-            files gives the same package.
+        name: the example's name in the spec, else its position among the message's
+            examples (``0``); ``synthesized`` for one ssegen made.
         synthesized: ssegen made the example (:func:`example_cases`), the spec gives none;
             it validates by construction, so its tests are the decoding and the round trip.
     """
@@ -37,8 +36,14 @@ class ExampleCase:
     message: str
     cls: str
     data: str
-    id: str
+    name: str
     synthesized: bool = False
+
+    @property
+    def id(self) -> str:
+        """A test id naming the example (``<address> <message> <name>``), not its file:line:
+        the same spec written as AsyncAPI 2.6, 3.0 or split files gives the same package."""
+        return f"{self.channel} {self.message} {self.name}"
 
 
 @dataclass(frozen=True)
@@ -84,20 +89,17 @@ def example_cases(provider: Provider, classes: list[dict[str, ClassName]]) -> tu
             if message.name not in kept:
                 continue
             for position, example in enumerate(message.examples):
-                example_id = f"{channel.address} {message.name} {example.name or position}"
+                name = example.name or str(position)
                 rows.append(
-                    ExampleCase(
-                        channel.address, message.event, message.name, kept[message.name], example.data, example_id
-                    )
+                    ExampleCase(channel.address, message.event, message.name, kept[message.name], example.data, name)
                 )
             if not message.examples and message.literal is None:
                 earlier = [m for m in before.get(message.name, ()) if m.payload != message.payload]
                 data = _synthesized(channel, message, schemas, tags, earlier)
                 if data is not None:
-                    example_id = f"{channel.address} {message.name} synthesized"
                     rows.append(
                         ExampleCase(
-                            channel.address, message.event, message.name, kept[message.name], data, example_id, True
+                            channel.address, message.event, message.name, kept[message.name], data, "synthesized", True
                         )
                     )
     return tuple(rows)

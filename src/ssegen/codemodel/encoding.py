@@ -34,6 +34,10 @@ class EncodingSpec:
             every example).
         error_examples: ``(SSE event type, data)`` of the examples of the channel's error
             messages, in spec order (what the mock's ``error`` fault sends).
+        cases: the conformance examples these are, in the order ``examples`` then
+            ``error_examples`` hold them: the generated tests read each example's event type
+            and data from the channel, and only which message it documents, its name and
+            whether ssegen synthesized it from their own table (the data is written once).
         stated_text: ``(text, stop, complete)`` paths of a stated plan's stream text
             (:func:`stated_text`; the runtime's ``StatedText``), or None.
         streams: ``(name, events)`` of the channel's harvested example streams (those the
@@ -47,6 +51,7 @@ class EncodingSpec:
     terminator: ClassName | None
     examples: tuple[tuple[str, str], ...]
     error_examples: tuple[tuple[str, str], ...] = ()
+    cases: tuple[ExampleCase, ...] = ()
     stated_text: tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]] | None = None
     streams: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = ()
 
@@ -73,6 +78,8 @@ def encoding_spec(provider: Provider, channel: ChannelSpec, examples: tuple[Exam
     source = next(c for c in provider.channels if c.address == channel.address)
     errors = error_messages(source)
     own = [e for e in examples if e.channel == channel.address]
+    succeeding = tuple(e for e in own if e.message not in errors)
+    failing = tuple(e for e in own if e.message in errors)
     for message in channel.messages:
         if message.cls in events or message.cls in literals:
             continue
@@ -86,8 +93,9 @@ def encoding_spec(provider: Provider, channel: ChannelSpec, examples: tuple[Exam
         events=tuple(events.items()),
         literals=tuple(literals.items()),
         terminator=terminator,
-        examples=tuple((e.event, e.data) for e in own if e.message not in errors),
-        error_examples=tuple((e.event, e.data) for e in own if e.message in errors),
+        examples=tuple((e.event, e.data) for e in succeeding),
+        error_examples=tuple((e.event, e.data) for e in failing),
+        cases=succeeding + failing,
         stated_text=stated_text(source),
         streams=tuple(
             (s.name, tuple((e.event, e.data) for e in s.events if e.comment is None))
