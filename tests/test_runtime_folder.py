@@ -20,6 +20,7 @@ from conftest import SPECS
 
 from ssegen import output
 from ssegen.cli import main
+from ssegen.emit import CONFORMANCE_MODULE
 from ssegen.runtime import MODULES, RUNTIME_FOLDER
 
 PROVIDERS = ("deepseek", "ollama")
@@ -93,9 +94,15 @@ def test_the_runtime_is_written_once_and_recorded_as_the_folders_own(project: Pa
     assert deepseek.Channel is ollama.Channel is runtime.Channel
     chat = deepseek.CHANNELS["/chat/completions"]
     assert chat.accumulate(chat.decode([BODY])).to_dict()["errors"] == []
-    # httpx only in the streaming client's HTTP modules (issue 33): the rest needs msgspec alone.
+    # httpx only in the streaming client's HTTP modules (issue 33): the rest needs msgspec alone,
+    # but the checks the conformance tests share (jsonschema), which no package imports.
     client = {out / RUNTIME_FOLDER / name for name in HTTP_MODULES}
-    assert _absolute_imports(out, skip=client) <= {"__future__", "msgspec", *sys.stdlib_module_names}
+    checks = out / CONFORMANCE_MODULE
+    assert _absolute_imports(out, skip={*client, checks}) <= {"__future__", "msgspec", *sys.stdlib_module_names}
+    assert _absolute_imports(checks) - set(sys.stdlib_module_names) == {"jsonschema"}
+    assert f"{CONFORMANCE_MODULE}" in manifest["files"]
+    importers = [f for f in files if "_conformance" in (out / f).read_text(encoding="utf-8")]
+    assert importers == [CONFORMANCE_MODULE, *(f"{name}/test_conformance.py" for name in sorted(PROVIDERS))]
     third_party = set().union(*(_absolute_imports(path) for path in client)) - set(sys.stdlib_module_names)
     assert third_party == {"httpx"}
 
@@ -130,6 +137,8 @@ def test_installed_packages_import_ssegen_runtime_and_switching_removes_the_copy
     assert not any(f.startswith(RUNTIME_FOLDER) for f in _python_files(out))
     channels = (out / "deepseek" / "channels.py").read_text(encoding="utf-8")
     assert "from ssegen.runtime.stream import" in channels and "_runtime" not in channels
+    checks = (out / CONFORMANCE_MODULE).read_text(encoding="utf-8")  # written in either mode
+    assert "from ssegen.runtime.sse import iter_events" in checks and "_runtime" not in checks
     deepseek = importlib.import_module("llm.deepseek")
     from ssegen.runtime import stream
 
@@ -157,4 +166,6 @@ def test_tests_written_apart_import_the_runtime_by_its_full_name(project: Path) 
     _settings(project, tests_out="tests/llm")
     assert _run("generate")[0] == 0
     text = (project / "tests" / "llm" / "deepseek" / "test_deepseek_conformance.py").read_text(encoding="utf-8")
-    assert f"from llm.{RUNTIME_FOLDER}.sse import iter_events" in text
+    assert "from llm import _conformance as conformance" in text
+    checks = (project / "llm" / CONFORMANCE_MODULE).read_text(encoding="utf-8")
+    assert f"from .{RUNTIME_FOLDER}.sse import iter_events" in checks

@@ -5,24 +5,18 @@ Each documented example (and, for a message the spec gives none, a synthesized
 instance that validates) must decode, through the generated channel, to the
 message it documents, and validate strictly against the normalized schema
 (``schemas.json``).  Each channel's examples, streamed as one SSE body, must
-assemble without errors.  Needs pytest and jsonschema (test dependencies only).
+assemble without errors.  The checks are the output folder's ``_conformance`` module's,
+shared by every package's tests.  Needs pytest and jsonschema (test dependencies only).
 """
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-from collections.abc import Iterator
-from typing import Any, Protocol
-
-import jsonschema
 import pytest
 
-from . import CHANNELS, UnknownEvent, models
+from . import CHANNELS, models
+from .. import _conformance as conformance
 
-SCHEMAS: dict[str, Any] = json.loads(
-    (Path(models.__file__).parent / "schemas.json").read_text(encoding="utf-8")
-)
+SCHEMAS = conformance.load_schemas(models.__file__)
 
 # Which message each example of a channel documents, its name and whether ssegen synthesized
 # it, in the order the channel's encoding holds the examples (``CHANNELS[address].encoding``:
@@ -50,64 +44,15 @@ DOCUMENTED: dict[str, list[tuple[str, str, bool]]] = {
     ],
 }
 
-
-def _examples(synthesized: bool) -> list[tuple[str, str, str, str, str]]:
-    """``(channel address, SSE event type, message name, SSE data, test id)`` of each example
-    of :data:`DOCUMENTED` ssegen synthesized (or, when not ``synthesized``, the spec gives)."""
-    found: list[tuple[str, str, str, str, str]] = []
-    for address, documented in DOCUMENTED.items():
-        encoding = CHANNELS[address].encoding
-        stored = (*encoding.examples, *encoding.error_examples)
-        for (event, data), (message, name, made) in zip(stored, documented, strict=True):
-            if made is synthesized:
-                found.append((address, event, message, data, f"{address} {message} {name}"))
-    return found
-
-
 # The spec's own examples: (channel address, SSE event type, message name, SSE data, id)
-EXAMPLES = _examples(synthesized=False)
+EXAMPLES = conformance.examples(CHANNELS, DOCUMENTED, synthesized=False)
 
 # The examples ssegen synthesized, same columns.
-SYNTHESIZED = _examples(synthesized=True)
-
+SYNTHESIZED = conformance.examples(CHANNELS, DOCUMENTED, synthesized=True)
 
 # Example streams harvested from documentation pages:
 # (name, channel address, fixture file, cumulative mode)
 STREAMS: list[tuple[str, str, str, bool]] = []
-
-
-def _schema(channel: str, message: str) -> dict[str, Any]:
-    return {"$defs": SCHEMAS["$defs"], **SCHEMAS["channels"][channel][message]}
-
-
-class _Validator(Protocol):
-    """What these tests use of a jsonschema validator (typed: the stub's deprecated
-    ``iter_errors(instance, _schema)`` overload is not)."""
-
-    def iter_errors(self, instance: Any) -> Iterator[jsonschema.ValidationError]: ...
-
-
-def _validator(schema: dict[str, Any]) -> _Validator:
-    return jsonschema.Draft202012Validator(schema)
-
-
-def _errors(schema: dict[str, Any], instance: Any) -> list[jsonschema.ValidationError]:
-    """The violations of ``schema`` by ``instance`` (JSON Schema draft 2020-12)."""
-    return list(_validator(schema).iter_errors(instance))
-
-
-def _decodes_and_round_trips(
-    channel: str, event_type: str, message: str, data: str, example: str
-) -> None:
-    """``data`` decodes to the class of ``message``, and encoding that event gives one that decodes to its equal."""
-    from .._runtime.sse import iter_events
-
-    chan = CHANNELS[channel]
-    event = chan.parse(data, event=event_type)
-    assert not isinstance(event, UnknownEvent), f"{example}: {event.reason}"
-    assert type(event) is chan.messages[message], example
-    [frame] = iter_events([chan.encode(event)], framer=chan.framer)
-    assert chan.parse(frame.data, event=frame.event) == event, example
 
 
 @pytest.mark.parametrize(
@@ -116,7 +61,8 @@ def _decodes_and_round_trips(
 def test_example_decodes_to_its_message(
     channel: str, event_type: str, message: str, data: str, example: str
 ) -> None:
-    _decodes_and_round_trips(channel, event_type, message, data, example)
+    problems = conformance.decoding_problems(CHANNELS[channel], event_type, message, data)
+    assert problems == [], example
 
 
 @pytest.mark.parametrize(
@@ -125,23 +71,12 @@ def test_example_decodes_to_its_message(
 def test_example_validates_against_the_spec(
     channel: str, event_type: str, message: str, data: str, example: str
 ) -> None:
-    schema = _schema(channel, message)
-    instance: Any = data if schema.get("type") == "string" else json.loads(data)
-    errors = sorted(_errors(schema, instance), key=str)
-    assert not errors, f"{example}: " + "; ".join(f"{e.json_path}: {e.message}" for e in errors)
+    assert conformance.violations(SCHEMAS, channel, message, data) == [], example
 
 
 @pytest.mark.parametrize("channel", sorted({e[0] for e in EXAMPLES + SYNTHESIZED}))
 def test_channel_examples_stream_assembles(channel: str) -> None:
     examples = [e for e in EXAMPLES + SYNTHESIZED if e[0] == channel]
-    # Each example as its channel's framing writes it (an SSE event, or one NDJSON line), its
-    # line ends CRLF, which both framings read as LF.
-    frame = CHANNELS[channel].framing.frame_text
-    body = b"".join(frame(e[3], e[1]).replace(b"\n", b"\r\n") for e in examples)
-    reads = [body[i : i + 7] for i in range(0, len(body), 7)]
-    events = list(CHANNELS[channel].decode(reads))
+    events = conformance.decoded_stream(CHANNELS[channel], examples)
     assert [type(e) for e in events] == [CHANNELS[channel].messages[e[2]] for e in examples]
-    result = CHANNELS[channel].accumulate(events)
-    # The examples come one per event, from different responses: a finished item may
-    # disagree with the deltas before it (snapshot_mismatch), as it would not on the wire.
-    assert [e for e in result.errors if e["kind"] not in ("error_event", "snapshot_mismatch")] == []
+    assert conformance.assembly_errors(CHANNELS[channel], events) == []

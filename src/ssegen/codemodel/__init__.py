@@ -130,12 +130,6 @@ class PackageSpec:
         return tuple(e for e in self.examples if not e.synthesized)
 
     @property
-    def validates_payloads(self) -> bool:
-        """Whether the conformance tests validate payloads against the spec's schemas (its own
-        examples, or the events of harvested streams): they then need the schema helpers."""
-        return bool(self.own_examples or self.streams)
-
-    @property
     def synthesized_examples(self) -> tuple[ExampleCase, ...]:
         """The examples ssegen synthesized for messages the spec gives none, in :attr:`examples` order."""
         return tuple(e for e in self.examples if e.synthesized)
