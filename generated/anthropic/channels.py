@@ -88,6 +88,30 @@ _TAGGED_V1_MESSAGES: dict[str, tuple[Callable[[str], V1_MESSAGES_EVENT], ...]] =
 }
 
 
+_BY_EVENT_V1_MESSAGES: dict[str, Callable[[str], V1_MESSAGES_EVENT]] = {
+    "content_block_delta": _decode_content_block_delta_v1_messages,
+    "content_block_start": _decode_content_block_start_v1_messages,
+    "content_block_stop": _decode_content_block_stop_v1_messages,
+    "error": _decode_error_v1_messages,
+    "message_delta": kept(_decode_message_delta_v1_messages, "usage"),
+    "message_start": kept(_decode_message_start_v1_messages, "message.usage"),
+    "message_stop": _decode_message_stop_v1_messages,
+    "ping": _decode_ping_v1_messages,
+}
+"""The decoder of each event type of channel /v1/messages that is one message's (``classify`` looks it up)."""
+_MESSAGE_BY_EVENT_V1_MESSAGES: dict[str, str] = {
+    "content_block_delta": "ContentBlockDelta",
+    "content_block_start": "ContentBlockStart",
+    "content_block_stop": "ContentBlockStop",
+    "error": "Error",
+    "message_delta": "MessageDelta",
+    "message_start": "MessageStart",
+    "message_stop": "MessageStop",
+    "ping": "Ping",
+}
+"""The message of each event type of _BY_EVENT_V1_MESSAGES, naming a decode error."""
+
+
 V1_MESSAGES_EVENT = Union[
     MessageStartEvent,
     ContentBlockStartEvent,
@@ -108,46 +132,12 @@ def classify_v1_messages(sse: ServerSentEvent) -> V1_MESSAGES_EVENT:
     event = sse.event
     data = sse.data
     reason = None
-    if event == "content_block_delta":
+    found = _BY_EVENT_V1_MESSAGES.get(event)
+    if found is not None:
         try:
-            return _decode_content_block_delta_v1_messages(data)
+            return found(data)
         except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-            reason = "ContentBlockDelta: " + str(exc)
-    elif event == "content_block_start":
-        try:
-            return _decode_content_block_start_v1_messages(data)
-        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-            reason = "ContentBlockStart: " + str(exc)
-    elif event == "content_block_stop":
-        try:
-            return _decode_content_block_stop_v1_messages(data)
-        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-            reason = "ContentBlockStop: " + str(exc)
-    elif event == "error":
-        try:
-            return _decode_error_v1_messages(data)
-        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-            reason = "Error: " + str(exc)
-    elif event == "message_delta":
-        try:
-            return keep_usage(_decode_message_delta_v1_messages(data), data, "usage")
-        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-            reason = "MessageDelta: " + str(exc)
-    elif event == "message_start":
-        try:
-            return keep_usage(_decode_message_start_v1_messages(data), data, "message.usage")
-        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-            reason = "MessageStart: " + str(exc)
-    elif event == "message_stop":
-        try:
-            return _decode_message_stop_v1_messages(data)
-        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-            reason = "MessageStop: " + str(exc)
-    elif event == "ping":
-        try:
-            return _decode_ping_v1_messages(data)
-        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-            reason = "Ping: " + str(exc)
+            reason = _MESSAGE_BY_EVENT_V1_MESSAGES[event] + ": " + str(exc)
     else:
         tag = _read_tag_v1_messages(data) if '"type"' in data else None
         if tag is not None:

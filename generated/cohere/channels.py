@@ -101,6 +101,38 @@ _TAGGED_CHAT: dict[str, tuple[Callable[[str], CHAT_EVENT], ...]] = {
 }
 
 
+_BY_EVENT_CHAT: dict[str, Callable[[str], CHAT_EVENT]] = {
+    "citation-end": _decode_citation_end_chat,
+    "citation-start": _decode_citation_start_chat,
+    "content-delta": _decode_content_delta_chat,
+    "content-end": _decode_content_end_chat,
+    "content-start": _decode_content_start_chat,
+    "debug": _decode_debug_chat,
+    "message-end": kept(_decode_message_end_chat, "delta.usage"),
+    "message-start": _decode_message_start_chat,
+    "tool-call-delta": _decode_tool_call_delta_chat,
+    "tool-call-end": _decode_tool_call_end_chat,
+    "tool-call-start": _decode_tool_call_start_chat,
+    "tool-plan-delta": _decode_tool_plan_delta_chat,
+}
+"""The decoder of each event type of channel /chat that is one message's (``classify`` looks it up)."""
+_MESSAGE_BY_EVENT_CHAT: dict[str, str] = {
+    "citation-end": "CitationEnd",
+    "citation-start": "CitationStart",
+    "content-delta": "ContentDelta",
+    "content-end": "ContentEnd",
+    "content-start": "ContentStart",
+    "debug": "Debug",
+    "message-end": "MessageEnd",
+    "message-start": "MessageStart",
+    "tool-call-delta": "ToolCallDelta",
+    "tool-call-end": "ToolCallEnd",
+    "tool-call-start": "ToolCallStart",
+    "tool-plan-delta": "ToolPlanDelta",
+}
+"""The message of each event type of _BY_EVENT_CHAT, naming a decode error."""
+
+
 CHAT_EVENT = Union[
     MessageStartEvent,
     ContentStartEvent,
@@ -125,66 +157,12 @@ def classify_chat(sse: ServerSentEvent) -> CHAT_EVENT:
     event = sse.event
     data = sse.data
     reason = None
-    if event == "citation-end":
+    found = _BY_EVENT_CHAT.get(event)
+    if found is not None:
         try:
-            return _decode_citation_end_chat(data)
+            return found(data)
         except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-            reason = "CitationEnd: " + str(exc)
-    elif event == "citation-start":
-        try:
-            return _decode_citation_start_chat(data)
-        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-            reason = "CitationStart: " + str(exc)
-    elif event == "content-delta":
-        try:
-            return _decode_content_delta_chat(data)
-        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-            reason = "ContentDelta: " + str(exc)
-    elif event == "content-end":
-        try:
-            return _decode_content_end_chat(data)
-        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-            reason = "ContentEnd: " + str(exc)
-    elif event == "content-start":
-        try:
-            return _decode_content_start_chat(data)
-        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-            reason = "ContentStart: " + str(exc)
-    elif event == "debug":
-        try:
-            return _decode_debug_chat(data)
-        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-            reason = "Debug: " + str(exc)
-    elif event == "message-end":
-        try:
-            return keep_usage(_decode_message_end_chat(data), data, "delta.usage")
-        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-            reason = "MessageEnd: " + str(exc)
-    elif event == "message-start":
-        try:
-            return _decode_message_start_chat(data)
-        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-            reason = "MessageStart: " + str(exc)
-    elif event == "tool-call-delta":
-        try:
-            return _decode_tool_call_delta_chat(data)
-        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-            reason = "ToolCallDelta: " + str(exc)
-    elif event == "tool-call-end":
-        try:
-            return _decode_tool_call_end_chat(data)
-        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-            reason = "ToolCallEnd: " + str(exc)
-    elif event == "tool-call-start":
-        try:
-            return _decode_tool_call_start_chat(data)
-        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-            reason = "ToolCallStart: " + str(exc)
-    elif event == "tool-plan-delta":
-        try:
-            return _decode_tool_plan_delta_chat(data)
-        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-            reason = "ToolPlanDelta: " + str(exc)
+            reason = _MESSAGE_BY_EVENT_CHAT[event] + ": " + str(exc)
     else:
         tag = _read_tag_chat(data) if '"type"' in data else None
         if tag is not None:

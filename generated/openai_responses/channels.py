@@ -487,6 +487,130 @@ _TAGGED_V1_RESPONSES: dict[str, tuple[Callable[[str], V1_RESPONSES_EVENT], ...]]
 }
 
 
+_BY_EVENT_V1_RESPONSES: dict[str, Callable[[str], V1_RESPONSES_EVENT]] = {
+    "error": _decode_error_v1_responses,
+    "response.audio.delta": _decode_response_audio_delta_v1_responses,
+    "response.audio.done": _decode_response_audio_done_v1_responses,
+    "response.audio.transcript.delta": _decode_response_audio_transcript_delta_v1_responses,
+    "response.audio.transcript.done": _decode_response_audio_transcript_done_v1_responses,
+    "response.code_interpreter_call.completed": _decode_response_code_interpreter_call_completed_v1_responses,
+    "response.code_interpreter_call.in_progress": _decode_response_code_interpreter_call_in_progress_v1_responses,
+    "response.code_interpreter_call.interpreting": _decode_response_code_interpreter_call_interpreting_v1_responses,
+    "response.code_interpreter_call_code.delta": _decode_response_code_interpreter_call_code_delta_v1_responses,
+    "response.code_interpreter_call_code.done": _decode_response_code_interpreter_call_code_done_v1_responses,
+    "response.completed": kept(_decode_response_completed_v1_responses, "response.usage"),
+    "response.content_part.added": _decode_response_content_part_added_v1_responses,
+    "response.content_part.done": _decode_response_content_part_done_v1_responses,
+    "response.created": _decode_response_created_v1_responses,
+    "response.custom_tool_call_input.delta": _decode_response_custom_tool_call_input_delta_v1_responses,
+    "response.custom_tool_call_input.done": _decode_response_custom_tool_call_input_done_v1_responses,
+    "response.failed": kept(_decode_response_failed_v1_responses, "response.usage"),
+    "response.file_search_call.completed": _decode_response_file_search_call_completed_v1_responses,
+    "response.file_search_call.in_progress": _decode_response_file_search_call_in_progress_v1_responses,
+    "response.file_search_call.searching": _decode_response_file_search_call_searching_v1_responses,
+    "response.function_call_arguments.delta": _decode_response_function_call_arguments_delta_v1_responses,
+    "response.function_call_arguments.done": _decode_response_function_call_arguments_done_v1_responses,
+    "response.image_generation_call.completed": _decode_response_image_generation_call_completed_v1_responses,
+    "response.image_generation_call.generating": _decode_response_image_generation_call_generating_v1_responses,
+    "response.image_generation_call.in_progress": _decode_response_image_generation_call_in_progress_v1_responses,
+    "response.image_generation_call.partial_image": _decode_response_image_generation_call_partial_image_v1_responses,
+    "response.in_progress": _decode_response_in_progress_v1_responses,
+    "response.incomplete": kept(_decode_response_incomplete_v1_responses, "response.usage"),
+    "response.mcp_call.completed": _decode_response_mcp_call_completed_v1_responses,
+    "response.mcp_call.failed": _decode_response_mcp_call_failed_v1_responses,
+    "response.mcp_call.in_progress": _decode_response_mcp_call_in_progress_v1_responses,
+    "response.mcp_call_arguments.delta": _decode_response_mcp_call_arguments_delta_v1_responses,
+    "response.mcp_call_arguments.done": _decode_response_mcp_call_arguments_done_v1_responses,
+    "response.mcp_list_tools.completed": _decode_response_mcp_list_tools_completed_v1_responses,
+    "response.mcp_list_tools.failed": _decode_response_mcp_list_tools_failed_v1_responses,
+    "response.mcp_list_tools.in_progress": _decode_response_mcp_list_tools_in_progress_v1_responses,
+    "response.output_item.added": _decode_response_output_item_added_v1_responses,
+    "response.output_item.done": _decode_response_output_item_done_v1_responses,
+    "response.output_text.annotation.added": _decode_response_output_text_annotation_added_v1_responses,
+    "response.output_text.delta": _decode_response_output_text_delta_v1_responses,
+    "response.output_text.done": _decode_response_output_text_done_v1_responses,
+    "response.queued": _decode_response_queued_v1_responses,
+    "response.reasoning_summary_part.added": _decode_response_reasoning_summary_part_added_v1_responses,
+    "response.reasoning_summary_part.done": _decode_response_reasoning_summary_part_done_v1_responses,
+    "response.reasoning_summary_text.delta": _decode_response_reasoning_summary_text_delta_v1_responses,
+    "response.reasoning_summary_text.done": _decode_response_reasoning_summary_text_done_v1_responses,
+    "response.reasoning_text.delta": _decode_response_reasoning_text_delta_v1_responses,
+    "response.reasoning_text.done": _decode_response_reasoning_text_done_v1_responses,
+    "response.refusal.delta": _decode_response_refusal_delta_v1_responses,
+    "response.refusal.done": _decode_response_refusal_done_v1_responses,
+    "response.shell_call_command.added": _decode_response_shell_call_command_added_v1_responses,
+    "response.shell_call_command.delta": _decode_response_shell_call_command_delta_v1_responses,
+    "response.shell_call_command.done": _decode_response_shell_call_command_done_v1_responses,
+    "response.shell_call_output_content.delta": _decode_response_shell_call_output_content_delta_v1_responses,
+    "response.shell_call_output_content.done": _decode_response_shell_call_output_content_done_v1_responses,
+    "response.web_search_call.completed": _decode_response_web_search_call_completed_v1_responses,
+    "response.web_search_call.in_progress": _decode_response_web_search_call_in_progress_v1_responses,
+    "response.web_search_call.searching": _decode_response_web_search_call_searching_v1_responses,
+}
+"""The decoder of each event type of channel /v1/responses that is one message's (``classify`` looks it up)."""
+_MESSAGE_BY_EVENT_V1_RESPONSES: dict[str, str] = {
+    "error": "Error",
+    "response.audio.delta": "ResponseAudioDelta",
+    "response.audio.done": "ResponseAudioDone",
+    "response.audio.transcript.delta": "ResponseAudioTranscriptDelta",
+    "response.audio.transcript.done": "ResponseAudioTranscriptDone",
+    "response.code_interpreter_call.completed": "ResponseCodeInterpreterCallCompleted",
+    "response.code_interpreter_call.in_progress": "ResponseCodeInterpreterCallInProgress",
+    "response.code_interpreter_call.interpreting": "ResponseCodeInterpreterCallInterpreting",
+    "response.code_interpreter_call_code.delta": "ResponseCodeInterpreterCallCodeDelta",
+    "response.code_interpreter_call_code.done": "ResponseCodeInterpreterCallCodeDone",
+    "response.completed": "ResponseCompleted",
+    "response.content_part.added": "ResponseContentPartAdded",
+    "response.content_part.done": "ResponseContentPartDone",
+    "response.created": "ResponseCreated",
+    "response.custom_tool_call_input.delta": "ResponseCustomToolCallInputDelta",
+    "response.custom_tool_call_input.done": "ResponseCustomToolCallInputDone",
+    "response.failed": "ResponseFailed",
+    "response.file_search_call.completed": "ResponseFileSearchCallCompleted",
+    "response.file_search_call.in_progress": "ResponseFileSearchCallInProgress",
+    "response.file_search_call.searching": "ResponseFileSearchCallSearching",
+    "response.function_call_arguments.delta": "ResponseFunctionCallArgumentsDelta",
+    "response.function_call_arguments.done": "ResponseFunctionCallArgumentsDone",
+    "response.image_generation_call.completed": "ResponseImageGenerationCallCompleted",
+    "response.image_generation_call.generating": "ResponseImageGenerationCallGenerating",
+    "response.image_generation_call.in_progress": "ResponseImageGenerationCallInProgress",
+    "response.image_generation_call.partial_image": "ResponseImageGenerationCallPartialImage",
+    "response.in_progress": "ResponseInProgress",
+    "response.incomplete": "ResponseIncomplete",
+    "response.mcp_call.completed": "ResponseMcpCallCompleted",
+    "response.mcp_call.failed": "ResponseMcpCallFailed",
+    "response.mcp_call.in_progress": "ResponseMcpCallInProgress",
+    "response.mcp_call_arguments.delta": "ResponseMcpCallArgumentsDelta",
+    "response.mcp_call_arguments.done": "ResponseMcpCallArgumentsDone",
+    "response.mcp_list_tools.completed": "ResponseMcpListToolsCompleted",
+    "response.mcp_list_tools.failed": "ResponseMcpListToolsFailed",
+    "response.mcp_list_tools.in_progress": "ResponseMcpListToolsInProgress",
+    "response.output_item.added": "ResponseOutputItemAdded",
+    "response.output_item.done": "ResponseOutputItemDone",
+    "response.output_text.annotation.added": "ResponseOutputTextAnnotationAdded",
+    "response.output_text.delta": "ResponseOutputTextDelta",
+    "response.output_text.done": "ResponseOutputTextDone",
+    "response.queued": "ResponseQueued",
+    "response.reasoning_summary_part.added": "ResponseReasoningSummaryPartAdded",
+    "response.reasoning_summary_part.done": "ResponseReasoningSummaryPartDone",
+    "response.reasoning_summary_text.delta": "ResponseReasoningSummaryTextDelta",
+    "response.reasoning_summary_text.done": "ResponseReasoningSummaryTextDone",
+    "response.reasoning_text.delta": "ResponseReasoningTextDelta",
+    "response.reasoning_text.done": "ResponseReasoningTextDone",
+    "response.refusal.delta": "ResponseRefusalDelta",
+    "response.refusal.done": "ResponseRefusalDone",
+    "response.shell_call_command.added": "ResponseShellCallCommandAdded",
+    "response.shell_call_command.delta": "ResponseShellCallCommandDelta",
+    "response.shell_call_command.done": "ResponseShellCallCommandDone",
+    "response.shell_call_output_content.delta": "ResponseShellCallOutputContentDelta",
+    "response.shell_call_output_content.done": "ResponseShellCallOutputContentDone",
+    "response.web_search_call.completed": "ResponseWebSearchCallCompleted",
+    "response.web_search_call.in_progress": "ResponseWebSearchCallInProgress",
+    "response.web_search_call.searching": "ResponseWebSearchCallSearching",
+}
+"""The message of each event type of _BY_EVENT_V1_RESPONSES, naming a decode error."""
+
+
 V1_RESPONSES_EVENT = Union[
     ResponseCreatedEvent,
     ResponseInProgressEvent,
@@ -557,298 +681,12 @@ def classify_v1_responses(sse: ServerSentEvent) -> V1_RESPONSES_EVENT:
     event = sse.event
     data = sse.data
     reason = None
-    if event == "error":
+    found = _BY_EVENT_V1_RESPONSES.get(event)
+    if found is not None:
         try:
-            return _decode_error_v1_responses(data)
+            return found(data)
         except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-            reason = "Error: " + str(exc)
-    elif event == "response.audio.delta":
-        try:
-            return _decode_response_audio_delta_v1_responses(data)
-        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-            reason = "ResponseAudioDelta: " + str(exc)
-    elif event == "response.audio.done":
-        try:
-            return _decode_response_audio_done_v1_responses(data)
-        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-            reason = "ResponseAudioDone: " + str(exc)
-    elif event == "response.audio.transcript.delta":
-        try:
-            return _decode_response_audio_transcript_delta_v1_responses(data)
-        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-            reason = "ResponseAudioTranscriptDelta: " + str(exc)
-    elif event == "response.audio.transcript.done":
-        try:
-            return _decode_response_audio_transcript_done_v1_responses(data)
-        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-            reason = "ResponseAudioTranscriptDone: " + str(exc)
-    elif event == "response.code_interpreter_call.completed":
-        try:
-            return _decode_response_code_interpreter_call_completed_v1_responses(data)
-        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-            reason = "ResponseCodeInterpreterCallCompleted: " + str(exc)
-    elif event == "response.code_interpreter_call.in_progress":
-        try:
-            return _decode_response_code_interpreter_call_in_progress_v1_responses(data)
-        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-            reason = "ResponseCodeInterpreterCallInProgress: " + str(exc)
-    elif event == "response.code_interpreter_call.interpreting":
-        try:
-            return _decode_response_code_interpreter_call_interpreting_v1_responses(data)
-        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-            reason = "ResponseCodeInterpreterCallInterpreting: " + str(exc)
-    elif event == "response.code_interpreter_call_code.delta":
-        try:
-            return _decode_response_code_interpreter_call_code_delta_v1_responses(data)
-        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-            reason = "ResponseCodeInterpreterCallCodeDelta: " + str(exc)
-    elif event == "response.code_interpreter_call_code.done":
-        try:
-            return _decode_response_code_interpreter_call_code_done_v1_responses(data)
-        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-            reason = "ResponseCodeInterpreterCallCodeDone: " + str(exc)
-    elif event == "response.completed":
-        try:
-            return keep_usage(_decode_response_completed_v1_responses(data), data, "response.usage")
-        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-            reason = "ResponseCompleted: " + str(exc)
-    elif event == "response.content_part.added":
-        try:
-            return _decode_response_content_part_added_v1_responses(data)
-        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-            reason = "ResponseContentPartAdded: " + str(exc)
-    elif event == "response.content_part.done":
-        try:
-            return _decode_response_content_part_done_v1_responses(data)
-        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-            reason = "ResponseContentPartDone: " + str(exc)
-    elif event == "response.created":
-        try:
-            return _decode_response_created_v1_responses(data)
-        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-            reason = "ResponseCreated: " + str(exc)
-    elif event == "response.custom_tool_call_input.delta":
-        try:
-            return _decode_response_custom_tool_call_input_delta_v1_responses(data)
-        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-            reason = "ResponseCustomToolCallInputDelta: " + str(exc)
-    elif event == "response.custom_tool_call_input.done":
-        try:
-            return _decode_response_custom_tool_call_input_done_v1_responses(data)
-        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-            reason = "ResponseCustomToolCallInputDone: " + str(exc)
-    elif event == "response.failed":
-        try:
-            return keep_usage(_decode_response_failed_v1_responses(data), data, "response.usage")
-        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-            reason = "ResponseFailed: " + str(exc)
-    elif event == "response.file_search_call.completed":
-        try:
-            return _decode_response_file_search_call_completed_v1_responses(data)
-        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-            reason = "ResponseFileSearchCallCompleted: " + str(exc)
-    elif event == "response.file_search_call.in_progress":
-        try:
-            return _decode_response_file_search_call_in_progress_v1_responses(data)
-        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-            reason = "ResponseFileSearchCallInProgress: " + str(exc)
-    elif event == "response.file_search_call.searching":
-        try:
-            return _decode_response_file_search_call_searching_v1_responses(data)
-        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-            reason = "ResponseFileSearchCallSearching: " + str(exc)
-    elif event == "response.function_call_arguments.delta":
-        try:
-            return _decode_response_function_call_arguments_delta_v1_responses(data)
-        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-            reason = "ResponseFunctionCallArgumentsDelta: " + str(exc)
-    elif event == "response.function_call_arguments.done":
-        try:
-            return _decode_response_function_call_arguments_done_v1_responses(data)
-        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-            reason = "ResponseFunctionCallArgumentsDone: " + str(exc)
-    elif event == "response.image_generation_call.completed":
-        try:
-            return _decode_response_image_generation_call_completed_v1_responses(data)
-        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-            reason = "ResponseImageGenerationCallCompleted: " + str(exc)
-    elif event == "response.image_generation_call.generating":
-        try:
-            return _decode_response_image_generation_call_generating_v1_responses(data)
-        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-            reason = "ResponseImageGenerationCallGenerating: " + str(exc)
-    elif event == "response.image_generation_call.in_progress":
-        try:
-            return _decode_response_image_generation_call_in_progress_v1_responses(data)
-        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-            reason = "ResponseImageGenerationCallInProgress: " + str(exc)
-    elif event == "response.image_generation_call.partial_image":
-        try:
-            return _decode_response_image_generation_call_partial_image_v1_responses(data)
-        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-            reason = "ResponseImageGenerationCallPartialImage: " + str(exc)
-    elif event == "response.in_progress":
-        try:
-            return _decode_response_in_progress_v1_responses(data)
-        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-            reason = "ResponseInProgress: " + str(exc)
-    elif event == "response.incomplete":
-        try:
-            return keep_usage(
-                _decode_response_incomplete_v1_responses(data), data, "response.usage"
-            )
-        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-            reason = "ResponseIncomplete: " + str(exc)
-    elif event == "response.mcp_call.completed":
-        try:
-            return _decode_response_mcp_call_completed_v1_responses(data)
-        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-            reason = "ResponseMcpCallCompleted: " + str(exc)
-    elif event == "response.mcp_call.failed":
-        try:
-            return _decode_response_mcp_call_failed_v1_responses(data)
-        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-            reason = "ResponseMcpCallFailed: " + str(exc)
-    elif event == "response.mcp_call.in_progress":
-        try:
-            return _decode_response_mcp_call_in_progress_v1_responses(data)
-        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-            reason = "ResponseMcpCallInProgress: " + str(exc)
-    elif event == "response.mcp_call_arguments.delta":
-        try:
-            return _decode_response_mcp_call_arguments_delta_v1_responses(data)
-        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-            reason = "ResponseMcpCallArgumentsDelta: " + str(exc)
-    elif event == "response.mcp_call_arguments.done":
-        try:
-            return _decode_response_mcp_call_arguments_done_v1_responses(data)
-        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-            reason = "ResponseMcpCallArgumentsDone: " + str(exc)
-    elif event == "response.mcp_list_tools.completed":
-        try:
-            return _decode_response_mcp_list_tools_completed_v1_responses(data)
-        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-            reason = "ResponseMcpListToolsCompleted: " + str(exc)
-    elif event == "response.mcp_list_tools.failed":
-        try:
-            return _decode_response_mcp_list_tools_failed_v1_responses(data)
-        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-            reason = "ResponseMcpListToolsFailed: " + str(exc)
-    elif event == "response.mcp_list_tools.in_progress":
-        try:
-            return _decode_response_mcp_list_tools_in_progress_v1_responses(data)
-        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-            reason = "ResponseMcpListToolsInProgress: " + str(exc)
-    elif event == "response.output_item.added":
-        try:
-            return _decode_response_output_item_added_v1_responses(data)
-        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-            reason = "ResponseOutputItemAdded: " + str(exc)
-    elif event == "response.output_item.done":
-        try:
-            return _decode_response_output_item_done_v1_responses(data)
-        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-            reason = "ResponseOutputItemDone: " + str(exc)
-    elif event == "response.output_text.annotation.added":
-        try:
-            return _decode_response_output_text_annotation_added_v1_responses(data)
-        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-            reason = "ResponseOutputTextAnnotationAdded: " + str(exc)
-    elif event == "response.output_text.delta":
-        try:
-            return _decode_response_output_text_delta_v1_responses(data)
-        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-            reason = "ResponseOutputTextDelta: " + str(exc)
-    elif event == "response.output_text.done":
-        try:
-            return _decode_response_output_text_done_v1_responses(data)
-        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-            reason = "ResponseOutputTextDone: " + str(exc)
-    elif event == "response.queued":
-        try:
-            return _decode_response_queued_v1_responses(data)
-        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-            reason = "ResponseQueued: " + str(exc)
-    elif event == "response.reasoning_summary_part.added":
-        try:
-            return _decode_response_reasoning_summary_part_added_v1_responses(data)
-        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-            reason = "ResponseReasoningSummaryPartAdded: " + str(exc)
-    elif event == "response.reasoning_summary_part.done":
-        try:
-            return _decode_response_reasoning_summary_part_done_v1_responses(data)
-        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-            reason = "ResponseReasoningSummaryPartDone: " + str(exc)
-    elif event == "response.reasoning_summary_text.delta":
-        try:
-            return _decode_response_reasoning_summary_text_delta_v1_responses(data)
-        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-            reason = "ResponseReasoningSummaryTextDelta: " + str(exc)
-    elif event == "response.reasoning_summary_text.done":
-        try:
-            return _decode_response_reasoning_summary_text_done_v1_responses(data)
-        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-            reason = "ResponseReasoningSummaryTextDone: " + str(exc)
-    elif event == "response.reasoning_text.delta":
-        try:
-            return _decode_response_reasoning_text_delta_v1_responses(data)
-        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-            reason = "ResponseReasoningTextDelta: " + str(exc)
-    elif event == "response.reasoning_text.done":
-        try:
-            return _decode_response_reasoning_text_done_v1_responses(data)
-        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-            reason = "ResponseReasoningTextDone: " + str(exc)
-    elif event == "response.refusal.delta":
-        try:
-            return _decode_response_refusal_delta_v1_responses(data)
-        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-            reason = "ResponseRefusalDelta: " + str(exc)
-    elif event == "response.refusal.done":
-        try:
-            return _decode_response_refusal_done_v1_responses(data)
-        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-            reason = "ResponseRefusalDone: " + str(exc)
-    elif event == "response.shell_call_command.added":
-        try:
-            return _decode_response_shell_call_command_added_v1_responses(data)
-        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-            reason = "ResponseShellCallCommandAdded: " + str(exc)
-    elif event == "response.shell_call_command.delta":
-        try:
-            return _decode_response_shell_call_command_delta_v1_responses(data)
-        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-            reason = "ResponseShellCallCommandDelta: " + str(exc)
-    elif event == "response.shell_call_command.done":
-        try:
-            return _decode_response_shell_call_command_done_v1_responses(data)
-        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-            reason = "ResponseShellCallCommandDone: " + str(exc)
-    elif event == "response.shell_call_output_content.delta":
-        try:
-            return _decode_response_shell_call_output_content_delta_v1_responses(data)
-        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-            reason = "ResponseShellCallOutputContentDelta: " + str(exc)
-    elif event == "response.shell_call_output_content.done":
-        try:
-            return _decode_response_shell_call_output_content_done_v1_responses(data)
-        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-            reason = "ResponseShellCallOutputContentDone: " + str(exc)
-    elif event == "response.web_search_call.completed":
-        try:
-            return _decode_response_web_search_call_completed_v1_responses(data)
-        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-            reason = "ResponseWebSearchCallCompleted: " + str(exc)
-    elif event == "response.web_search_call.in_progress":
-        try:
-            return _decode_response_web_search_call_in_progress_v1_responses(data)
-        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-            reason = "ResponseWebSearchCallInProgress: " + str(exc)
-    elif event == "response.web_search_call.searching":
-        try:
-            return _decode_response_web_search_call_searching_v1_responses(data)
-        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-            reason = "ResponseWebSearchCallSearching: " + str(exc)
+            reason = _MESSAGE_BY_EVENT_V1_RESPONSES[event] + ": " + str(exc)
     else:
         tag = _read_tag_v1_responses(data) if '"type"' in data else None
         if tag is not None:

@@ -12,8 +12,9 @@ from dataclasses import dataclass, field, fields
 
 from ..ir import EACH, Channel, Provider
 from ..naming import ClassName
-from .channels import ChannelSpec
+from .channels import ChannelSpec, EventBranch
 from .conformance import ExampleCase
+from .event_table import EventTable, event_table
 from .models import ClassSpec
 
 
@@ -62,6 +63,20 @@ class EncodedChannel(ChannelSpec):
     :class:`EncodingSpec` (the ``Encoding(...)`` bound to ``encoding_table``)."""
 
     encoding: EncodingSpec = field(kw_only=True)
+
+    @property
+    def by_event(self) -> EventTable | None:
+        """The event types ``classify`` looks up (:func:`~.event_table.event_table`), or None."""
+        return event_table(self.ident, self.branches)
+
+    @property
+    def tested_branches(self) -> tuple[tuple[str, EventBranch], ...]:
+        """``(keyword, branch)`` of each branch ``classify`` tests in turn (those :attr:`by_event`
+        does not look up): ``if`` for the first, ``elif`` for the others and for every one
+        after the lookup's ``if``, so that the fallback's ``else`` follows them all."""
+        table = self.by_event
+        tested = self.branches if table is None else table.tested
+        return tuple(("if" if i == 0 and table is None else "elif", b) for i, b in enumerate(tested))
 
 
 def encoded_channel(provider: Provider, channel: ChannelSpec, examples: tuple[ExampleCase, ...]) -> EncodedChannel:
