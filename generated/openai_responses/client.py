@@ -26,7 +26,13 @@ from .requests import (
     CreateResponseRequestServiceTier,
     CreateResponseRequestStreamOptions,
     CreateResponseRequestText,
+    CreateResponseRequestToolChoiceString,
     CreateResponseRequestTruncation,
+    FunctionCallOutput,
+    FunctionToolCall,
+    InputMessage,
+    ItemReference,
+    ToolChoiceFunction,
 )
 from .channels import (
     V1_RESPONSES_CHANNEL,
@@ -124,7 +130,9 @@ class Client(_Client):
         self,
         *,
         model: str | None = None,
-        input: Any = None,
+        input: (
+            str | list[InputMessage | FunctionToolCall | FunctionCallOutput | ItemReference] | None
+        ) = None,
         instructions: str | None = None,
         stream_options: CreateResponseRequestStreamOptions | None = None,
         background: bool | None = None,
@@ -134,7 +142,7 @@ class Client(_Client):
         temperature: int | float | None = None,
         top_p: int | float | None = None,
         tools: list[Any] | None = None,
-        tool_choice: Any = None,
+        tool_choice: CreateResponseRequestToolChoiceString | str | ToolChoiceFunction | None = None,
         parallel_tool_calls: bool | None = None,
         reasoning: CreateResponseRequestReasoning | None = None,
         text: CreateResponseRequestText | None = None,
@@ -263,7 +271,9 @@ class AsyncClient(_AsyncClient):
         self,
         *,
         model: str | None = None,
-        input: Any = None,
+        input: (
+            str | list[InputMessage | FunctionToolCall | FunctionCallOutput | ItemReference] | None
+        ) = None,
         instructions: str | None = None,
         stream_options: CreateResponseRequestStreamOptions | None = None,
         background: bool | None = None,
@@ -273,7 +283,7 @@ class AsyncClient(_AsyncClient):
         temperature: int | float | None = None,
         top_p: int | float | None = None,
         tools: list[Any] | None = None,
-        tool_choice: Any = None,
+        tool_choice: CreateResponseRequestToolChoiceString | str | ToolChoiceFunction | None = None,
         parallel_tool_calls: bool | None = None,
         reasoning: CreateResponseRequestReasoning | None = None,
         text: CreateResponseRequestText | None = None,

@@ -4,8 +4,13 @@ streaming channel with its typed method.
 Request bodies are emitted by the models builder of :mod:`.models` (a builder of their own, so the
 ``requests`` module's names never clash with ``models``'): the same classes, unions, aliases and
 docstrings as messages, and the same leniency (an enum is ``Literal[...] | str``, so a value the
-spec does not list yet is still typed ``str``). Every optional member defaults to None, which the
-body leaves out (msgspec ``omit_defaults``; pydantic only dumps the members set).
+spec does not list yet is still typed ``str``), but for unions: a body is encoded, not decoded
+leniently, so a union msgspec tells apart by JSON type (a string or a list of content blocks) is
+typed as its alternatives (``exact_unions``); only a union of two objects no member tells apart
+stays ``Any``: msgspec refuses a union of untagged Structs, and a request class stays a type
+``msgspec.json.Decoder`` accepts (a server decodes requests with it). Every optional member
+defaults to None, which the body leaves out (msgspec ``omit_defaults``; pydantic only dumps the
+members set).
 
 Each channel with a request (:class:`~ssegen.ir.Request`) becomes an :class:`OperationSpec`: the
 runtime ``Operation`` it is written as (method, path relative to the client's base URL, fixed query,
@@ -199,7 +204,7 @@ def request_models(
     apart is merely typed ``Any`` (the client sends what it is given; ``ssegen conform`` and the
     spec still say what is valid)."""
     found = Diagnostics()
-    builder = ModelsBuilder(found, flavour)
+    builder = ModelsBuilder(found, flavour, exact_unions=True)
     bodies: dict[str, str] = {}
     described: dict[str, str] = {}
     for channel in provider.channels:

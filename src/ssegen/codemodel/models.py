@@ -166,11 +166,17 @@ class ModelsBuilder:
         diagnostics: receives ``name-conflict``, ``identifier-collision``,
             ``identifier-lossy`` and ``identifier-renamed``.
         flavour: the model flavour (only the ``maxItems: 0`` spelling depends on it).
+        exact_unions: type a union of objects, arrays and scalars as the union of its
+            alternatives' types wherever msgspec can tell them apart by their JSON type
+            (:meth:`_exact_union`), not as any JSON. Request bodies (:mod:`.clients`) are built
+            so: they are encoded, never decoded leniently, and a typed union lets mypy and
+            pyright check the value given (Anthropic's ``system: str | list[TextBlockParam]``).
     """
 
-    def __init__(self, diagnostics: Diagnostics, flavour: Flavour = MSGSPEC) -> None:
+    def __init__(self, diagnostics: Diagnostics, flavour: Flavour = MSGSPEC, *, exact_unions: bool = False) -> None:
         self.diagnostics = diagnostics
         self.flavour = flavour
+        self.exact_unions = exact_unions
         self._classes: dict[str, tuple[Schema, ClassSpec | None]] = {}
         #: class name -> (tag members, whether it is a tagged-union alternative)
         self._tags: dict[str, tuple[tuple[str, ...], bool]] = {}
@@ -400,12 +406,32 @@ class ModelsBuilder:
         objects = [v for v in schema.variants if v.type == "object"]
         if len(objects) > 1 and len(objects) == len(schema.variants):
             return self._tagged_union(schema)
+        exact = self._exact_union(schema) if self.exact_unions else ""
+        if exact:
+            return exact
         parts: list[str] = []
         for variant in schema.variants:
             if variant.type in ("object", "array", "union", "any"):
                 return "Any"  # one unexpected shape must not cost the whole event; stay lenient
             for part in self._base_annotation(variant).split(" | "):
                 if part not in parts:  # integer | number: int | float, once each
+                    parts.append(part)
+        return " | ".join(parts)
+
+    def _exact_union(self, schema: Schema) -> str:
+        """The union of the alternatives' annotations when msgspec decodes it by JSON type alone
+        (msgspec docs, "Union": at most one object-like type, one array-like type and one
+        string-like type; ``int`` and ``float`` together): at most one object alternative and one
+        array alternative, no alternative that is itself a union or any JSON; else "".
+        Literal aliases of string enums join ``str``, as in every model."""
+        kinds = [v.type for v in schema.variants]
+        if kinds.count("object") > 1 or kinds.count("array") > 1 or {"union", "any"} & set(kinds):
+            return ""
+        parts: list[str] = []
+        for variant in schema.variants:
+            expr = self._base_annotation(variant)
+            for part in expr.split(" | ") if variant.type in _SCALARS else (expr,):
+                if part not in parts:
                     parts.append(part)
         return " | ".join(parts)
 
