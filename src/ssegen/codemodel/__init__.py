@@ -23,6 +23,7 @@ from ..diagnostics import Diagnostics
 from ..ir import Provider
 from ..naming import distinct_identifiers
 from .channels import ChannelSpec, channel_spec
+from .client_errors import declared_error_decoder
 from .clients import ClientSpec, OperationSpec, RequestModels, client_imports, client_spec, request_models
 from .conformance import ExampleCase, StreamCase, example_cases, stream_cases
 from .encoding import EncodedChannel, EncodingSpec, encoded_channel, kept_members
@@ -270,6 +271,7 @@ def build_package_spec(provider: Provider, diagnostics: Diagnostics, flavour: Fl
     encoded = tuple(encoded_channel(provider, channel, examples) for channel in channels)
     usage_address = provider.channels[0].address if provider.channels else DEFAULT_ADDRESS
     requests, bodies = request_models(provider, diagnostics, flavour)
+    declared = {c.address: declared_error_decoder(c, models, flavour) for c in provider.channels}
     kept = kept_members(tuple(models.classes))
     model_names = [
         *(c.name for c in models.classes),
@@ -277,7 +279,7 @@ def build_package_spec(provider: Provider, diagnostics: Diagnostics, flavour: Fl
         *(a.name for a in models.aliases),
     ]
     client, request_imports, error_imports = client_imports(
-        client_spec(provider, encoded, requests, bodies, flavour), model_names, requests.names
+        client_spec(provider, encoded, requests, bodies, flavour, declared), model_names, requests.names
     )
     return PackageSpec(
         provider=provider,

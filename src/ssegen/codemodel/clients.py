@@ -225,9 +225,12 @@ def client_spec(
     models: RequestModels,
     bodies: dict[str, str],
     flavour: Flavour = MSGSPEC,
+    declared: dict[str, str] | None = None,
 ) -> ClientSpec:
     """The ``client`` module's facts: ``channels`` are the package's (their constants and
-    decoders), ``models`` and ``bodies`` :func:`request_models`', ``flavour`` the models'."""
+    decoders), ``models`` and ``bodies`` :func:`request_models`', ``flavour`` the models';
+    ``declared`` each channel address -> the error decoder of the error responses its request
+    declares (:func:`.client_errors.declared_error_decoder`), which wins over its error message's."""
     base = provider.servers[0].url if provider.servers else ""
     if not base:
         base = next((c.request.servers[0] for c in provider.channels if c.request and c.request.servers), "")
@@ -239,7 +242,8 @@ def client_spec(
         if channel.request is None or channel.address not in specs:
             continue
         op = _operation(provider, channel, channel.request, specs[channel.address], base, env)
-        op = replace(op, error_decoder=error_decoder(channel, specs[channel.address], flavour))
+        stated = (declared or {}).get(channel.address, "")
+        op = replace(op, error_decoder=stated or error_decoder(channel, specs[channel.address], flavour))
         name = _method_name(channel, channel.request, taken)
         taken.add(name)
         body = bodies.get(channel.address, "")
