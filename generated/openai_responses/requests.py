@@ -19,6 +19,12 @@ InputImageDetail = Literal["low", "high", "auto"]
 
 ItemStatus = Literal["in_progress", "completed", "incomplete"]
 
+FunctionToolParamType = Literal["function"]
+
+WebSearchToolParamType = Literal["web_search", "web_search_preview"]
+
+FileSearchToolParamType = Literal["file_search"]
+
 CreateResponseRequestToolChoiceString = Literal["none", "auto", "required"]
 
 ToolChoiceFunctionType = Literal["function"]
@@ -193,6 +199,33 @@ class CreateResponseRequestStreamOptions(
     """
 
     include_obfuscation: bool | None = None
+
+
+class FunctionToolParam(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
+    """FunctionToolParam
+
+    Attributes:
+        parameters: The function's arguments, as a JSON Schema.
+    """
+
+    type: FunctionToolParamType | str
+    name: str
+    description: str | None = None
+    parameters: dict[str, Any] | None = None
+    strict: bool | None = None
+
+
+class WebSearchToolParam(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
+    """WebSearchToolParam"""
+
+    type: WebSearchToolParamType | str
+
+
+class FileSearchToolParam(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
+    """FileSearchToolParam"""
+
+    type: FileSearchToolParamType | str
+    vector_store_ids: list[str]
 
 
 class ToolChoiceFunction(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):

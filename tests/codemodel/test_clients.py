@@ -129,3 +129,19 @@ def test_anthropic_request_members_that_are_unions_are_typed() -> None:
     fields = {(c.name, f.name): f.annotation for c in spec.requests.classes for f in c.fields}
     assert fields["CreateMessageParams", "system"] == "str | list[TextBlockParam] | None"
     assert fields["InputMessage", "content"].startswith("str | list[TextBlockParam | ImageBlockParam")
+
+
+def test_an_untagged_union_member_keeps_any_but_its_argument_is_the_union_of_its_classes() -> None:
+    text = Schema("object", A, name="TextBlock", properties=(Property("text", Schema("string", A), True, "", A),))
+    other = Schema("object", A, name="Other", properties=(Property("n", Schema("integer", A), True, "", A),))
+    items = Schema("array", A, items=Schema("union", A, variants=(text, other)))
+    body = Schema("object", A, name="Body", properties=(Property("blocks", items, False, "", A),))
+    exact = ModelsBuilder(Diagnostics(), exact_unions=True)
+    exact.payload_class(body)
+    (field,) = next(c for c in exact.classes if c.name == "Body").fields
+    assert (field.annotation, field.argument) == ("list[Any] | None", "list[TextBlock | Other] | None")
+    assert {"TextBlock", "Other"} <= {c.name for c in exact.classes}
+    lenient = ModelsBuilder(Diagnostics())
+    lenient.payload_class(body)
+    (field,) = next(c for c in lenient.classes if c.name == "Body").fields
+    assert (field.annotation, field.argument) == ("list[Any] | None", "")

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import importlib
+import inspect
 import json
 from pathlib import Path
 from typing import Any
@@ -299,3 +300,21 @@ def test_deepseek_stop_and_tool_choice_take_the_shapes_the_page_states() -> None
     sent = msgspec.json.encode(msgspec.structs.replace(body, tool_choice=named))
     decoded = msgspec.json.decode(sent, type=requests.CreateChatCompletionRequest)
     assert decoded.stop == ["\n\n", "END"] and decoded.tool_choice == named
+
+
+def test_an_untagged_union_argument_is_typed_by_its_classes_and_sent_as_given() -> None:
+    """The Responses ``tools`` items are objects no member tells apart (``web_search`` has two
+    ``type`` values): the body field stays ``list[Any]`` (msgspec decodes no union of untagged
+    Structs), the typed method's argument is the union of their classes, and instances are sent
+    as their JSON objects."""
+    requests = importlib.import_module("generated.openai_responses.requests")
+    client = importlib.import_module("generated.openai_responses.client")
+    runtime = importlib.import_module("generated._runtime.client_request")
+    annotation = inspect.signature(client.Client.create_response).parameters["tools"].annotation
+    assert annotation == "list[FunctionToolParam | WebSearchToolParam | FileSearchToolParam] | None"
+    assert requests.CreateResponseRequest.__annotations__["tools"] == "list[Any] | None"
+    tools = [requests.FunctionToolParam(type="function", name="f"), requests.WebSearchToolParam(type="web_search")]
+    body = requests.CreateResponseRequest(model="m", tools=tools)
+    sent = runtime.request_body(client.V1_RESPONSES_OPERATION, body)
+    assert sent["tools"] == [{"type": "function", "name": "f"}, {"type": "web_search"}]
+    msgspec.json.Decoder(requests.CreateResponseRequest)

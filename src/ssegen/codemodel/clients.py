@@ -355,7 +355,7 @@ def _with_arguments(
                 fixed.append((f.name, repr(op.stream_value)))
             continue
         ident = _free(str(f.name), used)
-        arguments.append(Argument(ident, f.name, f.annotation, f.required, f.doc))
+        arguments.append(Argument(ident, f.name, f.argument or f.annotation, f.required, f.doc))
     doc = _method_doc(op, request, cls, (*path_args, *arguments))
     return replace(
         op,

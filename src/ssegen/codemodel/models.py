@@ -53,6 +53,10 @@ class FieldSpec:
             wire as msgspec's does); else None.
         on_wire: the spec requires the member (``required``), though the field may have a
             default (a nullable member): an encoder writes it even at its default.
+        argument: for a request field typed ``Any`` for a union of objects no member tells apart
+            (msgspec decodes no union of untagged Structs), the union of their classes, which a
+            typed method's argument takes so that type checkers check it; "" when the field's
+            annotation is as precise.
     """
 
     name: PythonIdentifier
@@ -62,6 +66,7 @@ class FieldSpec:
     doc: str
     fixed: str | None = None
     on_wire: bool = False
+    argument: str = ""
 
     @property
     def alias(self) -> str | None:
@@ -192,6 +197,8 @@ class ModelsBuilder:
         self._payload_of: dict[str, list[str]] = {}
         self._member_of: dict[str, tuple[str, str, bool]] = {}
         self._use: tuple[str, str, bool] | None = None
+        #: building a typed method's argument: an untagged union of objects is their classes' union
+        self._arguments = False
 
     @property
     def classes(self) -> list[ClassSpec]:
@@ -449,6 +456,8 @@ class ModelsBuilder:
             why = "an alternative declares no member"
         else:
             why = "no member is fixed to a different value in each (a `const` or one-value `enum`, or a discriminator)"
+        if self._arguments and all(v.properties for v in schema.variants):
+            return " | ".join(self._class(v) for v in schema.variants)  # checked, never decoded
         self.diagnostics.at(
             schema.provenance,
             codes.UNION_UNTAGGED,
@@ -589,8 +598,24 @@ class ModelsBuilder:
                 self._use = outer
             if fixed is not None:
                 annotation = f"Literal[{fixed!r}]" + ("" if required else " | None")
-            specs.append(FieldSpec(ident, prop.name, annotation, required, prop.description, on_wire=prop.required))
+            argument = self._argument(prop.schema, annotation, not required)
+            specs.append(
+                FieldSpec(
+                    ident, prop.name, annotation, required, prop.description, on_wire=prop.required, argument=argument
+                )
+            )
         return tuple(sorted(specs, key=lambda f: not f.required))
+
+    def _argument(self, schema: Schema, annotation: str, optional: bool) -> str:
+        """:attr:`FieldSpec.argument` of a request field of ``schema`` typed ``annotation``."""
+        if not self.exact_unions or "Any" not in annotation or self._arguments:
+            return ""
+        self._arguments = True
+        try:
+            typed = self.annotation(schema, optional=optional)
+        finally:
+            self._arguments = False
+        return typed if typed != annotation else ""
 
     def _check_identifier(self, prop: Property, ident: str) -> None:
         """Say when a member's identifier is not just its name re-cased (the alias keeps the wire name)."""
