@@ -21,6 +21,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import math
 import threading
 from collections import OrderedDict
 from collections.abc import Collection, Iterable, Iterator, Mapping
@@ -235,13 +236,28 @@ def _check_body(rules: RequestRules, data: dict[str, Any] | None) -> None:
 
 
 def status_refusal(faults: Faults) -> Refusal | None:
-    """The HTTP error ``status=CODE`` asks for (``Retry-After`` from ``retry_after``), or None."""
+    """The HTTP error ``status=CODE`` asks for (its wait from ``retry_after``:
+    :func:`retry_after_headers`), or None."""
     if faults.status is None:
         return None
     kind = {429: "rate_limit_error", 529: "overloaded_error"}.get(faults.status)
     kind = kind or ("server_error" if faults.status >= 500 else "invalid_request_error")
-    headers = {"retry-after": str(faults.retry_after)} if faults.retry_after is not None else {}
+    headers = retry_after_headers(faults.retry_after)
     return Refusal(faults.status, f"ssegen mock: status={faults.status} (a fault)", kind, headers)
+
+
+def retry_after_headers(seconds: float | None) -> dict[str, str]:
+    """The headers asking a client to wait ``seconds`` before trying again: ``Retry-After`` in
+    whole seconds (RFC 9110 10.2.3's delay-seconds is an integer: a fraction is rounded up, so a
+    client reading it alone waits no less), and, for a fraction, ``retry-after-ms`` too, in
+    milliseconds (OpenAI's servers send it; the openai SDK and ssegen's client read it first).
+    None of them for None."""
+    if seconds is None:
+        return {}
+    headers = {"retry-after": str(math.ceil(seconds))}
+    if seconds != int(seconds):
+        headers["retry-after-ms"] = f"{seconds * 1000:.3f}".rstrip("0").rstrip(".")
+    return headers
 
 
 class Times:

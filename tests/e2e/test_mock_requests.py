@@ -141,6 +141,10 @@ def test_the_model_named_in_the_body_is_in_every_event_that_names_one(app: Any) 
 def test_status_answers_an_http_error_before_the_body(app: Any) -> None:
     limited = _one(app, "POST", "/chat/completions?status=429&retry_after=2", json=CHAT_BODY, headers=KEY)
     assert limited.status_code == 429 and limited.headers["retry-after"] == "2"
+    assert "retry-after-ms" not in limited.headers  # whole seconds: Retry-After says it
+    briefly = _one(app, "POST", "/chat/completions?status=429&retry_after=0.25", json=CHAT_BODY, headers=KEY)
+    assert briefly.status_code == 429 and briefly.headers["retry-after-ms"] == "250"
+    assert briefly.headers["retry-after"] == "1"  # RFC 9110 delay-seconds: whole, rounded up
     assert limited.json()["error"]["type"] == "rate_limit_error"
     overloaded = _one(app, "POST", "/v1/messages?fault=status=529", json={}, headers={"x-api-key": "k"})
     assert overloaded.status_code == 400  # the body is checked first: a bad request is a bad request
@@ -200,6 +204,10 @@ def test_the_sse_mock_transport_carries_out_status_times_and_ids() -> None:
     answers = [client.post("https://api.deepseek.com/chat/completions", json=CHAT_BODY) for _ in range(3)]
     assert [a.status_code for a in answers] == [503, 503, 200] and answers[0].headers["retry-after"] == "1"
     assert answers[0].json()["error"]["type"] == "server_error" and len(_data(answers[2])) == 11
+    mock.route(CHAT, status=429, retry_after=0.05, times=1)  # a fraction: retry-after-ms as well
+    limited = client.post("https://api.deepseek.com/chat/completions", json=CHAT_BODY)
+    assert limited.status_code == 429
+    assert (limited.headers["retry-after"], limited.headers["retry-after-ms"]) == ("1", "50")
     mock.route(CHAT, ids=True)
     resumed = client.post("https://api.deepseek.com/chat/completions", headers={"last-event-id": "10"})
     assert resumed.text.startswith("id: 11\n") and resumed.text.count("id: ") == 2
@@ -229,6 +237,8 @@ def test_faults_refuse_values_the_request_faults_cannot_take() -> None:
         ("times=0", "times=0: a number of requests >= 1"),
         ("status=302", "an HTTP error status, 400 to 599"),
         ("retry_after=3", "with status=CODE"),
+        ("status=429, retry_after=-0.5", "retry_after=-0.5: seconds >= 0"),
+        ("status=429, retry_after=soon", "expected seconds"),
         ("ids=2", "expected 1 or 0"),
     ]:
         with pytest.raises(FaultError, match=said):
