@@ -302,18 +302,14 @@ class AsyncStream(_StreamBase[E]):
         await self.aclose()
 
     def __aiter__(self) -> AsyncIterator[E]:
-        self._claim()
-        self._reads = self._read(self.channel.classifier.batch, ending=True)
-        return self._reads
+        return self._start(self._read(self.channel.classifier.batch, ending=True))
 
     async def aaccumulate(self, *, full_text: bool = False) -> StreamResult:
         """:meth:`Stream.accumulate`, asynchronously."""
         reader = self.channel.reader
         acc = reader.new_accumulator(full_text)
         applier = ReadsApplier(reader, acc)
-        self._claim()
-        self._reads = self._read(applier.take)
-        async for _ in self._reads:  # each read is applied as it comes: none is handed on
+        async for _ in self._start(self._read(applier.take)):  # none: each read is applied
             pass
         applier.end()
         return self._control.result(acc)
@@ -326,6 +322,13 @@ class AsyncStream(_StreamBase[E]):
         if self.response is not None:
             await self.response.aclose()
 
+    def _start(self, reads: AsyncGenerator[Any, None]) -> AsyncGenerator[Any, None]:
+        """``reads`` (:meth:`_read`), kept to be closed by :meth:`aclose` unless the stream is
+        being read already (``reads`` then raises when iterated)."""
+        if not self._reading:
+            self._reads = reads
+        return reads
+
     async def _read(
         self, take: Callable[[list[Item]], Iterable[Any]], ending: bool = False
     ) -> AsyncGenerator[Any, None]:
@@ -335,6 +338,7 @@ class AsyncStream(_StreamBase[E]):
         applies the read: the reads of ``aaccumulate`` resume no generator), then the
         stream's end event when ``ending``."""
         await self.open()
+        self._claim()
         control, response = self._control, self.response
         while response is not None:
             events = self.channel.adecode(response.aiter_bytes())
