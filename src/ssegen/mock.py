@@ -365,7 +365,7 @@ def create_app(served: list[Endpoint], faults: Faults | None = None, limits: Lim
             answer = _answer(side, incoming, endpoint, base, resumed)
         except Refusal as refused:
             return error(refused, endpoint.channel)
-        return answer
+        return answer  # type: ignore[return-value]  # an ASGI app, as Starlette's responses are
 
     routes = [Route("/", index, methods=["GET"]), Route("/{path:path}", stream, methods=_METHODS)]
     return Starlette(routes=routes)

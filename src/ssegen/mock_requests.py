@@ -411,6 +411,7 @@ class Responses:
         Raises:
             Refusal: 404 for a response id not sent (or forgotten), 400 for a bad cursor.
         """
+        served = list(served)
         for endpoint in served:
             rules = getattr(endpoint, "rules", None)
             resume = rules.resume if rules is not None else None
@@ -423,7 +424,7 @@ class Responses:
             response_id = path.rpartition("/")[2]
             with self._lock:
                 sent = self._sent.get(response_id)
-            if sent is None:
+            if sent is None or not any(sent.endpoint is e for e in served):  # sent, and by one served here
                 raise Refusal(404, f"ssegen mock: no response {response_id[:80]!r} was sent", "not_found")
             parameter = resume.get("parameter") or "starting_after"
             cursor = query.get(parameter, "-1")

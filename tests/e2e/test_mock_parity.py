@@ -240,3 +240,16 @@ def test_a_generated_responses_client_resumes_a_cut_stream_against_sse_mock(mode
     assert sent == [("POST", "/v1/responses", None), ("GET", f"/v1/responses/{result['id']}", "4")]  # after event 4
     assert [r.kind for r in retries] == ["resume"]
     assert result == expected and result["complete"]
+
+
+def test_sse_mock_resumes_a_response_only_under_the_url_of_the_route_that_sent_it() -> None:
+    mock = SSEMock()
+    for url in ("https://a.test", "https://b.test"):
+        mock.route(gen_responses, url=url)
+    with mock.client(timeout=TIMEOUT) as client:
+        sent = client.post("https://a.test/v1/responses", json=RESPONSES_BODY, headers=BEARER)
+        response_id = RESPONSE_ID.search(sent.text).group()  # type: ignore[union-attr]
+        query = "?stream=true&starting_after=2"
+        assert client.get(f"https://a.test/v1/responses/{response_id}{query}").status_code == 200
+        elsewhere = client.get(f"https://b.test/v1/responses/{response_id}{query}")
+    assert elsewhere.status_code == 404 and response_id in elsewhere.json()["error"]["message"]
