@@ -17,6 +17,11 @@ per event, or ``read_size`` bytes each); faults end it as a real connection woul
 ``cut="abort"`` raises the library's ``RemoteProtocolError`` (what httpx raises when a server
 drops a chunked body) after the bytes before the cut, and a stall longer than the request's
 read timeout raises its ``ReadTimeout`` after that timeout.
+
+Each request is answered by the code ``ssegen mock`` answers with (:mod:`ssegen.mock_serve`):
+the same refusals in the provider's error shape, the same faults (from the route, the query and
+the ``x-ssegen-fault`` header), and the Responses resuming ``GET
+.../responses/{id}?stream=true&starting_after=N`` of a response a route sent.
 """
 
 from __future__ import annotations
@@ -223,10 +228,13 @@ class _TransportMixin:
 def transport_class(http: ModuleType) -> type[_TransportMixin]:
     """The transport class for an HTTP client library with httpx's API (``httpx``, ``httpx2``):
     a ``BaseTransport`` and ``AsyncBaseTransport`` of that library, answering each request with
-    the stream of the last added :class:`Route` it matches. A request no route matches gets a 404
-    whose JSON error names the routes (the SDKs raise ``NotFoundError`` with that message), a
-    request whose JSON body says ``"stream": false`` a 400, a bad ``x-ssegen-fault`` header a 400
-    naming it. Instances take ``routes`` and ``requests`` lists, shared by :class:`SSEMock`."""
+    the stream of the last added :class:`Route` it matches (or the rest of a response a route
+    sent, for a resuming ``GET``). A request no route matches gets a 404 whose JSON error names
+    the routes (the SDKs raise ``NotFoundError`` with that message), a request whose JSON body
+    says ``"stream": false`` a 400, a bad fault a 400 naming it, each in the provider's error
+    shape. Instances take ``routes`` and ``requests`` lists and a
+    :class:`~ssegen.mock_serve.RequestSide` (``times`` counts, responses sent), shared by
+    :class:`SSEMock`."""
     body = type("SSEBody", (_BodyMixin, http.SyncByteStream, http.AsyncByteStream), {"http": http})
     bases = (_TransportMixin, http.BaseTransport, http.AsyncBaseTransport)
     cls = type("SSETransport", bases, {"http": http, "body_class": body, "__doc__": transport_class.__doc__})
@@ -263,6 +271,8 @@ class SSEMock:
     Attributes:
         routes: the routes, the last added tried first.
         requests: every request received, in order (of any client).
+        side: what the routes' answers share across requests (``times`` counts, the responses
+            sent for resuming: :class:`ssegen.mock_serve.RequestSide`).
     """
 
     def __init__(self, out: Path | None = None, package: str | None = None) -> None:
