@@ -18,10 +18,15 @@ the examples are reconciled with the schemas, :func:`plan_channels` last. For ev
    Mistral's usage-only chunk, ``specs/mistral/asyncapi-page.txt:427``, comes before the
    general chunk).
 3. A **fallback** dispatch over every message serves frames whose event type has no
-   dispatch of its own, when the channel's messages all travel as ``message`` (a named
-   event the spec does not describe, such as Slack's ``event: hello``, is told apart by
-   its data) or none does (Anthropic-style named events arriving without ``event:``
-   lines). Otherwise such frames are unknown events.
+   dispatch of its own, when the channel's JSON messages all travel as ``message`` (a
+   named event the spec does not describe, such as Slack's ``event: hello``, is told
+   apart by its data) or none does (Anthropic-style named events arriving without
+   ``event:`` lines). Otherwise such frames are unknown events. Literal payloads do not
+   count: when the only messages of ``message`` are literals beside named JSON messages
+   (Cohere's data-only ``[DONE]`` after ``event: message-end``,
+   ``specs/cohere/chat-stream.yaml``), ``message`` gets no dispatch of its own and the
+   fallback serves it, trying the literals first, so a frame without ``event:`` is
+   still told apart by its tag.
 4. Two messages one dispatch cannot tell apart are reported
    (``messages-indistinguishable``): a shared tag value, or a later message whose
    instances (its minimal and its full instance, and its documented examples) the
@@ -62,10 +67,16 @@ def plan_channel(channel: Channel, diagnostics: Diagnostics) -> Channel:
     """
     messages = channel.messages
     events = sorted({m.event for m in messages})
-    dispatch = tuple(_dispatch(event, [m for m in messages if m.event == event]) for event in events)
+    # Where the JSON messages travel decides the fallback: a literal is compared by its text.
+    data_events = {m.event for m in messages if m.literal is None}
     fallback = None
-    if events == ["message"] or "message" not in events:
+    if data_events == {"message"} or "message" not in data_events:
         fallback = _dispatch(ANY_EVENT, list(messages))
+    if fallback is not None and data_events and "message" not in data_events:
+        # `message` frames carry literals only (Cohere's data-only `[DONE]` after named events):
+        # the fallback serves them, trying those literals before its tag and shapes.
+        events = [event for event in events if event != "message"]
+    dispatch = tuple(_dispatch(event, [m for m in messages if m.event == event]) for event in events)
     planned = replace(channel, dispatch=dispatch, fallback=fallback)
     _report_vendor_tags(planned, diagnostics)
     reported: set[tuple[str, str]] = set()
