@@ -66,23 +66,34 @@ def plan_channel(channel: Channel, diagnostics: Diagnostics) -> Channel:
     messages concerned. Never raises.
     """
     messages = channel.messages
-    events = sorted({m.event for m in messages})
-    # Where the JSON messages travel decides the fallback: a literal is compared by its text.
-    data_events = {m.event for m in messages if m.literal is None}
-    fallback = None
-    if data_events == {"message"} or "message" not in data_events:
-        fallback = _dispatch(ANY_EVENT, list(messages))
-    if fallback is not None and data_events and "message" not in data_events:
-        # `message` frames carry literals only (Cohere's data-only `[DONE]` after named events):
-        # the fallback serves them, trying those literals before its tag and shapes.
-        events = [event for event in events if event != "message"]
+    events = _planned_events(messages)
     dispatch = tuple(_dispatch(event, [m for m in messages if m.event == event]) for event in events)
+    fallback = _dispatch(ANY_EVENT, list(messages)) if _has_fallback(messages) else None
     planned = replace(channel, dispatch=dispatch, fallback=fallback)
     _report_vendor_tags(planned, diagnostics)
     reported: set[tuple[str, str]] = set()
     for plan in (*dispatch, *((fallback,) if fallback is not None and len(events) > 1 else ())):
         _report_overlaps(planned, plan, diagnostics, reported)
     return planned
+
+
+def _has_fallback(messages: tuple[Message, ...]) -> bool:
+    """True when frames of an event type without a dispatch are told apart by their data: the
+    JSON messages all travel as ``message``, or none does (step 3 of the module docstring). A
+    literal is compared by its text whatever its event type, so it does not count."""
+    data_events = {m.event for m in messages if m.literal is None}
+    return data_events == {"message"} or "message" not in data_events
+
+
+def _planned_events(messages: tuple[Message, ...]) -> list[str]:
+    """The event types that get a dispatch of their own, sorted: those of the messages, but
+    ``message`` when it carries literals only beside named JSON messages (Cohere's data-only
+    ``[DONE]`` after named events): the fallback serves it, trying those literals first."""
+    events = sorted({m.event for m in messages})
+    named_data = {m.event for m in messages if m.literal is None} - {"message"}
+    if named_data and all(m.literal is not None for m in messages if m.event == "message"):
+        return [event for event in events if event != "message"]
+    return events
 
 
 # -- 1. union payloads -------------------------------------------------------------------------
