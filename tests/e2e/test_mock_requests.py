@@ -33,9 +33,10 @@ pytestmark = pytest.mark.e2e
 CHAT = gen_deepseek.CHANNELS["/chat/completions"]
 RESPONSES = gen_responses.CHANNELS["/v1/responses"]
 TIMEOUT = 10.0
-KEY = {"authorization": "Bearer k"}
+VERSION = {"anthropic-version": "2023-06-01"}  # Anthropic's required header (ignored elsewhere)
+KEY = {"authorization": "Bearer k", **VERSION}
 CHAT_BODY = {"model": "deepseek-chat", "messages": [{"role": "user", "content": "Hi"}], "stream": True}
-GEMINI = "/v1beta/models/gemini-2.5-flash:streamGenerateContent"
+GEMINI = "/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse"
 GEMINI_BODY = {"contents": [{"role": "user", "parts": [{"text": "Hi"}]}]}
 RESPONSES_BODY = {"model": "gpt-test", "input": "Hi", "stream": True, "background": True}
 
@@ -115,11 +116,14 @@ def test_a_request_without_the_key_the_spec_declares_is_a_401(app: Any) -> None:
     gemini = _one(app, "POST", GEMINI, json=GEMINI_BODY)
     assert gemini.status_code == 401 and gemini.json()["error"]["status"] == "UNAUTHENTICATED"
     assert "x-goog-api-key" in gemini.json()["error"]["message"] and "?key=" in gemini.json()["error"]["message"]
-    assert _one(app, "POST", GEMINI + "?key=k", json=GEMINI_BODY).status_code == 200
+    assert _one(app, "POST", GEMINI + "&key=k", json=GEMINI_BODY).status_code == 200
     assert _one(app, "POST", GEMINI, json=GEMINI_BODY, headers={"x-goog-api-key": "k"}).status_code == 200
     claude = {"model": "m", "max_tokens": 8, "messages": []}
-    assert _one(app, "POST", "/v1/messages", json=claude, headers={"x-api-key": "k"}).status_code == 200
-    assert _one(app, "POST", "/v1/messages", json=claude).json()["error"]["type"] == "authentication_error"
+    assert _one(app, "POST", "/v1/messages", json=claude, headers={"x-api-key": "k", **VERSION}).status_code == 200
+    assert (
+        _one(app, "POST", "/v1/messages", json=claude, headers=VERSION).json()["error"]["type"]
+        == "authentication_error"
+    )
     assert _one(app, "POST", "/api/chat", json={"model": "llama3"}).status_code == 200  # Ollama declares no auth
 
 
@@ -146,10 +150,10 @@ def test_status_answers_an_http_error_before_the_body(app: Any) -> None:
     assert briefly.status_code == 429 and briefly.headers["retry-after-ms"] == "250"
     assert briefly.headers["retry-after"] == "1"  # RFC 9110 delay-seconds: whole, rounded up
     assert limited.json()["error"]["type"] == "rate_limit_error"
-    overloaded = _one(app, "POST", "/v1/messages?fault=status=529", json={}, headers={"x-api-key": "k"})
+    overloaded = _one(app, "POST", "/v1/messages?fault=status=529", json={}, headers={"x-api-key": "k", **VERSION})
     assert overloaded.status_code == 400  # the body is checked first: a bad request is a bad request
     claude = {"model": "m", "max_tokens": 8, "messages": []}
-    headers = {"x-api-key": "k", "x-ssegen-fault": "status=529"}
+    headers = {"x-api-key": "k", "x-ssegen-fault": "status=529", **VERSION}
     overloaded = _one(app, "POST", "/v1/messages", json=claude, headers=headers)
     assert overloaded.status_code == 529 and overloaded.json()["error"]["type"] == "overloaded_error"
     assert "retry-after" not in overloaded.headers
