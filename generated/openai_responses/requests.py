@@ -13,11 +13,14 @@ from typing import Any, ClassVar, Literal
 
 import msgspec
 
+from .models import (
+    FunctionToolCall as FunctionToolCall,
+    ItemStatus as ItemStatus,
+)
+
 InputMessageRole = Literal["user", "assistant", "system", "developer"]
 
 InputImageDetail = Literal["low", "high", "auto"]
-
-ItemStatus = Literal["in_progress", "completed", "incomplete"]
 
 FunctionToolParamType = Literal["function"]
 
@@ -131,29 +134,6 @@ class InputFile(
     file_data: str | None = None
     file_url: str | None = None
     filename: str | None = None
-
-
-class FunctionToolCall(
-    msgspec.Struct,
-    kw_only=True,
-    omit_defaults=True,
-    gc=False,
-    tag_field="type",
-    tag="function_call",
-):
-    """The ``function_call`` alternative of a union tagged by ``type``.
-
-    Attributes:
-        arguments: The arguments' JSON text; empty in `response.output_item.added`.
-    """
-
-    call_id: str
-    name: str
-    arguments: str
-    id: str | None = None
-    type: ClassVar[str] = "function_call"
-    namespace: str | None = None
-    status: ItemStatus | str | None = None
 
 
 class FunctionCallOutput(
