@@ -8,10 +8,13 @@ from __future__ import annotations
 import json
 
 import pytest
+from helpers.flavours import package as flavour_package
 
+from generated.anthropic import CHANNELS as ANTHROPIC
 from generated.deepseek import CHANNELS as DEEPSEEK
 from generated.ollama import CHANNELS as OLLAMA
 from generated.ollama import StreamTruncated, UnknownEvent
+from generated.openai_responses import CHANNELS as RESPONSES
 from generated.xerotier import CHANNELS as XEROTIER
 
 CHAT = OLLAMA["/api/chat"]
@@ -116,3 +119,79 @@ def test_sse_writes_an_unknown_event_of_blank_data_that_reads_back(data: str, ev
     body = SSE_CHAT.encode(event)
     [back] = SSE_CHAT.decode([body])
     assert isinstance(back, UnknownEvent) and (back.event, back.data, back.id) == (event_type, data, "7")
+
+
+#: Xerotier chunks holding every member its spec requires and forbids to be null, lacking one
+#: it requires but allows to be null ("always present, may be null",
+#: specs/xerotier/streaming-api.md): typed events all the same, reported nowhere, and written
+#: back as they came, the lacking member left out (it was written as ``null``).
+_HEAD = b'{"id":"c","object":"chat.completion.chunk","created":1,"model":"m",'
+_NULLS = b'"service_tier":null,"system_fingerprint":null,'
+_CHOICE = b'"index":0,"delta":{"content":"hi"}'
+NULLABLE_LACKING = {
+    "finish_reason": (_HEAD + _NULLS + b'"choices":[{' + _CHOICE + b"}]}", {"/choices/0/finish_reason"}),
+    "service_tier": (
+        _HEAD + b'"system_fingerprint":null,"choices":[{' + _CHOICE + b',"finish_reason":null}]}',
+        {"/service_tier"},
+    ),
+    "logprobs-content": (
+        _HEAD + _NULLS + b'"choices":[{' + _CHOICE + b',"finish_reason":"stop","logprobs":{"refusal":[]}}]}',
+        {"/choices/0/logprobs/content"},
+    ),
+    "all": (
+        _HEAD + b'"choices":[{' + _CHOICE + b'},{"index":1,"delta":{},"finish_reason":"stop"}]}',
+        {"/service_tier", "/system_fingerprint", "/choices/0/finish_reason"},
+    ),
+}
+
+
+@pytest.mark.parametrize("flavour", ["msgspec", "pydantic"])
+@pytest.mark.parametrize(("payload", "lacking"), NULLABLE_LACKING.values(), ids=NULLABLE_LACKING.keys())
+def test_encode_leaves_out_a_required_nullable_member_a_typed_payload_lacked(
+    payload: bytes, lacking: set[str], flavour: str
+) -> None:
+    chat = flavour_package("xerotier", flavour).CHANNELS["/chat/completions"]
+    frame = b"data: " + payload + b"\n\n"
+    [event] = chat.decode([frame])
+    assert type(event).__name__ == "ChatCompletionChunk"
+    assert json.loads(chat.encode(event).removeprefix(b"data: ")) == json.loads(payload)
+    assert event.off_spec == {} and lacking <= event.off_spec.missing  # nothing to report
+    assert list(chat.decode([chat.encode(event)])) == [event]
+    result = chat.accumulate([event])
+    assert result.errors == [] and result.choices[0].content == "hi"
+
+
+@pytest.mark.parametrize("flavour", ["msgspec", "pydantic"])
+def test_encode_writes_a_required_nullable_member_sent_as_null_as_null(flavour: str) -> None:
+    chat = flavour_package("xerotier", flavour).CHANNELS["/chat/completions"]
+    payload = _HEAD + _NULLS + b'"choices":[{' + _CHOICE + b',"finish_reason":null,"logprobs":{"content":null}}]}'
+    [event] = chat.decode([b"data: " + payload + b"\n\n"])
+    assert event.off_spec is None  # typed, not lenient
+    assert json.loads(chat.encode(event).removeprefix(b"data: ")) == json.loads(payload)
+
+
+def test_messages_and_responses_nested_required_nullable_members_lacked_stay_out() -> None:
+    # Anthropic's Message.stop_sequence (in message_start) and a Responses code interpreter
+    # call's outputs (in output_item.added) are required and nullable.
+    start = {"type": "message_start", "message": {"id": "msg_1", "type": "message", "role": "assistant"}}
+    start["message"] |= {
+        "content": [],
+        "model": "m",
+        "stop_reason": None,
+        "usage": {"input_tokens": 1, "output_tokens": 1},
+    }
+    item = {"id": "ci_1", "type": "code_interpreter_call", "status": "in_progress", "code": "", "container_id": "c"}
+    added = {"type": "response.output_item.added", "sequence_number": 4, "output_index": 1, "item": item}
+    cases = [
+        (ANTHROPIC["/v1/messages"], "message_start", start),
+        (RESPONSES["/v1/responses"], "response.output_item.added", added),
+    ]
+    for channel, event_type, payload in cases:
+        data = json.dumps(payload, separators=(",", ":"))
+        frame = f"event: {event_type}\ndata: {data}\n\n".encode()
+        [event] = channel.decode([frame])
+        head, _, written = channel.encode(event).partition(b"\ndata: ")
+        assert head == f"event: {event_type}".encode() and json.loads(written) == payload
+        assert event.off_spec == {} and event.off_spec.missing, event_type
+        assert list(channel.decode([channel.encode(event)])) == [event]
+        assert channel.accumulate([event]).errors == []
