@@ -41,6 +41,17 @@ def test_ndjson_writes_an_unknown_event_that_reads_back(data: str) -> None:
     body = CHAT.encode(event)
     back = list(CHAT.decode([body]))
     assert len(back) == 1 and isinstance(back[0], UnknownEvent) and back[0].data == data
+    assert (back[0].event, back[0].id) == ("message", "")
+    assert list(CHAT.decode([CHAT.encode(back[0])])) == back  # what NDJSON decodes, it writes back
+
+
+@pytest.mark.parametrize(("event_type", "id"), [("weird", ""), ("message", "7"), ("ping", "7")])
+def test_ndjson_refuses_an_unknown_event_whose_type_or_id_no_line_carries(event_type: str, id: str) -> None:
+    # An SSE event's type and id: the line would read back as a ``message`` event without id.
+    event = UnknownEvent(event=event_type, data='{"x": 1}', id=id)
+    with pytest.raises(ValueError, match="UnknownEvent") as caught:
+        CHAT.encode(event)
+    assert "carries no event type nor id" in str(caught.value)
 
 
 @pytest.mark.parametrize("digits", [5_000, 50_000])
@@ -195,3 +206,18 @@ def test_messages_and_responses_nested_required_nullable_members_lacked_stay_out
         assert event.off_spec == {} and event.off_spec.missing, event_type
         assert list(channel.decode([channel.encode(event)])) == [event]
         assert channel.accumulate([event]).errors == []
+
+
+def test_sse_unknown_events_ids_read_back_as_they_came_the_last_event_id_persisting() -> None:
+    # WHATWG HTML 9.2.6: the last event ID buffer persists across events ("b" has "7") until an
+    # ``id`` field sets it, an empty one emptying it ("z" has ""): written back so it reads back.
+    body = b"event: a\nid: 7\ndata: x\n\nevent: b\ndata: y\n\nid\ndata: z\n\nevent: c\ndata: w\n\n"
+    events = list(SSE_CHAT.decode([body]))
+    assert [(e.event, e.id, e.data) for e in events] == [
+        ("a", "7", "x"),
+        ("b", "7", "y"),
+        ("message", "", "z"),
+        ("c", "", "w"),
+    ]
+    written = b"".join(SSE_CHAT.encode_stream(events))
+    assert list(SSE_CHAT.decode([written]))[: len(events)] == events
