@@ -18,7 +18,7 @@ The key is ``api_key=``, else the environment variable of the operation's auth s
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar, overload
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar, Unpack, overload
 
 import msgspec
 
@@ -43,7 +43,7 @@ from .channels import (
     V1_MESSAGES_EVENT,
 )
 from .._runtime.client import AsyncClient as _AsyncClient
-from .._runtime.client import Auth, Operation
+from .._runtime.client import Auth, Operation, StreamOptions
 from .._runtime.client import Client as _Client
 from .._runtime.client_errors import APIConnectionError, APIError, APIStatusError, APITimeoutError
 from .._runtime.client_stream import AsyncStream, Stream
@@ -94,43 +94,22 @@ class Client(_Client):
             self,
             operation: Literal["/v1/messages"],
             body: CreateMessageParams | Mapping[str, Any],
-            *,
-            headers: Mapping[str, str] | None = None,
-            path_params: Mapping[str, Any] | None = None,
-            extra_body: Mapping[str, Any] | None = None,
+            **options: Unpack[StreamOptions],
         ) -> Stream[V1_MESSAGES_EVENT]: ...
 
         @overload
         def stream(
-            self,
-            operation: Operation[E],
-            body: Any,
-            *,
-            headers: Mapping[str, str] | None = None,
-            path_params: Mapping[str, Any] | None = None,
-            extra_body: Mapping[str, Any] | None = None,
+            self, operation: Operation[E], body: Any, **options: Unpack[StreamOptions]
         ) -> Stream[E]: ...
 
         @overload
         def stream(
-            self,
-            operation: str,
-            body: Any,
-            *,
-            headers: Mapping[str, str] | None = None,
-            path_params: Mapping[str, Any] | None = None,
-            extra_body: Mapping[str, Any] | None = None,
+            self, operation: str, body: Any, **options: Unpack[StreamOptions]
         ) -> Stream[Any]: ...
 
         # (the same narrowing as above, for pyright, on the implementation)
         def stream(  # pyright: ignore[reportIncompatibleMethodOverride]
-            self,
-            operation: Operation[Any] | str,
-            body: Any,
-            *,
-            headers: Mapping[str, str] | None = None,
-            path_params: Mapping[str, Any] | None = None,
-            extra_body: Mapping[str, Any] | None = None,
+            self, operation: Operation[Any] | str, body: Any, **options: Unpack[StreamOptions]
         ) -> Stream[Any]: ...  # the runtime client's, at run time
 
     def create_message(
@@ -190,13 +169,7 @@ class Client(_Client):
             metadata=metadata,
             service_tier=service_tier,
         )
-        return self.stream(
-            V1_MESSAGES_OPERATION,
-            sent,
-            headers=headers,
-            path_params=None,
-            extra_body=extra_body,
-        )
+        return self.stream(V1_MESSAGES_OPERATION, sent, headers=headers, extra_body=extra_body)
 
 
 class AsyncClient(_AsyncClient):
@@ -217,43 +190,22 @@ class AsyncClient(_AsyncClient):
             self,
             operation: Literal["/v1/messages"],
             body: CreateMessageParams | Mapping[str, Any],
-            *,
-            headers: Mapping[str, str] | None = None,
-            path_params: Mapping[str, Any] | None = None,
-            extra_body: Mapping[str, Any] | None = None,
+            **options: Unpack[StreamOptions],
         ) -> AsyncStream[V1_MESSAGES_EVENT]: ...
 
         @overload
         def stream(
-            self,
-            operation: Operation[E],
-            body: Any,
-            *,
-            headers: Mapping[str, str] | None = None,
-            path_params: Mapping[str, Any] | None = None,
-            extra_body: Mapping[str, Any] | None = None,
+            self, operation: Operation[E], body: Any, **options: Unpack[StreamOptions]
         ) -> AsyncStream[E]: ...
 
         @overload
         def stream(
-            self,
-            operation: str,
-            body: Any,
-            *,
-            headers: Mapping[str, str] | None = None,
-            path_params: Mapping[str, Any] | None = None,
-            extra_body: Mapping[str, Any] | None = None,
+            self, operation: str, body: Any, **options: Unpack[StreamOptions]
         ) -> AsyncStream[Any]: ...
 
         # (the same narrowing as above, for pyright, on the implementation)
         def stream(  # pyright: ignore[reportIncompatibleMethodOverride]
-            self,
-            operation: Operation[Any] | str,
-            body: Any,
-            *,
-            headers: Mapping[str, str] | None = None,
-            path_params: Mapping[str, Any] | None = None,
-            extra_body: Mapping[str, Any] | None = None,
+            self, operation: Operation[Any] | str, body: Any, **options: Unpack[StreamOptions]
         ) -> AsyncStream[Any]: ...  # the runtime client's, at run time
 
     def create_message(
@@ -277,26 +229,8 @@ class AsyncClient(_AsyncClient):
     ) -> AsyncStream[V1_MESSAGES_EVENT]:
         """Stream ``POST /v1/messages``: the typed events of ``/v1/messages``.
 
-        The body of `POST /v1/messages`; with `stream` true the answer is the event stream.
-
-        Use it as a context manager: entering sends the request.
-
-        Args:
-            model: The model that answers (`claude-opus-4-1-20250805`, `claude-sonnet-4-5`, ...).
-            messages: The conversation so far, turns alternating between `user` and `assistant`.
-            max_tokens: The most tokens the model may generate before it stops (`stop_reason` `max_tokens`).
-            system: A system prompt, as text or as text blocks.
-            temperature: How random the answer is; defaults to 1.
-            top_p: Nucleus sampling; change it or `temperature`, not both.
-            top_k: Sample only among the K most likely tokens.
-            stop_sequences: Texts that stop generation when produced (`stop_reason` `stop_sequence`).
-            tools: The tools the model may call.
-            tool_choice: How the model uses the tools, told apart by `type`.
-            thinking: Extended thinking, on with a token budget or off.
-            metadata: About the request.
-            service_tier: Whether priority capacity may serve the request.
-            extra_body: members the spec does not list, added to the body.
-            headers: headers of this call (over the client's).
+        An ``AsyncStream``, entered with ``async with``; the arguments are
+        :meth:`Client.create_message`'s.
         """
         sent = CreateMessageParams(
             model=model,
@@ -313,13 +247,7 @@ class AsyncClient(_AsyncClient):
             metadata=metadata,
             service_tier=service_tier,
         )
-        return self.stream(
-            V1_MESSAGES_OPERATION,
-            sent,
-            headers=headers,
-            path_params=None,
-            extra_body=extra_body,
-        )
+        return self.stream(V1_MESSAGES_OPERATION, sent, headers=headers, extra_body=extra_body)
 
 
 __all__ = [

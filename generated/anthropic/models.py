@@ -15,8 +15,6 @@ import msgspec
 
 from .._runtime.usage import SentUsage
 
-MessageStartEventType = Literal["message_start"]
-
 MessageType = Literal["message"]
 
 MessageRole = Literal["assistant"]
@@ -33,20 +31,6 @@ StopReason = Literal[
 """Why the model stopped; null in `message_start`."""
 
 UsageServiceTier = Literal["standard", "priority", "batch"]
-
-ContentBlockStartEventType = Literal["content_block_start"]
-
-ContentBlockDeltaEventType = Literal["content_block_delta"]
-
-ContentBlockStopEventType = Literal["content_block_stop"]
-
-MessageDeltaEventType = Literal["message_delta"]
-
-MessageStopEventType = Literal["message_stop"]
-
-PingEventType = Literal["ping"]
-
-ErrorEventType = Literal["error"]
 
 ErrorEventErrorType = Literal[
     "invalid_request_error",

@@ -18,7 +18,7 @@ The key is ``api_key=``, else the environment variable of the operation's auth s
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar, overload
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar, Unpack, overload
 
 from .requests import (
     AssistantMessage,
@@ -38,7 +38,7 @@ from .channels import (
     CHAT_EVENT,
 )
 from .._runtime.client import AsyncClient as _AsyncClient
-from .._runtime.client import Auth, Operation
+from .._runtime.client import Auth, Operation, StreamOptions
 from .._runtime.client import Client as _Client
 from .._runtime.client_errors import APIConnectionError, APIError, APIStatusError, APITimeoutError
 from .._runtime.client_stream import AsyncStream, Stream
@@ -86,43 +86,22 @@ class Client(_Client):
             self,
             operation: Literal["/chat"],
             body: ChatRequest | Mapping[str, Any],
-            *,
-            headers: Mapping[str, str] | None = None,
-            path_params: Mapping[str, Any] | None = None,
-            extra_body: Mapping[str, Any] | None = None,
+            **options: Unpack[StreamOptions],
         ) -> Stream[CHAT_EVENT]: ...
 
         @overload
         def stream(
-            self,
-            operation: Operation[E],
-            body: Any,
-            *,
-            headers: Mapping[str, str] | None = None,
-            path_params: Mapping[str, Any] | None = None,
-            extra_body: Mapping[str, Any] | None = None,
+            self, operation: Operation[E], body: Any, **options: Unpack[StreamOptions]
         ) -> Stream[E]: ...
 
         @overload
         def stream(
-            self,
-            operation: str,
-            body: Any,
-            *,
-            headers: Mapping[str, str] | None = None,
-            path_params: Mapping[str, Any] | None = None,
-            extra_body: Mapping[str, Any] | None = None,
+            self, operation: str, body: Any, **options: Unpack[StreamOptions]
         ) -> Stream[Any]: ...
 
         # (the same narrowing as above, for pyright, on the implementation)
         def stream(  # pyright: ignore[reportIncompatibleMethodOverride]
-            self,
-            operation: Operation[Any] | str,
-            body: Any,
-            *,
-            headers: Mapping[str, str] | None = None,
-            path_params: Mapping[str, Any] | None = None,
-            extra_body: Mapping[str, Any] | None = None,
+            self, operation: Operation[Any] | str, body: Any, **options: Unpack[StreamOptions]
         ) -> Stream[Any]: ...  # the runtime client's, at run time
 
     def request_chat(
@@ -194,13 +173,7 @@ class Client(_Client):
             tool_choice=tool_choice,
             thinking=thinking,
         )
-        return self.stream(
-            CHAT_OPERATION,
-            sent,
-            headers=headers,
-            path_params=None,
-            extra_body=extra_body,
-        )
+        return self.stream(CHAT_OPERATION, sent, headers=headers, extra_body=extra_body)
 
 
 class AsyncClient(_AsyncClient):
@@ -221,43 +194,22 @@ class AsyncClient(_AsyncClient):
             self,
             operation: Literal["/chat"],
             body: ChatRequest | Mapping[str, Any],
-            *,
-            headers: Mapping[str, str] | None = None,
-            path_params: Mapping[str, Any] | None = None,
-            extra_body: Mapping[str, Any] | None = None,
+            **options: Unpack[StreamOptions],
         ) -> AsyncStream[CHAT_EVENT]: ...
 
         @overload
         def stream(
-            self,
-            operation: Operation[E],
-            body: Any,
-            *,
-            headers: Mapping[str, str] | None = None,
-            path_params: Mapping[str, Any] | None = None,
-            extra_body: Mapping[str, Any] | None = None,
+            self, operation: Operation[E], body: Any, **options: Unpack[StreamOptions]
         ) -> AsyncStream[E]: ...
 
         @overload
         def stream(
-            self,
-            operation: str,
-            body: Any,
-            *,
-            headers: Mapping[str, str] | None = None,
-            path_params: Mapping[str, Any] | None = None,
-            extra_body: Mapping[str, Any] | None = None,
+            self, operation: str, body: Any, **options: Unpack[StreamOptions]
         ) -> AsyncStream[Any]: ...
 
         # (the same narrowing as above, for pyright, on the implementation)
         def stream(  # pyright: ignore[reportIncompatibleMethodOverride]
-            self,
-            operation: Operation[Any] | str,
-            body: Any,
-            *,
-            headers: Mapping[str, str] | None = None,
-            path_params: Mapping[str, Any] | None = None,
-            extra_body: Mapping[str, Any] | None = None,
+            self, operation: Operation[Any] | str, body: Any, **options: Unpack[StreamOptions]
         ) -> AsyncStream[Any]: ...  # the runtime client's, at run time
 
     def request_chat(
@@ -287,26 +239,8 @@ class AsyncClient(_AsyncClient):
     ) -> AsyncStream[CHAT_EVENT]:
         """Stream ``POST /chat``: the typed events of ``/chat``.
 
-        The body of `POST /v2/chat`; with `stream` true the answer is the event stream.
-
-        Use it as a context manager: entering sends the request.
-
-        Args:
-            model: The model that answers (`command-a-03-2025`, `command-r-plus-08-2024`, ...).
-            messages: The conversation so far, oldest first.
-            tools: The functions the model may call.
-            strict_tools: Whether tool calls must follow the tools' parameter schemas exactly.
-            documents: Documents to ground the answer in, as text or as objects.
-            response_format: Force the answer's format (`json_object`, with an optional JSON Schema).
-            max_tokens: The most tokens the answer may have.
-            temperature: How random the answer is; from 0 up.
-            k: Sample only among the `k` most likely tokens.
-            p: Nucleus sampling, from 0.01 to 0.99.
-            logprobs: Whether `content-delta` events carry the log probabilities of their tokens.
-            tool_choice: REQUIRED makes the model call a tool, NONE forbids it.
-            thinking: Reasoning of the models that reason.
-            extra_body: members the spec does not list, added to the body.
-            headers: headers of this call (over the client's).
+        An ``AsyncStream``, entered with ``async with``; the arguments are
+        :meth:`Client.request_chat`'s.
         """
         sent = ChatRequest(
             model=model,
@@ -329,13 +263,7 @@ class AsyncClient(_AsyncClient):
             tool_choice=tool_choice,
             thinking=thinking,
         )
-        return self.stream(
-            CHAT_OPERATION,
-            sent,
-            headers=headers,
-            path_params=None,
-            extra_body=extra_body,
-        )
+        return self.stream(CHAT_OPERATION, sent, headers=headers, extra_body=extra_body)
 
 
 __all__ = [

@@ -15,45 +15,31 @@ import msgspec
 
 from .._runtime.usage import SentUsage
 
-MessageStartEventType = Literal["message-start"]
-
 MessageStartEventDeltaMessageRole = Literal["assistant"]
-
-ContentStartEventType = Literal["content-start"]
 
 ContentStartEventDeltaMessageContentType = Literal["text", "thinking"]
 
-ContentDeltaEventType = Literal["content-delta"]
-
-ContentEndEventType = Literal["content-end"]
-
-ToolPlanDeltaEventType = Literal["tool-plan-delta"]
-
-ToolCallStartEventType = Literal["tool-call-start"]
-
 ToolCallStartEventDeltaMessageToolCallsType = Literal["function"]
-
-ToolCallDeltaEventType = Literal["tool-call-delta"]
-
-ToolCallEndEventType = Literal["tool-call-end"]
-
-CitationStartEventType = Literal["citation-start"]
 
 SourceType = Literal["tool", "document"]
 
 CitationType = Literal["TEXT_CONTENT", "THINKING_CONTENT", "PLAN"]
 """Where the cited span is."""
 
-CitationEndEventType = Literal["citation-end"]
-
-MessageEndEventType = Literal["message-end"]
-
 MessageEndEventDeltaFinishReason = Literal[
     "COMPLETE", "STOP_SEQUENCE", "MAX_TOKENS", "TOOL_CALL", "ERROR", "TIMEOUT"
 ]
 """Why the generation stopped."""
 
-DebugEventType = Literal["debug"]
+
+class StreamDone(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
+    """The literal `[DONE]` after `message-end`, as a data-only event (no `event:` line).
+
+    Attributes:
+        data: the literal SSE data, '[DONE]'
+    """
+
+    data: str = "[DONE]"
 
 
 class MessageStartEvent(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):

@@ -154,6 +154,14 @@ EXAMPLES: list[tuple[str, str, str, str, str, str]] = [
         '{"type":"debug","prompt":"<|START_OF_TURN_TOKEN|><|USER_TOKEN|>Hello<|END_OF_TURN_TOKEN|>"}',
         "/chat Debug prompt",
     ),
+    (
+        "/chat",
+        "message",
+        "StreamDone",
+        "StreamDone",
+        "[DONE]",
+        "/chat StreamDone done",
+    ),
 ]
 
 # Examples ssegen synthesized for the JSON messages the spec gives none, chosen because they

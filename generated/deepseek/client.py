@@ -18,7 +18,7 @@ The key is ``api_key=``, else the environment variable of the operation's auth s
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar, overload
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar, Unpack, overload
 
 from .requests import (
     CreateChatCompletionRequest,
@@ -32,7 +32,7 @@ from .channels import (
     CHAT_COMPLETIONS_EVENT,
 )
 from .._runtime.client import AsyncClient as _AsyncClient
-from .._runtime.client import Auth, Operation
+from .._runtime.client import Auth, Operation, StreamOptions
 from .._runtime.client import Client as _Client
 from .._runtime.client_errors import APIConnectionError, APIError, APIStatusError, APITimeoutError
 from .._runtime.client_stream import AsyncStream, Stream
@@ -95,10 +95,7 @@ class Client(_Client):
             self,
             operation: Literal["/beta/completions"],
             body: Mapping[str, Any],
-            *,
-            headers: Mapping[str, str] | None = None,
-            path_params: Mapping[str, Any] | None = None,
-            extra_body: Mapping[str, Any] | None = None,
+            **options: Unpack[StreamOptions],
         ) -> Stream[BETA_COMPLETIONS_EVENT]: ...
 
         @overload
@@ -106,43 +103,22 @@ class Client(_Client):
             self,
             operation: Literal["/chat/completions"],
             body: CreateChatCompletionRequest | Mapping[str, Any],
-            *,
-            headers: Mapping[str, str] | None = None,
-            path_params: Mapping[str, Any] | None = None,
-            extra_body: Mapping[str, Any] | None = None,
+            **options: Unpack[StreamOptions],
         ) -> Stream[CHAT_COMPLETIONS_EVENT]: ...
 
         @overload
         def stream(
-            self,
-            operation: Operation[E],
-            body: Any,
-            *,
-            headers: Mapping[str, str] | None = None,
-            path_params: Mapping[str, Any] | None = None,
-            extra_body: Mapping[str, Any] | None = None,
+            self, operation: Operation[E], body: Any, **options: Unpack[StreamOptions]
         ) -> Stream[E]: ...
 
         @overload
         def stream(
-            self,
-            operation: str,
-            body: Any,
-            *,
-            headers: Mapping[str, str] | None = None,
-            path_params: Mapping[str, Any] | None = None,
-            extra_body: Mapping[str, Any] | None = None,
+            self, operation: str, body: Any, **options: Unpack[StreamOptions]
         ) -> Stream[Any]: ...
 
         # (the same narrowing as above, for pyright, on the implementation)
         def stream(  # pyright: ignore[reportIncompatibleMethodOverride]
-            self,
-            operation: Operation[Any] | str,
-            body: Any,
-            *,
-            headers: Mapping[str, str] | None = None,
-            path_params: Mapping[str, Any] | None = None,
-            extra_body: Mapping[str, Any] | None = None,
+            self, operation: Operation[Any] | str, body: Any, **options: Unpack[StreamOptions]
         ) -> Stream[Any]: ...  # the runtime client's, at run time
 
     def beta_completions(
@@ -161,13 +137,7 @@ class Client(_Client):
             extra_body: members the spec does not list, added to the body.
             headers: headers of this call (over the client's).
         """
-        return self.stream(
-            BETA_COMPLETIONS_OPERATION,
-            body,
-            headers=headers,
-            path_params=None,
-            extra_body=extra_body,
-        )
+        return self.stream(BETA_COMPLETIONS_OPERATION, body, headers=headers, extra_body=extra_body)
 
     def chat_completions(
         self,
@@ -203,13 +173,7 @@ class Client(_Client):
             tools=tools,
             tool_choice=tool_choice,
         )
-        return self.stream(
-            CHAT_COMPLETIONS_OPERATION,
-            sent,
-            headers=headers,
-            path_params=None,
-            extra_body=extra_body,
-        )
+        return self.stream(CHAT_COMPLETIONS_OPERATION, sent, headers=headers, extra_body=extra_body)
 
 
 class AsyncClient(_AsyncClient):
@@ -230,10 +194,7 @@ class AsyncClient(_AsyncClient):
             self,
             operation: Literal["/beta/completions"],
             body: Mapping[str, Any],
-            *,
-            headers: Mapping[str, str] | None = None,
-            path_params: Mapping[str, Any] | None = None,
-            extra_body: Mapping[str, Any] | None = None,
+            **options: Unpack[StreamOptions],
         ) -> AsyncStream[BETA_COMPLETIONS_EVENT]: ...
 
         @overload
@@ -241,43 +202,22 @@ class AsyncClient(_AsyncClient):
             self,
             operation: Literal["/chat/completions"],
             body: CreateChatCompletionRequest | Mapping[str, Any],
-            *,
-            headers: Mapping[str, str] | None = None,
-            path_params: Mapping[str, Any] | None = None,
-            extra_body: Mapping[str, Any] | None = None,
+            **options: Unpack[StreamOptions],
         ) -> AsyncStream[CHAT_COMPLETIONS_EVENT]: ...
 
         @overload
         def stream(
-            self,
-            operation: Operation[E],
-            body: Any,
-            *,
-            headers: Mapping[str, str] | None = None,
-            path_params: Mapping[str, Any] | None = None,
-            extra_body: Mapping[str, Any] | None = None,
+            self, operation: Operation[E], body: Any, **options: Unpack[StreamOptions]
         ) -> AsyncStream[E]: ...
 
         @overload
         def stream(
-            self,
-            operation: str,
-            body: Any,
-            *,
-            headers: Mapping[str, str] | None = None,
-            path_params: Mapping[str, Any] | None = None,
-            extra_body: Mapping[str, Any] | None = None,
+            self, operation: str, body: Any, **options: Unpack[StreamOptions]
         ) -> AsyncStream[Any]: ...
 
         # (the same narrowing as above, for pyright, on the implementation)
         def stream(  # pyright: ignore[reportIncompatibleMethodOverride]
-            self,
-            operation: Operation[Any] | str,
-            body: Any,
-            *,
-            headers: Mapping[str, str] | None = None,
-            path_params: Mapping[str, Any] | None = None,
-            extra_body: Mapping[str, Any] | None = None,
+            self, operation: Operation[Any] | str, body: Any, **options: Unpack[StreamOptions]
         ) -> AsyncStream[Any]: ...  # the runtime client's, at run time
 
     def beta_completions(
@@ -289,20 +229,10 @@ class AsyncClient(_AsyncClient):
     ) -> AsyncStream[BETA_COMPLETIONS_EVENT]:
         """Stream ``POST /beta/completions``: the typed events of ``/beta/completions``.
 
-        Use it as a context manager: entering sends the request.
-
-        Args:
-            body: the JSON object sent (no source states the body's schema).
-            extra_body: members the spec does not list, added to the body.
-            headers: headers of this call (over the client's).
+        An ``AsyncStream``, entered with ``async with``; the arguments are
+        :meth:`Client.beta_completions`'s.
         """
-        return self.stream(
-            BETA_COMPLETIONS_OPERATION,
-            body,
-            headers=headers,
-            path_params=None,
-            extra_body=extra_body,
-        )
+        return self.stream(BETA_COMPLETIONS_OPERATION, body, headers=headers, extra_body=extra_body)
 
     def chat_completions(
         self,
@@ -318,17 +248,8 @@ class AsyncClient(_AsyncClient):
     ) -> AsyncStream[CHAT_COMPLETIONS_EVENT]:
         """Stream ``POST /chat/completions``: the typed events of ``/chat/completions``.
 
-        Use it as a context manager: entering sends the request.
-
-        Args:
-            messages: A list of messages comprising the conversation so far.
-            response_format: An object specifying the format that the model must output. Setting to { "type": "json_object" } enables JSON Output, which guarantees the message the model generates is valid JSON. Important: When using JSON Output, you must also instruct the model to produce JSON yourself via a system or user message. Without this, the model may generate an unending stream of whitespace until the generation reaches the token limit, resulting in a long-running and seemingly "stuck" request. Also note that the message content may be partially cut off if finish_reason="length", which indicates the generation exceeded max_tokens or the conversation exceeded the max context length.
-            stop: Up to 16 sequences where the API will stop generating further tokens.
-            stream_options: Options for streaming response. Only set this when you set stream: true.
-            tools: A list of tools the model may call. Currently, only functions are supported as a tool. Use this to provide a list of functions the model may generate JSON inputs for. A max of 128 functions are supported.
-            tool_choice: Controls which (if any) tool is called by the model. none means the model will not call any tool and instead generates a message. auto means the model can pick between generating a message or calling one or more tools. required means the model must call one or more tools. Specifying a particular tool via {"type": "function", "function": {"name": "my_function"}} forces the model to call that tool. none is the default when no tools are present. auto is the default if tools are present.
-            extra_body: members the spec does not list, added to the body.
-            headers: headers of this call (over the client's).
+        An ``AsyncStream``, entered with ``async with``; the arguments are
+        :meth:`Client.chat_completions`'s.
         """
         sent = CreateChatCompletionRequest(
             messages=messages,
@@ -338,13 +259,7 @@ class AsyncClient(_AsyncClient):
             tools=tools,
             tool_choice=tool_choice,
         )
-        return self.stream(
-            CHAT_COMPLETIONS_OPERATION,
-            sent,
-            headers=headers,
-            path_params=None,
-            extra_body=extra_body,
-        )
+        return self.stream(CHAT_COMPLETIONS_OPERATION, sent, headers=headers, extra_body=extra_body)
 
 
 __all__ = [

@@ -18,12 +18,11 @@ The key is ``api_key=``, else the environment variable of the operation's auth s
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar, overload
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar, Unpack, overload
 
 import msgspec
 
 from .requests import (
-    Content,
     GenerateContentRequest,
     GenerationConfig,
     SafetySetting,
@@ -31,6 +30,7 @@ from .requests import (
     ToolConfig,
 )
 from .models import (
+    Content,
     ErrorResponse,
 )
 from .channels import (
@@ -38,7 +38,7 @@ from .channels import (
     MODELS_MODEL_STREAM_GENERATE_CONTENT_EVENT,
 )
 from .._runtime.client import AsyncClient as _AsyncClient
-from .._runtime.client import Auth, Operation
+from .._runtime.client import Auth, Operation, StreamOptions
 from .._runtime.client import Client as _Client
 from .._runtime.client_errors import APIConnectionError, APIError, APIStatusError, APITimeoutError
 from .._runtime.client_stream import AsyncStream, Stream
@@ -89,43 +89,22 @@ class Client(_Client):
             self,
             operation: Literal["/models/{model}:streamGenerateContent"],
             body: GenerateContentRequest | Mapping[str, Any],
-            *,
-            headers: Mapping[str, str] | None = None,
-            path_params: Mapping[str, Any] | None = None,
-            extra_body: Mapping[str, Any] | None = None,
+            **options: Unpack[StreamOptions],
         ) -> Stream[MODELS_MODEL_STREAM_GENERATE_CONTENT_EVENT]: ...
 
         @overload
         def stream(
-            self,
-            operation: Operation[E],
-            body: Any,
-            *,
-            headers: Mapping[str, str] | None = None,
-            path_params: Mapping[str, Any] | None = None,
-            extra_body: Mapping[str, Any] | None = None,
+            self, operation: Operation[E], body: Any, **options: Unpack[StreamOptions]
         ) -> Stream[E]: ...
 
         @overload
         def stream(
-            self,
-            operation: str,
-            body: Any,
-            *,
-            headers: Mapping[str, str] | None = None,
-            path_params: Mapping[str, Any] | None = None,
-            extra_body: Mapping[str, Any] | None = None,
+            self, operation: str, body: Any, **options: Unpack[StreamOptions]
         ) -> Stream[Any]: ...
 
         # (the same narrowing as above, for pyright, on the implementation)
         def stream(  # pyright: ignore[reportIncompatibleMethodOverride]
-            self,
-            operation: Operation[Any] | str,
-            body: Any,
-            *,
-            headers: Mapping[str, str] | None = None,
-            path_params: Mapping[str, Any] | None = None,
-            extra_body: Mapping[str, Any] | None = None,
+            self, operation: Operation[Any] | str, body: Any, **options: Unpack[StreamOptions]
         ) -> Stream[Any]: ...  # the runtime client's, at run time
 
     def request_generate_content(
@@ -196,43 +175,22 @@ class AsyncClient(_AsyncClient):
             self,
             operation: Literal["/models/{model}:streamGenerateContent"],
             body: GenerateContentRequest | Mapping[str, Any],
-            *,
-            headers: Mapping[str, str] | None = None,
-            path_params: Mapping[str, Any] | None = None,
-            extra_body: Mapping[str, Any] | None = None,
+            **options: Unpack[StreamOptions],
         ) -> AsyncStream[MODELS_MODEL_STREAM_GENERATE_CONTENT_EVENT]: ...
 
         @overload
         def stream(
-            self,
-            operation: Operation[E],
-            body: Any,
-            *,
-            headers: Mapping[str, str] | None = None,
-            path_params: Mapping[str, Any] | None = None,
-            extra_body: Mapping[str, Any] | None = None,
+            self, operation: Operation[E], body: Any, **options: Unpack[StreamOptions]
         ) -> AsyncStream[E]: ...
 
         @overload
         def stream(
-            self,
-            operation: str,
-            body: Any,
-            *,
-            headers: Mapping[str, str] | None = None,
-            path_params: Mapping[str, Any] | None = None,
-            extra_body: Mapping[str, Any] | None = None,
+            self, operation: str, body: Any, **options: Unpack[StreamOptions]
         ) -> AsyncStream[Any]: ...
 
         # (the same narrowing as above, for pyright, on the implementation)
         def stream(  # pyright: ignore[reportIncompatibleMethodOverride]
-            self,
-            operation: Operation[Any] | str,
-            body: Any,
-            *,
-            headers: Mapping[str, str] | None = None,
-            path_params: Mapping[str, Any] | None = None,
-            extra_body: Mapping[str, Any] | None = None,
+            self, operation: Operation[Any] | str, body: Any, **options: Unpack[StreamOptions]
         ) -> AsyncStream[Any]: ...  # the runtime client's, at run time
 
     def request_generate_content(
@@ -251,21 +209,8 @@ class AsyncClient(_AsyncClient):
     ) -> AsyncStream[MODELS_MODEL_STREAM_GENERATE_CONTENT_EVENT]:
         """Stream ``POST /models/{model}:streamGenerateContent``: the typed events of ``/models/{model}:streamGenerateContent``.
 
-        The body of `streamGenerateContent`; the model is in the path.
-
-        Use it as a context manager: entering sends the request.
-
-        Args:
-            model: The model id, e.g. `gemini-2.5-flash`.
-            contents: The conversation so far, oldest first: turns of role `user` and `model` (one `user` turn for a single question).
-            system_instruction: Instructions for the model (text parts), apart from the conversation.
-            tools: The tools the model may use.
-            tool_config: How the tools are used.
-            safety_settings: Blocking thresholds by harm category, for this request.
-            generation_config: How the answer is generated.
-            cached_content: The name of cached content to use as context (`cachedContents/{id}`).
-            extra_body: members the spec does not list, added to the body.
-            headers: headers of this call (over the client's).
+        An ``AsyncStream``, entered with ``async with``; the arguments are
+        :meth:`Client.request_generate_content`'s.
         """
         sent = GenerateContentRequest(
             contents=contents,

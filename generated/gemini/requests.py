@@ -13,45 +13,28 @@ from typing import Any, Literal
 
 import msgspec
 
-PartialArgNullValue = Literal["NULL_VALUE"]
-"""A null value."""
-
-FunctionResponseScheduling = Literal["SCHEDULING_UNSPECIFIED", "SILENT", "WHEN_IDLE", "INTERRUPT"]
-"""How the response is scheduled in the conversation (non-blocking calls)."""
-
-ExecutableCodeLanguage = Literal["LANGUAGE_UNSPECIFIED", "PYTHON"]
-"""The code's programming language."""
-
-CodeExecutionResultOutcome = Literal[
-    "OUTCOME_UNSPECIFIED", "OUTCOME_OK", "OUTCOME_FAILED", "OUTCOME_DEADLINE_EXCEEDED"
-]
-"""How the run ended."""
+from .models import (
+    Blob as Blob,
+    CodeExecutionResult as CodeExecutionResult,
+    CodeExecutionResultOutcome as CodeExecutionResultOutcome,
+    Content as Content,
+    ExecutableCode as ExecutableCode,
+    ExecutableCodeLanguage as ExecutableCodeLanguage,
+    FileData as FileData,
+    FunctionCall as FunctionCall,
+    FunctionResponse as FunctionResponse,
+    FunctionResponseScheduling as FunctionResponseScheduling,
+    HarmCategory as HarmCategory,
+    Part as Part,
+    PartialArg as PartialArg,
+    PartialArgNullValue as PartialArgNullValue,
+    VideoMetadata as VideoMetadata,
+)
 
 ToolConfigFunctionCallingConfigMode = Literal[
     "MODE_UNSPECIFIED", "AUTO", "ANY", "NONE", "VALIDATED"
 ]
 """AUTO lets the model choose, ANY makes it call a function, NONE forbids calls."""
-
-HarmCategory = Literal[
-    "HARM_CATEGORY_UNSPECIFIED",
-    "HARM_CATEGORY_DEROGATORY",
-    "HARM_CATEGORY_TOXICITY",
-    "HARM_CATEGORY_VIOLENCE",
-    "HARM_CATEGORY_SEXUAL",
-    "HARM_CATEGORY_MEDICAL",
-    "HARM_CATEGORY_DANGEROUS",
-    "HARM_CATEGORY_HARASSMENT",
-    "HARM_CATEGORY_HATE_SPEECH",
-    "HARM_CATEGORY_SEXUALLY_EXPLICIT",
-    "HARM_CATEGORY_DANGEROUS_CONTENT",
-    "HARM_CATEGORY_CIVIC_INTEGRITY",
-    "HARM_CATEGORY_IMAGE_HATE",
-    "HARM_CATEGORY_IMAGE_DANGEROUS_CONTENT",
-    "HARM_CATEGORY_IMAGE_HARASSMENT",
-    "HARM_CATEGORY_IMAGE_SEXUALLY_EXPLICIT",
-    "HARM_CATEGORY_JAILBREAK",
-]
-"""A harm category."""
 
 SafetySettingThreshold = Literal[
     "HARM_BLOCK_THRESHOLD_UNSPECIFIED",
@@ -87,179 +70,6 @@ class GenerateContentRequest(msgspec.Struct, kw_only=True, omit_defaults=True, g
         default=None, name="generationConfig"
     )
     cached_content: str | None = msgspec.field(default=None, name="cachedContent")
-
-
-class Content(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
-    """A turn's content; `role` is `model` in a response.
-
-    Attributes:
-        role: The producer of the content, `model` for the response.
-        parts: The parts of this chunk, in order; each continues the candidate's content.
-    """
-
-    role: str | None = None
-    parts: list[Part] | None = None
-
-
-class Part(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
-    """One piece of content. It holds one kind of data (`text`, `inlineData`, `fileData`,
-    `functionCall`, `functionResponse`, `executableCode`, `codeExecutionResult`);
-    `thought`, `thoughtSignature`, `partMetadata` and `videoMetadata` may accompany it.
-
-    Attributes:
-        text: Text (the answer, or a thought summary when `thought` is true).
-        thought: The part is a thought of the model, not answer text.
-        thought_signature: Opaque signature of the model's thinking, to send back with the part in the next turn.
-        inline_data: Inline media bytes (an image the model generated, for instance).
-        file_data: Media referenced by URI.
-        function_call: A call of a declared function predicted by the model: its `name` and arguments
-            `args` (a JSON object). On Vertex AI with streamed arguments a call spans several
-            parts: `name` with `willContinue: true`, then `partialArgs` pieces, then a part
-            whose call has no `willContinue` (possibly an empty object).
-        function_response: The result of a function call (a server-side tool's, in a response).
-        executable_code: Code the model generated to be run by the code execution tool.
-        code_execution_result: The result of running an `executableCode` part.
-        video_metadata: The part of a video the content refers to.
-        part_metadata: Custom metadata of the part (any JSON object).
-    """
-
-    text: str | None = None
-    thought: bool | None = None
-    thought_signature: str | None = msgspec.field(default=None, name="thoughtSignature")
-    inline_data: Blob | None = msgspec.field(default=None, name="inlineData")
-    file_data: FileData | None = msgspec.field(default=None, name="fileData")
-    function_call: FunctionCall | None = msgspec.field(default=None, name="functionCall")
-    function_response: FunctionResponse | None = msgspec.field(
-        default=None, name="functionResponse"
-    )
-    executable_code: ExecutableCode | None = msgspec.field(default=None, name="executableCode")
-    code_execution_result: CodeExecutionResult | None = msgspec.field(
-        default=None, name="codeExecutionResult"
-    )
-    video_metadata: VideoMetadata | None = msgspec.field(default=None, name="videoMetadata")
-    part_metadata: dict[str, Any] | None = msgspec.field(default=None, name="partMetadata")
-
-
-class Blob(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
-    """Inline media bytes (an image the model generated, for instance).
-
-    Attributes:
-        mime_type: The IANA media type of the data, e.g. `image/png`.
-        data: The bytes, base64-encoded.
-    """
-
-    mime_type: str | None = msgspec.field(default=None, name="mimeType")
-    data: str | None = None
-
-
-class FileData(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
-    """Media referenced by URI.
-
-    Attributes:
-        mime_type: The IANA media type of the file.
-        file_uri: The file's URI.
-    """
-
-    mime_type: str | None = msgspec.field(default=None, name="mimeType")
-    file_uri: str | None = msgspec.field(default=None, name="fileUri")
-
-
-class FunctionCall(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
-    """A call of a declared function predicted by the model: its `name` and arguments
-    `args` (a JSON object). On Vertex AI with streamed arguments a call spans several
-    parts: `name` with `willContinue: true`, then `partialArgs` pieces, then a part
-    whose call has no `willContinue` (possibly an empty object).
-
-    Attributes:
-        id: The call's id, to be named by the matching `functionResponse`.
-        name: The function's name.
-        args: The arguments, a JSON object following the function's parameter schema.
-        partial_args: Vertex AI only. Streamed pieces of the arguments.
-        will_continue: Vertex AI only. More parts of this function call follow.
-    """
-
-    id: str | None = None
-    name: str | None = None
-    args: dict[str, Any] | None = None
-    partial_args: list[PartialArg] | None = msgspec.field(default=None, name="partialArgs")
-    will_continue: bool | None = msgspec.field(default=None, name="willContinue")
-
-
-class PartialArg(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
-    """Vertex AI only. A piece of a function call's arguments: the value at `jsonPath`
-    (one of `stringValue`, `numberValue`, `boolValue`, `nullValue`).
-
-    Attributes:
-        json_path: An RFC 9535 JSON path into the arguments, e.g. `$.items[0].name`.
-        string_value: A piece of a string value; pieces at one path are concatenated.
-        number_value: A number value.
-        bool_value: A boolean value.
-        null_value: A null value.
-        will_continue: Another piece for the same `jsonPath` follows.
-    """
-
-    json_path: str | None = msgspec.field(default=None, name="jsonPath")
-    string_value: str | None = msgspec.field(default=None, name="stringValue")
-    number_value: int | float | None = msgspec.field(default=None, name="numberValue")
-    bool_value: bool | None = msgspec.field(default=None, name="boolValue")
-    null_value: PartialArgNullValue | str | None = msgspec.field(default=None, name="nullValue")
-    will_continue: bool | None = msgspec.field(default=None, name="willContinue")
-
-
-class FunctionResponse(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
-    """The result of a function call (a server-side tool's, in a response).
-
-    Attributes:
-        id: The id of the call this answers.
-        name: The function's name.
-        response: The function's result, a JSON object.
-        will_continue: More responses to this call follow (non-blocking calls).
-        scheduling: How the response is scheduled in the conversation (non-blocking calls).
-    """
-
-    id: str | None = None
-    name: str | None = None
-    response: dict[str, Any] | None = None
-    will_continue: bool | None = msgspec.field(default=None, name="willContinue")
-    scheduling: FunctionResponseScheduling | str | None = None
-
-
-class ExecutableCode(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
-    """Code the model generated to be run by the code execution tool.
-
-    Attributes:
-        language: The code's programming language.
-        code: The code.
-    """
-
-    language: ExecutableCodeLanguage | str | None = None
-    code: str | None = None
-
-
-class CodeExecutionResult(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
-    """The result of running an `executableCode` part.
-
-    Attributes:
-        outcome: How the run ended.
-        output: Standard output on success, else the error message.
-    """
-
-    outcome: CodeExecutionResultOutcome | str | None = None
-    output: str | None = None
-
-
-class VideoMetadata(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
-    """The part of a video the content refers to.
-
-    Attributes:
-        start_offset: Start offset (a duration such as `3.5s`).
-        end_offset: End offset (a duration such as `12s`).
-        fps: Frame rate of the video sent to the model.
-    """
-
-    start_offset: str | None = msgspec.field(default=None, name="startOffset")
-    end_offset: str | None = msgspec.field(default=None, name="endOffset")
-    fps: int | float | None = None
 
 
 class Tool(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):

@@ -18,7 +18,7 @@ The key is ``api_key=``, else the environment variable of the operation's auth s
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar, overload
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar, Unpack, overload
 
 from .channels import (
     AGENTS_COMPLETIONS_CHANNEL,
@@ -29,7 +29,7 @@ from .channels import (
     FIM_COMPLETIONS_EVENT,
 )
 from .._runtime.client import AsyncClient as _AsyncClient
-from .._runtime.client import Auth, Operation
+from .._runtime.client import Auth, Operation, StreamOptions
 from .._runtime.client import Client as _Client
 from .._runtime.client_errors import APIConnectionError, APIError, APIStatusError, APITimeoutError
 from .._runtime.client_stream import AsyncStream, Stream
@@ -107,10 +107,7 @@ class Client(_Client):
             self,
             operation: Literal["/agents/completions"],
             body: Mapping[str, Any],
-            *,
-            headers: Mapping[str, str] | None = None,
-            path_params: Mapping[str, Any] | None = None,
-            extra_body: Mapping[str, Any] | None = None,
+            **options: Unpack[StreamOptions],
         ) -> Stream[AGENTS_COMPLETIONS_EVENT]: ...
 
         @overload
@@ -118,10 +115,7 @@ class Client(_Client):
             self,
             operation: Literal["/chat/completions"],
             body: Mapping[str, Any],
-            *,
-            headers: Mapping[str, str] | None = None,
-            path_params: Mapping[str, Any] | None = None,
-            extra_body: Mapping[str, Any] | None = None,
+            **options: Unpack[StreamOptions],
         ) -> Stream[CHAT_COMPLETIONS_EVENT]: ...
 
         @overload
@@ -129,43 +123,22 @@ class Client(_Client):
             self,
             operation: Literal["/fim/completions"],
             body: Mapping[str, Any],
-            *,
-            headers: Mapping[str, str] | None = None,
-            path_params: Mapping[str, Any] | None = None,
-            extra_body: Mapping[str, Any] | None = None,
+            **options: Unpack[StreamOptions],
         ) -> Stream[FIM_COMPLETIONS_EVENT]: ...
 
         @overload
         def stream(
-            self,
-            operation: Operation[E],
-            body: Any,
-            *,
-            headers: Mapping[str, str] | None = None,
-            path_params: Mapping[str, Any] | None = None,
-            extra_body: Mapping[str, Any] | None = None,
+            self, operation: Operation[E], body: Any, **options: Unpack[StreamOptions]
         ) -> Stream[E]: ...
 
         @overload
         def stream(
-            self,
-            operation: str,
-            body: Any,
-            *,
-            headers: Mapping[str, str] | None = None,
-            path_params: Mapping[str, Any] | None = None,
-            extra_body: Mapping[str, Any] | None = None,
+            self, operation: str, body: Any, **options: Unpack[StreamOptions]
         ) -> Stream[Any]: ...
 
         # (the same narrowing as above, for pyright, on the implementation)
         def stream(  # pyright: ignore[reportIncompatibleMethodOverride]
-            self,
-            operation: Operation[Any] | str,
-            body: Any,
-            *,
-            headers: Mapping[str, str] | None = None,
-            path_params: Mapping[str, Any] | None = None,
-            extra_body: Mapping[str, Any] | None = None,
+            self, operation: Operation[Any] | str, body: Any, **options: Unpack[StreamOptions]
         ) -> Stream[Any]: ...  # the runtime client's, at run time
 
     def agents_completions(
@@ -185,11 +158,7 @@ class Client(_Client):
             headers: headers of this call (over the client's).
         """
         return self.stream(
-            AGENTS_COMPLETIONS_OPERATION,
-            body,
-            headers=headers,
-            path_params=None,
-            extra_body=extra_body,
+            AGENTS_COMPLETIONS_OPERATION, body, headers=headers, extra_body=extra_body
         )
 
     def chat_completions(
@@ -208,13 +177,7 @@ class Client(_Client):
             extra_body: members the spec does not list, added to the body.
             headers: headers of this call (over the client's).
         """
-        return self.stream(
-            CHAT_COMPLETIONS_OPERATION,
-            body,
-            headers=headers,
-            path_params=None,
-            extra_body=extra_body,
-        )
+        return self.stream(CHAT_COMPLETIONS_OPERATION, body, headers=headers, extra_body=extra_body)
 
     def fim_completions(
         self,
@@ -232,13 +195,7 @@ class Client(_Client):
             extra_body: members the spec does not list, added to the body.
             headers: headers of this call (over the client's).
         """
-        return self.stream(
-            FIM_COMPLETIONS_OPERATION,
-            body,
-            headers=headers,
-            path_params=None,
-            extra_body=extra_body,
-        )
+        return self.stream(FIM_COMPLETIONS_OPERATION, body, headers=headers, extra_body=extra_body)
 
 
 class AsyncClient(_AsyncClient):
@@ -259,10 +216,7 @@ class AsyncClient(_AsyncClient):
             self,
             operation: Literal["/agents/completions"],
             body: Mapping[str, Any],
-            *,
-            headers: Mapping[str, str] | None = None,
-            path_params: Mapping[str, Any] | None = None,
-            extra_body: Mapping[str, Any] | None = None,
+            **options: Unpack[StreamOptions],
         ) -> AsyncStream[AGENTS_COMPLETIONS_EVENT]: ...
 
         @overload
@@ -270,10 +224,7 @@ class AsyncClient(_AsyncClient):
             self,
             operation: Literal["/chat/completions"],
             body: Mapping[str, Any],
-            *,
-            headers: Mapping[str, str] | None = None,
-            path_params: Mapping[str, Any] | None = None,
-            extra_body: Mapping[str, Any] | None = None,
+            **options: Unpack[StreamOptions],
         ) -> AsyncStream[CHAT_COMPLETIONS_EVENT]: ...
 
         @overload
@@ -281,43 +232,22 @@ class AsyncClient(_AsyncClient):
             self,
             operation: Literal["/fim/completions"],
             body: Mapping[str, Any],
-            *,
-            headers: Mapping[str, str] | None = None,
-            path_params: Mapping[str, Any] | None = None,
-            extra_body: Mapping[str, Any] | None = None,
+            **options: Unpack[StreamOptions],
         ) -> AsyncStream[FIM_COMPLETIONS_EVENT]: ...
 
         @overload
         def stream(
-            self,
-            operation: Operation[E],
-            body: Any,
-            *,
-            headers: Mapping[str, str] | None = None,
-            path_params: Mapping[str, Any] | None = None,
-            extra_body: Mapping[str, Any] | None = None,
+            self, operation: Operation[E], body: Any, **options: Unpack[StreamOptions]
         ) -> AsyncStream[E]: ...
 
         @overload
         def stream(
-            self,
-            operation: str,
-            body: Any,
-            *,
-            headers: Mapping[str, str] | None = None,
-            path_params: Mapping[str, Any] | None = None,
-            extra_body: Mapping[str, Any] | None = None,
+            self, operation: str, body: Any, **options: Unpack[StreamOptions]
         ) -> AsyncStream[Any]: ...
 
         # (the same narrowing as above, for pyright, on the implementation)
         def stream(  # pyright: ignore[reportIncompatibleMethodOverride]
-            self,
-            operation: Operation[Any] | str,
-            body: Any,
-            *,
-            headers: Mapping[str, str] | None = None,
-            path_params: Mapping[str, Any] | None = None,
-            extra_body: Mapping[str, Any] | None = None,
+            self, operation: Operation[Any] | str, body: Any, **options: Unpack[StreamOptions]
         ) -> AsyncStream[Any]: ...  # the runtime client's, at run time
 
     def agents_completions(
@@ -329,19 +259,11 @@ class AsyncClient(_AsyncClient):
     ) -> AsyncStream[AGENTS_COMPLETIONS_EVENT]:
         """Stream ``POST /agents/completions``: the typed events of ``/agents/completions``.
 
-        Use it as a context manager: entering sends the request.
-
-        Args:
-            body: the JSON object sent (no source states the body's schema).
-            extra_body: members the spec does not list, added to the body.
-            headers: headers of this call (over the client's).
+        An ``AsyncStream``, entered with ``async with``; the arguments are
+        :meth:`Client.agents_completions`'s.
         """
         return self.stream(
-            AGENTS_COMPLETIONS_OPERATION,
-            body,
-            headers=headers,
-            path_params=None,
-            extra_body=extra_body,
+            AGENTS_COMPLETIONS_OPERATION, body, headers=headers, extra_body=extra_body
         )
 
     def chat_completions(
@@ -353,20 +275,10 @@ class AsyncClient(_AsyncClient):
     ) -> AsyncStream[CHAT_COMPLETIONS_EVENT]:
         """Stream ``POST /chat/completions``: the typed events of ``/chat/completions``.
 
-        Use it as a context manager: entering sends the request.
-
-        Args:
-            body: the JSON object sent (no source states the body's schema).
-            extra_body: members the spec does not list, added to the body.
-            headers: headers of this call (over the client's).
+        An ``AsyncStream``, entered with ``async with``; the arguments are
+        :meth:`Client.chat_completions`'s.
         """
-        return self.stream(
-            CHAT_COMPLETIONS_OPERATION,
-            body,
-            headers=headers,
-            path_params=None,
-            extra_body=extra_body,
-        )
+        return self.stream(CHAT_COMPLETIONS_OPERATION, body, headers=headers, extra_body=extra_body)
 
     def fim_completions(
         self,
@@ -377,20 +289,10 @@ class AsyncClient(_AsyncClient):
     ) -> AsyncStream[FIM_COMPLETIONS_EVENT]:
         """Stream ``POST /fim/completions``: the typed events of ``/fim/completions``.
 
-        Use it as a context manager: entering sends the request.
-
-        Args:
-            body: the JSON object sent (no source states the body's schema).
-            extra_body: members the spec does not list, added to the body.
-            headers: headers of this call (over the client's).
+        An ``AsyncStream``, entered with ``async with``; the arguments are
+        :meth:`Client.fim_completions`'s.
         """
-        return self.stream(
-            FIM_COMPLETIONS_OPERATION,
-            body,
-            headers=headers,
-            path_params=None,
-            extra_body=extra_body,
-        )
+        return self.stream(FIM_COMPLETIONS_OPERATION, body, headers=headers, extra_body=extra_body)
 
 
 __all__ = [

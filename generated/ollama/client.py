@@ -18,7 +18,7 @@ The key is ``api_key=``, else the environment variable of the operation's auth s
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar, overload
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar, Unpack, overload
 
 import msgspec
 
@@ -37,7 +37,7 @@ from .channels import (
     API_GENERATE_EVENT,
 )
 from .._runtime.client import AsyncClient as _AsyncClient
-from .._runtime.client import Auth, Operation
+from .._runtime.client import Auth, Operation, StreamOptions
 from .._runtime.client import Client as _Client
 from .._runtime.client_errors import APIConnectionError, APIError, APIStatusError, APITimeoutError
 from .._runtime.client_stream import AsyncStream, Stream
@@ -102,10 +102,7 @@ class Client(_Client):
             self,
             operation: Literal["/api/chat"],
             body: ChatRequest | Mapping[str, Any],
-            *,
-            headers: Mapping[str, str] | None = None,
-            path_params: Mapping[str, Any] | None = None,
-            extra_body: Mapping[str, Any] | None = None,
+            **options: Unpack[StreamOptions],
         ) -> Stream[API_CHAT_EVENT]: ...
 
         @overload
@@ -113,43 +110,22 @@ class Client(_Client):
             self,
             operation: Literal["/api/generate"],
             body: GenerateRequest | Mapping[str, Any],
-            *,
-            headers: Mapping[str, str] | None = None,
-            path_params: Mapping[str, Any] | None = None,
-            extra_body: Mapping[str, Any] | None = None,
+            **options: Unpack[StreamOptions],
         ) -> Stream[API_GENERATE_EVENT]: ...
 
         @overload
         def stream(
-            self,
-            operation: Operation[E],
-            body: Any,
-            *,
-            headers: Mapping[str, str] | None = None,
-            path_params: Mapping[str, Any] | None = None,
-            extra_body: Mapping[str, Any] | None = None,
+            self, operation: Operation[E], body: Any, **options: Unpack[StreamOptions]
         ) -> Stream[E]: ...
 
         @overload
         def stream(
-            self,
-            operation: str,
-            body: Any,
-            *,
-            headers: Mapping[str, str] | None = None,
-            path_params: Mapping[str, Any] | None = None,
-            extra_body: Mapping[str, Any] | None = None,
+            self, operation: str, body: Any, **options: Unpack[StreamOptions]
         ) -> Stream[Any]: ...
 
         # (the same narrowing as above, for pyright, on the implementation)
         def stream(  # pyright: ignore[reportIncompatibleMethodOverride]
-            self,
-            operation: Operation[Any] | str,
-            body: Any,
-            *,
-            headers: Mapping[str, str] | None = None,
-            path_params: Mapping[str, Any] | None = None,
-            extra_body: Mapping[str, Any] | None = None,
+            self, operation: Operation[Any] | str, body: Any, **options: Unpack[StreamOptions]
         ) -> Stream[Any]: ...  # the runtime client's, at run time
 
     def chat(
@@ -187,13 +163,7 @@ class Client(_Client):
             options=options,
             keep_alive=keep_alive,
         )
-        return self.stream(
-            API_CHAT_OPERATION,
-            sent,
-            headers=headers,
-            path_params=None,
-            extra_body=extra_body,
-        )
+        return self.stream(API_CHAT_OPERATION, sent, headers=headers, extra_body=extra_body)
 
     def generate(
         self,
@@ -240,13 +210,7 @@ class Client(_Client):
             options=options,
             keep_alive=keep_alive,
         )
-        return self.stream(
-            API_GENERATE_OPERATION,
-            sent,
-            headers=headers,
-            path_params=None,
-            extra_body=extra_body,
-        )
+        return self.stream(API_GENERATE_OPERATION, sent, headers=headers, extra_body=extra_body)
 
 
 class AsyncClient(_AsyncClient):
@@ -267,10 +231,7 @@ class AsyncClient(_AsyncClient):
             self,
             operation: Literal["/api/chat"],
             body: ChatRequest | Mapping[str, Any],
-            *,
-            headers: Mapping[str, str] | None = None,
-            path_params: Mapping[str, Any] | None = None,
-            extra_body: Mapping[str, Any] | None = None,
+            **options: Unpack[StreamOptions],
         ) -> AsyncStream[API_CHAT_EVENT]: ...
 
         @overload
@@ -278,43 +239,22 @@ class AsyncClient(_AsyncClient):
             self,
             operation: Literal["/api/generate"],
             body: GenerateRequest | Mapping[str, Any],
-            *,
-            headers: Mapping[str, str] | None = None,
-            path_params: Mapping[str, Any] | None = None,
-            extra_body: Mapping[str, Any] | None = None,
+            **options: Unpack[StreamOptions],
         ) -> AsyncStream[API_GENERATE_EVENT]: ...
 
         @overload
         def stream(
-            self,
-            operation: Operation[E],
-            body: Any,
-            *,
-            headers: Mapping[str, str] | None = None,
-            path_params: Mapping[str, Any] | None = None,
-            extra_body: Mapping[str, Any] | None = None,
+            self, operation: Operation[E], body: Any, **options: Unpack[StreamOptions]
         ) -> AsyncStream[E]: ...
 
         @overload
         def stream(
-            self,
-            operation: str,
-            body: Any,
-            *,
-            headers: Mapping[str, str] | None = None,
-            path_params: Mapping[str, Any] | None = None,
-            extra_body: Mapping[str, Any] | None = None,
+            self, operation: str, body: Any, **options: Unpack[StreamOptions]
         ) -> AsyncStream[Any]: ...
 
         # (the same narrowing as above, for pyright, on the implementation)
         def stream(  # pyright: ignore[reportIncompatibleMethodOverride]
-            self,
-            operation: Operation[Any] | str,
-            body: Any,
-            *,
-            headers: Mapping[str, str] | None = None,
-            path_params: Mapping[str, Any] | None = None,
-            extra_body: Mapping[str, Any] | None = None,
+            self, operation: Operation[Any] | str, body: Any, **options: Unpack[StreamOptions]
         ) -> AsyncStream[Any]: ...  # the runtime client's, at run time
 
     def chat(
@@ -332,16 +272,8 @@ class AsyncClient(_AsyncClient):
     ) -> AsyncStream[API_CHAT_EVENT]:
         """Stream ``POST /api/chat``: the typed events of ``/api/chat``.
 
-        Use it as a context manager: entering sends the request.
-
-        Args:
-            model: the model name, `model:tag` (tag `latest` when left out)
-            think: a thinking model returns its reasoning in `message.thinking`
-            format: `json`, or a JSON schema the reply must follow
-            options: model parameters such as `temperature`
-            keep_alive: how long the model stays loaded after the request
-            extra_body: members the spec does not list, added to the body.
-            headers: headers of this call (over the client's).
+        An ``AsyncStream``, entered with ``async with``; the arguments are
+        :meth:`Client.chat`'s.
         """
         sent = ChatRequest(
             model=model,
@@ -352,13 +284,7 @@ class AsyncClient(_AsyncClient):
             options=options,
             keep_alive=keep_alive,
         )
-        return self.stream(
-            API_CHAT_OPERATION,
-            sent,
-            headers=headers,
-            path_params=None,
-            extra_body=extra_body,
-        )
+        return self.stream(API_CHAT_OPERATION, sent, headers=headers, extra_body=extra_body)
 
     def generate(
         self,
@@ -378,20 +304,8 @@ class AsyncClient(_AsyncClient):
     ) -> AsyncStream[API_GENERATE_EVENT]:
         """Stream ``POST /api/generate``: the typed events of ``/api/generate``.
 
-        Use it as a context manager: entering sends the request.
-
-        Args:
-            model: the model name, `model:tag` (tag `latest` when left out)
-            prompt: the prompt to complete
-            suffix: text that comes after the completion (fill in the middle)
-            system: a system message
-            think: a thinking model returns its reasoning in `thinking`
-            raw: send the prompt as is
-            format: `json`, or a JSON schema the reply must follow
-            options: model parameters such as `temperature`
-            keep_alive: how long the model stays loaded after the request
-            extra_body: members the spec does not list, added to the body.
-            headers: headers of this call (over the client's).
+        An ``AsyncStream``, entered with ``async with``; the arguments are
+        :meth:`Client.generate`'s.
         """
         sent = GenerateRequest(
             model=model,
@@ -405,13 +319,7 @@ class AsyncClient(_AsyncClient):
             options=options,
             keep_alive=keep_alive,
         )
-        return self.stream(
-            API_GENERATE_OPERATION,
-            sent,
-            headers=headers,
-            path_params=None,
-            extra_body=extra_body,
-        )
+        return self.stream(API_GENERATE_OPERATION, sent, headers=headers, extra_body=extra_body)
 
 
 __all__ = [

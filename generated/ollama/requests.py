@@ -9,11 +9,15 @@ the providers add values.  A request whose body states no schema takes a plain m
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
 import msgspec
 
-MessageRole = Literal["system", "user", "assistant", "tool"]
+from .models import (
+    MessageRole as MessageRole,
+    ToolCall as ToolCall,
+    ToolCallFunction as ToolCallFunction,
+)
 
 
 class ChatRequest(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
@@ -52,25 +56,6 @@ class Message(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     images: list[str] | None = None
     tool_calls: list[ToolCall] | None = None
     tool_name: str | None = None
-
-
-class ToolCall(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
-    """An item of member ``tool_calls`` of :class:`Message`."""
-
-    function: ToolCallFunction
-
-
-class ToolCallFunction(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
-    """The value of member ``function`` of :class:`ToolCall`.
-
-    Attributes:
-        arguments: the arguments as a JSON object (not a string, unlike OpenAI's)
-        index: the call's position among the calls of the reply
-    """
-
-    name: str
-    arguments: dict[str, Any]
-    index: int | None = None
 
 
 class GenerateRequest(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):

@@ -18,7 +18,7 @@ The key is ``api_key=``, else the environment variable of the operation's auth s
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar, overload
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar, Unpack, overload
 
 from .requests import (
     CreateResponseRequest,
@@ -33,7 +33,7 @@ from .channels import (
     V1_RESPONSES_EVENT,
 )
 from .._runtime.client import AsyncClient as _AsyncClient
-from .._runtime.client import Auth, Operation
+from .._runtime.client import Auth, Operation, StreamOptions
 from .._runtime.client import Client as _Client
 from .._runtime.client_errors import APIConnectionError, APIError, APIStatusError, APITimeoutError
 from .._runtime.client_stream import AsyncStream, Stream
@@ -81,43 +81,22 @@ class Client(_Client):
             self,
             operation: Literal["/v1/responses"],
             body: CreateResponseRequest | Mapping[str, Any],
-            *,
-            headers: Mapping[str, str] | None = None,
-            path_params: Mapping[str, Any] | None = None,
-            extra_body: Mapping[str, Any] | None = None,
+            **options: Unpack[StreamOptions],
         ) -> Stream[V1_RESPONSES_EVENT]: ...
 
         @overload
         def stream(
-            self,
-            operation: Operation[E],
-            body: Any,
-            *,
-            headers: Mapping[str, str] | None = None,
-            path_params: Mapping[str, Any] | None = None,
-            extra_body: Mapping[str, Any] | None = None,
+            self, operation: Operation[E], body: Any, **options: Unpack[StreamOptions]
         ) -> Stream[E]: ...
 
         @overload
         def stream(
-            self,
-            operation: str,
-            body: Any,
-            *,
-            headers: Mapping[str, str] | None = None,
-            path_params: Mapping[str, Any] | None = None,
-            extra_body: Mapping[str, Any] | None = None,
+            self, operation: str, body: Any, **options: Unpack[StreamOptions]
         ) -> Stream[Any]: ...
 
         # (the same narrowing as above, for pyright, on the implementation)
         def stream(  # pyright: ignore[reportIncompatibleMethodOverride]
-            self,
-            operation: Operation[Any] | str,
-            body: Any,
-            *,
-            headers: Mapping[str, str] | None = None,
-            path_params: Mapping[str, Any] | None = None,
-            extra_body: Mapping[str, Any] | None = None,
+            self, operation: Operation[Any] | str, body: Any, **options: Unpack[StreamOptions]
         ) -> Stream[Any]: ...  # the runtime client's, at run time
 
     def create_response(
@@ -193,13 +172,7 @@ class Client(_Client):
             service_tier=service_tier,
             safety_identifier=safety_identifier,
         )
-        return self.stream(
-            V1_RESPONSES_OPERATION,
-            sent,
-            headers=headers,
-            path_params=None,
-            extra_body=extra_body,
-        )
+        return self.stream(V1_RESPONSES_OPERATION, sent, headers=headers, extra_body=extra_body)
 
 
 class AsyncClient(_AsyncClient):
@@ -220,43 +193,22 @@ class AsyncClient(_AsyncClient):
             self,
             operation: Literal["/v1/responses"],
             body: CreateResponseRequest | Mapping[str, Any],
-            *,
-            headers: Mapping[str, str] | None = None,
-            path_params: Mapping[str, Any] | None = None,
-            extra_body: Mapping[str, Any] | None = None,
+            **options: Unpack[StreamOptions],
         ) -> AsyncStream[V1_RESPONSES_EVENT]: ...
 
         @overload
         def stream(
-            self,
-            operation: Operation[E],
-            body: Any,
-            *,
-            headers: Mapping[str, str] | None = None,
-            path_params: Mapping[str, Any] | None = None,
-            extra_body: Mapping[str, Any] | None = None,
+            self, operation: Operation[E], body: Any, **options: Unpack[StreamOptions]
         ) -> AsyncStream[E]: ...
 
         @overload
         def stream(
-            self,
-            operation: str,
-            body: Any,
-            *,
-            headers: Mapping[str, str] | None = None,
-            path_params: Mapping[str, Any] | None = None,
-            extra_body: Mapping[str, Any] | None = None,
+            self, operation: str, body: Any, **options: Unpack[StreamOptions]
         ) -> AsyncStream[Any]: ...
 
         # (the same narrowing as above, for pyright, on the implementation)
         def stream(  # pyright: ignore[reportIncompatibleMethodOverride]
-            self,
-            operation: Operation[Any] | str,
-            body: Any,
-            *,
-            headers: Mapping[str, str] | None = None,
-            path_params: Mapping[str, Any] | None = None,
-            extra_body: Mapping[str, Any] | None = None,
+            self, operation: Operation[Any] | str, body: Any, **options: Unpack[StreamOptions]
         ) -> AsyncStream[Any]: ...  # the runtime client's, at run time
 
     def create_response(
@@ -287,28 +239,8 @@ class AsyncClient(_AsyncClient):
     ) -> AsyncStream[V1_RESPONSES_EVENT]:
         """Stream ``POST /v1/responses``: the typed events of ``/v1/responses``.
 
-        The body of `POST /v1/responses`; with `stream` true the answer is the event stream.
-
-        Use it as a context manager: entering sends the request.
-
-        Args:
-            model: The model that answers (`gpt-4.1`, `o3`, ...).
-            input: The input, as text or as a list of input items (messages, tool outputs, ...).
-            instructions: A system (developer) message put first in the model's context.
-            stream_options: Options of a streamed answer.
-            background: Run the response in the background; its stream can then be resumed.
-            previous_response_id: Continue from an earlier response (its output becomes part of the input).
-            store: Whether the response is stored, to be retrieved later.
-            max_output_tokens: The most tokens the response may generate, reasoning tokens included.
-            temperature: How random the answer is, from 0 to 2.
-            tools: The tools the model may call.
-            tool_choice: How the model uses the tools.
-            reasoning: How a reasoning model reasons.
-            text: The format of the text output (`text`, `json_object`, or a `json_schema`).
-            include: Extra output to include (`reasoning.encrypted_content`, ...).
-            safety_identifier: A stable identifier of the end user, hashed.
-            extra_body: members the spec does not list, added to the body.
-            headers: headers of this call (over the client's).
+        An ``AsyncStream``, entered with ``async with``; the arguments are
+        :meth:`Client.create_response`'s.
         """
         sent = CreateResponseRequest(
             model=model,
@@ -332,13 +264,7 @@ class AsyncClient(_AsyncClient):
             service_tier=service_tier,
             safety_identifier=safety_identifier,
         )
-        return self.stream(
-            V1_RESPONSES_OPERATION,
-            sent,
-            headers=headers,
-            path_params=None,
-            extra_body=extra_body,
-        )
+        return self.stream(V1_RESPONSES_OPERATION, sent, headers=headers, extra_body=extra_body)
 
 
 __all__ = [

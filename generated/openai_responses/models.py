@@ -15,8 +15,6 @@ import msgspec
 
 from .._runtime.usage import SentUsage
 
-ResponseCreatedEventType = Literal["response.created"]
-
 ResponseObject = Literal["response"]
 
 ResponseStatus = Literal["completed", "failed", "in_progress", "cancelled", "queued", "incomplete"]
@@ -56,130 +54,6 @@ ToolSearchCallExecution = Literal["server", "client"]
 ProgramOutputItemStatus = Literal["completed", "incomplete"]
 
 ToolSearchOutputExecution = Literal["server", "client"]
-
-ResponseInProgressEventType = Literal["response.in_progress"]
-
-ResponseOutputItemAddedEventType = Literal["response.output_item.added"]
-
-ResponseOutputItemDoneEventType = Literal["response.output_item.done"]
-
-ResponseContentPartAddedEventType = Literal["response.content_part.added"]
-
-ResponseContentPartDoneEventType = Literal["response.content_part.done"]
-
-ResponseOutputTextDeltaEventType = Literal["response.output_text.delta"]
-
-ResponseOutputTextDoneEventType = Literal["response.output_text.done"]
-
-ResponseOutputTextAnnotationAddedEventType = Literal["response.output_text.annotation.added"]
-
-ResponseRefusalDeltaEventType = Literal["response.refusal.delta"]
-
-ResponseRefusalDoneEventType = Literal["response.refusal.done"]
-
-ResponseFunctionCallArgumentsDeltaEventType = Literal["response.function_call_arguments.delta"]
-
-ResponseFunctionCallArgumentsDoneEventType = Literal["response.function_call_arguments.done"]
-
-ResponseReasoningSummaryPartAddedEventType = Literal["response.reasoning_summary_part.added"]
-
-ResponseReasoningSummaryPartDoneEventType = Literal["response.reasoning_summary_part.done"]
-
-ResponseReasoningSummaryTextDeltaEventType = Literal["response.reasoning_summary_text.delta"]
-
-ResponseReasoningSummaryTextDoneEventType = Literal["response.reasoning_summary_text.done"]
-
-ResponseReasoningTextDeltaEventType = Literal["response.reasoning_text.delta"]
-
-ResponseReasoningTextDoneEventType = Literal["response.reasoning_text.done"]
-
-ResponseCompletedEventType = Literal["response.completed"]
-
-ResponseIncompleteEventType = Literal["response.incomplete"]
-
-ResponseFailedEventType = Literal["response.failed"]
-
-ResponseAudioDeltaEventType = Literal["response.audio.delta"]
-
-ResponseAudioDoneEventType = Literal["response.audio.done"]
-
-ResponseAudioTranscriptDeltaEventType = Literal["response.audio.transcript.delta"]
-
-ResponseAudioTranscriptDoneEventType = Literal["response.audio.transcript.done"]
-
-ResponseCodeInterpreterCallCodeDeltaEventType = Literal["response.code_interpreter_call_code.delta"]
-
-ResponseCodeInterpreterCallCodeDoneEventType = Literal["response.code_interpreter_call_code.done"]
-
-ResponseCodeInterpreterCallCompletedEventType = Literal["response.code_interpreter_call.completed"]
-
-ResponseCodeInterpreterCallInProgressEventType = Literal[
-    "response.code_interpreter_call.in_progress"
-]
-
-ResponseCodeInterpreterCallInterpretingEventType = Literal[
-    "response.code_interpreter_call.interpreting"
-]
-
-ResponseFileSearchCallCompletedEventType = Literal["response.file_search_call.completed"]
-
-ResponseFileSearchCallInProgressEventType = Literal["response.file_search_call.in_progress"]
-
-ResponseFileSearchCallSearchingEventType = Literal["response.file_search_call.searching"]
-
-ResponseShellCallCommandAddedEventType = Literal["response.shell_call_command.added"]
-
-ResponseShellCallCommandDeltaEventType = Literal["response.shell_call_command.delta"]
-
-ResponseShellCallCommandDoneEventType = Literal["response.shell_call_command.done"]
-
-ResponseShellCallOutputContentDeltaEventType = Literal["response.shell_call_output_content.delta"]
-
-ResponseShellCallOutputContentDoneEventType = Literal["response.shell_call_output_content.done"]
-
-ResponseWebSearchCallCompletedEventType = Literal["response.web_search_call.completed"]
-
-ResponseWebSearchCallInProgressEventType = Literal["response.web_search_call.in_progress"]
-
-ResponseWebSearchCallSearchingEventType = Literal["response.web_search_call.searching"]
-
-ResponseImageGenerationCallCompletedEventType = Literal["response.image_generation_call.completed"]
-
-ResponseImageGenerationCallGeneratingEventType = Literal[
-    "response.image_generation_call.generating"
-]
-
-ResponseImageGenerationCallInProgressEventType = Literal[
-    "response.image_generation_call.in_progress"
-]
-
-ResponseImageGenerationCallPartialImageEventType = Literal[
-    "response.image_generation_call.partial_image"
-]
-
-ResponseMCPCallArgumentsDeltaEventType = Literal["response.mcp_call_arguments.delta"]
-
-ResponseMCPCallArgumentsDoneEventType = Literal["response.mcp_call_arguments.done"]
-
-ResponseMCPCallCompletedEventType = Literal["response.mcp_call.completed"]
-
-ResponseMCPCallFailedEventType = Literal["response.mcp_call.failed"]
-
-ResponseMCPCallInProgressEventType = Literal["response.mcp_call.in_progress"]
-
-ResponseMCPListToolsCompletedEventType = Literal["response.mcp_list_tools.completed"]
-
-ResponseMCPListToolsFailedEventType = Literal["response.mcp_list_tools.failed"]
-
-ResponseMCPListToolsInProgressEventType = Literal["response.mcp_list_tools.in_progress"]
-
-ResponseQueuedEventType = Literal["response.queued"]
-
-ResponseCustomToolCallInputDeltaEventType = Literal["response.custom_tool_call_input.delta"]
-
-ResponseCustomToolCallInputDoneEventType = Literal["response.custom_tool_call_input.done"]
-
-ResponseErrorEventType = Literal["error"]
 
 
 class ResponseCreatedEvent(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):

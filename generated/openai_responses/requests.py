@@ -13,8 +13,6 @@ from typing import Any, Literal
 
 import msgspec
 
-CreateResponseRequestToolChoiceString = Literal["none", "auto", "required"]
-
 CreateResponseRequestReasoningEffort = Literal["minimal", "low", "medium", "high"]
 
 CreateResponseRequestReasoningSummary = Literal["auto", "concise", "detailed"]

@@ -18,7 +18,7 @@ The key is ``api_key=``, else the environment variable of the operation's auth s
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar, overload
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar, Unpack, overload
 
 from .requests import (
     ChatCompletionRequest,
@@ -30,7 +30,7 @@ from .channels import (
     CHAT_COMPLETIONS_EVENT,
 )
 from .._runtime.client import AsyncClient as _AsyncClient
-from .._runtime.client import Auth, Operation
+from .._runtime.client import Auth, Operation, StreamOptions
 from .._runtime.client import Client as _Client
 from .._runtime.client_errors import APIConnectionError, APIError, APIStatusError, APITimeoutError
 from .._runtime.client_stream import AsyncStream, Stream
@@ -78,43 +78,22 @@ class Client(_Client):
             self,
             operation: Literal["/chat/completions"],
             body: ChatCompletionRequest | Mapping[str, Any],
-            *,
-            headers: Mapping[str, str] | None = None,
-            path_params: Mapping[str, Any] | None = None,
-            extra_body: Mapping[str, Any] | None = None,
+            **options: Unpack[StreamOptions],
         ) -> Stream[CHAT_COMPLETIONS_EVENT]: ...
 
         @overload
         def stream(
-            self,
-            operation: Operation[E],
-            body: Any,
-            *,
-            headers: Mapping[str, str] | None = None,
-            path_params: Mapping[str, Any] | None = None,
-            extra_body: Mapping[str, Any] | None = None,
+            self, operation: Operation[E], body: Any, **options: Unpack[StreamOptions]
         ) -> Stream[E]: ...
 
         @overload
         def stream(
-            self,
-            operation: str,
-            body: Any,
-            *,
-            headers: Mapping[str, str] | None = None,
-            path_params: Mapping[str, Any] | None = None,
-            extra_body: Mapping[str, Any] | None = None,
+            self, operation: str, body: Any, **options: Unpack[StreamOptions]
         ) -> Stream[Any]: ...
 
         # (the same narrowing as above, for pyright, on the implementation)
         def stream(  # pyright: ignore[reportIncompatibleMethodOverride]
-            self,
-            operation: Operation[Any] | str,
-            body: Any,
-            *,
-            headers: Mapping[str, str] | None = None,
-            path_params: Mapping[str, Any] | None = None,
-            extra_body: Mapping[str, Any] | None = None,
+            self, operation: Operation[Any] | str, body: Any, **options: Unpack[StreamOptions]
         ) -> Stream[Any]: ...  # the runtime client's, at run time
 
     def chat_completions(
@@ -220,13 +199,7 @@ class Client(_Client):
             tools=tools,
             tool_choice=tool_choice,
         )
-        return self.stream(
-            CHAT_COMPLETIONS_OPERATION,
-            sent,
-            headers=headers,
-            path_params=None,
-            extra_body=extra_body,
-        )
+        return self.stream(CHAT_COMPLETIONS_OPERATION, sent, headers=headers, extra_body=extra_body)
 
 
 class AsyncClient(_AsyncClient):
@@ -247,43 +220,22 @@ class AsyncClient(_AsyncClient):
             self,
             operation: Literal["/chat/completions"],
             body: ChatCompletionRequest | Mapping[str, Any],
-            *,
-            headers: Mapping[str, str] | None = None,
-            path_params: Mapping[str, Any] | None = None,
-            extra_body: Mapping[str, Any] | None = None,
+            **options: Unpack[StreamOptions],
         ) -> AsyncStream[CHAT_COMPLETIONS_EVENT]: ...
 
         @overload
         def stream(
-            self,
-            operation: Operation[E],
-            body: Any,
-            *,
-            headers: Mapping[str, str] | None = None,
-            path_params: Mapping[str, Any] | None = None,
-            extra_body: Mapping[str, Any] | None = None,
+            self, operation: Operation[E], body: Any, **options: Unpack[StreamOptions]
         ) -> AsyncStream[E]: ...
 
         @overload
         def stream(
-            self,
-            operation: str,
-            body: Any,
-            *,
-            headers: Mapping[str, str] | None = None,
-            path_params: Mapping[str, Any] | None = None,
-            extra_body: Mapping[str, Any] | None = None,
+            self, operation: str, body: Any, **options: Unpack[StreamOptions]
         ) -> AsyncStream[Any]: ...
 
         # (the same narrowing as above, for pyright, on the implementation)
         def stream(  # pyright: ignore[reportIncompatibleMethodOverride]
-            self,
-            operation: Operation[Any] | str,
-            body: Any,
-            *,
-            headers: Mapping[str, str] | None = None,
-            path_params: Mapping[str, Any] | None = None,
-            extra_body: Mapping[str, Any] | None = None,
+            self, operation: Operation[Any] | str, body: Any, **options: Unpack[StreamOptions]
         ) -> AsyncStream[Any]: ...  # the runtime client's, at run time
 
     def chat_completions(
@@ -311,64 +263,8 @@ class AsyncClient(_AsyncClient):
     ) -> AsyncStream[CHAT_COMPLETIONS_EVENT]:
         """Stream ``POST /chat/completions``: the typed events of ``/chat/completions``.
 
-        Use it as a context manager: entering sends the request.
-
-        Args:
-            model: Model Name
-                Must match the value of `modelName` in the MindIE Server configuration file.
-            messages: Inference request message structure.
-                List type, with the number of characters in the `messages` content being between 0KB and 4MB. Supports both Chinese and English. The number of tokens after tokenization should be less than or equal to the minimum value among `maxInputTokenLen`, `maxSeqLen - 1`, `max_position_embeddings`, and 1MB. The `max_position_embeddings` is obtained from the weight file `config.json`, and other related parameters are taken from the configuration file.
-            presence_penalty: The presence penalty ranges from -2.0 to 2.0 and affects how the model penalizes new tokens based on whether they have appeared in the text so far. Positive values will penalize words already used, increasing the likelihood of the model introducing new topics.
-                Float type, value range [-2.0, 2.0], default value 0.0.
-            frequency_penalty: The frequency penalty ranges from -2.0 to 2.0 and influences how the model penalizes new words based on the existing frequency of words in the text. Positive values will penalize frequently used words, reducing the likelihood of repetition in a line.
-                Float type, value range [-2.0, 2.0], default value 0.0.
-            repetition_penalty: The repetition penalty is a technique used to reduce the probability of repeating segments in text generation. It penalizes previously generated text, making the model more likely to choose new, non-repetitive content.
-                Float type, value range (0.0, 2.0], default value 1.0.
-            temperature: Controls the randomness of the generated output, with higher values producing more diverse outputs.
-                Float type, value range [0.0, 2.0], default value 1.0.
-                The higher the value, the greater the randomness of the result. It is recommended to use a value greater than or equal to 0.001, as values below 0.001 may lead to poor text quality.
-            top_p: Controls the range of words considered by the model during generation by using cumulative probability to select candidate words until the cumulative probability exceeds the given threshold. This parameter can also control the diversity of the generated result by selecting candidate words based on cumulative probability.
-                Float type, value range (0.0, 1.0], default value 1.0.
-            top_k: Controls the range of words considered by the model during generation by selecting only from the top k candidate words with the highest probabilities.
-                Int32 type, value range [0, 2147483647], default value determined by the backend model when the field is not set. For more details, refer to documentation.
-                If the value is greater than or equal to vocabSize, the default value will be vocabSize.
-                vocabSize is read from the config.json file under the modelWeightPath directory. It is recommended that users add the vocab_size or padded_vocab_size parameters to config.json to avoid inference failures.
-            seed: Used to specify the random seed for the inference process. The same seed value ensures reproducibility of inference results, while different seed values increase the randomness of the results.
-                UInt64 type, value range [0, 18446744073709551615]. If not provided, the system generates a random seed value.
-                A WARNING may appear when the seed approaches the maximum value, but it will not affect usage. To remove the WARNING, you can reduce the seed value.
-            stop: Text to stop the inference. The output result does not include the stop words by default.
-                List[string] type or string type, default value null.
-                - For List[string], the number of elements should not exceed 1024, with each element having a length of 1-1024. The total length of the list elements should not exceed 32768 (256*128). An empty list is equivalent to null.
-                - For string type, the length range is 1~1024 characters.
-                PD-separated scenarios do not support this parameter.
-            stop_token_ids: List of token IDs to stop the inference. The output result does not include the token IDs in the stop inference list by default.
-                List[int32] type, elements exceeding int32 will be ignored, default value is null.
-            include_stop_str_in_output: Determines whether to include the stop string in the generated inference text.
-                Bool type, default value is false.
-                - true: Includes stop string.
-                - false: Does not include stop string.
-                If stop or stop_token_ids is not provided, this field will be ignored.
-                PD-separated scenarios do not support this parameter.
-            skip_special_tokens: Specifies whether to skip special tokens in the generated inference text.
-                Bool type, default value is true.
-                - true: Skip special tokens.
-                - false: Retain special tokens.
-            ignore_eos: Specifies whether to ignore the eos_token end symbol during inference text generation.
-                Bool type, default value is false.
-                - true: Ignore eos_token end symbol.
-                - false: Do not ignore eos_token end symbol.
-            max_tokens: Specifies the maximum number of tokens allowed in the generated inference. The actual number of tokens generated is also affected by the maxIterTimes parameter in the configuration file, and the generated token count is less than or equal to min(maxIterTimes, max_tokens).
-                Int type, range (0, 2147483647], default value is maxIterTimes.
-            tools: A list of tools that may be used.
-                List[dict] type.
-            tool_choice: Controls whether the model calls a tool.
-                string type or dict type, can be null, default value is "auto".
-                - "none": Indicates that the model will not call any tools and will generate a message instead.
-                - "auto": Indicates that the model can either generate a message or call one or more tools.
-                - "required": Indicates that the model must call one or more tools.
-                By specifying {"{type: 'function', function: {name: 'my_function'}}"} you can specify a particular tool, forcing the model to call that tool.
-            extra_body: members the spec does not list, added to the body.
-            headers: headers of this call (over the client's).
+        An ``AsyncStream``, entered with ``async with``; the arguments are
+        :meth:`Client.chat_completions`'s.
         """
         sent = ChatCompletionRequest(
             model=model,
@@ -389,13 +285,7 @@ class AsyncClient(_AsyncClient):
             tools=tools,
             tool_choice=tool_choice,
         )
-        return self.stream(
-            CHAT_COMPLETIONS_OPERATION,
-            sent,
-            headers=headers,
-            path_params=None,
-            extra_body=extra_body,
-        )
+        return self.stream(CHAT_COMPLETIONS_OPERATION, sent, headers=headers, extra_body=extra_body)
 
 
 __all__ = [

@@ -18,7 +18,7 @@ The key is ``api_key=``, else the environment variable of the operation's auth s
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar, overload
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar, Unpack, overload
 
 import msgspec
 
@@ -30,7 +30,7 @@ from .channels import (
     CHAT_COMPLETIONS_EVENT,
 )
 from .._runtime.client import AsyncClient as _AsyncClient
-from .._runtime.client import Auth, Operation
+from .._runtime.client import Auth, Operation, StreamOptions
 from .._runtime.client import Client as _Client
 from .._runtime.client_errors import APIConnectionError, APIError, APIStatusError, APITimeoutError
 from .._runtime.client_stream import AsyncStream, Stream
@@ -79,43 +79,22 @@ class Client(_Client):
             self,
             operation: Literal["/chat/completions"],
             body: Mapping[str, Any],
-            *,
-            headers: Mapping[str, str] | None = None,
-            path_params: Mapping[str, Any] | None = None,
-            extra_body: Mapping[str, Any] | None = None,
+            **options: Unpack[StreamOptions],
         ) -> Stream[CHAT_COMPLETIONS_EVENT]: ...
 
         @overload
         def stream(
-            self,
-            operation: Operation[E],
-            body: Any,
-            *,
-            headers: Mapping[str, str] | None = None,
-            path_params: Mapping[str, Any] | None = None,
-            extra_body: Mapping[str, Any] | None = None,
+            self, operation: Operation[E], body: Any, **options: Unpack[StreamOptions]
         ) -> Stream[E]: ...
 
         @overload
         def stream(
-            self,
-            operation: str,
-            body: Any,
-            *,
-            headers: Mapping[str, str] | None = None,
-            path_params: Mapping[str, Any] | None = None,
-            extra_body: Mapping[str, Any] | None = None,
+            self, operation: str, body: Any, **options: Unpack[StreamOptions]
         ) -> Stream[Any]: ...
 
         # (the same narrowing as above, for pyright, on the implementation)
         def stream(  # pyright: ignore[reportIncompatibleMethodOverride]
-            self,
-            operation: Operation[Any] | str,
-            body: Any,
-            *,
-            headers: Mapping[str, str] | None = None,
-            path_params: Mapping[str, Any] | None = None,
-            extra_body: Mapping[str, Any] | None = None,
+            self, operation: Operation[Any] | str, body: Any, **options: Unpack[StreamOptions]
         ) -> Stream[Any]: ...  # the runtime client's, at run time
 
     def chat_completions(
@@ -163,43 +142,22 @@ class AsyncClient(_AsyncClient):
             self,
             operation: Literal["/chat/completions"],
             body: Mapping[str, Any],
-            *,
-            headers: Mapping[str, str] | None = None,
-            path_params: Mapping[str, Any] | None = None,
-            extra_body: Mapping[str, Any] | None = None,
+            **options: Unpack[StreamOptions],
         ) -> AsyncStream[CHAT_COMPLETIONS_EVENT]: ...
 
         @overload
         def stream(
-            self,
-            operation: Operation[E],
-            body: Any,
-            *,
-            headers: Mapping[str, str] | None = None,
-            path_params: Mapping[str, Any] | None = None,
-            extra_body: Mapping[str, Any] | None = None,
+            self, operation: Operation[E], body: Any, **options: Unpack[StreamOptions]
         ) -> AsyncStream[E]: ...
 
         @overload
         def stream(
-            self,
-            operation: str,
-            body: Any,
-            *,
-            headers: Mapping[str, str] | None = None,
-            path_params: Mapping[str, Any] | None = None,
-            extra_body: Mapping[str, Any] | None = None,
+            self, operation: str, body: Any, **options: Unpack[StreamOptions]
         ) -> AsyncStream[Any]: ...
 
         # (the same narrowing as above, for pyright, on the implementation)
         def stream(  # pyright: ignore[reportIncompatibleMethodOverride]
-            self,
-            operation: Operation[Any] | str,
-            body: Any,
-            *,
-            headers: Mapping[str, str] | None = None,
-            path_params: Mapping[str, Any] | None = None,
-            extra_body: Mapping[str, Any] | None = None,
+            self, operation: Operation[Any] | str, body: Any, **options: Unpack[StreamOptions]
         ) -> AsyncStream[Any]: ...  # the runtime client's, at run time
 
     def chat_completions(
@@ -213,12 +171,8 @@ class AsyncClient(_AsyncClient):
     ) -> AsyncStream[CHAT_COMPLETIONS_EVENT]:
         """Stream ``POST /{project_id}/{endpoint_slug}/v1/chat/completions``: the typed events of ``/chat/completions``.
 
-        Use it as a context manager: entering sends the request.
-
-        Args:
-            body: the JSON object sent (no source states the body's schema).
-            extra_body: members the spec does not list, added to the body.
-            headers: headers of this call (over the client's).
+        An ``AsyncStream``, entered with ``async with``; the arguments are
+        :meth:`Client.chat_completions`'s.
         """
         return self.stream(
             CHAT_COMPLETIONS_OPERATION,

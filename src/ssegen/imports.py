@@ -17,8 +17,9 @@ def prune_imports(source: str) -> str:
     """``source`` without the module-level imports it does not use.
 
     A name counts as used when the module reads it anywhere (code, annotations, f-strings) or
-    lists it in a module-level ``__all__``.  ``from __future__`` imports, star imports and
-    imports nested in functions or ``if`` blocks are kept as they are.  An import statement
+    lists it in a module-level ``__all__``; ``import X as X`` (an explicit re-export) is kept.
+    ``from __future__`` imports, star imports and imports nested in functions or ``if`` blocks
+    are kept as they are.  An import statement
     that keeps some of its names is written again on one line (the formatter runs afterwards);
     one that keeps none is removed, with a blank line after it when one is before it too, so
     import groups stay separated by one blank line.
@@ -45,7 +46,7 @@ def _edits(tree: ast.Module, used: set[str]) -> list[tuple[int, int, str]]:
     for stmt in tree.body:
         if not isinstance(stmt, ast.Import | ast.ImportFrom) or _kept_whole(stmt):
             continue
-        kept = [alias for alias in stmt.names if _bound(stmt, alias) in used]
+        kept = [alias for alias in stmt.names if _bound(stmt, alias) in used or _reexported(alias)]
         if len(kept) < len(stmt.names):
             assert stmt.end_lineno is not None
             edits.append((stmt.lineno - 1, stmt.end_lineno, _statement(stmt, kept)))
@@ -67,6 +68,13 @@ def _kept_whole(stmt: ast.Import | ast.ImportFrom) -> bool:
     if isinstance(stmt, ast.ImportFrom):
         return stmt.module == "__future__" or any(alias.name == "*" for alias in stmt.names)
     return False
+
+
+def _reexported(alias: ast.alias) -> bool:
+    """``from m import X as X``: the explicit re-export form (PEP 484, mypy's
+    ``no_implicit_reexport``), kept whether or not the module reads ``X`` (``requests.py``
+    re-exports the classes it shares with ``models``)."""
+    return alias.asname is not None and alias.asname == alias.name
 
 
 def _bound(stmt: ast.Import | ast.ImportFrom, alias: ast.alias) -> str:

@@ -96,3 +96,24 @@ def test_future_star_and_nested_imports_are_left_alone() -> None:
 def test_invalid_python_is_a_syntax_error() -> None:
     with pytest.raises(SyntaxError):
         prune_imports("def broken(:\n")
+
+
+def test_an_explicit_re_export_is_kept_though_the_module_does_not_read_it() -> None:
+    source = _module(
+        """
+        from .models import (
+            Content as Content,
+            Part as Part,
+            ToolCall,
+        )
+
+        Body = list[Content]
+        """
+    )
+    assert prune_imports(source) == _module(
+        """
+        from .models import Content as Content, Part as Part
+
+        Body = list[Content]
+        """
+    )

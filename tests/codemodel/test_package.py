@@ -99,3 +99,18 @@ def test_flavours_share_names_fields_and_decode_order() -> None:
     assert {m.adapter for c in pydantic_spec.channels for m in c.messages if m.literal is None} >= {
         "pydantic.TypeAdapter(ChatCompletionChunk)"
     }
+
+
+def test_every_alias_a_models_module_defines_is_named_by_a_field() -> None:
+    """A tag member's enum, first given an alias, is typed by the tag's own ``Literal`` once its
+    class is rebuilt with its tags: the alias (``ResponseCreatedEventType``) is not emitted."""
+    loaded = load_provider(SPECS, "openai_responses")
+    assert loaded.provider is not None
+    spec = build_package_spec(loaded.provider, Diagnostics())
+    annotations = " ".join(f.annotation for c in (*spec.classes, *spec.requests.classes) for f in c.fields)
+    assert spec.aliases
+    for alias in (*spec.aliases, *spec.requests.aliases):
+        assert re.search(rf"\b{alias.name}\b", annotations), alias.name
+    assert "ResponseCreatedEventType" not in {a.name for a in spec.aliases}
+    created = next(c for c in spec.classes if c.name == "ResponseCreatedEvent")
+    assert next(f for f in created.fields if f.wire == "type").annotation == "Literal['response.created']"

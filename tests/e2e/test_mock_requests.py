@@ -33,9 +33,10 @@ pytestmark = pytest.mark.e2e
 CHAT = gen_deepseek.CHANNELS["/chat/completions"]
 RESPONSES = gen_responses.CHANNELS["/v1/responses"]
 TIMEOUT = 10.0
-KEY = {"authorization": "Bearer k"}
+VERSION = {"anthropic-version": "2023-06-01"}  # Anthropic's required header (ignored elsewhere)
+KEY = {"authorization": "Bearer k", **VERSION}
 CHAT_BODY = {"model": "deepseek-chat", "messages": [{"role": "user", "content": "Hi"}], "stream": True}
-GEMINI = "/v1beta/models/gemini-2.5-flash:streamGenerateContent"
+GEMINI = "/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse"
 GEMINI_BODY = {"contents": [{"role": "user", "parts": [{"text": "Hi"}]}]}
 RESPONSES_BODY = {"model": "gpt-test", "input": "Hi", "stream": True, "background": True}
 
@@ -115,11 +116,14 @@ def test_a_request_without_the_key_the_spec_declares_is_a_401(app: Any) -> None:
     gemini = _one(app, "POST", GEMINI, json=GEMINI_BODY)
     assert gemini.status_code == 401 and gemini.json()["error"]["status"] == "UNAUTHENTICATED"
     assert "x-goog-api-key" in gemini.json()["error"]["message"] and "?key=" in gemini.json()["error"]["message"]
-    assert _one(app, "POST", GEMINI + "?key=k", json=GEMINI_BODY).status_code == 200
+    assert _one(app, "POST", GEMINI + "&key=k", json=GEMINI_BODY).status_code == 200
     assert _one(app, "POST", GEMINI, json=GEMINI_BODY, headers={"x-goog-api-key": "k"}).status_code == 200
     claude = {"model": "m", "max_tokens": 8, "messages": []}
-    assert _one(app, "POST", "/v1/messages", json=claude, headers={"x-api-key": "k"}).status_code == 200
-    assert _one(app, "POST", "/v1/messages", json=claude).json()["error"]["type"] == "authentication_error"
+    assert _one(app, "POST", "/v1/messages", json=claude, headers={"x-api-key": "k", **VERSION}).status_code == 200
+    assert (
+        _one(app, "POST", "/v1/messages", json=claude, headers=VERSION).json()["error"]["type"]
+        == "authentication_error"
+    )
     assert _one(app, "POST", "/api/chat", json={"model": "llama3"}).status_code == 200  # Ollama declares no auth
 
 
@@ -141,11 +145,15 @@ def test_the_model_named_in_the_body_is_in_every_event_that_names_one(app: Any) 
 def test_status_answers_an_http_error_before_the_body(app: Any) -> None:
     limited = _one(app, "POST", "/chat/completions?status=429&retry_after=2", json=CHAT_BODY, headers=KEY)
     assert limited.status_code == 429 and limited.headers["retry-after"] == "2"
+    assert "retry-after-ms" not in limited.headers  # whole seconds: Retry-After says it
+    briefly = _one(app, "POST", "/chat/completions?status=429&retry_after=0.25", json=CHAT_BODY, headers=KEY)
+    assert briefly.status_code == 429 and briefly.headers["retry-after-ms"] == "250"
+    assert briefly.headers["retry-after"] == "1"  # RFC 9110 delay-seconds: whole, rounded up
     assert limited.json()["error"]["type"] == "rate_limit_error"
-    overloaded = _one(app, "POST", "/v1/messages?fault=status=529", json={}, headers={"x-api-key": "k"})
+    overloaded = _one(app, "POST", "/v1/messages?fault=status=529", json={}, headers={"x-api-key": "k", **VERSION})
     assert overloaded.status_code == 400  # the body is checked first: a bad request is a bad request
     claude = {"model": "m", "max_tokens": 8, "messages": []}
-    headers = {"x-api-key": "k", "x-ssegen-fault": "status=529"}
+    headers = {"x-api-key": "k", "x-ssegen-fault": "status=529", **VERSION}
     overloaded = _one(app, "POST", "/v1/messages", json=claude, headers=headers)
     assert overloaded.status_code == 529 and overloaded.json()["error"]["type"] == "overloaded_error"
     assert "retry-after" not in overloaded.headers
@@ -200,6 +208,10 @@ def test_the_sse_mock_transport_carries_out_status_times_and_ids() -> None:
     answers = [client.post("https://api.deepseek.com/chat/completions", json=CHAT_BODY) for _ in range(3)]
     assert [a.status_code for a in answers] == [503, 503, 200] and answers[0].headers["retry-after"] == "1"
     assert answers[0].json()["error"]["type"] == "server_error" and len(_data(answers[2])) == 11
+    mock.route(CHAT, status=429, retry_after=0.05, times=1)  # a fraction: retry-after-ms as well
+    limited = client.post("https://api.deepseek.com/chat/completions", json=CHAT_BODY)
+    assert limited.status_code == 429
+    assert (limited.headers["retry-after"], limited.headers["retry-after-ms"]) == ("1", "50")
     mock.route(CHAT, ids=True)
     resumed = client.post("https://api.deepseek.com/chat/completions", headers={"last-event-id": "10"})
     assert resumed.text.startswith("id: 11\n") and resumed.text.count("id: ") == 2
@@ -229,6 +241,8 @@ def test_faults_refuse_values_the_request_faults_cannot_take() -> None:
         ("times=0", "times=0: a number of requests >= 1"),
         ("status=302", "an HTTP error status, 400 to 599"),
         ("retry_after=3", "with status=CODE"),
+        ("status=429, retry_after=-0.5", "retry_after=-0.5: seconds >= 0"),
+        ("status=429, retry_after=soon", "expected seconds"),
         ("ids=2", "expected 1 or 0"),
     ]:
         with pytest.raises(FaultError, match=said):

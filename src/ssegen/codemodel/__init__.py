@@ -29,6 +29,7 @@ from .encoding import EncodedChannel, EncodingSpec, encoded_channel, kept_member
 from .flavour import FLAVOURS, MSGSPEC, PYDANTIC, Flavour
 from .models import AliasSpec, ClassSpec, FieldSpec, ModelsBuilder
 from .module_imports import used_names
+from .shared_requests import share_with_models
 
 __all__ = [
     "AliasSpec",
@@ -269,21 +270,22 @@ def build_package_spec(provider: Provider, diagnostics: Diagnostics, flavour: Fl
     examples = example_cases(provider, [{m.name: m.cls for m in channel.messages} for channel in channels])
     encoded = tuple(encoded_channel(provider, channel, examples) for channel in channels)
     usage_address = provider.channels[0].address if provider.channels else DEFAULT_ADDRESS
-    requests, bodies = request_models(provider, diagnostics, flavour)
+    built, bodies = request_models(provider, diagnostics, flavour)
+    requests = share_with_models(built, models.classes, models.named_aliases)
     kept = kept_members(tuple(models.classes))
     model_names = [
         *(c.name for c in models.classes),
         *(t.name for t in models.terminators),
-        *(a.name for a in models.aliases),
+        *(a.name for a in models.named_aliases),
     ]
     client, request_imports, error_imports = client_imports(
-        client_spec(provider, encoded, requests, bodies, flavour), model_names, requests.names
+        client_spec(provider, encoded, built, bodies, flavour), model_names, requests.names, requests.shared
     )
     return PackageSpec(
         provider=provider,
         title=title,
         classes=tuple(models.classes),
-        aliases=tuple(models.aliases),
+        aliases=tuple(models.named_aliases),
         terminators=tuple(models.terminators),
         channels=encoded,
         usage_address=usage_address,

@@ -53,15 +53,18 @@ class RequestModels:
         classes: the request body classes and the classes of their members, in first-use order.
         aliases: their enum ``Literal`` aliases, in first-use order.
         terminators: always empty (requests have no terminator literal): the models macros read it.
+        shared: the names of the classes and aliases it imports from ``models`` instead, being
+            the same (:func:`~.shared_requests.share_with_models`), sorted.
     """
 
     classes: tuple[ClassSpec, ...]
     aliases: tuple[AliasSpec, ...]
     terminators: tuple[ClassSpec, ...] = ()
+    shared: tuple[str, ...] = ()
 
     @property
     def names(self) -> frozenset[str]:
-        """Every class and alias name of the module."""
+        """Every class and alias name the module defines (not those it imports)."""
         return frozenset((*(c.name for c in self.classes), *(a.name for a in self.aliases)))
 
 
@@ -144,6 +147,14 @@ class OperationSpec:
         return f"{self.body_class} | {plain}" if self.body_class else plain
 
     @property
+    def async_doc(self) -> str:
+        """The ``AsyncClient`` method's docstring: what it sends, and a reference to the
+        ``Client`` method's, which documents the arguments (one full copy per module)."""
+        first = self.doc.splitlines()[0] if self.doc else f"Stream ``{self.address}``."
+        reference = f":meth:`Client.{self.method_name}`'s"
+        return f"{first}\n\nAn ``AsyncStream``, entered with ``async with``; the arguments are\n{reference}."
+
+    @property
     def path_params(self) -> str:
         """The ``path_params=`` expression of the typed method: a dict of its path arguments,
         or ``None``."""
@@ -211,7 +222,7 @@ def request_models(
             described.setdefault(cls, body.description)
     classes = tuple(replace(c, doc=described[c.name]) if described.get(c.name) else c for c in builder.classes)
     diagnostics.extend(d for d in found if d.code != codes.UNION_UNTAGGED.name)
-    return RequestModels(classes, tuple(builder.aliases)), bodies
+    return RequestModels(classes, tuple(builder.named_aliases)), bodies
 
 
 def client_spec(
@@ -389,14 +400,18 @@ def _method_doc(op: OperationSpec, request: Request, cls: ClassSpec | None, argu
 
 
 def client_imports(
-    client: ClientSpec, model_names: Iterable[str], request_names: Iterable[str]
+    client: ClientSpec, model_names: Iterable[str], request_names: Iterable[str], shared: Iterable[str] = ()
 ) -> tuple[ClientSpec, tuple[str, ...], tuple[str, ...]]:
     """``(client, request classes, model import clauses)`` that ``client.py`` imports:
     the request classes of its operations, and the ``models`` classes of their error decoders
-    (``msgspec.json.Decoder(ErrorEvent).decode``). A model class that a used request class's name
-    takes is imported as ``_<Name>`` (clause ``Name as _Name``), and the decoders of ``client`` returned name it so."""
-    requests = used_names([replace(op, error_decoder="") for op in client.operations], request_names)
-    errors = used_names([op.error_decoder for op in client.operations], model_names)
+    (``msgspec.json.Decoder(ErrorEvent).decode``) and of the request classes the ``requests``
+    module shares with ``models`` (``shared``: imported from ``models``, where they are defined).
+    A model class that a used request class's name takes is imported as ``_<Name>`` (clause
+    ``Name as _Name``), and the decoders of ``client`` returned name it so."""
+    typed = [replace(op, error_decoder="") for op in client.operations]
+    requests = used_names(typed, request_names)
+    decoders = used_names([op.error_decoder for op in client.operations], model_names)
+    errors = sorted({*decoders, *used_names(typed, shared)})
     local = {name: f"_{name}" if name in requests else name for name in errors}
     operations = tuple(
         replace(op, error_decoder=TOKEN.sub(lambda m: local.get(m.group(0), m.group(0)), op.error_decoder))

@@ -32,7 +32,7 @@ from ..diagnostics import Diagnostics, codes
 from ..ir import Message, Property, Schema
 from ..naming import ClassName, PythonIdentifier, snake
 from .flavour import MSGSPEC, Flavour
-from .module_imports import BOUND_NAMES
+from .module_imports import BOUND_NAMES, TOKEN
 
 
 @dataclass(frozen=True)
@@ -278,6 +278,15 @@ class ModelsBuilder:
     def aliases(self) -> list[AliasSpec]:
         """Enum aliases in first-use order."""
         return list(self._aliases.values())
+
+    @property
+    def named_aliases(self) -> list[AliasSpec]:
+        """:attr:`aliases` that a class's field names, the ones a module defines: a member whose
+        class was rebuilt with its tags is typed by the tag's own ``Literal['response.created']``,
+        and the alias first made for it (``ResponseCreatedEventType``) would state it again."""
+        fields = (f for _, spec in self._classes.values() if spec for f in spec.fields)
+        named = {token for f in fields for token in TOKEN.findall(f.annotation)}
+        return [alias for alias in self._aliases.values() if alias.name in named]
 
     @property
     def terminators(self) -> list[ClassSpec]:

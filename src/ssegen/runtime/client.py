@@ -35,7 +35,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from types import TracebackType
-from typing import Any, ClassVar, Generic, Self, TypeVar, overload
+from typing import Any, ClassVar, Generic, Self, TypedDict, TypeVar, Unpack, overload
 
 try:
     import httpx
@@ -74,10 +74,27 @@ __all__ = [
     "Resume",
     "Retry",
     "Stream",
+    "StreamOptions",
 ]
 
 E = TypeVar("E")
 H = TypeVar("H", httpx.Client, httpx.AsyncClient)
+
+
+class StreamOptions(TypedDict, total=False):
+    """The keyword arguments of :meth:`Client.stream` after the operation and its body, as the
+    overloads of ``stream`` (the runtime's, and a generated client's one per address) take them:
+    ``**options: Unpack[StreamOptions]`` accepts exactly the keywords the implementation has.
+
+    Attributes:
+        headers: headers of this call (over the client's).
+        path_params: the values of the path's ``{name}`` parameters.
+        extra_body: members added to the body (over its own): those a typed body lacks.
+    """
+
+    headers: Mapping[str, str] | None
+    path_params: Mapping[str, Any] | None
+    extra_body: Mapping[str, Any] | None
 
 
 class _ClientBase(Generic[H]):
@@ -211,24 +228,12 @@ class Client(_ClientBase[httpx.Client]):
 
     @overload
     def stream(
-        self,
-        operation: Operation[E],
-        body: Any,
-        *,
-        headers: Mapping[str, str] | None = None,
-        path_params: Mapping[str, Any] | None = None,
-        extra_body: Mapping[str, Any] | None = None,
+        self, operation: Operation[E], body: Any, **options: Unpack[StreamOptions]
     ) -> Stream[E]: ...
 
     @overload
     def stream(
-        self,
-        operation: str,
-        body: Any,
-        *,
-        headers: Mapping[str, str] | None = None,
-        path_params: Mapping[str, Any] | None = None,
-        extra_body: Mapping[str, Any] | None = None,
+        self, operation: str, body: Any, **options: Unpack[StreamOptions]
     ) -> Stream[Any]: ...
 
     def stream(
@@ -302,24 +307,12 @@ class AsyncClient(_ClientBase[httpx.AsyncClient]):
 
     @overload
     def stream(
-        self,
-        operation: Operation[E],
-        body: Any,
-        *,
-        headers: Mapping[str, str] | None = None,
-        path_params: Mapping[str, Any] | None = None,
-        extra_body: Mapping[str, Any] | None = None,
+        self, operation: Operation[E], body: Any, **options: Unpack[StreamOptions]
     ) -> AsyncStream[E]: ...
 
     @overload
     def stream(
-        self,
-        operation: str,
-        body: Any,
-        *,
-        headers: Mapping[str, str] | None = None,
-        path_params: Mapping[str, Any] | None = None,
-        extra_body: Mapping[str, Any] | None = None,
+        self, operation: str, body: Any, **options: Unpack[StreamOptions]
     ) -> AsyncStream[Any]: ...
 
     def stream(

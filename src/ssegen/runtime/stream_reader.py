@@ -488,6 +488,42 @@ class ChannelReader(Generic[E]):
                     self.apply(acc, event)
 
 
+class ReadsApplier:
+    """Feeds a body's reads into an accumulator one at a time, as they come, as
+    :meth:`ChannelReader.aapply_reads` does the reads it iterates: for a consumer that iterates
+    the reads itself (the streaming client's ``AsyncStream.aaccumulate``, which then hands no
+    read on through a generator). :meth:`take` each read's items in turn, then :meth:`end`
+    once.
+
+    Args:
+        reader: the channel's reader (its classifier and run functions).
+        acc: the accumulator fed.
+    """
+
+    __slots__ = ("reader", "acc", "classifier", "joiner", "applied")
+
+    def __init__(self, reader: ChannelReader[Any], acc: Accumulator) -> None:
+        self.reader = reader
+        self.acc = acc
+        self.classifier = reader.classifier
+        self.joiner = Joiner()
+        self.applied = 0  # events since the accumulator was last compacted
+
+    def take(self, items: list[Item]) -> tuple[()]:
+        """Apply one read's ``items`` (the runs that may join the next read's held); no event
+        is handed on (an empty tuple)."""
+        self.applied = self.reader._apply_items(  # this module's own
+            self.acc, self.joiner.take(items), self.classifier, self.applied
+        )
+        return ()
+
+    def end(self) -> None:
+        """Apply the runs held once the body has ended."""
+        self.applied = self.reader._apply_items(  # this module's own
+            self.acc, self.joiner.rest(), self.classifier, self.applied
+        )
+
+
 #: What is never a typed event: a body or a read of one (``bytes``, ``bytearray``,
 #: ``memoryview``), text, an int (iterating a ``bytes`` body gives ints) and plain JSON data.
 _NOT_EVENTS: tuple[type[object], ...] = (bytes, bytearray, memoryview, str, int, dict, list)
