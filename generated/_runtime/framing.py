@@ -664,6 +664,11 @@ class Framing:
         """
         raise NotImplementedError
 
+    #: The bytes that empty a reader's last event ID before an event (WHATWG HTML 9.2.6: the
+    #: buffer persists across events, so an event of no id after one with an id needs them);
+    #: empty for a framing that carries no id.
+    id_reset = b""
+
     def frame_text(self, data: str, event: str = "message", id: str = "") -> bytes:
         """One event given as its parts (an unknown event re-emitted as it came, a literal
         such as ``[DONE]``), as its bytes on the wire; decoding them gives back the parts the

@@ -14,7 +14,6 @@ from ..ir import EACH, Channel, Provider
 from ..naming import ClassName
 from .channels import ChannelSpec
 from .conformance import ExampleCase
-from .models import ClassSpec
 
 
 @dataclass(frozen=True)
@@ -130,9 +129,3 @@ def error_messages(channel: Channel) -> frozenset[str]:
         if any(step.action == "error" and not step.value for step in steps)
     }
     return frozenset({m.name for m in channel.messages if m.kind == "error"} | whole)
-
-
-def kept_members(classes: tuple[ClassSpec, ...]) -> tuple[tuple[ClassName, tuple[str, ...]], ...]:
-    """``(class, wire names)`` of each class with members the spec requires at a default
-    (:attr:`ClassSpec.kept`), in class order."""
-    return tuple((c.name, c.kept) for c in classes if c.kept)

@@ -9,8 +9,11 @@ without notice):
 * an optional member is ``T | None = None`` even when the spec forbids ``null``
   (DeepSeek's docs example sends ``"role": null``, ``specs/deepseek/api-docs.txt:395``);
 * only a required, non-nullable member, ``maxItems: 0`` and a tag member
-  constrain decoding, because those are what tell one message from another (a
-  member "always present, may be null" does not). A tag member (the channel's
+  constrain decoding, because those are what tell one message from another. A
+  member "always present, may be null" is required of its class (``T | None``, no
+  default: None only for a ``null`` sent), but a payload lacking it is still the
+  message, decoded leniently with the absence recorded (runtime ``lenient.py``,
+  ``OffSpec.missing``), so that ``encode`` leaves it out. A tag member (the channel's
   discrimination plan, :mod:`ssegen.normalize.discrimination`, or a union's
   ``discriminator``) is its one ``Literal`` value, so no payload with another
   value is taken for this message;
@@ -51,8 +54,6 @@ class FieldSpec:
             field is a class constant set by the tag (msgspec ``ClassVar``; a required
             ``Literal`` field for pydantic, whose discriminated union needs it on the
             wire as msgspec's does); else None.
-        on_wire: the spec requires the member (``required``), though the field may have a
-            default (a nullable member): an encoder writes it even at its default.
         argument: for a request field typed ``Any`` for a union of objects no member tells apart
             (msgspec decodes no union of untagged Structs), the union of their classes, which a
             typed method's argument takes so that type checkers check it; "" when the field's
@@ -65,7 +66,6 @@ class FieldSpec:
     required: bool
     doc: str
     fixed: str | None = None
-    on_wire: bool = False
     argument: str = ""
 
     @property
@@ -105,13 +105,6 @@ class ClassSpec:
     options: str = "gc=False"
     sent: bool = False
     closed: bool = False
-
-    @property
-    def kept(self) -> tuple[str, ...]:
-        """Wire names of the members the spec requires that the class gives a default (a
-        required, nullable ``finish_reason``): the encoder writes them even at their default
-        (``null``), which ``omit_defaults`` would leave out."""
-        return tuple(f.wire for f in self.fields if f.on_wire and not f.required and f.fixed is None)
 
 
 #: The member a leniently decoded event keeps its off-spec members in (runtime
@@ -593,9 +586,12 @@ class ModelsBuilder:
                     f"member {prop.name!r} maps to identifier {str(original)!r} like an earlier member; "
                     f"emitted as {str(ident)!r}",
                 )
-            # A required member that may be null ("always present, may be null") tells no
-            # message from another, so lenient decoding does not insist on it; conform does.
-            required = prop.required and not prop.schema.nullable
+            # A required member that may be null ("always present, may be null") is required
+            # of the class too, so a decoded event holds None only where the wire sent null.
+            # A payload lacking it is decoded leniently (runtime ``lenient.py``), which records
+            # the absence (``OffSpec.missing``: ``encode`` leaves it out) and reports nothing:
+            # such a member tells no message from another; conform insists on it.
+            required = prop.required
             fixed = schema.tag(prop.name) if prop.name in tags else None
             if fixed is not None and alternative:
                 specs.append(FieldSpec(ident, prop.name, "str", False, prop.description, fixed))
@@ -606,13 +602,9 @@ class ModelsBuilder:
             finally:
                 self._use = outer
             if fixed is not None:
-                annotation = f"Literal[{fixed!r}]" + ("" if required else " | None")
+                annotation = f"Literal[{fixed!r}]" + ("" if required and not prop.schema.nullable else " | None")
             argument = self._argument(prop.schema, annotation, not required)
-            specs.append(
-                FieldSpec(
-                    ident, prop.name, annotation, required, prop.description, on_wire=prop.required, argument=argument
-                )
-            )
+            specs.append(FieldSpec(ident, prop.name, annotation, required, prop.description, argument=argument))
         return tuple(sorted(specs, key=lambda f: not f.required))
 
     def _argument(self, schema: Schema, annotation: str, optional: bool) -> str:
