@@ -93,6 +93,16 @@ class Midstream:
         """The closing members, for the class docstring (````done_reason````, ...)."""
         return ", ".join(f"``{name}``" for name in self.closing)
 
+    def comment(self, message: str) -> str:
+        """The comment above the class's definition, for the message class named ``message``
+        (one line; the template wraps it)."""
+        return (
+            f"A {message} sending none of the members that close the stream, each typed ``None``"
+            f" ({self.closing_list}): what ``Channel.accumulate`` decodes an NDJSON read's lines"
+            " as first, its run function reading none of them (``codemodel/midstream.py`` of"
+            " ssegen)."
+        )
+
 
 def _top_members(step: AccumulateStep) -> set[str]:
     """The top-level members of the payload ``step`` reads (its key, value, extra, members

@@ -398,7 +398,7 @@ class ChannelReader(Generic[E]):
             sse.SSEError: from the reads (invalid UTF-8, an event over the size limit).
         """
         items = coalesce(chain.from_iterable(reads))
-        self._apply_items(acc, items, classifier or self.classifier)
+        self.apply_items(acc, items, classifier or self.classifier)
 
     async def aapply_reads(
         self,
@@ -410,8 +410,8 @@ class ChannelReader(Generic[E]):
         classify = classifier or self.classifier
         joiner, applied = Joiner(), 0
         async for batch in reads:
-            applied = self._apply_items(acc, joiner.take(batch), classify, applied)
-        self._apply_items(acc, joiner.rest(), classify, applied)
+            applied = self.apply_items(acc, joiner.take(batch), classify, applied)
+        self.apply_items(acc, joiner.rest(), classify, applied)
 
     @staticmethod
     def _result(acc: Accumulator, events: object) -> StreamResult:
@@ -420,7 +420,7 @@ class ChannelReader(Generic[E]):
             acc.truncated(events.state)
         return acc.result()
 
-    def _apply_items(
+    def apply_items(
         self,
         acc: Accumulator,
         items: Iterable[Item],
@@ -512,14 +512,14 @@ class ReadsApplier:
     def take(self, items: list[Item]) -> tuple[()]:
         """Apply one read's ``items`` (the runs that may join the next read's held); no event
         is handed on (an empty tuple)."""
-        self.applied = self.reader._apply_items(  # this module's own
+        self.applied = self.reader.apply_items(
             self.acc, self.joiner.take(items), self.classifier, self.applied
         )
         return ()
 
     def end(self) -> None:
         """Apply the runs held once the body has ended."""
-        self.applied = self.reader._apply_items(  # this module's own
+        self.applied = self.reader.apply_items(
             self.acc, self.joiner.rest(), self.classifier, self.applied
         )
 
