@@ -36,9 +36,6 @@ class Encoding:
     Args:
         events: event class -> the SSE event type it travels under (the spec's
             ``Message.event``); a class not listed travels as ``message`` (no ``event:`` line).
-        keep: class -> wire names of the members the spec requires but the class gives a
-            default (a required, nullable ``finish_reason``): written even when at their
-            default, which ``omit_defaults`` leaves out.
         literals: class -> the literal data its events stand for (``[DONE]``).
         terminator: the event ending a stream (``models.StreamDone()``), or None when the
             spec declares none.
@@ -61,7 +58,6 @@ class Encoding:
     def __init__(
         self,
         events: dict[type, str] | None = None,
-        keep: dict[type, tuple[str, ...]] | None = None,
         literals: dict[type, str] | None = None,
         terminator: Any = None,
         examples: Sequence[tuple[str, str]] = (),
@@ -71,7 +67,6 @@ class Encoding:
         library: ModelLibrary | None = None,
     ) -> None:
         self.events: dict[type, str] = events or {}
-        self.keep: dict[type, tuple[str, ...]] = keep or {}
         self.literals: dict[type, str] = literals or {}
         self.terminator = terminator
         self.examples = tuple(examples)
@@ -101,15 +96,16 @@ class Encoding:
         return self.json(event).decode("utf-8")
 
     def json(self, event: Any) -> bytes:
-        """The JSON text (UTF-8) of a typed message: every member whose value is not its default,
-        every member in :attr:`keep` (``null`` included), the members the server sent
-        beside the typed ones of a kept usage object (:func:`usage_as_sent`), and each
-        member of a leniently decoded event's ``off_spec`` at its JSON pointer, as sent; a
-        member that event's payload did not send (:attr:`.lenient.OffSpec.missing`) is left
-        out, a required one too, so the event is written back as it came.
+        """The JSON text (UTF-8) of a typed message: every member whose value is not its default
+        (a required member has none: ``null`` included, Xerotier's ``finish_reason``), the
+        members the server sent beside the typed ones of a kept usage object
+        (:func:`usage_as_sent`), and each member of a leniently decoded event's ``off_spec``
+        at its JSON pointer, as sent; a member that event's payload did not send
+        (:attr:`.lenient.OffSpec.missing`) is left out, a required one too, so the event is
+        written back as it came.
 
-        A message none of whose classes has such members (nested ones included) is
-        encoded by msgspec directly, without a Python-level walk."""
+        A message none of whose classes may carry a usage object as sent (nested ones
+        included) is encoded by msgspec directly, without a Python-level walk."""
         plan = self._plan(type(event))
         off = getattr(event, "off_spec", None)
         if off is None and self.library is MSGSPEC and (plan is None or plan.idle(event)):
@@ -127,22 +123,20 @@ class Encoding:
         return msgspec.json.encode(out)
 
     def _plan(self, cls: Any) -> _Plan | None:
-        """What :meth:`_complete` visits of an instance of ``cls``: its kept members and
-        those that may hold such a class, and the wire names of its members when it may
-        carry a usage object as sent; None when nothing (``cls`` no message class). Built
-        once per class (a class met again while its plan is built counts as nothing)."""
+        """What :meth:`_complete` visits of an instance of ``cls``: its members that may hold
+        a class carrying a usage object as sent, and the wire names of its members when it
+        carries one itself; None when nothing (``cls`` no message class). Built once per
+        class (a class met again while its plan is built counts as nothing)."""
         if cls in self._plans:
             return self._plans[cls]
         self._plans[cls] = None
         if not self.library.is_class(cls):
             return None
-        keep = self.keep.get(cls, ())
         fields = self.library.fields(cls)
-        rows: list[tuple[str, str, bool]] = []
+        rows: list[tuple[str, str]] = []
         for attr, wire, tp, _required in fields:
-            nested = any(self._plan(c) is not None for c in self._classes(tp))
-            if wire in keep or nested:
-                rows.append((attr, wire, wire in keep))
+            if any(self._plan(c) is not None for c in self._classes(tp)):
+                rows.append((attr, wire))
         wires = frozenset(w for _a, w, _t, _r in fields) if self.library.carries_sent(cls) else None
         plan = _Plan(tuple(rows), wires) if rows or wires is not None else None
         self._plans[cls] = plan
@@ -156,16 +150,13 @@ class Encoding:
             yield from self._classes(arg)
 
     def _complete(self, obj: Any, out: dict[str, Any], plan: _Plan) -> None:
-        """Add to ``out`` (``obj`` as the library dumps it) what :meth:`json` promises:
-        each kept member the dump left out (as ``null`` when None), the members of
-        nested messages likewise (:meth:`_complete_nested`), and the members ``obj``
-        carries as sent beside its typed ones (a usage object: :func:`usage_as_sent`)."""
-        for attr, wire, kept in plan.rows:
-            value = getattr(obj, attr, None)
+        """Add to ``out`` (``obj`` as the library dumps it) what :meth:`json` promises: the
+        members ``obj`` carries as sent beside its typed ones (a usage object:
+        :func:`usage_as_sent`), and those of nested messages likewise
+        (:meth:`_complete_nested`)."""
+        for attr, wire in plan.rows:
             if wire in out:
-                self._complete_nested(value, out[wire])
-            elif kept:
-                out[wire] = None if value is None else self.library.plain(value)
+                self._complete_nested(getattr(obj, attr, None), out[wire])
         if plan.wires is not None:
             sent = usage_as_sent(obj)
             if sent is not None:
@@ -190,17 +181,15 @@ class Encoding:
 class _Plan(NamedTuple):
     """What :meth:`Encoding._complete` does for one class."""
 
-    #: ``(attribute, wire name, kept)`` of each member that is kept or may hold a class to visit.
-    rows: tuple[tuple[str, str, bool], ...]
+    #: ``(attribute, wire name)`` of each member that may hold a class to visit.
+    rows: tuple[tuple[str, str], ...]
     #: the wire names of the class's members, when it may carry a usage object as sent; else None.
     wires: frozenset[str] | None
 
     def idle(self, obj: Any) -> bool:
-        """True when visiting ``obj`` would change nothing: no kept member, nothing sent
-        kept on it, and every member to visit is None (a chunk without ``usage``)."""
-        return self.wires is None and all(
-            not kept and getattr(obj, attr, None) is None for attr, _wire, kept in self.rows
-        )
+        """True when visiting ``obj`` would change nothing: nothing sent kept on it, and
+        every member to visit is None (a chunk without ``usage``)."""
+        return self.wires is None and all(getattr(obj, attr, None) is None for attr, _ in self.rows)
 
 
 def _set_pointer(out: Any, pointer: str, value: Any) -> None:

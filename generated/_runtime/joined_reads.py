@@ -98,6 +98,17 @@ def joined_reads(chunks: Iterable[Any], size: int) -> Iterator[Any]:
         except BaseException:
             yield from held.rest()
             raise
+        # What ``take`` does with a read that leaves the reads held short of ``size`` and of
+        # ``_PIECES``, without its call: one line per read, as a server flushing each sends
+        # them (Ollama's 20,000 lines, one read each: 6.5 -> 4.9 ms, CPU time).
+        if (
+            type(chunk) is bytes
+            and held.count + len(chunk) < size
+            and len(held.pieces) < _PIECES - 1
+        ):
+            held.pieces.append(chunk)
+            held.count += len(chunk)
+            continue
         if chunk is _END:
             break
         yield from held.take(chunk)

@@ -560,12 +560,19 @@ class NDJSONFraming(Framing):
         return data + b"\n"
 
     def frame_text(self, data: str, event: str = "message", id: str = "") -> bytes:
-        """``data`` as UTF-8 and an LF; ``event`` and ``id`` are not written.
+        """``data`` as UTF-8 and an LF: an NDJSON line carries no event type nor id, and reads
+        back as a ``message`` event without one.
 
         Raises:
-            ValueError: ``data`` would not read back as itself (:func:`unreadable_line`): it
-                holds CR or LF, is blank, or starts with a BOM.
+            ValueError: the event would not read back as itself: ``event`` is not ``message``
+                or ``id`` is not empty (an SSE event's, which no line can carry), or ``data``
+                holds CR or LF, is blank, or starts with a BOM (:func:`unreadable_line`).
         """
+        if event != "message" or id:
+            raise ValueError(
+                f"an NDJSON line carries no event type nor id (event {event!r}, id {id!r}):"
+                " it would read back as a 'message' event without one"
+            )
         why = unreadable_line(data)
         if why:
             raise ValueError(

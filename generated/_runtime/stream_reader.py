@@ -399,7 +399,7 @@ class ChannelReader(Generic[E]):
             sse.SSEError: from the reads (invalid UTF-8, an event over the size limit).
         """
         items = coalesce(chain.from_iterable(reads))
-        self._apply_items(acc, items, classifier or self.classifier)
+        self.apply_items(acc, items, classifier or self.classifier)
 
     async def aapply_reads(
         self,
@@ -411,8 +411,8 @@ class ChannelReader(Generic[E]):
         classify = classifier or self.classifier
         joiner, applied = Joiner(), 0
         async for batch in reads:
-            applied = self._apply_items(acc, joiner.take(batch), classify, applied)
-        self._apply_items(acc, joiner.rest(), classify, applied)
+            applied = self.apply_items(acc, joiner.take(batch), classify, applied)
+        self.apply_items(acc, joiner.rest(), classify, applied)
 
     @staticmethod
     def _result(acc: Accumulator, events: object) -> StreamResult:
@@ -421,7 +421,7 @@ class ChannelReader(Generic[E]):
             acc.truncated(events.state)
         return acc.result()
 
-    def _apply_items(
+    def apply_items(
         self,
         acc: Accumulator,
         items: Iterable[Item],
@@ -487,6 +487,42 @@ class ChannelReader(Generic[E]):
             else:
                 for event in stretch:
                     self.apply(acc, event)
+
+
+class ReadsApplier:
+    """Feeds a body's reads into an accumulator one at a time, as they come, as
+    :meth:`ChannelReader.aapply_reads` does the reads it iterates: for a consumer that iterates
+    the reads itself (the streaming client's ``AsyncStream.aaccumulate``, which then hands no
+    read on through a generator). :meth:`take` each read's items in turn, then :meth:`end`
+    once.
+
+    Args:
+        reader: the channel's reader (its classifier and run functions).
+        acc: the accumulator fed.
+    """
+
+    __slots__ = ("reader", "acc", "classifier", "joiner", "applied")
+
+    def __init__(self, reader: ChannelReader[Any], acc: Accumulator) -> None:
+        self.reader = reader
+        self.acc = acc
+        self.classifier = reader.classifier
+        self.joiner = Joiner()
+        self.applied = 0  # events since the accumulator was last compacted
+
+    def take(self, items: list[Item]) -> tuple[()]:
+        """Apply one read's ``items`` (the runs that may join the next read's held); no event
+        is handed on (an empty tuple)."""
+        self.applied = self.reader.apply_items(
+            self.acc, self.joiner.take(items), self.classifier, self.applied
+        )
+        return ()
+
+    def end(self) -> None:
+        """Apply the runs held once the body has ended."""
+        self.applied = self.reader.apply_items(
+            self.acc, self.joiner.rest(), self.classifier, self.applied
+        )
 
 
 #: What is never a typed event: a body or a read of one (``bytes``, ``bytearray``,

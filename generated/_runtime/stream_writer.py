@@ -81,9 +81,10 @@ class ChannelWriter(Generic[E]):
             ValueError: ``event`` is a :class:`StreamTruncated` (a cut stream has no event
                 to write), or an event type, id or raw data no SSE line can carry (CR), or an
                 :class:`UnknownEvent` of an empty event type (read back as ``message``), or,
-                on an NDJSON channel, an :class:`UnknownEvent` whose raw data would not read
-                back (holds a line end, is blank or starts with a BOM: ``ndjson.unreadable_line``);
-                the message names the event.
+                on an NDJSON channel, an :class:`UnknownEvent` that would not read back: of
+                an event type other than ``message`` or with an id (an SSE event's), or whose
+                raw data holds a line end, is blank or starts with a BOM
+                (``ndjson.unreadable_line``); the message names the event.
             TypeError: ``event`` is neither an :class:`UnknownEvent`, :class:`VendorEvent`
                 nor an instance of a message class (a msgspec ``Struct``; a pydantic model for
                 that flavour); it is not checked to be one of this channel's.
@@ -118,19 +119,28 @@ class ChannelWriter(Generic[E]):
         """Each of ``events`` encoded (:meth:`encode`), lazily, then the terminator when the
         spec declares one (``data: [DONE]``) and ``events`` did not hold it; a
         :class:`StreamTruncated` ends the output there (a cut stream gets no terminator).
-        ``b"".join(...)`` of it is a whole response body.
+        ``b"".join(...)`` of it is a whole response body. An :class:`UnknownEvent` of no id
+        after one with an id is written after an empty ``id`` field (``framing.id_reset``): a
+        reader's last event ID persists across events (WHATWG HTML 9.2.6), so it reads back
+        without the id, as it came.
 
         Raises:
             ValueError, TypeError: as :meth:`encode`, when an event is reached.
         """
         terminator = self.encoding.terminator
         done = terminator is None
+        last_id = ""  # the reader's last event ID buffer, as the events written leave it
         for event in events:
             if isinstance(event, StreamTruncated):
                 return
             if not done and type(event) is type(terminator):
                 done = True
-            yield self.encode(event)
+            frame = self.encode(event)
+            if isinstance(event, UnknownEvent):
+                if last_id and not event.id:
+                    frame = self.framing.id_reset + frame
+                last_id = event.id
+            yield frame
         if not done:
             yield self.encode(terminator)
 

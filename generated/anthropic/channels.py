@@ -19,13 +19,11 @@ from typing import TYPE_CHECKING, Any, Literal, Union, overload
 import msgspec
 
 from .models import (
-    CompactionBlock,
     ContentBlockDeltaEvent,
     ContentBlockStartEvent,
     ContentBlockStopEvent,
     ErrorEvent,
     InputJsonDelta,
-    Message,
     MessageDeltaEvent,
     MessageStartEvent,
     MessageStopEvent,
@@ -276,16 +274,6 @@ _APPLY_V1_MESSAGES: dict[type, Run] = {
 """How consecutive events of each class of channel /v1/messages feed the accumulator (one event is a run of one)."""
 
 
-_KEPT: dict[type, tuple[str, ...]] = {
-    Message: (
-        "stop_reason",
-        "stop_sequence",
-    ),
-    CompactionBlock: ("content",),
-}
-"""Members the spec requires that a class gives a default (nullable ones): encoded even as ``null``."""
-
-
 _ENCODING_V1_MESSAGES = Encoding(
     events={
         MessageStartEvent: "message_start",
@@ -297,7 +285,6 @@ _ENCODING_V1_MESSAGES = Encoding(
         PingEvent: "ping",
         ErrorEvent: "error",
     },
-    keep=_KEPT,
     literals={},
     examples=(
         (

@@ -89,8 +89,8 @@ class Message(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
         | CompactionBlock
     ]
     model: str
-    stop_reason: StopReason | str | None = None
-    stop_sequence: str | None = None
+    stop_reason: StopReason | str | None
+    stop_sequence: str | None
     stop_details: StopDetails | None = None
     container: Container | None = None
     usage: Usage | None = None
@@ -359,8 +359,8 @@ class CompactionBlock(
         content: The summary of the earlier conversation; null in `content_block_start`, built by `compaction_delta` fragments.
     """
 
+    content: str | None
     type: ClassVar[str] = "compaction"
-    content: str | None = None
 
 
 class StopDetails(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):

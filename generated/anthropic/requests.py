@@ -19,6 +19,8 @@ CacheControlType = Literal["ephemeral"]
 
 CacheControlTtl = Literal["5m", "1h"]
 
+MediaSourceType = Literal["base64", "url"]
+
 CreateMessageParamsServiceTier = Literal["auto", "standard_only"]
 """Whether priority capacity may serve the request."""
 
@@ -46,7 +48,7 @@ class CreateMessageParams(msgspec.Struct, kw_only=True, omit_defaults=True, gc=F
     model: str
     messages: list[InputMessage]
     max_tokens: int
-    system: Any = None
+    system: str | list[TextBlockParam] | None = None
     stream: bool | None = None
     temperature: int | float | None = None
     top_p: int | float | None = None
@@ -67,7 +69,122 @@ class InputMessage(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     """
 
     role: InputMessageRole | str
-    content: Any
+    content: (
+        str
+        | list[
+            TextBlockParam
+            | ImageBlockParam
+            | DocumentBlockParam
+            | ToolUseBlockParam
+            | ToolResultBlockParam
+            | ThinkingBlockParam
+        ]
+    )
+
+
+class TextBlockParam(
+    msgspec.Struct, kw_only=True, omit_defaults=True, gc=False, tag_field="type", tag="text"
+):
+    """The ``text`` alternative of a union tagged by ``type``.
+
+    Attributes:
+        cache_control: Marks the end of a prompt prefix to cache.
+    """
+
+    text: str
+    type: ClassVar[str] = "text"
+    cache_control: CacheControl | None = None
+
+
+class CacheControl(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
+    """Marks the end of a prompt prefix to cache."""
+
+    type: CacheControlType | str
+    ttl: CacheControlTtl | str | None = None
+
+
+class ImageBlockParam(
+    msgspec.Struct, kw_only=True, omit_defaults=True, gc=False, tag_field="type", tag="image"
+):
+    """The ``image`` alternative of a union tagged by ``type``.
+
+    Attributes:
+        source: Where an image or document comes from: `base64` data with its `media_type` (`image/png`, `application/pdf`, ...), or a `url`.
+        cache_control: Marks the end of a prompt prefix to cache.
+    """
+
+    source: MediaSource
+    type: ClassVar[str] = "image"
+    cache_control: CacheControl | None = None
+
+
+class MediaSource(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
+    """Where an image or document comes from: `base64` data with its `media_type` (`image/png`, `application/pdf`, ...), or a `url`."""
+
+    type: MediaSourceType | str
+    media_type: str | None = None
+    data: str | None = None
+    url: str | None = None
+
+
+class DocumentBlockParam(
+    msgspec.Struct, kw_only=True, omit_defaults=True, gc=False, tag_field="type", tag="document"
+):
+    """The ``document`` alternative of a union tagged by ``type``.
+
+    Attributes:
+        source: Where an image or document comes from: `base64` data with its `media_type` (`image/png`, `application/pdf`, ...), or a `url`.
+        cache_control: Marks the end of a prompt prefix to cache.
+    """
+
+    source: MediaSource
+    type: ClassVar[str] = "document"
+    title: str | None = None
+    context: str | None = None
+    cache_control: CacheControl | None = None
+
+
+class ToolUseBlockParam(
+    msgspec.Struct, kw_only=True, omit_defaults=True, gc=False, tag_field="type", tag="tool_use"
+):
+    """A tool call of an earlier assistant turn, sent back with the conversation.
+
+    Attributes:
+        cache_control: Marks the end of a prompt prefix to cache.
+    """
+
+    id: str
+    name: str
+    input: dict[str, Any]
+    type: ClassVar[str] = "tool_use"
+    cache_control: CacheControl | None = None
+
+
+class ToolResultBlockParam(
+    msgspec.Struct, kw_only=True, omit_defaults=True, gc=False, tag_field="type", tag="tool_result"
+):
+    """The result of a tool call, in a `user` turn.
+
+    Attributes:
+        tool_use_id: The `id` of the `tool_use` block it answers.
+        cache_control: Marks the end of a prompt prefix to cache.
+    """
+
+    tool_use_id: str
+    type: ClassVar[str] = "tool_result"
+    content: str | list[TextBlockParam | ImageBlockParam] | None = None
+    is_error: bool | None = None
+    cache_control: CacheControl | None = None
+
+
+class ThinkingBlockParam(
+    msgspec.Struct, kw_only=True, omit_defaults=True, gc=False, tag_field="type", tag="thinking"
+):
+    """A thinking block of an earlier assistant turn, sent back unchanged with its signature."""
+
+    thinking: str
+    signature: str
+    type: ClassVar[str] = "thinking"
 
 
 class ToolParam(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
@@ -82,13 +199,6 @@ class ToolParam(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     input_schema: dict[str, Any]
     description: str | None = None
     cache_control: CacheControl | None = None
-
-
-class CacheControl(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
-    """Marks the end of a prompt prefix to cache."""
-
-    type: CacheControlType | str
-    ttl: CacheControlTtl | str | None = None
 
 
 class ToolChoiceAuto(

@@ -17,7 +17,7 @@ The streaming client (needs httpx): ``from generated.cohere import Client``, one
 method per streaming operation, request bodies in ``generated.cohere.requests``.
 
 Channels:
-    ``/chat``: MessageStartEvent, ContentStartEvent, ContentDeltaEvent, ContentEndEvent, ToolPlanDeltaEvent, ToolCallStartEvent, ToolCallDeltaEvent, ToolCallEndEvent, CitationStartEvent, CitationEndEvent, MessageEndEvent, DebugEvent.
+    ``/chat``: StreamDone, MessageStartEvent, ContentStartEvent, ContentDeltaEvent, ContentEndEvent, ToolPlanDeltaEvent, ToolCallStartEvent, ToolCallDeltaEvent, ToolCallEndEvent, CitationStartEvent, CitationEndEvent, MessageEndEvent, DebugEvent.
 """
 
 from typing import TYPE_CHECKING

@@ -27,6 +27,7 @@ from .models import (
     DebugEvent,
     MessageEndEvent,
     MessageStartEvent,
+    StreamDone,
     ToolCallDeltaEvent,
     ToolCallEndEvent,
     ToolCallStartEvent,
@@ -36,7 +37,7 @@ from .._runtime.accumulate import as_sent
 from .._runtime.encoding import Encoding
 from .._runtime.events import StreamTruncated, UnknownEvent, tag_reader
 from .._runtime.lenient import lenient_decode
-from .._runtime.sink import Sink, on_truncated, on_unknown
+from .._runtime.sink import Sink, on_done, on_truncated, on_unknown
 from .._runtime.sse import ServerSentEvent
 from .._runtime.stream import Channel, Classifier, Run, decode_with, each
 from .._runtime.usage import keep_usage, kept
@@ -134,6 +135,7 @@ _MESSAGE_BY_EVENT_CHAT: dict[str, str] = {
 
 
 CHAT_EVENT = Union[
+    StreamDone,
     MessageStartEvent,
     ContentStartEvent,
     ContentDeltaEvent,
@@ -164,6 +166,8 @@ def classify_chat(sse: ServerSentEvent) -> CHAT_EVENT:
         except (msgspec.ValidationError, msgspec.DecodeError) as exc:
             reason = _MESSAGE_BY_EVENT_CHAT[event] + ": " + str(exc)
     else:
+        if data == "[DONE]":
+            return StreamDone()
         tag = _read_tag_chat(data) if '"type"' in data else None
         if tag is not None:
             decoders = _TAGGED_CHAT.get(tag)
@@ -337,6 +341,7 @@ def _apply_chat_message_end(acc: Sink, chunks: Iterable[MessageEndEvent]) -> Non
 
 
 _APPLY_CHAT: dict[type, Run] = {
+    StreamDone: each(on_done),
     MessageStartEvent: _apply_chat_message_start,
     ContentStartEvent: _apply_chat_content_start,
     ContentDeltaEvent: _apply_chat_content_delta,
@@ -368,7 +373,10 @@ _ENCODING_CHAT = Encoding(
         MessageEndEvent: "message-end",
         DebugEvent: "debug",
     },
-    literals={},
+    literals={
+        StreamDone: "[DONE]",
+    },
+    terminator=StreamDone(),
     examples=(
         (
             "message-start",
@@ -425,6 +433,7 @@ _ENCODING_CHAT = Encoding(
             "debug",
             '{"type":"debug","prompt":"<|START_OF_TURN_TOKEN|><|USER_TOKEN|>Hello<|END_OF_TURN_TOKEN|>"}',
         ),
+        ("message", "[DONE]"),
     ),
 )
 """How channel /chat encodes its events (``encode``) and the examples ``example_stream`` starts from."""
@@ -433,6 +442,7 @@ _ENCODING_CHAT = Encoding(
 CHAT_CHANNEL: Channel[CHAT_EVENT] = Channel(
     "/chat",
     {
+        "StreamDone": StreamDone,
         "MessageStart": MessageStartEvent,
         "ContentStart": ContentStartEvent,
         "ContentDelta": ContentDeltaEvent,

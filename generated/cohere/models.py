@@ -32,6 +32,16 @@ MessageEndEventDeltaFinishReason = Literal[
 """Why the generation stopped."""
 
 
+class StreamDone(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
+    """The literal `[DONE]` after `message-end`, as a data-only event (no `event:` line).
+
+    Attributes:
+        data: the literal SSE data, '[DONE]'
+    """
+
+    data: str = "[DONE]"
+
+
 class MessageStartEvent(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     """The payload of ``MessageStart`` messages.
 

@@ -13,6 +13,8 @@ from typing import Any, ClassVar, Literal
 
 import msgspec
 
+ImageUrlContentImageUrlDetail = Literal["auto", "low", "high"]
+
 ToolCallRequestType = Literal["function"]
 
 ToolDefinitionType = Literal["function"]
@@ -54,7 +56,7 @@ class ChatRequest(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     stream: bool | None = None
     tools: list[ToolDefinition] | None = None
     strict_tools: bool | None = None
-    documents: list[Any] | None = None
+    documents: list[str | Document] | None = None
     citation_options: ChatRequestCitationOptions | None = None
     response_format: ChatRequestResponseFormat | None = None
     safety_mode: ChatRequestSafetyMode | str | None = None
@@ -76,8 +78,37 @@ class UserMessage(
 ):
     """The ``user`` alternative of a union tagged by ``role``."""
 
-    content: Any
+    content: str | list[TextContent | ImageUrlContent]
     role: ClassVar[str] = "user"
+
+
+class TextContent(
+    msgspec.Struct, kw_only=True, omit_defaults=True, gc=False, tag_field="type", tag="text"
+):
+    """The ``text`` alternative of a union tagged by ``type``."""
+
+    text: str
+    type: ClassVar[str] = "text"
+
+
+class ImageUrlContent(
+    msgspec.Struct, kw_only=True, omit_defaults=True, gc=False, tag_field="type", tag="image_url"
+):
+    """ImageUrlContent"""
+
+    image_url: ImageUrlContentImageUrl
+    type: ClassVar[str] = "image_url"
+
+
+class ImageUrlContentImageUrl(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
+    """The value of member ``image_url`` of :class:`ImageUrlContent`.
+
+    Attributes:
+        url: An image URL, or a `data:` URL holding it base64-encoded.
+    """
+
+    url: str
+    detail: ImageUrlContentImageUrlDetail | str | None = None
 
 
 class AssistantMessage(
@@ -86,7 +117,7 @@ class AssistantMessage(
     """The ``assistant`` alternative of a union tagged by ``role``."""
 
     role: ClassVar[str] = "assistant"
-    content: Any = None
+    content: str | list[TextContent] | None = None
     tool_plan: str | None = None
     tool_calls: list[ToolCallRequest] | None = None
 
@@ -115,7 +146,7 @@ class SystemMessage(
 ):
     """The ``system`` alternative of a union tagged by ``role``."""
 
-    content: Any
+    content: str | list[TextContent]
     role: ClassVar[str] = "system"
 
 
@@ -129,7 +160,7 @@ class ToolMessage(
     """
 
     tool_call_id: str
-    content: Any
+    content: str | list[dict[str, Any]]
     role: ClassVar[str] = "tool"
 
 
@@ -150,6 +181,13 @@ class ToolDefinitionFunction(msgspec.Struct, kw_only=True, omit_defaults=True, g
     name: str
     description: str | None = None
     parameters: dict[str, Any] | None = None
+
+
+class Document(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
+    """Document"""
+
+    data: dict[str, Any]
+    id: str | None = None
 
 
 class ChatRequestCitationOptions(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):

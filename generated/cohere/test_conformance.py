@@ -41,6 +41,7 @@ DOCUMENTED: dict[str, list[tuple[str, str, bool]]] = {
         ("MessageEnd", "complete", False),
         ("MessageEnd", "tool-call", False),
         ("Debug", "prompt", False),
+        ("StreamDone", "done", False),
     ],
 }
 

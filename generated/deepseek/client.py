@@ -24,6 +24,7 @@ from .requests import (
     CreateChatCompletionRequest,
     CreateChatCompletionRequestTool,
     CreateChatCompletionRequestToolChoice,
+    CreateChatCompletionRequestToolChoiceValue,
 )
 from .channels import (
     BETA_COMPLETIONS_CHANNEL,
@@ -144,10 +145,15 @@ class Client(_Client):
         *,
         messages: list[dict[str, Any]],
         response_format: dict[str, Any] | None = None,
-        stop: dict[str, Any] | None = None,
+        stop: str | list[str] | None = None,
         stream_options: dict[str, Any] | None = None,
         tools: list[CreateChatCompletionRequestTool] | None = None,
-        tool_choice: CreateChatCompletionRequestToolChoice | None = None,
+        tool_choice: (
+            CreateChatCompletionRequestToolChoiceValue
+            | str
+            | CreateChatCompletionRequestToolChoice
+            | None
+        ) = None,
         extra_body: Mapping[str, Any] | None = None,
         headers: Mapping[str, str] | None = None,
     ) -> Stream[CHAT_COMPLETIONS_EVENT]:
@@ -239,10 +245,15 @@ class AsyncClient(_AsyncClient):
         *,
         messages: list[dict[str, Any]],
         response_format: dict[str, Any] | None = None,
-        stop: dict[str, Any] | None = None,
+        stop: str | list[str] | None = None,
         stream_options: dict[str, Any] | None = None,
         tools: list[CreateChatCompletionRequestTool] | None = None,
-        tool_choice: CreateChatCompletionRequestToolChoice | None = None,
+        tool_choice: (
+            CreateChatCompletionRequestToolChoiceValue
+            | str
+            | CreateChatCompletionRequestToolChoice
+            | None
+        ) = None,
         extra_body: Mapping[str, Any] | None = None,
         headers: Mapping[str, str] | None = None,
     ) -> AsyncStream[CHAT_COMPLETIONS_EVENT]:

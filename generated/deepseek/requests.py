@@ -9,9 +9,11 @@ the providers add values.  A request whose body states no schema takes a plain m
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 import msgspec
+
+CreateChatCompletionRequestToolChoiceValue = Literal["none", "auto", "required"]
 
 
 class CreateChatCompletionRequest(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
@@ -28,10 +30,15 @@ class CreateChatCompletionRequest(msgspec.Struct, kw_only=True, omit_defaults=Tr
 
     messages: list[dict[str, Any]]
     response_format: dict[str, Any] | None = None
-    stop: dict[str, Any] | None = None
+    stop: str | list[str] | None = None
     stream_options: dict[str, Any] | None = None
     tools: list[CreateChatCompletionRequestTool] | None = None
-    tool_choice: CreateChatCompletionRequestToolChoice | None = None
+    tool_choice: (
+        CreateChatCompletionRequestToolChoiceValue
+        | str
+        | CreateChatCompletionRequestToolChoice
+        | None
+    ) = None
 
 
 class CreateChatCompletionRequestTool(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):

@@ -14,7 +14,7 @@ dispatches on the event's exact class through a table built once.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any, Literal, Union, overload
+from typing import TYPE_CHECKING, Any, Literal, Union, cast, overload
 
 import msgspec
 
@@ -35,6 +35,29 @@ from .._runtime.stream import Channel, Classifier, Run, each
 _decode_chat_chunk_api_chat = msgspec.json.Decoder(ChatChunk).decode
 _decode_stream_error_api_chat = msgspec.json.Decoder(StreamError).decode
 _decode_chat_chunk_api_chat_lines = msgspec.json.Decoder(ChatChunk).decode_lines
+#: A ChatChunk sending none of the members that close the stream, each typed ``None``
+#: (``done_reason``, ``total_duration``, ``load_duration``, ``prompt_eval_count``,
+#: ``prompt_eval_duration``, ``eval_count``, ``eval_duration``): what ``Channel.accumulate``
+#: decodes an NDJSON read's lines as first, its run function reading none of them
+#: (``codemodel/midstream.py`` of ssegen).
+_MidstreamChatChunk = cast(
+    "type[ChatChunk]",  # a subclass: type checkers see its base, whose members it narrows
+    msgspec.defstruct(
+        "_MidstreamChatChunk",
+        [
+            ("done_reason", None, None),
+            ("total_duration", None, None),
+            ("load_duration", None, None),
+            ("prompt_eval_count", None, None),
+            ("prompt_eval_duration", None, None),
+            ("eval_count", None, None),
+            ("eval_duration", None, None),
+        ],
+        bases=(ChatChunk,),
+        module=__name__,
+    ),
+)
+_midstream_decode_chat_chunk_api_chat_lines = msgspec.json.Decoder(_MidstreamChatChunk).decode_lines
 _LENIENT_API_CHAT: dict[str, tuple[type[API_CHAT_EVENT], ...]] = {
     "*": (
         ChatChunk,
@@ -44,6 +67,31 @@ _LENIENT_API_CHAT: dict[str, tuple[type[API_CHAT_EVENT], ...]] = {
 _decode_generate_chunk_api_generate = msgspec.json.Decoder(GenerateChunk).decode
 _decode_stream_error_api_generate = msgspec.json.Decoder(StreamError).decode
 _decode_generate_chunk_api_generate_lines = msgspec.json.Decoder(GenerateChunk).decode_lines
+#: A GenerateChunk sending none of the members that close the stream, each typed ``None``
+#: (``done_reason``, ``total_duration``, ``load_duration``, ``prompt_eval_count``,
+#: ``prompt_eval_duration``, ``eval_count``, ``eval_duration``): what ``Channel.accumulate``
+#: decodes an NDJSON read's lines as first, its run function reading none of them
+#: (``codemodel/midstream.py`` of ssegen).
+_MidstreamGenerateChunk = cast(
+    "type[GenerateChunk]",  # a subclass: type checkers see its base, whose members it narrows
+    msgspec.defstruct(
+        "_MidstreamGenerateChunk",
+        [
+            ("done_reason", None, None),
+            ("total_duration", None, None),
+            ("load_duration", None, None),
+            ("prompt_eval_count", None, None),
+            ("prompt_eval_duration", None, None),
+            ("eval_count", None, None),
+            ("eval_duration", None, None),
+        ],
+        bases=(GenerateChunk,),
+        module=__name__,
+    ),
+)
+_midstream_decode_generate_chunk_api_generate_lines = msgspec.json.Decoder(
+    _MidstreamGenerateChunk
+).decode_lines
 _LENIENT_API_GENERATE: dict[str, tuple[type[API_GENERATE_EVENT], ...]] = {
     "*": (
         GenerateChunk,
@@ -87,10 +135,20 @@ def classify_values_api_chat(
     An NDJSON read's lines as read (``framing.Lines``) are decoded in one call, each
     line one value when there are as many values as lines (``Lines`` tells why).
     None when one is not (each is then classified alone).
-    ``every_usage`` is not read: every usage object is kept as sent."""
+    ``every_usage`` False (``Channel.accumulate``: the events are applied, not handed on):
+    an NDJSON read's lines are decoded as _MidstreamChatChunk first, which the
+    run functions table holds (``codemodel/midstream.py`` of ssegen).
+    Every usage object is kept as sent."""
     try:
         if type(values) is Lines:
-            run = _decode_chat_chunk_api_chat_lines(values.data)
+            run: Sequence[ChatChunk] | None = None
+            if not every_usage:  # applied, not handed on: as midstream events first
+                try:
+                    run = _midstream_decode_chat_chunk_api_chat_lines(values.data)
+                except msgspec.ValidationError:
+                    pass  # a line sends a closing member (or is no ChatChunk)
+            if run is None:
+                run = _decode_chat_chunk_api_chat_lines(values.data)
             if len(run) != len(values):
                 return None  # a line is not one value: each is classified alone
         elif len(values) == 1:  # a read of one event, as servers flushing each token send
@@ -155,8 +213,32 @@ def _apply_api_chat_stream_error(acc: Sink, chunks: Iterable[StreamError]) -> No
         acc.error(chunk)
 
 
+def _midstream_apply_api_chat_chat_chunk(acc: Sink, chunks: Iterable[ChatChunk]) -> None:
+    need_meta = acc.model is None
+    text_parts = acc.texts.get("text")
+    thinking_parts = acc.texts.get("thinking")
+    for chunk in chunks:
+        if need_meta:
+            acc.meta(None, chunk.model)
+            need_meta = acc.model is None
+        if (message := chunk.message) is not None:
+            if (content := message.content) is not None:
+                if text_parts is None:
+                    text_parts = acc.text_parts("text")
+                text_parts.append(content)
+            if (thinking := message.thinking) is not None:
+                if thinking_parts is None:
+                    thinking_parts = acc.text_parts("thinking")
+                thinking_parts.append(thinking)
+            if (tool_calls := message.tool_calls) is not None:
+                for tool_call in tool_calls:
+                    function = tool_call.function
+                    acc.tool_call(None, function.name, function.arguments)
+
+
 _APPLY_API_CHAT: dict[type, Run] = {
     ChatChunk: _apply_api_chat_chat_chunk,
+    _MidstreamChatChunk: _midstream_apply_api_chat_chat_chunk,
     StreamError: _apply_api_chat_stream_error,
     UnknownEvent: each(on_unknown),
     StreamTruncated: each(on_truncated),
@@ -201,10 +283,20 @@ def classify_values_api_generate(
     An NDJSON read's lines as read (``framing.Lines``) are decoded in one call, each
     line one value when there are as many values as lines (``Lines`` tells why).
     None when one is not (each is then classified alone).
-    ``every_usage`` is not read: every usage object is kept as sent."""
+    ``every_usage`` False (``Channel.accumulate``: the events are applied, not handed on):
+    an NDJSON read's lines are decoded as _MidstreamGenerateChunk first, which the
+    run functions table holds (``codemodel/midstream.py`` of ssegen).
+    Every usage object is kept as sent."""
     try:
         if type(values) is Lines:
-            run = _decode_generate_chunk_api_generate_lines(values.data)
+            run: Sequence[GenerateChunk] | None = None
+            if not every_usage:  # applied, not handed on: as midstream events first
+                try:
+                    run = _midstream_decode_generate_chunk_api_generate_lines(values.data)
+                except msgspec.ValidationError:
+                    pass  # a line sends a closing member (or is no GenerateChunk)
+            if run is None:
+                run = _decode_generate_chunk_api_generate_lines(values.data)
             if len(run) != len(values):
                 return None  # a line is not one value: each is classified alone
         elif len(values) == 1:  # a read of one event, as servers flushing each token send
@@ -263,8 +355,28 @@ def _apply_api_generate_stream_error(acc: Sink, chunks: Iterable[StreamError]) -
         acc.error(chunk)
 
 
+def _midstream_apply_api_generate_generate_chunk(
+    acc: Sink, chunks: Iterable[GenerateChunk]
+) -> None:
+    need_meta = acc.model is None
+    text_parts = acc.texts.get("text")
+    thinking_parts = acc.texts.get("thinking")
+    for chunk in chunks:
+        if need_meta:
+            acc.meta(None, chunk.model)
+            need_meta = acc.model is None
+        if text_parts is None:
+            text_parts = acc.text_parts("text")
+        text_parts.append(chunk.response)
+        if (thinking := chunk.thinking) is not None:
+            if thinking_parts is None:
+                thinking_parts = acc.text_parts("thinking")
+            thinking_parts.append(thinking)
+
+
 _APPLY_API_GENERATE: dict[type, Run] = {
     GenerateChunk: _apply_api_generate_generate_chunk,
+    _MidstreamGenerateChunk: _midstream_apply_api_generate_generate_chunk,
     StreamError: _apply_api_generate_stream_error,
     UnknownEvent: each(on_unknown),
     StreamTruncated: each(on_truncated),

@@ -19,8 +19,6 @@ from typing import TYPE_CHECKING, Any, Literal, Union, overload
 import msgspec
 
 from .models import (
-    CodeInterpreterToolCall,
-    ImageGenerationToolCall,
     ResponseAudioDeltaEvent,
     ResponseAudioDoneEvent,
     ResponseAudioTranscriptDeltaEvent,
@@ -79,11 +77,6 @@ from .models import (
     ResponseWebSearchCallCompletedEvent,
     ResponseWebSearchCallInProgressEvent,
     ResponseWebSearchCallSearchingEvent,
-    ShellToolCall,
-    ShellToolCallAction,
-    ShellToolCallOutput,
-    ToolSearchCall,
-    ToolSearchOutput,
 )
 from .._runtime.encoding import Encoding
 from .._runtime.events import StreamTruncated, UnknownEvent, tag_reader
@@ -976,24 +969,6 @@ _APPLY_V1_RESPONSES: dict[type, Run] = {
 """How consecutive events of each class of channel /v1/responses feed the accumulator (one event is a run of one)."""
 
 
-_KEPT: dict[type, tuple[str, ...]] = {
-    CodeInterpreterToolCall: (
-        "code",
-        "outputs",
-    ),
-    ImageGenerationToolCall: ("result",),
-    ShellToolCall: ("environment",),
-    ShellToolCallAction: (
-        "timeout_ms",
-        "max_output_length",
-    ),
-    ShellToolCallOutput: ("max_output_length",),
-    ToolSearchCall: ("call_id",),
-    ToolSearchOutput: ("call_id",),
-}
-"""Members the spec requires that a class gives a default (nullable ones): encoded even as ``null``."""
-
-
 _ENCODING_V1_RESPONSES = Encoding(
     events={
         ResponseCreatedEvent: "response.created",
@@ -1055,7 +1030,6 @@ _ENCODING_V1_RESPONSES = Encoding(
         ResponseCustomToolCallInputDoneEvent: "response.custom_tool_call_input.done",
         ResponseErrorEvent: "error",
     },
-    keep=_KEPT,
     literals={},
     examples=(
         (

@@ -26,7 +26,18 @@ from .requests import (
     CreateResponseRequestServiceTier,
     CreateResponseRequestStreamOptions,
     CreateResponseRequestText,
+    CreateResponseRequestToolChoiceString,
     CreateResponseRequestTruncation,
+    FileSearchToolParam,
+    FunctionCallOutput,
+    FunctionToolParam,
+    InputMessage,
+    ItemReference,
+    ToolChoiceFunction,
+    WebSearchToolParam,
+)
+from .models import (
+    FunctionToolCall,
 )
 from .channels import (
     V1_RESPONSES_CHANNEL,
@@ -103,7 +114,9 @@ class Client(_Client):
         self,
         *,
         model: str | None = None,
-        input: Any = None,
+        input: (
+            str | list[InputMessage | FunctionToolCall | FunctionCallOutput | ItemReference] | None
+        ) = None,
         instructions: str | None = None,
         stream_options: CreateResponseRequestStreamOptions | None = None,
         background: bool | None = None,
@@ -112,8 +125,8 @@ class Client(_Client):
         max_output_tokens: int | None = None,
         temperature: int | float | None = None,
         top_p: int | float | None = None,
-        tools: list[Any] | None = None,
-        tool_choice: Any = None,
+        tools: list[FunctionToolParam | WebSearchToolParam | FileSearchToolParam] | None = None,
+        tool_choice: CreateResponseRequestToolChoiceString | str | ToolChoiceFunction | None = None,
         parallel_tool_calls: bool | None = None,
         reasoning: CreateResponseRequestReasoning | None = None,
         text: CreateResponseRequestText | None = None,
@@ -215,7 +228,9 @@ class AsyncClient(_AsyncClient):
         self,
         *,
         model: str | None = None,
-        input: Any = None,
+        input: (
+            str | list[InputMessage | FunctionToolCall | FunctionCallOutput | ItemReference] | None
+        ) = None,
         instructions: str | None = None,
         stream_options: CreateResponseRequestStreamOptions | None = None,
         background: bool | None = None,
@@ -224,8 +239,8 @@ class AsyncClient(_AsyncClient):
         max_output_tokens: int | None = None,
         temperature: int | float | None = None,
         top_p: int | float | None = None,
-        tools: list[Any] | None = None,
-        tool_choice: Any = None,
+        tools: list[FunctionToolParam | WebSearchToolParam | FileSearchToolParam] | None = None,
+        tool_choice: CreateResponseRequestToolChoiceString | str | ToolChoiceFunction | None = None,
         parallel_tool_calls: bool | None = None,
         reasoning: CreateResponseRequestReasoning | None = None,
         text: CreateResponseRequestText | None = None,

@@ -344,9 +344,9 @@ class CodeInterpreterToolCall(
     id: str
     status: CodeInterpreterToolCallStatus | str
     container_id: str
+    code: str | None
+    outputs: list[CodeInterpreterLogs | CodeInterpreterImage] | None
     type: ClassVar[str] = "code_interpreter_call"
-    code: str | None = None
-    outputs: list[CodeInterpreterLogs | CodeInterpreterImage] | None = None
 
 
 class CodeInterpreterLogs(
@@ -383,8 +383,8 @@ class ImageGenerationToolCall(
 
     id: str
     status: ImageGenerationToolCallStatus | str
+    result: str | None
     type: ClassVar[str] = "image_generation_call"
-    result: str | None = None
 
 
 class McpToolCall(
@@ -507,17 +507,17 @@ class ShellToolCall(
     """Shell commands the model runs through the shell tool (in a hosted container or locally).
 
     Attributes:
-        caller: What invoked the tool call (`direct`, or `program` with the program's `caller_id`).
         environment: Where the commands run (`local`, or `container_reference` with its `container_id`).
+        caller: What invoked the tool call (`direct`, or `program` with the program's `caller_id`).
     """
 
     id: str
     call_id: str
     action: ShellToolCallAction
     status: ItemStatus | str
+    environment: ShellToolCallEnvironment | None
     type: ClassVar[str] = "shell_call"
     caller: ToolCaller | None = None
-    environment: ShellToolCallEnvironment | None = None
     created_by: str | None = None
 
 
@@ -529,8 +529,8 @@ class ShellToolCallAction(msgspec.Struct, kw_only=True, omit_defaults=True, gc=F
     """
 
     commands: list[str]
-    timeout_ms: int | None = None
-    max_output_length: int | None = None
+    timeout_ms: int | None
+    max_output_length: int | None
 
 
 class ShellToolCallEnvironment(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
@@ -558,9 +558,9 @@ class ShellToolCallOutput(
     call_id: str
     status: ItemStatus | str
     output: list[ShellToolCallOutputOutput]
+    max_output_length: int | None
     type: ClassVar[str] = "shell_call_output"
     caller: ToolCaller | None = None
-    max_output_length: int | None = None
     created_by: str | None = None
 
 
@@ -634,11 +634,11 @@ class ToolSearchCall(
     """
 
     id: str
+    call_id: str | None
     execution: ToolSearchCallExecution | str
     arguments: Any
     status: ItemStatus | str
     type: ClassVar[str] = "tool_search_call"
-    call_id: str | None = None
     created_by: str | None = None
 
 
@@ -702,11 +702,11 @@ class ToolSearchOutput(
     """The tool definitions a tool search loaded."""
 
     id: str
+    call_id: str | None
     execution: ToolSearchOutputExecution | str
     tools: list[dict[str, Any]]
     status: ItemStatus | str
     type: ClassVar[str] = "tool_search_output"
-    call_id: str | None = None
     created_by: str | None = None
 
 

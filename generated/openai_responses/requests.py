@@ -9,9 +9,28 @@ the providers add values.  A request whose body states no schema takes a plain m
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 import msgspec
+
+from .models import (
+    FunctionToolCall as FunctionToolCall,
+    ItemStatus as ItemStatus,
+)
+
+InputMessageRole = Literal["user", "assistant", "system", "developer"]
+
+InputImageDetail = Literal["low", "high", "auto"]
+
+FunctionToolParamType = Literal["function"]
+
+WebSearchToolParamType = Literal["web_search", "web_search_preview"]
+
+FileSearchToolParamType = Literal["file_search"]
+
+CreateResponseRequestToolChoiceString = Literal["none", "auto", "required"]
+
+ToolChoiceFunctionType = Literal["function"]
 
 CreateResponseRequestReasoningEffort = Literal["minimal", "low", "medium", "high"]
 
@@ -47,7 +66,9 @@ class CreateResponseRequest(msgspec.Struct, kw_only=True, omit_defaults=True, gc
     """
 
     model: str | None = None
-    input: Any = None
+    input: (
+        str | list[InputMessage | FunctionToolCall | FunctionCallOutput | ItemReference] | None
+    ) = None
     instructions: str | None = None
     stream: bool | None = None
     stream_options: CreateResponseRequestStreamOptions | None = None
@@ -58,7 +79,7 @@ class CreateResponseRequest(msgspec.Struct, kw_only=True, omit_defaults=True, gc
     temperature: int | float | None = None
     top_p: int | float | None = None
     tools: list[Any] | None = None
-    tool_choice: Any = None
+    tool_choice: CreateResponseRequestToolChoiceString | str | ToolChoiceFunction | None = None
     parallel_tool_calls: bool | None = None
     reasoning: CreateResponseRequestReasoning | None = None
     text: CreateResponseRequestText | None = None
@@ -67,6 +88,85 @@ class CreateResponseRequest(msgspec.Struct, kw_only=True, omit_defaults=True, gc
     truncation: CreateResponseRequestTruncation | str | None = None
     service_tier: CreateResponseRequestServiceTier | str | None = None
     safety_identifier: str | None = None
+
+
+class InputMessage(
+    msgspec.Struct, kw_only=True, omit_defaults=True, gc=False, tag_field="type", tag="message"
+):
+    """A message of the conversation; `type` may be left out."""
+
+    role: InputMessageRole | str
+    content: str | list[InputText | InputImage | InputFile]
+    type: ClassVar[str] = "message"
+
+
+class InputText(
+    msgspec.Struct, kw_only=True, omit_defaults=True, gc=False, tag_field="type", tag="input_text"
+):
+    """InputText"""
+
+    text: str
+    type: ClassVar[str] = "input_text"
+
+
+class InputImage(
+    msgspec.Struct, kw_only=True, omit_defaults=True, gc=False, tag_field="type", tag="input_image"
+):
+    """InputImage
+
+    Attributes:
+        image_url: An image URL, or a `data:` URL holding it base64-encoded.
+    """
+
+    type: ClassVar[str] = "input_image"
+    image_url: str | None = None
+    file_id: str | None = None
+    detail: InputImageDetail | str | None = None
+
+
+class InputFile(
+    msgspec.Struct, kw_only=True, omit_defaults=True, gc=False, tag_field="type", tag="input_file"
+):
+    """InputFile"""
+
+    type: ClassVar[str] = "input_file"
+    file_id: str | None = None
+    file_data: str | None = None
+    file_url: str | None = None
+    filename: str | None = None
+
+
+class FunctionCallOutput(
+    msgspec.Struct,
+    kw_only=True,
+    omit_defaults=True,
+    gc=False,
+    tag_field="type",
+    tag="function_call_output",
+):
+    """The output of a function call of an earlier response.
+
+    Attributes:
+        call_id: The `call_id` of the `function_call` item it answers.
+    """
+
+    call_id: str
+    output: str
+    type: ClassVar[str] = "function_call_output"
+
+
+class ItemReference(
+    msgspec.Struct,
+    kw_only=True,
+    omit_defaults=True,
+    gc=False,
+    tag_field="type",
+    tag="item_reference",
+):
+    """An item of an earlier response, by its id."""
+
+    id: str
+    type: ClassVar[str] = "item_reference"
 
 
 class CreateResponseRequestStreamOptions(
@@ -79,6 +179,40 @@ class CreateResponseRequestStreamOptions(
     """
 
     include_obfuscation: bool | None = None
+
+
+class FunctionToolParam(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
+    """FunctionToolParam
+
+    Attributes:
+        parameters: The function's arguments, as a JSON Schema.
+    """
+
+    type: FunctionToolParamType | str
+    name: str
+    description: str | None = None
+    parameters: dict[str, Any] | None = None
+    strict: bool | None = None
+
+
+class WebSearchToolParam(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
+    """WebSearchToolParam"""
+
+    type: WebSearchToolParamType | str
+
+
+class FileSearchToolParam(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
+    """FileSearchToolParam"""
+
+    type: FileSearchToolParamType | str
+    vector_store_ids: list[str]
+
+
+class ToolChoiceFunction(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
+    """ToolChoiceFunction"""
+
+    type: ToolChoiceFunctionType | str
+    name: str
 
 
 class CreateResponseRequestReasoning(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):

@@ -22,6 +22,15 @@ String type. Possible roles are:
 - tool: Tool role
 """
 
+ChatCompletionRequestMessageContentType = Literal["text", "image_url", "video_url", "audio_url"]
+"""Type of inference request content.
+- text: Text
+- image_url: Image
+- video_url: Video
+- audio_url: Audio
+The total number of image_url, video_url, and audio_url in a single request should be <= 20.
+"""
+
 
 class ChatCompletionRequest(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     """A ``ChatCompletionRequest`` object.
@@ -96,14 +105,14 @@ class ChatCompletionRequest(msgspec.Struct, kw_only=True, omit_defaults=True, gc
     top_p: int | float | None = None
     top_k: int | None = None
     seed: int | None = None
-    stop: Any = None
+    stop: list[Any] | str | None = None
     stop_token_ids: list[Any] | None = None
     include_stop_str_in_output: bool | None = None
     skip_special_tokens: bool | None = None
     ignore_eos: bool | None = None
     max_tokens: int | None = None
     tools: list[ChatCompletionRequestTool] | None = None
-    tool_choice: Any = None
+    tool_choice: str | dict[str, Any] | None = None
 
 
 class ChatCompletionRequestMessage(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
@@ -128,9 +137,38 @@ class ChatCompletionRequestMessage(msgspec.Struct, kw_only=True, omit_defaults=T
     """
 
     role: ChatCompletionRequestMessageRole | str
-    content: Any
+    content: str | list[ChatCompletionRequestMessageContent]
     tool_calls: list[ChatCompletionRequestMessageToolCall] | None = None
     tool_call_id: str | None = None
+
+
+class ChatCompletionRequestMessageContent(
+    msgspec.Struct, kw_only=True, omit_defaults=True, gc=False
+):
+    """The value of member ``content`` of :class:`ChatCompletionRequestMessage`.
+
+    Attributes:
+        type: Type of inference request content.
+            - text: Text
+            - image_url: Image
+            - video_url: Video
+            - audio_url: Audio
+            The total number of image_url, video_url, and audio_url in a single request should be <= 20.
+        text: The inference request content is text.
+            Cannot be empty, supports both Chinese and English.
+        image_url: The inference request content is an image.
+            Supports images from server local paths, image types support jpg, png, jpeg, and base64 encoded jpg images. Supports image URLs with both HTTP and HTTPS protocols. The maximum image size supported is 20MB.
+        video_url: The inference request content is a video.
+            Supports videos from server local paths, video types support MP4, AVI, WMV, and video URLs with both HTTP and HTTPS protocols. The maximum video size supported is 512MB.
+        audio_url: The inference request content is audio.
+            Supports audio from server local paths, audio types support MP3, WAV, FLAC, and audio URLs with both HTTP and HTTPS protocols. The maximum audio size supported is 20MB.
+    """
+
+    type: ChatCompletionRequestMessageContentType | str | None = None
+    text: Any = None
+    image_url: Any = None
+    video_url: Any = None
+    audio_url: Any = None
 
 
 class ChatCompletionRequestMessageToolCall(

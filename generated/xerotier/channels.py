@@ -20,8 +20,6 @@ import msgspec
 
 from .models import (
     ChatCompletionChunk,
-    ChatCompletionChunkChoice,
-    ChatCompletionChunkChoiceLogprobs,
     StreamDone,
     StreamError,
     XAnalystContextBriefCreated,
@@ -573,22 +571,10 @@ _APPLY_CHAT_COMPLETIONS: dict[type, Run] = {
 """How consecutive events of each class of channel /chat/completions feed the accumulator (one event is a run of one)."""
 
 
-_KEPT: dict[type, tuple[str, ...]] = {
-    ChatCompletionChunk: (
-        "service_tier",
-        "system_fingerprint",
-    ),
-    ChatCompletionChunkChoice: ("finish_reason",),
-    ChatCompletionChunkChoiceLogprobs: ("content",),
-}
-"""Members the spec requires that a class gives a default (nullable ones): encoded even as ``null``."""
-
-
 _ENCODING_CHAT_COMPLETIONS = Encoding(
     events={
         StreamError: "error",
     },
-    keep=_KEPT,
     literals={
         StreamDone: "[DONE]",
     },

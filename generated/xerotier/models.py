@@ -49,9 +49,9 @@ class ChatCompletionChunk(msgspec.Struct, kw_only=True, omit_defaults=True, gc=F
         object: Always "chat.completion.chunk".
         created: Unix timestamp.
         model: Model identifier.
-        choices: Array of choice objects containing delta content, finish_reason, and optional logprobs (when logprobs: true is set in the request).
         service_tier: Service tier. Always present, may be null.
         system_fingerprint: System fingerprint. Always present, may be null.
+        choices: Array of choice objects containing delta content, finish_reason, and optional logprobs (when logprobs: true is set in the request).
         usage: Token usage. Present only in the final chunk when stream_options.include_usage is true.
         error: Not in the spec: an error object some servers put in an ordinary chunk mid-stream (OpenRouter: `{"code": 400, "message": "Token limit reached"}`); the accumulator records it in `errors` (kind `error_in_chunk`).
         off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
@@ -61,9 +61,9 @@ class ChatCompletionChunk(msgspec.Struct, kw_only=True, omit_defaults=True, gc=F
     object: ChatCompletionChunkObject | str
     created: int
     model: str
+    service_tier: str | None
+    system_fingerprint: str | None
     choices: list[ChatCompletionChunkChoice]
-    service_tier: str | None = None
-    system_fingerprint: str | None = None
     usage: dict[str, Any] | None = None
     error: Any = None
     off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
@@ -83,8 +83,8 @@ class ChatCompletionChunkChoice(msgspec.Struct, kw_only=True, omit_defaults=True
     """
 
     delta: ChatCompletionChunkChoiceDelta
+    finish_reason: ChatCompletionChunkChoiceFinishReason | str | None
     index: int
-    finish_reason: ChatCompletionChunkChoiceFinishReason | str | None = None
     logprobs: ChatCompletionChunkChoiceLogprobs | None = None
 
 
@@ -116,7 +116,7 @@ class ChatCompletionChunkChoiceLogprobs(msgspec.Struct, kw_only=True, omit_defau
         refusal: Token log probabilities for refusal tokens in this chunk. Present when the model refuses to comply with a request.
     """
 
-    content: list[Any] | None = None
+    content: list[Any] | None
     refusal: list[Any] | None = None
 
 

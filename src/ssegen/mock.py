@@ -30,23 +30,11 @@ from collections.abc import Awaitable, Callable, Collection, Iterable, MutableMa
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import Any, ClassVar
 
 from .diagnostics import escape_controls
-from .mock_requests import (
-    Refusal,
-    RequestRules,
-    Responses,
-    Sent,
-    Times,
-    error_body,
-    events_after,
-    request_rules,
-    screen,
-    status_refusal,
-    with_ids,
-    with_model,
-)
+from .mock_requests import Refusal, RequestRules, request_rules, with_model
+from .mock_serve import Incoming, RequestSide, Resumed, error_parts
 from .replay import (
     FAULT_HEADER,
     FaultError,
@@ -55,12 +43,9 @@ from .replay import (
     channel_paths,
     content_type,
     default_source,
-    error_frame,
     frame_source,
-    iter_plan,
     path_matches,
     read_capture,
-    terminator_frame,
 )
 from .request_body import MAX_MODEL, read_request
 
@@ -180,6 +165,8 @@ class Endpoint:
     requests: int = field(default=0, compare=False)
     frames: list[bytes] | None = field(default=None, repr=False, compare=False)
     rules: RequestRules | None = field(default=None, repr=False, compare=False)
+    #: Each resumable response gets an id derived from its request (:class:`ssegen.mock_serve.Target`).
+    derive_ids: ClassVar[bool] = True
 
     @property
     def source(self) -> str:
@@ -190,6 +177,16 @@ class Endpoint:
         if self.text is not None:
             return f"synthesized answer {self.text!r}"
         return default_source(self.channel)
+
+    def make_frames(self, text: str | None, model: str | None, stream: str | None) -> Collection[bytes]:
+        """The frames answering a request naming ``text``, ``model`` and an example ``stream``
+        (:class:`ssegen.mock_serve.Target`): the capture when it names no source, else the
+        stream :func:`ssegen.replay.frame_source` makes (the endpoint's text when it names
+        none), ``model`` in every event naming one."""
+        if self.frames is not None and not (text or stream):
+            return self.frames
+        text = text if text or stream else self.text
+        return with_model(frame_source(self.channel, text=text, stream=stream, model=model), model)
 
 
 def endpoints(
@@ -247,12 +244,6 @@ def _replayed(served: list[Endpoint], key: str | None, capture: Path) -> list[En
     if not chosen:
         raise FaultError(f"--replay {key}={capture}: no channel {key!r} is served")
     return chosen
-
-
-def _query_faults(query: Any, base: Faults) -> Faults:
-    names = {name: query[name] for name in Faults.__dataclass_fields__ if name in query}
-    faults = Faults.from_mapping(names, base) if names else base
-    return Faults.parse(query.getlist("fault"), faults) if "fault" in query else faults
 
 
 def _is_json(media_type: str) -> bool:
@@ -332,11 +323,11 @@ def create_app(served: list[Endpoint], faults: Faults | None = None, limits: Lim
     by_path = {path: endpoint for endpoint in reversed(served) for path in endpoint.paths}
     templates = [(path, endpoint) for endpoint in served for path in endpoint.paths if "{" in path]
 
-    times, responses = Times(), Responses()
+    side = RequestSide()
 
     def error(refused: Refusal, channel: Any = None) -> Response:
-        body = error_body(channel, refused.status, refused.message, refused.kind, refused.pointer)
-        return JSONResponse(body, status_code=refused.status, headers=refused.headers)
+        status, headers, content = error_parts(refused, channel)
+        return Response(content, status, headers)
 
     async def index(request: Request) -> Response:
         rows = [
@@ -358,85 +349,51 @@ def create_app(served: list[Endpoint], faults: Faults | None = None, limits: Lim
         path = request.url.path
         endpoint = by_path.get(path) or next((e for p, e in templates if path_matches(p, path)), None)
         try:
-            resumed = responses.resumed(path, request.query_params, served) if endpoint is None else None
+            resumed = side.resumed(path, request.query_params, served) if endpoint is None else None
         except Refusal as refused:
             return error(refused)
-        if endpoint is None and resumed is None:
+        if resumed is not None:
+            endpoint = resumed.target
+        if endpoint is None:
             listed = "".join(f"\n  {served_path}" for served_path in sorted(by_path))
             return error(Refusal(404, f"ssegen mock: no channel at {path}; the channels served:{listed}", "not_found"))
-        endpoint = endpoint or resumed[0]  # type: ignore[index]
         try:
             asked = read_request(await read_body(request, bounds), bounds.max_model)
-            if asked.problem is not None:
-                raise Refusal(400, asked.problem)
-            rules = endpoint.rules
-            if resumed is not None and rules is not None and rules.resume is not None:
-                rules = replace(rules, method=rules.resume.get("method") or "GET", body=None)
-            screen(rules, request.method, request.headers, request.query_params, asked)
-            if resumed is not None:  # the response resumed is made as it was first made
-                text, model = resumed[1].text, resumed[1].model
-            else:
-                text, model = _request_text(request, bounds), asked.model
-            answer = _answer(request, endpoint, base, text, model, (times, responses, resumed))
+            text = _request_text(request, bounds) if resumed is None else None
+            query = request.query_params.multi_items()
+            incoming = Incoming(request.method, path, request.headers, query, asked, text)
+            answer = _answer(side, incoming, endpoint, base, resumed)
         except Refusal as refused:
             return error(refused, endpoint.channel)
-        return answer  # type: ignore[return-value]
+        return answer  # type: ignore[return-value]  # an ASGI app, as Starlette's responses are
 
     routes = [Route("/", index, methods=["GET"]), Route("/{path:path}", stream, methods=_METHODS)]
     return Starlette(routes=routes)
 
 
 def _answer(
-    request: Any, endpoint: Endpoint, base: Faults, text: str | None, model: str | None, state: tuple[Any, ...]
+    side: RequestSide, incoming: Incoming, endpoint: Endpoint, base: Faults, resumed: Resumed | None
 ) -> _StepsResponse:
-    """The stream answering ``request`` for ``endpoint``: its frames, made as they are sent,
-    with the server's faults and the request's (``state``: the app's
-    :class:`~ssegen.mock_requests.Times` and :class:`~ssegen.mock_requests.Responses`, and what
-    a resuming request resumes, or None).
+    """The stream answering ``incoming`` for ``endpoint`` (:meth:`ssegen.mock_serve.RequestSide.answer`:
+    the checks, the server's faults and the request's, what a resuming request resumes), logged.
 
     Raises:
-        Refusal: 400 for a bad fault or source (the message names it); the error ``status=``
-            asks for.
+        Refusal: the request refused (405, 401, 400), a bad fault or source (400), the error
+            ``status=`` asks for.
     """
-    query = request.query_params
-    times, responses, resumed = state
-    try:
-        faults = _query_faults(query, base)
-        header = request.headers.get(FAULT_HEADER)
-        if header:
-            faults = Faults.parse(header, faults)
-        faults = times.applied(endpoint, faults)
-        refusal = status_refusal(faults)
-        if refusal is not None:
-            raise refusal
-        chosen = resumed[1].stream if resumed is not None else query.get("stream")
-        channel = endpoint.channel
-        if endpoint.frames is not None and not (text or chosen):
-            frames: Collection[bytes] = endpoint.frames
-        else:
-            text = text if text or chosen else endpoint.text
-            frames = with_model(frame_source(channel, text=text, stream=chosen, model=model), model)
-            frames = responses.stamp(frames, Sent(endpoint, text, model, chosen), endpoint.rules)
-            if resumed is not None and endpoint.rules is not None and endpoint.rules.resume is not None:
-                frames = events_after(frames, endpoint.rules.resume.get("cursor", ""), resumed[2])  # type: ignore[arg-type]
-        framing = str(getattr(channel.framing, "name", channel.framing))
-        frames = with_ids(frames, faults, request.headers.get("last-event-id"), framing)
-        error_bytes = error_frame(channel) if faults.error_event is not None else None
-        steps = iter_plan(frames, faults, error=error_bytes, terminator=terminator_frame(channel))
-    except FaultError as exc:
-        raise Refusal(400, f"ssegen mock: {exc}") from None
+    answer = side.answer(incoming, endpoint, resumed, base)
     endpoint.requests += 1
-    described = faults.describe()
-    what = escape_controls(f"{request.method} {request.url.path}")
+    described = answer.faults.describe()
+    what = escape_controls(f"{incoming.method} {incoming.path}")
     LOG.info(
         "%s -> %s %s, %d events%s",
         what,
         endpoint.provider,
-        channel.address,
-        len(frames),
+        answer.channel.address,
+        len(answer.frames),
         f" ({escape_controls(described)})" if described else "",
     )
-    return _StepsResponse(steps, what, content_type(channel))
+    return _StepsResponse(answer.steps, what, content_type(answer.channel))
 
 
 class _StepsResponse:

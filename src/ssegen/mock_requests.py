@@ -1,19 +1,20 @@
-"""The request side of the mock (``ssegen mock``, :mod:`ssegen.mock`; the faults also in the
-``sse_mock`` transport, :mod:`ssegen.transport`): a request is refused as the provider would
+"""The request side of the mock (``ssegen mock``, :mod:`ssegen.mock`, and the ``sse_mock``
+transport, :mod:`ssegen.transport`, both through :mod:`ssegen.mock_serve`): a request is refused as the provider would
 refuse it, in the provider's error shape, and the faults that act on whole requests (``status``,
 ``times``, ``ids``, :class:`ssegen.replay.Faults`) and the resuming requests are carried out.
 
 The facts come from the generated package's ``schemas.json``, member ``"requests"`` (written by
 :mod:`ssegen.codemodel.mock_requests` from the IR's :class:`ssegen.ir.request.Request`): per
 channel address the method, path, body schema (JSON Schema 2020-12, ``$ref`` s into the
-document's ``$defs``), auth schemes and resumption. A package generated before them has none:
-its requests are answered without these checks.
+document's ``$defs``), auth schemes, required headers and query parameters, and resumption. A
+package generated before them has none: its requests are answered without these checks.
 
 Checks, in order (:func:`screen`): the method (405, ``Allow`` naming the spec's), the API key
 (401 when the spec declares auth and the request carries no key where any scheme puts it), the
-body against its schema (400 naming the JSON pointer of the failure, jsonschema's
-``best_match``). A request with no body at all is served (``curl -X POST URL``); a body sent
-is checked.
+required headers and query parameters (400 naming the one missing, or one with a value its
+schema does not allow: Anthropic's ``anthropic-version``, Gemini's ``alt=sse``), the body
+against its schema (400 naming the JSON pointer of the failure, jsonschema's ``best_match``). A
+request with no body at all is served (``curl -X POST URL``); a body sent is checked.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import math
 import threading
 from collections import OrderedDict
 from collections.abc import Collection, Iterable, Iterator, Mapping
@@ -96,6 +98,8 @@ class RequestRules:
         defs: the document's ``$defs`` the body's ``$ref`` s point into.
         auth: where the API key may go, alternatives (``{"location", "parameter", "scheme"}``).
         resume: how a cut stream resumes (``{"kind": "starting-after", "path": ...}``), or None.
+        parameters: the headers and query parameters a request must carry (``{"name",
+            "location", "values"}``: ``values`` the only ones allowed, or None for any).
     """
 
     method: str
@@ -104,6 +108,7 @@ class RequestRules:
     defs: dict[str, Any] = field(default_factory=dict, repr=False)
     auth: list[dict[str, str]] = field(default_factory=list)
     resume: dict[str, Any] | None = None
+    parameters: list[dict[str, Any]] = field(default_factory=list)
 
     @functools.cached_property
     def validator(self) -> Any:
@@ -144,7 +149,22 @@ def request_rules(channel: Any, package: Any = None) -> RequestRules | None:
         defs=document.get("$defs", {}),
         auth=[a for a in fact.get("auth") or () if isinstance(a, dict)],
         resume=fact.get("resume") if isinstance(fact.get("resume"), dict) else None,
+        parameters=[p for p in fact.get("parameters") or () if isinstance(p, dict) and p.get("name")],
     )
+
+
+def resume_rules(rules: RequestRules | None) -> RequestRules | None:
+    """The rules of the request resuming a stream of ``rules``' channel (``GET
+    /v1/responses/{id}?stream=true&starting_after=N``): the resume's method, no body, the
+    resume's fixed query (``stream=true``) required in place of the first request's query
+    parameters, its headers and API key as the first request's; None
+    when the channel states no ``starting-after`` resume."""
+    resume = rules.resume if rules is not None else None
+    if rules is None or resume is None or resume.get("kind") != "starting-after":
+        return None
+    fixed = [{"name": name, "location": "query", "values": [value]} for name, value in resume.get("query") or ()]
+    headers = [p for p in rules.parameters if p.get("location") == "header"]  # sent on every request
+    return replace(rules, method=resume.get("method") or "GET", body=None, parameters=[*headers, *fixed])
 
 
 def error_body(channel: Any, status: int, message: str, kind: str, pointer: str | None = None) -> Any:
@@ -176,8 +196,9 @@ def screen(
 
     Raises:
         Refusal: 405 (a method other than the spec's; other than GET and POST without
-            rules), 401 (no API key where the spec puts
-            one), 400 (a body its schema rejects: the pointer is named).
+            rules), 401 (no API key where the spec puts one), 400 (a required header or query
+            parameter missing or with a value not allowed: it is named; a body its schema
+            rejects: the pointer is named).
     """
     allowed = rules.method if rules is not None else "GET, POST"
     if method.upper() not in allowed.split(", "):
@@ -189,6 +210,8 @@ def screen(
     if schemes and not any(_carries_key(scheme, headers, query) for scheme in schemes):
         ways = " or ".join(dict.fromkeys(_auth_words(scheme) for scheme in schemes))
         raise Refusal(401, f"ssegen mock: no API key: send it as {ways}", "authentication_error")
+    for parameter in rules.parameters:
+        _check_parameter(rules, parameter, headers, query)
     if asked.sent and rules.validator is not None:
         _check_body(rules, asked.data)
 
@@ -203,6 +226,24 @@ def _carries_key(scheme: Mapping[str, str], headers: Mapping[str, str], query: M
         given, _, token = value.partition(" ")
         return given.lower() == scheme["scheme"].lower() and bool(token.strip())
     return bool(value.strip())
+
+
+def _check_parameter(
+    rules: RequestRules, parameter: Mapping[str, Any], headers: Mapping[str, str], query: Mapping[str, str]
+) -> None:
+    """Raise a 400 naming ``parameter`` (a header or query parameter the request must carry)
+    when the request lacks it or gives it a value not among its ``values``."""
+    name, values = str(parameter["name"]), parameter.get("values")
+    header = parameter.get("location") == "header"
+    given = headers.get(name) if header else query.get(name)
+    what = f"the header {name}" if header else f"the query parameter {name}"
+    where = f"{rules.method} {rules.path}"
+    if given is None:
+        example = f" ({name}: {values[0]})" if header and values else f" (?{name}={values[0]})" if values else ""
+        raise Refusal(400, f"ssegen mock: {what} is required by {where}{example}")
+    if values and given not in values:
+        allowed = ", ".join(values)
+        raise Refusal(400, f"ssegen mock: {what}={given[:40]!r} is not allowed by {where}: it takes {allowed}")
 
 
 def _auth_words(scheme: Mapping[str, str]) -> str:
@@ -235,13 +276,28 @@ def _check_body(rules: RequestRules, data: dict[str, Any] | None) -> None:
 
 
 def status_refusal(faults: Faults) -> Refusal | None:
-    """The HTTP error ``status=CODE`` asks for (``Retry-After`` from ``retry_after``), or None."""
+    """The HTTP error ``status=CODE`` asks for (its wait from ``retry_after``:
+    :func:`retry_after_headers`), or None."""
     if faults.status is None:
         return None
     kind = {429: "rate_limit_error", 529: "overloaded_error"}.get(faults.status)
     kind = kind or ("server_error" if faults.status >= 500 else "invalid_request_error")
-    headers = {"retry-after": str(faults.retry_after)} if faults.retry_after is not None else {}
+    headers = retry_after_headers(faults.retry_after)
     return Refusal(faults.status, f"ssegen mock: status={faults.status} (a fault)", kind, headers)
+
+
+def retry_after_headers(seconds: float | None) -> dict[str, str]:
+    """The headers asking a client to wait ``seconds`` before trying again: ``Retry-After`` in
+    whole seconds (RFC 9110 10.2.3's delay-seconds is an integer: a fraction is rounded up, so a
+    client reading it alone waits no less), and, for a fraction, ``retry-after-ms`` too, in
+    milliseconds (OpenAI's servers send it; the openai SDK and ssegen's client read it first).
+    None of them for None."""
+    if seconds is None:
+        return {}
+    headers = {"retry-after": str(math.ceil(seconds))}
+    if seconds != int(seconds):
+        headers["retry-after-ms"] = f"{seconds * 1000:.3f}".rstrip("0").rstrip(".")
+    return headers
 
 
 class Times:
@@ -332,30 +388,46 @@ class Responses:
         self._sent: OrderedDict[str, Sent] = OrderedDict()
         self._lock = threading.Lock()
 
-    def stamp(self, frames: Collection[bytes], sent: Sent, rules: RequestRules | None) -> Collection[bytes]:
-        """``frames`` with the response id replaced by its derived one, remembered; unchanged
-        when the channel does not resume so or the frames are a capture (sent as recorded)."""
+    def stamp(
+        self, frames: Collection[bytes], sent: Sent, rules: RequestRules | None, *, derive: bool = True
+    ) -> Collection[bytes]:
+        """``frames`` with the response id replaced by its derived one (``derive``: ``ssegen
+        mock``, each request's own stream) or kept as the stream has it (``sse_mock``: a route
+        sends what it was set up with, :attr:`ssegen.transport.Route.body`), remembered;
+        unchanged when the channel does not resume so or the frames are a capture (sent as
+        recorded)."""
         resume = rules.resume if rules is not None else None
         if resume is None or resume.get("kind") != "starting-after" or not isinstance(frames, EncodedFrames):
             return frames
-        digest = hashlib.sha256(repr((id(sent.endpoint), sent.text, sent.model, sent.stream)).encode()).hexdigest()
-        response_id = f"resp_{digest[:24]}"
+        path = tuple(resume.get("id_path") or ("response", "id"))
+        if derive:
+            key = repr((id(sent.endpoint), sent.text, sent.model, sent.stream)).encode()
+            response_id: str | None = f"resp_{hashlib.sha256(key).hexdigest()[:24]}"
+        else:
+            response_id = next((i for e in frames.events if isinstance(i := _member(e, path), str)), None)
+        if response_id is None:
+            return frames
         with self._lock:
             self._sent[response_id] = sent
             self._sent.move_to_end(response_id)
             while len(self._sent) > MAX_REMEMBERED:
                 self._sent.popitem(last=False)
-        path = tuple(resume.get("id_path") or ("response", "id"))
+        if not derive:
+            return frames
         return EncodedFrames(frames.channel, [_replaced(e, path, response_id) for e in frames.events])
 
-    def resumed(self, path: str, query: Mapping[str, str], served: Iterable[Any]) -> tuple[Any, Sent, int] | None:
-        """For a resuming request (``path`` under a channel's ``resume.path``): the endpoint, what
-        its response was made from, and the cursor to resume after; None when ``path`` resumes
-        nothing served.
+    def resumed(
+        self, path: str, query: Mapping[str, str], served: Iterable[Any], *, suffix: bool = False
+    ) -> tuple[Any, Sent, int] | None:
+        """For a resuming request (``path`` a channel's ``resume.path``, relative to the same
+        server as one of the ``served`` endpoints' paths; with ``suffix``, after any prefix):
+        the endpoint that sent the response, what it was made from, and the cursor to resume
+        after; None when ``path`` resumes nothing served.
 
         Raises:
             Refusal: 404 for a response id not sent (or forgotten), 400 for a bad cursor.
         """
+        served = list(served)
         for endpoint in served:
             rules = getattr(endpoint, "rules", None)
             resume = rules.resume if rules is not None else None
@@ -363,18 +435,18 @@ class Responses:
                 continue
             address = endpoint.channel.address  # the resuming path is relative to the same server
             templates = [p[: len(p) - len(address)] + resume["path"] for p in endpoint.paths if p.endswith(address)]
-            if not any(path_matches(template, path) for template in templates):
+            if not any(path_matches(template, path, suffix=suffix) for template in templates):
                 continue
             response_id = path.rpartition("/")[2]
             with self._lock:
                 sent = self._sent.get(response_id)
-            if sent is None:
+            if sent is None or not any(sent.endpoint is e for e in served):  # sent, and by one served here
                 raise Refusal(404, f"ssegen mock: no response {response_id[:80]!r} was sent", "not_found")
             parameter = resume.get("parameter") or "starting_after"
             cursor = query.get(parameter, "-1")
             if not cursor.lstrip("-").isdigit() or len(cursor) > 12:
                 raise Refusal(400, f"ssegen mock: {parameter}={cursor[:40]!r}: a whole number")
-            return endpoint, sent, int(cursor)
+            return sent.endpoint, sent, int(cursor)
         return None
 
 

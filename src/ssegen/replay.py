@@ -90,7 +90,11 @@ class Faults:
             a channel; later ones are served clean (``ids`` kept): a client's retry succeeds.
         status: the answer is this HTTP error (400 to 599) before any byte of the body, a JSON
             error in the provider's shape (:mod:`ssegen.mock_requests`).
-        retry_after: with ``status``: the ``Retry-After`` header, in whole seconds.
+        retry_after: with ``status``: the wait the answer asks for, in seconds (a number >= 0,
+            fractions too): ``Retry-After`` in whole seconds (RFC 9110 10.2.3's delay-seconds,
+            rounded up), and, for a fraction, ``retry-after-ms`` as well (milliseconds, as
+            OpenAI's servers send it; clients that read it, the openai SDK's and ssegen's, wait
+            that long), so that a test of a client's wait need not wait whole seconds.
         ids: every event carries an ``id:`` line (its 1-based position in the stream), and a
             request's ``Last-Event-ID`` header resumes after that event (WHATWG HTML 9.2).
 
@@ -109,7 +113,7 @@ class Faults:
     delay: float = 0.0
     times: int | None = None
     status: int | None = None
-    retry_after: int | None = None
+    retry_after: float | None = None
     ids: bool = False
 
     def __post_init__(self) -> None:
@@ -126,7 +130,7 @@ class Faults:
             raise FaultError(f"read_size={self.read_size!r}: a number of bytes >= 1")
         for name, bound in (("stall", MAX_STALL), ("delay", MAX_DELAY)):
             value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= bound:
+            if not _seconds(value, bound):
                 raise FaultError(f"{name}={value!r}: seconds from 0 to {bound:g}")
 
     @property
@@ -185,15 +189,27 @@ def _check_request_faults(faults: Faults) -> None:
         raise FaultError(f"times={faults.times!r}: a number of requests >= 1")
     if faults.status is not None and not (_whole(faults.status, 400) and faults.status <= 599):
         raise FaultError(f"status={faults.status!r}: an HTTP error status, 400 to 599")
-    if faults.retry_after is not None and (faults.status is None or not _whole(faults.retry_after, 0)):
-        raise FaultError(f"retry_after={faults.retry_after!r}: whole seconds >= 0, with status=CODE")
+    after = faults.retry_after
+    if after is not None and (faults.status is None or not _seconds(after, math.inf)):
+        raise FaultError(f"retry_after={after!r}: seconds >= 0, with status=CODE")
     if not isinstance(faults.ids, bool):
         raise FaultError(f"ids={faults.ids!r}: 1 or 0")
+
+
+def _seconds(value: Any, bound: float) -> bool:
+    """``value`` is a finite number (not a bool) of seconds from 0 to ``bound``."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return False
+    return math.isfinite(value) and 0 <= value <= bound
 
 
 def _whole(value: Any, least: int) -> bool:
     """``value`` is a whole number (not a bool) of at least ``least``."""
     return isinstance(value, int) and not isinstance(value, bool) and value >= least
+
+
+#: The faults given in seconds (a fraction allowed).
+_SECONDS = ("stall", "delay", "retry_after")
 
 
 def _fault_value(name: str, text: str) -> Any:
@@ -206,9 +222,9 @@ def _fault_value(name: str, text: str) -> Any:
     if text.lower() in ("", "none", "off"):
         return None if name not in ("stall", "delay") else 0.0
     try:
-        value = float(text) if name in ("stall", "delay") else int(text, 10)
+        value = float(text) if name in _SECONDS else int(text, 10)
     except ValueError:
-        kind = "seconds" if name in ("stall", "delay") else "a whole number"
+        kind = "seconds" if name in _SECONDS else "a whole number"
         raise FaultError(f"{name}={text!r}: expected {kind}") from None
     if isinstance(value, float) and not math.isfinite(value):
         raise FaultError(f"{name}={text!r}: expected a finite number of seconds")

@@ -17,39 +17,35 @@ per event, or ``read_size`` bytes each); faults end it as a real connection woul
 ``cut="abort"`` raises the library's ``RemoteProtocolError`` (what httpx raises when a server
 drops a chunked body) after the bytes before the cut, and a stall longer than the request's
 read timeout raises its ``ReadTimeout`` after that timeout.
+
+Each request is answered by the code ``ssegen mock`` answers with (:mod:`ssegen.mock_serve`):
+the same refusals in the provider's error shape, the same faults (from the route, the query and
+the ``x-ssegen-fault`` header), and the Responses resuming ``GET
+.../responses/{id}?stream=true&starting_after=N`` of a response a route sent.
 """
 
 from __future__ import annotations
 
 import functools
 import importlib
-import json
 import time
-from collections.abc import AsyncIterator, Iterable, Iterator
+from collections.abc import AsyncIterator, Collection, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import Any, ClassVar
 
-from .mock_requests import (
-    Refusal,
-    RequestRules,
-    Times,
-    error_body,
-    request_rules,
-    screen,
-    status_refusal,
-    with_ids,
-)
+from .mock_requests import Refusal, RequestRules, request_rules
+from .mock_serve import Incoming, RequestSide, error_parts
 from .replay import (
-    FAULT_HEADER,
+    EncodedFrames,
     FaultError,
     Faults,
     Step,
     channel_paths,
     content_type,
     error_frame,
-    frames_for,
+    frame_source,
     import_provider,
     iter_plan,
     package_of,
@@ -73,13 +69,16 @@ class Route:
         paths: the URL paths it answers (a request path equal to one, or ending with one after
             any prefix: ``https://host/v1/chat/completions`` matches ``/chat/completions``).
         frames: the events sent, one ``bytes`` item per event (:func:`ssegen.replay.frames_for`).
-        faults: what is broken (a request's ``x-ssegen-fault`` header adds to it).
+        faults: what is broken (a request's ``x-ssegen-fault`` header and query parameters
+            named as faults add to it, as in ``ssegen mock``).
         url: when set, only request URLs starting with it match (two providers with one path).
         requests: the requests answered, in order (bodies read).
-        times: the count of requests each ``times=N`` fault applies to.
         check: each request is checked as ``ssegen mock`` checks it (the method, the API key,
-            the body against its schema: :func:`ssegen.mock_requests.screen`), refused in the
-            provider's error shape.
+            required headers and query parameters, the body against its schema:
+            :func:`ssegen.mock_requests.screen`), refused in the provider's error shape.
+        typed: the typed events ``frames`` were encoded from (None for a capture): on a channel
+            that resumes ``starting-after`` (OpenAI Responses) their response id is remembered
+            and the resuming ``GET`` sends those after its cursor.
     """
 
     channel: Any
@@ -88,8 +87,10 @@ class Route:
     faults: Faults
     url: str | None = None
     requests: list[Any] = field(default_factory=list)
-    times: Times = field(default_factory=Times, repr=False, compare=False)
     check: bool = False
+    typed: EncodedFrames | None = field(default=None, repr=False, compare=False)
+    #: A resumable response keeps the id the route's stream has (:class:`ssegen.mock_serve.Target`).
+    derive_ids: ClassVar[bool] = False
 
     @functools.cached_property
     def rules(self) -> RequestRules | None:
@@ -103,27 +104,15 @@ class Route:
             return False
         return any(path_matches(p, request.url.path, suffix=True) for p in self.paths)
 
-    def steps(self, request: Any) -> Iterator[Step]:
-        """The steps answering ``request``: the route's faults and the request's header ones
-        (made as the body is read; the faults are checked first), ``times`` counted, ``ids``
-        numbering the events and resuming after a ``Last-Event-ID``.
-
-        Raises:
-            FaultError: a bad ``x-ssegen-fault`` header, a fault index past the stream's end.
-            ssegen.mock_requests.Refusal: the HTTP error a ``status`` fault asks for.
-        """
-        faults = self.faults
-        header = request.headers.get(FAULT_HEADER)
-        if header:
-            faults = Faults.parse(header, faults)
-        faults = self.times.applied(self, faults)
-        refusal = status_refusal(faults)
-        if refusal is not None:
-            raise refusal
-        framing = str(getattr(self.channel.framing, "name", self.channel.framing))
-        frames = with_ids(self.frames, faults, request.headers.get("last-event-id"), framing)
-        error = error_frame(self.channel) if faults.error_event is not None else None
-        return iter_plan(frames, faults, error=error, terminator=terminator_frame(self.channel))
+    def make_frames(self, text: str | None, model: str | None, stream: str | None) -> Collection[bytes]:
+        """The route's frames, whatever the request names (:class:`ssegen.mock_serve.Target`:
+        the route fixes its source); the typed events where the channel resumes
+        ``starting-after``, for their response id to be remembered and the events after a
+        cursor to be picked."""
+        resume = self.rules.resume if self.rules is not None else None
+        if self.typed is not None and resume is not None and resume.get("kind") == "starting-after":
+            return self.typed
+        return self.frames
 
     @property
     def body(self) -> bytes:
@@ -190,38 +179,41 @@ class _TransportMixin:
     http: ModuleType
     body_class: type[_BodyMixin]
 
-    def __init__(self, routes: list[Route] | None = None, requests: list[Any] | None = None) -> None:
+    def __init__(
+        self, routes: list[Route] | None = None, requests: list[Any] | None = None, side: RequestSide | None = None
+    ) -> None:
         self.routes: list[Route] = routes if routes is not None else []
         self.requests: list[Any] = requests if requests is not None else []
+        self.side = side if side is not None else RequestSide()
 
-    def _error(self, status: int, message: str, kind: str) -> Any:
-        body = json.dumps({"error": {"message": message, "type": kind}}).encode()
-        return self.http.Response(status, headers={"content-type": "application/json"}, content=body)
+    def _error(self, refused: Refusal, channel: Any = None) -> Any:
+        status, headers, content = error_parts(refused, channel)
+        return self.http.Response(status, headers=headers, content=content)
 
     def _answer(self, request: Any) -> Any:
         self.requests.append(request)
         route = next((r for r in reversed(self.routes) if r.matches(request)), None)
+        path, query = request.url.path, request.url.params
+        resumed = None
+        if route is None:
+            matching = [r for r in reversed(self.routes) if r.url is None or str(request.url).startswith(r.url)]
+            try:
+                resumed = self.side.resumed(path, query, matching, suffix=True)
+            except Refusal as refused:
+                return self._error(refused)
+            route = resumed.target if resumed is not None else None
         if route is None:
             listed = ", ".join(p for r in self.routes for p in r.paths) or "none"
             message = f"ssegen mock: no route for {request.method} {request.url} (routes: {listed})"
-            return self._error(404, message, "not_found")
+            return self._error(Refusal(404, message, "not_found"))
         route.requests.append(request)
-        asked = read_request(request.content)
-        if asked.problem is not None:
-            return self._error(400, asked.problem, "invalid_request_error")
+        incoming = Incoming(request.method, path, request.headers, query.multi_items(), read_request(request.content))
         try:
-            if route.check:
-                screen(route.rules, request.method, request.headers, request.url.params, asked)
-            steps = route.steps(request)
-        except FaultError as exc:
-            return self._error(400, f"ssegen mock: {exc}", "invalid_request_error")
+            answer = self.side.answer(incoming, route, resumed, route.faults, check=route.check)
         except Refusal as refused:
-            error = error_body(route.channel, refused.status, refused.message, refused.kind, refused.pointer)
-            body = json.dumps(error).encode()
-            headers = {"content-type": "application/json", **refused.headers}
-            return self.http.Response(refused.status, headers=headers, content=body)
+            return self._error(refused, route.channel)
         headers = {**SSE_HEADERS, "content-type": content_type(route.channel)}
-        return self.http.Response(200, headers=headers, stream=self.body_class(steps, request))
+        return self.http.Response(200, headers=headers, stream=self.body_class(answer.steps, request))
 
     def handle_request(self, request: Any) -> Any:
         request.read()
@@ -236,10 +228,13 @@ class _TransportMixin:
 def transport_class(http: ModuleType) -> type[_TransportMixin]:
     """The transport class for an HTTP client library with httpx's API (``httpx``, ``httpx2``):
     a ``BaseTransport`` and ``AsyncBaseTransport`` of that library, answering each request with
-    the stream of the last added :class:`Route` it matches. A request no route matches gets a 404
-    whose JSON error names the routes (the SDKs raise ``NotFoundError`` with that message), a
-    request whose JSON body says ``"stream": false`` a 400, a bad ``x-ssegen-fault`` header a 400
-    naming it. Instances take ``routes`` and ``requests`` lists, shared by :class:`SSEMock`."""
+    the stream of the last added :class:`Route` it matches (or the rest of a response a route
+    sent, for a resuming ``GET``). A request no route matches gets a 404 whose JSON error names
+    the routes (the SDKs raise ``NotFoundError`` with that message), a request whose JSON body
+    says ``"stream": false`` a 400, a bad fault a 400 naming it, each in the provider's error
+    shape. Instances take ``routes`` and ``requests`` lists and a
+    :class:`~ssegen.mock_serve.RequestSide` (``times`` counts, responses sent), shared by
+    :class:`SSEMock`."""
     body = type("SSEBody", (_BodyMixin, http.SyncByteStream, http.AsyncByteStream), {"http": http})
     bases = (_TransportMixin, http.BaseTransport, http.AsyncBaseTransport)
     cls = type("SSETransport", bases, {"http": http, "body_class": body, "__doc__": transport_class.__doc__})
@@ -276,6 +271,8 @@ class SSEMock:
     Attributes:
         routes: the routes, the last added tried first.
         requests: every request received, in order (of any client).
+        side: what the routes' answers share across requests (``times`` counts, the responses
+            sent for resuming: :class:`ssegen.mock_serve.RequestSide`).
     """
 
     def __init__(self, out: Path | None = None, package: str | None = None) -> None:
@@ -283,6 +280,7 @@ class SSEMock:
         self.package = package
         self.routes: list[Route] = []
         self.requests: list[Any] = []
+        self.side = RequestSide()
         self._transports: dict[str, Any] = {}
         self._clients: list[Any] = []
 
@@ -291,7 +289,7 @@ class SSEMock:
         mock's routes and requests; ``http_client=httpx.Client(transport=...)`` takes it."""
         library = http_library(http)[0]
         if library.__name__ not in self._transports:
-            self._transports[library.__name__] = transport_class(library)(self.routes, self.requests)
+            self._transports[library.__name__] = transport_class(library)(self.routes, self.requests, self.side)
         return self._transports[library.__name__]
 
     @property
@@ -347,11 +345,13 @@ class SSEMock:
         package = package_of(channel)
         servers = getattr(package, "SERVERS", {}) if package is not None else {}
         paths = [path] if path is not None else sorted({*channel_paths(channel.address, servers), channel.address})
-        frames = frames_for(channel, text=text, replay=replay, events=events, stream=stream, model=model)
+        source = frame_source(channel, text=text, replay=replay, events=events, stream=stream, model=model)
+        frames = list(source)
         # Checked now, so a fault past the stream's end fails the test where it is set up.
         error = error_frame(channel) if parsed.error_event is not None else None
         iter_plan(frames, parsed, error=error, terminator=terminator_frame(channel))
-        route = Route(channel, paths, frames, parsed, url, check=check)
+        typed = source if isinstance(source, EncodedFrames) else None
+        route = Route(channel, paths, frames, parsed, url, check=check, typed=typed)
         self.routes.append(route)
         return route
 

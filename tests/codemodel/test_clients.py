@@ -10,9 +10,10 @@ from conftest import SPECS
 from ssegen.codemodel import build_package_spec
 from ssegen.codemodel.client_errors import is_error_body
 from ssegen.codemodel.clients import client_imports, relative_path, runtime_auth
+from ssegen.codemodel.models import ModelsBuilder
 from ssegen.codemodel.module_imports import used_names
 from ssegen.diagnostics import Diagnostics
-from ssegen.ir import AuthScheme, Provenance, Request
+from ssegen.ir import AuthScheme, Property, Provenance, Request, Schema
 from ssegen.load import load_provider
 
 A = Provenance("p/a.yaml", 3, "/a")
@@ -84,7 +85,9 @@ def test_the_error_body_is_the_channels_error_message_that_is_a_whole_body() -> 
         spec = build_package_spec(loaded.provider, Diagnostics())
         (op,) = spec.client.operations
         assert op.error_decoder == (f"msgspec.json.Decoder({expected}).decode" if expected else "")
-        assert spec.client_model_imports == ((expected,) if expected else ())
+        # besides its error decoder's class, client.py imports from models only the request
+        # classes shared with it (the Responses input's FunctionToolCall, now typed)
+        assert set(spec.client_model_imports) - set(spec.requests.shared) == ({expected} if expected else set())
 
 
 def test_an_error_class_named_as_a_used_request_class_is_imported_under_another_name() -> None:
@@ -101,3 +104,46 @@ def test_an_error_class_named_as_a_used_request_class_is_imported_under_another_
     assert "GenerateContentRequest" in requests
     assert errors == ("GenerateContentRequest as _GenerateContentRequest",)
     assert client.operations[0].error_decoder == "msgspec.json.Decoder(_GenerateContentRequest).decode"
+
+
+def test_request_unions_are_typed_where_msgspec_tells_the_alternatives_apart_by_json_type() -> None:
+    """A request body is encoded, not decoded leniently: a union of at most one object, one array
+    and scalars is the union of their types (Anthropic's ``system: str | list[TextBlockParam]``),
+    where a stream's models keep any JSON; two untagged objects stay any JSON on both sides."""
+    text = Schema("object", A, name="TextBlock", properties=(Property("text", Schema("string", A), True, "", A),))
+    system = Schema("union", A, variants=(Schema("string", A), Schema("array", A, items=text)))
+    mode = Schema("string", A, name="Mode", enum=("auto", "none"))
+    choice = Schema("union", A, nullable=True, variants=(mode, text, Schema("integer", A)))
+    other = Schema("object", A, name="Other", properties=(Property("n", Schema("integer", A), True, "", A),))
+    untagged = Schema("union", A, variants=(text, other))
+    exact = ModelsBuilder(Diagnostics(), exact_unions=True)
+    assert exact.annotation(system) == "str | list[TextBlock]"
+    assert exact.annotation(choice) == "Mode | str | TextBlock | int | None"
+    assert exact.annotation(untagged) == "Any"
+    lenient = ModelsBuilder(Diagnostics())
+    assert [lenient.annotation(s) for s in (system, choice, untagged)] == ["Any", "Any", "Any"]
+
+
+def test_anthropic_request_members_that_are_unions_are_typed() -> None:
+    loaded = load_provider(SPECS, "anthropic")
+    assert loaded.provider is not None
+    spec = build_package_spec(loaded.provider, Diagnostics())
+    fields = {(c.name, f.name): f.annotation for c in spec.requests.classes for f in c.fields}
+    assert fields["CreateMessageParams", "system"] == "str | list[TextBlockParam] | None"
+    assert fields["InputMessage", "content"].startswith("str | list[TextBlockParam | ImageBlockParam")
+
+
+def test_an_untagged_union_member_keeps_any_but_its_argument_is_the_union_of_its_classes() -> None:
+    text = Schema("object", A, name="TextBlock", properties=(Property("text", Schema("string", A), True, "", A),))
+    other = Schema("object", A, name="Other", properties=(Property("n", Schema("integer", A), True, "", A),))
+    items = Schema("array", A, items=Schema("union", A, variants=(text, other)))
+    body = Schema("object", A, name="Body", properties=(Property("blocks", items, False, "", A),))
+    exact = ModelsBuilder(Diagnostics(), exact_unions=True)
+    exact.payload_class(body)
+    (field,) = next(c for c in exact.classes if c.name == "Body").fields
+    assert (field.annotation, field.argument) == ("list[Any] | None", "list[TextBlock | Other] | None")
+    assert {"TextBlock", "Other"} <= {c.name for c in exact.classes}
+    lenient = ModelsBuilder(Diagnostics())
+    lenient.payload_class(body)
+    (field,) = next(c for c in lenient.classes if c.name == "Body").fields
+    assert (field.annotation, field.argument) == ("list[Any] | None", "")

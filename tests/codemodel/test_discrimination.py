@@ -187,6 +187,51 @@ def test_a_tag_value_no_message_has_is_unknown_never_another_message(tmp_path: P
         assert type(decoder.parse('{"type": "ping"}', event="keepalive")).__name__ == "Ping"
 
 
+#: ``MESSAGES`` ended as Cohere v2 ends its streams (specs/cohere/chat-stream.yaml): a literal
+#: ``[DONE]`` terminator without ``x-sse-event`` (so on the ``message`` event) beside the named events.
+WITH_DONE = MESSAGES.replace(
+    "          - $ref: '#/components/messages/error'\n",
+    "          - $ref: '#/components/messages/error'\n          - $ref: '#/components/messages/done'\n",
+).replace("  schemas:\n", "    done:\n      payload: {type: string, enum: ['[DONE]']}\n  schemas:\n", 1)
+
+
+def test_a_data_only_terminator_beside_named_events_keeps_the_tag_dispatch(tmp_path: Path) -> None:
+    """The literal does not make ``message`` an event type of its own: the fallback serves it,
+    the literal first, then the tag, as it serves frames without ``event:`` when no literal is
+    declared (the terminator once took the fallback away: every JSON frame without ``event:``
+    became an unknown event)."""
+    channel, _ = _channel(tmp_path, WITH_DONE)
+    assert {m.name: (m.event, m.kind) for m in channel.messages}["Done"] == ("message", "terminator")
+    named = ["content_block_delta", "error", "message_start", "message_stop", "ping"]
+    assert [d.event for d in channel.dispatch] == named  # no plan of its own for `message`
+    assert channel.fallback is not None and channel.fallback.literals == ("Done",)
+    assert channel.fallback.tag == "type"
+    assert [t.value for t in channel.fallback.tagged] == [
+        "message_start",
+        "content_block_delta",
+        "ping",
+        "message_stop",
+        "error",
+    ]
+
+
+@pytest.mark.parametrize("model", ["msgspec", "pydantic"])
+@pytest.mark.parametrize("named", [True, False], ids=["named", "data-only"])
+def test_a_data_only_terminator_ends_named_and_data_only_streams_typed(tmp_path: Path, model: str, named: bool) -> None:
+    channel, _ = _channel(tmp_path, WITH_DONE)
+    examples = [(m, e.data) for m in channel.messages if m.literal is None and m.kind != "error" for e in m.examples]
+    body = "".join((f"event: {m.event}\n" if named else "") + f"data: {data}\n\n" for m, data in examples)
+    with generated_package(tmp_path, {"asyncapi.yaml": WITH_DONE}, model=model) as (package, _):
+        decoder = package.CHANNELS["/v1/messages"]
+        for size in (5, 1 << 16):
+            text = (body + "data: [DONE]\n\n").encode()
+            events = list(decoder.decode([text[i : i + size] for i in range(0, len(text), size)]))
+            assert [type(e).__name__ for e in events] == [*(m.name for m, _ in examples), "Done"], size
+            assert decoder.accumulate(events).complete is True
+        assert type(decoder.parse("[DONE]")).__name__ == "Done"
+        assert type(decoder.parse('{"type": "ping"}')).__name__ == "Ping"
+
+
 @pytest.mark.parametrize("model", ["msgspec", "pydantic"])
 def test_a_nested_union_with_a_discriminator_mapping_is_a_tagged_union(tmp_path: Path, model: str) -> None:
     with generated_package(tmp_path, {"asyncapi.yaml": MESSAGES}, model=model) as (package, diagnostics):

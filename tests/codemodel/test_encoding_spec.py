@@ -1,6 +1,6 @@
 """What each channel's generated ``Encoding`` is given (issue 27): event types, literals, the
-terminator, the channel's examples and harvested streams, and the members the spec requires
-that a class gives a default."""
+terminator, the channel's examples and harvested streams; a member the spec requires, nullable
+or not, is a field without default, which the encoder always writes."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from ssegen.diagnostics import Diagnostics
 from ssegen.load import load_provider
 
 
-def test_named_events_literals_terminator_and_kept_members() -> None:
+def test_named_events_literals_terminator_and_required_members() -> None:
     chunk = obj(
         "Chunk",
         req("id", string()),
@@ -28,7 +28,8 @@ def test_named_events_literals_terminator_and_kept_members() -> None:
     assert ch.encoding.events == (("Start", "start"),)
     assert ch.encoding.literals == (("Done", "[DONE]"),)
     assert ch.encoding.terminator == "Done"
-    assert spec.kept == (("Chunk", ("finish_reason",)),)  # not `index`: optional; not `id`: no default
+    [cls] = [c for c in spec.classes if c.name == "Chunk"]
+    assert [(f.name, f.required) for f in cls.fields][:3] == [("id", True), ("finish_reason", True), ("index", False)]
 
 
 def test_examples_and_harvested_streams_are_the_channels_own() -> None:

@@ -64,11 +64,13 @@ def test_required_fields_come_first_then_optional_ones_in_source_order() -> None
     assert [(f.name, f.required) for f in chunk.fields] == [("a", True), ("d", True), ("b", False), ("c", False)]
 
 
-def test_required_member_that_may_be_null_is_not_required_for_decoding() -> None:
+def test_required_member_that_may_be_null_is_required_and_typed_with_none() -> None:
+    # No default: a decoded event holds None only where the wire sent null, and a payload
+    # lacking it is decoded leniently, the absence recorded (tests/runtime/test_hostile_roundtrip.py).
     models, _ = _builder()
     models.payload_class(obj("Chunk", req("role", string(nullable=True))))
     (field,) = models.classes[0].fields
-    assert (field.required, field.annotation) == (False, "str | None")
+    assert (field.required, field.annotation) == (True, "str | None")
 
 
 def test_field_alias_is_the_wire_name_only_when_it_differs_from_the_identifier() -> None:

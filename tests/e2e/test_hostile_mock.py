@@ -354,7 +354,8 @@ def test_escape_sequences_in_a_request_path_reach_the_log_escaped(url: str, capl
     model = "%1b]0;pwned%07%1b[2K%c2%9bforged%e2%80%ae"  # a window title, an erased line, C1 CSI, bidi
     path = f"/v1beta/models/{model}:streamGenerateContent"
     gemini = {"contents": [{"role": "user", "parts": [{"text": "Hi"}]}]}  # Gemini's request schema
-    assert httpx.post(f"{url}{path}?cut_at=1&cut=close", json=gemini, headers=KEY, timeout=TIMEOUT).status_code == 200
+    answer = httpx.post(f"{url}{path}?alt=sse&cut_at=1&cut=close", json=gemini, headers=KEY, timeout=TIMEOUT)
+    assert answer.status_code == 200
     lines = [r.getMessage() for r in caplog.records if r.name == "ssegen.mock"]
     assert lines and all(not set(line) & {"\x1b", "\x07", "\x9b", "\u202e"} for line in lines), lines
     assert any("\\x1b]0;pwned\\x07\\x1b[2K\\x9bforged\\u202e" in line for line in lines), lines

@@ -10,13 +10,16 @@ Every client has a timeout.
 from __future__ import annotations
 
 import asyncio
+import importlib
+import inspect
 import json
 from pathlib import Path
 from typing import Any
 
 import httpx
+import msgspec
 import pytest
-from conftest import ROOT
+from conftest import GENERATED_PROVIDERS, ROOT
 
 from generated import anthropic as gen_anthropic
 from generated import deepseek as gen_deepseek
@@ -33,9 +36,10 @@ pytestmark = pytest.mark.e2e
 CHAT = gen_deepseek.CHANNELS["/chat/completions"]
 RESPONSES = gen_responses.CHANNELS["/v1/responses"]
 TIMEOUT = 10.0
-KEY = {"authorization": "Bearer k"}
+VERSION = {"anthropic-version": "2023-06-01"}  # Anthropic's required header (ignored elsewhere)
+KEY = {"authorization": "Bearer k", **VERSION}
 CHAT_BODY = {"model": "deepseek-chat", "messages": [{"role": "user", "content": "Hi"}], "stream": True}
-GEMINI = "/v1beta/models/gemini-2.5-flash:streamGenerateContent"
+GEMINI = "/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse"
 GEMINI_BODY = {"contents": [{"role": "user", "parts": [{"text": "Hi"}]}]}
 RESPONSES_BODY = {"model": "gpt-test", "input": "Hi", "stream": True, "background": True}
 
@@ -115,11 +119,14 @@ def test_a_request_without_the_key_the_spec_declares_is_a_401(app: Any) -> None:
     gemini = _one(app, "POST", GEMINI, json=GEMINI_BODY)
     assert gemini.status_code == 401 and gemini.json()["error"]["status"] == "UNAUTHENTICATED"
     assert "x-goog-api-key" in gemini.json()["error"]["message"] and "?key=" in gemini.json()["error"]["message"]
-    assert _one(app, "POST", GEMINI + "?key=k", json=GEMINI_BODY).status_code == 200
+    assert _one(app, "POST", GEMINI + "&key=k", json=GEMINI_BODY).status_code == 200
     assert _one(app, "POST", GEMINI, json=GEMINI_BODY, headers={"x-goog-api-key": "k"}).status_code == 200
     claude = {"model": "m", "max_tokens": 8, "messages": []}
-    assert _one(app, "POST", "/v1/messages", json=claude, headers={"x-api-key": "k"}).status_code == 200
-    assert _one(app, "POST", "/v1/messages", json=claude).json()["error"]["type"] == "authentication_error"
+    assert _one(app, "POST", "/v1/messages", json=claude, headers={"x-api-key": "k", **VERSION}).status_code == 200
+    assert (
+        _one(app, "POST", "/v1/messages", json=claude, headers=VERSION).json()["error"]["type"]
+        == "authentication_error"
+    )
     assert _one(app, "POST", "/api/chat", json={"model": "llama3"}).status_code == 200  # Ollama declares no auth
 
 
@@ -141,11 +148,15 @@ def test_the_model_named_in_the_body_is_in_every_event_that_names_one(app: Any) 
 def test_status_answers_an_http_error_before_the_body(app: Any) -> None:
     limited = _one(app, "POST", "/chat/completions?status=429&retry_after=2", json=CHAT_BODY, headers=KEY)
     assert limited.status_code == 429 and limited.headers["retry-after"] == "2"
+    assert "retry-after-ms" not in limited.headers  # whole seconds: Retry-After says it
+    briefly = _one(app, "POST", "/chat/completions?status=429&retry_after=0.25", json=CHAT_BODY, headers=KEY)
+    assert briefly.status_code == 429 and briefly.headers["retry-after-ms"] == "250"
+    assert briefly.headers["retry-after"] == "1"  # RFC 9110 delay-seconds: whole, rounded up
     assert limited.json()["error"]["type"] == "rate_limit_error"
-    overloaded = _one(app, "POST", "/v1/messages?fault=status=529", json={}, headers={"x-api-key": "k"})
+    overloaded = _one(app, "POST", "/v1/messages?fault=status=529", json={}, headers={"x-api-key": "k", **VERSION})
     assert overloaded.status_code == 400  # the body is checked first: a bad request is a bad request
     claude = {"model": "m", "max_tokens": 8, "messages": []}
-    headers = {"x-api-key": "k", "x-ssegen-fault": "status=529"}
+    headers = {"x-api-key": "k", "x-ssegen-fault": "status=529", **VERSION}
     overloaded = _one(app, "POST", "/v1/messages", json=claude, headers=headers)
     assert overloaded.status_code == 529 and overloaded.json()["error"]["type"] == "overloaded_error"
     assert "retry-after" not in overloaded.headers
@@ -200,6 +211,10 @@ def test_the_sse_mock_transport_carries_out_status_times_and_ids() -> None:
     answers = [client.post("https://api.deepseek.com/chat/completions", json=CHAT_BODY) for _ in range(3)]
     assert [a.status_code for a in answers] == [503, 503, 200] and answers[0].headers["retry-after"] == "1"
     assert answers[0].json()["error"]["type"] == "server_error" and len(_data(answers[2])) == 11
+    mock.route(CHAT, status=429, retry_after=0.05, times=1)  # a fraction: retry-after-ms as well
+    limited = client.post("https://api.deepseek.com/chat/completions", json=CHAT_BODY)
+    assert limited.status_code == 429
+    assert (limited.headers["retry-after"], limited.headers["retry-after-ms"]) == ("1", "50")
     mock.route(CHAT, ids=True)
     resumed = client.post("https://api.deepseek.com/chat/completions", headers={"last-event-id": "10"})
     assert resumed.text.startswith("id: 11\n") and resumed.text.count("id: ") == 2
@@ -229,6 +244,8 @@ def test_faults_refuse_values_the_request_faults_cannot_take() -> None:
         ("times=0", "times=0: a number of requests >= 1"),
         ("status=302", "an HTTP error status, 400 to 599"),
         ("retry_after=3", "with status=CODE"),
+        ("status=429, retry_after=-0.5", "retry_after=-0.5: seconds >= 0"),
+        ("status=429, retry_after=soon", "expected seconds"),
         ("ids=2", "expected 1 or 0"),
     ]:
         with pytest.raises(FaultError, match=said):
@@ -272,3 +289,46 @@ def test_a_cut_responses_stream_resumed_over_loopback_equals_the_unbroken_one() 
     joined = RESPONSES.accumulate([*kept, *rest])
     expected = RESPONSES.accumulate(RESPONSES.decode(whole.iter_bytes()))
     assert joined.to_dict() == expected.to_dict() and joined.complete and joined.output[0].text == "Resumed after a cut"
+
+
+@pytest.mark.parametrize("provider", GENERATED_PROVIDERS)
+def test_every_request_class_is_a_type_msgspec_decodes(provider: str) -> None:
+    """Request unions are typed as their alternatives where msgspec tells them apart by JSON
+    type (``codemodel/clients.py``): each class still builds a decoder (msgspec refuses a union of
+    two untagged Structs, or of two array types, when the decoder is built, not when the class is)."""
+    module = importlib.import_module(f"generated.{provider}.requests")
+    classes = [c for c in vars(module).values() if isinstance(c, type) and c.__module__ == module.__name__]
+    for cls in classes:
+        if issubclass(cls, msgspec.Struct):
+            msgspec.json.Decoder(cls)
+
+
+def test_deepseek_stop_and_tool_choice_take_the_shapes_the_page_states() -> None:
+    """``stop`` a string or a list of strings, ``tool_choice`` a mode string or the named tool
+    (``specs/deepseek/api-docs.txt``: ``oneOf`` / ``string`` / ``string``, and the tool-choice
+    values): both encode as given and decode back."""
+    requests = importlib.import_module("generated.deepseek.requests")
+    body = requests.CreateChatCompletionRequest(messages=[{"role": "user", "content": "Hi"}], stop=["\n\n", "END"])
+    assert json.loads(msgspec.json.encode(msgspec.structs.replace(body, tool_choice="auto")))["tool_choice"] == "auto"
+    named = requests.CreateChatCompletionRequestToolChoice(function={"name": "f"})
+    sent = msgspec.json.encode(msgspec.structs.replace(body, tool_choice=named))
+    decoded = msgspec.json.decode(sent, type=requests.CreateChatCompletionRequest)
+    assert decoded.stop == ["\n\n", "END"] and decoded.tool_choice == named
+
+
+def test_an_untagged_union_argument_is_typed_by_its_classes_and_sent_as_given() -> None:
+    """The Responses ``tools`` items are objects no member tells apart (``web_search`` has two
+    ``type`` values): the body field stays ``list[Any]`` (msgspec decodes no union of untagged
+    Structs), the typed method's argument is the union of their classes, and instances are sent
+    as their JSON objects."""
+    requests = importlib.import_module("generated.openai_responses.requests")
+    client = importlib.import_module("generated.openai_responses.client")
+    runtime = importlib.import_module("generated._runtime.client_request")
+    annotation = inspect.signature(client.Client.create_response).parameters["tools"].annotation
+    assert annotation == "list[FunctionToolParam | WebSearchToolParam | FileSearchToolParam] | None"
+    assert requests.CreateResponseRequest.__annotations__["tools"] == "list[Any] | None"
+    tools = [requests.FunctionToolParam(type="function", name="f"), requests.WebSearchToolParam(type="web_search")]
+    body = requests.CreateResponseRequest(model="m", tools=tools)
+    sent = runtime.request_body(client.V1_RESPONSES_OPERATION, body)
+    assert sent["tools"] == [{"type": "function", "name": "f"}, {"type": "web_search"}]
+    msgspec.json.Decoder(requests.CreateResponseRequest)

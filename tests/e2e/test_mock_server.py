@@ -44,7 +44,9 @@ RESPONSES = gen_responses.CHANNELS["/v1/responses"]
 DOCS_TEXT = "Hello! How can I assist you today?"  # DeepSeek's docs example stream (api-docs.txt:385)
 TIMEOUT = 10.0  # seconds, for every client; a hung server fails the test instead of hanging it
 BIN = Path(sys.executable).parent
-KEY = {"authorization": "Bearer k"}  # every spec served declares auth: a request without a key gets a 401
+# Every spec served declares auth: a request without a key gets a 401; Anthropic's requires its
+# version header (ignored by the others): a request without it gets a 400.
+KEY = {"authorization": "Bearer k", "anthropic-version": "2023-06-01"}
 #: A body each channel's request schema takes (schemas.json "requests"; Mistral and Xerotier state none).
 BODIES: dict[str, dict[str, Any]] = {
     "/chat/completions": {"model": "deepseek-chat", "messages": [{"role": "user", "content": "Hi"}], "stream": True},

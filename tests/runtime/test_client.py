@@ -272,6 +272,28 @@ def test_a_stream_is_read_once() -> None:
             list(events)
 
 
+def test_an_async_stream_is_read_once_and_one_whose_request_failed_is_sent_again() -> None:
+    """``async for`` and ``aaccumulate`` send the request when it was not sent; one refused
+    (a 400, not retried) leaves the stream unread, so a later read sends it again, as
+    :meth:`Stream.accumulate` does; once read, a second read raises."""
+    server = Server(Status(400), Body(CASE["chat"].events))
+
+    async def run() -> bool:
+        async with server.async_client() as client:
+            events = client.stream(CHAT, {"model": "m"})
+            with pytest.raises(APIStatusError):
+                async for _ in events:
+                    pass
+            result = await events.aaccumulate()
+            with pytest.raises(RuntimeError, match="read once"):
+                async for _ in events:
+                    pass
+            await events.aclose()
+            return result.complete
+
+    assert asyncio.run(run()) and len(server.requests) == 2
+
+
 def test_the_client_closes_the_http_client_it_made_and_not_one_it_was_given() -> None:
     with Client("https://api.test") as made:
         pass

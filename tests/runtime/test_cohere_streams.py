@@ -101,6 +101,47 @@ def test_example_stream_assembles_to_the_independent_expectation(name: str, read
     assert (result.id, result.model) == (expected.id, None)
 
 
+#: The data-only terminator Cohere's live API sends after ``message-end`` (specs/cohere/chat-stream.yaml).
+DONE = b"data: [DONE]\n\n"
+
+
+def _data_only(body: bytes) -> bytes:
+    """``body`` without its ``event:`` lines (a proxy that drops them)."""
+    return b"".join(line + b"\n" for line in body.split(b"\n") if not line.startswith(b"event:"))
+
+
+@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("read_size", [7, 4096])
+@pytest.mark.parametrize("named", [True, False], ids=["named", "data-only"])
+def test_a_closing_done_is_the_declared_terminator_with_or_without_event_lines(
+    name: str, read_size: int, named: bool
+) -> None:
+    """A stream ending ``message-end``, ``data: [DONE]`` (as the live API sends it) decodes to
+    the messages of the stream without it plus ``StreamDone``, and ends complete without any
+    error: not an ``UnknownEvent`` noted ``terminator_undeclared``, and, without ``event:``
+    lines, every payload still told apart by its ``type`` (declaring ``[DONE]`` on the
+    ``message`` event once cost the tag dispatch those frames go through)."""
+    body = (DATA / name).read_bytes()
+    body = body if named else _data_only(body)
+    events = _decode(body + DONE, read_size)
+    without = _decode((DATA / name).read_bytes(), 4096)
+    assert [type(e) for e in events] == [*(type(e) for e in without), CHANNEL.messages["StreamDone"]]
+    assert msgspec.to_builtins(events[:-1]) == msgspec.to_builtins(without)
+    result = CHANNEL.accumulate(events)
+    assert result.errors == [] and result.complete is True
+    alone = CHANNEL.accumulate(without)
+    assert (result.output, result.stop_reason, result.usage) == (alone.output, alone.stop_reason, alone.usage)
+
+
+def test_an_encoded_stream_ends_with_the_data_only_done() -> None:
+    """``encode_stream`` writes what the API sends: the events, then ``data: [DONE]`` without
+    an ``event:`` line; decoded back it is the same events and the terminator."""
+    events = _decode((DATA / "tool_calls.sse").read_bytes(), 4096)
+    body = b"".join(CHANNEL.encode_stream(events))
+    assert body.endswith(b"}\n\n" + DONE)
+    assert [type(e) for e in _decode(body, 4096)] == [*(type(e) for e in events), CHANNEL.messages["StreamDone"]]
+
+
 def test_expectation_reads_cohere_events_by_hand() -> None:
     frames = [
         {"id": "m", "type": "message-start", "delta": {"message": {"role": "assistant"}}},

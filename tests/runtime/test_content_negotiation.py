@@ -25,9 +25,12 @@ COHERE = cohere.CHANNELS["/chat"]
 CHAT = deepseek.CHANNELS["/chat/completions"]
 
 
+#: The SSE example stream's events as NDJSON lines, without its closing ``data: [DONE]`` (an
+#: SSE line, not a JSON event: specs/cohere/chat-stream.yaml).
 NDJSON_BODY = b"".join(
     json.dumps(json.loads(COHERE.encode(e).split(b"data: ", 1)[1])).encode() + b"\n"
     for e in COHERE.example_stream("Hello there")
+    if not isinstance(e, cohere.models.StreamDone)
 )
 
 

@@ -161,21 +161,27 @@ def test_synthesized_chat_deltas_join_to_any_text(text: str) -> None:
 
 
 def test_a_member_the_spec_requires_is_written_even_as_null() -> None:
-    # xerotier: choices[].finish_reason is required and nullable (specs/xerotier/streaming-api.md);
-    # omit_defaults alone would leave it out, and conform would then report it missing.
+    # xerotier: choices[].finish_reason is required and nullable (specs/xerotier/streaming-api.md):
+    # the class requires it too (no default for omit_defaults to leave out), so conform never
+    # reports an encoded event lacking it.
     pkg = _package("xerotier")
     delta = pkg.models.ChatCompletionChunkChoiceDelta(content="Hi")
+    with pytest.raises(TypeError, match="finish_reason"):
+        pkg.models.ChatCompletionChunkChoice(index=0, delta=delta)
     chunk = pkg.models.ChatCompletionChunk(
         id="c1",
         object="chat.completion.chunk",
         created=1,
         model="m",
-        choices=[pkg.models.ChatCompletionChunkChoice(index=0, delta=delta)],
+        service_tier=None,
+        system_fingerprint=None,
+        choices=[pkg.models.ChatCompletionChunkChoice(index=0, delta=delta, finish_reason=None)],
     )
     frame = pkg.CHANNELS["/chat/completions"].encode(chunk)
     payload = json.loads(frame.removeprefix(b"data: ").removesuffix(b"\n\n"))
     assert payload["choices"][0]["finish_reason"] is None
-    assert "finish_reason" not in msgspec.json.decode(msgspec.json.encode(chunk))["choices"][0]
+    assert payload["service_tier"] is None and payload["system_fingerprint"] is None
+    assert msgspec.json.decode(msgspec.json.encode(chunk)) == payload
     # DeepSeek's spec does not require it: it stays out.
     ds = _package("deepseek")
     plain = ds.models.ChatCompletionChunk(

@@ -8,10 +8,13 @@ from __future__ import annotations
 import json
 
 import pytest
+from helpers.flavours import package as flavour_package
 
+from generated.anthropic import CHANNELS as ANTHROPIC
 from generated.deepseek import CHANNELS as DEEPSEEK
 from generated.ollama import CHANNELS as OLLAMA
 from generated.ollama import StreamTruncated, UnknownEvent
+from generated.openai_responses import CHANNELS as RESPONSES
 from generated.xerotier import CHANNELS as XEROTIER
 
 CHAT = OLLAMA["/api/chat"]
@@ -38,6 +41,17 @@ def test_ndjson_writes_an_unknown_event_that_reads_back(data: str) -> None:
     body = CHAT.encode(event)
     back = list(CHAT.decode([body]))
     assert len(back) == 1 and isinstance(back[0], UnknownEvent) and back[0].data == data
+    assert (back[0].event, back[0].id) == ("message", "")
+    assert list(CHAT.decode([CHAT.encode(back[0])])) == back  # what NDJSON decodes, it writes back
+
+
+@pytest.mark.parametrize(("event_type", "id"), [("weird", ""), ("message", "7"), ("ping", "7")])
+def test_ndjson_refuses_an_unknown_event_whose_type_or_id_no_line_carries(event_type: str, id: str) -> None:
+    # An SSE event's type and id: the line would read back as a ``message`` event without id.
+    event = UnknownEvent(event=event_type, data='{"x": 1}', id=id)
+    with pytest.raises(ValueError, match="UnknownEvent") as caught:
+        CHAT.encode(event)
+    assert "carries no event type nor id" in str(caught.value)
 
 
 @pytest.mark.parametrize("digits", [5_000, 50_000])
@@ -116,3 +130,94 @@ def test_sse_writes_an_unknown_event_of_blank_data_that_reads_back(data: str, ev
     body = SSE_CHAT.encode(event)
     [back] = SSE_CHAT.decode([body])
     assert isinstance(back, UnknownEvent) and (back.event, back.data, back.id) == (event_type, data, "7")
+
+
+#: Xerotier chunks holding every member its spec requires and forbids to be null, lacking one
+#: it requires but allows to be null ("always present, may be null",
+#: specs/xerotier/streaming-api.md): typed events all the same, reported nowhere, and written
+#: back as they came, the lacking member left out (it was written as ``null``).
+_HEAD = b'{"id":"c","object":"chat.completion.chunk","created":1,"model":"m",'
+_NULLS = b'"service_tier":null,"system_fingerprint":null,'
+_CHOICE = b'"index":0,"delta":{"content":"hi"}'
+NULLABLE_LACKING = {
+    "finish_reason": (_HEAD + _NULLS + b'"choices":[{' + _CHOICE + b"}]}", {"/choices/0/finish_reason"}),
+    "service_tier": (
+        _HEAD + b'"system_fingerprint":null,"choices":[{' + _CHOICE + b',"finish_reason":null}]}',
+        {"/service_tier"},
+    ),
+    "logprobs-content": (
+        _HEAD + _NULLS + b'"choices":[{' + _CHOICE + b',"finish_reason":"stop","logprobs":{"refusal":[]}}]}',
+        {"/choices/0/logprobs/content"},
+    ),
+    "all": (
+        _HEAD + b'"choices":[{' + _CHOICE + b'},{"index":1,"delta":{},"finish_reason":"stop"}]}',
+        {"/service_tier", "/system_fingerprint", "/choices/0/finish_reason"},
+    ),
+}
+
+
+@pytest.mark.parametrize("flavour", ["msgspec", "pydantic"])
+@pytest.mark.parametrize(("payload", "lacking"), NULLABLE_LACKING.values(), ids=NULLABLE_LACKING.keys())
+def test_encode_leaves_out_a_required_nullable_member_a_typed_payload_lacked(
+    payload: bytes, lacking: set[str], flavour: str
+) -> None:
+    chat = flavour_package("xerotier", flavour).CHANNELS["/chat/completions"]
+    frame = b"data: " + payload + b"\n\n"
+    [event] = chat.decode([frame])
+    assert type(event).__name__ == "ChatCompletionChunk"
+    assert json.loads(chat.encode(event).removeprefix(b"data: ")) == json.loads(payload)
+    assert event.off_spec == {} and lacking <= event.off_spec.missing  # nothing to report
+    assert list(chat.decode([chat.encode(event)])) == [event]
+    result = chat.accumulate([event])
+    assert result.errors == [] and result.choices[0].content == "hi"
+
+
+@pytest.mark.parametrize("flavour", ["msgspec", "pydantic"])
+def test_encode_writes_a_required_nullable_member_sent_as_null_as_null(flavour: str) -> None:
+    chat = flavour_package("xerotier", flavour).CHANNELS["/chat/completions"]
+    payload = _HEAD + _NULLS + b'"choices":[{' + _CHOICE + b',"finish_reason":null,"logprobs":{"content":null}}]}'
+    [event] = chat.decode([b"data: " + payload + b"\n\n"])
+    assert event.off_spec is None  # typed, not lenient
+    assert json.loads(chat.encode(event).removeprefix(b"data: ")) == json.loads(payload)
+
+
+def test_messages_and_responses_nested_required_nullable_members_lacked_stay_out() -> None:
+    # Anthropic's Message.stop_sequence (in message_start) and a Responses code interpreter
+    # call's outputs (in output_item.added) are required and nullable.
+    start = {"type": "message_start", "message": {"id": "msg_1", "type": "message", "role": "assistant"}}
+    start["message"] |= {
+        "content": [],
+        "model": "m",
+        "stop_reason": None,
+        "usage": {"input_tokens": 1, "output_tokens": 1},
+    }
+    item = {"id": "ci_1", "type": "code_interpreter_call", "status": "in_progress", "code": "", "container_id": "c"}
+    added = {"type": "response.output_item.added", "sequence_number": 4, "output_index": 1, "item": item}
+    cases = [
+        (ANTHROPIC["/v1/messages"], "message_start", start),
+        (RESPONSES["/v1/responses"], "response.output_item.added", added),
+    ]
+    for channel, event_type, payload in cases:
+        data = json.dumps(payload, separators=(",", ":"))
+        frame = f"event: {event_type}\ndata: {data}\n\n".encode()
+        [event] = channel.decode([frame])
+        head, _, written = channel.encode(event).partition(b"\ndata: ")
+        assert head == f"event: {event_type}".encode() and json.loads(written) == payload
+        assert event.off_spec == {} and event.off_spec.missing, event_type
+        assert list(channel.decode([channel.encode(event)])) == [event]
+        assert channel.accumulate([event]).errors == []
+
+
+def test_sse_unknown_events_ids_read_back_as_they_came_the_last_event_id_persisting() -> None:
+    # WHATWG HTML 9.2.6: the last event ID buffer persists across events ("b" has "7") until an
+    # ``id`` field sets it, an empty one emptying it ("z" has ""): written back so it reads back.
+    body = b"event: a\nid: 7\ndata: x\n\nevent: b\ndata: y\n\nid\ndata: z\n\nevent: c\ndata: w\n\n"
+    events = list(SSE_CHAT.decode([body]))
+    assert [(e.event, e.id, e.data) for e in events] == [
+        ("a", "7", "x"),
+        ("b", "7", "y"),
+        ("message", "", "z"),
+        ("c", "", "w"),
+    ]
+    written = b"".join(SSE_CHAT.encode_stream(events))
+    assert list(SSE_CHAT.decode([written]))[: len(events)] == events

@@ -313,3 +313,55 @@ def test_lines_decoded_at_once_equal_the_lines_classified_alone(pieces: list[byt
     reads = _reads(body, cuts)
     assert list(CHAT.decode(reads)) == alone
     assert CHAT.accumulate(CHAT.decode(reads)).to_dict() == CHAT.accumulate(alone).to_dict()
+
+
+#: Lines that send the members closing a stream (``done_reason``, the counts) or not, null,
+#: under an escaped key, beside members the spec does not list: where the midstream class
+#: (``codemodel/midstream.py``) refuses a line and where it takes it.
+_CLOSING_LINES = [
+    b'{"model":"m","created_at":"t","message":{"role":"assistant","content":"a"},"done":false}',
+    b'{"model":"m","created_at":"t","message":{"role":"assistant","content":"","thinking":"b"},"done":false}',
+    b'{"model":"m","created_at":"t","message":{"role":"assistant","content":"c"},"done":false,"done_reason":null}',
+    b'{"model":"m","created_at":"t","message":{"role":"assistant","content":"d"},"done":false,"eval_count":3}',
+    b'{"model":"m","created_at":"t","done":false,"done\\u005freason":"length","total_duration":null}',
+    b'{"model":"m","created_at":"t","done":false,"load_duration":7,"x-unlisted":{"done_reason":"no"}}',
+    b'{"model":"m","created_at":"t","done":true,"done_reason":"stop","prompt_eval_count":2,"eval_duration":9}',
+    b'{"model":"m","created_at":"t","message":{"role":"assistant","tool_calls":[{"function":'
+    b'{"name":"f","arguments":{"a":1}}}]},"done":false}',
+    b'{"model":"m","created_at":"t","done":false,"eval_count":"many"}',
+    b'{"error":"e"}',
+]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    lines=st.lists(st.sampled_from(_CLOSING_LINES), max_size=12),
+    cuts=st.lists(st.integers(0, 1500), max_size=8),
+)
+def test_closing_members_on_any_line_assemble_as_each_line_alone(lines: list[bytes], cuts: list[int]) -> None:
+    """``accumulate`` decodes a read's lines as midstream events first (none sending a member
+    that closes the stream), and as ``ChatChunk`` when a line sends one: whichever lines send
+    them, null or escaped, the result is that of each line classified and applied alone."""
+    body = b"".join(line + b"\n" for line in lines)
+    alone = [CHAT.classify(ServerSentEvent("message", line.decode(), "", None)) for line in lines]
+    reads = _reads(body, cuts)
+    assert list(CHAT.decode(reads)) == alone
+    assert CHAT.accumulate(CHAT.decode(reads)).to_dict() == CHAT.accumulate(alone).to_dict()
+
+
+def test_midstream_events_are_applied_only_and_decode_gives_the_message_class() -> None:
+    """The midstream class is what ``classify_values`` gives for events applied and not
+    handed on (``every_usage=False``); with a closing member sent, or for events handed on,
+    the lines decode as ``ChatChunk``; ``decode`` gives ``ChatChunk`` exactly."""
+    from generated._runtime.ndjson import Lines
+    from generated.ollama import channels
+
+    middle = b"".join(line + b"\n" for line in _CLOSING_LINES[:3])
+    closing = middle + _CLOSING_LINES[6] + b"\n"
+    values = channels.classify_values_api_chat
+    assert {type(e).__name__ for e in values(Lines(middle, 3), False) or ()} == {"_MidstreamChatChunk"}
+    assert {type(e) for e in values(Lines(middle, 3), True) or ()} == {ollama.ChatChunk}
+    assert {type(e) for e in values(Lines(closing, 4), False) or ()} == {ollama.ChatChunk}
+    assert {type(e) for e in CHAT.decode([closing])} == {ollama.ChatChunk}
+    result = CHAT.accumulate(CHAT.decode([closing]))
+    assert (result.texts["text"], result.stop_reason, result.complete) == ("ac", "stop", True)

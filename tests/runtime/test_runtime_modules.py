@@ -185,6 +185,7 @@ ALLOWED = {
     "client_control.py": {
         "__future__",
         "collections.abc",
+        "itertools",
         "typing",
         "msgspec",
         ".accumulate",
@@ -208,8 +209,10 @@ ALLOWED = {
         ".client_errors",
         ".client_request",
         ".client_retry",
+        ".framing",
         ".stream",
         ".stream_classify",
+        ".stream_reader",
     },
     "client.py": {
         "__future__",

@@ -23,9 +23,10 @@ from ..diagnostics import Diagnostics
 from ..ir import Provider
 from ..naming import distinct_identifiers
 from .channels import ChannelSpec, channel_spec
+from .client_errors import declared_error_decoder
 from .clients import ClientSpec, OperationSpec, RequestModels, client_imports, client_spec, request_models
 from .conformance import ExampleCase, StreamCase, example_cases, stream_cases
-from .encoding import EncodedChannel, EncodingSpec, encoded_channel, kept_members
+from .encoding import EncodedChannel, EncodingSpec, encoded_channel
 from .flavour import FLAVOURS, MSGSPEC, PYDANTIC, Flavour
 from .models import AliasSpec, ClassSpec, FieldSpec, ModelsBuilder
 from .module_imports import used_names
@@ -92,8 +93,6 @@ class PackageSpec:
             decoding; models and a JSON-payload classifier when the spec declares
             another protocol, see :func:`package_summary`).
         usage: the lines of the docstring's usage example (after the import).
-        kept: ``(class, wire names)`` of the members the spec requires at a default
-            (nullable ones), which the encoder writes even as ``null``.
         requests: the ``requests`` module's classes (:func:`~.clients.request_models`).
         client: the ``client`` module's operations (:func:`~.clients.client_spec`).
         channel_imports: the ``models`` classes ``channels.py`` uses, which it imports by name
@@ -117,7 +116,6 @@ class PackageSpec:
     flavour: Flavour = MSGSPEC
     summary: str = ""
     usage: tuple[str, ...] = ()
-    kept: tuple[tuple[str, tuple[str, ...]], ...] = ()
     requests: RequestModels = RequestModels((), ())
     client: ClientSpec = ClientSpec("", (), "")
     channel_imports: tuple[str, ...] = ()
@@ -264,16 +262,19 @@ def build_package_spec(provider: Provider, diagnostics: Diagnostics, flavour: Fl
     examples = example_cases(provider, [{m.name: m.cls for m in channel.messages} for channel in channels])
     encoded = tuple(encoded_channel(provider, channel, examples) for channel in channels)
     usage_address = provider.channels[0].address if provider.channels else DEFAULT_ADDRESS
+    declared = {c.address: declared_error_decoder(c, models, flavour) for c in provider.channels}
     built, bodies = request_models(provider, diagnostics, flavour)
     requests = share_with_models(built, models.classes, models.named_aliases)
-    kept = kept_members(tuple(models.classes))
     model_names = [
         *(c.name for c in models.classes),
         *(t.name for t in models.terminators),
         *(a.name for a in models.named_aliases),
     ]
     client, request_imports, error_imports = client_imports(
-        client_spec(provider, encoded, built, bodies, flavour), model_names, requests.names, requests.shared
+        client_spec(provider, encoded, built, bodies, flavour, declared),
+        model_names,
+        requests.names,
+        requests.shared,
     )
     return PackageSpec(
         provider=provider,
@@ -291,10 +292,9 @@ def build_package_spec(provider: Provider, diagnostics: Diagnostics, flavour: Fl
         flavour=flavour,
         summary=package_summary(provider, title),
         usage=package_usage(provider, usage_address),
-        kept=kept,
         requests=requests,
         client=client,
-        channel_imports=used_names((encoded, kept), model_names),
+        channel_imports=used_names(encoded, model_names),
         client_imports=request_imports,
         client_model_imports=error_imports,
     )

@@ -18,6 +18,7 @@ from ..ir import ANY_EVENT, Channel, Dispatch, Message
 from ..naming import ClassName, PythonIdentifier, distinct_identifiers
 from .accumulation import ApplyPlan, message_plan, usage_schema
 from .flavour import Flavour
+from .midstream import Midstream, with_midstream
 from .models import REASONING_MEMBER, FieldSpec, ModelsBuilder
 
 
@@ -40,9 +41,9 @@ class MessageSpec:
         tag: for a vendor message, the value of its tag member (``x_research.searching``).
         run: how its events feed the accumulator, as a run function expression
             (``each(on_done)``, ``each(on_error)``, ``each(on_vendor)``: ``runtime/sink.py``,
-            or the message plan's function); "" for a keep-alive,
-            which feeds nothing (no row in the runs table, so ``Channel.apply`` does nothing
-            with it: the stream is not complete, and it is no unknown event).
+            or the message plan's function); "" for a keep-alive, which feeds nothing (no row
+            in the runs table, so ``Channel.apply`` does nothing with it: the stream is not
+            complete, and it is no unknown event).
         keep_usage: the identifier of the data message's ``usage`` member (a dotted
             path in a block family: ``message.usage``), whose object as sent
             ``classify`` keeps for the accumulator (the typed object drops the members
@@ -159,6 +160,7 @@ class BatchPlan:
         error: the identifier of ``message``'s ``error`` member, when there are guards.
         lines: the name of ``message``'s decoder of an NDJSON read's lines at once
             (:meth:`~ssegen.codemodel.flavour.Flavour.lines_decoder`), or "".
+        midstream: the lines decoded as ``message`` sending no closing member first (:mod:`.midstream`).
     """
 
     function: PythonIdentifier
@@ -167,11 +169,11 @@ class BatchPlan:
     guards: tuple[MessageSpec, ...] = ()
     error: PythonIdentifier | None = None
     lines: str = ""
+    midstream: Midstream | None = None
 
     @property
     def binds_first(self) -> bool:
-        """True when the one-value path reads members of its event (the kept usage, the
-        ``error`` member): it binds the event to a name."""
+        """True when the one-value path reads members of its event (the kept usage, ``error``): it binds it."""
         return bool(self.message.keep_usage or self.guards)
 
     @property
@@ -326,6 +328,8 @@ def channel_spec(
     ordered = _decode_order(channel, by_name)
     runs, union = _runs_and_union(ordered, [*branches, *((fallback,) if fallback else ())])
     lenient = _lenient(branches, fallback, models)
+    batch = _batch_plan(ident, _plain_branch(branches, fallback), plans, channel, models.flavour)
+    batch = with_midstream(channel, batch, plans, runs, models)  # adds its run function to plans and runs
     return ChannelSpec(
         address=channel.address,
         ident=ident,
@@ -342,7 +346,7 @@ def channel_spec(
         lenient_table=PythonIdentifier.verbatim(f"_LENIENT_{upper}"),
         lenient_usage=_lenient_usage(ordered, lenient),
         lenient_usage_table=PythonIdentifier.verbatim(f"_LENIENT_USAGE_{upper}"),
-        batch=_batch_plan(ident, _plain_branch(branches, fallback), plans, channel, models.flavour),
+        batch=batch,
         named=_named_plan(ident, branches, models.flavour),
         family=channel.accumulation.family if channel.accumulation is not None else "chat",
         framing=channel.framing,

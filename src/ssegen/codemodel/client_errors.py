@@ -7,7 +7,11 @@ in that flavour), and ``APIStatusError.error`` is the typed object; elsewhere it
 plain JSON data. The runtime (``client_errors.status_error``) keeps the plain data when the
 decoder refuses a body, so a body of another shape never raises from it.
 
-The spec declares it with the channel's error message, when that message is a whole error body:
+The spec declares it with the operation's error responses first (OpenAPI ``responses`` of a
+``4XX``/``5XX`` status or ``default`` with a JSON schema, :attr:`ssegen.ir.Request.errors`): the
+first one whose schema is an object with members is a class of ``models`` (a response body, decoded
+as leniently as the stream's messages), :func:`declared_error_decoder`. Else the spec declares it
+with the channel's error message, when that message is a whole error body:
 
 - the IR says the message is an error: its kind is ``error``, or its accumulation plan is the
   ``error`` step alone, on the whole payload (docs/accumulation.md, ``error``);
@@ -27,6 +31,19 @@ from __future__ import annotations
 from ..ir import AccumulateStep, Channel, Message
 from .channels import ChannelSpec
 from .flavour import Flavour
+from .models import ModelsBuilder
+
+
+def declared_error_decoder(channel: Channel, models: ModelsBuilder, flavour: Flavour) -> str:
+    """The ``error_decoder=`` expression of the first error response ``channel``'s request declares
+    whose schema is an object with members (its class built by ``models``:
+    ``msgspec.json.Decoder(Error).decode``); "" when it declares none."""
+    request = channel.request
+    for error in request.errors if request is not None else ():
+        cls = models.payload_class(error.schema)
+        if cls is not None:
+            return f"{flavour.adapter.format(cls=cls)}.{flavour.decode_method}"
+    return ""
 
 
 def error_decoder(channel: Channel, spec: ChannelSpec, flavour: Flavour) -> str:

@@ -4,8 +4,13 @@ streaming channel with its typed method.
 Request bodies are emitted by the models builder of :mod:`.models` (a builder of their own, so the
 ``requests`` module's names never clash with ``models``'): the same classes, unions, aliases and
 docstrings as messages, and the same leniency (an enum is ``Literal[...] | str``, so a value the
-spec does not list yet is still typed ``str``). Every optional member defaults to None, which the
-body leaves out (msgspec ``omit_defaults``; pydantic only dumps the members set).
+spec does not list yet is still typed ``str``), but for unions: a body is encoded, not decoded
+leniently, so a union msgspec tells apart by JSON type (a string or a list of content blocks) is
+typed as its alternatives (``exact_unions``); only a union of two objects no member tells apart
+stays ``Any``: msgspec refuses a union of untagged Structs, and a request class stays a type
+``msgspec.json.Decoder`` accepts (a server decodes requests with it). Every optional member
+defaults to None, which the body leaves out (msgspec ``omit_defaults``; pydantic only dumps the
+members set).
 
 Each channel with a request (:class:`~ssegen.ir.Request`) becomes an :class:`OperationSpec`: the
 runtime ``Operation`` it is written as (method, path relative to the client's base URL, fixed query,
@@ -210,7 +215,7 @@ def request_models(
     apart is merely typed ``Any`` (the client sends what it is given; ``ssegen conform`` and the
     spec still say what is valid)."""
     found = Diagnostics()
-    builder = ModelsBuilder(found, flavour)
+    builder = ModelsBuilder(found, flavour, exact_unions=True)
     bodies: dict[str, str] = {}
     described: dict[str, str] = {}
     for channel in provider.channels:
@@ -231,9 +236,12 @@ def client_spec(
     models: RequestModels,
     bodies: dict[str, str],
     flavour: Flavour = MSGSPEC,
+    declared: dict[str, str] | None = None,
 ) -> ClientSpec:
     """The ``client`` module's facts: ``channels`` are the package's (their constants and
-    decoders), ``models`` and ``bodies`` :func:`request_models`', ``flavour`` the models'."""
+    decoders), ``models`` and ``bodies`` :func:`request_models`', ``flavour`` the models';
+    ``declared`` each channel address -> the error decoder of the error responses its request
+    declares (:func:`.client_errors.declared_error_decoder`), which wins over its error message's."""
     base = provider.servers[0].url if provider.servers else ""
     if not base:
         base = next((c.request.servers[0] for c in provider.channels if c.request and c.request.servers), "")
@@ -245,7 +253,8 @@ def client_spec(
         if channel.request is None or channel.address not in specs:
             continue
         op = _operation(provider, channel, channel.request, specs[channel.address], base, env)
-        op = replace(op, error_decoder=error_decoder(channel, specs[channel.address], flavour))
+        stated = (declared or {}).get(channel.address, "")
+        op = replace(op, error_decoder=stated or error_decoder(channel, specs[channel.address], flavour))
         name = _method_name(channel, channel.request, taken)
         taken.add(name)
         body = bodies.get(channel.address, "")
@@ -357,7 +366,7 @@ def _with_arguments(
                 fixed.append((f.name, repr(op.stream_value)))
             continue
         ident = _free(str(f.name), used)
-        arguments.append(Argument(ident, f.name, f.annotation, f.required, f.doc))
+        arguments.append(Argument(ident, f.name, f.argument or f.annotation, f.required, f.doc))
     doc = _method_doc(op, request, cls, (*path_args, *arguments))
     return replace(
         op,

@@ -15,7 +15,6 @@ from ..naming import ClassName
 from .channels import ChannelSpec, EventBranch
 from .conformance import ExampleCase
 from .event_table import EventTable, event_table
-from .models import ClassSpec
 
 
 @dataclass(frozen=True)
@@ -153,9 +152,3 @@ def error_messages(channel: Channel) -> frozenset[str]:
         if any(step.action == "error" and not step.value for step in steps)
     }
     return frozenset({m.name for m in channel.messages if m.kind == "error"} | whole)
-
-
-def kept_members(classes: tuple[ClassSpec, ...]) -> tuple[tuple[ClassName, tuple[str, ...]], ...]:
-    """``(class, wire names)`` of each class with members the spec requires at a default
-    (:attr:`ClassSpec.kept`), in class order."""
-    return tuple((c.name, c.kept) for c in classes if c.kept)

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..ir import Provider
-from ..ir.request import AuthScheme, Request, Resume
+from ..ir.request import AuthScheme, Parameter, Request, Resume
 from ..normalize.jsonschema import export_provider
 
 
@@ -36,6 +36,8 @@ def request_facts(provider: Provider) -> dict[str, dict[str, Any]]:
       (``["stream"]``), or None;
     - ``auth``: the ways to send the API key (:func:`auth_fact`), alternatives in order; ``[]``
       when the spec states none (the mock then asks for no key);
+    - ``parameters``: the header and query parameters the request must carry
+      (:func:`parameter_fact`), in source order; path parameters are in ``path``;
     - ``resume``: how a cut stream continues (:func:`resume_fact`), or None.
     """
     facts: dict[str, dict[str, Any]] = {}
@@ -55,6 +57,9 @@ def _request_fact(request: Request) -> dict[str, Any]:
         "media_type": body.media_type if body is not None else None,
         "stream": list(request.stream.path) if request.stream is not None else None,
         "auth": [auth_fact(scheme) for scheme in request.auth],
+        "parameters": [
+            parameter_fact(p) for p in request.parameters if p.required and p.location in ("header", "query")
+        ],
         "resume": resume_fact(request.resume) if request.resume is not None else None,
     }
 
@@ -64,6 +69,18 @@ def auth_fact(scheme: AuthScheme) -> dict[str, str]:
     ``query`` or ``cookie``), ``"parameter"`` (``Authorization``, ``x-api-key``, ``key``),
     ``"scheme"`` (``bearer`` for ``Authorization: Bearer <key>``; ``""`` when sent as is)``}``."""
     return {"name": scheme.name, "location": scheme.location, "parameter": scheme.parameter, "scheme": scheme.scheme}
+
+
+def parameter_fact(parameter: Parameter) -> dict[str, Any]:
+    """A required header or query parameter (:class:`ssegen.ir.request.Parameter`):
+    ``{"name"`` (``anthropic-version``, ``alt``), ``"location"`` (``header`` or ``query``),
+    ``"values"``: the only values it may take (``["sse"]`` for Gemini's fixed ``alt``), or
+    None when the spec allows any``}``. The mock refuses a request without it (Anthropic answers
+    a request without ``anthropic-version`` with a 400)."""
+    default = parameter.default
+    text = str(default).lower() if isinstance(default, bool) else str(default)  # as the client sends it
+    values = [text] if parameter.fixed and default is not None else None
+    return {"name": parameter.name, "location": parameter.location, "values": values}
 
 
 def resume_fact(resume: Resume) -> dict[str, Any]:

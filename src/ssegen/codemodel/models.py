@@ -9,8 +9,11 @@ without notice):
 * an optional member is ``T | None = None`` even when the spec forbids ``null``
   (DeepSeek's docs example sends ``"role": null``, ``specs/deepseek/api-docs.txt:395``);
 * only a required, non-nullable member, ``maxItems: 0`` and a tag member
-  constrain decoding, because those are what tell one message from another (a
-  member "always present, may be null" does not). A tag member (the channel's
+  constrain decoding, because those are what tell one message from another. A
+  member "always present, may be null" is required of its class (``T | None``, no
+  default: None only for a ``null`` sent), but a payload lacking it is still the
+  message, decoded leniently with the absence recorded (runtime ``lenient.py``,
+  ``OffSpec.missing``), so that ``encode`` leaves it out. A tag member (the channel's
   discrimination plan, :mod:`ssegen.normalize.discrimination`, or a union's
   ``discriminator``) is its one ``Literal`` value, so no payload with another
   value is taken for this message;
@@ -51,8 +54,10 @@ class FieldSpec:
             field is a class constant set by the tag (msgspec ``ClassVar``; a required
             ``Literal`` field for pydantic, whose discriminated union needs it on the
             wire as msgspec's does); else None.
-        on_wire: the spec requires the member (``required``), though the field may have a
-            default (a nullable member): an encoder writes it even at its default.
+        argument: for a request field typed ``Any`` for a union of objects no member tells apart
+            (msgspec decodes no union of untagged Structs), the union of their classes, which a
+            typed method's argument takes so that type checkers check it; "" when the field's
+            annotation is as precise.
     """
 
     name: PythonIdentifier
@@ -61,7 +66,7 @@ class FieldSpec:
     required: bool
     doc: str
     fixed: str | None = None
-    on_wire: bool = False
+    argument: str = ""
 
     @property
     def alias(self) -> str | None:
@@ -100,13 +105,6 @@ class ClassSpec:
     options: str = "gc=False"
     sent: bool = False
     closed: bool = False
-
-    @property
-    def kept(self) -> tuple[str, ...]:
-        """Wire names of the members the spec requires that the class gives a default (a
-        required, nullable ``finish_reason``): the encoder writes them even at their default
-        (``null``), which ``omit_defaults`` would leave out."""
-        return tuple(f.wire for f in self.fields if f.on_wire and not f.required and f.fixed is None)
 
 
 #: The member a leniently decoded event keeps its off-spec members in (runtime
@@ -166,11 +164,17 @@ class ModelsBuilder:
         diagnostics: receives ``name-conflict``, ``identifier-collision``,
             ``identifier-lossy`` and ``identifier-renamed``.
         flavour: the model flavour (only the ``maxItems: 0`` spelling depends on it).
+        exact_unions: type a union of objects, arrays and scalars as the union of its
+            alternatives' types wherever msgspec can tell them apart by their JSON type
+            (:meth:`_exact_union`), not as any JSON. Request bodies (:mod:`.clients`) are built
+            so: they are encoded, never decoded leniently, and a typed union lets mypy and
+            pyright check the value given (Anthropic's ``system: str | list[TextBlockParam]``).
     """
 
-    def __init__(self, diagnostics: Diagnostics, flavour: Flavour = MSGSPEC) -> None:
+    def __init__(self, diagnostics: Diagnostics, flavour: Flavour = MSGSPEC, *, exact_unions: bool = False) -> None:
         self.diagnostics = diagnostics
         self.flavour = flavour
+        self.exact_unions = exact_unions
         self._classes: dict[str, tuple[Schema, ClassSpec | None]] = {}
         #: class name -> (tag members, whether it is a tagged-union alternative)
         self._tags: dict[str, tuple[tuple[str, ...], bool]] = {}
@@ -186,6 +190,8 @@ class ModelsBuilder:
         self._payload_of: dict[str, list[str]] = {}
         self._member_of: dict[str, tuple[str, str, bool]] = {}
         self._use: tuple[str, str, bool] | None = None
+        #: building a typed method's argument: an untagged union of objects is their classes' union
+        self._arguments = False
 
     @property
     def classes(self) -> list[ClassSpec]:
@@ -409,12 +415,32 @@ class ModelsBuilder:
         objects = [v for v in schema.variants if v.type == "object"]
         if len(objects) > 1 and len(objects) == len(schema.variants):
             return self._tagged_union(schema)
+        exact = self._exact_union(schema) if self.exact_unions else ""
+        if exact:
+            return exact
         parts: list[str] = []
         for variant in schema.variants:
             if variant.type in ("object", "array", "union", "any"):
                 return "Any"  # one unexpected shape must not cost the whole event; stay lenient
             for part in self._base_annotation(variant).split(" | "):
                 if part not in parts:  # integer | number: int | float, once each
+                    parts.append(part)
+        return " | ".join(parts)
+
+    def _exact_union(self, schema: Schema) -> str:
+        """The union of the alternatives' annotations when msgspec decodes it by JSON type alone
+        (msgspec docs, "Union": at most one object-like type, one array-like type and one
+        string-like type; ``int`` and ``float`` together): at most one object alternative and one
+        array alternative, no alternative that is itself a union or any JSON; else "".
+        Literal aliases of string enums join ``str``, as in every model."""
+        kinds = [v.type for v in schema.variants]
+        if kinds.count("object") > 1 or kinds.count("array") > 1 or {"union", "any"} & set(kinds):
+            return ""
+        parts: list[str] = []
+        for variant in schema.variants:
+            expr = self._base_annotation(variant)
+            for part in expr.split(" | ") if variant.type in _SCALARS else (expr,):
+                if part not in parts:
                     parts.append(part)
         return " | ".join(parts)
 
@@ -432,6 +458,8 @@ class ModelsBuilder:
             why = "an alternative declares no member"
         else:
             why = "no member is fixed to a different value in each (a `const` or one-value `enum`, or a discriminator)"
+        if self._arguments and all(v.properties for v in schema.variants):
+            return " | ".join(self._class(v) for v in schema.variants)  # checked, never decoded
         self.diagnostics.at(
             schema.provenance,
             codes.UNION_UNTAGGED,
@@ -558,9 +586,12 @@ class ModelsBuilder:
                     f"member {prop.name!r} maps to identifier {str(original)!r} like an earlier member; "
                     f"emitted as {str(ident)!r}",
                 )
-            # A required member that may be null ("always present, may be null") tells no
-            # message from another, so lenient decoding does not insist on it; conform does.
-            required = prop.required and not prop.schema.nullable
+            # A required member that may be null ("always present, may be null") is required
+            # of the class too, so a decoded event holds None only where the wire sent null.
+            # A payload lacking it is decoded leniently (runtime ``lenient.py``), which records
+            # the absence (``OffSpec.missing``: ``encode`` leaves it out) and reports nothing:
+            # such a member tells no message from another; conform insists on it.
+            required = prop.required
             fixed = schema.tag(prop.name) if prop.name in tags else None
             if fixed is not None and alternative:
                 specs.append(FieldSpec(ident, prop.name, "str", False, prop.description, fixed))
@@ -571,9 +602,21 @@ class ModelsBuilder:
             finally:
                 self._use = outer
             if fixed is not None:
-                annotation = f"Literal[{fixed!r}]" + ("" if required else " | None")
-            specs.append(FieldSpec(ident, prop.name, annotation, required, prop.description, on_wire=prop.required))
+                annotation = f"Literal[{fixed!r}]" + ("" if required and not prop.schema.nullable else " | None")
+            argument = self._argument(prop.schema, annotation, not required)
+            specs.append(FieldSpec(ident, prop.name, annotation, required, prop.description, argument=argument))
         return tuple(sorted(specs, key=lambda f: not f.required))
+
+    def _argument(self, schema: Schema, annotation: str, optional: bool) -> str:
+        """:attr:`FieldSpec.argument` of a request field of ``schema`` typed ``annotation``."""
+        if not self.exact_unions or "Any" not in annotation or self._arguments:
+            return ""
+        self._arguments = True
+        try:
+            typed = self.annotation(schema, optional=optional)
+        finally:
+            self._arguments = False
+        return typed if typed != annotation else ""
 
     def _check_identifier(self, prop: Property, ident: str) -> None:
         """Say when a member's identifier is not just its name re-cased (the alias keeps the wire name)."""

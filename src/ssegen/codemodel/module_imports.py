@@ -21,7 +21,7 @@ __all__ = ["BOUND_NAMES", "TOKEN", "used_names"]
 BOUND_NAMES = frozenset(
     {
         *("Annotated", "Any", "Callable", "ClassVar", "Iterable", "Literal", "Mapping", "Sequence"),
-        *("TYPE_CHECKING", "TypeVar", "Union", "overload", "msgspec", "pydantic", "httpx"),
+        *("TYPE_CHECKING", "TypeVar", "Union", "cast", "overload", "msgspec", "pydantic", "httpx"),
         *("Encoding", "StatedText", "StreamTruncated", "UnknownEvent", "VendorEvent", "tag_reader"),
         *("Lines", "Sink", "ServerSentEvent", "Channel", "Classifier", "Run", "Auth", "Operation"),
         *("APIConnectionError", "APIError", "APIStatusError", "APITimeoutError", "AsyncStream", "Stream"),

@@ -18,7 +18,7 @@ The model, one module per job (import the names from ``ssegen.ir``):
   (:class:`Accumulation`, :class:`AccumulateStep`, :func:`resolve_path`);
 * ``request.py``: the request that opens a channel's stream (:class:`Request`,
   :class:`Parameter`, :class:`RequestBody`, :class:`BodyMember`, :class:`AuthScheme`,
-  :class:`Resume`);
+  :class:`Resume`, :class:`ErrorResponse`);
 * ``provider.py``: the root (:class:`Provider`, :class:`Channel`, :class:`Server`,
   :class:`ExampleStream`, :class:`ErrorCode`, :func:`rewrite_payloads`).
 
@@ -63,6 +63,7 @@ from .provider import (
 from .request import (
     AuthScheme,
     BodyMember,
+    ErrorResponse,
     Parameter,
     ParameterLocation,
     Request,
@@ -83,6 +84,7 @@ __all__ = [
     "Accumulation",
     "AuthScheme",
     "BodyMember",
+    "ErrorResponse",
     "Channel",
     "Dispatch",
     "ErrorCode",

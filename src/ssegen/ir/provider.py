@@ -34,11 +34,13 @@ class Channel:
         summary, description: texts from the source.
         dispatch: the discrimination plan, one :class:`Dispatch` per SSE event type
             with messages, sorted by event type (computed from the messages by
-            :func:`ssegen.normalize.discrimination.plan_channels`).
+            :func:`ssegen.normalize.discrimination.plan_channels`); none for ``message``
+            when it carries literals only beside named JSON messages (Cohere's
+            data-only ``[DONE]``): the fallback serves it.
         fallback: the plan for frames whose event type has no dispatch: every
-            message, when frames without ``event:`` name no message of their own or
-            every message travels as ``message`` (a named event the spec does not
-            describe is then told apart by its data); None when such frames are
+            message, when frames without ``event:`` carry no JSON message of their own
+            or every JSON message travels as ``message`` (a named event the spec does
+            not describe is then told apart by its data); None when such frames are
             unknown events.
         accumulation: how its events assemble into one result (None before
             :func:`ssegen.normalize.accumulation.plan_accumulation` ran).

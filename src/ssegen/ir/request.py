@@ -134,6 +134,27 @@ class AuthScheme:
 
 
 @dataclass(frozen=True)
+class ErrorResponse:
+    """An error response the operation declares: the JSON body a non-2xx status answers with
+    (OpenAPI 3.x Responses Object: a ``4XX``, ``5XX`` or ``4xx``/``5xx`` status code, or
+    ``default``, with a JSON media type and a schema).
+
+    Attributes:
+        status: the Responses Object key as written (``400``, ``4XX``, ``default``).
+        media_type: the JSON media type (``application/json``).
+        schema: the body's schema, converted as payloads are.
+        provenance: where the Response Object is declared.
+        description: the response's description.
+    """
+
+    status: str
+    media_type: str
+    schema: Schema
+    provenance: Provenance
+    description: str = ""
+
+
+@dataclass(frozen=True)
 class Resume:
     """How a cut or stalled stream continues where it stopped.
 
@@ -189,6 +210,9 @@ class Request:
         media_types: the media types of the streamed answer (``text/event-stream``,
             ``application/x-ndjson``), for the ``Accept`` header.
         resume: how a cut stream resumes; None when it cannot (it ends ``truncated``).
+        errors: the error responses it declares (OpenAPI non-2xx ``responses`` with a JSON
+            schema), in source order; the generated client decodes ``APIStatusError.error`` with
+            the first one's schema.
         operation_id: the id of the operation sending the request: OpenAPI ``operationId``,
             AsyncAPI 3.0 the ``receive`` operation's key (or the ``send`` operation's with a
             ``reply``), AsyncAPI 2.x the ``publish`` operation's ``operationId``; "" when no
@@ -207,6 +231,7 @@ class Request:
     media_types: tuple[str, ...] = ()
     resume: Resume | None = None
     operation_id: str = ""
+    errors: tuple[ErrorResponse, ...] = ()
 
     def parameters_in(self, location: ParameterLocation) -> tuple[Parameter, ...]:
         """The parameters that go in ``location`` (``path``, ``query``, ``header``), in order."""

@@ -18,10 +18,15 @@ the examples are reconciled with the schemas, :func:`plan_channels` last. For ev
    Mistral's usage-only chunk, ``specs/mistral/asyncapi-page.txt:427``, comes before the
    general chunk).
 3. A **fallback** dispatch over every message serves frames whose event type has no
-   dispatch of its own, when the channel's messages all travel as ``message`` (a named
-   event the spec does not describe, such as Slack's ``event: hello``, is told apart by
-   its data) or none does (Anthropic-style named events arriving without ``event:``
-   lines). Otherwise such frames are unknown events.
+   dispatch of its own, when the channel's JSON messages all travel as ``message`` (a
+   named event the spec does not describe, such as Slack's ``event: hello``, is told
+   apart by its data) or none does (Anthropic-style named events arriving without
+   ``event:`` lines). Otherwise such frames are unknown events. Literal payloads do not
+   count: when the only messages of ``message`` are literals beside named JSON messages
+   (Cohere's data-only ``[DONE]`` after ``event: message-end``,
+   ``specs/cohere/chat-stream.yaml``), ``message`` gets no dispatch of its own and the
+   fallback serves it, trying the literals first, so a frame without ``event:`` is
+   still told apart by its tag.
 4. Two messages one dispatch cannot tell apart are reported
    (``messages-indistinguishable``): a shared tag value, or a later message whose
    instances (its minimal and its full instance, and its documented examples) the
@@ -61,17 +66,34 @@ def plan_channel(channel: Channel, diagnostics: Diagnostics) -> Channel:
     messages concerned. Never raises.
     """
     messages = channel.messages
-    events = sorted({m.event for m in messages})
+    events = _planned_events(messages)
     dispatch = tuple(_dispatch(event, [m for m in messages if m.event == event]) for event in events)
-    fallback = None
-    if events == ["message"] or "message" not in events:
-        fallback = _dispatch(ANY_EVENT, list(messages))
+    fallback = _dispatch(ANY_EVENT, list(messages)) if _has_fallback(messages) else None
     planned = replace(channel, dispatch=dispatch, fallback=fallback)
     _report_vendor_tags(planned, diagnostics)
     reported: set[tuple[str, str]] = set()
     for plan in (*dispatch, *((fallback,) if fallback is not None and len(events) > 1 else ())):
         _report_overlaps(planned, plan, diagnostics, reported)
     return planned
+
+
+def _has_fallback(messages: tuple[Message, ...]) -> bool:
+    """True when frames of an event type without a dispatch are told apart by their data: the
+    JSON messages all travel as ``message``, or none does (step 3 of the module docstring). A
+    literal is compared by its text whatever its event type, so it does not count."""
+    data_events = {m.event for m in messages if m.literal is None}
+    return data_events == {"message"} or "message" not in data_events
+
+
+def _planned_events(messages: tuple[Message, ...]) -> list[str]:
+    """The event types that get a dispatch of their own, sorted: those of the messages, but
+    ``message`` when it carries literals only beside named JSON messages (Cohere's data-only
+    ``[DONE]`` after named events): the fallback serves it, trying those literals first."""
+    events = sorted({m.event for m in messages})
+    named_data = {m.event for m in messages if m.literal is None} - {"message"}
+    if named_data and all(m.literal is not None for m in messages if m.event == "message"):
+        return [event for event in events if event != "message"]
+    return events
 
 
 # -- 1. union payloads -------------------------------------------------------------------------

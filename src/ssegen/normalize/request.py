@@ -41,8 +41,8 @@ _RANK = {"schema": 0, "extension": 0, "family": 1, "example": 1, "prose": 2}
 def merge_requests(old: Request | None, new: Request | None, diagnostics: Diagnostics) -> Request | None:
     """One request from two sources' views of it (``old`` the first source in path order).
 
-    ``old``'s method, path, body schema, auth, servers, resumption and operation id are kept where it states
-    them, ``new``'s fill the gaps; a method or body schema both state differently is
+    ``old``'s method, path, body schema, auth, servers, resumption, operation id and error
+    responses are kept where it states them, ``new``'s fill the gaps; a method or body schema both state differently is
     ``request-conflict`` (warning). Parameters are joined by location and name (``old``'s
     first), media types joined; a body member stated by a schema wins over one prose names.
     """
@@ -63,6 +63,7 @@ def merge_requests(old: Request | None, new: Request | None, diagnostics: Diagno
         media_types=tuple(dict.fromkeys(old.media_types + new.media_types)),
         resume=old.resume or new.resume,
         operation_id=old.operation_id or new.operation_id,
+        errors=old.errors or new.errors,
     )
 
 

@@ -29,7 +29,7 @@ output folder's runtime: edit it there, then run ``ssegen generate``.
 
 from __future__ import annotations
 
-from collections.abc import Generator, Iterable
+from itertools import chain
 from typing import Any, NamedTuple
 
 import msgspec
@@ -50,7 +50,6 @@ __all__ = [
     "Reconnect",
     "Retry",
     "StreamControl",
-    "connection_reads",
 ]
 
 #: :meth:`StreamControl.hold`'s verdicts: keep holding the reads; hand them on (content has
@@ -194,10 +193,11 @@ class StreamControl:
         if isinstance(response_id, str) and response_id:
             self.response_id = response_id
 
-    def release(self) -> list[list[Item]]:
-        """The held reads, handed on once (the hold is emptied)."""
+    def release(self) -> list[Item]:
+        """The items of the held reads, in order, handed on once as one read (the hold is
+        emptied; each item stands alone, so they are the events the reads would give)."""
         held, self.held = self.held, []
-        return held
+        return held[0] if len(held) == 1 else list(chain.from_iterable(held))
 
     def finish(
         self,
@@ -338,27 +338,6 @@ class StreamControl:
         if self.end is not None:
             acc.truncated(self.end)
         return acc.result()
-
-
-def connection_reads(
-    batches: Iterable[list[Item]], control: StreamControl
-) -> Generator[list[Item], None, tuple[list[Item] | None, bool]]:
-    """The reads of one connection's body (``EventStream.batches()``) as the stream hands them
-    on: held while :attr:`StreamControl.holding`, then as they come. Returns the connection's
-    last read (None for none) and whether :meth:`StreamControl.hold` said :data:`RETRY` (the
-    body is then left unread)."""
-    last: list[Item] | None = None
-    for items in batches:
-        last = items
-        if control.holding:
-            verdict = control.hold(items)
-            if verdict == RETRY:
-                return last, True
-            if verdict == FLOW:
-                yield from control.release()
-            continue
-        yield items
-    return last, False
 
 
 def _last_sequence_number(items: list[Item]) -> int | None:

@@ -417,13 +417,17 @@ class StreamState:
         decoder: The :class:`Framer` of the stream being read (set by :func:`iter_raw` and
             :func:`aiter_raw` when reading starts; ``None`` before), which the three
             properties above read.
+        ended_by: The byte source's exception that ended the body as its end would (one of
+            the ``ends`` types :func:`read_items` was given: the streaming client's
+            ``httpx.TransportError``), or ``None``.
     """
 
-    __slots__ = ("incomplete", "stopped", "bytes_discarded", "body_head", "decoder")
+    __slots__ = ("incomplete", "stopped", "bytes_discarded", "body_head", "decoder", "ended_by")
 
     def __init__(self) -> None:
         self.incomplete: bool = False
         self.stopped: str = ""
+        self.ended_by: BaseException | None = None
         self.bytes_discarded: int = 0
         self.body_head: bytes | None = None
         self.decoder: Framer | None = None
@@ -537,13 +541,16 @@ def read_items(
     state: StreamState | None = None,
     caller: str = "iter_events()",
     joined: bool = False,
+    ends: tuple[type[BaseException], ...] = (),
 ) -> Iterator[list[ServerSentEvent | RawEvents | NamedEvents]]:
     """The read driver: the items of each of ``chunks`` as one list, as the decoder's
     ``feed_raw`` returns them (runs of events as :class:`RawEvents` and :class:`NamedEvents`);
     chunks that dispatch nothing give no list; what its ``close`` dispatches comes last.
     ``joined``: a consumer that waits for the whole body (``Channel.accumulate``) lets the
     reads be joined into reads of the decoder's ``join_reads`` bytes, when it has them
-    (:mod:`.joined_reads`: the same items, from fewer reads).
+    (:mod:`.joined_reads`: the same items, from fewer reads). ``ends``: the types of the
+    source's exceptions that end the body as its end does (kept in ``state.ended_by``, not
+    raised): the streaming client tells a connection lost or stalled by how the body ended.
 
     Args:
         chunks: the body, in reads of any size, consumed lazily.
@@ -572,6 +579,8 @@ def read_items(
                 raise reads.error
             if events:
                 yield events
+    except ends as exc:  # the source's error that ends the body: the decoder is closed
+        reads.state.ended_by = exc
     except BaseException as exc:  # a cancellation or the source's error: recorded, re-raised
         reads.stop(exc)
         raise
@@ -587,6 +596,7 @@ async def aread_items(
     state: StreamState | None = None,
     caller: str = "aiter_events()",
     joined: bool = False,
+    ends: tuple[type[BaseException], ...] = (),
 ) -> AsyncIterator[list[ServerSentEvent | RawEvents | NamedEvents]]:
     """:func:`read_items` over an async iterable of byte chunks: the same :class:`_Reads`,
     read by ``async for``."""
@@ -602,6 +612,8 @@ async def aread_items(
                 raise reads.error
             if events:
                 yield events
+    except ends as exc:  # the source's error that ends the body: the decoder is closed
+        reads.state.ended_by = exc
     except BaseException as exc:  # a cancellation or the source's error: recorded, re-raised
         reads.stop(exc)
         raise
@@ -650,6 +662,11 @@ class Framing:
             ValueError: ``event`` cannot be written in this framing.
         """
         raise NotImplementedError
+
+    #: The bytes that empty a reader's last event ID before an event (WHATWG HTML 9.2.6: the
+    #: buffer persists across events, so an event of no id after one with an id needs them);
+    #: empty for a framing that carries no id.
+    id_reset = b""
 
     def frame_text(self, data: str, event: str = "message", id: str = "") -> bytes:
         """One event given as its parts (an unknown event re-emitted as it came, a literal

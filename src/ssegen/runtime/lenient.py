@@ -32,12 +32,17 @@ class OffSpec(dict[str, Any]):
     sent of each member that does not fit (None for a required member that is missing, as for
     one sent as ``null``: the accumulator reports both so), and beside it :attr:`missing`.
 
+    A payload lacking only members that are required but nullable (:func:`nullable`: "always
+    present, may be null", Xerotier's ``finish_reason``) decodes to an event whose
+    ``off_spec`` is empty, with their pointers in :attr:`missing`: nothing is reported, and
+    ``encode`` writes the event back without them.
+
     Attributes:
         missing: the JSON pointers of the members the classes declare that the payload did not
-            send (required ones, also in the dict, and optional ones), so that
-            ``Channel.encode`` leaves them out as the wire did, where the decoded object holds
-            None and the spec would have a required one written (``encoding.Encoding.json``).
-            Not part of the dict: equality, ``msgspec`` and JSON see only the dict.
+            send (required ones, and optional ones), so that ``Channel.encode`` leaves them out
+            as the wire did, where the decoded object holds None and the class would have a
+            required one written (``encoding.Encoding.json``). Not part of the dict: equality,
+            ``msgspec`` and JSON see only the dict.
     """
 
     __slots__ = ("missing",)
@@ -129,6 +134,11 @@ def lenient_decode(
     ``id`` and ``choices``, whose elements hold ``index`` and ``delta``), and more of its
     required members than any other of ``classes`` has (the first wins a tie). None when
     no class is. Only called after every typed decode failed, so the fast path pays nothing.
+
+    A payload that is one of ``classes`` (the first, in order) once the members it lacks that
+    are required but nullable (:func:`nullable`) are taken as null is that event, with no
+    member by member walk: an empty ``off_spec`` whose :attr:`OffSpec.missing` names them
+    (:func:`_absent_decoded`).
     """
     try:
         raw = msgspec.json.decode(data)
@@ -136,6 +146,9 @@ def lenient_decode(
         return None
     if not is_object(raw):
         return None
+    absent = _absent_decoded(library, classes, raw)
+    if absent is not None:
+        return absent
     best: tuple[tuple[int, int], type[T]] | None = None
     for cls in classes:
         score = _closeness(library, cls, raw)
@@ -159,6 +172,103 @@ def lenient_decode(
 
 #: class -> ``(wire name, type)`` of its members whose type holds a closed class
 _TOWARD_CLOSED: dict[Any, list[tuple[str, Any]]] = {}
+#: class -> the wire names of its required, nullable members, and ``(wire name, type)`` of
+#: its members whose type holds a class that has such members (:func:`_absent_filled`)
+_NULLABLE: dict[Any, tuple[list[str], list[tuple[str, Any]]]] = {}
+#: (library, classes) -> those of the classes for which :func:`_nullable_in` holds, in order
+_HOLDING: dict[tuple[ModelLibrary, tuple[Any, ...]], tuple[Any, ...]] = {}
+
+
+def _absent_decoded(
+    library: ModelLibrary, classes: Sequence[type[T]], raw: dict[str, Any]
+) -> T | None:
+    """The event of the first of ``classes`` that holds members required but nullable and
+    that ``raw`` decodes as once those it lacks are taken as null (each pointer in
+    :attr:`OffSpec.missing` of the event's empty ``off_spec``); None when none does (``raw``
+    is then as it came)."""
+    key = (library, tuple(classes))
+    holding = _HOLDING.get(key)
+    if holding is None:
+        holding = _HOLDING[key] = tuple(c for c in classes if _nullable_in(library, c))
+    for cls in holding:
+        if not library.tagged_as(cls, raw):
+            continue
+        off = OffSpec()
+        filled: list[tuple[dict[str, Any], str]] = []
+        _absent_filled(library, cls, raw, "", off, filled)
+        if filled:
+            try:
+                event = library.convert(cls, raw)
+            except ValueError:
+                event = None
+            if event is not None:
+                event.off_spec = off
+                typed: T = event  # an instance of cls
+                return typed
+        for holder, wire in filled:
+            del holder[wire]
+    return None
+
+
+def _nullable_in(library: ModelLibrary, cls: Any) -> bool:
+    """True when class ``cls`` or a class its members hold has a required, nullable member."""
+    absent, toward = _nullable_plan(library, cls)
+    return bool(absent or toward)
+
+
+def _nullable_plan(library: ModelLibrary, cls: Any) -> tuple[list[str], list[tuple[str, Any]]]:
+    """``_NULLABLE[cls]``, built once per class (a class met again while it is built counts
+    as holding none)."""
+    plan = _NULLABLE.get(cls)
+    if plan is None:
+        _NULLABLE[cls] = ([], [])
+        fields = library.fields(cls)
+        absent = [wire for _, wire, tp, required in fields if required and nullable(tp)]
+        toward = [
+            (wire, tp)
+            for _, wire, tp, _ in fields
+            if any(_nullable_in(library, c) for c in _classes_in(library, tp))
+        ]
+        plan = _NULLABLE[cls] = (absent, toward)
+    return plan
+
+
+def _classes_in(library: ModelLibrary, tp: Any) -> list[Any]:
+    """The message classes type ``tp`` names (``list[Choice] | None`` -> Choice)."""
+    if library.is_class(tp):
+        return [tp]
+    return [c for arg in get_args(tp) for c in _classes_in(library, arg)]
+
+
+def _absent_filled(
+    library: ModelLibrary,
+    cls: Any,
+    raw: dict[str, Any],
+    pointer: str,
+    off: OffSpec,
+    filled: list[tuple[dict[str, Any], str]],
+) -> None:
+    """Set to null in ``raw`` (an object of class ``cls``), and in the objects of classes its
+    members hold, each member required but nullable that it lacks: its pointer into
+    ``off.missing``, ``(object, wire name)`` into ``filled`` (to undo)."""
+    absent, toward = _nullable_plan(library, cls)
+    for wire in absent:
+        if wire not in raw:
+            raw[wire] = None
+            filled.append((raw, wire))
+            off.missing.add(pointer + "/" + _escaped(wire))
+    for wire, tp in toward:
+        value = raw.get(wire)
+        place = pointer + "/" + _escaped(wire)
+        if is_array(value):
+            item = _item_class(library, tp)
+            for i, element in enumerate(value):
+                if item is not None and is_object(element):
+                    _absent_filled(library, item, element, f"{place}/{i}", off, filled)
+        elif is_object(value):
+            option = _object_class(library, tp, value)
+            if option is not None:
+                _absent_filled(library, option, value, place, off, filled)
 
 
 def _unlisted_taken(
@@ -240,7 +350,8 @@ def _closeness(library: ModelLibrary, cls: Any, raw: dict[str, Any]) -> tuple[in
     are at least half of ``raw``'s members: a chunk of known members, one of the wrong
     type, is clearly this message; an object of other members is not."""
     present = required = known = 0
-    for _, wire, tp, needed in library.fields(cls):
+    for _, wire, tp, required_member in library.fields(cls):
+        needed = required_member and not nullable(tp)
         required += needed
         if wire in raw:
             literal = literal_values(tp)
@@ -262,9 +373,9 @@ def _shaped(library: ModelLibrary, cls: Any, raw: dict[str, Any]) -> bool:
     ``delta`` of a chunk choice's two required members). The envelope's other members may
     be missing (AI21 sends no ``object``, ``created`` nor ``model``): an object with
     ``choices`` shaped so is a chat chunk whatever else it lacks."""
-    for _, wire, tp, needed in library.fields(cls):
+    for _, wire, tp, required in library.fields(cls):
         value = raw.get(wire)
-        if not needed or not is_array(value) or not value:
+        if not required or nullable(tp) or not is_array(value) or not value:
             continue
         item = _item_class(library, tp)
         if item is not None and all(
@@ -284,6 +395,18 @@ def _item_class(library: ModelLibrary, tp: Any) -> Any:
         tp = options[0] if len(options) == 1 else None
     args = get_args(tp) if get_origin(tp) is list else ()
     return args[0] if args and library.is_class(args[0]) else None
+
+
+def nullable(tp: Any) -> bool:
+    """True when type ``tp`` is a union with None (``T | None``, ``Optional[T]``, also inside
+    ``Annotated``): a required member of that type is one the spec says is "always present,
+    may be null", which decoding requires (an event holds None only for a ``null`` sent) but
+    which tells no message from another, so :func:`lenient_decode` neither counts it as
+    required nor reports it missing. ``Any`` is not: a required member of any JSON value
+    counts, as the typed decoder's."""
+    if get_origin(tp) is Annotated:
+        tp = get_args(tp)[0]
+    return get_origin(tp) in (Union, UnionType) and type(None) in get_args(tp)
 
 
 def literal_values(tp: Any) -> tuple[Any, ...] | None:
@@ -308,8 +431,9 @@ def _lenient_object(
         if wire not in raw:
             off.missing.add(place)
             if required:
-                off[place] = None
                 members[name] = None
+                if not nullable(tp):  # a required, nullable member tells no message apart
+                    off[place] = None
             continue
         members[name] = _lenient_value(library, tp, raw[wire], place, off)
     if library.lists_every_member(cls):

@@ -665,6 +665,7 @@ class SSEFraming(Framing):
     media_types = ("text/event-stream",)
     content_type = "text/event-stream; charset=utf-8"
     label = "SSE"
+    id_reset = b"id\n"  # an ``id`` field of no value: the last event ID buffer emptied
 
     def __init__(self) -> None:
         # The lines before ``data:`` per event type, built once per type.

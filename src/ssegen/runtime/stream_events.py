@@ -179,22 +179,32 @@ class EventStream(_StreamProgress, Generic[E]):
             raise RuntimeError("this EventStream is already being read: its framing is chosen")
         return EventStream(self._chunks, self.classifier, self.max_event_bytes, framer)
 
-    def batches(self, joined: bool = False) -> Iterator[list[Item]]:
+    def batches(
+        self, joined: bool = False, ends: tuple[type[BaseException], ...] = ()
+    ) -> Iterator[list[Item]]:
         """The items of each read, undecoded (``sse.iter_raw``: single events and runs as
         ``sse.RawEvents`` / ``sse.NamedEvents``), for a consumer that classifies them itself
         with :attr:`classifier` (``Channel.accumulate`` does); the stream's typed events are
         then not read. After them, :attr:`incomplete` and :attr:`state` tell how it ended.
         ``joined``: for a consumer that waits for the whole body, the reads may be joined
-        first (``framing.read_items``' ``joined``: NDJSON's are).
+        first (``framing.read_items``' ``joined``: NDJSON's are). ``ends``: the types of the
+        byte source's exceptions that end the body as its end does, kept in
+        ``state.ended_by`` (``framing.read_items``' ``ends``: the streaming client's).
 
         Raises:
             RuntimeError: the stream is already being read (:attr:`started`).
             ConcurrentUseError: as iterating would.
         """
         self._start(batches=True)
-        if joined:  # the driver made at construction is not started yet: this one replaces it
+        if joined or ends:  # the driver made at construction is not started: this one replaces it
             self._batches = read_items(
-                self._chunks, self.framer, self.max_event_bytes, self.state, "decode()", True
+                self._chunks,
+                self.framer,
+                self.max_event_bytes,
+                self.state,
+                "decode()",
+                joined,
+                ends,
             )
         return self._batches
 
@@ -274,12 +284,20 @@ class AsyncEventStream(_StreamProgress, Generic[E]):
             raise RuntimeError("this AsyncEventStream is already being read: its framing is chosen")
         return AsyncEventStream(self._chunks, self.classifier, self.max_event_bytes, framer)
 
-    def batches(self, joined: bool = False) -> AsyncIterator[list[Item]]:
+    def batches(
+        self, joined: bool = False, ends: tuple[type[BaseException], ...] = ()
+    ) -> AsyncIterator[list[Item]]:
         """:meth:`EventStream.batches`, asynchronously."""
         self._start(batches=True)
-        if joined:
+        if joined or ends:
             self._batches = aread_items(
-                self._chunks, self.framer, self.max_event_bytes, self.state, "adecode()", True
+                self._chunks,
+                self.framer,
+                self.max_event_bytes,
+                self.state,
+                "adecode()",
+                joined,
+                ends,
             )
         return self._batches
 

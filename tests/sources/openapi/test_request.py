@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ssegen.codemodel import build_package_spec
+from ssegen.diagnostics import Diagnostics
 from ssegen.ir import Request
 from ssegen.load import LoadResult, load_provider
 
@@ -283,3 +285,80 @@ def test_a_query_suffix_of_the_path_is_a_fixed_query_parameter(tmp_path: Path) -
     assert request.path == "/chat"
     (beta,) = request.parameters_in("query")
     assert (beta.name, beta.default, beta.fixed, beta.required) == ("beta", "true", True, True)
+
+
+ERRORS = """components:
+  responses:
+    Fallback:
+      description: any other error
+      content:
+        application/problem+json:
+          schema: {type: object, properties: {title: {type: string}}}
+  schemas:
+    Chunk:
+      type: object
+      required: [text]
+      properties: {text: {type: string}}
+    ApiError:
+      type: object
+      required: [error]
+      properties:
+        error:
+          type: object
+          properties: {message: {type: string}, code: {type: string}}
+"""
+
+ERROR_RESPONSES = """      responses:
+        '400':
+          description: no JSON body
+          content:
+            text/plain:
+              schema: {type: string}
+        4XX:
+          description: a client error
+          content:
+            application/json:
+              schema: {$ref: '#/components/schemas/ApiError'}
+        '503':
+          description: no content
+        default:
+          $ref: '#/components/responses/Fallback'
+        '200':
+          description: chunks
+          content:
+            text/event-stream:
+              schema: {$ref: '#/components/schemas/Chunk'}
+"""
+
+
+def _errors_doc() -> str:
+    return (
+        "openapi: 3.1.0\ninfo: {title: T, version: '1'}\nservers: [{url: 'https://api.example.com/v1'}]\n"
+        "paths:\n  /chat:\n    post:\n      operationId: createChat\n" + ERROR_RESPONSES + ERRORS
+    )
+
+
+def test_error_responses_with_a_json_schema_are_the_requests_errors(tmp_path: Path) -> None:
+    """``4XX`` and ``default`` (a ``$ref`` to ``components/responses``) with a JSON media type are
+    read, in source order; a status without content or without JSON has none."""
+    request = _request(_load(tmp_path, _errors_doc()))
+    assert [(e.status, e.media_type, e.description) for e in request.errors] == [
+        ("4XX", "application/json", "a client error"),
+        ("default", "application/problem+json", "any other error"),
+    ]
+    api_error, fallback = request.errors
+    assert api_error.schema.name == "ApiError" and api_error.schema.property("error") is not None
+    assert api_error.provenance.pointer == "/paths/~1chat/post/responses/4XX"
+    assert fallback.provenance.pointer == "/components/responses/Fallback"
+    assert fallback.schema.name == "CreateChatError"
+
+
+def test_the_client_decodes_the_first_declared_error_response(tmp_path: Path) -> None:
+    """The operation's declared error body is a ``models`` class, and ``APIStatusError.error`` is
+    decoded to it (``codemodel/client_errors.py``)."""
+    result = _load(tmp_path, _errors_doc())
+    assert result.provider is not None
+    spec = build_package_spec(result.provider, Diagnostics())
+    (op,) = spec.client.operations
+    assert op.error_decoder == "msgspec.json.Decoder(ApiError).decode"
+    assert "ApiError" in {c.name for c in spec.classes} and "ApiError" in spec.client_model_imports

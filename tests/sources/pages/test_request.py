@@ -250,3 +250,73 @@ def test_flattened_request_section_places_named_members_by_its_markers() -> None
     (nested,) = [d for d in diagnostics if d.code == "docs-request-nested"]
     assert "placed function in tools, parameters in function" in nested.message
     assert "1 fact without a member name" in nested.message
+
+
+UNIONS = """Create Chat Completion
+POST/chat/completions
+Creates a completion.
+Request
+- application/json
+Body
+required
+messages
+object[]
+required
+A list of messages.
+oneOf
+The contents of the system message.
+stop
+object
+nullable
+Up to 16 sequences where the API will stop generating further tokens.
+oneOf
+string
+string
+tool_choice
+object
+nullable
+Controls which (if any) tool is called by the model.
+oneOf
+string
+Possible values: [none
+, auto
+]
+Possible values: [function
+]
+The type of the tool.
+function
+object
+required
+The name of the function to call.
+Responses
+- 200 (Streaming)
+OK, returns a streamed sequence of chunks
+"""
+
+
+def test_flattened_request_member_with_type_lines_below_its_oneof_is_their_union() -> None:
+    """``stop``'s ``oneOf`` / ``string`` / ``string`` is a string or an array of strings
+    (``specs/deepseek/api-docs.txt:80``-82); ``tool_choice`` is its enum of strings (the values
+    on the line after the type line) or the object of the member placed in it; ``messages``'
+    ``oneOf`` is followed by prose: no types, the member stays an array of objects."""
+    result = load_docs_text(UNIONS, "p/docs.txt", Diagnostics())
+    assert result.request is not None and result.request.body is not None
+    schema = result.request.body.schema
+    assert schema is not None
+    messages, stop, tool_choice = schema.properties
+    assert messages.schema.type == "array" and messages.schema.items is not None
+    assert messages.schema.items.type == "object"
+    assert stop.schema.type == "union" and stop.schema.nullable
+    string, strings = stop.schema.variants
+    assert string.type == "string" and string.provenance.line == 19
+    assert strings.type == "array" and strings.items is not None and strings.items.type == "string"
+    assert tool_choice.schema.type == "union" and tool_choice.schema.nullable
+    mode, named = tool_choice.schema.variants
+    assert (mode.type, mode.enum, mode.name) == (
+        "string",
+        ("none", "auto"),
+        "CreateChatCompletionRequestToolChoiceValue",
+    )
+    assert named.type == "object" and [p.name for p in named.properties] == ["function"]
+    assert named.description == "Controls which (if any) tool is called by the model."
+    assert [u.line for u in result.unions] == [12, 18, 25]

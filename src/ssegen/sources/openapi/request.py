@@ -19,7 +19,10 @@
 * media types: those of the streamed 2xx responses (``text/event-stream`` for Fern's
   ``format: sse``);
 * resumption: ``x-ssegen-resume`` on the operation; else ``last-event-id`` when the 3.2
-  ``itemSchema`` of a ``text/event-stream`` response declares the ``id`` field.
+  ``itemSchema`` of a ``text/event-stream`` response declares the ``id`` field;
+* errors: the responses of a ``4XX``/``5XX`` status (a code, or its range) or ``default``
+  (``$ref`` followed) with a JSON media type and a schema, in source order: the error body
+  the generated client decodes ``APIStatusError.error`` to.
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ from typing import Any
 from urllib.parse import parse_qsl
 
 from ...diagnostics import codes
-from ...ir import BodyMember, Parameter, ParameterLocation, Request, RequestBody, Resume, Schema
+from ...ir import BodyMember, ErrorResponse, Parameter, ParameterLocation, Request, RequestBody, Resume, Schema
 from ...naming import ClassName, pascal
 from ..base import framing_of
 from ..location import Location
@@ -95,6 +98,7 @@ class RequestReader:
             media_types=tuple(dict.fromkeys(_media_type(found) for found in media)),
             resume=self._resume(op, oloc, media),
             operation_id=_text(op.get("operationId")),
+            errors=self._errors(op, oloc),
         )
 
     # -- parameters ----------------------------------------------------------------------------
@@ -191,6 +195,22 @@ class RequestReader:
             schema, _ = self.reader.converter.convert(media["schema"], mloc.child("schema"), hint)
         return RequestBody(str(json_type), schema, required, bloc.provenance, description, _examples(media))
 
+    def _errors(self, op: dict[str, Any], oloc: Location) -> tuple[ErrorResponse, ...]:
+        """The error responses of the operation's ``responses`` (module docstring)."""
+        responses = op.get("responses")
+        found: list[ErrorResponse] = []
+        for status, raw in responses.items() if isinstance(responses, dict) else ():
+            key = str(status)
+            resolved = self.reader.follow(raw, oloc.child("responses", key)) if _is_error(key) else None
+            media = _json_media(resolved[0]) if resolved is not None else None
+            if resolved is None or media is None:
+                continue
+            (node, rloc), (json_type, schema_node) = resolved, media
+            hint = str(ClassName((pascal(_text(op.get("operationId"))) or "Stream") + "Error"))
+            schema, _ = self.reader.converter.convert(schema_node, rloc.child("content", json_type, "schema"), hint)
+            found.append(ErrorResponse(key, json_type, schema, rloc.provenance, _text(node.get("description"))))
+        return tuple(found)
+
     # -- servers and resumption ----------------------------------------------------------------
 
     def _servers(self, item: dict[str, Any], op: dict[str, Any]) -> tuple[str, ...]:
@@ -222,6 +242,20 @@ def _fern_condition(op: dict[str, Any], oloc: Location) -> BodyMember | None:
     path = tuple(p for p in condition.removeprefix("$request.").split(".") if p)
     where = oloc.child("x-fern-streaming", "stream-condition").provenance
     return BodyMember(path, True, where, "extension") if path else None
+
+
+def _is_error(status: str) -> bool:
+    """A Responses Object key of an error: ``default``, or a 4xx/5xx code or range (``4XX``)."""
+    return status == "default" or status[:1] in ("4", "5")
+
+
+def _json_media(node: Any) -> tuple[str, Any] | None:
+    """``(media type, schema)`` of a Response Object's first JSON media type stating a schema."""
+    content = node.get("content") if isinstance(node, dict) else None
+    for media_type, media in content.items() if isinstance(content, dict) else ():
+        if is_json(str(media_type)) and isinstance(media, dict) and "schema" in media:
+            return str(media_type), media["schema"]
+    return None
 
 
 def _media_type(found: StreamMedia) -> str:

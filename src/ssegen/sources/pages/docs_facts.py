@@ -44,3 +44,21 @@ class FieldFact:
     nullable: bool = False
     constraint: str = ""
     default: str = ""
+
+
+@dataclass(frozen=True)
+class FieldUnion:
+    """A ``oneOf`` (or ``anyOf``) line of the page and the type lines right below it: the
+    alternatives of the named member above it that state their type (``stop`` / ``object`` /
+    ``nullable`` / ... / ``oneOf`` / ``string`` / ``string``, ``specs/deepseek/api-docs.txt:80``-82).
+
+    Attributes:
+        section: the section it is in (``request``, ``response``, ``stream``).
+        line: the 1-based line of the ``oneOf`` line.
+        types: ``(line, type line)`` of each alternative stating a type, in page order; () when
+            the alternatives start with prose (``messages``: their members have no name).
+    """
+
+    section: str
+    line: int
+    types: tuple[tuple[int, str], ...] = ()

@@ -37,8 +37,12 @@ flattened text (api-docs.txt)                  reading
                                                description (joined with one space)
 ``Important: ...``, ``We generally ...``       a new paragraph of the same description
                                                (:data:`CONTINUATION_OPENERS`)
-``oneOf`` / ``string`` / ``Array [`` / ``]`` /  structure without facts: ends a description
-``- Schema`` / JSON example lines
+``oneOf`` / ``string`` / ``string``            a union: the type lines right below the
+                                               ``oneOf`` are its alternatives'
+                                               (:class:`.docs_facts.FieldUnion`), read as
+                                               the request body's member types
+``Array [`` / ``]`` / ``- Schema`` /            structure without facts: ends a description
+JSON example lines
 =============================================  ===========================================
 
 Otherwise a description line after a finished sentence that starts in upper
@@ -64,7 +68,7 @@ from typing import Literal
 
 from ...diagnostics import Code, Diagnostics, codes
 from ...ir import Provenance, Request
-from .docs_facts import FieldFact
+from .docs_facts import FieldFact, FieldUnion
 from .docs_request import docs_request
 from .sections import pointer
 from .wire import PageStream, drop_repeated_streams, parses, read_frames
@@ -117,6 +121,8 @@ class DocsResult:
         address_line: 1-based line of the method+path line (0 when none).
         request: the request of the endpoint, with the body the ``request`` facts state
             (:func:`.docs_request.docs_request`); None when the page names no endpoint.
+        unions: the ``oneOf``/``anyOf`` lines and the alternatives' type lines below each,
+            in page order.
     """
 
     address: str = ""
@@ -127,6 +133,7 @@ class DocsResult:
     file: str = ""
     address_line: int = 0
     request: Request | None = None
+    unions: list[FieldUnion] = field(default_factory=list)
 
 
 def looks_like_docs_text(text: str) -> bool:
@@ -283,6 +290,7 @@ class _Reader:
             self.result.address,
             self.result.title,
             self.facts,
+            [u for u in self.result.unions if u.section == "request"],
             [(k + 1, self.lines[k]) for k in range(max(method_at, 0), min(responses_at, len(self.lines)))],
             self.file,
             self.diagnostics,
@@ -403,6 +411,8 @@ class _Reader:
             current.description.append(line)
             self.open_prose = not _SENTENCE_END.search(line)
             return k + 1
+        if line in _COMBINERS:
+            return self._read_union(k, section)
         if self._is_structural(k):
             self.open_prose = False
             if current is not None and current.description:
@@ -410,6 +420,19 @@ class _Reader:
             return k + 1
         self._read_sentence(line, section, lineno)
         return k + 1
+
+    def _read_union(self, k: int, section: str) -> int:
+        """A ``oneOf`` line at ``k`` and the type lines right below it (structure: the fact
+        before ends when it has a description); the index of the line after them."""
+        self.open_prose = False
+        if self.current is not None and self.current.description:
+            self._finish()
+        start, k = k, k + 1
+        while self._is_type_line(k):
+            k += 1
+        types = tuple((j + 1, self.lines[j]) for j in range(start + 1, k))
+        self.result.unions.append(FieldUnion(section, start + 1, types))
+        return k
 
     def _is_name_block(self, k: int) -> bool:
         """An identifier line at ``k`` followed by a type line (``choices`` / ``object[]``)."""
