@@ -319,17 +319,27 @@ def test_emitted_packages_pass_mypy_strict(
     assert emitted
     first = root / _package(emitted[0])
     runtime, init = _runtime_files(emitted[0], root), (first / "__init__.py").read_bytes()
+    checks = (first / "_conformance.py").read_bytes()  # written verbatim but for the folder's name
+
+    def same_checks(case: str) -> bool:
+        found = (root / _package(case) / "_conformance.py").read_bytes()
+        return found.replace(_package(case).encode(), b"<out>") == checks.replace(
+            _package(emitted[0]).encode(), b"<out>"
+        )
+
     combined = tmp_path / "hostile_packages"
     shutil.copytree(first / "_runtime", combined / "_runtime")
     (combined / "__init__.py").write_bytes(init)
+    (combined / "_conformance.py").write_bytes(checks)
     for case in emitted:
         folder, provider = root / _package(case), _expected(case)["provider"]
         # Nothing of the output folder is left out: its Python files are the runtime, the
-        # folder's __init__.py and the provider package.
+        # folder's __init__.py, the conformance tests' shared checks and the provider package.
         tops = {p.relative_to(folder).parts[0] for p in folder.rglob("*.py")}
-        assert tops <= {"_runtime", "__init__.py", provider}, (case, tops)
+        assert tops <= {"_runtime", "__init__.py", "_conformance.py", provider}, (case, tops)
         assert _runtime_files(case, root) == runtime, f"{case}: its _runtime/ differs"
         assert (folder / "__init__.py").read_bytes() == init, f"{case}: its __init__.py differs"
+        assert same_checks(case), f"{case}: its _conformance.py differs"
         shutil.copytree(folder / provider, combined / _package(case))
     stdout, stderr, status = mypy_api.run(
         ["--strict", "--no-incremental", "--cache-dir", os.devnull, "--python-version", "3.11", str(combined)]

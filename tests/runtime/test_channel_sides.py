@@ -31,7 +31,7 @@ def _public_methods(cls: type) -> set[str]:
 def test_the_channel_has_exactly_the_methods_of_its_two_sides() -> None:
     # the reader's own lookup of a response's framing, used by decode and accumulate, and what
     # the streaming client drives across a stream's connections (client_stream.py)
-    client = {"new_accumulator", "apply_reads", "aapply_reads"}
+    client = {"new_accumulator", "apply_reads", "aapply_reads", "apply_items"}
     assert _public_methods(ChannelReader) == {*READING, "framer_for", *client}
     assert _public_methods(ChannelWriter) == set(WRITING)
     assert _public_methods(Channel) == set(READING) | set(WRITING)
