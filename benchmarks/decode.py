@@ -432,7 +432,10 @@ def named_floor(channel: Any) -> Callable[[list[bytes]], int]:
     generated class picked by the ``event:`` name, one typed decode per event."""
     by_name = {}
     for cls in channel.messages.values():
-        tag = next(f for f in msgspec.inspect.type_info(cls).fields if f.encode_name == "type")
+        fields = msgspec.inspect.type_info(cls).fields
+        tag = next((f for f in fields if f.encode_name == "type"), None)
+        if tag is None:
+            continue  # a literal payload (Cohere's data-only ``[DONE]``): no JSON to decode
         [name] = tag.type.values  # a Literal: the event's type, also its SSE event name
         by_name[name.encode()] = msgspec.json.Decoder(cls).decode
 
@@ -444,8 +447,9 @@ def named_floor(channel: Any) -> Callable[[list[bytes]], int]:
             buffer = blocks.pop()
             for block in blocks:
                 head, _, data = block.partition(b"\ndata: ")
-                by_name[head[7:]](data)  # "event: "
-                count += 1
+                if data:
+                    by_name[head[7:]](data)  # "event: "
+                count += 1  # or a data-only literal (``data: [DONE]``), compared by nothing
         return count
 
     return run
