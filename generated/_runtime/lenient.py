@@ -12,7 +12,7 @@ output folder's runtime: edit it there, then run ``ssegen generate``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from types import UnionType
 from typing import Annotated, Any, Literal, TypeVar, Union, get_args, get_origin
 
@@ -258,6 +258,16 @@ def _absent_filled(
             raw[wire] = None
             filled.append((raw, wire))
             off.missing.add(pointer + "/" + _escaped(wire))
+    for held, value, place in _held_objects(library, toward, raw, pointer):
+        _absent_filled(library, held, value, place, off, filled)
+
+
+def _held_objects(
+    library: ModelLibrary, toward: list[tuple[str, Any]], raw: dict[str, Any], pointer: str
+) -> Iterator[tuple[Any, dict[str, Any], str]]:
+    """``(class, object, JSON pointer)`` of each object that the members ``toward`` (``(wire
+    name, type)``) of ``raw`` (at ``pointer``) hold, directly or as array elements, and whose
+    class their type names (:func:`_object_class`, :func:`_item_class`)."""
     for wire, tp in toward:
         value = raw.get(wire)
         place = pointer + "/" + _escaped(wire)
@@ -265,11 +275,11 @@ def _absent_filled(
             item = _item_class(library, tp)
             for i, element in enumerate(value):
                 if item is not None and is_object(element):
-                    _absent_filled(library, item, element, f"{place}/{i}", off, filled)
+                    yield item, element, f"{place}/{i}"
         elif is_object(value):
             option = _object_class(library, tp, value)
             if option is not None:
-                _absent_filled(library, option, value, place, off, filled)
+                yield option, value, place
 
 
 def _unlisted_taken(
@@ -286,18 +296,8 @@ def _unlisted_taken(
         toward = _TOWARD_CLOSED[cls] = [
             (wire, tp) for _, wire, tp, _ in library.fields(cls) if _closed_in(library, tp, set())
         ]
-    for wire, tp in toward:
-        value = raw.get(wire)
-        place = pointer + "/" + _escaped(wire)
-        if is_array(value):
-            item = _item_class(library, tp)
-            for i, element in enumerate(value):
-                if item is not None and is_object(element):
-                    taken = _unlisted_taken(library, item, element, f"{place}/{i}", off) or taken
-        elif is_object(value):
-            option = _object_class(library, tp, value)
-            if option is not None:
-                taken = _unlisted_taken(library, option, value, place, off) or taken
+    for held, value, place in _held_objects(library, toward, raw, pointer):
+        taken = _unlisted_taken(library, held, value, place, off) or taken
     return taken
 
 
