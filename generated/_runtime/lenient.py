@@ -53,6 +53,22 @@ class OffSpec(dict[str, Any]):
         self.missing: set[str] = set()
 
 
+class MessagePayload(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
+    """Base of every generated message payload class (msgspec flavour): the one member where
+    an event decoded leniently (:func:`lenient_decode`) keeps what did not fit, written once
+    here rather than in each class. A class whose spec declares a member of that identifier
+    does not derive from it (its events stay ``UnknownEvent`` when typed decoding fails).
+
+    Attributes:
+        off_spec: Not in the spec: set only on an event decoded leniently, the members that did
+            not fit (JSON pointer -> the value as sent, an :class:`OffSpec`); the accumulator
+            records each in ``errors`` (kind ``member_off_spec``). Wire name
+            :data:`OFF_SPEC_WIRE`, which ``encode`` never writes.
+    """
+
+    off_spec: dict[str, Any] | None = msgspec.field(default=None, name=OFF_SPEC_WIRE)
+
+
 class ModelLibrary:
     """What lenient decoding needs to know of the library the message classes are built on
     (msgspec here; ``pydantic_support.PYDANTIC`` for the pydantic flavour), so that one

@@ -13,6 +13,7 @@ from typing import Any, ClassVar, Literal
 
 import msgspec
 
+from .._runtime.lenient import MessagePayload
 from .._runtime.usage import SentUsage
 
 MessageType = Literal["message"]
@@ -46,16 +47,11 @@ ErrorEventErrorType = Literal[
 ]
 
 
-class MessageStartEvent(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
-    """The payload of ``MessageStart`` messages.
-
-    Attributes:
-        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
-    """
+class MessageStartEvent(MessagePayload, kw_only=True, omit_defaults=True, gc=False):
+    """The payload of ``MessageStart`` messages."""
 
     type: Literal["message_start"]
     message: Message
-    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
 class Message(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
@@ -418,12 +414,11 @@ class OutputTokensDetails(msgspec.Struct, kw_only=True, omit_defaults=True, gc=F
     thinking_tokens: int | None = None
 
 
-class ContentBlockStartEvent(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
+class ContentBlockStartEvent(MessagePayload, kw_only=True, omit_defaults=True, gc=False):
     """The payload of ``ContentBlockStart`` messages.
 
     Attributes:
         index: Index of the block in the final `content` array.
-        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
     """
 
     type: Literal["content_block_start"]
@@ -444,15 +439,13 @@ class ContentBlockStartEvent(msgspec.Struct, kw_only=True, omit_defaults=True, g
         | ContainerUploadBlock
         | CompactionBlock
     )
-    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
-class ContentBlockDeltaEvent(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
+class ContentBlockDeltaEvent(MessagePayload, kw_only=True, omit_defaults=True, gc=False):
     """The payload of ``ContentBlockDelta`` messages.
 
     Attributes:
         index: Index of the block the delta updates.
-        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
     """
 
     type: Literal["content_block_delta"]
@@ -465,7 +458,6 @@ class ContentBlockDeltaEvent(msgspec.Struct, kw_only=True, omit_defaults=True, g
         | CitationsDelta
         | CompactionDelta
     )
-    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
 class TextDelta(
@@ -574,32 +566,25 @@ class CompactionDelta(
     type: ClassVar[str] = "compaction_delta"
 
 
-class ContentBlockStopEvent(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
-    """The payload of ``ContentBlockStop`` messages.
-
-    Attributes:
-        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
-    """
+class ContentBlockStopEvent(MessagePayload, kw_only=True, omit_defaults=True, gc=False):
+    """The payload of ``ContentBlockStop`` messages."""
 
     type: Literal["content_block_stop"]
     index: int
-    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
-class MessageDeltaEvent(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
+class MessageDeltaEvent(MessagePayload, kw_only=True, omit_defaults=True, gc=False):
     """The payload of ``MessageDelta`` messages.
 
     Attributes:
         usage: Cumulative token counts.
         context_management: Context management edits applied to the request (context editing).
-        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
     """
 
     type: Literal["message_delta"]
     delta: MessageDeltaEventDelta
     usage: MessageDeltaUsage | None = None
     context_management: MessageDeltaEventContextManagement | None = None
-    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
 class MessageDeltaEventDelta(
@@ -645,38 +630,23 @@ class MessageDeltaEventContextManagement(
     applied_edits: list[dict[str, Any]] | None = None
 
 
-class MessageStopEvent(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
-    """The payload of ``MessageStop`` messages.
-
-    Attributes:
-        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
-    """
+class MessageStopEvent(MessagePayload, kw_only=True, omit_defaults=True, gc=False):
+    """The payload of ``MessageStop`` messages."""
 
     type: Literal["message_stop"]
-    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
-class PingEvent(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
-    """The payload of ``Ping`` messages.
-
-    Attributes:
-        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
-    """
+class PingEvent(MessagePayload, kw_only=True, omit_defaults=True, gc=False):
+    """The payload of ``Ping`` messages."""
 
     type: Literal["ping"]
-    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
-class ErrorEvent(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
-    """The payload of ``Error`` messages.
-
-    Attributes:
-        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
-    """
+class ErrorEvent(MessagePayload, kw_only=True, omit_defaults=True, gc=False):
+    """The payload of ``Error`` messages."""
 
     type: Literal["error"]
     error: ErrorEventError
-    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
 class ErrorEventError(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):

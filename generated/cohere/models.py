@@ -13,6 +13,7 @@ from typing import Any, Literal
 
 import msgspec
 
+from .._runtime.lenient import MessagePayload
 from .._runtime.usage import SentUsage
 
 MessageStartEventDeltaMessageRole = Literal["assistant"]
@@ -42,18 +43,16 @@ class StreamDone(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     data: str = "[DONE]"
 
 
-class MessageStartEvent(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
+class MessageStartEvent(MessagePayload, kw_only=True, omit_defaults=True, gc=False):
     """The payload of ``MessageStart`` messages.
 
     Attributes:
         id: The response id.
-        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
     """
 
     type: Literal["message-start"]
     id: str | None = None
     delta: MessageStartEventDelta | None = None
-    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
 class MessageStartEventDelta(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
@@ -76,18 +75,16 @@ class MessageStartEventDeltaMessage(msgspec.Struct, kw_only=True, omit_defaults=
     citations: list[Any] | None = None
 
 
-class ContentStartEvent(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
+class ContentStartEvent(MessagePayload, kw_only=True, omit_defaults=True, gc=False):
     """The payload of ``ContentStart`` messages.
 
     Attributes:
         index: The content block's position in the message's `content`.
-        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
     """
 
     type: Literal["content-start"]
     index: int
     delta: ContentStartEventDelta | None = None
-    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
 class ContentStartEventDelta(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
@@ -116,20 +113,18 @@ class ContentStartEventDeltaMessageContent(
     thinking: str | None = None
 
 
-class ContentDeltaEvent(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
+class ContentDeltaEvent(MessagePayload, kw_only=True, omit_defaults=True, gc=False):
     """The payload of ``ContentDelta`` messages.
 
     Attributes:
         index: The content block the piece belongs to.
         logprobs: Log probabilities of the piece's tokens (when `logprobs` was requested).
-        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
     """
 
     type: Literal["content-delta"]
     index: int
     delta: ContentDeltaEventDelta | None = None
     logprobs: LogprobItem | None = None
-    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
 class ContentDeltaEventDelta(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
@@ -169,28 +164,18 @@ class LogprobItem(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     logprobs: list[int | float] | None = None
 
 
-class ContentEndEvent(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
-    """The payload of ``ContentEnd`` messages.
-
-    Attributes:
-        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
-    """
+class ContentEndEvent(MessagePayload, kw_only=True, omit_defaults=True, gc=False):
+    """The payload of ``ContentEnd`` messages."""
 
     type: Literal["content-end"]
     index: int
-    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
-class ToolPlanDeltaEvent(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
-    """The payload of ``ToolPlanDelta`` messages.
-
-    Attributes:
-        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
-    """
+class ToolPlanDeltaEvent(MessagePayload, kw_only=True, omit_defaults=True, gc=False):
+    """The payload of ``ToolPlanDelta`` messages."""
 
     type: Literal["tool-plan-delta"]
     delta: ToolPlanDeltaEventDelta | None = None
-    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
 class ToolPlanDeltaEventDelta(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
@@ -209,18 +194,16 @@ class ToolPlanDeltaEventDeltaMessage(msgspec.Struct, kw_only=True, omit_defaults
     tool_plan: str | None = None
 
 
-class ToolCallStartEvent(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
+class ToolCallStartEvent(MessagePayload, kw_only=True, omit_defaults=True, gc=False):
     """The payload of ``ToolCallStart`` messages.
 
     Attributes:
         index: The tool call's position in the message's `tool_calls`.
-        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
     """
 
     type: Literal["tool-call-start"]
     index: int
     delta: ToolCallStartEventDelta | None = None
-    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
 class ToolCallStartEventDelta(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
@@ -267,17 +250,12 @@ class ToolCallStartEventDeltaMessageToolCallsFunction(
     arguments: str | None = None
 
 
-class ToolCallDeltaEvent(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
-    """The payload of ``ToolCallDelta`` messages.
-
-    Attributes:
-        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
-    """
+class ToolCallDeltaEvent(MessagePayload, kw_only=True, omit_defaults=True, gc=False):
+    """The payload of ``ToolCallDelta`` messages."""
 
     type: Literal["tool-call-delta"]
     index: int
     delta: ToolCallDeltaEventDelta | None = None
-    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
 class ToolCallDeltaEventDelta(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
@@ -312,30 +290,23 @@ class ToolCallDeltaEventDeltaMessageToolCallsFunction(
     arguments: str | None = None
 
 
-class ToolCallEndEvent(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
-    """The payload of ``ToolCallEnd`` messages.
-
-    Attributes:
-        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
-    """
+class ToolCallEndEvent(MessagePayload, kw_only=True, omit_defaults=True, gc=False):
+    """The payload of ``ToolCallEnd`` messages."""
 
     type: Literal["tool-call-end"]
     index: int
-    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
-class CitationStartEvent(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
+class CitationStartEvent(MessagePayload, kw_only=True, omit_defaults=True, gc=False):
     """The payload of ``CitationStart`` messages.
 
     Attributes:
         index: The citation's position among the message's citations.
-        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
     """
 
     type: Literal["citation-start"]
     index: int
     delta: CitationStartEventDelta | None = None
-    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
 class CitationStartEventDelta(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
@@ -388,29 +359,19 @@ class Source(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     document: dict[str, Any] | None = None
 
 
-class CitationEndEvent(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
-    """The payload of ``CitationEnd`` messages.
-
-    Attributes:
-        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
-    """
+class CitationEndEvent(MessagePayload, kw_only=True, omit_defaults=True, gc=False):
+    """The payload of ``CitationEnd`` messages."""
 
     type: Literal["citation-end"]
     index: int
-    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
-class MessageEndEvent(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
-    """The payload of ``MessageEnd`` messages.
-
-    Attributes:
-        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
-    """
+class MessageEndEvent(MessagePayload, kw_only=True, omit_defaults=True, gc=False):
+    """The payload of ``MessageEnd`` messages."""
 
     type: Literal["message-end"]
     id: str | None = None
     delta: MessageEndEventDelta | None = None
-    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
 class MessageEndEventDelta(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
@@ -457,14 +418,12 @@ class UsageTokens(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     output_tokens: int | float | None = None
 
 
-class DebugEvent(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
+class DebugEvent(MessagePayload, kw_only=True, omit_defaults=True, gc=False):
     """The payload of ``Debug`` messages.
 
     Attributes:
         prompt: The rendered prompt.
-        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
     """
 
     type: Literal["debug"]
     prompt: str | None = None
-    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")

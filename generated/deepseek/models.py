@@ -13,6 +13,7 @@ from typing import Any, Literal
 
 import msgspec
 
+from .._runtime.lenient import MessagePayload
 from .._runtime.usage import SentUsage
 
 FimCompletionChunkObject = Literal["text_completion"]
@@ -47,7 +48,7 @@ class StreamDone(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     data: str = "[DONE]"
 
 
-class FimCompletionChunk(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
+class FimCompletionChunk(MessagePayload, kw_only=True, omit_defaults=True, gc=False):
     """Streaming chunk for the Fill-In-the-Middle (FIM) completions endpoint
     at `POST /beta/completions`. Follows the OpenAI legacy completions
     stream shape.
@@ -62,7 +63,6 @@ class FimCompletionChunk(msgspec.Struct, kw_only=True, omit_defaults=True, gc=Fa
             (immediately before `[DONE]`) when the request was sent with
             `stream_options.include_usage = true`. Null on intermediate chunks.
         error: Not in the spec: an error object some servers put in an ordinary chunk mid-stream (OpenRouter: `{"code": 400, "message": "Token limit reached"}`); the accumulator records it in `errors` (kind `error_in_chunk`).
-        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
     """
 
     id: str
@@ -72,7 +72,6 @@ class FimCompletionChunk(msgspec.Struct, kw_only=True, omit_defaults=True, gc=Fa
     choices: list[FimCompletionChunkChoice]
     usage: ChatCompletionUsage | None = None
     error: Any = None
-    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
 class FimCompletionChunkChoice(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
@@ -127,7 +126,7 @@ class ChatCompletionUsageCompletionTokensDetails(
     reasoning_tokens: int | None = None
 
 
-class ChatCompletionChunk(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
+class ChatCompletionChunk(MessagePayload, kw_only=True, omit_defaults=True, gc=False):
     """A streaming chunk of a chat completion response. Returned by
     `POST /chat/completions` when `stream` is set to `true`. The shape
     mirrors the OpenAI Chat Completions streaming chunk and adds DeepSeek
@@ -148,7 +147,6 @@ class ChatCompletionChunk(msgspec.Struct, kw_only=True, omit_defaults=True, gc=F
             (immediately before `[DONE]`) when the request was sent with
             `stream_options.include_usage = true`. Null on intermediate chunks.
         error: Not in the spec: an error object some servers put in an ordinary chunk mid-stream (OpenRouter: `{"code": 400, "message": "Token limit reached"}`); the accumulator records it in `errors` (kind `error_in_chunk`).
-        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
     """
 
     id: str
@@ -159,7 +157,6 @@ class ChatCompletionChunk(msgspec.Struct, kw_only=True, omit_defaults=True, gc=F
     system_fingerprint: str | None = None
     usage: ChatCompletionUsage | None = None
     error: Any = None
-    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
 class ChatCompletionChunkChoice(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):

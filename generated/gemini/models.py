@@ -13,6 +13,7 @@ from typing import Any, Literal
 
 import msgspec
 
+from .._runtime.lenient import MessagePayload
 from .._runtime.usage import SentUsage
 
 PartialArgNullValue = Literal["NULL_VALUE"]
@@ -115,7 +116,7 @@ UsageMetadataTrafficType = Literal[
 """Vertex AI only. Whether the request used pay-as-you-go or provisioned throughput."""
 
 
-class GenerateContentResponse(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
+class GenerateContentResponse(MessagePayload, kw_only=True, omit_defaults=True, gc=False):
     """One chunk of the response. When streaming, each chunk carries the candidates'
     new parts only; `usageMetadata` is the running total, sent whole.
 
@@ -129,7 +130,6 @@ class GenerateContentResponse(msgspec.Struct, kw_only=True, omit_defaults=True, 
         model_status: The model's lifecycle status (preview, deprecation).
         create_time: Vertex AI only. When the request was received (RFC 3339 timestamp).
         error: Not in the spec: an error object some servers put in an ordinary chunk mid-stream (OpenRouter: `{"code": 400, "message": "Token limit reached"}`); the accumulator records it in `errors` (kind `error_in_chunk`).
-        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
     """
 
     candidates: list[Candidate] | None = None
@@ -140,7 +140,6 @@ class GenerateContentResponse(msgspec.Struct, kw_only=True, omit_defaults=True, 
     model_status: ModelStatus | None = msgspec.field(default=None, name="modelStatus")
     create_time: str | None = msgspec.field(default=None, name="createTime")
     error: Any = None
-    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
 class Candidate(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
@@ -668,17 +667,15 @@ class ModelStatus(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     message: str | None = None
 
 
-class ErrorResponse(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
+class ErrorResponse(MessagePayload, kw_only=True, omit_defaults=True, gc=False):
     """Google's JSON error: the request failed. Sent instead of a chunk, as the only event
     or after the chunks that came before the failure.
 
     Attributes:
         error: What went wrong (the `google.rpc.Status` error model in its JSON form).
-        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
     """
 
     error: Status
-    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
 class Status(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):

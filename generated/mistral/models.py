@@ -13,6 +13,7 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 
+from .._runtime.lenient import MessagePayload
 from .._runtime.usage import SentUsage
 
 AgentCompletionChunkObject = Literal["chat.completion.chunk"]
@@ -46,12 +47,11 @@ class StreamDone(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     data: str = "[DONE]"
 
 
-class AgentCompletionChunk(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
+class AgentCompletionChunk(MessagePayload, kw_only=True, omit_defaults=True, gc=False):
     """A streamed agent completion chunk.
 
     Attributes:
         error: Not in the spec: an error object some servers put in an ordinary chunk mid-stream (OpenRouter: `{"code": 400, "message": "Token limit reached"}`); the accumulator records it in `errors` (kind `error_in_chunk`).
-        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
     """
 
     id: str
@@ -60,7 +60,6 @@ class AgentCompletionChunk(msgspec.Struct, kw_only=True, omit_defaults=True, gc=
     model: str
     choices: list[ChatStreamChoice]
     error: Any = None
-    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
 class ChatStreamChoice(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
@@ -122,7 +121,7 @@ class ToolCallDeltaFunction(msgspec.Struct, kw_only=True, omit_defaults=True, gc
     arguments: str | None = None
 
 
-class ChatCompletionChunk(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
+class ChatCompletionChunk(MessagePayload, kw_only=True, omit_defaults=True, gc=False):
     """A chat.completion.chunk event delivered over SSE.
 
     Attributes:
@@ -133,7 +132,6 @@ class ChatCompletionChunk(msgspec.Struct, kw_only=True, omit_defaults=True, gc=F
         choices: Streamed choice deltas. Empty for the final usage chunk.
         usage: Token usage. Present only on the final chunk emitted when `stream_options.include_usage` is true on the request.
         error: Not in the spec: an error object some servers put in an ordinary chunk mid-stream (OpenRouter: `{"code": 400, "message": "Token limit reached"}`); the accumulator records it in `errors` (kind `error_in_chunk`).
-        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
     """
 
     id: str
@@ -143,7 +141,6 @@ class ChatCompletionChunk(msgspec.Struct, kw_only=True, omit_defaults=True, gc=F
     choices: list[ChatStreamChoice]
     usage: Usage | None = None
     error: Any = None
-    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
 class Usage(msgspec.Struct, SentUsage, kw_only=True, omit_defaults=True, gc=False):
@@ -160,13 +157,12 @@ class Usage(msgspec.Struct, SentUsage, kw_only=True, omit_defaults=True, gc=Fals
     total_tokens: int
 
 
-class ChatCompletionUsageChunk(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
+class ChatCompletionUsageChunk(MessagePayload, kw_only=True, omit_defaults=True, gc=False):
     """The terminal chat.completion.chunk emitted when `stream_options.include_usage` is true. `choices` is empty and `usage` is populated.
 
     Attributes:
         usage: Token usage for the completed stream.
         error: Not in the spec: an error object some servers put in an ordinary chunk mid-stream (OpenRouter: `{"code": 400, "message": "Token limit reached"}`); the accumulator records it in `errors` (kind `error_in_chunk`).
-        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
     """
 
     id: str
@@ -176,15 +172,13 @@ class ChatCompletionUsageChunk(msgspec.Struct, kw_only=True, omit_defaults=True,
     choices: Annotated[list[ChatStreamChoice], msgspec.Meta(max_length=0)]
     usage: Usage
     error: Any = None
-    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
-class FimCompletionChunk(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
+class FimCompletionChunk(MessagePayload, kw_only=True, omit_defaults=True, gc=False):
     """A streamed FIM completion chunk.
 
     Attributes:
         error: Not in the spec: an error object some servers put in an ordinary chunk mid-stream (OpenRouter: `{"code": 400, "message": "Token limit reached"}`); the accumulator records it in `errors` (kind `error_in_chunk`).
-        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
     """
 
     id: str
@@ -193,7 +187,6 @@ class FimCompletionChunk(msgspec.Struct, kw_only=True, omit_defaults=True, gc=Fa
     model: str
     choices: list[FimStreamChoice]
     error: Any = None
-    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
 class FimStreamChoice(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):

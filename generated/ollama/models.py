@@ -13,10 +13,12 @@ from typing import Any, Literal
 
 import msgspec
 
+from .._runtime.lenient import MessagePayload
+
 MessageRole = Literal["system", "user", "assistant", "tool"]
 
 
-class ChatChunk(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
+class ChatChunk(MessagePayload, kw_only=True, omit_defaults=True, gc=False):
     """One line of a streamed `/api/chat` reply.
 
     Attributes:
@@ -28,7 +30,6 @@ class ChatChunk(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
         prompt_eval_duration: evaluating the prompt
         eval_count: tokens generated
         eval_duration: generating them
-        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
     """
 
     model: str
@@ -42,7 +43,6 @@ class ChatChunk(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     eval_count: int | None = None
     eval_duration: int | None = None
     message: Message | None = None
-    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
 class Message(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
@@ -80,18 +80,13 @@ class ToolCallFunction(msgspec.Struct, kw_only=True, omit_defaults=True, gc=Fals
     index: int | None = None
 
 
-class StreamError(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
-    """A failure after the stream began (the HTTP status was already sent).
-
-    Attributes:
-        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
-    """
+class StreamError(MessagePayload, kw_only=True, omit_defaults=True, gc=False):
+    """A failure after the stream began (the HTTP status was already sent)."""
 
     error: str
-    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
-class GenerateChunk(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
+class GenerateChunk(MessagePayload, kw_only=True, omit_defaults=True, gc=False):
     """One line of a streamed `/api/generate` completion.
 
     Attributes:
@@ -105,7 +100,6 @@ class GenerateChunk(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
         eval_duration: generating them
         thinking: the next piece of reasoning
         context: (deprecated) the conversation's tokens, for a next request's `context`
-        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
     """
 
     model: str
@@ -121,4 +115,3 @@ class GenerateChunk(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     eval_duration: int | None = None
     thinking: str | None = None
     context: list[int] | None = None
-    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")

@@ -13,6 +13,7 @@ from typing import Any, ClassVar, Literal
 
 import msgspec
 
+from .._runtime.lenient import MessagePayload
 from .._runtime.usage import SentUsage
 
 ResponseObject = Literal["response"]
@@ -56,18 +57,16 @@ ProgramOutputItemStatus = Literal["completed", "incomplete"]
 ToolSearchOutputExecution = Literal["server", "client"]
 
 
-class ResponseCreatedEvent(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
+class ResponseCreatedEvent(MessagePayload, kw_only=True, omit_defaults=True, gc=False):
     """The payload of ``ResponseCreated`` messages.
 
     Attributes:
         sequence_number: Position of the event in the stream.
-        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
     """
 
     type: Literal["response.created"]
     response: Response
     sequence_number: int
-    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
 class Response(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
@@ -767,27 +766,24 @@ class ResponseUsageOutputTokensDetails(msgspec.Struct, kw_only=True, omit_defaul
     reasoning_tokens: int | None = None
 
 
-class ResponseInProgressEvent(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
+class ResponseInProgressEvent(MessagePayload, kw_only=True, omit_defaults=True, gc=False):
     """The payload of ``ResponseInProgress`` messages.
 
     Attributes:
         sequence_number: Position of the event in the stream.
-        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
     """
 
     type: Literal["response.in_progress"]
     response: Response
     sequence_number: int
-    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
-class ResponseOutputItemAddedEvent(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
+class ResponseOutputItemAddedEvent(MessagePayload, kw_only=True, omit_defaults=True, gc=False):
     """The payload of ``ResponseOutputItemAdded`` messages.
 
     Attributes:
         output_index: Index of the item in the response's `output`.
         sequence_number: Position of the event in the stream.
-        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
     """
 
     type: Literal["response.output_item.added"]
@@ -816,15 +812,13 @@ class ResponseOutputItemAddedEvent(msgspec.Struct, kw_only=True, omit_defaults=T
         | ComputerToolCall
     )
     sequence_number: int
-    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
-class ResponseOutputItemDoneEvent(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
+class ResponseOutputItemDoneEvent(MessagePayload, kw_only=True, omit_defaults=True, gc=False):
     """The payload of ``ResponseOutputItemDone`` messages.
 
     Attributes:
         sequence_number: Position of the event in the stream.
-        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
     """
 
     type: Literal["response.output_item.done"]
@@ -853,15 +847,13 @@ class ResponseOutputItemDoneEvent(msgspec.Struct, kw_only=True, omit_defaults=Tr
         | ComputerToolCall
     )
     sequence_number: int
-    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
-class ResponseContentPartAddedEvent(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
+class ResponseContentPartAddedEvent(MessagePayload, kw_only=True, omit_defaults=True, gc=False):
     """The payload of ``ResponseContentPartAdded`` messages.
 
     Attributes:
         sequence_number: Position of the event in the stream.
-        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
     """
 
     type: Literal["response.content_part.added"]
@@ -870,15 +862,13 @@ class ResponseContentPartAddedEvent(msgspec.Struct, kw_only=True, omit_defaults=
     content_index: int
     part: OutputText | Refusal | ReasoningText
     sequence_number: int
-    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
-class ResponseContentPartDoneEvent(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
+class ResponseContentPartDoneEvent(MessagePayload, kw_only=True, omit_defaults=True, gc=False):
     """The payload of ``ResponseContentPartDone`` messages.
 
     Attributes:
         sequence_number: Position of the event in the stream.
-        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
     """
 
     type: Literal["response.content_part.done"]
@@ -887,16 +877,14 @@ class ResponseContentPartDoneEvent(msgspec.Struct, kw_only=True, omit_defaults=T
     content_index: int
     part: OutputText | Refusal | ReasoningText
     sequence_number: int
-    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
-class ResponseOutputTextDeltaEvent(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
+class ResponseOutputTextDeltaEvent(MessagePayload, kw_only=True, omit_defaults=True, gc=False):
     """The payload of ``ResponseOutputTextDelta`` messages.
 
     Attributes:
         sequence_number: Position of the event in the stream.
         logprobs: Listed as required by the reference; absent from the reference's own example and from captured streams.
-        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
     """
 
     type: Literal["response.output_text.delta"]
@@ -906,15 +894,13 @@ class ResponseOutputTextDeltaEvent(msgspec.Struct, kw_only=True, omit_defaults=T
     delta: str
     sequence_number: int
     logprobs: list[LogProb] | None = None
-    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
-class ResponseOutputTextDoneEvent(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
+class ResponseOutputTextDoneEvent(MessagePayload, kw_only=True, omit_defaults=True, gc=False):
     """The payload of ``ResponseOutputTextDone`` messages.
 
     Attributes:
         sequence_number: Position of the event in the stream.
-        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
     """
 
     type: Literal["response.output_text.done"]
@@ -924,18 +910,16 @@ class ResponseOutputTextDoneEvent(msgspec.Struct, kw_only=True, omit_defaults=Tr
     text: str
     sequence_number: int
     logprobs: list[LogProb] | None = None
-    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
 class ResponseOutputTextAnnotationAddedEvent(
-    msgspec.Struct, kw_only=True, omit_defaults=True, gc=False
+    MessagePayload, kw_only=True, omit_defaults=True, gc=False
 ):
     """The payload of ``ResponseOutputTextAnnotationAdded`` messages.
 
     Attributes:
         annotation: A citation (`file_citation`, `url_citation`, `container_file_citation`, `file_path`).
         sequence_number: Position of the event in the stream.
-        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
     """
 
     type: Literal["response.output_text.annotation.added"]
@@ -945,15 +929,13 @@ class ResponseOutputTextAnnotationAddedEvent(
     annotation_index: int
     annotation: Annotation
     sequence_number: int
-    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
-class ResponseRefusalDeltaEvent(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
+class ResponseRefusalDeltaEvent(MessagePayload, kw_only=True, omit_defaults=True, gc=False):
     """The payload of ``ResponseRefusalDelta`` messages.
 
     Attributes:
         sequence_number: Position of the event in the stream.
-        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
     """
 
     type: Literal["response.refusal.delta"]
@@ -962,15 +944,13 @@ class ResponseRefusalDeltaEvent(msgspec.Struct, kw_only=True, omit_defaults=True
     content_index: int
     delta: str
     sequence_number: int
-    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
-class ResponseRefusalDoneEvent(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
+class ResponseRefusalDoneEvent(MessagePayload, kw_only=True, omit_defaults=True, gc=False):
     """The payload of ``ResponseRefusalDone`` messages.
 
     Attributes:
         sequence_number: Position of the event in the stream.
-        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
     """
 
     type: Literal["response.refusal.done"]
@@ -979,18 +959,16 @@ class ResponseRefusalDoneEvent(msgspec.Struct, kw_only=True, omit_defaults=True,
     content_index: int
     refusal: str
     sequence_number: int
-    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
 class ResponseFunctionCallArgumentsDeltaEvent(
-    msgspec.Struct, kw_only=True, omit_defaults=True, gc=False
+    MessagePayload, kw_only=True, omit_defaults=True, gc=False
 ):
     """The payload of ``ResponseFunctionCallArgumentsDelta`` messages.
 
     Attributes:
         delta: A fragment of the arguments' JSON text.
         sequence_number: Position of the event in the stream.
-        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
     """
 
     type: Literal["response.function_call_arguments.delta"]
@@ -998,18 +976,16 @@ class ResponseFunctionCallArgumentsDeltaEvent(
     output_index: int
     delta: str
     sequence_number: int
-    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
 class ResponseFunctionCallArgumentsDoneEvent(
-    msgspec.Struct, kw_only=True, omit_defaults=True, gc=False
+    MessagePayload, kw_only=True, omit_defaults=True, gc=False
 ):
     """The payload of ``ResponseFunctionCallArgumentsDone`` messages.
 
     Attributes:
         sequence_number: Position of the event in the stream.
         name: Listed as required by the reference; absent from captured streams.
-        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
     """
 
     type: Literal["response.function_call_arguments.done"]
@@ -1018,17 +994,15 @@ class ResponseFunctionCallArgumentsDoneEvent(
     arguments: str
     sequence_number: int
     name: str | None = None
-    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
 class ResponseReasoningSummaryPartAddedEvent(
-    msgspec.Struct, kw_only=True, omit_defaults=True, gc=False
+    MessagePayload, kw_only=True, omit_defaults=True, gc=False
 ):
     """The payload of ``ResponseReasoningSummaryPartAdded`` messages.
 
     Attributes:
         sequence_number: Position of the event in the stream.
-        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
     """
 
     type: Literal["response.reasoning_summary_part.added"]
@@ -1037,17 +1011,15 @@ class ResponseReasoningSummaryPartAddedEvent(
     summary_index: int
     part: SummaryText
     sequence_number: int
-    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
 class ResponseReasoningSummaryPartDoneEvent(
-    msgspec.Struct, kw_only=True, omit_defaults=True, gc=False
+    MessagePayload, kw_only=True, omit_defaults=True, gc=False
 ):
     """The payload of ``ResponseReasoningSummaryPartDone`` messages.
 
     Attributes:
         sequence_number: Position of the event in the stream.
-        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
     """
 
     type: Literal["response.reasoning_summary_part.done"]
@@ -1056,17 +1028,15 @@ class ResponseReasoningSummaryPartDoneEvent(
     summary_index: int
     part: SummaryText
     sequence_number: int
-    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
 class ResponseReasoningSummaryTextDeltaEvent(
-    msgspec.Struct, kw_only=True, omit_defaults=True, gc=False
+    MessagePayload, kw_only=True, omit_defaults=True, gc=False
 ):
     """The payload of ``ResponseReasoningSummaryTextDelta`` messages.
 
     Attributes:
         sequence_number: Position of the event in the stream.
-        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
     """
 
     type: Literal["response.reasoning_summary_text.delta"]
@@ -1075,17 +1045,15 @@ class ResponseReasoningSummaryTextDeltaEvent(
     summary_index: int
     delta: str
     sequence_number: int
-    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
 class ResponseReasoningSummaryTextDoneEvent(
-    msgspec.Struct, kw_only=True, omit_defaults=True, gc=False
+    MessagePayload, kw_only=True, omit_defaults=True, gc=False
 ):
     """The payload of ``ResponseReasoningSummaryTextDone`` messages.
 
     Attributes:
         sequence_number: Position of the event in the stream.
-        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
     """
 
     type: Literal["response.reasoning_summary_text.done"]
@@ -1094,15 +1062,13 @@ class ResponseReasoningSummaryTextDoneEvent(
     summary_index: int
     text: str
     sequence_number: int
-    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
-class ResponseReasoningTextDeltaEvent(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
+class ResponseReasoningTextDeltaEvent(MessagePayload, kw_only=True, omit_defaults=True, gc=False):
     """The payload of ``ResponseReasoningTextDelta`` messages.
 
     Attributes:
         sequence_number: Position of the event in the stream.
-        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
     """
 
     type: Literal["response.reasoning_text.delta"]
@@ -1111,15 +1077,13 @@ class ResponseReasoningTextDeltaEvent(msgspec.Struct, kw_only=True, omit_default
     content_index: int
     delta: str
     sequence_number: int
-    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
-class ResponseReasoningTextDoneEvent(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
+class ResponseReasoningTextDoneEvent(MessagePayload, kw_only=True, omit_defaults=True, gc=False):
     """The payload of ``ResponseReasoningTextDone`` messages.
 
     Attributes:
         sequence_number: Position of the event in the stream.
-        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
     """
 
     type: Literal["response.reasoning_text.done"]
@@ -1128,109 +1092,94 @@ class ResponseReasoningTextDoneEvent(msgspec.Struct, kw_only=True, omit_defaults
     content_index: int
     text: str
     sequence_number: int
-    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
-class ResponseCompletedEvent(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
+class ResponseCompletedEvent(MessagePayload, kw_only=True, omit_defaults=True, gc=False):
     """The payload of ``ResponseCompleted`` messages.
 
     Attributes:
         sequence_number: Position of the event in the stream.
-        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
     """
 
     type: Literal["response.completed"]
     response: Response
     sequence_number: int
-    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
-class ResponseIncompleteEvent(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
+class ResponseIncompleteEvent(MessagePayload, kw_only=True, omit_defaults=True, gc=False):
     """The payload of ``ResponseIncomplete`` messages.
 
     Attributes:
         sequence_number: Position of the event in the stream.
-        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
     """
 
     type: Literal["response.incomplete"]
     response: Response
     sequence_number: int
-    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
-class ResponseFailedEvent(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
+class ResponseFailedEvent(MessagePayload, kw_only=True, omit_defaults=True, gc=False):
     """The payload of ``ResponseFailed`` messages.
 
     Attributes:
         sequence_number: Position of the event in the stream.
-        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
     """
 
     type: Literal["response.failed"]
     response: Response
     sequence_number: int
-    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
-class ResponseAudioDeltaEvent(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
+class ResponseAudioDeltaEvent(MessagePayload, kw_only=True, omit_defaults=True, gc=False):
     """The payload of ``ResponseAudioDelta`` messages.
 
     Attributes:
         sequence_number: Position of the event in the stream.
         delta: A fragment of the text; the fragments in order give the whole.
-        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
     """
 
     type: Literal["response.audio.delta"]
     sequence_number: int
     delta: str
-    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
-class ResponseAudioDoneEvent(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
+class ResponseAudioDoneEvent(MessagePayload, kw_only=True, omit_defaults=True, gc=False):
     """The payload of ``ResponseAudioDone`` messages.
 
     Attributes:
         sequence_number: Position of the event in the stream.
-        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
     """
 
     type: Literal["response.audio.done"]
     sequence_number: int
-    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
-class ResponseAudioTranscriptDeltaEvent(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
+class ResponseAudioTranscriptDeltaEvent(MessagePayload, kw_only=True, omit_defaults=True, gc=False):
     """The payload of ``ResponseAudioTranscriptDelta`` messages.
 
     Attributes:
         delta: A fragment of the text; the fragments in order give the whole.
         sequence_number: Position of the event in the stream.
-        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
     """
 
     type: Literal["response.audio.transcript.delta"]
     delta: str
     sequence_number: int
-    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
-class ResponseAudioTranscriptDoneEvent(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
+class ResponseAudioTranscriptDoneEvent(MessagePayload, kw_only=True, omit_defaults=True, gc=False):
     """The payload of ``ResponseAudioTranscriptDone`` messages.
 
     Attributes:
         sequence_number: Position of the event in the stream.
-        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
     """
 
     type: Literal["response.audio.transcript.done"]
     sequence_number: int
-    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
 class ResponseCodeInterpreterCallCodeDeltaEvent(
-    msgspec.Struct, kw_only=True, omit_defaults=True, gc=False
+    MessagePayload, kw_only=True, omit_defaults=True, gc=False
 ):
     """The payload of ``ResponseCodeInterpreterCallCodeDelta`` messages.
 
@@ -1239,7 +1188,6 @@ class ResponseCodeInterpreterCallCodeDeltaEvent(
         item_id: The id of the output item the event belongs to.
         delta: A fragment of the text; the fragments in order give the whole.
         sequence_number: Position of the event in the stream.
-        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
     """
 
     type: Literal["response.code_interpreter_call_code.delta"]
@@ -1247,11 +1195,10 @@ class ResponseCodeInterpreterCallCodeDeltaEvent(
     item_id: str
     delta: str
     sequence_number: int
-    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
 class ResponseCodeInterpreterCallCodeDoneEvent(
-    msgspec.Struct, kw_only=True, omit_defaults=True, gc=False
+    MessagePayload, kw_only=True, omit_defaults=True, gc=False
 ):
     """The payload of ``ResponseCodeInterpreterCallCodeDone`` messages.
 
@@ -1259,7 +1206,6 @@ class ResponseCodeInterpreterCallCodeDoneEvent(
         output_index: The index of that item in the response's `output`.
         item_id: The id of the output item the event belongs to.
         sequence_number: Position of the event in the stream.
-        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
     """
 
     type: Literal["response.code_interpreter_call_code.done"]
@@ -1267,11 +1213,10 @@ class ResponseCodeInterpreterCallCodeDoneEvent(
     item_id: str
     code: str
     sequence_number: int
-    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
 class ResponseCodeInterpreterCallCompletedEvent(
-    msgspec.Struct, kw_only=True, omit_defaults=True, gc=False
+    MessagePayload, kw_only=True, omit_defaults=True, gc=False
 ):
     """The payload of ``ResponseCodeInterpreterCallCompleted`` messages.
 
@@ -1279,18 +1224,16 @@ class ResponseCodeInterpreterCallCompletedEvent(
         output_index: The index of that item in the response's `output`.
         item_id: The id of the output item the event belongs to.
         sequence_number: Position of the event in the stream.
-        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
     """
 
     type: Literal["response.code_interpreter_call.completed"]
     output_index: int
     item_id: str
     sequence_number: int
-    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
 class ResponseCodeInterpreterCallInProgressEvent(
-    msgspec.Struct, kw_only=True, omit_defaults=True, gc=False
+    MessagePayload, kw_only=True, omit_defaults=True, gc=False
 ):
     """The payload of ``ResponseCodeInterpreterCallInProgress`` messages.
 
@@ -1298,18 +1241,16 @@ class ResponseCodeInterpreterCallInProgressEvent(
         output_index: The index of that item in the response's `output`.
         item_id: The id of the output item the event belongs to.
         sequence_number: Position of the event in the stream.
-        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
     """
 
     type: Literal["response.code_interpreter_call.in_progress"]
     output_index: int
     item_id: str
     sequence_number: int
-    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
 class ResponseCodeInterpreterCallInterpretingEvent(
-    msgspec.Struct, kw_only=True, omit_defaults=True, gc=False
+    MessagePayload, kw_only=True, omit_defaults=True, gc=False
 ):
     """The payload of ``ResponseCodeInterpreterCallInterpreting`` messages.
 
@@ -1317,18 +1258,16 @@ class ResponseCodeInterpreterCallInterpretingEvent(
         output_index: The index of that item in the response's `output`.
         item_id: The id of the output item the event belongs to.
         sequence_number: Position of the event in the stream.
-        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
     """
 
     type: Literal["response.code_interpreter_call.interpreting"]
     output_index: int
     item_id: str
     sequence_number: int
-    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
 class ResponseFileSearchCallCompletedEvent(
-    msgspec.Struct, kw_only=True, omit_defaults=True, gc=False
+    MessagePayload, kw_only=True, omit_defaults=True, gc=False
 ):
     """The payload of ``ResponseFileSearchCallCompleted`` messages.
 
@@ -1336,18 +1275,16 @@ class ResponseFileSearchCallCompletedEvent(
         output_index: The index of that item in the response's `output`.
         item_id: The id of the output item the event belongs to.
         sequence_number: Position of the event in the stream.
-        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
     """
 
     type: Literal["response.file_search_call.completed"]
     output_index: int
     item_id: str
     sequence_number: int
-    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
 class ResponseFileSearchCallInProgressEvent(
-    msgspec.Struct, kw_only=True, omit_defaults=True, gc=False
+    MessagePayload, kw_only=True, omit_defaults=True, gc=False
 ):
     """The payload of ``ResponseFileSearchCallInProgress`` messages.
 
@@ -1355,18 +1292,16 @@ class ResponseFileSearchCallInProgressEvent(
         output_index: The index of that item in the response's `output`.
         item_id: The id of the output item the event belongs to.
         sequence_number: Position of the event in the stream.
-        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
     """
 
     type: Literal["response.file_search_call.in_progress"]
     output_index: int
     item_id: str
     sequence_number: int
-    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
 class ResponseFileSearchCallSearchingEvent(
-    msgspec.Struct, kw_only=True, omit_defaults=True, gc=False
+    MessagePayload, kw_only=True, omit_defaults=True, gc=False
 ):
     """The payload of ``ResponseFileSearchCallSearching`` messages.
 
@@ -1374,18 +1309,16 @@ class ResponseFileSearchCallSearchingEvent(
         output_index: The index of that item in the response's `output`.
         item_id: The id of the output item the event belongs to.
         sequence_number: Position of the event in the stream.
-        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
     """
 
     type: Literal["response.file_search_call.searching"]
     output_index: int
     item_id: str
     sequence_number: int
-    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
 class ResponseShellCallCommandAddedEvent(
-    msgspec.Struct, kw_only=True, omit_defaults=True, gc=False
+    MessagePayload, kw_only=True, omit_defaults=True, gc=False
 ):
     """The payload of ``ResponseShellCallCommandAdded`` messages.
 
@@ -1393,7 +1326,6 @@ class ResponseShellCallCommandAddedEvent(
         sequence_number: Position of the event in the stream.
         output_index: The index of that item in the response's `output`.
         command_index: Which of the shell call's commands the event belongs to.
-        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
     """
 
     type: Literal["response.shell_call_command.added"]
@@ -1401,11 +1333,10 @@ class ResponseShellCallCommandAddedEvent(
     output_index: int
     command_index: int
     command: str
-    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
 class ResponseShellCallCommandDeltaEvent(
-    msgspec.Struct, kw_only=True, omit_defaults=True, gc=False
+    MessagePayload, kw_only=True, omit_defaults=True, gc=False
 ):
     """The payload of ``ResponseShellCallCommandDelta`` messages.
 
@@ -1414,7 +1345,6 @@ class ResponseShellCallCommandDeltaEvent(
         output_index: The index of that item in the response's `output`.
         command_index: Which of the shell call's commands the event belongs to.
         delta: A fragment of the text; the fragments in order give the whole.
-        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
     """
 
     type: Literal["response.shell_call_command.delta"]
@@ -1423,17 +1353,15 @@ class ResponseShellCallCommandDeltaEvent(
     command_index: int
     delta: str
     obfuscation: str | None = None
-    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
-class ResponseShellCallCommandDoneEvent(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
+class ResponseShellCallCommandDoneEvent(MessagePayload, kw_only=True, omit_defaults=True, gc=False):
     """The payload of ``ResponseShellCallCommandDone`` messages.
 
     Attributes:
         sequence_number: Position of the event in the stream.
         output_index: The index of that item in the response's `output`.
         command_index: Which of the shell call's commands the event belongs to.
-        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
     """
 
     type: Literal["response.shell_call_command.done"]
@@ -1441,11 +1369,10 @@ class ResponseShellCallCommandDoneEvent(msgspec.Struct, kw_only=True, omit_defau
     output_index: int
     command_index: int
     command: str
-    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
 class ResponseShellCallOutputContentDeltaEvent(
-    msgspec.Struct, kw_only=True, omit_defaults=True, gc=False
+    MessagePayload, kw_only=True, omit_defaults=True, gc=False
 ):
     """The payload of ``ResponseShellCallOutputContentDelta`` messages.
 
@@ -1455,7 +1382,6 @@ class ResponseShellCallOutputContentDeltaEvent(
         output_index: The index of that item in the response's `output`.
         command_index: Which of the shell call's commands the event belongs to.
         delta: A fragment of the text; the fragments in order give the whole.
-        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
     """
 
     type: Literal["response.shell_call_output_content.delta"]
@@ -1464,11 +1390,10 @@ class ResponseShellCallOutputContentDeltaEvent(
     output_index: int
     command_index: int
     delta: dict[str, Any]
-    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
 class ResponseShellCallOutputContentDoneEvent(
-    msgspec.Struct, kw_only=True, omit_defaults=True, gc=False
+    MessagePayload, kw_only=True, omit_defaults=True, gc=False
 ):
     """The payload of ``ResponseShellCallOutputContentDone`` messages.
 
@@ -1477,7 +1402,6 @@ class ResponseShellCallOutputContentDoneEvent(
         item_id: The id of the output item the event belongs to.
         output_index: The index of that item in the response's `output`.
         command_index: Which of the shell call's commands the event belongs to.
-        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
     """
 
     type: Literal["response.shell_call_output_content.done"]
@@ -1486,11 +1410,10 @@ class ResponseShellCallOutputContentDoneEvent(
     output_index: int
     command_index: int
     output: list[Any]
-    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
 class ResponseWebSearchCallCompletedEvent(
-    msgspec.Struct, kw_only=True, omit_defaults=True, gc=False
+    MessagePayload, kw_only=True, omit_defaults=True, gc=False
 ):
     """The payload of ``ResponseWebSearchCallCompleted`` messages.
 
@@ -1498,18 +1421,16 @@ class ResponseWebSearchCallCompletedEvent(
         output_index: The index of that item in the response's `output`.
         item_id: The id of the output item the event belongs to.
         sequence_number: Position of the event in the stream.
-        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
     """
 
     type: Literal["response.web_search_call.completed"]
     output_index: int
     item_id: str
     sequence_number: int
-    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
 class ResponseWebSearchCallInProgressEvent(
-    msgspec.Struct, kw_only=True, omit_defaults=True, gc=False
+    MessagePayload, kw_only=True, omit_defaults=True, gc=False
 ):
     """The payload of ``ResponseWebSearchCallInProgress`` messages.
 
@@ -1517,18 +1438,16 @@ class ResponseWebSearchCallInProgressEvent(
         output_index: The index of that item in the response's `output`.
         item_id: The id of the output item the event belongs to.
         sequence_number: Position of the event in the stream.
-        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
     """
 
     type: Literal["response.web_search_call.in_progress"]
     output_index: int
     item_id: str
     sequence_number: int
-    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
 class ResponseWebSearchCallSearchingEvent(
-    msgspec.Struct, kw_only=True, omit_defaults=True, gc=False
+    MessagePayload, kw_only=True, omit_defaults=True, gc=False
 ):
     """The payload of ``ResponseWebSearchCallSearching`` messages.
 
@@ -1536,18 +1455,16 @@ class ResponseWebSearchCallSearchingEvent(
         output_index: The index of that item in the response's `output`.
         item_id: The id of the output item the event belongs to.
         sequence_number: Position of the event in the stream.
-        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
     """
 
     type: Literal["response.web_search_call.searching"]
     output_index: int
     item_id: str
     sequence_number: int
-    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
 class ResponseImageGenerationCallCompletedEvent(
-    msgspec.Struct, kw_only=True, omit_defaults=True, gc=False
+    MessagePayload, kw_only=True, omit_defaults=True, gc=False
 ):
     """The payload of ``ResponseImageGenerationCallCompleted`` messages.
 
@@ -1555,18 +1472,16 @@ class ResponseImageGenerationCallCompletedEvent(
         output_index: The index of that item in the response's `output`.
         sequence_number: Position of the event in the stream.
         item_id: The id of the output item the event belongs to.
-        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
     """
 
     type: Literal["response.image_generation_call.completed"]
     output_index: int
     sequence_number: int
     item_id: str
-    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
 class ResponseImageGenerationCallGeneratingEvent(
-    msgspec.Struct, kw_only=True, omit_defaults=True, gc=False
+    MessagePayload, kw_only=True, omit_defaults=True, gc=False
 ):
     """The payload of ``ResponseImageGenerationCallGenerating`` messages.
 
@@ -1574,18 +1489,16 @@ class ResponseImageGenerationCallGeneratingEvent(
         output_index: The index of that item in the response's `output`.
         item_id: The id of the output item the event belongs to.
         sequence_number: Position of the event in the stream.
-        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
     """
 
     type: Literal["response.image_generation_call.generating"]
     output_index: int
     item_id: str
     sequence_number: int
-    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
 class ResponseImageGenerationCallInProgressEvent(
-    msgspec.Struct, kw_only=True, omit_defaults=True, gc=False
+    MessagePayload, kw_only=True, omit_defaults=True, gc=False
 ):
     """The payload of ``ResponseImageGenerationCallInProgress`` messages.
 
@@ -1593,18 +1506,16 @@ class ResponseImageGenerationCallInProgressEvent(
         output_index: The index of that item in the response's `output`.
         item_id: The id of the output item the event belongs to.
         sequence_number: Position of the event in the stream.
-        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
     """
 
     type: Literal["response.image_generation_call.in_progress"]
     output_index: int
     item_id: str
     sequence_number: int
-    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
 class ResponseImageGenerationCallPartialImageEvent(
-    msgspec.Struct, kw_only=True, omit_defaults=True, gc=False
+    MessagePayload, kw_only=True, omit_defaults=True, gc=False
 ):
     """The payload of ``ResponseImageGenerationCallPartialImage`` messages.
 
@@ -1614,7 +1525,6 @@ class ResponseImageGenerationCallPartialImageEvent(
         sequence_number: Position of the event in the stream.
         partial_image_index: Which partial image this is (0-based).
         partial_image_b64: A partial image, base64-encoded.
-        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
     """
 
     type: Literal["response.image_generation_call.partial_image"]
@@ -1627,11 +1537,10 @@ class ResponseImageGenerationCallPartialImageEvent(
     quality: str | None = None
     background: str | None = None
     output_format: str | None = None
-    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
 class ResponseMCPCallArgumentsDeltaEvent(
-    msgspec.Struct, kw_only=True, omit_defaults=True, gc=False
+    MessagePayload, kw_only=True, omit_defaults=True, gc=False
 ):
     """The payload of ``ResponseMcpCallArgumentsDelta`` messages.
 
@@ -1640,7 +1549,6 @@ class ResponseMCPCallArgumentsDeltaEvent(
         item_id: The id of the output item the event belongs to.
         delta: A fragment of the text; the fragments in order give the whole.
         sequence_number: Position of the event in the stream.
-        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
     """
 
     type: Literal["response.mcp_call_arguments.delta"]
@@ -1648,17 +1556,15 @@ class ResponseMCPCallArgumentsDeltaEvent(
     item_id: str
     delta: str
     sequence_number: int
-    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
-class ResponseMCPCallArgumentsDoneEvent(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
+class ResponseMCPCallArgumentsDoneEvent(MessagePayload, kw_only=True, omit_defaults=True, gc=False):
     """The payload of ``ResponseMcpCallArgumentsDone`` messages.
 
     Attributes:
         output_index: The index of that item in the response's `output`.
         item_id: The id of the output item the event belongs to.
         sequence_number: Position of the event in the stream.
-        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
     """
 
     type: Literal["response.mcp_call_arguments.done"]
@@ -1666,62 +1572,55 @@ class ResponseMCPCallArgumentsDoneEvent(msgspec.Struct, kw_only=True, omit_defau
     item_id: str
     arguments: str
     sequence_number: int
-    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
-class ResponseMCPCallCompletedEvent(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
+class ResponseMCPCallCompletedEvent(MessagePayload, kw_only=True, omit_defaults=True, gc=False):
     """The payload of ``ResponseMcpCallCompleted`` messages.
 
     Attributes:
         item_id: The id of the output item the event belongs to.
         output_index: The index of that item in the response's `output`.
         sequence_number: Position of the event in the stream.
-        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
     """
 
     type: Literal["response.mcp_call.completed"]
     item_id: str
     output_index: int
     sequence_number: int
-    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
-class ResponseMCPCallFailedEvent(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
+class ResponseMCPCallFailedEvent(MessagePayload, kw_only=True, omit_defaults=True, gc=False):
     """The payload of ``ResponseMcpCallFailed`` messages.
 
     Attributes:
         item_id: The id of the output item the event belongs to.
         output_index: The index of that item in the response's `output`.
         sequence_number: Position of the event in the stream.
-        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
     """
 
     type: Literal["response.mcp_call.failed"]
     item_id: str
     output_index: int
     sequence_number: int
-    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
-class ResponseMCPCallInProgressEvent(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
+class ResponseMCPCallInProgressEvent(MessagePayload, kw_only=True, omit_defaults=True, gc=False):
     """The payload of ``ResponseMcpCallInProgress`` messages.
 
     Attributes:
         sequence_number: Position of the event in the stream.
         output_index: The index of that item in the response's `output`.
         item_id: The id of the output item the event belongs to.
-        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
     """
 
     type: Literal["response.mcp_call.in_progress"]
     sequence_number: int
     output_index: int
     item_id: str
-    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
 class ResponseMCPListToolsCompletedEvent(
-    msgspec.Struct, kw_only=True, omit_defaults=True, gc=False
+    MessagePayload, kw_only=True, omit_defaults=True, gc=False
 ):
     """The payload of ``ResponseMcpListToolsCompleted`` messages.
 
@@ -1729,35 +1628,31 @@ class ResponseMCPListToolsCompletedEvent(
         item_id: The id of the output item the event belongs to.
         output_index: The index of that item in the response's `output`.
         sequence_number: Position of the event in the stream.
-        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
     """
 
     type: Literal["response.mcp_list_tools.completed"]
     item_id: str
     output_index: int
     sequence_number: int
-    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
-class ResponseMCPListToolsFailedEvent(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
+class ResponseMCPListToolsFailedEvent(MessagePayload, kw_only=True, omit_defaults=True, gc=False):
     """The payload of ``ResponseMcpListToolsFailed`` messages.
 
     Attributes:
         item_id: The id of the output item the event belongs to.
         output_index: The index of that item in the response's `output`.
         sequence_number: Position of the event in the stream.
-        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
     """
 
     type: Literal["response.mcp_list_tools.failed"]
     item_id: str
     output_index: int
     sequence_number: int
-    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
 class ResponseMCPListToolsInProgressEvent(
-    msgspec.Struct, kw_only=True, omit_defaults=True, gc=False
+    MessagePayload, kw_only=True, omit_defaults=True, gc=False
 ):
     """The payload of ``ResponseMcpListToolsInProgress`` messages.
 
@@ -1765,32 +1660,28 @@ class ResponseMCPListToolsInProgressEvent(
         item_id: The id of the output item the event belongs to.
         output_index: The index of that item in the response's `output`.
         sequence_number: Position of the event in the stream.
-        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
     """
 
     type: Literal["response.mcp_list_tools.in_progress"]
     item_id: str
     output_index: int
     sequence_number: int
-    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
-class ResponseQueuedEvent(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
+class ResponseQueuedEvent(MessagePayload, kw_only=True, omit_defaults=True, gc=False):
     """The payload of ``ResponseQueued`` messages.
 
     Attributes:
         sequence_number: Position of the event in the stream.
-        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
     """
 
     type: Literal["response.queued"]
     response: Response
     sequence_number: int
-    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
 class ResponseCustomToolCallInputDeltaEvent(
-    msgspec.Struct, kw_only=True, omit_defaults=True, gc=False
+    MessagePayload, kw_only=True, omit_defaults=True, gc=False
 ):
     """The payload of ``ResponseCustomToolCallInputDelta`` messages.
 
@@ -1799,7 +1690,6 @@ class ResponseCustomToolCallInputDeltaEvent(
         output_index: The index of that item in the response's `output`.
         item_id: The id of the output item the event belongs to.
         delta: A fragment of the text; the fragments in order give the whole.
-        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
     """
 
     type: Literal["response.custom_tool_call_input.delta"]
@@ -1807,11 +1697,10 @@ class ResponseCustomToolCallInputDeltaEvent(
     output_index: int
     item_id: str
     delta: str
-    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
 class ResponseCustomToolCallInputDoneEvent(
-    msgspec.Struct, kw_only=True, omit_defaults=True, gc=False
+    MessagePayload, kw_only=True, omit_defaults=True, gc=False
 ):
     """The payload of ``ResponseCustomToolCallInputDone`` messages.
 
@@ -1819,7 +1708,6 @@ class ResponseCustomToolCallInputDoneEvent(
         sequence_number: Position of the event in the stream.
         output_index: The index of that item in the response's `output`.
         item_id: The id of the output item the event belongs to.
-        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
     """
 
     type: Literal["response.custom_tool_call_input.done"]
@@ -1827,10 +1715,9 @@ class ResponseCustomToolCallInputDoneEvent(
     output_index: int
     item_id: str
     input: str
-    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
-class ResponseErrorEvent(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
+class ResponseErrorEvent(MessagePayload, kw_only=True, omit_defaults=True, gc=False):
     """The payload of ``Error`` messages.
 
     Attributes:
@@ -1839,7 +1726,6 @@ class ResponseErrorEvent(msgspec.Struct, kw_only=True, omit_defaults=True, gc=Fa
         message: The error message (top level in the reference).
         param: The parameter the error concerns (top level in the reference).
         error: The error as captured streams carry it (`type`, `code`, `message`, `param`).
-        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
     """
 
     type: Literal["error"]
@@ -1848,7 +1734,6 @@ class ResponseErrorEvent(msgspec.Struct, kw_only=True, omit_defaults=True, gc=Fa
     message: str | None = None
     param: str | None = None
     error: ResponseErrorEventError | None = None
-    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
 class ResponseErrorEventError(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):

@@ -13,6 +13,7 @@ from typing import Any, Literal
 
 import msgspec
 
+from .._runtime.lenient import MessagePayload
 from .._runtime.usage import SentUsage
 
 ChatCompletionChunkObject = Literal["chat.completion.chunk"]
@@ -44,7 +45,7 @@ class StreamDone(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     data: str = "[DONE]"
 
 
-class ChatCompletionChunk(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
+class ChatCompletionChunk(MessagePayload, kw_only=True, omit_defaults=True, gc=False):
     """The result of a single inference.
 
     Attributes:
@@ -56,7 +57,6 @@ class ChatCompletionChunk(msgspec.Struct, kw_only=True, omit_defaults=True, gc=F
         full_text: Full text result, only returned when the configuration item “fullTextEnabled” is set to true.
         usage: Inference result statistics.
         error: Not in the spec: an error object some servers put in an ordinary chunk mid-stream (OpenRouter: `{"code": 400, "message": "Token limit reached"}`); the accumulator records it in `errors` (kind `error_in_chunk`).
-        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
     """
 
     id: str
@@ -67,7 +67,6 @@ class ChatCompletionChunk(msgspec.Struct, kw_only=True, omit_defaults=True, gc=F
     full_text: str | None = None
     usage: ChatCompletionChunkUsage | None = None
     error: Any = None
-    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
 class ChatCompletionChunkUsage(

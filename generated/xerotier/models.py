@@ -13,6 +13,8 @@ from typing import Any, Literal
 
 import msgspec
 
+from .._runtime.lenient import MessagePayload
+
 ChatCompletionChunkObject = Literal["chat.completion.chunk"]
 """Always "chat.completion.chunk"."""
 
@@ -41,7 +43,7 @@ class StreamDone(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     data: str = "[DONE]"
 
 
-class ChatCompletionChunk(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
+class ChatCompletionChunk(MessagePayload, kw_only=True, omit_defaults=True, gc=False):
     """Each streaming chunk follows this schema
 
     Attributes:
@@ -54,7 +56,6 @@ class ChatCompletionChunk(msgspec.Struct, kw_only=True, omit_defaults=True, gc=F
         choices: Array of choice objects containing delta content, finish_reason, and optional logprobs (when logprobs: true is set in the request).
         usage: Token usage. Present only in the final chunk when stream_options.include_usage is true.
         error: Not in the spec: an error object some servers put in an ordinary chunk mid-stream (OpenRouter: `{"code": 400, "message": "Token limit reached"}`); the accumulator records it in `errors` (kind `error_in_chunk`).
-        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
     """
 
     id: str
@@ -66,7 +67,6 @@ class ChatCompletionChunk(msgspec.Struct, kw_only=True, omit_defaults=True, gc=F
     choices: list[ChatCompletionChunkChoice]
     usage: dict[str, Any] | None = None
     error: Any = None
-    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
 class ChatCompletionChunkChoice(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
@@ -120,73 +120,57 @@ class ChatCompletionChunkChoiceLogprobs(msgspec.Struct, kw_only=True, omit_defau
     refusal: list[Any] | None = None
 
 
-class XResearchSearching(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
+class XResearchSearching(MessagePayload, kw_only=True, omit_defaults=True, gc=False):
     """Web search tool invoked.
 
     Attributes:
         arguments: JSON string with query
-        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
     """
 
     type: Literal["x_research.searching"]
     name: str
     arguments: str
-    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
-class XResearchReading(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
+class XResearchReading(MessagePayload, kw_only=True, omit_defaults=True, gc=False):
     """URL fetch tool invoked.
 
     Attributes:
         arguments: JSON string with url
-        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
     """
 
     type: Literal["x_research.reading"]
     name: str
     arguments: str
-    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
-class XResearchCodeSearching(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
-    """Code search tool invoked.
-
-    Attributes:
-        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
-    """
+class XResearchCodeSearching(MessagePayload, kw_only=True, omit_defaults=True, gc=False):
+    """Code search tool invoked."""
 
     type: Literal["x_research.code_searching"]
     name: str
     arguments: str
-    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
-class XResearchCalculating(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
-    """Calculator tool invoked.
-
-    Attributes:
-        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
-    """
+class XResearchCalculating(MessagePayload, kw_only=True, omit_defaults=True, gc=False):
+    """Calculator tool invoked."""
 
     type: Literal["x_research.calculating"]
     name: str
     arguments: str
-    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
-class XResearchResult(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
+class XResearchResult(MessagePayload, kw_only=True, omit_defaults=True, gc=False):
     """Tool returned a result.
 
     Attributes:
         metadata: object with summary
-        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
     """
 
     type: Literal["x_research.result"]
     name: str
     arguments: str
     metadata: XResearchResultMetadata
-    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
 class XResearchResultMetadata(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
@@ -195,331 +179,187 @@ class XResearchResultMetadata(msgspec.Struct, kw_only=True, omit_defaults=True, 
     summary: str
 
 
-class XResearchGapAnalysis(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
-    """Loop is identifying gaps before a deepening pass.
-
-    Attributes:
-        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
-    """
+class XResearchGapAnalysis(MessagePayload, kw_only=True, omit_defaults=True, gc=False):
+    """Loop is identifying gaps before a deepening pass."""
 
     type: Literal["x_research.gap_analysis"]
-    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
-class XResearchDeepeningRound(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
-    """A deepening iteration has begun.
-
-    Attributes:
-        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
-    """
+class XResearchDeepeningRound(MessagePayload, kw_only=True, omit_defaults=True, gc=False):
+    """A deepening iteration has begun."""
 
     type: Literal["x_research.deepening_round"]
-    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
-class XResearchContextCompacted(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
-    """Conversation context was compacted to free input budget.
-
-    Attributes:
-        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
-    """
+class XResearchContextCompacted(MessagePayload, kw_only=True, omit_defaults=True, gc=False):
+    """Conversation context was compacted to free input budget."""
 
     type: Literal["x_research.context_compacted"]
-    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
-class XResearchTrackingDecision(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
-    """Loop is recording a decision into intelligence storage.
-
-    Attributes:
-        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
-    """
+class XResearchTrackingDecision(MessagePayload, kw_only=True, omit_defaults=True, gc=False):
+    """Loop is recording a decision into intelligence storage."""
 
     type: Literal["x_research.tracking_decision"]
-    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
-class XResearchQueryingDecisions(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
-    """Loop is querying recorded decisions.
-
-    Attributes:
-        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
-    """
+class XResearchQueryingDecisions(MessagePayload, kw_only=True, omit_defaults=True, gc=False):
+    """Loop is querying recorded decisions."""
 
     type: Literal["x_research.querying_decisions"]
-    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
-class XResearchTrackingMilestone(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
-    """Loop is recording a milestone.
-
-    Attributes:
-        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
-    """
+class XResearchTrackingMilestone(MessagePayload, kw_only=True, omit_defaults=True, gc=False):
+    """Loop is recording a milestone."""
 
     type: Literal["x_research.tracking_milestone"]
-    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
-class XResearchQueryingTimeline(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
-    """Loop is reading the timeline of tracked events.
-
-    Attributes:
-        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
-    """
+class XResearchQueryingTimeline(MessagePayload, kw_only=True, omit_defaults=True, gc=False):
+    """Loop is reading the timeline of tracked events."""
 
     type: Literal["x_research.querying_timeline"]
-    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
-class XResearchBriefing(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
-    """Intelligence briefing is being prepared.
-
-    Attributes:
-        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
-    """
+class XResearchBriefing(MessagePayload, kw_only=True, omit_defaults=True, gc=False):
+    """Intelligence briefing is being prepared."""
 
     type: Literal["x_research.briefing"]
-    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
-class XResearchRelating(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
-    """Loop is computing entity/document relationships.
-
-    Attributes:
-        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
-    """
+class XResearchRelating(MessagePayload, kw_only=True, omit_defaults=True, gc=False):
+    """Loop is computing entity/document relationships."""
 
     type: Literal["x_research.relating"]
-    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
-class XResearchCreatingMockup(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
-    """Loop is dispatching create_mockup.
-
-    Attributes:
-        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
-    """
+class XResearchCreatingMockup(MessagePayload, kw_only=True, omit_defaults=True, gc=False):
+    """Loop is dispatching create_mockup."""
 
     type: Literal["x_research.creating_mockup"]
-    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
-class XResearchUpdatingMockup(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
-    """Loop is dispatching update_mockup.
-
-    Attributes:
-        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
-    """
+class XResearchUpdatingMockup(MessagePayload, kw_only=True, omit_defaults=True, gc=False):
+    """Loop is dispatching update_mockup."""
 
     type: Literal["x_research.updating_mockup"]
-    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
-class XResearchToolCall(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
-    """Generic tool invocation notification (covers tools not modeled above).
-
-    Attributes:
-        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
-    """
+class XResearchToolCall(MessagePayload, kw_only=True, omit_defaults=True, gc=False):
+    """Generic tool invocation notification (covers tools not modeled above)."""
 
     type: Literal["x_research.tool_call"]
-    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
-class XDeepThinkPlanningStarted(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
-    """Planner has begun building the deep-think plan.
-
-    Attributes:
-        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
-    """
+class XDeepThinkPlanningStarted(MessagePayload, kw_only=True, omit_defaults=True, gc=False):
+    """Planner has begun building the deep-think plan."""
 
     type: Literal["x_deep_think.planning_started"]
-    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
-class XDeepThinkPlanCreated(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
-    """Planning phase complete.
-
-    Attributes:
-        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
-    """
+class XDeepThinkPlanCreated(MessagePayload, kw_only=True, omit_defaults=True, gc=False):
+    """Planning phase complete."""
 
     type: Literal["x_deep_think.plan_created"]
     title: str
     total_subtasks: Any
-    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
-class XDeepThinkPlanCritiqued(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
-    """Planner critique pass finished.
-
-    Attributes:
-        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
-    """
+class XDeepThinkPlanCritiqued(MessagePayload, kw_only=True, omit_defaults=True, gc=False):
+    """Planner critique pass finished."""
 
     type: Literal["x_deep_think.plan_critiqued"]
-    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
-class XDeepThinkDiscoveryStarted(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
-    """Target-focused discovery phase begun.
-
-    Attributes:
-        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
-    """
+class XDeepThinkDiscoveryStarted(MessagePayload, kw_only=True, omit_defaults=True, gc=False):
+    """Target-focused discovery phase begun."""
 
     type: Literal["x_deep_think.discovery_started"]
     message: str
-    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
-class XDeepThinkDiscoveryCompleted(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
-    """Discovery phase complete.
-
-    Attributes:
-        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
-    """
+class XDeepThinkDiscoveryCompleted(MessagePayload, kw_only=True, omit_defaults=True, gc=False):
+    """Discovery phase complete."""
 
     type: Literal["x_deep_think.discovery_completed"]
     message: str
-    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
-class XDeepThinkSubtaskPlanned(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
-    """A sub-task plan has been generated.
-
-    Attributes:
-        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
-    """
+class XDeepThinkSubtaskPlanned(MessagePayload, kw_only=True, omit_defaults=True, gc=False):
+    """A sub-task plan has been generated."""
 
     type: Literal["x_deep_think.subtask_planned"]
-    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
-class XDeepThinkSubtaskStarted(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
-    """Sub-task begun.
-
-    Attributes:
-        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
-    """
+class XDeepThinkSubtaskStarted(MessagePayload, kw_only=True, omit_defaults=True, gc=False):
+    """Sub-task begun."""
 
     type: Literal["x_deep_think.subtask_started"]
     subtask_id: str
     subtask_index: Any
     subtask_query: str
     total_subtasks: Any
-    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
-class XDeepThinkSubtaskRetried(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
-    """Sub-task retried after a transient failure.
-
-    Attributes:
-        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
-    """
+class XDeepThinkSubtaskRetried(MessagePayload, kw_only=True, omit_defaults=True, gc=False):
+    """Sub-task retried after a transient failure."""
 
     type: Literal["x_deep_think.subtask_retried"]
-    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
-class XDeepThinkSubtaskCompleted(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
-    """Sub-task finished.
-
-    Attributes:
-        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
-    """
+class XDeepThinkSubtaskCompleted(MessagePayload, kw_only=True, omit_defaults=True, gc=False):
+    """Sub-task finished."""
 
     type: Literal["x_deep_think.subtask_completed"]
     subtask_index: Any
     input_tokens: Any
     output_tokens: Any
-    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
-class XDeepThinkDeepeningRoundCompleted(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
-    """A deepening round across sub-tasks finished.
-
-    Attributes:
-        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
-    """
+class XDeepThinkDeepeningRoundCompleted(MessagePayload, kw_only=True, omit_defaults=True, gc=False):
+    """A deepening round across sub-tasks finished."""
 
     type: Literal["x_deep_think.deepening_round_completed"]
-    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
-class XDeepThinkCrossReference(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
-    """Cross-referencing between sub-task findings.
-
-    Attributes:
-        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
-    """
+class XDeepThinkCrossReference(MessagePayload, kw_only=True, omit_defaults=True, gc=False):
+    """Cross-referencing between sub-task findings."""
 
     type: Literal["x_deep_think.cross_reference"]
-    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
-class XDeepThinkSynthesizing(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
-    """Synthesis phase begun.
-
-    Attributes:
-        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
-    """
+class XDeepThinkSynthesizing(MessagePayload, kw_only=True, omit_defaults=True, gc=False):
+    """Synthesis phase begun."""
 
     type: Literal["x_deep_think.synthesizing"]
-    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
-class XDeepThinkStructuredSynthesis(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
-    """Structured synthesis output produced.
-
-    Attributes:
-        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
-    """
+class XDeepThinkStructuredSynthesis(MessagePayload, kw_only=True, omit_defaults=True, gc=False):
+    """Structured synthesis output produced."""
 
     type: Literal["x_deep_think.structured_synthesis"]
-    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
-class XDeepThinkClaimEmitted(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
-    """A discrete synthesis claim was emitted.
-
-    Attributes:
-        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
-    """
+class XDeepThinkClaimEmitted(MessagePayload, kw_only=True, omit_defaults=True, gc=False):
+    """A discrete synthesis claim was emitted."""
 
     type: Literal["x_deep_think.claim_emitted"]
-    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
-class XDeepThinkSynthesisFailed(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
-    """Synthesis pass failed.
-
-    Attributes:
-        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
-    """
+class XDeepThinkSynthesisFailed(MessagePayload, kw_only=True, omit_defaults=True, gc=False):
+    """Synthesis pass failed."""
 
     type: Literal["x_deep_think.synthesis_failed"]
-    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
-class XDeepThinkMemoryExtracted(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
-    """A workspace memory candidate was extracted from synthesis.
-
-    Attributes:
-        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
-    """
+class XDeepThinkMemoryExtracted(MessagePayload, kw_only=True, omit_defaults=True, gc=False):
+    """A workspace memory candidate was extracted from synthesis."""
 
     type: Literal["x_deep_think.memory_extracted"]
-    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
-class XArtifactCreated(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
-    """New artifact created.
-
-    Attributes:
-        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
-    """
+class XArtifactCreated(MessagePayload, kw_only=True, omit_defaults=True, gc=False):
+    """New artifact created."""
 
     type: Literal["x_artifact.created"]
     artifact_id: str
@@ -528,15 +368,10 @@ class XArtifactCreated(msgspec.Struct, kw_only=True, omit_defaults=True, gc=Fals
     language: str
     content_type: str
     content: str
-    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
-class XArtifactUpdated(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
-    """Existing artifact updated.
-
-    Attributes:
-        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
-    """
+class XArtifactUpdated(MessagePayload, kw_only=True, omit_defaults=True, gc=False):
+    """Existing artifact updated."""
 
     type: Literal["x_artifact.updated"]
     artifact_id: str
@@ -545,29 +380,25 @@ class XArtifactUpdated(msgspec.Struct, kw_only=True, omit_defaults=True, gc=Fals
     language: str
     content_type: str
     content: str
-    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
-class XMockupCalling(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
+class XMockupCalling(MessagePayload, kw_only=True, omit_defaults=True, gc=False):
     """Placeholder fired before parse/persist begins so the UI can show a card immediately.
 
     Attributes:
         title: when known
-        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
     """
 
     type: Literal["x_mockup.calling"]
     identifier: str
     title: str | None = None
-    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
-class XMockupCreated(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
+class XMockupCreated(MessagePayload, kw_only=True, omit_defaults=True, gc=False):
     """Bundle creation succeeded. Fired once after create_mockup.
 
     Attributes:
         files: array of {path, contentType, size}
-        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
     """
 
     type: Literal["x_mockup.created"]
@@ -576,7 +407,6 @@ class XMockupCreated(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False)
     title: str
     entry: str
     files: list[XMockupCreatedFile]
-    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
 class XMockupCreatedFile(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
@@ -587,13 +417,12 @@ class XMockupCreatedFile(msgspec.Struct, kw_only=True, omit_defaults=True, gc=Fa
     size: Any
 
 
-class XMockupUpdated(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
+class XMockupUpdated(MessagePayload, kw_only=True, omit_defaults=True, gc=False):
     """Bundle update succeeded. Fired once after update_mockup.
 
     Attributes:
         changed: array of paths added or replaced
         deleted: array of paths removed
-        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
     """
 
     type: Literal["x_mockup.updated"]
@@ -603,17 +432,15 @@ class XMockupUpdated(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False)
     entry: str
     changed: list[Any]
     deleted: list[Any]
-    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
-class XMockupError(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
+class XMockupError(MessagePayload, kw_only=True, omit_defaults=True, gc=False):
     """Validation, storage, or partial-write failure.
 
     Attributes:
         bundle_id: present when the bundle exists
         successful_paths: paths persisted before the failure
         failed_path: the path that triggered the failure
-        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
     """
 
     type: Literal["x_mockup.error"]
@@ -622,10 +449,9 @@ class XMockupError(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     bundle_id: str | None = msgspec.field(default=None, name="bundleId")
     successful_paths: Any = msgspec.field(default=None, name="successfulPaths")
     failed_path: str | None = msgspec.field(default=None, name="failedPath")
-    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
-class XAskUserQuestion(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
+class XAskUserQuestion(MessagePayload, kw_only=True, omit_defaults=True, gc=False):
     """Model needs user input.
 
     Attributes:
@@ -635,7 +461,6 @@ class XAskUserQuestion(msgspec.Struct, kw_only=True, omit_defaults=True, gc=Fals
         tool_call_id: originating tool call identifier
         options: array of selectable choices
         fields: structured form fields
-        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
     """
 
     type: Literal["x_ask_user.question"]
@@ -647,42 +472,27 @@ class XAskUserQuestion(msgspec.Struct, kw_only=True, omit_defaults=True, gc=Fals
     tool_call_id: str = msgspec.field(name="toolCallId")
     options: list[Any] | None = None
     fields: Any = None
-    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
-class XAskUserPendingState(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
-    """Captures the assistant content and tool calls accumulated before the pause, for resumption after the user responds.
-
-    Attributes:
-        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
-    """
+class XAskUserPendingState(MessagePayload, kw_only=True, omit_defaults=True, gc=False):
+    """Captures the assistant content and tool calls accumulated before the pause, for resumption after the user responds."""
 
     type: Literal["x_ask_user.pending_state"]
     assistant_content: str = msgspec.field(name="assistantContent")
     tool_calls: Any = msgspec.field(name="toolCalls")
-    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
-class XContextFork(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
-    """Emitted when the user's message triggered creation of a new conversation branch.
-
-    Attributes:
-        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
-    """
+class XContextFork(MessagePayload, kw_only=True, omit_defaults=True, gc=False):
+    """Emitted when the user's message triggered creation of a new conversation branch."""
 
     type: Literal["x_context_fork"]
     branch_id: str
     branch_name: str
     message_count: Any
-    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
-class XChatMetadata(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
-    """Dashboard-only event. x_chat.metadata is emitted by the dashboard frontend controller, not by the public API surface. SDK clients calling POST /:project_id/:endpoint_slug/v1/chat/completions directly will not observe this event. Emitted as the final data event before [DONE] on dashboard chat streams. Contains server-side persistence identifiers, context budget breakdown, and combined token usage (including any research or deep think overhead).
-
-    Attributes:
-        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
-    """
+class XChatMetadata(MessagePayload, kw_only=True, omit_defaults=True, gc=False):
+    """Dashboard-only event. x_chat.metadata is emitted by the dashboard frontend controller, not by the public API surface. SDK clients calling POST /:project_id/:endpoint_slug/v1/chat/completions directly will not observe this event. Emitted as the final data event before [DONE] on dashboard chat streams. Contains server-side persistence identifiers, context budget breakdown, and combined token usage (including any research or deep think overhead)."""
 
     type: Literal["x_chat.metadata"]
     message_id: str | None = msgspec.field(default=None, name="messageId")
@@ -690,7 +500,6 @@ class XChatMetadata(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     sequence: int | None = None
     context: XChatMetadataContext | None = None
     usage: XChatMetadataUsage | None = None
-    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
 class XChatMetadataContext(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
@@ -721,59 +530,34 @@ class XChatMetadataUsage(msgspec.Struct, kw_only=True, omit_defaults=True, gc=Fa
     total_tokens: int | None = None
 
 
-class XAnalystContextGathering(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
-    """Workspace context gathering begun.
-
-    Attributes:
-        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
-    """
+class XAnalystContextGathering(MessagePayload, kw_only=True, omit_defaults=True, gc=False):
+    """Workspace context gathering begun."""
 
     type: Literal["x_analyst.context_gathering"]
-    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
-class XAnalystContextCompleted(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
-    """Gathering finished. Contains item counts.
-
-    Attributes:
-        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
-    """
+class XAnalystContextCompleted(MessagePayload, kw_only=True, omit_defaults=True, gc=False):
+    """Gathering finished. Contains item counts."""
 
     type: Literal["x_analyst.context_completed"]
-    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
-class XAnalystContextBriefCreated(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
-    """LLM-generated context brief is ready.
-
-    Attributes:
-        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
-    """
+class XAnalystContextBriefCreated(MessagePayload, kw_only=True, omit_defaults=True, gc=False):
+    """LLM-generated context brief is ready."""
 
     type: Literal["x_analyst.context_brief_created"]
-    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
-class XAnalystContextRefreshed(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
-    """Cached context brief refreshed due to workspace changes.
-
-    Attributes:
-        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
-    """
+class XAnalystContextRefreshed(MessagePayload, kw_only=True, omit_defaults=True, gc=False):
+    """Cached context brief refreshed due to workspace changes."""
 
     type: Literal["x_analyst.context_refreshed"]
-    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
-class StreamError(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
-    """Errors that occur during an active stream use the event: error SSE event type (not the standard data: prefix). The [DONE] sentinel is always sent after the error
-
-    Attributes:
-        off_spec: Not in the spec: set only on an event decoded leniently, the members that did not fit (JSON pointer -> the value as sent); the accumulator records each in `errors` (kind `member_off_spec`).
-    """
+class StreamError(MessagePayload, kw_only=True, omit_defaults=True, gc=False):
+    """Errors that occur during an active stream use the event: error SSE event type (not the standard data: prefix). The [DONE] sentinel is always sent after the error"""
 
     error: StreamErrorError
-    off_spec: dict[str, Any] | None = msgspec.field(default=None, name="x-ssegen-off-spec")
 
 
 class StreamErrorError(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):

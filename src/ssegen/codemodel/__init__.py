@@ -133,6 +133,13 @@ class PackageSpec:
         return tuple(e for e in self.examples if e.synthesized)
 
     @property
+    def payload_classes(self) -> tuple[str, ...]:
+        """The message payload classes deriving from the runtime's ``MessagePayload``
+        (:attr:`ClassSpec.off_spec`), in :attr:`classes` order: ``models.py`` imports that base
+        when there is one."""
+        return tuple(c.name for c in self.classes if c.off_spec)
+
+    @property
     def closed_classes(self) -> tuple[str, ...]:
         """The classes refusing members they do not declare (:attr:`ClassSpec.closed`: the
         deltas), in :attr:`classes` order."""

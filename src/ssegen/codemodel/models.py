@@ -94,6 +94,10 @@ class ClassSpec:
         closed: it refuses members it does not declare (msgspec ``forbid_unknown_fields``,
             pydantic ``extra="forbid"``): a choice's or block's delta
             (:meth:`ModelsBuilder.keep_unlisted`).
+        off_spec: it is a message's payload whose events may be decoded leniently: it derives
+            from the runtime's ``lenient.MessagePayload`` (pydantic
+            ``pydantic_support.MessagePayloadModel``), which holds the member ``off_spec``
+            (:meth:`ModelsBuilder.add_off_spec_member`).
     """
 
     name: ClassName
@@ -105,19 +109,13 @@ class ClassSpec:
     options: str = "gc=False"
     sent: bool = False
     closed: bool = False
+    off_spec: bool = False
 
 
-#: The member a leniently decoded event keeps its off-spec members in (runtime
-#: ``lenient_decode``): no provider sends its wire name.
-OFF_SPEC_MEMBER = FieldSpec(
-    PythonIdentifier("off_spec"),
-    "x-ssegen-off-spec",
-    "dict[str, Any] | None",
-    False,
-    "Not in the spec: set only on an event decoded leniently, the members that did not fit "
-    "(JSON pointer -> the value as sent); the accumulator records each in `errors` "
-    "(kind `member_off_spec`).",
-)
+#: The identifier of the member a leniently decoded event keeps its off-spec members in, which
+#: the runtime's base class ``lenient.MessagePayload`` declares (wire name ``x-ssegen-off-spec``:
+#: no provider sends it).
+OFF_SPEC_MEMBER = PythonIdentifier("off_spec")
 
 #: ``reasoning_content``, given to a chat delta whose spec lacks it (OpenAI's): DeepSeek's
 #: reasoning text (``specs/deepseek/asyncapi-page.txt``), which other OpenAI-compatible
@@ -203,7 +201,7 @@ class ModelsBuilder:
             if spec.name in self._error_member:
                 spec = replace(spec, fields=(*spec.fields, ERROR_MEMBER))
             if spec.name in self._off_spec_member:
-                spec = replace(spec, fields=(*spec.fields, OFF_SPEC_MEMBER))
+                spec = replace(spec, off_spec=True)
             if spec.name in self._extra:
                 spec = replace(spec, fields=(*spec.fields, *self._extra[spec.name]))
             if spec.name in self._whole:
@@ -261,16 +259,17 @@ class ModelsBuilder:
 
     @property
     def off_spec_classes(self) -> set[str]:
-        """The classes given :data:`OFF_SPEC_MEMBER` so far."""
+        """The classes given the member :data:`OFF_SPEC_MEMBER` so far."""
         return set(self._off_spec_member)
 
     def add_off_spec_member(self, cls: ClassName) -> bool:
-        """Give class ``cls`` the member :data:`OFF_SPEC_MEMBER`, so that an event of it
+        """Give class ``cls`` the member :data:`OFF_SPEC_MEMBER` (``off_spec``, from its base class:
+        :attr:`ClassSpec.off_spec`), so that an event of it
         decoded leniently can keep what did not fit; False (and no member) when a member
         already has that identifier (such events then stay ``UnknownEvent``)."""
         known = self._classes.get(cls)
         spec = known[1] if known is not None else None
-        if spec is None or any(f.name == OFF_SPEC_MEMBER.name for f in spec.fields):
+        if spec is None or any(f.name == OFF_SPEC_MEMBER for f in spec.fields):
             return False
         self._off_spec_member.add(cls)
         return True

@@ -27,6 +27,21 @@ from .sink import Sink
 T = TypeVar("T")
 
 
+class MessagePayloadModel(pydantic.BaseModel):
+    """Base of every generated message payload model (pydantic flavour), as
+    :class:`.lenient.MessagePayload` is of the msgspec flavour's classes: the member where an
+    event decoded leniently keeps what did not fit. Each model sets its own ``model_config``.
+
+    Attributes:
+        off_spec: Not in the spec: set only on an event decoded leniently, the members that did
+            not fit (JSON pointer -> the value as sent); the accumulator records each in
+            ``errors`` (kind ``member_off_spec``).
+    """
+
+    # the alias is lenient.OFF_SPEC_WIRE, written out: the pydantic mypy plugin needs a literal
+    off_spec: dict[str, Any] | None = pydantic.Field(default=None, alias="x-ssegen-off-spec")
+
+
 def plain(value: Any) -> Any:
     """``value`` as plain data, as ``msgspec.to_builtins`` gives it for the msgspec flavour.
 
