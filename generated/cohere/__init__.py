@@ -23,31 +23,13 @@ Channels:
 from typing import TYPE_CHECKING
 
 from . import models
-from .._runtime import sse
+from .._runtime import public, sse
+from .._runtime.public import *  # noqa: F403  (the runtime's public names: public.__all__)
 from .channels import (
     CHANNELS,
     channel,
     CHAT_CHANNEL,
 )
-from .._runtime.sse import (
-    EventTooLargeError,
-    InvalidFieldError,
-    InvalidUTF8Error,
-    PayloadError,
-    ServerSentEvent,
-    SSEError,
-)
-from .._runtime.accumulate import (
-    Accumulator,
-    BlockResult,
-    ChoiceResult,
-    StreamResult,
-    ToolCallResult,
-)
-from .._runtime.events import StreamTruncated, UnknownEvent, VendorEvent
-from .._runtime.stream import AsyncEventStream, Channel, ConcurrentUseError, EventStream
-from .._runtime.usage import usage_as_sent
-from .._runtime.client_errors import APIConnectionError, APIError, APIStatusError, APITimeoutError
 
 if TYPE_CHECKING:
     from .client import AsyncClient as AsyncClient
@@ -70,41 +52,19 @@ SERVERS: dict[str, str] = {
 ERROR_CODES: dict[int | str, str] = {}
 """Documented error codes and their meaning (none documented)."""
 
-__all__ = [
-    "APIConnectionError",
-    "APIError",
-    "APIStatusError",
-    "APITimeoutError",
-    "Accumulator",
-    "AsyncEventStream",
-    "BlockResult",
+__all__: list[str] = [
     "CHANNELS",
     "CHAT_CHANNEL",
-    "Channel",
-    "ChoiceResult",
-    "ConcurrentUseError",
     "ERROR_CODES",
-    "EventStream",
-    "EventTooLargeError",
-    "InvalidFieldError",
-    "InvalidUTF8Error",
     "PROVIDER",
-    "PayloadError",
     "SERVERS",
     "SPEC_TITLE",
     "SPEC_VERSION",
-    "SSEError",
-    "ServerSentEvent",
-    "StreamResult",
-    "StreamTruncated",
-    "ToolCallResult",
-    "UnknownEvent",
-    "VendorEvent",
     "channel",
     "models",
     "sse",
-    "usage_as_sent",
 ]
+__all__ += public.__all__
 
 
 def __getattr__(name: str) -> object:

@@ -25,7 +25,8 @@ Channels:
 from typing import TYPE_CHECKING
 
 from . import models
-from .._runtime import sse
+from .._runtime import public, sse
+from .._runtime.public import *  # noqa: F403  (the runtime's public names: public.__all__)
 from .channels import (
     CHANNELS,
     channel,
@@ -33,25 +34,6 @@ from .channels import (
     CHAT_COMPLETIONS_CHANNEL,
     FIM_COMPLETIONS_CHANNEL,
 )
-from .._runtime.sse import (
-    EventTooLargeError,
-    InvalidFieldError,
-    InvalidUTF8Error,
-    PayloadError,
-    ServerSentEvent,
-    SSEError,
-)
-from .._runtime.accumulate import (
-    Accumulator,
-    BlockResult,
-    ChoiceResult,
-    StreamResult,
-    ToolCallResult,
-)
-from .._runtime.events import StreamTruncated, UnknownEvent, VendorEvent
-from .._runtime.stream import AsyncEventStream, Channel, ConcurrentUseError, EventStream
-from .._runtime.usage import usage_as_sent
-from .._runtime.client_errors import APIConnectionError, APIError, APIStatusError, APITimeoutError
 
 if TYPE_CHECKING:
     from .client import AsyncClient as AsyncClient
@@ -75,43 +57,21 @@ SERVERS: dict[str, str] = {
 ERROR_CODES: dict[int | str, str] = {}
 """Documented error codes and their meaning (none documented)."""
 
-__all__ = [
+__all__: list[str] = [
     "AGENTS_COMPLETIONS_CHANNEL",
-    "APIConnectionError",
-    "APIError",
-    "APIStatusError",
-    "APITimeoutError",
-    "Accumulator",
-    "AsyncEventStream",
-    "BlockResult",
     "CHANNELS",
     "CHAT_COMPLETIONS_CHANNEL",
-    "Channel",
-    "ChoiceResult",
-    "ConcurrentUseError",
     "ERROR_CODES",
-    "EventStream",
-    "EventTooLargeError",
     "FIM_COMPLETIONS_CHANNEL",
-    "InvalidFieldError",
-    "InvalidUTF8Error",
     "PROVIDER",
-    "PayloadError",
     "SERVERS",
     "SPEC_TITLE",
     "SPEC_VERSION",
-    "SSEError",
-    "ServerSentEvent",
-    "StreamResult",
-    "StreamTruncated",
-    "ToolCallResult",
-    "UnknownEvent",
-    "VendorEvent",
     "channel",
     "models",
     "sse",
-    "usage_as_sent",
 ]
+__all__ += public.__all__
 
 
 def __getattr__(name: str) -> object:

@@ -227,6 +227,15 @@ ALLOWED = {
         ".client_retry",
         ".client_stream",
     },
+    "public.py": {
+        "__future__",
+        ".accumulate",
+        ".client_errors",
+        ".events",
+        ".sse",
+        ".stream",
+        ".usage",
+    },
     "pydantic_support.py": {
         "__future__",
         "collections.abc",
@@ -267,6 +276,7 @@ THIRD_PARTY = {
     "client_control.py": {"msgspec"},
     "client_stream.py": {"httpx"},
     "client.py": {"httpx"},
+    "public.py": set(),
     "pydantic_support.py": {"msgspec", "pydantic"},
 }
 

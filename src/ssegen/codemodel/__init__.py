@@ -54,17 +54,11 @@ __all__ = [
     "package_usage",
 ]
 
-#: The names every package's ``__init__`` re-exports besides the channel constants. Not its
-#: ``requests`` module (``from <package> import requests`` imports it all the same): a star import
-#: would shadow the ``requests`` library in the user's module.
-PACKAGE_EXPORTS = (
-    *("APIConnectionError", "APIError", "APIStatusError", "APITimeoutError"),
-    *("Accumulator", "AsyncEventStream", "BlockResult", "CHANNELS", "Channel", "ChoiceResult"),
-    *("ConcurrentUseError", "ERROR_CODES", "EventStream", "EventTooLargeError", "InvalidFieldError"),
-    *("InvalidUTF8Error", "PROVIDER", "PayloadError"),
-    *("SERVERS", "SPEC_TITLE", "SPEC_VERSION", "SSEError", "ServerSentEvent", "StreamResult"),
-    *("StreamTruncated", "ToolCallResult", "UnknownEvent", "VendorEvent", "models", "sse", "usage_as_sent"),
-)
+#: The names every package's ``__init__`` exports besides the channel constants and the runtime's
+#: (``public.__all__``, which its ``__all__`` adds). Not its ``requests`` module (``from <package>
+#: import requests`` imports it all the same): a star import would shadow the ``requests``
+#: library in the user's module.
+PACKAGE_EXPORTS = ("CHANNELS", "ERROR_CODES", "PROVIDER", "SERVERS", "SPEC_TITLE", "SPEC_VERSION", "models", "sse")
 
 #: The channel the package docstring's usage example opens when the provider has none.
 DEFAULT_ADDRESS = "/chat/completions"
@@ -153,9 +147,9 @@ class PackageSpec:
 
     @property
     def exports(self) -> tuple[str, ...]:
-        """The package's ``__all__``: the runtime names it re-exports and each channel's
-        constant (``CHAT_COMPLETIONS_CHANNEL``), and the typed lookup ``channel`` when the
-        provider has a channel, sorted as strings."""
+        """The package's own ``__all__`` names (the runtime's, ``public.__all__``, are added
+        to it): :data:`PACKAGE_EXPORTS`, each channel's constant (``CHAT_COMPLETIONS_CHANNEL``),
+        and the typed lookup ``channel`` when the provider has a channel, sorted as strings."""
         lookup = ("channel",) if self.channels else ()
         return tuple(sorted((*PACKAGE_EXPORTS, *lookup, *(ch.constant for ch in self.channels))))
 

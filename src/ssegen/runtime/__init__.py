@@ -14,7 +14,8 @@ compiled plans see it),
 ``stream_classify.py``, ``stream_events.py`` (the event streams), ``stream_reader.py`` and
 ``stream_writer.py``: a channel's reading and writing sides) and ``client.py`` (the streaming
 client over httpx, over ``client_request.py``, ``client_retry.py``, ``client_control.py``,
-``client_errors.py`` and ``client_stream.py``).
+``client_errors.py`` and ``client_stream.py``); ``public.py`` names what every provider
+package re-exports.
 
 With ``runtime = "vendored"`` (the default) they are written once per output folder, into
 ``<out>/_runtime/`` (:data:`RUNTIME_FOLDER`), by :func:`ssegen.emit.render_root`, with a
@@ -64,6 +65,7 @@ MODULES: tuple[str, ...] = (
     "client_control.py",
     "client_stream.py",
     "client.py",
+    "public.py",
 )
 """The file names written into every output folder's runtime, in this folder."""
 
