@@ -13,7 +13,7 @@ dispatches on the event's exact class through a table built once.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, Literal, Union, overload
 
 import msgspec
@@ -39,75 +39,47 @@ from .._runtime.lenient import lenient_decode
 from .._runtime.sink import Sink, on_truncated, on_unknown
 from .._runtime.sse import ServerSentEvent
 from .._runtime.stream import Channel, Classifier, Run, decode_with, each
-from .._runtime.usage import keep_usage, kept
+from .._runtime.tables import Decode, decoder_table, json_decoder, message_names, named
+from .._runtime.usage import keep_usage
 
-_decode_message_start_v1_messages = msgspec.json.Decoder(MessageStartEvent).decode
-_decode_content_block_start_v1_messages = msgspec.json.Decoder(ContentBlockStartEvent).decode
-_decode_content_block_delta_v1_messages = msgspec.json.Decoder(ContentBlockDeltaEvent).decode
-_decode_content_block_stop_v1_messages = msgspec.json.Decoder(ContentBlockStopEvent).decode
-_decode_message_delta_v1_messages = msgspec.json.Decoder(MessageDeltaEvent).decode
-_decode_message_stop_v1_messages = msgspec.json.Decoder(MessageStopEvent).decode
-_decode_ping_v1_messages = msgspec.json.Decoder(PingEvent).decode
-_decode_error_v1_messages = msgspec.json.Decoder(ErrorEvent).decode
 _read_tag_v1_messages = tag_reader("type")
-_LENIENT_V1_MESSAGES: dict[str, tuple[type[V1_MESSAGES_EVENT], ...]] = {
-    "content_block_delta": (ContentBlockDeltaEvent,),
-    "content_block_start": (ContentBlockStartEvent,),
-    "content_block_stop": (ContentBlockStopEvent,),
-    "error": (ErrorEvent,),
-    "message_delta": (MessageDeltaEvent,),
-    "message_start": (MessageStartEvent,),
-    "message_stop": (MessageStopEvent,),
-    "ping": (PingEvent,),
-    "*": (
-        MessageStartEvent,
-        ContentBlockStartEvent,
-        ContentBlockDeltaEvent,
-        ContentBlockStopEvent,
-        MessageDeltaEvent,
-        MessageStopEvent,
-        PingEvent,
-        ErrorEvent,
-    ),
+_MESSAGES_V1_MESSAGES: dict[str, type] = {
+    "MessageStart": MessageStartEvent,
+    "ContentBlockStart": ContentBlockStartEvent,
+    "ContentBlockDelta": ContentBlockDeltaEvent,
+    "ContentBlockStop": ContentBlockStopEvent,
+    "MessageDelta": MessageDeltaEvent,
+    "MessageStop": MessageStopEvent,
+    "Ping": PingEvent,
+    "Error": ErrorEvent,
 }
-_LENIENT_USAGE_V1_MESSAGES: dict[type, str] = {
+"""The class of each message of channel /v1/messages by name (``Channel.messages``)."""
+_USAGE_V1_MESSAGES: dict[type, str] = {
     MessageStartEvent: "message.usage",
     MessageDeltaEvent: "usage",
 }
-_TAGGED_V1_MESSAGES: dict[str, tuple[Callable[[str], V1_MESSAGES_EVENT], ...]] = {
-    "message_start": (kept(_decode_message_start_v1_messages, "message.usage"),),
-    "content_block_start": (_decode_content_block_start_v1_messages,),
-    "content_block_delta": (_decode_content_block_delta_v1_messages,),
-    "content_block_stop": (_decode_content_block_stop_v1_messages,),
-    "message_delta": (kept(_decode_message_delta_v1_messages, "usage"),),
-    "message_stop": (_decode_message_stop_v1_messages,),
-    "ping": (_decode_ping_v1_messages,),
-    "error": (_decode_error_v1_messages,),
+_EVENTS_V1_MESSAGES: dict[str, type[V1_MESSAGES_EVENT]] = {
+    "message_start": MessageStartEvent,
+    "content_block_start": ContentBlockStartEvent,
+    "content_block_delta": ContentBlockDeltaEvent,
+    "content_block_stop": ContentBlockStopEvent,
+    "message_delta": MessageDeltaEvent,
+    "message_stop": MessageStopEvent,
+    "ping": PingEvent,
+    "error": ErrorEvent,
 }
-
-
-_BY_EVENT_V1_MESSAGES: dict[str, Callable[[str], V1_MESSAGES_EVENT]] = {
-    "content_block_delta": _decode_content_block_delta_v1_messages,
-    "content_block_start": _decode_content_block_start_v1_messages,
-    "content_block_stop": _decode_content_block_stop_v1_messages,
-    "error": _decode_error_v1_messages,
-    "message_delta": kept(_decode_message_delta_v1_messages, "usage"),
-    "message_start": kept(_decode_message_start_v1_messages, "message.usage"),
-    "message_stop": _decode_message_stop_v1_messages,
-    "ping": _decode_ping_v1_messages,
-}
+"""The class of each SSE event type of channel /v1/messages carrying one message, which the tables below are built from."""
+_BY_EVENT_V1_MESSAGES = decoder_table(_EVENTS_V1_MESSAGES, json_decoder, _USAGE_V1_MESSAGES)
 """The decoder of each event type of channel /v1/messages that is one message's (``classify`` looks it up)."""
-_MESSAGE_BY_EVENT_V1_MESSAGES: dict[str, str] = {
-    "content_block_delta": "ContentBlockDelta",
-    "content_block_start": "ContentBlockStart",
-    "content_block_stop": "ContentBlockStop",
-    "error": "Error",
-    "message_delta": "MessageDelta",
-    "message_start": "MessageStart",
-    "message_stop": "MessageStop",
-    "ping": "Ping",
-}
+_MESSAGE_BY_EVENT_V1_MESSAGES = message_names(_EVENTS_V1_MESSAGES, _MESSAGES_V1_MESSAGES)
 """The message of each event type of _BY_EVENT_V1_MESSAGES, naming a decode error."""
+_LENIENT_V1_MESSAGES: dict[str, tuple[type[V1_MESSAGES_EVENT], ...]] = {
+    **{event: (cls,) for event, cls in _EVENTS_V1_MESSAGES.items()},
+    "*": tuple(_EVENTS_V1_MESSAGES.values()),
+}
+_TAGGED_V1_MESSAGES: dict[str, tuple[Decode[V1_MESSAGES_EVENT], ...]] = {
+    event: (decode,) for event, decode in _BY_EVENT_V1_MESSAGES.items()
+}
 
 
 V1_MESSAGES_EVENT = Union[
@@ -154,7 +126,7 @@ def classify_v1_messages(sse: ServerSentEvent) -> V1_MESSAGES_EVENT:
         data, _LENIENT_V1_MESSAGES.get(event) or _LENIENT_V1_MESSAGES.get("*", ())
     )
     if lenient is not None:
-        usage = _LENIENT_USAGE_V1_MESSAGES.get(type(lenient))
+        usage = _USAGE_V1_MESSAGES.get(type(lenient))
         if usage is not None:
             keep_usage(lenient, data, usage)  # its usage whole, as the typed path keeps it
         return lenient
@@ -162,16 +134,7 @@ def classify_v1_messages(sse: ServerSentEvent) -> V1_MESSAGES_EVENT:
     return UnknownEvent(event=event, data=data, id=sse.id, reason=unknown)
 
 
-_NAMED_V1_MESSAGES: dict[bytes, Callable[[bytes], Any]] = {
-    b"event: content_block_delta": _decode_content_block_delta_v1_messages,
-    b"event: content_block_start": _decode_content_block_start_v1_messages,
-    b"event: content_block_stop": _decode_content_block_stop_v1_messages,
-    b"event: error": _decode_error_v1_messages,
-    b"event: message_delta": kept(_decode_message_delta_v1_messages, "usage"),
-    b"event: message_start": kept(_decode_message_start_v1_messages, "message.usage"),
-    b"event: message_stop": _decode_message_stop_v1_messages,
-    b"event: ping": _decode_ping_v1_messages,
-}
+_NAMED_V1_MESSAGES = named(_BY_EVENT_V1_MESSAGES)
 
 
 def classify_named_v1_messages(
@@ -275,16 +238,7 @@ _APPLY_V1_MESSAGES: dict[type, Run] = {
 
 
 _ENCODING_V1_MESSAGES = Encoding(
-    events={
-        MessageStartEvent: "message_start",
-        ContentBlockStartEvent: "content_block_start",
-        ContentBlockDeltaEvent: "content_block_delta",
-        ContentBlockStopEvent: "content_block_stop",
-        MessageDeltaEvent: "message_delta",
-        MessageStopEvent: "message_stop",
-        PingEvent: "ping",
-        ErrorEvent: "error",
-    },
+    events={cls: event for event, cls in _EVENTS_V1_MESSAGES.items()},
     literals={},
     examples=(
         (
@@ -352,16 +306,7 @@ _ENCODING_V1_MESSAGES = Encoding(
 
 V1_MESSAGES_CHANNEL: Channel[V1_MESSAGES_EVENT] = Channel(
     "/v1/messages",
-    {
-        "MessageStart": MessageStartEvent,
-        "ContentBlockStart": ContentBlockStartEvent,
-        "ContentBlockDelta": ContentBlockDeltaEvent,
-        "ContentBlockStop": ContentBlockStopEvent,
-        "MessageDelta": MessageDeltaEvent,
-        "MessageStop": MessageStopEvent,
-        "Ping": PingEvent,
-        "Error": ErrorEvent,
-    },
+    _MESSAGES_V1_MESSAGES,
     Classifier(
         classify_v1_messages,
         named=classify_named_v1_messages,

@@ -13,7 +13,7 @@ dispatches on the event's exact class through a table built once.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, Literal, Union, overload
 
 import msgspec
@@ -40,98 +40,55 @@ from .._runtime.lenient import lenient_decode
 from .._runtime.sink import Sink, on_done, on_truncated, on_unknown
 from .._runtime.sse import ServerSentEvent
 from .._runtime.stream import Channel, Classifier, Run, decode_with, each
-from .._runtime.usage import keep_usage, kept
+from .._runtime.tables import Decode, decoder_table, json_decoder, message_names, named
+from .._runtime.usage import keep_usage
 
-_decode_message_start_chat = msgspec.json.Decoder(MessageStartEvent).decode
-_decode_content_start_chat = msgspec.json.Decoder(ContentStartEvent).decode
-_decode_content_delta_chat = msgspec.json.Decoder(ContentDeltaEvent).decode
-_decode_content_end_chat = msgspec.json.Decoder(ContentEndEvent).decode
-_decode_tool_plan_delta_chat = msgspec.json.Decoder(ToolPlanDeltaEvent).decode
-_decode_tool_call_start_chat = msgspec.json.Decoder(ToolCallStartEvent).decode
-_decode_tool_call_delta_chat = msgspec.json.Decoder(ToolCallDeltaEvent).decode
-_decode_tool_call_end_chat = msgspec.json.Decoder(ToolCallEndEvent).decode
-_decode_citation_start_chat = msgspec.json.Decoder(CitationStartEvent).decode
-_decode_citation_end_chat = msgspec.json.Decoder(CitationEndEvent).decode
-_decode_message_end_chat = msgspec.json.Decoder(MessageEndEvent).decode
-_decode_debug_chat = msgspec.json.Decoder(DebugEvent).decode
 _read_tag_chat = tag_reader("type")
-_LENIENT_CHAT: dict[str, tuple[type[CHAT_EVENT], ...]] = {
-    "citation-end": (CitationEndEvent,),
-    "citation-start": (CitationStartEvent,),
-    "content-delta": (ContentDeltaEvent,),
-    "content-end": (ContentEndEvent,),
-    "content-start": (ContentStartEvent,),
-    "debug": (DebugEvent,),
-    "message-end": (MessageEndEvent,),
-    "message-start": (MessageStartEvent,),
-    "tool-call-delta": (ToolCallDeltaEvent,),
-    "tool-call-end": (ToolCallEndEvent,),
-    "tool-call-start": (ToolCallStartEvent,),
-    "tool-plan-delta": (ToolPlanDeltaEvent,),
-    "*": (
-        MessageStartEvent,
-        ContentStartEvent,
-        ContentDeltaEvent,
-        ContentEndEvent,
-        ToolPlanDeltaEvent,
-        ToolCallStartEvent,
-        ToolCallDeltaEvent,
-        ToolCallEndEvent,
-        CitationStartEvent,
-        CitationEndEvent,
-        MessageEndEvent,
-        DebugEvent,
-    ),
+_MESSAGES_CHAT: dict[str, type] = {
+    "StreamDone": StreamDone,
+    "MessageStart": MessageStartEvent,
+    "ContentStart": ContentStartEvent,
+    "ContentDelta": ContentDeltaEvent,
+    "ContentEnd": ContentEndEvent,
+    "ToolPlanDelta": ToolPlanDeltaEvent,
+    "ToolCallStart": ToolCallStartEvent,
+    "ToolCallDelta": ToolCallDeltaEvent,
+    "ToolCallEnd": ToolCallEndEvent,
+    "CitationStart": CitationStartEvent,
+    "CitationEnd": CitationEndEvent,
+    "MessageEnd": MessageEndEvent,
+    "Debug": DebugEvent,
 }
-_LENIENT_USAGE_CHAT: dict[type, str] = {
+"""The class of each message of channel /chat by name (``Channel.messages``)."""
+_USAGE_CHAT: dict[type, str] = {
     MessageEndEvent: "delta.usage",
 }
-_TAGGED_CHAT: dict[str, tuple[Callable[[str], CHAT_EVENT], ...]] = {
-    "message-start": (_decode_message_start_chat,),
-    "content-start": (_decode_content_start_chat,),
-    "content-delta": (_decode_content_delta_chat,),
-    "content-end": (_decode_content_end_chat,),
-    "tool-plan-delta": (_decode_tool_plan_delta_chat,),
-    "tool-call-start": (_decode_tool_call_start_chat,),
-    "tool-call-delta": (_decode_tool_call_delta_chat,),
-    "tool-call-end": (_decode_tool_call_end_chat,),
-    "citation-start": (_decode_citation_start_chat,),
-    "citation-end": (_decode_citation_end_chat,),
-    "message-end": (kept(_decode_message_end_chat, "delta.usage"),),
-    "debug": (_decode_debug_chat,),
+_EVENTS_CHAT: dict[str, type[CHAT_EVENT]] = {
+    "message-start": MessageStartEvent,
+    "content-start": ContentStartEvent,
+    "content-delta": ContentDeltaEvent,
+    "content-end": ContentEndEvent,
+    "tool-plan-delta": ToolPlanDeltaEvent,
+    "tool-call-start": ToolCallStartEvent,
+    "tool-call-delta": ToolCallDeltaEvent,
+    "tool-call-end": ToolCallEndEvent,
+    "citation-start": CitationStartEvent,
+    "citation-end": CitationEndEvent,
+    "message-end": MessageEndEvent,
+    "debug": DebugEvent,
 }
-
-
-_BY_EVENT_CHAT: dict[str, Callable[[str], CHAT_EVENT]] = {
-    "citation-end": _decode_citation_end_chat,
-    "citation-start": _decode_citation_start_chat,
-    "content-delta": _decode_content_delta_chat,
-    "content-end": _decode_content_end_chat,
-    "content-start": _decode_content_start_chat,
-    "debug": _decode_debug_chat,
-    "message-end": kept(_decode_message_end_chat, "delta.usage"),
-    "message-start": _decode_message_start_chat,
-    "tool-call-delta": _decode_tool_call_delta_chat,
-    "tool-call-end": _decode_tool_call_end_chat,
-    "tool-call-start": _decode_tool_call_start_chat,
-    "tool-plan-delta": _decode_tool_plan_delta_chat,
-}
+"""The class of each SSE event type of channel /chat carrying one message, which the tables below are built from."""
+_BY_EVENT_CHAT = decoder_table(_EVENTS_CHAT, json_decoder, _USAGE_CHAT)
 """The decoder of each event type of channel /chat that is one message's (``classify`` looks it up)."""
-_MESSAGE_BY_EVENT_CHAT: dict[str, str] = {
-    "citation-end": "CitationEnd",
-    "citation-start": "CitationStart",
-    "content-delta": "ContentDelta",
-    "content-end": "ContentEnd",
-    "content-start": "ContentStart",
-    "debug": "Debug",
-    "message-end": "MessageEnd",
-    "message-start": "MessageStart",
-    "tool-call-delta": "ToolCallDelta",
-    "tool-call-end": "ToolCallEnd",
-    "tool-call-start": "ToolCallStart",
-    "tool-plan-delta": "ToolPlanDelta",
-}
+_MESSAGE_BY_EVENT_CHAT = message_names(_EVENTS_CHAT, _MESSAGES_CHAT)
 """The message of each event type of _BY_EVENT_CHAT, naming a decode error."""
+_LENIENT_CHAT: dict[str, tuple[type[CHAT_EVENT], ...]] = {
+    **{event: (cls,) for event, cls in _EVENTS_CHAT.items()},
+    "*": tuple(_EVENTS_CHAT.values()),
+}
+_TAGGED_CHAT: dict[str, tuple[Decode[CHAT_EVENT], ...]] = {
+    event: (decode,) for event, decode in _BY_EVENT_CHAT.items()
+}
 
 
 CHAT_EVENT = Union[
@@ -183,7 +140,7 @@ def classify_chat(sse: ServerSentEvent) -> CHAT_EVENT:
             reason = "no message without " + "type" + " in this event type"
     lenient = lenient_decode(data, _LENIENT_CHAT.get(event) or _LENIENT_CHAT.get("*", ()))
     if lenient is not None:
-        usage = _LENIENT_USAGE_CHAT.get(type(lenient))
+        usage = _USAGE_CHAT.get(type(lenient))
         if usage is not None:
             keep_usage(lenient, data, usage)  # its usage whole, as the typed path keeps it
         return lenient
@@ -191,20 +148,7 @@ def classify_chat(sse: ServerSentEvent) -> CHAT_EVENT:
     return UnknownEvent(event=event, data=data, id=sse.id, reason=unknown)
 
 
-_NAMED_CHAT: dict[bytes, Callable[[bytes], Any]] = {
-    b"event: citation-end": _decode_citation_end_chat,
-    b"event: citation-start": _decode_citation_start_chat,
-    b"event: content-delta": _decode_content_delta_chat,
-    b"event: content-end": _decode_content_end_chat,
-    b"event: content-start": _decode_content_start_chat,
-    b"event: debug": _decode_debug_chat,
-    b"event: message-end": kept(_decode_message_end_chat, "delta.usage"),
-    b"event: message-start": _decode_message_start_chat,
-    b"event: tool-call-delta": _decode_tool_call_delta_chat,
-    b"event: tool-call-end": _decode_tool_call_end_chat,
-    b"event: tool-call-start": _decode_tool_call_start_chat,
-    b"event: tool-plan-delta": _decode_tool_plan_delta_chat,
-}
+_NAMED_CHAT = named(_BY_EVENT_CHAT)
 
 
 def classify_named_chat(event_lines: list[bytes], values: list[bytes]) -> list[CHAT_EVENT] | None:
@@ -359,20 +303,7 @@ _APPLY_CHAT: dict[type, Run] = {
 
 
 _ENCODING_CHAT = Encoding(
-    events={
-        MessageStartEvent: "message-start",
-        ContentStartEvent: "content-start",
-        ContentDeltaEvent: "content-delta",
-        ContentEndEvent: "content-end",
-        ToolPlanDeltaEvent: "tool-plan-delta",
-        ToolCallStartEvent: "tool-call-start",
-        ToolCallDeltaEvent: "tool-call-delta",
-        ToolCallEndEvent: "tool-call-end",
-        CitationStartEvent: "citation-start",
-        CitationEndEvent: "citation-end",
-        MessageEndEvent: "message-end",
-        DebugEvent: "debug",
-    },
+    events={cls: event for event, cls in _EVENTS_CHAT.items()},
     literals={
         StreamDone: "[DONE]",
     },
@@ -441,21 +372,7 @@ _ENCODING_CHAT = Encoding(
 
 CHAT_CHANNEL: Channel[CHAT_EVENT] = Channel(
     "/chat",
-    {
-        "StreamDone": StreamDone,
-        "MessageStart": MessageStartEvent,
-        "ContentStart": ContentStartEvent,
-        "ContentDelta": ContentDeltaEvent,
-        "ContentEnd": ContentEndEvent,
-        "ToolPlanDelta": ToolPlanDeltaEvent,
-        "ToolCallStart": ToolCallStartEvent,
-        "ToolCallDelta": ToolCallDeltaEvent,
-        "ToolCallEnd": ToolCallEndEvent,
-        "CitationStart": CitationStartEvent,
-        "CitationEnd": CitationEndEvent,
-        "MessageEnd": MessageEndEvent,
-        "Debug": DebugEvent,
-    },
+    _MESSAGES_CHAT,
     Classifier(
         classify_chat,
         named=classify_named_chat,

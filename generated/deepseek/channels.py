@@ -28,18 +28,18 @@ from .._runtime.stream import Channel, Classifier, Run, each
 from .._runtime.usage import keep_last_usage, keep_usage, keep_usages
 
 _decode_fim_completion_chunk_beta_completions = msgspec.json.Decoder(FimCompletionChunk).decode
+_USAGE_BETA_COMPLETIONS: dict[type, str] = {
+    FimCompletionChunk: "usage",
+}
 _LENIENT_BETA_COMPLETIONS: dict[str, tuple[type[BETA_COMPLETIONS_EVENT], ...]] = {
     "*": (FimCompletionChunk,),
 }
-_LENIENT_USAGE_BETA_COMPLETIONS: dict[type, str] = {
-    FimCompletionChunk: "usage",
-}
 _decode_chat_completion_chunk_chat_completions = msgspec.json.Decoder(ChatCompletionChunk).decode
+_USAGE_CHAT_COMPLETIONS: dict[type, str] = {
+    ChatCompletionChunk: "usage",
+}
 _LENIENT_CHAT_COMPLETIONS: dict[str, tuple[type[CHAT_COMPLETIONS_EVENT], ...]] = {
     "*": (ChatCompletionChunk,),
-}
-_LENIENT_USAGE_CHAT_COMPLETIONS: dict[type, str] = {
-    ChatCompletionChunk: "usage",
 }
 
 
@@ -62,7 +62,7 @@ def classify_beta_completions(sse: ServerSentEvent) -> BETA_COMPLETIONS_EVENT:
         data, _LENIENT_BETA_COMPLETIONS.get(event) or _LENIENT_BETA_COMPLETIONS.get("*", ())
     )
     if lenient is not None:
-        usage = _LENIENT_USAGE_BETA_COMPLETIONS.get(type(lenient))
+        usage = _USAGE_BETA_COMPLETIONS.get(type(lenient))
         if usage is not None:
             keep_usage(lenient, data, usage)  # its usage whole, as the typed path keeps it
         return lenient
@@ -154,7 +154,7 @@ def classify_chat_completions(sse: ServerSentEvent) -> CHAT_COMPLETIONS_EVENT:
         data, _LENIENT_CHAT_COMPLETIONS.get(event) or _LENIENT_CHAT_COMPLETIONS.get("*", ())
     )
     if lenient is not None:
-        usage = _LENIENT_USAGE_CHAT_COMPLETIONS.get(type(lenient))
+        usage = _USAGE_CHAT_COMPLETIONS.get(type(lenient))
         if usage is not None:
             keep_usage(lenient, data, usage)  # its usage whole, as the typed path keeps it
         return lenient

@@ -34,6 +34,9 @@ _decode_error_response_models_model_stream_generate_content = msgspec.json.Decod
 _decode_generate_content_response_models_model_stream_generate_content = msgspec.json.Decoder(
     GenerateContentResponse
 ).decode
+_USAGE_MODELS_MODEL_STREAM_GENERATE_CONTENT: dict[type, str] = {
+    GenerateContentResponse: "usage_metadata:usageMetadata",
+}
 _LENIENT_MODELS_MODEL_STREAM_GENERATE_CONTENT: dict[
     str, tuple[type[MODELS_MODEL_STREAM_GENERATE_CONTENT_EVENT], ...]
 ] = {
@@ -41,9 +44,6 @@ _LENIENT_MODELS_MODEL_STREAM_GENERATE_CONTENT: dict[
         ErrorResponse,
         GenerateContentResponse,
     ),
-}
-_LENIENT_USAGE_MODELS_MODEL_STREAM_GENERATE_CONTENT: dict[type, str] = {
-    GenerateContentResponse: "usage_metadata:usageMetadata",
 }
 
 
@@ -78,7 +78,7 @@ def classify_models_model_stream_generate_content(
         or _LENIENT_MODELS_MODEL_STREAM_GENERATE_CONTENT.get("*", ()),
     )
     if lenient is not None:
-        usage = _LENIENT_USAGE_MODELS_MODEL_STREAM_GENERATE_CONTENT.get(type(lenient))
+        usage = _USAGE_MODELS_MODEL_STREAM_GENERATE_CONTENT.get(type(lenient))
         if usage is not None:
             keep_usage(lenient, data, usage)  # its usage whole, as the typed path keeps it
         return lenient

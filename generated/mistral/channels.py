@@ -43,15 +43,15 @@ _decode_chat_completion_usage_chunk_chat_completions = msgspec.json.Decoder(
     ChatCompletionUsageChunk
 ).decode
 _decode_chat_completion_chunk_chat_completions = msgspec.json.Decoder(ChatCompletionChunk).decode
+_USAGE_CHAT_COMPLETIONS: dict[type, str] = {
+    ChatCompletionUsageChunk: "usage",
+    ChatCompletionChunk: "usage",
+}
 _LENIENT_CHAT_COMPLETIONS: dict[str, tuple[type[CHAT_COMPLETIONS_EVENT], ...]] = {
     "*": (
         ChatCompletionUsageChunk,
         ChatCompletionChunk,
     ),
-}
-_LENIENT_USAGE_CHAT_COMPLETIONS: dict[type, str] = {
-    ChatCompletionUsageChunk: "usage",
-    ChatCompletionChunk: "usage",
 }
 _decode_fim_completion_chunk_fim_completions = msgspec.json.Decoder(FimCompletionChunk).decode
 _LENIENT_FIM_COMPLETIONS: dict[str, tuple[type[FIM_COMPLETIONS_EVENT], ...]] = {
@@ -173,7 +173,7 @@ def classify_chat_completions(sse: ServerSentEvent) -> CHAT_COMPLETIONS_EVENT:
         data, _LENIENT_CHAT_COMPLETIONS.get(event) or _LENIENT_CHAT_COMPLETIONS.get("*", ())
     )
     if lenient is not None:
-        usage = _LENIENT_USAGE_CHAT_COMPLETIONS.get(type(lenient))
+        usage = _USAGE_CHAT_COMPLETIONS.get(type(lenient))
         if usage is not None:
             keep_usage(lenient, data, usage)  # its usage whole, as the typed path keeps it
         return lenient

@@ -13,7 +13,7 @@ dispatches on the event's exact class through a table built once.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, Literal, Union, overload
 
 import msgspec
@@ -84,524 +84,148 @@ from .._runtime.lenient import lenient_decode
 from .._runtime.sink import Sink, on_truncated, on_unknown
 from .._runtime.sse import ServerSentEvent
 from .._runtime.stream import Channel, Classifier, Run, decode_with, each
-from .._runtime.usage import keep_usage, kept
+from .._runtime.tables import Decode, decoder_table, json_decoder, message_names, named
+from .._runtime.usage import keep_usage
 
-_decode_response_created_v1_responses = msgspec.json.Decoder(ResponseCreatedEvent).decode
-_decode_response_in_progress_v1_responses = msgspec.json.Decoder(ResponseInProgressEvent).decode
-_decode_response_output_item_added_v1_responses = msgspec.json.Decoder(
-    ResponseOutputItemAddedEvent
-).decode
-_decode_response_output_item_done_v1_responses = msgspec.json.Decoder(
-    ResponseOutputItemDoneEvent
-).decode
-_decode_response_content_part_added_v1_responses = msgspec.json.Decoder(
-    ResponseContentPartAddedEvent
-).decode
-_decode_response_content_part_done_v1_responses = msgspec.json.Decoder(
-    ResponseContentPartDoneEvent
-).decode
-_decode_response_output_text_delta_v1_responses = msgspec.json.Decoder(
-    ResponseOutputTextDeltaEvent
-).decode
-_decode_response_output_text_done_v1_responses = msgspec.json.Decoder(
-    ResponseOutputTextDoneEvent
-).decode
-_decode_response_output_text_annotation_added_v1_responses = msgspec.json.Decoder(
-    ResponseOutputTextAnnotationAddedEvent
-).decode
-_decode_response_refusal_delta_v1_responses = msgspec.json.Decoder(ResponseRefusalDeltaEvent).decode
-_decode_response_refusal_done_v1_responses = msgspec.json.Decoder(ResponseRefusalDoneEvent).decode
-_decode_response_function_call_arguments_delta_v1_responses = msgspec.json.Decoder(
-    ResponseFunctionCallArgumentsDeltaEvent
-).decode
-_decode_response_function_call_arguments_done_v1_responses = msgspec.json.Decoder(
-    ResponseFunctionCallArgumentsDoneEvent
-).decode
-_decode_response_reasoning_summary_part_added_v1_responses = msgspec.json.Decoder(
-    ResponseReasoningSummaryPartAddedEvent
-).decode
-_decode_response_reasoning_summary_part_done_v1_responses = msgspec.json.Decoder(
-    ResponseReasoningSummaryPartDoneEvent
-).decode
-_decode_response_reasoning_summary_text_delta_v1_responses = msgspec.json.Decoder(
-    ResponseReasoningSummaryTextDeltaEvent
-).decode
-_decode_response_reasoning_summary_text_done_v1_responses = msgspec.json.Decoder(
-    ResponseReasoningSummaryTextDoneEvent
-).decode
-_decode_response_reasoning_text_delta_v1_responses = msgspec.json.Decoder(
-    ResponseReasoningTextDeltaEvent
-).decode
-_decode_response_reasoning_text_done_v1_responses = msgspec.json.Decoder(
-    ResponseReasoningTextDoneEvent
-).decode
-_decode_response_completed_v1_responses = msgspec.json.Decoder(ResponseCompletedEvent).decode
-_decode_response_incomplete_v1_responses = msgspec.json.Decoder(ResponseIncompleteEvent).decode
-_decode_response_failed_v1_responses = msgspec.json.Decoder(ResponseFailedEvent).decode
-_decode_response_audio_delta_v1_responses = msgspec.json.Decoder(ResponseAudioDeltaEvent).decode
-_decode_response_audio_done_v1_responses = msgspec.json.Decoder(ResponseAudioDoneEvent).decode
-_decode_response_audio_transcript_delta_v1_responses = msgspec.json.Decoder(
-    ResponseAudioTranscriptDeltaEvent
-).decode
-_decode_response_audio_transcript_done_v1_responses = msgspec.json.Decoder(
-    ResponseAudioTranscriptDoneEvent
-).decode
-_decode_response_code_interpreter_call_code_delta_v1_responses = msgspec.json.Decoder(
-    ResponseCodeInterpreterCallCodeDeltaEvent
-).decode
-_decode_response_code_interpreter_call_code_done_v1_responses = msgspec.json.Decoder(
-    ResponseCodeInterpreterCallCodeDoneEvent
-).decode
-_decode_response_code_interpreter_call_completed_v1_responses = msgspec.json.Decoder(
-    ResponseCodeInterpreterCallCompletedEvent
-).decode
-_decode_response_code_interpreter_call_in_progress_v1_responses = msgspec.json.Decoder(
-    ResponseCodeInterpreterCallInProgressEvent
-).decode
-_decode_response_code_interpreter_call_interpreting_v1_responses = msgspec.json.Decoder(
-    ResponseCodeInterpreterCallInterpretingEvent
-).decode
-_decode_response_file_search_call_completed_v1_responses = msgspec.json.Decoder(
-    ResponseFileSearchCallCompletedEvent
-).decode
-_decode_response_file_search_call_in_progress_v1_responses = msgspec.json.Decoder(
-    ResponseFileSearchCallInProgressEvent
-).decode
-_decode_response_file_search_call_searching_v1_responses = msgspec.json.Decoder(
-    ResponseFileSearchCallSearchingEvent
-).decode
-_decode_response_shell_call_command_added_v1_responses = msgspec.json.Decoder(
-    ResponseShellCallCommandAddedEvent
-).decode
-_decode_response_shell_call_command_delta_v1_responses = msgspec.json.Decoder(
-    ResponseShellCallCommandDeltaEvent
-).decode
-_decode_response_shell_call_command_done_v1_responses = msgspec.json.Decoder(
-    ResponseShellCallCommandDoneEvent
-).decode
-_decode_response_shell_call_output_content_delta_v1_responses = msgspec.json.Decoder(
-    ResponseShellCallOutputContentDeltaEvent
-).decode
-_decode_response_shell_call_output_content_done_v1_responses = msgspec.json.Decoder(
-    ResponseShellCallOutputContentDoneEvent
-).decode
-_decode_response_web_search_call_completed_v1_responses = msgspec.json.Decoder(
-    ResponseWebSearchCallCompletedEvent
-).decode
-_decode_response_web_search_call_in_progress_v1_responses = msgspec.json.Decoder(
-    ResponseWebSearchCallInProgressEvent
-).decode
-_decode_response_web_search_call_searching_v1_responses = msgspec.json.Decoder(
-    ResponseWebSearchCallSearchingEvent
-).decode
-_decode_response_image_generation_call_completed_v1_responses = msgspec.json.Decoder(
-    ResponseImageGenerationCallCompletedEvent
-).decode
-_decode_response_image_generation_call_generating_v1_responses = msgspec.json.Decoder(
-    ResponseImageGenerationCallGeneratingEvent
-).decode
-_decode_response_image_generation_call_in_progress_v1_responses = msgspec.json.Decoder(
-    ResponseImageGenerationCallInProgressEvent
-).decode
-_decode_response_image_generation_call_partial_image_v1_responses = msgspec.json.Decoder(
-    ResponseImageGenerationCallPartialImageEvent
-).decode
-_decode_response_mcp_call_arguments_delta_v1_responses = msgspec.json.Decoder(
-    ResponseMCPCallArgumentsDeltaEvent
-).decode
-_decode_response_mcp_call_arguments_done_v1_responses = msgspec.json.Decoder(
-    ResponseMCPCallArgumentsDoneEvent
-).decode
-_decode_response_mcp_call_completed_v1_responses = msgspec.json.Decoder(
-    ResponseMCPCallCompletedEvent
-).decode
-_decode_response_mcp_call_failed_v1_responses = msgspec.json.Decoder(
-    ResponseMCPCallFailedEvent
-).decode
-_decode_response_mcp_call_in_progress_v1_responses = msgspec.json.Decoder(
-    ResponseMCPCallInProgressEvent
-).decode
-_decode_response_mcp_list_tools_completed_v1_responses = msgspec.json.Decoder(
-    ResponseMCPListToolsCompletedEvent
-).decode
-_decode_response_mcp_list_tools_failed_v1_responses = msgspec.json.Decoder(
-    ResponseMCPListToolsFailedEvent
-).decode
-_decode_response_mcp_list_tools_in_progress_v1_responses = msgspec.json.Decoder(
-    ResponseMCPListToolsInProgressEvent
-).decode
-_decode_response_queued_v1_responses = msgspec.json.Decoder(ResponseQueuedEvent).decode
-_decode_response_custom_tool_call_input_delta_v1_responses = msgspec.json.Decoder(
-    ResponseCustomToolCallInputDeltaEvent
-).decode
-_decode_response_custom_tool_call_input_done_v1_responses = msgspec.json.Decoder(
-    ResponseCustomToolCallInputDoneEvent
-).decode
-_decode_error_v1_responses = msgspec.json.Decoder(ResponseErrorEvent).decode
 _read_tag_v1_responses = tag_reader("type")
-_LENIENT_V1_RESPONSES: dict[str, tuple[type[V1_RESPONSES_EVENT], ...]] = {
-    "error": (ResponseErrorEvent,),
-    "response.audio.delta": (ResponseAudioDeltaEvent,),
-    "response.audio.done": (ResponseAudioDoneEvent,),
-    "response.audio.transcript.delta": (ResponseAudioTranscriptDeltaEvent,),
-    "response.audio.transcript.done": (ResponseAudioTranscriptDoneEvent,),
-    "response.code_interpreter_call.completed": (ResponseCodeInterpreterCallCompletedEvent,),
-    "response.code_interpreter_call.in_progress": (ResponseCodeInterpreterCallInProgressEvent,),
-    "response.code_interpreter_call.interpreting": (ResponseCodeInterpreterCallInterpretingEvent,),
-    "response.code_interpreter_call_code.delta": (ResponseCodeInterpreterCallCodeDeltaEvent,),
-    "response.code_interpreter_call_code.done": (ResponseCodeInterpreterCallCodeDoneEvent,),
-    "response.completed": (ResponseCompletedEvent,),
-    "response.content_part.added": (ResponseContentPartAddedEvent,),
-    "response.content_part.done": (ResponseContentPartDoneEvent,),
-    "response.created": (ResponseCreatedEvent,),
-    "response.custom_tool_call_input.delta": (ResponseCustomToolCallInputDeltaEvent,),
-    "response.custom_tool_call_input.done": (ResponseCustomToolCallInputDoneEvent,),
-    "response.failed": (ResponseFailedEvent,),
-    "response.file_search_call.completed": (ResponseFileSearchCallCompletedEvent,),
-    "response.file_search_call.in_progress": (ResponseFileSearchCallInProgressEvent,),
-    "response.file_search_call.searching": (ResponseFileSearchCallSearchingEvent,),
-    "response.function_call_arguments.delta": (ResponseFunctionCallArgumentsDeltaEvent,),
-    "response.function_call_arguments.done": (ResponseFunctionCallArgumentsDoneEvent,),
-    "response.image_generation_call.completed": (ResponseImageGenerationCallCompletedEvent,),
-    "response.image_generation_call.generating": (ResponseImageGenerationCallGeneratingEvent,),
-    "response.image_generation_call.in_progress": (ResponseImageGenerationCallInProgressEvent,),
-    "response.image_generation_call.partial_image": (ResponseImageGenerationCallPartialImageEvent,),
-    "response.in_progress": (ResponseInProgressEvent,),
-    "response.incomplete": (ResponseIncompleteEvent,),
-    "response.mcp_call.completed": (ResponseMCPCallCompletedEvent,),
-    "response.mcp_call.failed": (ResponseMCPCallFailedEvent,),
-    "response.mcp_call.in_progress": (ResponseMCPCallInProgressEvent,),
-    "response.mcp_call_arguments.delta": (ResponseMCPCallArgumentsDeltaEvent,),
-    "response.mcp_call_arguments.done": (ResponseMCPCallArgumentsDoneEvent,),
-    "response.mcp_list_tools.completed": (ResponseMCPListToolsCompletedEvent,),
-    "response.mcp_list_tools.failed": (ResponseMCPListToolsFailedEvent,),
-    "response.mcp_list_tools.in_progress": (ResponseMCPListToolsInProgressEvent,),
-    "response.output_item.added": (ResponseOutputItemAddedEvent,),
-    "response.output_item.done": (ResponseOutputItemDoneEvent,),
-    "response.output_text.annotation.added": (ResponseOutputTextAnnotationAddedEvent,),
-    "response.output_text.delta": (ResponseOutputTextDeltaEvent,),
-    "response.output_text.done": (ResponseOutputTextDoneEvent,),
-    "response.queued": (ResponseQueuedEvent,),
-    "response.reasoning_summary_part.added": (ResponseReasoningSummaryPartAddedEvent,),
-    "response.reasoning_summary_part.done": (ResponseReasoningSummaryPartDoneEvent,),
-    "response.reasoning_summary_text.delta": (ResponseReasoningSummaryTextDeltaEvent,),
-    "response.reasoning_summary_text.done": (ResponseReasoningSummaryTextDoneEvent,),
-    "response.reasoning_text.delta": (ResponseReasoningTextDeltaEvent,),
-    "response.reasoning_text.done": (ResponseReasoningTextDoneEvent,),
-    "response.refusal.delta": (ResponseRefusalDeltaEvent,),
-    "response.refusal.done": (ResponseRefusalDoneEvent,),
-    "response.shell_call_command.added": (ResponseShellCallCommandAddedEvent,),
-    "response.shell_call_command.delta": (ResponseShellCallCommandDeltaEvent,),
-    "response.shell_call_command.done": (ResponseShellCallCommandDoneEvent,),
-    "response.shell_call_output_content.delta": (ResponseShellCallOutputContentDeltaEvent,),
-    "response.shell_call_output_content.done": (ResponseShellCallOutputContentDoneEvent,),
-    "response.web_search_call.completed": (ResponseWebSearchCallCompletedEvent,),
-    "response.web_search_call.in_progress": (ResponseWebSearchCallInProgressEvent,),
-    "response.web_search_call.searching": (ResponseWebSearchCallSearchingEvent,),
-    "*": (
-        ResponseCreatedEvent,
-        ResponseInProgressEvent,
-        ResponseOutputItemAddedEvent,
-        ResponseOutputItemDoneEvent,
-        ResponseContentPartAddedEvent,
-        ResponseContentPartDoneEvent,
-        ResponseOutputTextDeltaEvent,
-        ResponseOutputTextDoneEvent,
-        ResponseOutputTextAnnotationAddedEvent,
-        ResponseRefusalDeltaEvent,
-        ResponseRefusalDoneEvent,
-        ResponseFunctionCallArgumentsDeltaEvent,
-        ResponseFunctionCallArgumentsDoneEvent,
-        ResponseReasoningSummaryPartAddedEvent,
-        ResponseReasoningSummaryPartDoneEvent,
-        ResponseReasoningSummaryTextDeltaEvent,
-        ResponseReasoningSummaryTextDoneEvent,
-        ResponseReasoningTextDeltaEvent,
-        ResponseReasoningTextDoneEvent,
-        ResponseCompletedEvent,
-        ResponseIncompleteEvent,
-        ResponseFailedEvent,
-        ResponseAudioDeltaEvent,
-        ResponseAudioDoneEvent,
-        ResponseAudioTranscriptDeltaEvent,
-        ResponseAudioTranscriptDoneEvent,
-        ResponseCodeInterpreterCallCodeDeltaEvent,
-        ResponseCodeInterpreterCallCodeDoneEvent,
-        ResponseCodeInterpreterCallCompletedEvent,
-        ResponseCodeInterpreterCallInProgressEvent,
-        ResponseCodeInterpreterCallInterpretingEvent,
-        ResponseFileSearchCallCompletedEvent,
-        ResponseFileSearchCallInProgressEvent,
-        ResponseFileSearchCallSearchingEvent,
-        ResponseShellCallCommandAddedEvent,
-        ResponseShellCallCommandDeltaEvent,
-        ResponseShellCallCommandDoneEvent,
-        ResponseShellCallOutputContentDeltaEvent,
-        ResponseShellCallOutputContentDoneEvent,
-        ResponseWebSearchCallCompletedEvent,
-        ResponseWebSearchCallInProgressEvent,
-        ResponseWebSearchCallSearchingEvent,
-        ResponseImageGenerationCallCompletedEvent,
-        ResponseImageGenerationCallGeneratingEvent,
-        ResponseImageGenerationCallInProgressEvent,
-        ResponseImageGenerationCallPartialImageEvent,
-        ResponseMCPCallArgumentsDeltaEvent,
-        ResponseMCPCallArgumentsDoneEvent,
-        ResponseMCPCallCompletedEvent,
-        ResponseMCPCallFailedEvent,
-        ResponseMCPCallInProgressEvent,
-        ResponseMCPListToolsCompletedEvent,
-        ResponseMCPListToolsFailedEvent,
-        ResponseMCPListToolsInProgressEvent,
-        ResponseQueuedEvent,
-        ResponseCustomToolCallInputDeltaEvent,
-        ResponseCustomToolCallInputDoneEvent,
-        ResponseErrorEvent,
-    ),
+_MESSAGES_V1_RESPONSES: dict[str, type] = {
+    "ResponseCreated": ResponseCreatedEvent,
+    "ResponseInProgress": ResponseInProgressEvent,
+    "ResponseOutputItemAdded": ResponseOutputItemAddedEvent,
+    "ResponseOutputItemDone": ResponseOutputItemDoneEvent,
+    "ResponseContentPartAdded": ResponseContentPartAddedEvent,
+    "ResponseContentPartDone": ResponseContentPartDoneEvent,
+    "ResponseOutputTextDelta": ResponseOutputTextDeltaEvent,
+    "ResponseOutputTextDone": ResponseOutputTextDoneEvent,
+    "ResponseOutputTextAnnotationAdded": ResponseOutputTextAnnotationAddedEvent,
+    "ResponseRefusalDelta": ResponseRefusalDeltaEvent,
+    "ResponseRefusalDone": ResponseRefusalDoneEvent,
+    "ResponseFunctionCallArgumentsDelta": ResponseFunctionCallArgumentsDeltaEvent,
+    "ResponseFunctionCallArgumentsDone": ResponseFunctionCallArgumentsDoneEvent,
+    "ResponseReasoningSummaryPartAdded": ResponseReasoningSummaryPartAddedEvent,
+    "ResponseReasoningSummaryPartDone": ResponseReasoningSummaryPartDoneEvent,
+    "ResponseReasoningSummaryTextDelta": ResponseReasoningSummaryTextDeltaEvent,
+    "ResponseReasoningSummaryTextDone": ResponseReasoningSummaryTextDoneEvent,
+    "ResponseReasoningTextDelta": ResponseReasoningTextDeltaEvent,
+    "ResponseReasoningTextDone": ResponseReasoningTextDoneEvent,
+    "ResponseCompleted": ResponseCompletedEvent,
+    "ResponseIncomplete": ResponseIncompleteEvent,
+    "ResponseFailed": ResponseFailedEvent,
+    "ResponseAudioDelta": ResponseAudioDeltaEvent,
+    "ResponseAudioDone": ResponseAudioDoneEvent,
+    "ResponseAudioTranscriptDelta": ResponseAudioTranscriptDeltaEvent,
+    "ResponseAudioTranscriptDone": ResponseAudioTranscriptDoneEvent,
+    "ResponseCodeInterpreterCallCodeDelta": ResponseCodeInterpreterCallCodeDeltaEvent,
+    "ResponseCodeInterpreterCallCodeDone": ResponseCodeInterpreterCallCodeDoneEvent,
+    "ResponseCodeInterpreterCallCompleted": ResponseCodeInterpreterCallCompletedEvent,
+    "ResponseCodeInterpreterCallInProgress": ResponseCodeInterpreterCallInProgressEvent,
+    "ResponseCodeInterpreterCallInterpreting": ResponseCodeInterpreterCallInterpretingEvent,
+    "ResponseFileSearchCallCompleted": ResponseFileSearchCallCompletedEvent,
+    "ResponseFileSearchCallInProgress": ResponseFileSearchCallInProgressEvent,
+    "ResponseFileSearchCallSearching": ResponseFileSearchCallSearchingEvent,
+    "ResponseShellCallCommandAdded": ResponseShellCallCommandAddedEvent,
+    "ResponseShellCallCommandDelta": ResponseShellCallCommandDeltaEvent,
+    "ResponseShellCallCommandDone": ResponseShellCallCommandDoneEvent,
+    "ResponseShellCallOutputContentDelta": ResponseShellCallOutputContentDeltaEvent,
+    "ResponseShellCallOutputContentDone": ResponseShellCallOutputContentDoneEvent,
+    "ResponseWebSearchCallCompleted": ResponseWebSearchCallCompletedEvent,
+    "ResponseWebSearchCallInProgress": ResponseWebSearchCallInProgressEvent,
+    "ResponseWebSearchCallSearching": ResponseWebSearchCallSearchingEvent,
+    "ResponseImageGenerationCallCompleted": ResponseImageGenerationCallCompletedEvent,
+    "ResponseImageGenerationCallGenerating": ResponseImageGenerationCallGeneratingEvent,
+    "ResponseImageGenerationCallInProgress": ResponseImageGenerationCallInProgressEvent,
+    "ResponseImageGenerationCallPartialImage": ResponseImageGenerationCallPartialImageEvent,
+    "ResponseMcpCallArgumentsDelta": ResponseMCPCallArgumentsDeltaEvent,
+    "ResponseMcpCallArgumentsDone": ResponseMCPCallArgumentsDoneEvent,
+    "ResponseMcpCallCompleted": ResponseMCPCallCompletedEvent,
+    "ResponseMcpCallFailed": ResponseMCPCallFailedEvent,
+    "ResponseMcpCallInProgress": ResponseMCPCallInProgressEvent,
+    "ResponseMcpListToolsCompleted": ResponseMCPListToolsCompletedEvent,
+    "ResponseMcpListToolsFailed": ResponseMCPListToolsFailedEvent,
+    "ResponseMcpListToolsInProgress": ResponseMCPListToolsInProgressEvent,
+    "ResponseQueued": ResponseQueuedEvent,
+    "ResponseCustomToolCallInputDelta": ResponseCustomToolCallInputDeltaEvent,
+    "ResponseCustomToolCallInputDone": ResponseCustomToolCallInputDoneEvent,
+    "Error": ResponseErrorEvent,
 }
-_LENIENT_USAGE_V1_RESPONSES: dict[type, str] = {
+"""The class of each message of channel /v1/responses by name (``Channel.messages``)."""
+_USAGE_V1_RESPONSES: dict[type, str] = {
     ResponseCompletedEvent: "response.usage",
     ResponseIncompleteEvent: "response.usage",
     ResponseFailedEvent: "response.usage",
 }
-_TAGGED_V1_RESPONSES: dict[str, tuple[Callable[[str], V1_RESPONSES_EVENT], ...]] = {
-    "response.created": (_decode_response_created_v1_responses,),
-    "response.in_progress": (_decode_response_in_progress_v1_responses,),
-    "response.output_item.added": (_decode_response_output_item_added_v1_responses,),
-    "response.output_item.done": (_decode_response_output_item_done_v1_responses,),
-    "response.content_part.added": (_decode_response_content_part_added_v1_responses,),
-    "response.content_part.done": (_decode_response_content_part_done_v1_responses,),
-    "response.output_text.delta": (_decode_response_output_text_delta_v1_responses,),
-    "response.output_text.done": (_decode_response_output_text_done_v1_responses,),
-    "response.output_text.annotation.added": (
-        _decode_response_output_text_annotation_added_v1_responses,
-    ),
-    "response.refusal.delta": (_decode_response_refusal_delta_v1_responses,),
-    "response.refusal.done": (_decode_response_refusal_done_v1_responses,),
-    "response.function_call_arguments.delta": (
-        _decode_response_function_call_arguments_delta_v1_responses,
-    ),
-    "response.function_call_arguments.done": (
-        _decode_response_function_call_arguments_done_v1_responses,
-    ),
-    "response.reasoning_summary_part.added": (
-        _decode_response_reasoning_summary_part_added_v1_responses,
-    ),
-    "response.reasoning_summary_part.done": (
-        _decode_response_reasoning_summary_part_done_v1_responses,
-    ),
-    "response.reasoning_summary_text.delta": (
-        _decode_response_reasoning_summary_text_delta_v1_responses,
-    ),
-    "response.reasoning_summary_text.done": (
-        _decode_response_reasoning_summary_text_done_v1_responses,
-    ),
-    "response.reasoning_text.delta": (_decode_response_reasoning_text_delta_v1_responses,),
-    "response.reasoning_text.done": (_decode_response_reasoning_text_done_v1_responses,),
-    "response.completed": (kept(_decode_response_completed_v1_responses, "response.usage"),),
-    "response.incomplete": (kept(_decode_response_incomplete_v1_responses, "response.usage"),),
-    "response.failed": (kept(_decode_response_failed_v1_responses, "response.usage"),),
-    "response.audio.delta": (_decode_response_audio_delta_v1_responses,),
-    "response.audio.done": (_decode_response_audio_done_v1_responses,),
-    "response.audio.transcript.delta": (_decode_response_audio_transcript_delta_v1_responses,),
-    "response.audio.transcript.done": (_decode_response_audio_transcript_done_v1_responses,),
-    "response.code_interpreter_call_code.delta": (
-        _decode_response_code_interpreter_call_code_delta_v1_responses,
-    ),
-    "response.code_interpreter_call_code.done": (
-        _decode_response_code_interpreter_call_code_done_v1_responses,
-    ),
-    "response.code_interpreter_call.completed": (
-        _decode_response_code_interpreter_call_completed_v1_responses,
-    ),
-    "response.code_interpreter_call.in_progress": (
-        _decode_response_code_interpreter_call_in_progress_v1_responses,
-    ),
-    "response.code_interpreter_call.interpreting": (
-        _decode_response_code_interpreter_call_interpreting_v1_responses,
-    ),
-    "response.file_search_call.completed": (
-        _decode_response_file_search_call_completed_v1_responses,
-    ),
-    "response.file_search_call.in_progress": (
-        _decode_response_file_search_call_in_progress_v1_responses,
-    ),
-    "response.file_search_call.searching": (
-        _decode_response_file_search_call_searching_v1_responses,
-    ),
-    "response.shell_call_command.added": (_decode_response_shell_call_command_added_v1_responses,),
-    "response.shell_call_command.delta": (_decode_response_shell_call_command_delta_v1_responses,),
-    "response.shell_call_command.done": (_decode_response_shell_call_command_done_v1_responses,),
-    "response.shell_call_output_content.delta": (
-        _decode_response_shell_call_output_content_delta_v1_responses,
-    ),
-    "response.shell_call_output_content.done": (
-        _decode_response_shell_call_output_content_done_v1_responses,
-    ),
-    "response.web_search_call.completed": (
-        _decode_response_web_search_call_completed_v1_responses,
-    ),
-    "response.web_search_call.in_progress": (
-        _decode_response_web_search_call_in_progress_v1_responses,
-    ),
-    "response.web_search_call.searching": (
-        _decode_response_web_search_call_searching_v1_responses,
-    ),
-    "response.image_generation_call.completed": (
-        _decode_response_image_generation_call_completed_v1_responses,
-    ),
-    "response.image_generation_call.generating": (
-        _decode_response_image_generation_call_generating_v1_responses,
-    ),
-    "response.image_generation_call.in_progress": (
-        _decode_response_image_generation_call_in_progress_v1_responses,
-    ),
-    "response.image_generation_call.partial_image": (
-        _decode_response_image_generation_call_partial_image_v1_responses,
-    ),
-    "response.mcp_call_arguments.delta": (_decode_response_mcp_call_arguments_delta_v1_responses,),
-    "response.mcp_call_arguments.done": (_decode_response_mcp_call_arguments_done_v1_responses,),
-    "response.mcp_call.completed": (_decode_response_mcp_call_completed_v1_responses,),
-    "response.mcp_call.failed": (_decode_response_mcp_call_failed_v1_responses,),
-    "response.mcp_call.in_progress": (_decode_response_mcp_call_in_progress_v1_responses,),
-    "response.mcp_list_tools.completed": (_decode_response_mcp_list_tools_completed_v1_responses,),
-    "response.mcp_list_tools.failed": (_decode_response_mcp_list_tools_failed_v1_responses,),
-    "response.mcp_list_tools.in_progress": (
-        _decode_response_mcp_list_tools_in_progress_v1_responses,
-    ),
-    "response.queued": (_decode_response_queued_v1_responses,),
-    "response.custom_tool_call_input.delta": (
-        _decode_response_custom_tool_call_input_delta_v1_responses,
-    ),
-    "response.custom_tool_call_input.done": (
-        _decode_response_custom_tool_call_input_done_v1_responses,
-    ),
-    "error": (_decode_error_v1_responses,),
+_EVENTS_V1_RESPONSES: dict[str, type[V1_RESPONSES_EVENT]] = {
+    "response.created": ResponseCreatedEvent,
+    "response.in_progress": ResponseInProgressEvent,
+    "response.output_item.added": ResponseOutputItemAddedEvent,
+    "response.output_item.done": ResponseOutputItemDoneEvent,
+    "response.content_part.added": ResponseContentPartAddedEvent,
+    "response.content_part.done": ResponseContentPartDoneEvent,
+    "response.output_text.delta": ResponseOutputTextDeltaEvent,
+    "response.output_text.done": ResponseOutputTextDoneEvent,
+    "response.output_text.annotation.added": ResponseOutputTextAnnotationAddedEvent,
+    "response.refusal.delta": ResponseRefusalDeltaEvent,
+    "response.refusal.done": ResponseRefusalDoneEvent,
+    "response.function_call_arguments.delta": ResponseFunctionCallArgumentsDeltaEvent,
+    "response.function_call_arguments.done": ResponseFunctionCallArgumentsDoneEvent,
+    "response.reasoning_summary_part.added": ResponseReasoningSummaryPartAddedEvent,
+    "response.reasoning_summary_part.done": ResponseReasoningSummaryPartDoneEvent,
+    "response.reasoning_summary_text.delta": ResponseReasoningSummaryTextDeltaEvent,
+    "response.reasoning_summary_text.done": ResponseReasoningSummaryTextDoneEvent,
+    "response.reasoning_text.delta": ResponseReasoningTextDeltaEvent,
+    "response.reasoning_text.done": ResponseReasoningTextDoneEvent,
+    "response.completed": ResponseCompletedEvent,
+    "response.incomplete": ResponseIncompleteEvent,
+    "response.failed": ResponseFailedEvent,
+    "response.audio.delta": ResponseAudioDeltaEvent,
+    "response.audio.done": ResponseAudioDoneEvent,
+    "response.audio.transcript.delta": ResponseAudioTranscriptDeltaEvent,
+    "response.audio.transcript.done": ResponseAudioTranscriptDoneEvent,
+    "response.code_interpreter_call_code.delta": ResponseCodeInterpreterCallCodeDeltaEvent,
+    "response.code_interpreter_call_code.done": ResponseCodeInterpreterCallCodeDoneEvent,
+    "response.code_interpreter_call.completed": ResponseCodeInterpreterCallCompletedEvent,
+    "response.code_interpreter_call.in_progress": ResponseCodeInterpreterCallInProgressEvent,
+    "response.code_interpreter_call.interpreting": ResponseCodeInterpreterCallInterpretingEvent,
+    "response.file_search_call.completed": ResponseFileSearchCallCompletedEvent,
+    "response.file_search_call.in_progress": ResponseFileSearchCallInProgressEvent,
+    "response.file_search_call.searching": ResponseFileSearchCallSearchingEvent,
+    "response.shell_call_command.added": ResponseShellCallCommandAddedEvent,
+    "response.shell_call_command.delta": ResponseShellCallCommandDeltaEvent,
+    "response.shell_call_command.done": ResponseShellCallCommandDoneEvent,
+    "response.shell_call_output_content.delta": ResponseShellCallOutputContentDeltaEvent,
+    "response.shell_call_output_content.done": ResponseShellCallOutputContentDoneEvent,
+    "response.web_search_call.completed": ResponseWebSearchCallCompletedEvent,
+    "response.web_search_call.in_progress": ResponseWebSearchCallInProgressEvent,
+    "response.web_search_call.searching": ResponseWebSearchCallSearchingEvent,
+    "response.image_generation_call.completed": ResponseImageGenerationCallCompletedEvent,
+    "response.image_generation_call.generating": ResponseImageGenerationCallGeneratingEvent,
+    "response.image_generation_call.in_progress": ResponseImageGenerationCallInProgressEvent,
+    "response.image_generation_call.partial_image": ResponseImageGenerationCallPartialImageEvent,
+    "response.mcp_call_arguments.delta": ResponseMCPCallArgumentsDeltaEvent,
+    "response.mcp_call_arguments.done": ResponseMCPCallArgumentsDoneEvent,
+    "response.mcp_call.completed": ResponseMCPCallCompletedEvent,
+    "response.mcp_call.failed": ResponseMCPCallFailedEvent,
+    "response.mcp_call.in_progress": ResponseMCPCallInProgressEvent,
+    "response.mcp_list_tools.completed": ResponseMCPListToolsCompletedEvent,
+    "response.mcp_list_tools.failed": ResponseMCPListToolsFailedEvent,
+    "response.mcp_list_tools.in_progress": ResponseMCPListToolsInProgressEvent,
+    "response.queued": ResponseQueuedEvent,
+    "response.custom_tool_call_input.delta": ResponseCustomToolCallInputDeltaEvent,
+    "response.custom_tool_call_input.done": ResponseCustomToolCallInputDoneEvent,
+    "error": ResponseErrorEvent,
 }
-
-
-_BY_EVENT_V1_RESPONSES: dict[str, Callable[[str], V1_RESPONSES_EVENT]] = {
-    "error": _decode_error_v1_responses,
-    "response.audio.delta": _decode_response_audio_delta_v1_responses,
-    "response.audio.done": _decode_response_audio_done_v1_responses,
-    "response.audio.transcript.delta": _decode_response_audio_transcript_delta_v1_responses,
-    "response.audio.transcript.done": _decode_response_audio_transcript_done_v1_responses,
-    "response.code_interpreter_call.completed": _decode_response_code_interpreter_call_completed_v1_responses,
-    "response.code_interpreter_call.in_progress": _decode_response_code_interpreter_call_in_progress_v1_responses,
-    "response.code_interpreter_call.interpreting": _decode_response_code_interpreter_call_interpreting_v1_responses,
-    "response.code_interpreter_call_code.delta": _decode_response_code_interpreter_call_code_delta_v1_responses,
-    "response.code_interpreter_call_code.done": _decode_response_code_interpreter_call_code_done_v1_responses,
-    "response.completed": kept(_decode_response_completed_v1_responses, "response.usage"),
-    "response.content_part.added": _decode_response_content_part_added_v1_responses,
-    "response.content_part.done": _decode_response_content_part_done_v1_responses,
-    "response.created": _decode_response_created_v1_responses,
-    "response.custom_tool_call_input.delta": _decode_response_custom_tool_call_input_delta_v1_responses,
-    "response.custom_tool_call_input.done": _decode_response_custom_tool_call_input_done_v1_responses,
-    "response.failed": kept(_decode_response_failed_v1_responses, "response.usage"),
-    "response.file_search_call.completed": _decode_response_file_search_call_completed_v1_responses,
-    "response.file_search_call.in_progress": _decode_response_file_search_call_in_progress_v1_responses,
-    "response.file_search_call.searching": _decode_response_file_search_call_searching_v1_responses,
-    "response.function_call_arguments.delta": _decode_response_function_call_arguments_delta_v1_responses,
-    "response.function_call_arguments.done": _decode_response_function_call_arguments_done_v1_responses,
-    "response.image_generation_call.completed": _decode_response_image_generation_call_completed_v1_responses,
-    "response.image_generation_call.generating": _decode_response_image_generation_call_generating_v1_responses,
-    "response.image_generation_call.in_progress": _decode_response_image_generation_call_in_progress_v1_responses,
-    "response.image_generation_call.partial_image": _decode_response_image_generation_call_partial_image_v1_responses,
-    "response.in_progress": _decode_response_in_progress_v1_responses,
-    "response.incomplete": kept(_decode_response_incomplete_v1_responses, "response.usage"),
-    "response.mcp_call.completed": _decode_response_mcp_call_completed_v1_responses,
-    "response.mcp_call.failed": _decode_response_mcp_call_failed_v1_responses,
-    "response.mcp_call.in_progress": _decode_response_mcp_call_in_progress_v1_responses,
-    "response.mcp_call_arguments.delta": _decode_response_mcp_call_arguments_delta_v1_responses,
-    "response.mcp_call_arguments.done": _decode_response_mcp_call_arguments_done_v1_responses,
-    "response.mcp_list_tools.completed": _decode_response_mcp_list_tools_completed_v1_responses,
-    "response.mcp_list_tools.failed": _decode_response_mcp_list_tools_failed_v1_responses,
-    "response.mcp_list_tools.in_progress": _decode_response_mcp_list_tools_in_progress_v1_responses,
-    "response.output_item.added": _decode_response_output_item_added_v1_responses,
-    "response.output_item.done": _decode_response_output_item_done_v1_responses,
-    "response.output_text.annotation.added": _decode_response_output_text_annotation_added_v1_responses,
-    "response.output_text.delta": _decode_response_output_text_delta_v1_responses,
-    "response.output_text.done": _decode_response_output_text_done_v1_responses,
-    "response.queued": _decode_response_queued_v1_responses,
-    "response.reasoning_summary_part.added": _decode_response_reasoning_summary_part_added_v1_responses,
-    "response.reasoning_summary_part.done": _decode_response_reasoning_summary_part_done_v1_responses,
-    "response.reasoning_summary_text.delta": _decode_response_reasoning_summary_text_delta_v1_responses,
-    "response.reasoning_summary_text.done": _decode_response_reasoning_summary_text_done_v1_responses,
-    "response.reasoning_text.delta": _decode_response_reasoning_text_delta_v1_responses,
-    "response.reasoning_text.done": _decode_response_reasoning_text_done_v1_responses,
-    "response.refusal.delta": _decode_response_refusal_delta_v1_responses,
-    "response.refusal.done": _decode_response_refusal_done_v1_responses,
-    "response.shell_call_command.added": _decode_response_shell_call_command_added_v1_responses,
-    "response.shell_call_command.delta": _decode_response_shell_call_command_delta_v1_responses,
-    "response.shell_call_command.done": _decode_response_shell_call_command_done_v1_responses,
-    "response.shell_call_output_content.delta": _decode_response_shell_call_output_content_delta_v1_responses,
-    "response.shell_call_output_content.done": _decode_response_shell_call_output_content_done_v1_responses,
-    "response.web_search_call.completed": _decode_response_web_search_call_completed_v1_responses,
-    "response.web_search_call.in_progress": _decode_response_web_search_call_in_progress_v1_responses,
-    "response.web_search_call.searching": _decode_response_web_search_call_searching_v1_responses,
-}
+"""The class of each SSE event type of channel /v1/responses carrying one message, which the tables below are built from."""
+_BY_EVENT_V1_RESPONSES = decoder_table(_EVENTS_V1_RESPONSES, json_decoder, _USAGE_V1_RESPONSES)
 """The decoder of each event type of channel /v1/responses that is one message's (``classify`` looks it up)."""
-_MESSAGE_BY_EVENT_V1_RESPONSES: dict[str, str] = {
-    "error": "Error",
-    "response.audio.delta": "ResponseAudioDelta",
-    "response.audio.done": "ResponseAudioDone",
-    "response.audio.transcript.delta": "ResponseAudioTranscriptDelta",
-    "response.audio.transcript.done": "ResponseAudioTranscriptDone",
-    "response.code_interpreter_call.completed": "ResponseCodeInterpreterCallCompleted",
-    "response.code_interpreter_call.in_progress": "ResponseCodeInterpreterCallInProgress",
-    "response.code_interpreter_call.interpreting": "ResponseCodeInterpreterCallInterpreting",
-    "response.code_interpreter_call_code.delta": "ResponseCodeInterpreterCallCodeDelta",
-    "response.code_interpreter_call_code.done": "ResponseCodeInterpreterCallCodeDone",
-    "response.completed": "ResponseCompleted",
-    "response.content_part.added": "ResponseContentPartAdded",
-    "response.content_part.done": "ResponseContentPartDone",
-    "response.created": "ResponseCreated",
-    "response.custom_tool_call_input.delta": "ResponseCustomToolCallInputDelta",
-    "response.custom_tool_call_input.done": "ResponseCustomToolCallInputDone",
-    "response.failed": "ResponseFailed",
-    "response.file_search_call.completed": "ResponseFileSearchCallCompleted",
-    "response.file_search_call.in_progress": "ResponseFileSearchCallInProgress",
-    "response.file_search_call.searching": "ResponseFileSearchCallSearching",
-    "response.function_call_arguments.delta": "ResponseFunctionCallArgumentsDelta",
-    "response.function_call_arguments.done": "ResponseFunctionCallArgumentsDone",
-    "response.image_generation_call.completed": "ResponseImageGenerationCallCompleted",
-    "response.image_generation_call.generating": "ResponseImageGenerationCallGenerating",
-    "response.image_generation_call.in_progress": "ResponseImageGenerationCallInProgress",
-    "response.image_generation_call.partial_image": "ResponseImageGenerationCallPartialImage",
-    "response.in_progress": "ResponseInProgress",
-    "response.incomplete": "ResponseIncomplete",
-    "response.mcp_call.completed": "ResponseMcpCallCompleted",
-    "response.mcp_call.failed": "ResponseMcpCallFailed",
-    "response.mcp_call.in_progress": "ResponseMcpCallInProgress",
-    "response.mcp_call_arguments.delta": "ResponseMcpCallArgumentsDelta",
-    "response.mcp_call_arguments.done": "ResponseMcpCallArgumentsDone",
-    "response.mcp_list_tools.completed": "ResponseMcpListToolsCompleted",
-    "response.mcp_list_tools.failed": "ResponseMcpListToolsFailed",
-    "response.mcp_list_tools.in_progress": "ResponseMcpListToolsInProgress",
-    "response.output_item.added": "ResponseOutputItemAdded",
-    "response.output_item.done": "ResponseOutputItemDone",
-    "response.output_text.annotation.added": "ResponseOutputTextAnnotationAdded",
-    "response.output_text.delta": "ResponseOutputTextDelta",
-    "response.output_text.done": "ResponseOutputTextDone",
-    "response.queued": "ResponseQueued",
-    "response.reasoning_summary_part.added": "ResponseReasoningSummaryPartAdded",
-    "response.reasoning_summary_part.done": "ResponseReasoningSummaryPartDone",
-    "response.reasoning_summary_text.delta": "ResponseReasoningSummaryTextDelta",
-    "response.reasoning_summary_text.done": "ResponseReasoningSummaryTextDone",
-    "response.reasoning_text.delta": "ResponseReasoningTextDelta",
-    "response.reasoning_text.done": "ResponseReasoningTextDone",
-    "response.refusal.delta": "ResponseRefusalDelta",
-    "response.refusal.done": "ResponseRefusalDone",
-    "response.shell_call_command.added": "ResponseShellCallCommandAdded",
-    "response.shell_call_command.delta": "ResponseShellCallCommandDelta",
-    "response.shell_call_command.done": "ResponseShellCallCommandDone",
-    "response.shell_call_output_content.delta": "ResponseShellCallOutputContentDelta",
-    "response.shell_call_output_content.done": "ResponseShellCallOutputContentDone",
-    "response.web_search_call.completed": "ResponseWebSearchCallCompleted",
-    "response.web_search_call.in_progress": "ResponseWebSearchCallInProgress",
-    "response.web_search_call.searching": "ResponseWebSearchCallSearching",
-}
+_MESSAGE_BY_EVENT_V1_RESPONSES = message_names(_EVENTS_V1_RESPONSES, _MESSAGES_V1_RESPONSES)
 """The message of each event type of _BY_EVENT_V1_RESPONSES, naming a decode error."""
+_LENIENT_V1_RESPONSES: dict[str, tuple[type[V1_RESPONSES_EVENT], ...]] = {
+    **{event: (cls,) for event, cls in _EVENTS_V1_RESPONSES.items()},
+    "*": tuple(_EVENTS_V1_RESPONSES.values()),
+}
+_TAGGED_V1_RESPONSES: dict[str, tuple[Decode[V1_RESPONSES_EVENT], ...]] = {
+    event: (decode,) for event, decode in _BY_EVENT_V1_RESPONSES.items()
+}
 
 
 V1_RESPONSES_EVENT = Union[
@@ -698,7 +322,7 @@ def classify_v1_responses(sse: ServerSentEvent) -> V1_RESPONSES_EVENT:
         data, _LENIENT_V1_RESPONSES.get(event) or _LENIENT_V1_RESPONSES.get("*", ())
     )
     if lenient is not None:
-        usage = _LENIENT_USAGE_V1_RESPONSES.get(type(lenient))
+        usage = _USAGE_V1_RESPONSES.get(type(lenient))
         if usage is not None:
             keep_usage(lenient, data, usage)  # its usage whole, as the typed path keeps it
         return lenient
@@ -706,66 +330,7 @@ def classify_v1_responses(sse: ServerSentEvent) -> V1_RESPONSES_EVENT:
     return UnknownEvent(event=event, data=data, id=sse.id, reason=unknown)
 
 
-_NAMED_V1_RESPONSES: dict[bytes, Callable[[bytes], Any]] = {
-    b"event: error": _decode_error_v1_responses,
-    b"event: response.audio.delta": _decode_response_audio_delta_v1_responses,
-    b"event: response.audio.done": _decode_response_audio_done_v1_responses,
-    b"event: response.audio.transcript.delta": _decode_response_audio_transcript_delta_v1_responses,
-    b"event: response.audio.transcript.done": _decode_response_audio_transcript_done_v1_responses,
-    b"event: response.code_interpreter_call.completed": _decode_response_code_interpreter_call_completed_v1_responses,
-    b"event: response.code_interpreter_call.in_progress": _decode_response_code_interpreter_call_in_progress_v1_responses,
-    b"event: response.code_interpreter_call.interpreting": _decode_response_code_interpreter_call_interpreting_v1_responses,
-    b"event: response.code_interpreter_call_code.delta": _decode_response_code_interpreter_call_code_delta_v1_responses,
-    b"event: response.code_interpreter_call_code.done": _decode_response_code_interpreter_call_code_done_v1_responses,
-    b"event: response.completed": kept(_decode_response_completed_v1_responses, "response.usage"),
-    b"event: response.content_part.added": _decode_response_content_part_added_v1_responses,
-    b"event: response.content_part.done": _decode_response_content_part_done_v1_responses,
-    b"event: response.created": _decode_response_created_v1_responses,
-    b"event: response.custom_tool_call_input.delta": _decode_response_custom_tool_call_input_delta_v1_responses,
-    b"event: response.custom_tool_call_input.done": _decode_response_custom_tool_call_input_done_v1_responses,
-    b"event: response.failed": kept(_decode_response_failed_v1_responses, "response.usage"),
-    b"event: response.file_search_call.completed": _decode_response_file_search_call_completed_v1_responses,
-    b"event: response.file_search_call.in_progress": _decode_response_file_search_call_in_progress_v1_responses,
-    b"event: response.file_search_call.searching": _decode_response_file_search_call_searching_v1_responses,
-    b"event: response.function_call_arguments.delta": _decode_response_function_call_arguments_delta_v1_responses,
-    b"event: response.function_call_arguments.done": _decode_response_function_call_arguments_done_v1_responses,
-    b"event: response.image_generation_call.completed": _decode_response_image_generation_call_completed_v1_responses,
-    b"event: response.image_generation_call.generating": _decode_response_image_generation_call_generating_v1_responses,
-    b"event: response.image_generation_call.in_progress": _decode_response_image_generation_call_in_progress_v1_responses,
-    b"event: response.image_generation_call.partial_image": _decode_response_image_generation_call_partial_image_v1_responses,
-    b"event: response.in_progress": _decode_response_in_progress_v1_responses,
-    b"event: response.incomplete": kept(_decode_response_incomplete_v1_responses, "response.usage"),
-    b"event: response.mcp_call.completed": _decode_response_mcp_call_completed_v1_responses,
-    b"event: response.mcp_call.failed": _decode_response_mcp_call_failed_v1_responses,
-    b"event: response.mcp_call.in_progress": _decode_response_mcp_call_in_progress_v1_responses,
-    b"event: response.mcp_call_arguments.delta": _decode_response_mcp_call_arguments_delta_v1_responses,
-    b"event: response.mcp_call_arguments.done": _decode_response_mcp_call_arguments_done_v1_responses,
-    b"event: response.mcp_list_tools.completed": _decode_response_mcp_list_tools_completed_v1_responses,
-    b"event: response.mcp_list_tools.failed": _decode_response_mcp_list_tools_failed_v1_responses,
-    b"event: response.mcp_list_tools.in_progress": _decode_response_mcp_list_tools_in_progress_v1_responses,
-    b"event: response.output_item.added": _decode_response_output_item_added_v1_responses,
-    b"event: response.output_item.done": _decode_response_output_item_done_v1_responses,
-    b"event: response.output_text.annotation.added": _decode_response_output_text_annotation_added_v1_responses,
-    b"event: response.output_text.delta": _decode_response_output_text_delta_v1_responses,
-    b"event: response.output_text.done": _decode_response_output_text_done_v1_responses,
-    b"event: response.queued": _decode_response_queued_v1_responses,
-    b"event: response.reasoning_summary_part.added": _decode_response_reasoning_summary_part_added_v1_responses,
-    b"event: response.reasoning_summary_part.done": _decode_response_reasoning_summary_part_done_v1_responses,
-    b"event: response.reasoning_summary_text.delta": _decode_response_reasoning_summary_text_delta_v1_responses,
-    b"event: response.reasoning_summary_text.done": _decode_response_reasoning_summary_text_done_v1_responses,
-    b"event: response.reasoning_text.delta": _decode_response_reasoning_text_delta_v1_responses,
-    b"event: response.reasoning_text.done": _decode_response_reasoning_text_done_v1_responses,
-    b"event: response.refusal.delta": _decode_response_refusal_delta_v1_responses,
-    b"event: response.refusal.done": _decode_response_refusal_done_v1_responses,
-    b"event: response.shell_call_command.added": _decode_response_shell_call_command_added_v1_responses,
-    b"event: response.shell_call_command.delta": _decode_response_shell_call_command_delta_v1_responses,
-    b"event: response.shell_call_command.done": _decode_response_shell_call_command_done_v1_responses,
-    b"event: response.shell_call_output_content.delta": _decode_response_shell_call_output_content_delta_v1_responses,
-    b"event: response.shell_call_output_content.done": _decode_response_shell_call_output_content_done_v1_responses,
-    b"event: response.web_search_call.completed": _decode_response_web_search_call_completed_v1_responses,
-    b"event: response.web_search_call.in_progress": _decode_response_web_search_call_in_progress_v1_responses,
-    b"event: response.web_search_call.searching": _decode_response_web_search_call_searching_v1_responses,
-}
+_NAMED_V1_RESPONSES = named(_BY_EVENT_V1_RESPONSES)
 
 
 def classify_named_v1_responses(
@@ -970,66 +535,7 @@ _APPLY_V1_RESPONSES: dict[type, Run] = {
 
 
 _ENCODING_V1_RESPONSES = Encoding(
-    events={
-        ResponseCreatedEvent: "response.created",
-        ResponseInProgressEvent: "response.in_progress",
-        ResponseOutputItemAddedEvent: "response.output_item.added",
-        ResponseOutputItemDoneEvent: "response.output_item.done",
-        ResponseContentPartAddedEvent: "response.content_part.added",
-        ResponseContentPartDoneEvent: "response.content_part.done",
-        ResponseOutputTextDeltaEvent: "response.output_text.delta",
-        ResponseOutputTextDoneEvent: "response.output_text.done",
-        ResponseOutputTextAnnotationAddedEvent: "response.output_text.annotation.added",
-        ResponseRefusalDeltaEvent: "response.refusal.delta",
-        ResponseRefusalDoneEvent: "response.refusal.done",
-        ResponseFunctionCallArgumentsDeltaEvent: "response.function_call_arguments.delta",
-        ResponseFunctionCallArgumentsDoneEvent: "response.function_call_arguments.done",
-        ResponseReasoningSummaryPartAddedEvent: "response.reasoning_summary_part.added",
-        ResponseReasoningSummaryPartDoneEvent: "response.reasoning_summary_part.done",
-        ResponseReasoningSummaryTextDeltaEvent: "response.reasoning_summary_text.delta",
-        ResponseReasoningSummaryTextDoneEvent: "response.reasoning_summary_text.done",
-        ResponseReasoningTextDeltaEvent: "response.reasoning_text.delta",
-        ResponseReasoningTextDoneEvent: "response.reasoning_text.done",
-        ResponseCompletedEvent: "response.completed",
-        ResponseIncompleteEvent: "response.incomplete",
-        ResponseFailedEvent: "response.failed",
-        ResponseAudioDeltaEvent: "response.audio.delta",
-        ResponseAudioDoneEvent: "response.audio.done",
-        ResponseAudioTranscriptDeltaEvent: "response.audio.transcript.delta",
-        ResponseAudioTranscriptDoneEvent: "response.audio.transcript.done",
-        ResponseCodeInterpreterCallCodeDeltaEvent: "response.code_interpreter_call_code.delta",
-        ResponseCodeInterpreterCallCodeDoneEvent: "response.code_interpreter_call_code.done",
-        ResponseCodeInterpreterCallCompletedEvent: "response.code_interpreter_call.completed",
-        ResponseCodeInterpreterCallInProgressEvent: "response.code_interpreter_call.in_progress",
-        ResponseCodeInterpreterCallInterpretingEvent: "response.code_interpreter_call.interpreting",
-        ResponseFileSearchCallCompletedEvent: "response.file_search_call.completed",
-        ResponseFileSearchCallInProgressEvent: "response.file_search_call.in_progress",
-        ResponseFileSearchCallSearchingEvent: "response.file_search_call.searching",
-        ResponseShellCallCommandAddedEvent: "response.shell_call_command.added",
-        ResponseShellCallCommandDeltaEvent: "response.shell_call_command.delta",
-        ResponseShellCallCommandDoneEvent: "response.shell_call_command.done",
-        ResponseShellCallOutputContentDeltaEvent: "response.shell_call_output_content.delta",
-        ResponseShellCallOutputContentDoneEvent: "response.shell_call_output_content.done",
-        ResponseWebSearchCallCompletedEvent: "response.web_search_call.completed",
-        ResponseWebSearchCallInProgressEvent: "response.web_search_call.in_progress",
-        ResponseWebSearchCallSearchingEvent: "response.web_search_call.searching",
-        ResponseImageGenerationCallCompletedEvent: "response.image_generation_call.completed",
-        ResponseImageGenerationCallGeneratingEvent: "response.image_generation_call.generating",
-        ResponseImageGenerationCallInProgressEvent: "response.image_generation_call.in_progress",
-        ResponseImageGenerationCallPartialImageEvent: "response.image_generation_call.partial_image",
-        ResponseMCPCallArgumentsDeltaEvent: "response.mcp_call_arguments.delta",
-        ResponseMCPCallArgumentsDoneEvent: "response.mcp_call_arguments.done",
-        ResponseMCPCallCompletedEvent: "response.mcp_call.completed",
-        ResponseMCPCallFailedEvent: "response.mcp_call.failed",
-        ResponseMCPCallInProgressEvent: "response.mcp_call.in_progress",
-        ResponseMCPListToolsCompletedEvent: "response.mcp_list_tools.completed",
-        ResponseMCPListToolsFailedEvent: "response.mcp_list_tools.failed",
-        ResponseMCPListToolsInProgressEvent: "response.mcp_list_tools.in_progress",
-        ResponseQueuedEvent: "response.queued",
-        ResponseCustomToolCallInputDeltaEvent: "response.custom_tool_call_input.delta",
-        ResponseCustomToolCallInputDoneEvent: "response.custom_tool_call_input.done",
-        ResponseErrorEvent: "error",
-    },
+    events={cls: event for event, cls in _EVENTS_V1_RESPONSES.items()},
     literals={},
     examples=(
         (
@@ -1267,66 +773,7 @@ _ENCODING_V1_RESPONSES = Encoding(
 
 V1_RESPONSES_CHANNEL: Channel[V1_RESPONSES_EVENT] = Channel(
     "/v1/responses",
-    {
-        "ResponseCreated": ResponseCreatedEvent,
-        "ResponseInProgress": ResponseInProgressEvent,
-        "ResponseOutputItemAdded": ResponseOutputItemAddedEvent,
-        "ResponseOutputItemDone": ResponseOutputItemDoneEvent,
-        "ResponseContentPartAdded": ResponseContentPartAddedEvent,
-        "ResponseContentPartDone": ResponseContentPartDoneEvent,
-        "ResponseOutputTextDelta": ResponseOutputTextDeltaEvent,
-        "ResponseOutputTextDone": ResponseOutputTextDoneEvent,
-        "ResponseOutputTextAnnotationAdded": ResponseOutputTextAnnotationAddedEvent,
-        "ResponseRefusalDelta": ResponseRefusalDeltaEvent,
-        "ResponseRefusalDone": ResponseRefusalDoneEvent,
-        "ResponseFunctionCallArgumentsDelta": ResponseFunctionCallArgumentsDeltaEvent,
-        "ResponseFunctionCallArgumentsDone": ResponseFunctionCallArgumentsDoneEvent,
-        "ResponseReasoningSummaryPartAdded": ResponseReasoningSummaryPartAddedEvent,
-        "ResponseReasoningSummaryPartDone": ResponseReasoningSummaryPartDoneEvent,
-        "ResponseReasoningSummaryTextDelta": ResponseReasoningSummaryTextDeltaEvent,
-        "ResponseReasoningSummaryTextDone": ResponseReasoningSummaryTextDoneEvent,
-        "ResponseReasoningTextDelta": ResponseReasoningTextDeltaEvent,
-        "ResponseReasoningTextDone": ResponseReasoningTextDoneEvent,
-        "ResponseCompleted": ResponseCompletedEvent,
-        "ResponseIncomplete": ResponseIncompleteEvent,
-        "ResponseFailed": ResponseFailedEvent,
-        "ResponseAudioDelta": ResponseAudioDeltaEvent,
-        "ResponseAudioDone": ResponseAudioDoneEvent,
-        "ResponseAudioTranscriptDelta": ResponseAudioTranscriptDeltaEvent,
-        "ResponseAudioTranscriptDone": ResponseAudioTranscriptDoneEvent,
-        "ResponseCodeInterpreterCallCodeDelta": ResponseCodeInterpreterCallCodeDeltaEvent,
-        "ResponseCodeInterpreterCallCodeDone": ResponseCodeInterpreterCallCodeDoneEvent,
-        "ResponseCodeInterpreterCallCompleted": ResponseCodeInterpreterCallCompletedEvent,
-        "ResponseCodeInterpreterCallInProgress": ResponseCodeInterpreterCallInProgressEvent,
-        "ResponseCodeInterpreterCallInterpreting": ResponseCodeInterpreterCallInterpretingEvent,
-        "ResponseFileSearchCallCompleted": ResponseFileSearchCallCompletedEvent,
-        "ResponseFileSearchCallInProgress": ResponseFileSearchCallInProgressEvent,
-        "ResponseFileSearchCallSearching": ResponseFileSearchCallSearchingEvent,
-        "ResponseShellCallCommandAdded": ResponseShellCallCommandAddedEvent,
-        "ResponseShellCallCommandDelta": ResponseShellCallCommandDeltaEvent,
-        "ResponseShellCallCommandDone": ResponseShellCallCommandDoneEvent,
-        "ResponseShellCallOutputContentDelta": ResponseShellCallOutputContentDeltaEvent,
-        "ResponseShellCallOutputContentDone": ResponseShellCallOutputContentDoneEvent,
-        "ResponseWebSearchCallCompleted": ResponseWebSearchCallCompletedEvent,
-        "ResponseWebSearchCallInProgress": ResponseWebSearchCallInProgressEvent,
-        "ResponseWebSearchCallSearching": ResponseWebSearchCallSearchingEvent,
-        "ResponseImageGenerationCallCompleted": ResponseImageGenerationCallCompletedEvent,
-        "ResponseImageGenerationCallGenerating": ResponseImageGenerationCallGeneratingEvent,
-        "ResponseImageGenerationCallInProgress": ResponseImageGenerationCallInProgressEvent,
-        "ResponseImageGenerationCallPartialImage": ResponseImageGenerationCallPartialImageEvent,
-        "ResponseMcpCallArgumentsDelta": ResponseMCPCallArgumentsDeltaEvent,
-        "ResponseMcpCallArgumentsDone": ResponseMCPCallArgumentsDoneEvent,
-        "ResponseMcpCallCompleted": ResponseMCPCallCompletedEvent,
-        "ResponseMcpCallFailed": ResponseMCPCallFailedEvent,
-        "ResponseMcpCallInProgress": ResponseMCPCallInProgressEvent,
-        "ResponseMcpListToolsCompleted": ResponseMCPListToolsCompletedEvent,
-        "ResponseMcpListToolsFailed": ResponseMCPListToolsFailedEvent,
-        "ResponseMcpListToolsInProgress": ResponseMCPListToolsInProgressEvent,
-        "ResponseQueued": ResponseQueuedEvent,
-        "ResponseCustomToolCallInputDelta": ResponseCustomToolCallInputDeltaEvent,
-        "ResponseCustomToolCallInputDone": ResponseCustomToolCallInputDoneEvent,
-        "Error": ResponseErrorEvent,
-    },
+    _MESSAGES_V1_RESPONSES,
     Classifier(
         classify_v1_responses,
         named=classify_named_v1_responses,

@@ -28,11 +28,11 @@ from .._runtime.stream import Channel, Classifier, Run, each
 from .._runtime.usage import keep_last_usage, keep_usage, keep_usages
 
 _decode_chat_completion_chunk_chat_completions = msgspec.json.Decoder(ChatCompletionChunk).decode
+_USAGE_CHAT_COMPLETIONS: dict[type, str] = {
+    ChatCompletionChunk: "usage",
+}
 _LENIENT_CHAT_COMPLETIONS: dict[str, tuple[type[CHAT_COMPLETIONS_EVENT], ...]] = {
     "*": (ChatCompletionChunk,),
-}
-_LENIENT_USAGE_CHAT_COMPLETIONS: dict[type, str] = {
-    ChatCompletionChunk: "usage",
 }
 
 
@@ -55,7 +55,7 @@ def classify_chat_completions(sse: ServerSentEvent) -> CHAT_COMPLETIONS_EVENT:
         data, _LENIENT_CHAT_COMPLETIONS.get(event) or _LENIENT_CHAT_COMPLETIONS.get("*", ())
     )
     if lenient is not None:
-        usage = _LENIENT_USAGE_CHAT_COMPLETIONS.get(type(lenient))
+        usage = _USAGE_CHAT_COMPLETIONS.get(type(lenient))
         if usage is not None:
             keep_usage(lenient, data, usage)  # its usage whole, as the typed path keeps it
         return lenient

@@ -76,118 +76,15 @@ from .._runtime.lenient import lenient_decode
 from .._runtime.sink import Sink, on_done, on_error, on_truncated, on_unknown, on_vendor
 from .._runtime.sse import ServerSentEvent
 from .._runtime.stream import Channel, Classifier, Run, decode_with, each
+from .._runtime.tables import Decode, decoder_tuples, json_decoder
 from .._runtime.usage import keep_usage
 
-_decode_x_research_searching_chat_completions = msgspec.json.Decoder(XResearchSearching).decode
-_decode_x_research_reading_chat_completions = msgspec.json.Decoder(XResearchReading).decode
-_decode_x_research_code_searching_chat_completions = msgspec.json.Decoder(
-    XResearchCodeSearching
-).decode
-_decode_x_research_calculating_chat_completions = msgspec.json.Decoder(XResearchCalculating).decode
-_decode_x_research_result_chat_completions = msgspec.json.Decoder(XResearchResult).decode
-_decode_x_research_gap_analysis_chat_completions = msgspec.json.Decoder(XResearchGapAnalysis).decode
-_decode_x_research_deepening_round_chat_completions = msgspec.json.Decoder(
-    XResearchDeepeningRound
-).decode
-_decode_x_research_context_compacted_chat_completions = msgspec.json.Decoder(
-    XResearchContextCompacted
-).decode
-_decode_x_research_tracking_decision_chat_completions = msgspec.json.Decoder(
-    XResearchTrackingDecision
-).decode
-_decode_x_research_querying_decisions_chat_completions = msgspec.json.Decoder(
-    XResearchQueryingDecisions
-).decode
-_decode_x_research_tracking_milestone_chat_completions = msgspec.json.Decoder(
-    XResearchTrackingMilestone
-).decode
-_decode_x_research_querying_timeline_chat_completions = msgspec.json.Decoder(
-    XResearchQueryingTimeline
-).decode
-_decode_x_research_briefing_chat_completions = msgspec.json.Decoder(XResearchBriefing).decode
-_decode_x_research_relating_chat_completions = msgspec.json.Decoder(XResearchRelating).decode
-_decode_x_research_creating_mockup_chat_completions = msgspec.json.Decoder(
-    XResearchCreatingMockup
-).decode
-_decode_x_research_updating_mockup_chat_completions = msgspec.json.Decoder(
-    XResearchUpdatingMockup
-).decode
-_decode_x_research_tool_call_chat_completions = msgspec.json.Decoder(XResearchToolCall).decode
-_decode_x_deep_think_planning_started_chat_completions = msgspec.json.Decoder(
-    XDeepThinkPlanningStarted
-).decode
-_decode_x_deep_think_plan_created_chat_completions = msgspec.json.Decoder(
-    XDeepThinkPlanCreated
-).decode
-_decode_x_deep_think_plan_critiqued_chat_completions = msgspec.json.Decoder(
-    XDeepThinkPlanCritiqued
-).decode
-_decode_x_deep_think_discovery_started_chat_completions = msgspec.json.Decoder(
-    XDeepThinkDiscoveryStarted
-).decode
-_decode_x_deep_think_discovery_completed_chat_completions = msgspec.json.Decoder(
-    XDeepThinkDiscoveryCompleted
-).decode
-_decode_x_deep_think_subtask_planned_chat_completions = msgspec.json.Decoder(
-    XDeepThinkSubtaskPlanned
-).decode
-_decode_x_deep_think_subtask_started_chat_completions = msgspec.json.Decoder(
-    XDeepThinkSubtaskStarted
-).decode
-_decode_x_deep_think_subtask_retried_chat_completions = msgspec.json.Decoder(
-    XDeepThinkSubtaskRetried
-).decode
-_decode_x_deep_think_subtask_completed_chat_completions = msgspec.json.Decoder(
-    XDeepThinkSubtaskCompleted
-).decode
-_decode_x_deep_think_deepening_round_completed_chat_completions = msgspec.json.Decoder(
-    XDeepThinkDeepeningRoundCompleted
-).decode
-_decode_x_deep_think_cross_reference_chat_completions = msgspec.json.Decoder(
-    XDeepThinkCrossReference
-).decode
-_decode_x_deep_think_synthesizing_chat_completions = msgspec.json.Decoder(
-    XDeepThinkSynthesizing
-).decode
-_decode_x_deep_think_structured_synthesis_chat_completions = msgspec.json.Decoder(
-    XDeepThinkStructuredSynthesis
-).decode
-_decode_x_deep_think_claim_emitted_chat_completions = msgspec.json.Decoder(
-    XDeepThinkClaimEmitted
-).decode
-_decode_x_deep_think_synthesis_failed_chat_completions = msgspec.json.Decoder(
-    XDeepThinkSynthesisFailed
-).decode
-_decode_x_deep_think_memory_extracted_chat_completions = msgspec.json.Decoder(
-    XDeepThinkMemoryExtracted
-).decode
-_decode_x_artifact_created_chat_completions = msgspec.json.Decoder(XArtifactCreated).decode
-_decode_x_artifact_updated_chat_completions = msgspec.json.Decoder(XArtifactUpdated).decode
-_decode_x_mockup_calling_chat_completions = msgspec.json.Decoder(XMockupCalling).decode
-_decode_x_mockup_created_chat_completions = msgspec.json.Decoder(XMockupCreated).decode
-_decode_x_mockup_updated_chat_completions = msgspec.json.Decoder(XMockupUpdated).decode
-_decode_x_mockup_error_chat_completions = msgspec.json.Decoder(XMockupError).decode
-_decode_x_ask_user_question_chat_completions = msgspec.json.Decoder(XAskUserQuestion).decode
-_decode_x_ask_user_pending_state_chat_completions = msgspec.json.Decoder(
-    XAskUserPendingState
-).decode
-_decode_x_context_fork_chat_completions = msgspec.json.Decoder(XContextFork).decode
-_decode_x_chat_metadata_chat_completions = msgspec.json.Decoder(XChatMetadata).decode
-_decode_x_analyst_context_gathering_chat_completions = msgspec.json.Decoder(
-    XAnalystContextGathering
-).decode
-_decode_x_analyst_context_completed_chat_completions = msgspec.json.Decoder(
-    XAnalystContextCompleted
-).decode
-_decode_x_analyst_context_brief_created_chat_completions = msgspec.json.Decoder(
-    XAnalystContextBriefCreated
-).decode
-_decode_x_analyst_context_refreshed_chat_completions = msgspec.json.Decoder(
-    XAnalystContextRefreshed
-).decode
 _decode_chat_completion_chunk_chat_completions = msgspec.json.Decoder(ChatCompletionChunk).decode
 _decode_stream_error_chat_completions = msgspec.json.Decoder(StreamError).decode
 _read_tag_chat_completions = tag_reader("type")
+_USAGE_CHAT_COMPLETIONS: dict[type, str] = {
+    ChatCompletionChunk: "usage",
+}
 _LENIENT_CHAT_COMPLETIONS: dict[str, tuple[type[CHAT_COMPLETIONS_EVENT], ...]] = {
     "error": (StreamError,),
     "message": (
@@ -241,115 +138,60 @@ _LENIENT_CHAT_COMPLETIONS: dict[str, tuple[type[CHAT_COMPLETIONS_EVENT], ...]] =
         ChatCompletionChunk,
     ),
 }
-_LENIENT_USAGE_CHAT_COMPLETIONS: dict[type, str] = {
-    ChatCompletionChunk: "usage",
-}
-_TAGGED_CHAT_COMPLETIONS: dict[str, tuple[Callable[[str], CHAT_COMPLETIONS_EVENT], ...]] = {
-    "x_research.searching": (_decode_x_research_searching_chat_completions,),
-    "x_research.reading": (_decode_x_research_reading_chat_completions,),
-    "x_research.code_searching": (_decode_x_research_code_searching_chat_completions,),
-    "x_research.calculating": (_decode_x_research_calculating_chat_completions,),
-    "x_research.result": (_decode_x_research_result_chat_completions,),
-    "x_research.gap_analysis": (_decode_x_research_gap_analysis_chat_completions,),
-    "x_research.deepening_round": (_decode_x_research_deepening_round_chat_completions,),
-    "x_research.context_compacted": (_decode_x_research_context_compacted_chat_completions,),
-    "x_research.tracking_decision": (_decode_x_research_tracking_decision_chat_completions,),
-    "x_research.querying_decisions": (_decode_x_research_querying_decisions_chat_completions,),
-    "x_research.tracking_milestone": (_decode_x_research_tracking_milestone_chat_completions,),
-    "x_research.querying_timeline": (_decode_x_research_querying_timeline_chat_completions,),
-    "x_research.briefing": (_decode_x_research_briefing_chat_completions,),
-    "x_research.relating": (_decode_x_research_relating_chat_completions,),
-    "x_research.creating_mockup": (_decode_x_research_creating_mockup_chat_completions,),
-    "x_research.updating_mockup": (_decode_x_research_updating_mockup_chat_completions,),
-    "x_research.tool_call": (_decode_x_research_tool_call_chat_completions,),
-    "x_deep_think.planning_started": (_decode_x_deep_think_planning_started_chat_completions,),
-    "x_deep_think.plan_created": (_decode_x_deep_think_plan_created_chat_completions,),
-    "x_deep_think.plan_critiqued": (_decode_x_deep_think_plan_critiqued_chat_completions,),
-    "x_deep_think.discovery_started": (_decode_x_deep_think_discovery_started_chat_completions,),
-    "x_deep_think.discovery_completed": (
-        _decode_x_deep_think_discovery_completed_chat_completions,
-    ),
-    "x_deep_think.subtask_planned": (_decode_x_deep_think_subtask_planned_chat_completions,),
-    "x_deep_think.subtask_started": (_decode_x_deep_think_subtask_started_chat_completions,),
-    "x_deep_think.subtask_retried": (_decode_x_deep_think_subtask_retried_chat_completions,),
-    "x_deep_think.subtask_completed": (_decode_x_deep_think_subtask_completed_chat_completions,),
-    "x_deep_think.deepening_round_completed": (
-        _decode_x_deep_think_deepening_round_completed_chat_completions,
-    ),
-    "x_deep_think.cross_reference": (_decode_x_deep_think_cross_reference_chat_completions,),
-    "x_deep_think.synthesizing": (_decode_x_deep_think_synthesizing_chat_completions,),
-    "x_deep_think.structured_synthesis": (
-        _decode_x_deep_think_structured_synthesis_chat_completions,
-    ),
-    "x_deep_think.claim_emitted": (_decode_x_deep_think_claim_emitted_chat_completions,),
-    "x_deep_think.synthesis_failed": (_decode_x_deep_think_synthesis_failed_chat_completions,),
-    "x_deep_think.memory_extracted": (_decode_x_deep_think_memory_extracted_chat_completions,),
-    "x_artifact.created": (_decode_x_artifact_created_chat_completions,),
-    "x_artifact.updated": (_decode_x_artifact_updated_chat_completions,),
-    "x_mockup.calling": (_decode_x_mockup_calling_chat_completions,),
-    "x_mockup.created": (_decode_x_mockup_created_chat_completions,),
-    "x_mockup.updated": (_decode_x_mockup_updated_chat_completions,),
-    "x_mockup.error": (_decode_x_mockup_error_chat_completions,),
-    "x_ask_user.question": (_decode_x_ask_user_question_chat_completions,),
-    "x_ask_user.pending_state": (_decode_x_ask_user_pending_state_chat_completions,),
-    "x_context_fork": (_decode_x_context_fork_chat_completions,),
-    "x_chat.metadata": (_decode_x_chat_metadata_chat_completions,),
-    "x_analyst.context_gathering": (_decode_x_analyst_context_gathering_chat_completions,),
-    "x_analyst.context_completed": (_decode_x_analyst_context_completed_chat_completions,),
-    "x_analyst.context_brief_created": (_decode_x_analyst_context_brief_created_chat_completions,),
-    "x_analyst.context_refreshed": (_decode_x_analyst_context_refreshed_chat_completions,),
-}
-_VENDOR_CHAT_COMPLETIONS = frozenset(
+_TAGGED_CHAT_COMPLETIONS: dict[str, tuple[Decode[CHAT_COMPLETIONS_EVENT], ...]] = decoder_tuples(
     {
-        "x_research.searching",
-        "x_research.reading",
-        "x_research.code_searching",
-        "x_research.calculating",
-        "x_research.result",
-        "x_research.gap_analysis",
-        "x_research.deepening_round",
-        "x_research.context_compacted",
-        "x_research.tracking_decision",
-        "x_research.querying_decisions",
-        "x_research.tracking_milestone",
-        "x_research.querying_timeline",
-        "x_research.briefing",
-        "x_research.relating",
-        "x_research.creating_mockup",
-        "x_research.updating_mockup",
-        "x_research.tool_call",
-        "x_deep_think.planning_started",
-        "x_deep_think.plan_created",
-        "x_deep_think.plan_critiqued",
-        "x_deep_think.discovery_started",
-        "x_deep_think.discovery_completed",
-        "x_deep_think.subtask_planned",
-        "x_deep_think.subtask_started",
-        "x_deep_think.subtask_retried",
-        "x_deep_think.subtask_completed",
-        "x_deep_think.deepening_round_completed",
-        "x_deep_think.cross_reference",
-        "x_deep_think.synthesizing",
-        "x_deep_think.structured_synthesis",
-        "x_deep_think.claim_emitted",
-        "x_deep_think.synthesis_failed",
-        "x_deep_think.memory_extracted",
-        "x_artifact.created",
-        "x_artifact.updated",
-        "x_mockup.calling",
-        "x_mockup.created",
-        "x_mockup.updated",
-        "x_mockup.error",
-        "x_ask_user.question",
-        "x_ask_user.pending_state",
-        "x_context_fork",
-        "x_chat.metadata",
-        "x_analyst.context_gathering",
-        "x_analyst.context_completed",
-        "x_analyst.context_brief_created",
-        "x_analyst.context_refreshed",
-    }
+        "x_research.searching": (XResearchSearching,),
+        "x_research.reading": (XResearchReading,),
+        "x_research.code_searching": (XResearchCodeSearching,),
+        "x_research.calculating": (XResearchCalculating,),
+        "x_research.result": (XResearchResult,),
+        "x_research.gap_analysis": (XResearchGapAnalysis,),
+        "x_research.deepening_round": (XResearchDeepeningRound,),
+        "x_research.context_compacted": (XResearchContextCompacted,),
+        "x_research.tracking_decision": (XResearchTrackingDecision,),
+        "x_research.querying_decisions": (XResearchQueryingDecisions,),
+        "x_research.tracking_milestone": (XResearchTrackingMilestone,),
+        "x_research.querying_timeline": (XResearchQueryingTimeline,),
+        "x_research.briefing": (XResearchBriefing,),
+        "x_research.relating": (XResearchRelating,),
+        "x_research.creating_mockup": (XResearchCreatingMockup,),
+        "x_research.updating_mockup": (XResearchUpdatingMockup,),
+        "x_research.tool_call": (XResearchToolCall,),
+        "x_deep_think.planning_started": (XDeepThinkPlanningStarted,),
+        "x_deep_think.plan_created": (XDeepThinkPlanCreated,),
+        "x_deep_think.plan_critiqued": (XDeepThinkPlanCritiqued,),
+        "x_deep_think.discovery_started": (XDeepThinkDiscoveryStarted,),
+        "x_deep_think.discovery_completed": (XDeepThinkDiscoveryCompleted,),
+        "x_deep_think.subtask_planned": (XDeepThinkSubtaskPlanned,),
+        "x_deep_think.subtask_started": (XDeepThinkSubtaskStarted,),
+        "x_deep_think.subtask_retried": (XDeepThinkSubtaskRetried,),
+        "x_deep_think.subtask_completed": (XDeepThinkSubtaskCompleted,),
+        "x_deep_think.deepening_round_completed": (XDeepThinkDeepeningRoundCompleted,),
+        "x_deep_think.cross_reference": (XDeepThinkCrossReference,),
+        "x_deep_think.synthesizing": (XDeepThinkSynthesizing,),
+        "x_deep_think.structured_synthesis": (XDeepThinkStructuredSynthesis,),
+        "x_deep_think.claim_emitted": (XDeepThinkClaimEmitted,),
+        "x_deep_think.synthesis_failed": (XDeepThinkSynthesisFailed,),
+        "x_deep_think.memory_extracted": (XDeepThinkMemoryExtracted,),
+        "x_artifact.created": (XArtifactCreated,),
+        "x_artifact.updated": (XArtifactUpdated,),
+        "x_mockup.calling": (XMockupCalling,),
+        "x_mockup.created": (XMockupCreated,),
+        "x_mockup.updated": (XMockupUpdated,),
+        "x_mockup.error": (XMockupError,),
+        "x_ask_user.question": (XAskUserQuestion,),
+        "x_ask_user.pending_state": (XAskUserPendingState,),
+        "x_context_fork": (XContextFork,),
+        "x_chat.metadata": (XChatMetadata,),
+        "x_analyst.context_gathering": (XAnalystContextGathering,),
+        "x_analyst.context_completed": (XAnalystContextCompleted,),
+        "x_analyst.context_brief_created": (XAnalystContextBriefCreated,),
+        "x_analyst.context_refreshed": (XAnalystContextRefreshed,),
+    },
+    json_decoder,
+    _USAGE_CHAT_COMPLETIONS,
 )
+_VENDOR_CHAT_COMPLETIONS = frozenset(_TAGGED_CHAT_COMPLETIONS)
 
 
 CHAT_COMPLETIONS_EVENT = Union[
@@ -451,7 +293,7 @@ def classify_chat_completions(sse: ServerSentEvent) -> CHAT_COMPLETIONS_EVENT:
         data, _LENIENT_CHAT_COMPLETIONS.get(event) or _LENIENT_CHAT_COMPLETIONS.get("*", ())
     )
     if lenient is not None:
-        usage = _LENIENT_USAGE_CHAT_COMPLETIONS.get(type(lenient))
+        usage = _USAGE_CHAT_COMPLETIONS.get(type(lenient))
         if usage is not None:
             keep_usage(lenient, data, usage)  # its usage whole, as the typed path keeps it
         return lenient

@@ -44,6 +44,7 @@ ALLOWED = {
     "events.py": {"__future__", "collections.abc", "json", "typing", "msgspec"},
     "usage.py": {"__future__", "collections.abc", "operator", "typing", "msgspec", ".json_values"},
     "lenient.py": {"__future__", "collections.abc", "types", "typing", "msgspec", ".usage", ".json_values"},
+    "tables.py": {"__future__", "collections.abc", "typing", "msgspec", ".usage"},
     "partial_json.py": {"__future__", "re", "typing", "msgspec"},
     "accumulate_results.py": {"__future__", "enum", "typing", "msgspec"},
     "accumulate_parts.py": {"__future__", "collections.abc", "typing", "msgspec", ".json_values"},
@@ -244,6 +245,7 @@ ALLOWED = {
         "pydantic",
         ".lenient",
         ".sink",
+        ".tables",
     },
 }
 THIRD_PARTY = {
@@ -256,6 +258,7 @@ THIRD_PARTY = {
     "events.py": {"msgspec"},
     "usage.py": {"msgspec"},
     "lenient.py": {"msgspec"},
+    "tables.py": {"msgspec"},
     "partial_json.py": {"msgspec"},
     "accumulate_results.py": {"msgspec"},
     "accumulate_parts.py": {"msgspec"},

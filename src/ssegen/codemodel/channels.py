@@ -237,7 +237,7 @@ class ChannelSpec:
         lenient_table: the generated name of that table.
         lenient_usage: ``(class expression, usage member path)`` of each leniently decodable
             class whose usage is kept as sent (:attr:`MessageSpec.keep_usage`): a payload
-            decoded leniently keeps its usage whole too (``lenient_usage_table``).
+            decoded leniently keeps its usage whole too (``lenient_usage_table``: :mod:`.channel_tables`).
         tagged_branches: the branches (fallback included) with a tag table.
         batch: the fast path, or None when plain events need per-event classification.
         named: the fast path of named events, or None when none has a branch of one decoder.
@@ -345,7 +345,7 @@ def channel_spec(
         lenient=lenient,
         lenient_table=PythonIdentifier.verbatim(f"_LENIENT_{upper}"),
         lenient_usage=_lenient_usage(ordered, lenient),
-        lenient_usage_table=PythonIdentifier.verbatim(f"_LENIENT_USAGE_{upper}"),
+        lenient_usage_table=PythonIdentifier.verbatim(f"_USAGE_{upper}"),
         batch=batch,
         named=_named_plan(ident, branches, models.flavour),
         family=channel.accumulation.family if channel.accumulation is not None else "chat",

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, fields
 
 from ..ir import EACH, Channel, Provider
 from ..naming import ClassName
+from .channel_tables import ChannelTables, channel_tables
 from .channels import ChannelSpec, EventBranch
 from .conformance import ExampleCase
 from .event_table import EventTable, event_table
@@ -67,6 +68,11 @@ class EncodedChannel(ChannelSpec):
     def by_event(self) -> EventTable | None:
         """The event types ``classify`` looks up (:func:`~.event_table.event_table`), or None."""
         return event_table(self.ident, self.branches)
+
+    @property
+    def tables(self) -> ChannelTables:
+        """Which tables are written out and which are built from them (:mod:`.channel_tables`)."""
+        return channel_tables(self, self.encoding.events, self.by_event)
 
     @property
     def tested_branches(self) -> tuple[tuple[str, EventBranch], ...]:

@@ -39,6 +39,9 @@ class Flavour:
         adapter: the per-message validator object, ``{cls}`` standing for the class (imported by name).
         adapter_type: its type, as the tagged table's annotation.
         decode_method: the method of ``adapter`` taking JSON text (``str`` or ``bytes``).
+        build_decoder: the runtime function building a class's decode function, the tables of
+            decoders built at import are given (``tables.json_decoder``,
+            ``pydantic_support.model_decoder``; :mod:`.channel_tables`).
         lines_method: the method of ``adapter`` decoding newline-delimited JSON text at once
             (msgspec's ``decode_lines``), or "" when it has none.
         decoder_doc: how ``channels.py``'s docstring names the validator.
@@ -71,6 +74,7 @@ class Flavour:
     adapter: str
     adapter_type: str
     decode_method: str
+    build_decoder: str
     decoder_doc: str
     decode_errors: str
     validation_error: str
@@ -104,6 +108,7 @@ MSGSPEC = Flavour(
     adapter="msgspec.json.Decoder({cls})",
     adapter_type="msgspec.json.Decoder[Any]",
     decode_method="decode",
+    build_decoder="json_decoder",
     decoder_doc="``msgspec.json.Decoder``",
     decode_errors="(msgspec.ValidationError, msgspec.DecodeError)",
     validation_error="msgspec.ValidationError",
@@ -123,11 +128,15 @@ PYDANTIC = Flavour(
     depends="pydantic, msgspec and the standard library",
     imports=("msgspec", "pydantic"),
     support_module="pydantic_support",
-    support_names=("PYDANTIC", "error_event", "lenient_decode_models", "plain", "validation_reason", "vendor_event"),
+    support_names=(
+        *("PYDANTIC", "error_event", "lenient_decode_models", "model_decoder", "plain", "validation_reason"),
+        "vendor_event",
+    ),
     runtime_modules=("pydantic_support.py",),
     adapter="pydantic.TypeAdapter({cls})",
     adapter_type="pydantic.TypeAdapter[Any]",
     decode_method="validate_json",
+    build_decoder="model_decoder",
     decoder_doc="``pydantic.TypeAdapter``",
     decode_errors="pydantic.ValidationError",
     validation_error="pydantic.ValidationError",

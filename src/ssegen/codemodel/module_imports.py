@@ -26,6 +26,7 @@ BOUND_NAMES = frozenset(
         *("Lines", "Sink", "ServerSentEvent", "Channel", "Classifier", "Run", "Auth", "Operation"),
         *("APIConnectionError", "APIError", "APIStatusError", "APITimeoutError", "AsyncStream", "Stream"),
         *("Client", "AsyncClient", "E"),
+        *("Decode", "decoder_table", "decoder_tuples", "json_decoder", "model_decoder", "message_names", "named"),
     }
 )
 

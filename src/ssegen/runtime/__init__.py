@@ -45,6 +45,7 @@ MODULES: tuple[str, ...] = (
     "events.py",
     "usage.py",
     "lenient.py",
+    "tables.py",
     "partial_json.py",
     "accumulate_results.py",
     "accumulate_parts.py",

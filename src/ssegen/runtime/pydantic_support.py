@@ -23,6 +23,7 @@ import pydantic
 
 from .lenient import ModelLibrary, lenient_decode, literal_values
 from .sink import Sink
+from .tables import Decode
 
 T = TypeVar("T")
 
@@ -135,6 +136,13 @@ class _Pydantic(ModelLibrary):
 
 
 PYDANTIC = _Pydantic()
+
+
+def model_decoder(cls: type[T]) -> Decode[T]:
+    """The decode function of model ``cls``: the ``validate_json`` method of one
+    ``pydantic.TypeAdapter(cls)``, built once (raises ``pydantic.ValidationError``); the
+    pydantic flavour's ``tables.json_decoder``."""
+    return pydantic.TypeAdapter(cls).validate_json
 
 
 def lenient_decode_models(data: str, classes: Sequence[type[T]]) -> T | None:
