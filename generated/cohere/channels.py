@@ -196,7 +196,9 @@ def _apply_chat_content_delta(acc: Sink, chunks: Iterable[ContentDeltaEvent]) ->
                         blocks[index].thinking.append(thinking)
 
 
-def _apply_chat_content_end(acc: Sink, chunks: Iterable[ContentEndEvent]) -> None:
+def _apply_chat_content_end(
+    acc: Sink, chunks: Iterable[ContentEndEvent | ToolCallEndEvent]
+) -> None:
     blocks = acc.blocks
     for chunk in chunks:
         blocks[chunk.index].close()
@@ -253,12 +255,6 @@ def _apply_chat_tool_call_delta(acc: Sink, chunks: Iterable[ToolCallDeltaEvent])
             blocks[chunk.index].arguments.append(arguments)
 
 
-def _apply_chat_tool_call_end(acc: Sink, chunks: Iterable[ToolCallEndEvent]) -> None:
-    blocks = acc.blocks
-    for chunk in chunks:
-        blocks[chunk.index].close()
-
-
 def _apply_chat_citation_start(acc: Sink, chunks: Iterable[CitationStartEvent]) -> None:
     for chunk in chunks:
         if (
@@ -293,7 +289,7 @@ _APPLY_CHAT: dict[type, Run] = {
     ToolPlanDeltaEvent: _apply_chat_tool_plan_delta,
     ToolCallStartEvent: _apply_chat_tool_call_start,
     ToolCallDeltaEvent: _apply_chat_tool_call_delta,
-    ToolCallEndEvent: _apply_chat_tool_call_end,
+    ToolCallEndEvent: _apply_chat_content_end,
     CitationStartEvent: _apply_chat_citation_start,
     MessageEndEvent: _apply_chat_message_end,
     UnknownEvent: each(on_unknown),

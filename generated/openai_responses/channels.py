@@ -348,17 +348,9 @@ def classify_named_v1_responses(
         return None
 
 
-def _apply_v1_responses_response_created(acc: Sink, chunks: Iterable[ResponseCreatedEvent]) -> None:
-    need_meta = acc.id is None or acc.model is None
-    for chunk in chunks:
-        response = chunk.response
-        if need_meta:
-            acc.meta(response.id, response.model)
-            need_meta = acc.id is None or acc.model is None
-
-
-def _apply_v1_responses_response_in_progress(
-    acc: Sink, chunks: Iterable[ResponseInProgressEvent]
+def _apply_v1_responses_response_created(
+    acc: Sink,
+    chunks: Iterable[ResponseCreatedEvent | ResponseInProgressEvent | ResponseQueuedEvent],
 ) -> None:
     need_meta = acc.id is None or acc.model is None
     for chunk in chunks:
@@ -409,15 +401,8 @@ def _apply_v1_responses_response_function_call_arguments_delta(
 
 
 def _apply_v1_responses_response_reasoning_summary_text_delta(
-    acc: Sink, chunks: Iterable[ResponseReasoningSummaryTextDeltaEvent]
-) -> None:
-    blocks = acc.blocks
-    for chunk in chunks:
-        blocks[chunk.output_index].thinking.append(chunk.delta)
-
-
-def _apply_v1_responses_response_reasoning_text_delta(
-    acc: Sink, chunks: Iterable[ResponseReasoningTextDeltaEvent]
+    acc: Sink,
+    chunks: Iterable[ResponseReasoningSummaryTextDeltaEvent | ResponseReasoningTextDeltaEvent],
 ) -> None:
     blocks = acc.blocks
     for chunk in chunks:
@@ -487,15 +472,6 @@ def _apply_v1_responses_response_mcp_call_arguments_delta(
         blocks[chunk.output_index].add_text("mcp_call_arguments", chunk.delta)
 
 
-def _apply_v1_responses_response_queued(acc: Sink, chunks: Iterable[ResponseQueuedEvent]) -> None:
-    need_meta = acc.id is None or acc.model is None
-    for chunk in chunks:
-        response = chunk.response
-        if need_meta:
-            acc.meta(response.id, response.model)
-            need_meta = acc.id is None or acc.model is None
-
-
 def _apply_v1_responses_response_custom_tool_call_input_delta(
     acc: Sink, chunks: Iterable[ResponseCustomToolCallInputDeltaEvent]
 ) -> None:
@@ -511,21 +487,21 @@ def _apply_v1_responses_error(acc: Sink, chunks: Iterable[ResponseErrorEvent]) -
 
 _APPLY_V1_RESPONSES: dict[type, Run] = {
     ResponseCreatedEvent: _apply_v1_responses_response_created,
-    ResponseInProgressEvent: _apply_v1_responses_response_in_progress,
+    ResponseInProgressEvent: _apply_v1_responses_response_created,
     ResponseOutputItemAddedEvent: _apply_v1_responses_response_output_item_added,
     ResponseOutputItemDoneEvent: _apply_v1_responses_response_output_item_done,
     ResponseOutputTextDeltaEvent: _apply_v1_responses_response_output_text_delta,
     ResponseRefusalDeltaEvent: _apply_v1_responses_response_refusal_delta,
     ResponseFunctionCallArgumentsDeltaEvent: _apply_v1_responses_response_function_call_arguments_delta,
     ResponseReasoningSummaryTextDeltaEvent: _apply_v1_responses_response_reasoning_summary_text_delta,
-    ResponseReasoningTextDeltaEvent: _apply_v1_responses_response_reasoning_text_delta,
+    ResponseReasoningTextDeltaEvent: _apply_v1_responses_response_reasoning_summary_text_delta,
     ResponseCompletedEvent: _apply_v1_responses_response_completed,
     ResponseIncompleteEvent: _apply_v1_responses_response_incomplete,
     ResponseFailedEvent: _apply_v1_responses_response_failed,
     ResponseCodeInterpreterCallCodeDeltaEvent: _apply_v1_responses_response_code_interpreter_call_code_delta,
     ResponseShellCallCommandDeltaEvent: _apply_v1_responses_response_shell_call_command_delta,
     ResponseMCPCallArgumentsDeltaEvent: _apply_v1_responses_response_mcp_call_arguments_delta,
-    ResponseQueuedEvent: _apply_v1_responses_response_queued,
+    ResponseQueuedEvent: _apply_v1_responses_response_created,
     ResponseCustomToolCallInputDeltaEvent: _apply_v1_responses_response_custom_tool_call_input_delta,
     ResponseErrorEvent: _apply_v1_responses_error,
     UnknownEvent: each(on_unknown),

@@ -16,6 +16,7 @@ from .channel_tables import ChannelTables, channel_tables
 from .channels import ChannelSpec, EventBranch
 from .conformance import ExampleCase
 from .event_table import EventTable, event_table
+from .shared_runs import shared_runs
 
 
 @dataclass(frozen=True)
@@ -85,8 +86,10 @@ class EncodedChannel(ChannelSpec):
 
 
 def encoded_channel(provider: Provider, channel: ChannelSpec, examples: tuple[ExampleCase, ...]) -> EncodedChannel:
-    """``channel`` with its :func:`encoding_spec`; ``examples`` are the package's (every channel's)."""
+    """``channel`` with its :func:`encoding_spec`, its run functions of equal bodies written once
+    (:func:`~.shared_runs.shared_runs`); ``examples`` are the package's (every channel's)."""
     facts = {f.name: getattr(channel, f.name) for f in fields(ChannelSpec)}
+    facts["plans"], facts["runs"] = shared_runs(channel.plans, channel.runs)
     return EncodedChannel(**facts, encoding=encoding_spec(provider, channel, examples))
 
 
