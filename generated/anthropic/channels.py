@@ -73,12 +73,12 @@ _BY_EVENT_V1_MESSAGES = decoder_table(_EVENTS_V1_MESSAGES, json_decoder, _USAGE_
 """The decoder of each event type of channel /v1/messages that is one message's (``classify`` looks it up)."""
 _MESSAGE_BY_EVENT_V1_MESSAGES = message_names(_EVENTS_V1_MESSAGES, _MESSAGES_V1_MESSAGES)
 """The message of each event type of _BY_EVENT_V1_MESSAGES, naming a decode error."""
+_TAGGED_V1_MESSAGES: dict[str, tuple[Decode[V1_MESSAGES_EVENT], ...]] = {
+    event: (decode,) for event, decode in _BY_EVENT_V1_MESSAGES.items()
+}
 _LENIENT_V1_MESSAGES: dict[str, tuple[type[V1_MESSAGES_EVENT], ...]] = {
     **{event: (cls,) for event, cls in _EVENTS_V1_MESSAGES.items()},
     "*": tuple(_EVENTS_V1_MESSAGES.values()),
-}
-_TAGGED_V1_MESSAGES: dict[str, tuple[Decode[V1_MESSAGES_EVENT], ...]] = {
-    event: (decode,) for event, decode in _BY_EVENT_V1_MESSAGES.items()
 }
 
 

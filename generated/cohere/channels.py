@@ -82,12 +82,12 @@ _BY_EVENT_CHAT = decoder_table(_EVENTS_CHAT, json_decoder, _USAGE_CHAT)
 """The decoder of each event type of channel /chat that is one message's (``classify`` looks it up)."""
 _MESSAGE_BY_EVENT_CHAT = message_names(_EVENTS_CHAT, _MESSAGES_CHAT)
 """The message of each event type of _BY_EVENT_CHAT, naming a decode error."""
+_TAGGED_CHAT: dict[str, tuple[Decode[CHAT_EVENT], ...]] = {
+    event: (decode,) for event, decode in _BY_EVENT_CHAT.items()
+}
 _LENIENT_CHAT: dict[str, tuple[type[CHAT_EVENT], ...]] = {
     **{event: (cls,) for event, cls in _EVENTS_CHAT.items()},
     "*": tuple(_EVENTS_CHAT.values()),
-}
-_TAGGED_CHAT: dict[str, tuple[Decode[CHAT_EVENT], ...]] = {
-    event: (decode,) for event, decode in _BY_EVENT_CHAT.items()
 }
 
 

@@ -219,12 +219,12 @@ _BY_EVENT_V1_RESPONSES = decoder_table(_EVENTS_V1_RESPONSES, json_decoder, _USAG
 """The decoder of each event type of channel /v1/responses that is one message's (``classify`` looks it up)."""
 _MESSAGE_BY_EVENT_V1_RESPONSES = message_names(_EVENTS_V1_RESPONSES, _MESSAGES_V1_RESPONSES)
 """The message of each event type of _BY_EVENT_V1_RESPONSES, naming a decode error."""
+_TAGGED_V1_RESPONSES: dict[str, tuple[Decode[V1_RESPONSES_EVENT], ...]] = {
+    event: (decode,) for event, decode in _BY_EVENT_V1_RESPONSES.items()
+}
 _LENIENT_V1_RESPONSES: dict[str, tuple[type[V1_RESPONSES_EVENT], ...]] = {
     **{event: (cls,) for event, cls in _EVENTS_V1_RESPONSES.items()},
     "*": tuple(_EVENTS_V1_RESPONSES.values()),
-}
-_TAGGED_V1_RESPONSES: dict[str, tuple[Decode[V1_RESPONSES_EVENT], ...]] = {
-    event: (decode,) for event, decode in _BY_EVENT_V1_RESPONSES.items()
 }
 
 

@@ -39,12 +39,21 @@ class TagTable:
             they are tried); ``()`` when :attr:`from_events`.
         vendor_keys: every tag value of the table is a vendor message's: the vendor set is the
             table's keys (``frozenset(table)``).
+        classes: generated name of the tag value -> class table, written when each value selects
+            one class (:attr:`single`): the decoders, and the lenient classes and run functions
+            of those classes where they are the same for each, are built from it.
+        single: each tag value selects one class, written in ``classes``.
+        run: the run function of every class of ``classes`` when they share it (vendor messages'
+            ``each(on_vendor)``): their rows of the runs table are built from it; else "".
     """
 
     branch: EventBranch
     from_events: bool
     rows: tuple[tuple[str, tuple[ClassName, ...]], ...]
     vendor_keys: bool
+    classes: PythonIdentifier
+    single: bool = False
+    run: str = ""
 
 
 @dataclass(frozen=True)
@@ -64,11 +73,14 @@ class ChannelTables:
         encoding_from_events: ``Encoding.events`` is the events table inverted.
         lenient_from_events: the lenient table's row of each event type of the events table is
             that event type's class alone.
-        lenient_rows: the lenient rows written out (``(event type, classes)``).
+        lenient_rows: the lenient rows written out: ``(event type, tag classes, classes)``, the row's
+            classes those of the tag value -> class table named (every class of it, in its order;
+            "" for none) followed by ``classes``.
         lenient_every_event: the event type (``*``) of the lenient row holding every class of
             the events table in its order, built from it; "" for none.
         tagged: the tag table of each branch with one.
         decoders: the messages whose decoder code calls by name (module-level), in decode order.
+        all_runs: the channel's runs table rows (:attr:`~.channels.ChannelSpec.runs`).
     """
 
     messages: PythonIdentifier
@@ -79,10 +91,17 @@ class ChannelTables:
     names_from_messages: bool
     encoding_from_events: bool
     lenient_from_events: bool
-    lenient_rows: tuple[tuple[str, tuple[str, ...]], ...]
+    lenient_rows: tuple[tuple[str, str, tuple[str, ...]], ...]
     lenient_every_event: str
     tagged: tuple[TagTable, ...]
     decoders: tuple[MessageSpec, ...]
+    all_runs: tuple[tuple[str, str], ...]
+
+    @property
+    def runs(self) -> tuple[tuple[str, str], ...]:
+        """The runs table's rows written out: those of the classes no tag table's :attr:`TagTable.run` gives."""
+        built = {cls for t in self.tagged if t.run for _, (cls,) in t.rows}
+        return tuple((cls, run) for cls, run in self.all_runs if cls not in built)
 
 
 def channel_tables(
@@ -94,8 +113,9 @@ def channel_tables(
     order = {m.cls: n for n, m in enumerate(_first_of_class(channel.messages))}
     entries = sorted(table.entries, key=lambda row: order[row[1].cls]) if table is not None else []
     event_rows = tuple((event, message.cls) for event, message in entries)
-    tagged = tuple(_tag_table(b, event_rows) for b in channel.tagged_branches)
+    tagged = tuple(_tag_table(b, event_rows, channel.runs) for b in channel.tagged_branches)
     lenient_rows, from_events, every = _lenient(channel.lenient, event_rows)
+    lenient_rows = tuple(_spread(row, tagged) for row in lenient_rows)
     built = {cls for _, cls in event_rows} | {c for t in tagged for _, group in t.rows for c in group}
     built |= {cls for cls, _ in channel.lenient_usage}
     usage: dict[ClassName, str] = {}
@@ -115,6 +135,7 @@ def channel_tables(
         lenient_every_event=every,
         tagged=tagged,
         decoders=_called(channel, table),
+        all_runs=channel.runs,
     )
 
 
@@ -133,12 +154,37 @@ def _names_from_messages(channel: ChannelSpec, entries: list[tuple[str, MessageS
     return bool(entries) and all(first[m.cls] == m.name for _, m in entries)
 
 
-def _tag_table(branch: EventBranch, event_rows: tuple[tuple[str, ClassName], ...]) -> TagTable:
-    """How ``branch``'s tag table is written, given the channel's ``event_rows``."""
+def _tag_table(
+    branch: EventBranch, event_rows: tuple[tuple[str, ClassName], ...], runs: tuple[tuple[str, str], ...]
+) -> TagTable:
+    """How ``branch``'s tag table is written, given the channel's ``event_rows`` and runs table ``runs``."""
     rows = tuple((value, tuple(m.cls for m in group)) for value, group in branch.tagged)
     from_events = bool(event_rows) and dict(rows) == {event: (cls,) for event, cls in event_rows}
     vendor_keys = bool(branch.vendor_tags) and set(branch.vendor_tags) == {value for value, _ in rows}
-    return TagTable(branch=branch, from_events=from_events, rows=() if from_events else rows, vendor_keys=vendor_keys)
+    classes = [cls for _, group in rows for cls in group]
+    single = not from_events and all(len(group) == 1 for _, group in rows) and len(set(classes)) == len(classes)
+    shared = {run for cls, run in runs if cls in classes}
+    counted = sum(cls in classes for cls, _ in runs) == len(classes)  # one row per class, each given
+    return TagTable(
+        branch=branch,
+        from_events=from_events,
+        rows=() if from_events else rows,
+        vendor_keys=vendor_keys,
+        classes=PythonIdentifier.verbatim(f"{branch.table}_CLASSES"),
+        single=single,
+        run=shared.pop() if single and counted and len(shared) == 1 else "",
+    )
+
+
+def _spread(row: tuple[str, tuple[str, ...]], tagged: tuple[TagTable, ...]) -> tuple[str, str, tuple[str, ...]]:
+    """The written lenient ``row`` as ``(event type, tag classes, classes)``: the classes of the
+    tag table of its branch first when the row begins with every one of them, in their order."""
+    event, classes = row
+    for table in tagged:
+        own = tuple(cls for _, (cls,) in table.rows) if table.single else ()
+        if own and table.branch.event == event and classes[: len(own)] == own:
+            return event, table.classes, classes[len(own) :]
+    return event, "", classes
 
 
 def _lenient(
