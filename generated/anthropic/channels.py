@@ -58,6 +58,21 @@ _USAGE_V1_MESSAGES: dict[type, str] = {
     MessageStartEvent: "message.usage",
     MessageDeltaEvent: "usage",
 }
+
+
+V1_MESSAGES_EVENT = Union[
+    MessageStartEvent,
+    ContentBlockStartEvent,
+    ContentBlockDeltaEvent,
+    ContentBlockStopEvent,
+    MessageDeltaEvent,
+    MessageStopEvent,
+    PingEvent,
+    ErrorEvent,
+    UnknownEvent,
+    StreamTruncated,
+]
+"""Any event of channel /v1/messages."""
 _EVENTS_V1_MESSAGES: dict[str, type[V1_MESSAGES_EVENT]] = {
     "message_start": MessageStartEvent,
     "content_block_start": ContentBlockStartEvent,
@@ -80,21 +95,6 @@ _LENIENT_V1_MESSAGES: dict[str, tuple[type[V1_MESSAGES_EVENT], ...]] = {
     **{event: (cls,) for event, cls in _EVENTS_V1_MESSAGES.items()},
     "*": tuple(_EVENTS_V1_MESSAGES.values()),
 }
-
-
-V1_MESSAGES_EVENT = Union[
-    MessageStartEvent,
-    ContentBlockStartEvent,
-    ContentBlockDeltaEvent,
-    ContentBlockStopEvent,
-    MessageDeltaEvent,
-    MessageStopEvent,
-    PingEvent,
-    ErrorEvent,
-    UnknownEvent,
-    StreamTruncated,
-]
-"""Any event of channel /v1/messages."""
 
 
 def classify_v1_messages(sse: ServerSentEvent) -> V1_MESSAGES_EVENT:

@@ -63,6 +63,26 @@ _MESSAGES_CHAT: dict[str, type] = {
 _USAGE_CHAT: dict[type, str] = {
     MessageEndEvent: "delta.usage",
 }
+
+
+CHAT_EVENT = Union[
+    StreamDone,
+    MessageStartEvent,
+    ContentStartEvent,
+    ContentDeltaEvent,
+    ContentEndEvent,
+    ToolPlanDeltaEvent,
+    ToolCallStartEvent,
+    ToolCallDeltaEvent,
+    ToolCallEndEvent,
+    CitationStartEvent,
+    CitationEndEvent,
+    MessageEndEvent,
+    DebugEvent,
+    UnknownEvent,
+    StreamTruncated,
+]
+"""Any event of channel /chat."""
 _EVENTS_CHAT: dict[str, type[CHAT_EVENT]] = {
     "message-start": MessageStartEvent,
     "content-start": ContentStartEvent,
@@ -89,26 +109,6 @@ _LENIENT_CHAT: dict[str, tuple[type[CHAT_EVENT], ...]] = {
     **{event: (cls,) for event, cls in _EVENTS_CHAT.items()},
     "*": tuple(_EVENTS_CHAT.values()),
 }
-
-
-CHAT_EVENT = Union[
-    StreamDone,
-    MessageStartEvent,
-    ContentStartEvent,
-    ContentDeltaEvent,
-    ContentEndEvent,
-    ToolPlanDeltaEvent,
-    ToolCallStartEvent,
-    ToolCallDeltaEvent,
-    ToolCallEndEvent,
-    CitationStartEvent,
-    CitationEndEvent,
-    MessageEndEvent,
-    DebugEvent,
-    UnknownEvent,
-    StreamTruncated,
-]
-"""Any event of channel /chat."""
 
 
 def classify_chat(sse: ServerSentEvent) -> CHAT_EVENT:

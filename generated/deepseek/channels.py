@@ -31,20 +31,17 @@ _decode_fim_completion_chunk_beta_completions = msgspec.json.Decoder(FimCompleti
 _USAGE_BETA_COMPLETIONS: dict[type, str] = {
     FimCompletionChunk: "usage",
 }
-_LENIENT_BETA_COMPLETIONS: dict[str, tuple[type[BETA_COMPLETIONS_EVENT], ...]] = {
-    "*": (FimCompletionChunk,),
-}
 _decode_chat_completion_chunk_chat_completions = msgspec.json.Decoder(ChatCompletionChunk).decode
 _USAGE_CHAT_COMPLETIONS: dict[type, str] = {
     ChatCompletionChunk: "usage",
-}
-_LENIENT_CHAT_COMPLETIONS: dict[str, tuple[type[CHAT_COMPLETIONS_EVENT], ...]] = {
-    "*": (ChatCompletionChunk,),
 }
 
 
 BETA_COMPLETIONS_EVENT = Union[StreamDone, FimCompletionChunk, UnknownEvent, StreamTruncated]
 """Any event of channel /beta/completions."""
+_LENIENT_BETA_COMPLETIONS: dict[str, tuple[type[BETA_COMPLETIONS_EVENT], ...]] = {
+    "*": (FimCompletionChunk,),
+}
 
 
 def classify_beta_completions(sse: ServerSentEvent) -> BETA_COMPLETIONS_EVENT:
@@ -137,6 +134,9 @@ _APPLY_BETA_COMPLETIONS: dict[type, Run] = {
 
 CHAT_COMPLETIONS_EVENT = Union[StreamDone, ChatCompletionChunk, UnknownEvent, StreamTruncated]
 """Any event of channel /chat/completions."""
+_LENIENT_CHAT_COMPLETIONS: dict[str, tuple[type[CHAT_COMPLETIONS_EVENT], ...]] = {
+    "*": (ChatCompletionChunk,),
+}
 
 
 def classify_chat_completions(sse: ServerSentEvent) -> CHAT_COMPLETIONS_EVENT:

@@ -37,6 +37,12 @@ _decode_generate_content_response_models_model_stream_generate_content = msgspec
 _USAGE_MODELS_MODEL_STREAM_GENERATE_CONTENT: dict[type, str] = {
     GenerateContentResponse: "usage_metadata:usageMetadata",
 }
+
+
+MODELS_MODEL_STREAM_GENERATE_CONTENT_EVENT = Union[
+    ErrorResponse, GenerateContentResponse, UnknownEvent, StreamTruncated
+]
+"""Any event of channel /models/{model}:streamGenerateContent."""
 _LENIENT_MODELS_MODEL_STREAM_GENERATE_CONTENT: dict[
     str, tuple[type[MODELS_MODEL_STREAM_GENERATE_CONTENT_EVENT], ...]
 ] = {
@@ -45,12 +51,6 @@ _LENIENT_MODELS_MODEL_STREAM_GENERATE_CONTENT: dict[
         GenerateContentResponse,
     ),
 }
-
-
-MODELS_MODEL_STREAM_GENERATE_CONTENT_EVENT = Union[
-    ErrorResponse, GenerateContentResponse, UnknownEvent, StreamTruncated
-]
-"""Any event of channel /models/{model}:streamGenerateContent."""
 
 
 def classify_models_model_stream_generate_content(

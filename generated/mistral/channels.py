@@ -36,9 +36,6 @@ from .._runtime.usage import keep_usage
 _decode_agent_completion_chunk_agents_completions = msgspec.json.Decoder(
     AgentCompletionChunk
 ).decode
-_LENIENT_AGENTS_COMPLETIONS: dict[str, tuple[type[AGENTS_COMPLETIONS_EVENT], ...]] = {
-    "*": (AgentCompletionChunk,),
-}
 _decode_chat_completion_usage_chunk_chat_completions = msgspec.json.Decoder(
     ChatCompletionUsageChunk
 ).decode
@@ -47,20 +44,14 @@ _USAGE_CHAT_COMPLETIONS: dict[type, str] = {
     ChatCompletionUsageChunk: "usage",
     ChatCompletionChunk: "usage",
 }
-_LENIENT_CHAT_COMPLETIONS: dict[str, tuple[type[CHAT_COMPLETIONS_EVENT], ...]] = {
-    "*": (
-        ChatCompletionUsageChunk,
-        ChatCompletionChunk,
-    ),
-}
 _decode_fim_completion_chunk_fim_completions = msgspec.json.Decoder(FimCompletionChunk).decode
-_LENIENT_FIM_COMPLETIONS: dict[str, tuple[type[FIM_COMPLETIONS_EVENT], ...]] = {
-    "*": (FimCompletionChunk,),
-}
 
 
 AGENTS_COMPLETIONS_EVENT = Union[StreamDone, AgentCompletionChunk, UnknownEvent, StreamTruncated]
 """Any event of channel /agents/completions."""
+_LENIENT_AGENTS_COMPLETIONS: dict[str, tuple[type[AGENTS_COMPLETIONS_EVENT], ...]] = {
+    "*": (AgentCompletionChunk,),
+}
 
 
 def classify_agents_completions(sse: ServerSentEvent) -> AGENTS_COMPLETIONS_EVENT:
@@ -152,6 +143,12 @@ CHAT_COMPLETIONS_EVENT = Union[
     StreamDone, ChatCompletionUsageChunk, ChatCompletionChunk, UnknownEvent, StreamTruncated
 ]
 """Any event of channel /chat/completions."""
+_LENIENT_CHAT_COMPLETIONS: dict[str, tuple[type[CHAT_COMPLETIONS_EVENT], ...]] = {
+    "*": (
+        ChatCompletionUsageChunk,
+        ChatCompletionChunk,
+    ),
+}
 
 
 def classify_chat_completions(sse: ServerSentEvent) -> CHAT_COMPLETIONS_EVENT:
@@ -274,6 +271,9 @@ _APPLY_CHAT_COMPLETIONS: dict[type, Run] = {
 
 FIM_COMPLETIONS_EVENT = Union[StreamDone, FimCompletionChunk, UnknownEvent, StreamTruncated]
 """Any event of channel /fim/completions."""
+_LENIENT_FIM_COMPLETIONS: dict[str, tuple[type[FIM_COMPLETIONS_EVENT], ...]] = {
+    "*": (FimCompletionChunk,),
+}
 
 
 def classify_fim_completions(sse: ServerSentEvent) -> FIM_COMPLETIONS_EVENT:

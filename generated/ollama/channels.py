@@ -58,12 +58,6 @@ _MidstreamChatChunk = cast(
     ),
 )
 _midstream_decode_chat_chunk_api_chat_lines = msgspec.json.Decoder(_MidstreamChatChunk).decode_lines
-_LENIENT_API_CHAT: dict[str, tuple[type[API_CHAT_EVENT], ...]] = {
-    "*": (
-        ChatChunk,
-        StreamError,
-    ),
-}
 _decode_generate_chunk_api_generate = msgspec.json.Decoder(GenerateChunk).decode
 _decode_stream_error_api_generate = msgspec.json.Decoder(StreamError).decode
 _decode_generate_chunk_api_generate_lines = msgspec.json.Decoder(GenerateChunk).decode_lines
@@ -92,16 +86,16 @@ _MidstreamGenerateChunk = cast(
 _midstream_decode_generate_chunk_api_generate_lines = msgspec.json.Decoder(
     _MidstreamGenerateChunk
 ).decode_lines
-_LENIENT_API_GENERATE: dict[str, tuple[type[API_GENERATE_EVENT], ...]] = {
-    "*": (
-        GenerateChunk,
-        StreamError,
-    ),
-}
 
 
 API_CHAT_EVENT = Union[ChatChunk, StreamError, UnknownEvent, StreamTruncated]
 """Any event of channel /api/chat."""
+_LENIENT_API_CHAT: dict[str, tuple[type[API_CHAT_EVENT], ...]] = {
+    "*": (
+        ChatChunk,
+        StreamError,
+    ),
+}
 
 
 def classify_api_chat(sse: ServerSentEvent) -> API_CHAT_EVENT:
@@ -248,6 +242,12 @@ _APPLY_API_CHAT: dict[type, Run] = {
 
 API_GENERATE_EVENT = Union[GenerateChunk, StreamError, UnknownEvent, StreamTruncated]
 """Any event of channel /api/generate."""
+_LENIENT_API_GENERATE: dict[str, tuple[type[API_GENERATE_EVENT], ...]] = {
+    "*": (
+        GenerateChunk,
+        StreamError,
+    ),
+}
 
 
 def classify_api_generate(sse: ServerSentEvent) -> API_GENERATE_EVENT:

@@ -31,13 +31,13 @@ _decode_chat_completion_chunk_chat_completions = msgspec.json.Decoder(ChatComple
 _USAGE_CHAT_COMPLETIONS: dict[type, str] = {
     ChatCompletionChunk: "usage",
 }
-_LENIENT_CHAT_COMPLETIONS: dict[str, tuple[type[CHAT_COMPLETIONS_EVENT], ...]] = {
-    "*": (ChatCompletionChunk,),
-}
 
 
 CHAT_COMPLETIONS_EVENT = Union[StreamDone, ChatCompletionChunk, UnknownEvent, StreamTruncated]
 """Any event of channel /chat/completions."""
+_LENIENT_CHAT_COMPLETIONS: dict[str, tuple[type[CHAT_COMPLETIONS_EVENT], ...]] = {
+    "*": (ChatCompletionChunk,),
+}
 
 
 def classify_chat_completions(sse: ServerSentEvent) -> CHAT_COMPLETIONS_EVENT:
