@@ -87,7 +87,7 @@ class ChannelTables:
     events: PythonIdentifier
     event_rows: tuple[tuple[str, ClassName], ...]
     usage: PythonIdentifier
-    usage_rows: tuple[tuple[ClassName, str], ...]
+    usage_rows: tuple[tuple[str, str], ...]
     names_from_messages: bool
     encoding_from_events: bool
     lenient_from_events: bool
@@ -114,11 +114,10 @@ def channel_tables(
     entries = sorted(table.entries, key=lambda row: order[row[1].cls]) if table is not None else []
     event_rows = tuple((event, message.cls) for event, message in entries)
     tagged = tuple(_tag_table(b, event_rows, channel.runs) for b in channel.tagged_branches)
-    lenient_rows, from_events, every = _lenient(channel.lenient, event_rows)
-    lenient_rows = tuple(_spread(row, tagged) for row in lenient_rows)
-    built = {cls for _, cls in event_rows} | {c for t in tagged for _, group in t.rows for c in group}
+    written, from_events, every = _lenient(channel.lenient, event_rows)
+    built: set[str] = {cls for _, cls in event_rows} | {c for t in tagged for _, group in t.rows for c in group}
     built |= {cls for cls, _ in channel.lenient_usage}
-    usage: dict[ClassName, str] = {}
+    usage: dict[str, str] = {}
     for message in channel.messages:
         if message.keep_usage and message.cls in built:
             usage.setdefault(message.cls, message.keep_usage)
@@ -131,7 +130,7 @@ def channel_tables(
         names_from_messages=_names_from_messages(channel, entries),
         encoding_from_events=bool(event_rows) and dict(encoding_events) == {c: e for e, c in event_rows},
         lenient_from_events=from_events,
-        lenient_rows=lenient_rows,
+        lenient_rows=tuple(_spread(row, tagged) for row in written),
         lenient_every_event=every,
         tagged=tagged,
         decoders=_called(channel, table),

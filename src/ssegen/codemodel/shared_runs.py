@@ -29,6 +29,6 @@ def shared_runs(
     groups: dict[tuple[tuple[str, ...], ...], list[ApplyPlan]] = {}
     for plan in plans:
         groups.setdefault((plan.statements, plan.before, plan.after), []).append(plan)
-    kept = {p.function: group[0].function for group in groups.values() for p in group}
+    kept: dict[str, str] = {p.function: group[0].function for group in groups.values() for p in group}
     merged = tuple(replace(g[0], cls=" | ".join(dict.fromkeys(p.cls for p in g))) for g in groups.values())
     return merged, tuple((cls, kept.get(run, run)) for cls, run in runs)
