@@ -34,8 +34,10 @@ from typing import Generic, TypeVar
 from .accumulate import Accumulator, Family, StreamResult
 from .accumulate_results import family_of
 from .encoding import Encoding
+from .events import StreamTruncated, UnknownEvent
 from .framing import DEFAULT_MAX_EVENT_BYTES, Framer, Framing
 from .ndjson import NDJSON
+from .sink import on_truncated, on_unknown
 from .sse import SSE
 from .stream_classify import (
     Classifier,
@@ -62,6 +64,7 @@ __all__ = [
     "COALESCE_BYTES",
     "COALESCE_EVENTS",
     "COALESCE_NAMED",
+    "EVERY_CHANNEL_RUNS",
     "FRAMINGS",
     "AsyncEventStream",
     "Channel",
@@ -86,6 +89,14 @@ E = TypeVar("E")
 FRAMINGS: dict[str, Framing] = {SSE.name: SSE, NDJSON.name: NDJSON}
 """The framings by name (the IR channel's ``framing``), for ``Channel(framing=<name>)``."""
 
+EVERY_CHANNEL_RUNS: dict[type, Run] = {
+    UnknownEvent: each(on_unknown),
+    StreamTruncated: each(on_truncated),
+}
+"""The runs of the runtime's own events, the same in every channel: a :class:`Channel` adds each
+to the runs it is given, unless they hold one for its class (so a generated ``_APPLY_<CHANNEL>``
+table leaves them out)."""
+
 
 class Channel(Generic[E]):
     """One streaming endpoint of the provider: decode bytes, assemble results.
@@ -104,7 +115,8 @@ class Channel(Generic[E]):
         classifier: how its SSE events become typed events (:class:`Classifier`).
         runs: per event class, its run function (:data:`Run`): how consecutive events of
             the class feed an :class:`Accumulator` (a class with none, a keep-alive, feeds
-            nothing; an instance of a subclass goes through its base's).
+            nothing; an instance of a subclass goes through its base's); those of
+            :data:`EVERY_CHANNEL_RUNS` it does not hold are added.
         family: how the events assemble (``chat``, ``messages``, ``responses``,
             ``gemini``, ``cohere``, ``custom``, ``none``), recorded on the :class:`StreamResult`.
         encoding: what :meth:`encode` and :meth:`example_stream` need (event types,
@@ -127,6 +139,7 @@ class Channel(Generic[E]):
         framer: ``framing.decoder``: builds the body's decoder from ``max_event_bytes``,
             for ``sse.iter_events(..., framer=...)``.
         media_types: as given, or ``(framing.media_type,)``.
+        runs: the runs given, with :data:`EVERY_CHANNEL_RUNS` added.
         reader: the reading side (:class:`ChannelReader`), over ``classifier``, ``runs``,
             ``family`` and ``framer``.
         writer: the writing side (:class:`ChannelWriter`), over ``encoding``, ``framing``,
@@ -155,6 +168,7 @@ class Channel(Generic[E]):
         self.messages = messages
         self.classifier = classifier
         self.classify = classifier.event
+        runs = {**runs, **{cls: run for cls, run in EVERY_CHANNEL_RUNS.items() if cls not in runs}}
         self.runs = runs
         self.family = family_of(family)
         self.encoding = encoding or Encoding()

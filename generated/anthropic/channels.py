@@ -36,9 +36,9 @@ from .._runtime.accumulate import as_sent
 from .._runtime.encoding import Encoding
 from .._runtime.events import StreamTruncated, UnknownEvent, tag_reader
 from .._runtime.lenient import lenient_decode
-from .._runtime.sink import Sink, on_truncated, on_unknown
+from .._runtime.sink import Sink
 from .._runtime.sse import ServerSentEvent
-from .._runtime.stream import Channel, Classifier, Run, decode_with, each
+from .._runtime.stream import Channel, Classifier, Run, decode_with
 from .._runtime.tables import Decode, decoder_table, json_decoder, message_names, named
 from .._runtime.usage import keep_usage
 
@@ -231,8 +231,6 @@ _APPLY_V1_MESSAGES: dict[type, Run] = {
     MessageDeltaEvent: _apply_v1_messages_message_delta,
     MessageStopEvent: _apply_v1_messages_message_stop,
     ErrorEvent: _apply_v1_messages_error,
-    UnknownEvent: each(on_unknown),
-    StreamTruncated: each(on_truncated),
 }
 """How consecutive events of each class of channel /v1/messages feed the accumulator (one event is a run of one)."""
 

@@ -37,7 +37,7 @@ from .._runtime.accumulate import as_sent
 from .._runtime.encoding import Encoding
 from .._runtime.events import StreamTruncated, UnknownEvent, tag_reader
 from .._runtime.lenient import lenient_decode
-from .._runtime.sink import Sink, on_done, on_truncated, on_unknown
+from .._runtime.sink import Sink, on_done
 from .._runtime.sse import ServerSentEvent
 from .._runtime.stream import Channel, Classifier, Run, decode_with, each
 from .._runtime.tables import Decode, decoder_table, json_decoder, message_names, named
@@ -292,8 +292,6 @@ _APPLY_CHAT: dict[type, Run] = {
     ToolCallEndEvent: _apply_chat_content_end,
     CitationStartEvent: _apply_chat_citation_start,
     MessageEndEvent: _apply_chat_message_end,
-    UnknownEvent: each(on_unknown),
-    StreamTruncated: each(on_truncated),
 }
 """How consecutive events of each class of channel /chat feed the accumulator (one event is a run of one)."""
 

@@ -22,7 +22,7 @@ from .models import ChatCompletionChunk, FimCompletionChunk, StreamDone
 from .._runtime.encoding import Encoding
 from .._runtime.events import StreamTruncated, UnknownEvent
 from .._runtime.lenient import lenient_decode
-from .._runtime.sink import Sink, on_done, on_truncated, on_unknown
+from .._runtime.sink import Sink, on_done
 from .._runtime.sse import ServerSentEvent
 from .._runtime.stream import Channel, Classifier, Run, each
 from .._runtime.usage import keep_last_usage, keep_usage, keep_usages
@@ -126,8 +126,6 @@ def _apply_beta_completions_fim_completion_chunk(
 _APPLY_BETA_COMPLETIONS: dict[type, Run] = {
     StreamDone: each(on_done),
     FimCompletionChunk: _apply_beta_completions_fim_completion_chunk,
-    UnknownEvent: each(on_unknown),
-    StreamTruncated: each(on_truncated),
 }
 """How consecutive events of each class of channel /beta/completions feed the accumulator (one event is a run of one)."""
 
@@ -227,8 +225,6 @@ def _apply_chat_completions_chat_completion_chunk(
 _APPLY_CHAT_COMPLETIONS: dict[type, Run] = {
     StreamDone: each(on_done),
     ChatCompletionChunk: _apply_chat_completions_chat_completion_chunk,
-    UnknownEvent: each(on_unknown),
-    StreamTruncated: each(on_truncated),
 }
 """How consecutive events of each class of channel /chat/completions feed the accumulator (one event is a run of one)."""
 

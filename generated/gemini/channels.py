@@ -23,9 +23,9 @@ from .._runtime.accumulate import as_sent
 from .._runtime.encoding import Encoding
 from .._runtime.events import StreamTruncated, UnknownEvent
 from .._runtime.lenient import lenient_decode
-from .._runtime.sink import Sink, on_truncated, on_unknown
+from .._runtime.sink import Sink
 from .._runtime.sse import ServerSentEvent
-from .._runtime.stream import Channel, Classifier, Run, each
+from .._runtime.stream import Channel, Classifier, Run
 from .._runtime.usage import keep_last_usage, keep_usage, keep_usages
 
 _decode_error_response_models_model_stream_generate_content = msgspec.json.Decoder(
@@ -214,8 +214,6 @@ def _apply_models_model_stream_generate_content_error_response(
 _APPLY_MODELS_MODEL_STREAM_GENERATE_CONTENT: dict[type, Run] = {
     ErrorResponse: _apply_models_model_stream_generate_content_error_response,
     GenerateContentResponse: _apply_models_model_stream_generate_content_generate_content_response,
-    UnknownEvent: each(on_unknown),
-    StreamTruncated: each(on_truncated),
 }
 """How consecutive events of each class of channel /models/{model}:streamGenerateContent feed the accumulator (one event is a run of one)."""
 

@@ -28,7 +28,7 @@ from .models import (
 from .._runtime.encoding import Encoding
 from .._runtime.events import StreamTruncated, UnknownEvent
 from .._runtime.lenient import lenient_decode
-from .._runtime.sink import Sink, on_done, on_truncated, on_unknown
+from .._runtime.sink import Sink, on_done
 from .._runtime.sse import ServerSentEvent
 from .._runtime.stream import Channel, Classifier, Run, each
 from .._runtime.usage import keep_usage
@@ -133,8 +133,6 @@ def _apply_agents_completions_agent_completion_chunk(
 _APPLY_AGENTS_COMPLETIONS: dict[type, Run] = {
     StreamDone: each(on_done),
     AgentCompletionChunk: _apply_agents_completions_agent_completion_chunk,
-    UnknownEvent: each(on_unknown),
-    StreamTruncated: each(on_truncated),
 }
 """How consecutive events of each class of channel /agents/completions feed the accumulator (one event is a run of one)."""
 
@@ -263,8 +261,6 @@ _APPLY_CHAT_COMPLETIONS: dict[type, Run] = {
     StreamDone: each(on_done),
     ChatCompletionUsageChunk: _apply_chat_completions_chat_completion_usage_chunk,
     ChatCompletionChunk: _apply_chat_completions_chat_completion_chunk,
-    UnknownEvent: each(on_unknown),
-    StreamTruncated: each(on_truncated),
 }
 """How consecutive events of each class of channel /chat/completions feed the accumulator (one event is a run of one)."""
 
@@ -344,8 +340,6 @@ def _apply_fim_completions_fim_completion_chunk(
 _APPLY_FIM_COMPLETIONS: dict[type, Run] = {
     StreamDone: each(on_done),
     FimCompletionChunk: _apply_fim_completions_fim_completion_chunk,
-    UnknownEvent: each(on_unknown),
-    StreamTruncated: each(on_truncated),
 }
 """How consecutive events of each class of channel /fim/completions feed the accumulator (one event is a run of one)."""
 

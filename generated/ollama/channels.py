@@ -28,9 +28,9 @@ from .._runtime.encoding import Encoding, StatedText
 from .._runtime.events import StreamTruncated, UnknownEvent
 from .._runtime.ndjson import Lines
 from .._runtime.lenient import lenient_decode
-from .._runtime.sink import Sink, on_truncated, on_unknown
+from .._runtime.sink import Sink
 from .._runtime.sse import ServerSentEvent
-from .._runtime.stream import Channel, Classifier, Run, each
+from .._runtime.stream import Channel, Classifier, Run
 
 _decode_chat_chunk_api_chat = msgspec.json.Decoder(ChatChunk).decode
 _decode_stream_error_api_chat = msgspec.json.Decoder(StreamError).decode
@@ -234,8 +234,6 @@ _APPLY_API_CHAT: dict[type, Run] = {
     ChatChunk: _apply_api_chat_chat_chunk,
     _MidstreamChatChunk: _midstream_apply_api_chat_chat_chunk,
     StreamError: _apply_api_chat_stream_error,
-    UnknownEvent: each(on_unknown),
-    StreamTruncated: each(on_truncated),
 }
 """How consecutive events of each class of channel /api/chat feed the accumulator (one event is a run of one)."""
 
@@ -378,8 +376,6 @@ _APPLY_API_GENERATE: dict[type, Run] = {
     GenerateChunk: _apply_api_generate_generate_chunk,
     _MidstreamGenerateChunk: _midstream_apply_api_generate_generate_chunk,
     StreamError: _apply_api_generate_stream_error,
-    UnknownEvent: each(on_unknown),
-    StreamTruncated: each(on_truncated),
 }
 """How consecutive events of each class of channel /api/generate feed the accumulator (one event is a run of one)."""
 

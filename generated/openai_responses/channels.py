@@ -81,9 +81,9 @@ from .models import (
 from .._runtime.encoding import Encoding
 from .._runtime.events import StreamTruncated, UnknownEvent, tag_reader
 from .._runtime.lenient import lenient_decode
-from .._runtime.sink import Sink, on_truncated, on_unknown
+from .._runtime.sink import Sink
 from .._runtime.sse import ServerSentEvent
-from .._runtime.stream import Channel, Classifier, Run, decode_with, each
+from .._runtime.stream import Channel, Classifier, Run, decode_with
 from .._runtime.tables import Decode, decoder_table, json_decoder, message_names, named
 from .._runtime.usage import keep_usage
 
@@ -504,8 +504,6 @@ _APPLY_V1_RESPONSES: dict[type, Run] = {
     ResponseQueuedEvent: _apply_v1_responses_response_created,
     ResponseCustomToolCallInputDeltaEvent: _apply_v1_responses_response_custom_tool_call_input_delta,
     ResponseErrorEvent: _apply_v1_responses_error,
-    UnknownEvent: each(on_unknown),
-    StreamTruncated: each(on_truncated),
 }
 """How consecutive events of each class of channel /v1/responses feed the accumulator (one event is a run of one)."""
 

@@ -22,7 +22,7 @@ from .models import ChatCompletionChunk, StreamDone
 from .._runtime.encoding import Encoding
 from .._runtime.events import StreamTruncated, UnknownEvent
 from .._runtime.lenient import lenient_decode
-from .._runtime.sink import Sink, on_done, on_truncated, on_unknown
+from .._runtime.sink import Sink, on_done
 from .._runtime.sse import ServerSentEvent
 from .._runtime.stream import Channel, Classifier, Run, each
 from .._runtime.usage import keep_last_usage, keep_usage, keep_usages
@@ -127,8 +127,6 @@ def _apply_chat_completions_chat_completion_chunk(
 _APPLY_CHAT_COMPLETIONS: dict[type, Run] = {
     StreamDone: each(on_done),
     ChatCompletionChunk: _apply_chat_completions_chat_completion_chunk,
-    UnknownEvent: each(on_unknown),
-    StreamTruncated: each(on_truncated),
 }
 """How consecutive events of each class of channel /chat/completions feed the accumulator (one event is a run of one)."""
 

@@ -73,7 +73,7 @@ from .models import (
 from .._runtime.encoding import Encoding
 from .._runtime.events import StreamTruncated, UnknownEvent, VendorEvent, tag_reader
 from .._runtime.lenient import lenient_decode
-from .._runtime.sink import Sink, on_done, on_error, on_truncated, on_unknown, on_vendor
+from .._runtime.sink import Sink, on_done, on_error, on_vendor
 from .._runtime.sse import ServerSentEvent
 from .._runtime.stream import Channel, Classifier, Run, decode_with, each
 from .._runtime.tables import Decode, decoder_tuples, json_decoder
@@ -316,8 +316,6 @@ _APPLY_CHAT_COMPLETIONS: dict[type, Run] = {
     ChatCompletionChunk: _apply_chat_completions_chat_completion_chunk,
     StreamError: each(on_error),
     VendorEvent: each(on_vendor),
-    UnknownEvent: each(on_unknown),
-    StreamTruncated: each(on_truncated),
 }
 """How consecutive events of each class of channel /chat/completions feed the accumulator (one event is a run of one)."""
 

@@ -17,7 +17,7 @@ from conftest import GENERATED, GENERATED_PROVIDERS
 from helpers.every_step import EVERY_STEP
 from helpers.packages import generated_package
 
-from ssegen.runtime import sink
+from ssegen.runtime import sink, stream
 from ssegen.runtime.accumulate import Accumulator, BlockState, ChoiceState
 
 #: What a name in a run function holds, by the expression bound to it.
@@ -90,7 +90,9 @@ def _used(sources: list[str]) -> dict[str, set[str]]:
     """The members of each protocol the run functions of ``sources`` use, and those the ``on_*``
     handlers their runs tables name use."""
     used: dict[str, set[str]] = {SINK: set(), CHOICE: set(), BLOCK: set()}
-    handlers = {n for source in sources for n in _handlers(source)}
+    # The runs every channel shares are the runtime's (stream.EVERY_CHANNEL_RUNS), not a package's.
+    shared = Path(inspect.getfile(stream)).read_text(encoding="utf-8")
+    handlers = {n for source in [*sources, shared] for n in _handlers(source)}
     module = ast.parse(Path(inspect.getfile(sink)).read_text(encoding="utf-8"))
     functions = [n for n in module.body if isinstance(n, ast.FunctionDef)]
     for function in [*(f for s in sources for f in _run_functions(s)), *(f for f in functions if f.name in handlers)]:

@@ -1,12 +1,17 @@
 """The lookup tables a generated ``channels.py`` builds at import (runtime ``tables.py``): one
 decode function per class, shared by every key of it, keeping the usage as sent where the class
-keeps it; message names and ``event:`` lines from the same one table."""
+keeps it; message names and ``event:`` lines from the same one table; and the runs of the
+runtime's own events, which every channel adds (``stream.EVERY_CHANNEL_RUNS``)."""
 
 from __future__ import annotations
 
 import msgspec
 import pytest
 
+from generated.anthropic import channels as anthropic
+from ssegen.runtime.events import StreamTruncated, UnknownEvent
+from ssegen.runtime.sink import on_vendor
+from ssegen.runtime.stream import EVERY_CHANNEL_RUNS, Channel, Classifier, each
 from ssegen.runtime.tables import decoder_table, decoder_tuples, json_decoder, message_names, named
 from ssegen.runtime.usage import SentUsage, usage_as_sent
 
@@ -64,3 +69,14 @@ def test_message_names_are_those_of_the_first_message_of_each_class() -> None:
 
 def test_named_keys_are_the_utf8_event_lines() -> None:
     assert named({"ping": 1, "ünï": 2}) == {b"event: ping": 1, "event: ünï".encode(): 2}
+
+
+def test_a_channel_adds_the_runs_of_the_runtimes_own_events_unless_given() -> None:
+    assert UnknownEvent.__name__ not in {cls.__name__ for cls in anthropic._APPLY_V1_MESSAGES}
+    runs = anthropic.V1_MESSAGES_CHANNEL.runs
+    assert {cls.__name__ for cls in runs} >= {"UnknownEvent", "StreamTruncated"}
+    assert len(runs) == len(anthropic._APPLY_V1_MESSAGES) + len(EVERY_CHANNEL_RUNS)
+    own = each(on_vendor)
+    channel: Channel[object] = Channel("/x", {}, Classifier(lambda sse: sse), {UnknownEvent: own})
+    assert channel.runs == {UnknownEvent: own, StreamTruncated: EVERY_CHANNEL_RUNS[StreamTruncated]}
+    assert channel.reader.runs is channel.runs

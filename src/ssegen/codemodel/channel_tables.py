@@ -25,6 +25,10 @@ from ..naming import ClassName, PythonIdentifier
 from .channels import ChannelSpec, EventBranch, MessageSpec
 from .event_table import EventTable
 
+#: The runs table's rows runtime ``stream.EVERY_CHANNEL_RUNS`` holds, the same in every channel:
+#: a ``Channel`` adds them, ``_APPLY_<CHANNEL>`` leaves them out.
+EVERY_CHANNEL_RUNS = (("UnknownEvent", "each(on_unknown)"), ("StreamTruncated", "each(on_truncated)"))
+
 
 @dataclass(frozen=True)
 class TagTable:
@@ -99,9 +103,10 @@ class ChannelTables:
 
     @property
     def runs(self) -> tuple[tuple[str, str], ...]:
-        """The runs table's rows written out: those of the classes no tag table's :attr:`TagTable.run` gives."""
+        """The runs table's rows written out: those of the classes no tag table's :attr:`TagTable.run`
+        gives, but for the runtime's own (:data:`EVERY_CHANNEL_RUNS`)."""
         built = {cls for t in self.tagged if t.run for _, (cls,) in t.rows}
-        return tuple((cls, run) for cls, run in self.all_runs if cls not in built)
+        return tuple(row for row in self.all_runs if row[0] not in built and row not in EVERY_CHANNEL_RUNS)
 
 
 def channel_tables(
