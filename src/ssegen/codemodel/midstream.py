@@ -6,12 +6,10 @@ line (7 of its ~15 tests, ~1 ms of 20,000 lines), and decoding fills each in wit
 A *closing member* is an optional top-level member of the batch message that only ``stop``,
 ``usage`` and ``complete`` steps read (with no ``key``, ``when`` or ``variant``). The
 *midstream class* is a private struct with the message's members but the closing ones, which
-refuses any member it does not declare (the runtime's ``events.midstream_class``; cast to the
-message's class, whose members its run function reads)::
+refuses any member it does not declare (the runtime's ``events.midstream_class``, typed as the
+message's class, whose kept members its run function reads)::
 
-    _MidstreamChatChunk = cast(
-        "type[ChatChunk]", midstream_class(ChatChunk, ("done_reason", "total_duration", ...))
-    )
+    _MidstreamChatChunk = midstream_class(ChatChunk, ("done_reason", "total_duration", ...))
 
 A line decodes as it exactly when it decodes as the message sending no closing member and no
 member the message does not declare, and then to the same values of the members it keeps.
@@ -26,7 +24,9 @@ in a stream: ~1% more decoding for Ollama). The events never leave the accumulat
 
 Ollama ``/api/chat``, 20,000 lines in 4 KiB reads: the run function 3.2 -> 2.3 ms (CPU
 time, best of 15); the closing members left out of the class rather than typed ``None`` in a
-subclass, decoding them 84 -> 73 M instructions (cachegrind), and ``accumulate`` ~0.8 ms faster.
+subclass (each absent member is filled in with its default), decoding them 84 -> 73 M
+instructions and ``accumulate`` 132 -> 121 M (cachegrind), 0.78-0.79x -> 0.82-0.86x the floor
+(wall time, ``benchmarks/families.py``).
 """
 
 from __future__ import annotations
