@@ -117,8 +117,7 @@ def classify_values_api_chat(
     An NDJSON read's lines as read (``framing.Lines``) are decoded in one call, each
     line one value when there are as many values as lines (``Lines`` tells why).
     None when one is not (each is then classified alone).
-    ``every_usage`` False (``Channel.accumulate``: applied, not handed on): an NDJSON read's
-    lines are decoded as _MidstreamChatChunk first (``codemodel/midstream.py`` of ssegen).
+    ``every_usage`` False: lines decode as _MidstreamChatChunk first (codemodel/midstream.py).
     Every usage object is kept as sent."""
     try:
         if type(values) is Lines:
@@ -264,8 +263,7 @@ def classify_values_api_generate(
     An NDJSON read's lines as read (``framing.Lines``) are decoded in one call, each
     line one value when there are as many values as lines (``Lines`` tells why).
     None when one is not (each is then classified alone).
-    ``every_usage`` False (``Channel.accumulate``: applied, not handed on): an NDJSON read's
-    lines are decoded as _MidstreamGenerateChunk first (``codemodel/midstream.py`` of ssegen).
+    ``every_usage`` False: lines decode as _MidstreamGenerateChunk first (codemodel/midstream.py).
     Every usage object is kept as sent."""
     try:
         if type(values) is Lines:

@@ -369,3 +369,27 @@ def test_midstream_events_are_applied_only_and_decode_gives_the_message_class() 
     assert {type(e) for e in CHAT.decode([closing])} == {ollama.ChatChunk}
     result = CHAT.accumulate(CHAT.decode([closing]))
     assert (result.texts["text"], result.stop_reason, result.complete) == ("ac", "stop", True)
+
+
+def test_a_run_of_many_lines_leaves_its_text_parts_joined() -> None:
+    """After a run of more than ``COMPACT_RUN`` events applied at once (an NDJSON read's lines),
+    each text's parts are joined into a block while they are in the CPU caches: a body of
+    3 * ``COMPACT_RUN`` lines read whole leaves fewer than ``COMPACT_RUN`` parts, and the text
+    is what the lines sent."""
+    from generated._runtime.stream_reader import COMPACT_RUN
+
+    words = [f" w{i}" for i in range(3 * COMPACT_RUN)]
+    body = b"".join(
+        json.dumps(
+            {"model": "m", "created_at": "t", "message": {"role": "assistant", "content": word}, "done": False}
+        ).encode()
+        + b"\n"
+        for word in words
+    )
+    stream = CHAT.decode([body])
+    acc = CHAT.reader.new_accumulator()
+    CHAT.reader.apply_reads(acc, stream.batches(joined=True), stream.classifier)
+    parts = acc.texts["text"]
+    assert len(parts) < COMPACT_RUN
+    assert "".join(parts) == "".join(words)
+    assert CHAT.accumulate(CHAT.decode([body])).texts["text"] == "".join(words)
