@@ -32,10 +32,10 @@ class Parts(list[str]):
         super().__init__()
         self.blocks = 0
 
-    def compact(self) -> None:
+    def compact(self, limit: int = COMPACT_PARTS) -> None:
         """Join the parts after the last block into one block once they number more
-        than :data:`COMPACT_PARTS` (earlier blocks are not copied again)."""
-        if len(self) - self.blocks > COMPACT_PARTS:
+        than ``limit`` (earlier blocks are not copied again)."""
+        if len(self) - self.blocks > limit:
             self[self.blocks :] = [join_parts(self[self.blocks :])]
             self.blocks += 1
 

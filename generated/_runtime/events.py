@@ -6,7 +6,7 @@
 :class:`StreamTruncated` (the body ended inside an event: WHATWG HTML 9.2.6 dispatches only at a
 blank line) and :class:`StreamStalled` (a stream the streaming client closed after
 ``idle_timeout`` seconds of silence), plus :func:`tag_reader`, which reads a discriminator
-without decoding a payload.
+without decoding a payload, and :func:`midstream_class`, what NDJSON lines applied decode as.
 
 This module is ``src/ssegen/runtime/events.py`` of ssegen, written verbatim into every
 output folder's runtime: edit it there, then run ``ssegen generate``.
@@ -16,9 +16,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar, cast
 
 import msgspec
+
+S = TypeVar("S", bound=msgspec.Struct)
 
 #: The reason of a :class:`StreamTruncated` event (and of the ``truncated`` error).
 TRUNCATED_REASON = "the stream ended inside an event; the unterminated event was discarded"
@@ -154,6 +156,21 @@ def tag_reader(member: str) -> Callable[[str], str | None]:
         return value if isinstance(value, str) else None
 
     return read
+
+
+def midstream_class(message: type[S], closing: tuple[str, ...]) -> type[S]:
+    """``_Midstream<message>``: the members of ``message`` but ``closing`` (attribute names), alike
+    (a default_factory one required), refusing any other: a line decodes as it exactly when it
+    decodes as ``message`` sending none of ``closing`` (even ``null``) nor an undeclared member, to
+    the same kept members; typed as ``message`` (not a subclass) for its run function."""
+    fields = [
+        (f.name, f.type, msgspec.field(default=f.default, name=f.encode_name))
+        for f in msgspec.structs.fields(message)
+        if f.name not in closing
+    ]
+    name, gc = f"_Midstream{message.__name__}", message.__struct_config__.gc
+    made = msgspec.defstruct(name, fields, kw_only=True, gc=gc, forbid_unknown_fields=True)
+    return cast("type[S]", made)
 
 
 class StreamTruncated(msgspec.Struct, kw_only=True):

@@ -14,7 +14,7 @@ dispatches on the event's exact class through a table built once.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any, Literal, Union, cast, overload
+from typing import TYPE_CHECKING, Any, Literal, Union, overload
 
 import msgspec
 
@@ -25,7 +25,7 @@ from .models import (
 )
 from .._runtime.accumulate import usage_of
 from .._runtime.encoding import Encoding, StatedText
-from .._runtime.events import StreamTruncated, UnknownEvent
+from .._runtime.events import StreamTruncated, UnknownEvent, midstream_class
 from .._runtime.ndjson import Lines
 from .._runtime.lenient import lenient_decode
 from .._runtime.sink import Sink
@@ -35,52 +35,34 @@ from .._runtime.stream import Channel, Classifier, Run
 _decode_chat_chunk_api_chat = msgspec.json.Decoder(ChatChunk).decode
 _decode_stream_error_api_chat = msgspec.json.Decoder(StreamError).decode
 _decode_chat_chunk_api_chat_lines = msgspec.json.Decoder(ChatChunk).decode_lines
-#: A ChatChunk sending none of the members that close the stream, each typed ``None``
-#: (``done_reason``, ``total_duration``, ``load_duration``, ``prompt_eval_count``,
-#: ``prompt_eval_duration``, ``eval_count``, ``eval_duration``): what ``Channel.accumulate``
-#: decodes an NDJSON read's lines as first, its run function reading none of them
-#: (``codemodel/midstream.py`` of ssegen).
-_MidstreamChatChunk = cast(
-    "type[ChatChunk]",  # a subclass: type checkers see its base, whose members it narrows
-    msgspec.defstruct(
-        "_MidstreamChatChunk",
-        [
-            ("done_reason", None, None),
-            ("total_duration", None, None),
-            ("load_duration", None, None),
-            ("prompt_eval_count", None, None),
-            ("prompt_eval_duration", None, None),
-            ("eval_count", None, None),
-            ("eval_duration", None, None),
-        ],
-        bases=(ChatChunk,),
-        module=__name__,
+#: ChatChunk but its closing members: what ``accumulate`` decodes lines as first
+_MidstreamChatChunk = midstream_class(
+    ChatChunk,
+    (
+        "done_reason",
+        "total_duration",
+        "load_duration",
+        "prompt_eval_count",
+        "prompt_eval_duration",
+        "eval_count",
+        "eval_duration",
     ),
 )
 _midstream_decode_chat_chunk_api_chat_lines = msgspec.json.Decoder(_MidstreamChatChunk).decode_lines
 _decode_generate_chunk_api_generate = msgspec.json.Decoder(GenerateChunk).decode
 _decode_stream_error_api_generate = msgspec.json.Decoder(StreamError).decode
 _decode_generate_chunk_api_generate_lines = msgspec.json.Decoder(GenerateChunk).decode_lines
-#: A GenerateChunk sending none of the members that close the stream, each typed ``None``
-#: (``done_reason``, ``total_duration``, ``load_duration``, ``prompt_eval_count``,
-#: ``prompt_eval_duration``, ``eval_count``, ``eval_duration``): what ``Channel.accumulate``
-#: decodes an NDJSON read's lines as first, its run function reading none of them
-#: (``codemodel/midstream.py`` of ssegen).
-_MidstreamGenerateChunk = cast(
-    "type[GenerateChunk]",  # a subclass: type checkers see its base, whose members it narrows
-    msgspec.defstruct(
-        "_MidstreamGenerateChunk",
-        [
-            ("done_reason", None, None),
-            ("total_duration", None, None),
-            ("load_duration", None, None),
-            ("prompt_eval_count", None, None),
-            ("prompt_eval_duration", None, None),
-            ("eval_count", None, None),
-            ("eval_duration", None, None),
-        ],
-        bases=(GenerateChunk,),
-        module=__name__,
+#: GenerateChunk but its closing members: what ``accumulate`` decodes lines as first
+_MidstreamGenerateChunk = midstream_class(
+    GenerateChunk,
+    (
+        "done_reason",
+        "total_duration",
+        "load_duration",
+        "prompt_eval_count",
+        "prompt_eval_duration",
+        "eval_count",
+        "eval_duration",
     ),
 )
 _midstream_decode_generate_chunk_api_generate_lines = msgspec.json.Decoder(
@@ -129,9 +111,7 @@ def classify_values_api_chat(
     An NDJSON read's lines as read (``framing.Lines``) are decoded in one call, each
     line one value when there are as many values as lines (``Lines`` tells why).
     None when one is not (each is then classified alone).
-    ``every_usage`` False (``Channel.accumulate``: the events are applied, not handed on):
-    an NDJSON read's lines are decoded as _MidstreamChatChunk first, which the
-    run functions table holds (``codemodel/midstream.py`` of ssegen).
+    ``every_usage`` False: lines decode as _MidstreamChatChunk first (codemodel/midstream.py).
     Every usage object is kept as sent."""
     try:
         if type(values) is Lines:
@@ -140,7 +120,7 @@ def classify_values_api_chat(
                 try:
                     run = _midstream_decode_chat_chunk_api_chat_lines(values.data)
                 except msgspec.ValidationError:
-                    pass  # a line sends a closing member (or is no ChatChunk)
+                    pass  # a line sends a closing or undeclared member (or is no ChatChunk)
             if run is None:
                 run = _decode_chat_chunk_api_chat_lines(values.data)
             if len(run) != len(values):
@@ -281,9 +261,7 @@ def classify_values_api_generate(
     An NDJSON read's lines as read (``framing.Lines``) are decoded in one call, each
     line one value when there are as many values as lines (``Lines`` tells why).
     None when one is not (each is then classified alone).
-    ``every_usage`` False (``Channel.accumulate``: the events are applied, not handed on):
-    an NDJSON read's lines are decoded as _MidstreamGenerateChunk first, which the
-    run functions table holds (``codemodel/midstream.py`` of ssegen).
+    ``every_usage`` False: lines decode as _MidstreamGenerateChunk first (codemodel/midstream.py).
     Every usage object is kept as sent."""
     try:
         if type(values) is Lines:
@@ -292,7 +270,7 @@ def classify_values_api_generate(
                 try:
                     run = _midstream_decode_generate_chunk_api_generate_lines(values.data)
                 except msgspec.ValidationError:
-                    pass  # a line sends a closing member (or is no GenerateChunk)
+                    pass  # a line sends a closing or undeclared member (or is no GenerateChunk)
             if run is None:
                 run = _decode_generate_chunk_api_generate_lines(values.data)
             if len(run) != len(values):

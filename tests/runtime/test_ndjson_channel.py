@@ -351,17 +351,45 @@ def test_closing_members_on_any_line_assemble_as_each_line_alone(lines: list[byt
 
 def test_midstream_events_are_applied_only_and_decode_gives_the_message_class() -> None:
     """The midstream class is what ``classify_values`` gives for events applied and not
-    handed on (``every_usage=False``); with a closing member sent, or for events handed on,
-    the lines decode as ``ChatChunk``; ``decode`` gives ``ChatChunk`` exactly."""
+    handed on (``every_usage=False``); with a closing member sent (even ``null``) or a member
+    the spec does not list, or for events handed on, the lines decode as ``ChatChunk``;
+    ``decode`` gives ``ChatChunk`` exactly."""
     from generated._runtime.ndjson import Lines
     from generated.ollama import channels
 
-    middle = b"".join(line + b"\n" for line in _CLOSING_LINES[:3])
-    closing = middle + _CLOSING_LINES[6] + b"\n"
+    middle = b"".join(line + b"\n" for line in _CLOSING_LINES[:2])
+    null = middle + _CLOSING_LINES[2] + b"\n"
+    unlisted = middle + b'{"model":"m","created_at":"t","done":false,"x-unlisted":1}\n'
+    closing = null + _CLOSING_LINES[6] + b"\n"
     values = channels.classify_values_api_chat
-    assert {type(e).__name__ for e in values(Lines(middle, 3), False) or ()} == {"_MidstreamChatChunk"}
-    assert {type(e) for e in values(Lines(middle, 3), True) or ()} == {ollama.ChatChunk}
-    assert {type(e) for e in values(Lines(closing, 4), False) or ()} == {ollama.ChatChunk}
+    assert {type(e).__name__ for e in values(Lines(middle, 2), False) or ()} == {"_MidstreamChatChunk"}
+    assert {type(e) for e in values(Lines(middle, 2), True) or ()} == {ollama.ChatChunk}
+    for refused in (Lines(null, 3), Lines(unlisted, 3), Lines(closing, 4)):
+        assert {type(e) for e in values(refused, False) or ()} == {ollama.ChatChunk}
     assert {type(e) for e in CHAT.decode([closing])} == {ollama.ChatChunk}
     result = CHAT.accumulate(CHAT.decode([closing]))
     assert (result.texts["text"], result.stop_reason, result.complete) == ("ac", "stop", True)
+
+
+def test_a_run_of_many_lines_leaves_its_text_parts_joined() -> None:
+    """After a run of more than ``COMPACT_RUN`` events applied at once (an NDJSON read's lines),
+    each text's parts are joined into a block while they are in the CPU caches: a body of
+    3 * ``COMPACT_RUN`` lines read whole leaves fewer than ``COMPACT_RUN`` parts, and the text
+    is what the lines sent."""
+    from generated._runtime.stream_reader import COMPACT_RUN
+
+    words = [f" w{i}" for i in range(3 * COMPACT_RUN)]
+    body = b"".join(
+        json.dumps(
+            {"model": "m", "created_at": "t", "message": {"role": "assistant", "content": word}, "done": False}
+        ).encode()
+        + b"\n"
+        for word in words
+    )
+    stream = CHAT.decode([body])
+    acc = CHAT.reader.new_accumulator()
+    CHAT.reader.apply_reads(acc, stream.batches(joined=True), stream.classifier)
+    parts = acc.texts["text"]
+    assert len(parts) < COMPACT_RUN
+    assert "".join(parts) == "".join(words)
+    assert CHAT.accumulate(CHAT.decode([body])).texts["text"] == "".join(words)

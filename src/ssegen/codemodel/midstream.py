@@ -2,27 +2,31 @@
 
 Most lines of a stream send none of the members that close it: Ollama sends ``done_reason``
 and its six counts on the last line only, yet the run function tests each of them on every
-line (7 of its ~15 tests, ~1 ms of 20,000 lines). A *closing member* is an optional top-level
-member of the batch message that only ``stop``, ``usage`` and ``complete`` steps read (with
-no ``key``, ``when`` or ``variant``). The *midstream class* is a private subclass of the
-message's class with each closing member typed ``None`` (made by ``msgspec.defstruct`` and
-cast to its base: type checkers refuse a class narrowing a mutable member)::
+line (7 of its ~15 tests, ~1 ms of 20,000 lines), and decoding fills each in with its default.
+A *closing member* is an optional top-level member of the batch message that only ``stop``,
+``usage`` and ``complete`` steps read (with no ``key``, ``when`` or ``variant``). The
+*midstream class* is a private struct with the message's members but the closing ones, which
+refuses any member it does not declare (the runtime's ``events.midstream_class``, typed as the
+message's class, whose kept members its run function reads)::
 
-    _MidstreamChatChunk = cast("type[ChatChunk]", msgspec.defstruct(
-        "_MidstreamChatChunk", [("done_reason", None, None), ...], bases=(ChatChunk,), ...))
+    _MidstreamChatChunk = midstream_class(ChatChunk, ("done_reason", "total_duration", ...))
 
-A line decodes as it exactly when it decodes as the message with every closing member
-absent or ``null``, and then to the same members. So its run function is the message's
-plan without the steps that read closing members only: each of those does nothing when
-what it reads is ``None`` (``stop``, ``usage`` and ``complete`` each test it first). The
-read's lines are decoded so first, when their events are applied and not handed on
-(``classify_values(values, every_usage=False)``: ``Channel.accumulate``); a line sending
-a closing member fails that decode, and the read is decoded as the message, as before
-(one read in a stream: ~1% more decoding for Ollama). The events never leave the
-accumulator, and ``decode`` gives the message's class as ever.
+A line decodes as it exactly when it decodes as the message sending no closing member and no
+member the message does not declare, and then to the same values of the members it keeps.
+So its run function is the message's plan without the steps that read closing members only:
+each of those does nothing when what it reads is ``None`` (``stop``, ``usage`` and
+``complete`` each test it first). The read's lines are decoded so first, when their events are
+applied and not handed on (``classify_values(values, every_usage=False)``:
+``Channel.accumulate``); a line sending a closing member (even ``null``) or a member the spec
+does not list fails that decode, and the read is decoded as the message, as before (one read
+in a stream: ~1% more decoding for Ollama). The events never leave the accumulator, and
+``decode`` gives the message's class as ever.
 
 Ollama ``/api/chat``, 20,000 lines in 4 KiB reads: the run function 3.2 -> 2.3 ms (CPU
-time, best of 15).
+time, best of 15); the closing members left out of the class rather than typed ``None`` in a
+subclass (each absent member is filled in with its default), decoding them 84 -> 73 M
+instructions and ``accumulate`` 132 -> 121 M (cachegrind), 0.78-0.79x -> 0.82-0.86x the floor
+(wall time, ``benchmarks/families.py``).
 """
 
 from __future__ import annotations
@@ -33,7 +37,7 @@ from typing import Any, ClassVar, Protocol, TypeVar
 from ..ir import AccumulateStep, Channel, Schema
 from ..naming import ClassName, PythonIdentifier
 from .accumulation import ApplyPlan, message_plan
-from .models import FieldSpec, ModelsBuilder, field_identifiers
+from .models import ModelsBuilder, field_identifiers
 
 
 class _Message(Protocol):
@@ -72,36 +76,24 @@ class Midstream:
     """The midstream class of a channel's batch message, and how it is decoded and applied.
 
     Attributes:
-        cls: the private subclass (``_Midstream<message class>``).
-        fields: its fields: each closing member, typed ``None``.
+        cls: the private class (``_Midstream<message class>``).
+        dropped: the attribute names of the closing members, which it leaves out.
         adapter: the expression building its decoder.
         lines: the module-level name of its decoder of an NDJSON read's lines at once.
         plan: its run function: the message's plan without the steps reading closing
             members only (its ``cls`` the message's, which its events are typed as).
-        closing: the closing members' wire names, for the class docstring.
     """
 
     cls: ClassName
-    fields: tuple[FieldSpec, ...]
+    dropped: tuple[str, ...]
     adapter: str
     lines: str
     plan: ApplyPlan
-    closing: tuple[str, ...]
-
-    @property
-    def closing_list(self) -> str:
-        """The closing members, for the class docstring (````done_reason````, ...)."""
-        return ", ".join(f"``{name}``" for name in self.closing)
 
     def comment(self, message: str) -> str:
         """The comment above the class's definition, for the message class named ``message``
         (one line; the template wraps it)."""
-        return (
-            f"A {message} sending none of the members that close the stream, each typed ``None``"
-            f" ({self.closing_list}): what ``Channel.accumulate`` decodes an NDJSON read's lines"
-            " as first, its run function reading none of them (``codemodel/midstream.py`` of"
-            " ssegen)."
-        )
+        return f"{message} but its closing members: what ``accumulate`` decodes lines as first"
 
 
 def _top_members(step: AccumulateStep) -> set[str]:
@@ -150,9 +142,6 @@ def midstream(
     if not closing:
         return None
     idents = field_identifiers(found.payload)
-    fields = tuple(
-        FieldSpec(name=idents[name], wire=name, annotation="None", required=False, doc="") for name in closing
-    )
     kept = tuple(step for step in steps if not (_closing_step(step) and _top_members(step) <= set(closing)))
     mid_cls = ClassName.verbatim(f"_Midstream{cls}")
     plan = message_plan(  # its events are typed as the message's (the class is cast to its base)
@@ -166,11 +155,10 @@ def midstream(
     )
     return Midstream(
         cls=mid_cls,
-        fields=fields,
+        dropped=tuple(idents[name] for name in closing),
         adapter=models.flavour.adapter.format(cls=mid_cls),
         lines=f"_midstream{names[0]}_lines",
         plan=plan,
-        closing=closing,
     )
 
 

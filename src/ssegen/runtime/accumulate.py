@@ -167,9 +167,9 @@ class Accumulator(ErrorRecording):
         if self.model is None and model:
             self.model = model
 
-    def compact(self) -> None:
+    def compact(self, limit: int = COMPACT_PARTS) -> None:
         """Join the parts of each text and tool-call ``arguments`` into blocks of
-        more than :data:`COMPACT_PARTS` parts.
+        more than ``limit`` parts.
 
         Called once per read while a stream is accumulated, so memory follows
         the length of the texts, not the number of deltas (a 200 MB stream of
@@ -184,10 +184,10 @@ class Accumulator(ErrorRecording):
                 *state.texts.values(),
             ):
                 if isinstance(parts, Parts):
-                    parts.compact()
+                    parts.compact(limit)
             for call in state.tool_calls.values():
                 if isinstance(call.arguments, Parts):
-                    call.arguments.compact()
+                    call.arguments.compact(limit)
         for block in self.blocks.values():
             for parts in (
                 block.text,
@@ -198,10 +198,10 @@ class Accumulator(ErrorRecording):
                 *block.texts.values(),
             ):
                 if isinstance(parts, Parts):
-                    parts.compact()
+                    parts.compact(limit)
         for parts in self.texts.values():
             if isinstance(parts, Parts):
-                parts.compact()
+                parts.compact(limit)
 
     def choice(self, index: int) -> ChoiceState:
         """The state of choice ``index`` (created on first use)."""

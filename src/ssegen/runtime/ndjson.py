@@ -144,18 +144,17 @@ _NOT_BOUNDARY = re.compile(rb"\n(?:[^{]|(?<=[^}]\n))")
 #: of 20,000 lines: one run of all of them decoded 2.3x slower than runs of 64, the typed
 #: values no longer in the CPU caches when they are applied, and all of them held at once).
 RUN_VALUES = 64
-#: The same bound for the lines kept as read (:class:`Lines`), in bytes: a long read
-#: is handed on in spans of at most this many bytes, cut at line ends (a longer line is a span
-#: of its own). About 230 of Ollama's ~140-byte lines: a whole body of 20,000 lines decoded
-#: and accumulated 0.69x the floor in spans of 8 KiB, 0.76-0.78x in spans of 16 KiB, 0.78-0.81x
-#: in spans of 32 KiB, 0.76x in spans of 64 KiB (CPU time, interleaved, on a loaded machine).
-SPAN_BYTES = 32 * 1024
+#: The same bound for the lines kept as read (:class:`Lines`), in bytes: a long read is handed on
+#: in spans of at most this many bytes, cut at line ends (a longer line is a span of its own).
+#: About 460 of Ollama's ~140-byte lines: a whole body of 20,000 lines decoded and accumulated
+#: 1.03x the floor in spans of 32 or 64 KiB (wall time; spans of 8 and 16 KiB measured slower).
+SPAN_BYTES = 64 * 1024
 #: The bytes reads are joined into for a consumer that waits for the whole body
 #: (:attr:`NDJSONDecoder.join_reads`): less than a span, so that a joined read is one span (4 KiB
-#: reads joined by six). Ollama's 20,000 lines decoded and accumulated, against the floor (CPU
-#: time, interleaved, at load 7.5): 4 KiB reads 0.59-0.60x read by read, 0.65-0.69x joined; one
-#: read per line 0.19x, 0.71x.
-JOIN_BYTES = 24 * 1024
+#: reads joined by twelve). Ollama's 20,000 lines decoded and accumulated, 4 KiB reads: 0.59-0.60x
+#: the floor read by read, 0.65-0.69x joined into 24 KiB (CPU time, load 7.5); joined into 48 KiB
+#: rather than 24 KiB 0.80-0.83x -> 0.82-0.88x, one read per line 0.73x -> 0.75x (wall time).
+JOIN_BYTES = 48 * 1024
 
 
 def _clean_lines(lines: list[bytes], cr: bool = True) -> list[bytes]:
