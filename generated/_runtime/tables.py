@@ -19,7 +19,7 @@ from typing import TypeVar
 
 import msgspec
 
-from .usage import keep_usage
+from .usage import kept
 
 K = TypeVar("K")
 T = TypeVar("T")
@@ -43,7 +43,7 @@ def decoder_table(
 ) -> dict[K, Decode[T]]:
     """The decode function of each key's class: ``build(cls)`` (one per class, shared by the keys
     of one class), wrapped by ``usage.kept`` for a class of ``usage`` (class -> the path of its
-    ``usage`` member, whose object as sent the event keeps: :func:`_kept`).
+    ``usage`` member, whose object as sent the event keeps).
 
     Args:
         classes: key (an SSE event type, a tag value) -> the class its events decode to.
@@ -58,18 +58,8 @@ def decoder_table(
     for cls in classes.values():
         if cls not in built:
             path = (usage or {}).get(cls)
-            built[cls] = build(cls) if path is None else _kept(build(cls), path)
+            built[cls] = build(cls) if path is None else kept(build(cls), path)
     return {key: built[cls] for key, cls in classes.items()}
-
-
-def _kept(decode: Decode[T], path: str) -> Decode[T]:
-    """``decode`` followed by ``usage.keep_usage`` of the member at ``path``, so that every decode
-    path keeps the usage object as sent (``usage.kept``, for data of either type)."""
-
-    def decode_kept(data: str | bytes) -> T:
-        return keep_usage(decode(data), data, path)
-
-    return decode_kept
 
 
 def decoder_tuples(

@@ -24,7 +24,7 @@ from .json_values import is_object
 _SENT = "_ssegen_sent"
 
 T = TypeVar("T")
-D = TypeVar("D", str, bytes)
+D = TypeVar("D", bound=str | bytes)
 
 
 class SentUsage:
