@@ -21,6 +21,11 @@ from .reads import Types
 #: A statement reading the run function's loop variable.
 _READS_CHUNK = re.compile(r"\bchunk\b")
 
+#: The runs table rows of the runtime's own events, which every channel's runs table ends with and
+#: the runtime's ``Channel`` adds itself (``stream.EVERY_CHANNEL_RUNS``), so ``_APPLY_<CHANNEL>``
+#: leaves them out. ``StreamTruncated`` ends a stream whose body ended inside an event.
+EVERY_CHANNEL_RUNS = (("UnknownEvent", "each(on_unknown)"), ("StreamTruncated", "each(on_truncated)"))
+
 
 @dataclass(frozen=True)
 class ApplyPlan:

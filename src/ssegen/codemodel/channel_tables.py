@@ -22,12 +22,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..naming import ClassName, PythonIdentifier
+from .accumulation import EVERY_CHANNEL_RUNS
 from .channels import ChannelSpec, EventBranch, MessageSpec
 from .event_table import EventTable
-
-#: The runs table's rows runtime ``stream.EVERY_CHANNEL_RUNS`` holds, the same in every channel:
-#: a ``Channel`` adds them, ``_APPLY_<CHANNEL>`` leaves them out.
-EVERY_CHANNEL_RUNS = (("UnknownEvent", "each(on_unknown)"), ("StreamTruncated", "each(on_truncated)"))
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 from ..diagnostics import Diagnostics, codes
 from ..ir import ANY_EVENT, Channel, Dispatch, Message
 from ..naming import ClassName, PythonIdentifier, distinct_identifiers
-from .accumulation import ApplyPlan, message_plan, usage_schema
+from .accumulation import EVERY_CHANNEL_RUNS, ApplyPlan, message_plan, usage_schema
 from .flavour import Flavour
 from .midstream import Midstream, with_midstream
 from .models import REASONING_MEMBER, FieldSpec, ModelsBuilder
@@ -419,8 +419,7 @@ def _runs_and_union(ordered: list[MessageSpec], every: list[EventBranch]) -> tup
     """``(runs table rows, event classes)`` in decode order, repeats left to the caller; both end
     with ``VendorEvent`` (when a branch of ``every`` has vendor tags), ``UnknownEvent``, ``StreamTruncated``."""
     events = [("VendorEvent", "each(on_vendor)")] if any(b.vendor_tags for b in every) else []
-    # StreamTruncated: the event a decoded stream ends with when its body ended inside an event.
-    events += [("UnknownEvent", "each(on_unknown)"), ("StreamTruncated", "each(on_truncated)")]
+    events += EVERY_CHANNEL_RUNS
     runs = [(m.cls, m.run) for m in ordered if m.run] + events
     return runs, [m.cls for m in ordered] + [cls for cls, _ in events]
 
